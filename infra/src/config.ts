@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+
+/**
+ * Configuration, parsed once at start-up. A bad value stops the process with a message naming the
+ * variable. Unset service URLs select the embedded default for that piece: PGlite for Postgres, the
+ * in-process projector for Redis, the PostgreSQL event store for EventStoreDB, `.eml` files for SMTP.
+ */
+const optionalUrl = (protocols: string[]) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .refine((v) => v === undefined || protocols.some((p) => v.startsWith(`${p}:`)), {
+      message: `must be a URL starting with ${protocols.map((p) => `${p}://`).join(' or ')}`,
+    });
+
+const configSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  DATA_DIR: z.string().default('./.data'),
+  DATABASE_URL: optionalUrl(['postgres', 'postgresql']),
+  REDIS_URL: optionalUrl(['redis', 'rediss']),
+  EVENTSTORE_URL: optionalUrl(['esdb', 'esdb+discover', 'kurrentdb', 'kurrentdb+discover', 'kdb']),
+  SMTP_URL: optionalUrl(['smtp', 'smtps']),
+  MAIL_FROM: z.string().default('Options Journal <no-reply@options-journal.local>'),
+  PUBLIC_URL: z.string().url().optional(),
+  WEB_ORIGIN: z.string().optional(),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).default(900),
+  REFRESH_TOKEN_TTL_DAYS: z.coerce.number().int().min(1).default(30),
+  PROJECTOR_LANES: z.coerce.number().int().min(1).max(64).default(4),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  STRIPE_SECRET_KEY: z.string().optional(),
+  STRIPE_PUBLISHABLE_KEY: z.string().optional(),
+  STRIPE_PRICE_ID: z.string().optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().optional(),
+  RATE_LIMIT_AUTH_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+});
+
+export type RawConfig = z.infer<typeof configSchema>;
+export interface Config extends RawConfig {
+  DATA_DIR: string;
+  PUBLIC_URL: string;
+  WEB_ORIGIN: string;
+  JWT_SECRET: string;
+  /** Which store backs each piece, for logs and `/ready`. */
+  mode: { database: 'postgres' | 'pglite'; eventStore: 'postgres' | 'eventstoredb'; projector: 'bullmq' | 'in-process'; mail: 'smtp' | 'files' };
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const raw = parsed.data;
+  const dataDir = resolve(raw.DATA_DIR);
+  const publicUrl = (raw.PUBLIC_URL ?? `http://localhost:${raw.PORT}`).replace(/\/$/, '');
+  return {
+    ...raw,
+    DATA_DIR: dataDir,
+    PUBLIC_URL: publicUrl,
+    WEB_ORIGIN: raw.WEB_ORIGIN ?? new URL(publicUrl).origin,
+    JWT_SECRET: raw.JWT_SECRET ?? embeddedSecret(dataDir, raw.NODE_ENV),
+    mode: {
+      database: raw.DATABASE_URL ? 'postgres' : 'pglite',
+      eventStore: raw.EVENTSTORE_URL ? 'eventstoredb' : 'postgres',
+      projector: raw.REDIS_URL ? 'bullmq' : 'in-process',
+      mail: raw.SMTP_URL ? 'smtp' : 'files',
+    },
+  };
+}
+
+/**
+ * Embedded mode needs no setup, so a signing secret is generated on first start and kept in the data
+ * directory (later starts reuse it, so sessions survive restarts). Production must pass JWT_SECRET.
+ */
+function embeddedSecret(dataDir: string, env: RawConfig['NODE_ENV']): string {
+  if (env === 'production') throw new ConfigError('Invalid configuration:\n  JWT_SECRET: required when NODE_ENV=production');
+  const file = join(dataDir, 'jwt-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}

@@ -1,0 +1,70 @@
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect, type Migration } from 'kysely';
+import pg from 'pg';
+import { mkdirSync } from 'node:fs';
+import { PGliteDialect } from './pglite-dialect.ts';
+
+/**
+ * One Postgres handle for the whole process: node-postgres against a server, or PGlite in process.
+ * Both return the same JS types (int8 and numeric as numbers, dates as strings), so code above this
+ * line never knows which it runs on.
+ */
+export interface Database {
+  db: Kysely<any>;
+  kind: 'postgres' | 'pglite';
+  /** The raw pool (postgres) for LISTEN/COPY and the like; absent on PGlite. */
+  pool?: pg.Pool;
+  pglite?: PGlite;
+  close(): Promise<void>;
+}
+
+const INT8 = 20;
+const NUMERIC = 1700;
+const DATE = 1082;
+const TIMESTAMPTZ = 1184;
+const TIMESTAMP = 1114;
+
+const toNumber = (v: string) => Number(v);
+const identity = (v: string) => v;
+
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8 || oid === NUMERIC) return toNumber;
+    if (oid === DATE) return identity;
+    if (oid === TIMESTAMPTZ || oid === TIMESTAMP) return (v: string) => new Date(v);
+    return pg.types.getTypeParser(oid, format ?? 'text');
+  },
+} as pg.CustomTypesConfig;
+
+export interface OpenDatabaseOptions {
+  /** A postgres:// URL; without it, PGlite. */
+  url?: string | undefined;
+  /** PGlite's directory; in memory when absent. */
+  dataDir?: string | undefined;
+  poolSize?: number;
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  if (options.url) {
+    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 20, types: pgTypes });
+    const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+    return { db, kind: 'postgres', pool, close: () => db.destroy() };
+  }
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const pglite = new PGlite(options.dataDir, {
+    parsers: { [INT8]: toNumber, [NUMERIC]: toNumber, [DATE]: identity },
+  });
+  await pglite.waitReady;
+  const db = new Kysely<any>({ dialect: new PGliteDialect(pglite) });
+  return {
+    db,
+    kind: 'pglite',
+    pglite,
+    close: async () => {
+      await db.destroy();
+      await pglite.close();
+    },
+  };
+}
+
+export type MigrationSet = Record<string, Migration>;

@@ -1,0 +1,116 @@
+import type { EventMetadata } from '@oj/contracts/events';
+
+/**
+ * The event store port. Two real adapters implement it (PostgreSQL on kysely, for node-postgres and
+ * PGlite; EventStoreDB/KurrentDB) and one contract suite (`contract.ts`) must pass on each.
+ */
+
+/**
+ * A position in the global log. It mirrors EventStoreDB's {commit, prepare}. On PostgreSQL, `commit`
+ * is the appending transaction's id (xid8) and `prepare` the row's global sequence: readers order by
+ * both and only read transactions older than every one still running, so an event committed late with
+ * an early sequence number is never skipped.
+ */
+export interface LogPosition {
+  commit: bigint;
+  prepare: bigint;
+}
+
+export const START: LogPosition = Object.freeze({ commit: -1n, prepare: -1n });
+
+export function comparePositions(a: LogPosition, b: LogPosition): number {
+  if (a.commit !== b.commit) return a.commit < b.commit ? -1 : 1;
+  if (a.prepare !== b.prepare) return a.prepare < b.prepare ? -1 : 1;
+  return 0;
+}
+
+const WIDTH = 20;
+/** A fixed-width text form that sorts like the position and holds no `:` (it appears in BullMQ job ids). */
+export function positionToString(p: LogPosition): string {
+  if (p.commit < 0n) return 'start';
+  return `${p.commit.toString().padStart(WIDTH, '0')}-${p.prepare.toString().padStart(WIDTH, '0')}`;
+}
+export function positionFromString(s: string): LogPosition {
+  if (s === 'start') return START;
+  const [c, p] = s.split('-');
+  if (c === undefined || p === undefined) throw new Error(`Not a log position: ${s}`);
+  return { commit: BigInt(c), prepare: BigInt(p) };
+}
+
+/** An event to append. Ids are UUIDs chosen by the caller (deterministic for idempotent commands). */
+export interface NewEvent<Data = unknown> {
+  id: string;
+  type: string;
+  schemaVersion: number;
+  data: Data;
+  metadata: EventMetadata;
+}
+
+export interface StoredEvent<Data = unknown> extends NewEvent<Data> {
+  streamId: string;
+  /** 0-based position of the event in its stream. */
+  revision: number;
+  position: LogPosition;
+}
+
+/**
+ * What the caller expects the stream to be before the append: `'no_stream'`, `'any'`, or the revision
+ * of its last event.
+ */
+export type ExpectedRevision = 'no_stream' | 'any' | number;
+
+export interface AppendResult {
+  /** Revision of the last event of the stream after the append. */
+  nextExpectedRevision: number;
+  position: LogPosition;
+}
+
+export class WrongExpectedRevisionError extends Error {
+  readonly streamId: string;
+  readonly expected: ExpectedRevision;
+  readonly actual: number | 'no_stream';
+  constructor(streamId: string, expected: ExpectedRevision, actual: number | 'no_stream') {
+    super(`Stream ${streamId}: expected revision ${String(expected)}, actual ${String(actual)}`);
+    this.name = 'WrongExpectedRevisionError';
+    this.streamId = streamId;
+    this.expected = expected;
+    this.actual = actual;
+  }
+}
+
+export interface ReadAllOptions {
+  /** Exclusive: events strictly after this position. */
+  after?: LogPosition;
+  /** Only streams whose id starts with one of these prefixes. */
+  streamPrefixes?: string[];
+  limit: number;
+}
+
+export interface SubscribeOptions {
+  after?: LogPosition;
+  streamPrefixes?: string[];
+}
+
+export interface Subscription extends AsyncIterable<StoredEvent> {
+  close(): Promise<void>;
+}
+
+export interface EventStore {
+  readonly kind: 'postgres' | 'pglite' | 'eventstoredb';
+  /**
+   * Appends atomically. Throws WrongExpectedRevisionError on a revision conflict. Appending events
+   * whose ids are all already stored in that stream is a no-op that answers the stored result.
+   */
+  append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** Events of one stream, forwards, revisions `from`..`to` inclusive. Empty for a missing stream. */
+  readStream(streamId: string, range?: { from?: number; to?: number }): Promise<StoredEvent[]>;
+  /** The global log, forwards, after a position. */
+  readAll(options: ReadAllOptions): Promise<StoredEvent[]>;
+  /** Catch-up then live: every matching event after `after`, in log order, until closed. */
+  subscribe(options: SubscribeOptions): Subscription;
+  /** Position of the last event of the global log, or null when it is empty. */
+  head(): Promise<LogPosition | null>;
+  /** Number of events after a position (lag in events). */
+  countAfter?(after: LogPosition, streamPrefixes?: string[]): Promise<number>;
+  close(): Promise<void>;
+}
