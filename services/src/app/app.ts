@@ -1,0 +1,105 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { randomUUID } from 'node:crypto';
+import type { AppDeps } from './deps.ts';
+import { registerErrorHandler } from './plugins/error-handler.ts';
+import { registerObservability } from './plugins/observability.ts';
+import { registerWebConsole } from './plugins/web-console.ts';
+import { healthRoutes } from './health-routes.ts';
+import { authPlugin } from '../identity/auth-plugin.ts';
+import { identityRoutes } from '../identity/routes.ts';
+import { accountRoutes } from '../accounts/routes.ts';
+import { strategyRoutes } from '../strategies/routes.ts';
+import { adminRoutes } from '../admin/routes.ts';
+import { journalRoutes } from '../journal/routes.ts';
+import { tradeViewRoutes } from '../trade-views/routes.ts';
+import { auditRoutes } from '../audit/routes.ts';
+import { operationsRoutes } from '../operations/routes.ts';
+
+export { API_PREFIX } from './api-prefix.ts';
+import { API_PREFIX } from './api-prefix.ts';
+
+export interface BuildAppOptions {
+  /** Serve the built console from web/dist (the embedded `npm start`). */
+  serveWeb?: boolean;
+  logger?: boolean;
+}
+
+/**
+ * Builds the gateway. Plugins register in a fixed order, because each layer relies on the one before:
+ * 1. external plugins (security headers, CORS, cookies, rate limiting, OpenAPI) wrap every route;
+ * 2. application plugins (error handler, metrics, authentication) decorate the instance routes use;
+ * 3. routes, each module under /api/v1, thin: request in, command or query out.
+ */
+export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: options.logger === false ? undefined : deps.logger,
+    genReqId: (req) => (typeof req.headers['x-request-id'] === 'string' && req.headers['x-request-id'].length <= 128 ? req.headers['x-request-id'] : randomUUID()),
+    requestIdLogLabel: 'requestId',
+    trustProxy: true,
+    bodyLimit: 8 * 1024 * 1024,
+    ajv: undefined,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.decorate('deps', deps);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  // 1. External plugins.
+  await app.register(helmet, {
+    // The console is served from this origin; its styles are inline-free, scripts are same-origin modules.
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:', 'blob:', 'https:'],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        scriptSrc: ["'self'"],
+        connectSrc: ["'self'"],
+      },
+    },
+  });
+  await app.register(cors, { origin: deps.config.WEB_ORIGIN, credentials: true });
+  await app.register(cookie);
+  // Global limit off; auth routes opt in with `config.rateLimit`.
+  await app.register(rateLimit, { global: false });
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Options Journal API', version: '1.0.0', description: 'Trade journal commands, read-model queries, identity and accounts.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
+
+  // 2. Application plugins.
+  registerErrorHandler(app);
+  registerObservability(app);
+  await app.register(authPlugin);
+
+  // 3. Routes.
+  await app.register(
+    async (api) => {
+      await api.register(healthRoutes);
+      await api.register(identityRoutes);
+      await api.register(accountRoutes);
+      await api.register(strategyRoutes);
+      await api.register(adminRoutes);
+      await api.register(journalRoutes);
+      await api.register(tradeViewRoutes);
+      await api.register(auditRoutes);
+      await api.register(operationsRoutes);
+    },
+    { prefix: API_PREFIX },
+  );
+
+  if (options.serveWeb) await registerWebConsole(app);
+  return app;
+}

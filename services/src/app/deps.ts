@@ -1,0 +1,38 @@
+import type { Config } from '@oj/infra/config';
+import type { Clock } from '@oj/infra/clock';
+import type { Database } from '@oj/infra/db/database';
+import type { EventStore } from '@oj/infra/eventstore/port';
+import type { Registry } from 'prom-client';
+import type { Logger } from 'pino';
+
+/** A dependency `/ready` reports on. */
+export interface ReadinessCheck {
+  name: string;
+  check(): Promise<void>;
+}
+
+/**
+ * Everything the gateway's modules need, built once by the runtime (platform/runtime.ts) and handed to
+ * `buildApp`. Tests build their own with real Postgres and a fixed clock.
+ */
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  eventStore: EventStore;
+  clock: Clock;
+  logger: Logger;
+  metrics: Registry;
+  readiness: ReadinessCheck[];
+  /**
+   * Resolves once the read models have applied everything up to `position` (the in-process projector),
+   * or immediately when projections run elsewhere. Lets a command answer after its own effects are
+   * visible in embedded mode without making queries depend on it.
+   */
+  waitForProjections?: (timeoutMs?: number) => Promise<void>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    deps: AppDeps;
+  }
+}

@@ -1,0 +1,42 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { WrongExpectedRevisionError } from '@oj/infra/eventstore/port';
+import { AppError } from '../errors.ts';
+
+/**
+ * The one place errors become HTTP answers. Bodies are `{message, detail?, resolution?}`; a stack trace
+ * never leaves the process. Request validation failures answer 422 with the first issue's message (the
+ * spec's text, which the zod schemas in contracts/ carry) and every issue in `detail`.
+ */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | Error, request, reply) => {
+    if (error instanceof AppError) {
+      return reply.status(error.statusCode).send(error.toBody());
+    }
+    if (hasZodFastifySchemaValidationErrors(error)) {
+      const detail = error.validation.map((v) => ({
+        field: [String(error.validationContext ?? ''), ...String(v.instancePath ?? '').split('/').filter(Boolean)].filter(Boolean).join('.'),
+        message: v.message ?? 'Invalid value.',
+      }));
+      return reply.status(422).send({ message: detail[0]?.message ?? 'Invalid request.', detail });
+    }
+    if (error instanceof WrongExpectedRevisionError) {
+      return reply.status(409).send({ message: 'The trade was changed by another request. Reload and try again.' });
+    }
+    if (isResponseSerializationError(error)) {
+      request.log.error({ err: error }, 'response did not match its schema');
+      return reply.status(500).send({ message: 'Internal server error.' });
+    }
+    const fe = error as FastifyError;
+    const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
+    if (status >= 500) {
+      request.log.error({ err: error }, 'unhandled error');
+      return reply.status(500).send({ message: 'Internal server error.' });
+    }
+    // Fastify's own 4xx (malformed JSON, body too large, unsupported media type, rate limit).
+    return reply.status(status).send({ message: fe.message });
+  });
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).send({ message: `Route ${request.method} ${request.url.split('?')[0]} not found.` });
+  });
+}

@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify';
+import { Counter, Histogram } from 'prom-client';
+
+/**
+ * Prometheus metrics: HTTP latency by route, command results by command and outcome. Projection lag
+ * gauges are registered by the projector runtime on the same registry.
+ */
+export function registerObservability(app: FastifyInstance): void {
+  const registry = app.deps.metrics;
+  const httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency by method, route and status code',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    httpDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+  });
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+    reply.header('content-type', registry.contentType);
+    return registry.metrics();
+  });
+}
+
+/** Counts command outcomes (`ok`, `rejected`, `conflict`, `error`) per command; used by the journal's handler. */
+export function commandResultsCounter(app: FastifyInstance): Counter<'command' | 'result'> {
+  const existing = app.deps.metrics.getSingleMetric('journal_command_results_total');
+  if (existing) return existing as Counter<'command' | 'result'>;
+  return new Counter({
+    name: 'journal_command_results_total',
+    help: 'Trade journal command results by command and outcome',
+    labelNames: ['command', 'result'],
+    registers: [app.deps.metrics],
+  });
+}

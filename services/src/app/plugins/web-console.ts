@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import fastifyStatic from '@fastify/static';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { API_PREFIX } from '../api-prefix.ts';
+
+export const WEB_DIST = fileURLToPath(new URL('../../../../web/dist/', import.meta.url));
+
+/**
+ * Serves the built console from the gateway's port. Any GET that is not an API path and not a file
+ * answers index.html, so the console's client-side routes (/trades/open, /users/account-verify...)
+ * load directly from a link in a mail.
+ */
+export async function registerWebConsole(app: FastifyInstance): Promise<void> {
+  if (!existsSync(`${WEB_DIST}index.html`)) {
+    app.log.warn(`console not built (${WEB_DIST}index.html missing): run \`npm run build:web\``);
+    return;
+  }
+  await app.register(fastifyStatic, { root: WEB_DIST, wildcard: false, index: ['index.html'], maxAge: '1h', immutable: false });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    if (request.method === 'GET' && !path.startsWith(API_PREFIX) && path !== '/metrics') {
+      return reply.header('cache-control', 'no-cache').sendFile('index.html');
+    }
+    return reply.status(404).send({ message: `Route ${request.method} ${path} not found.` });
+  });
+}

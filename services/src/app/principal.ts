@@ -1,0 +1,41 @@
+import type { FastifyRequest } from 'fastify';
+import { AppError } from './errors.ts';
+
+/**
+ * Who is calling, from a verified access token. Every trade query and command is scoped by
+ * `userId` taken from here, never from the request body or path.
+ */
+export const roles = ['Admin', 'Super', 'Moderator', 'User'] as const;
+export type Role = (typeof roles)[number];
+
+export interface Principal {
+  userId: string;
+  email: string;
+  name: string;
+  role: Role;
+  /** Subscription status code (1 trial, 2 active, 3 expired, 4 canceled, 5 due, 6 pending, 7 unknown). */
+  subsStatus: number;
+  /** Whether the subscription currently grants access (trial or paid and not past its end; staff roles always). */
+  subscriptionActive: boolean;
+  verified: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+  interface FastifyInstance {
+    /** preHandler: 401 without a valid access token. */
+    requireUser: (request: FastifyRequest) => Promise<void>;
+    /** preHandler: 401 without a token, 403 for an unverified user. Used by every private endpoint. */
+    requireVerifiedUser: (request: FastifyRequest) => Promise<void>;
+    /** preHandler factory: 403 unless the verified user has one of the roles. */
+    requireRole: (...allowed: Role[]) => (request: FastifyRequest) => Promise<void>;
+  }
+}
+
+/** The principal of a request that passed `requireUser`/`requireVerifiedUser`. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new AppError('unauthorized', 'Not authenticated.');
+  return request.principal;
+}

@@ -1,0 +1,38 @@
+import { loadConfig, ConfigError } from '@oj/infra/config';
+import { buildApp } from './app/app.ts';
+import { createRuntime, type Runtime } from './platform/runtime.ts';
+import { startBackgroundWorkers } from './platform/workers.ts';
+
+/**
+ * `npm start`: the whole product in one process. With no service URLs set that is the embedded mode:
+ * PGlite under DATA_DIR, the in-process projector, mail as .eml files. The console and the API share
+ * one port.
+ */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const runtime: Runtime = await createRuntime(config);
+  await startBackgroundWorkers(runtime, { projector: true, mail: true });
+  const app = await buildApp(runtime.deps, { serveWeb: true });
+  const shutdown = async (signal: string) => {
+    app.log.info({ signal }, 'shutting down');
+    await app.close();
+    await runtime.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  await app.listen({ host: config.HOST, port: config.PORT });
+  const url = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${(app.server.address() as { port: number }).port}`;
+  app.log.info({ mode: config.mode, dataDir: config.DATA_DIR }, `Options Journal is listening on ${url} (console at ${url}/, API at ${url}/api/v1, docs at ${url}/api/v1/docs)`);
+}
+
+await main();

@@ -1,0 +1,53 @@
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { sql } from 'kysely';
+import type { Config } from '@oj/infra/config';
+import { systemClock, type Clock } from '@oj/infra/clock';
+import { openDatabase, type Database } from '@oj/infra/db/database';
+import { createEventStore } from '@oj/infra/eventstore/create';
+import { createLogger } from '@oj/infra/logger';
+import type { AppDeps, ReadinessCheck } from '../app/deps.ts';
+import { migrate } from './migrations.ts';
+
+/** Long-running work beside the HTTP server: the projector, the mail outbox worker. */
+export interface BackgroundWorker {
+  name: string;
+  stop(): Promise<void>;
+}
+
+export interface Runtime {
+  deps: AppDeps;
+  workers: BackgroundWorker[];
+  close(): Promise<void>;
+}
+
+export type ProcessRole = 'all' | 'gateway' | 'projector';
+
+/**
+ * Opens the stores the configuration selects, runs migrations, and returns the dependencies every
+ * process role shares. `npm start` runs role `all` (gateway, projector and mail worker in one process
+ * on the embedded stores); services mode runs `gateway` and `projector` as separate processes.
+ */
+export async function createRuntime(config: Config, options: { clock?: Clock; database?: Database } = {}): Promise<Runtime> {
+  const logger = createLogger(config.LOG_LEVEL);
+  const database =
+    options.database ?? (await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : `${config.DATA_DIR}/pg` }));
+  await migrate(database.db);
+  const eventStore = await createEventStore(config, database);
+  const metrics = new Registry();
+  collectDefaultMetrics({ register: metrics });
+  const readiness: ReadinessCheck[] = [
+    { name: database.kind === 'pglite' ? 'pglite' : 'postgres', check: async () => void (await sql`select 1`.execute(database.db)) },
+    { name: eventStore.kind === 'eventstoredb' ? 'eventstoredb' : 'event-store', check: async () => void (await eventStore.head()) },
+  ];
+  const deps: AppDeps = { config, database, eventStore, clock: options.clock ?? systemClock, logger, metrics, readiness };
+  const workers: BackgroundWorker[] = [];
+  return {
+    deps,
+    workers,
+    async close() {
+      for (const w of workers.reverse()) await w.stop().catch((err) => logger.error({ err, worker: w.name }, 'worker stop failed'));
+      await eventStore.close();
+      if (!options.database) await database.close();
+    },
+  };
+}
