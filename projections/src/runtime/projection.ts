@@ -1,0 +1,43 @@
+import type { Kysely } from 'kysely';
+import type { StoredEvent } from '@oj/infra/eventstore/port';
+
+/**
+ * What a read model is to the runtime. One folder per read model implements this; the runtime
+ * (dispatcher, lanes, in-process runner, rebuilds) never knows what the tables mean.
+ *
+ * The same `apply` serves live projection (small batches of one lane, one transaction per batch
+ * together with the lane's checkpoint) and rebuilds (large batches read straight from the log, written
+ * in bulk into the next version's tables). So a handler should: load the rows the batch touches in one
+ * query, fold the events in memory, and write back with multi-row upserts. Rows are guarded by stream
+ * revision (a row remembers the last revision of its stream it reflects and ignores older or equal
+ * ones), so an event applied twice changes nothing.
+ */
+export interface ProjectionContext {
+  /** The open transaction: rows and checkpoint commit together. */
+  trx: Kysely<any>;
+  /** Physical table names of the version being written, by logical name (e.g. `trades` -> `trades_v2`). */
+  tables: Record<string, string>;
+  mode: 'live' | 'rebuild';
+}
+
+export interface Projection {
+  /** Stable name, e.g. `trades`, `roll_history`, `daily_premium`. */
+  name: string;
+  /** Bumped when formulas or shape change: a new version is rebuilt beside the live one. */
+  version: number;
+  /** Logical table names this projection owns; physical names are `<table>_v<version>`. */
+  tables: readonly string[];
+  /** Stream prefixes it reads (e.g. `trade-`); the runtime filters the log with them. */
+  streamPrefixes: readonly string[];
+  /** Creates this version's tables and indexes if they do not exist (one statement per query). */
+  createTables(db: Kysely<any>, tables: Record<string, string>): Promise<void>;
+  /** Applies events, in log order, inside `ctx.trx`. Must be idempotent (see above). */
+  apply(ctx: ProjectionContext, events: readonly StoredEvent[]): Promise<void>;
+  /** Deletes one user's rows (for a rebuild scoped to one user). */
+  deleteUser(ctx: ProjectionContext, userId: string): Promise<void>;
+  /** Rows per table, for status and for comparing versions. */
+  countRows?(db: Kysely<any>, tables: Record<string, string>): Promise<Record<string, number>>;
+}
+
+export const physicalTables = (p: Pick<Projection, 'tables'>, version: number): Record<string, string> =>
+  Object.fromEntries(p.tables.map((t) => [t, `${t}_v${version}`]));
