@@ -1,0 +1,79 @@
+import { sql, type Kysely } from 'kysely';
+import { START, comparePositions, positionToString, type LogPosition, type StoredEvent } from '@oj/infra/eventstore/port';
+import type { Projection } from './projection.ts';
+import { lockSwitchShared } from './locks.ts';
+import { matchesPrefixes, maxPosition, posParams, rowPosition } from './lanes.ts';
+import { readRegistry, runnable } from './registry.ts';
+
+/** A batch of one lane's events, in log order, with the position last handed to that lane before it. */
+export interface LaneBatch {
+  lane: number;
+  prev: LogPosition;
+  events: readonly StoredEvent[];
+}
+
+/**
+ * Thrown when a batch follows events the lane has not applied yet (its `prev` is beyond the lane's
+ * checkpoint): an earlier job is still pending or being retried. The job fails and is retried, so a
+ * lane never applies a user's events out of order even though BullMQ reorders retried jobs.
+ */
+export class LaneGapError extends Error {
+  constructor(projection: string, lane: number, prev: LogPosition, checkpoint: LogPosition) {
+    super(`Lane ${lane} of ${projection}: batch follows ${positionToString(prev)} but the checkpoint is ${positionToString(checkpoint)}; an earlier batch is not applied yet`);
+    this.name = 'LaneGapError';
+  }
+}
+
+export interface AppliedCount {
+  projection: string;
+  version: number;
+  applied: number;
+}
+
+/** Locks (creating when missing) one lane checkpoint row in the open transaction and returns it. */
+export async function lockCheckpoint(trx: Kysely<any>, name: string, version: number, lane: number): Promise<LogPosition> {
+  const read = () => sql<{ commit: string; prepare: string }>`
+    select commit::text as commit, prepare::text as prepare from projection_checkpoints
+    where projection = ${name} and version = ${version} and lane = ${lane} for update`.execute(trx);
+  let rows = (await read()).rows;
+  if (!rows[0]) {
+    // A lane added after the version went live starts empty: every event it will receive is new.
+    const s = posParams(START);
+    await sql`insert into projection_checkpoints (projection, version, lane, commit, prepare)
+      values (${name}, ${version}, ${lane}, ${s.commit}, ${s.prepare}) on conflict do nothing`.execute(trx);
+    rows = (await read()).rows;
+  }
+  return rowPosition(rows[0]!);
+}
+
+export async function writeCheckpoint(trx: Kysely<any>, name: string, version: number, lane: number, position: LogPosition, applied: number): Promise<void> {
+  const p = posParams(position);
+  await sql`update projection_checkpoints set commit = ${p.commit}, prepare = ${p.prepare}, events_applied = events_applied + ${applied}, updated_at = now()
+    where projection = ${name} and version = ${version} and lane = ${lane}`.execute(trx);
+}
+
+/**
+ * Applies one lane batch to every live projection, each together with its (projection, version,
+ * lane) checkpoint, in ONE transaction. Events at or before a checkpoint are skipped, so a job
+ * delivered twice or re-run after a stall changes nothing. The BullMQ lane worker and the in-process
+ * runner both call exactly this.
+ */
+export async function applyLaneBatch(db: Kysely<any>, projections: readonly Projection[], batch: LaneBatch): Promise<AppliedCount[]> {
+  const last = batch.events.at(-1);
+  if (!last) return [];
+  return db.transaction().execute(async (trx) => {
+    await lockSwitchShared(trx);
+    const live = runnable(projections, await readRegistry(trx));
+    const out: AppliedCount[] = [];
+    for (const { projection, row } of live) {
+      const checkpoint = await lockCheckpoint(trx, row.name, row.version, batch.lane);
+      if (comparePositions(batch.prev, checkpoint) > 0) throw new LaneGapError(row.name, batch.lane, batch.prev, checkpoint);
+      const fresh = batch.events.filter((e) => comparePositions(e.position, checkpoint) > 0 && matchesPrefixes(e.streamId, projection.streamPrefixes));
+      if (fresh.length) await projection.apply({ trx, tables: row.tables, mode: 'live' }, fresh);
+      const next = maxPosition(checkpoint, last.position);
+      if (comparePositions(next, checkpoint) !== 0) await writeCheckpoint(trx, row.name, row.version, batch.lane, next, fresh.length);
+      out.push({ projection: row.name, version: row.version, applied: fresh.length });
+    }
+    return out;
+  });
+}

@@ -1,0 +1,67 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '@oj/infra/db/database';
+
+/** Advisory lock namespaces (first key of the two-key form). */
+export const LOCK_SWITCH = 731_001;
+export const LOCK_REBUILD = 731_002;
+export const LOCK_DISPATCHER = 731_003;
+
+/**
+ * Lane transactions take the switch lock shared; a switch (or a user-scoped rebuild) takes it
+ * exclusively. So a switch waits for batches in flight and a batch that starts after it reads the
+ * registry afresh (READ COMMITTED: each statement sees what committed before it) — no batch can apply
+ * events to a version that just retired while skipping the one that just went live.
+ */
+export async function lockSwitchShared(trx: Kysely<any>): Promise<void> {
+  await sql`select pg_advisory_xact_lock_shared(${LOCK_SWITCH}::int, 0)`.execute(trx);
+}
+export async function lockSwitchExclusive(trx: Kysely<any>): Promise<void> {
+  await sql`select pg_advisory_xact_lock(${LOCK_SWITCH}::int, 0)`.execute(trx);
+}
+
+export interface SessionLock {
+  /** False once the connection holding it broke (the lock is then gone). */
+  held(): boolean;
+  release(): Promise<void>;
+}
+
+const localLocks = new Set<string>();
+
+/**
+ * A session-level advisory lock held on its own connection until released (or until the process
+ * dies, which frees it: a killed rebuild or dispatcher never leaves a stale lock). PGlite is one
+ * process and one session, so there the lock is an in-process one.
+ */
+export async function tryLock(database: Database, namespace: number, name: string): Promise<SessionLock | null> {
+  const key = `${namespace}/${name}`;
+  if (!database.pool) {
+    if (localLocks.has(key)) return null;
+    localLocks.add(key);
+    return { held: () => localLocks.has(key), release: async () => void localLocks.delete(key) };
+  }
+  const client = await database.pool.connect();
+  try {
+    const res = await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1::int, hashtext($2)) as ok', [namespace, name]);
+    if (!res.rows[0]?.ok) {
+      client.release();
+      return null;
+    }
+  } catch (error) {
+    client.release(true);
+    throw error;
+  }
+  let lost = false;
+  client.on('error', () => (lost = true));
+  return {
+    held: () => !lost,
+    async release() {
+      if (lost) return client.release(true);
+      try {
+        await client.query('select pg_advisory_unlock($1::int, hashtext($2))', [namespace, name]);
+        client.release();
+      } catch {
+        client.release(true);
+      }
+    },
+  };
+}

@@ -1,0 +1,232 @@
+import { sql, type Kysely } from 'kysely';
+import { START, comparePositions, positionToString, type EventStore, type LogPosition } from '@oj/infra/eventstore/port';
+import type { Projection } from './projection.ts';
+import { laneOf, matchesPrefixes, minPosition, rowPosition } from './lanes.ts';
+
+export type VersionStatus = 'live' | 'building' | 'retired';
+
+export interface RegistryRow {
+  name: string;
+  version: number;
+  codeVersion: number;
+  status: VersionStatus;
+  lanes: number;
+  /** Logical -> physical table names of this version. */
+  tables: Record<string, string>;
+  counts: Record<string, number>;
+  createdAt: Date;
+  updatedAt: Date;
+  liveSince: Date | null;
+  retiredAt: Date | null;
+}
+
+export class ProjectionNotLiveError extends Error {
+  constructor(name: string) {
+    super(`Read model ${name} has no live version yet: the projector builds it on start (or run \`npm run projections -- rebuild ${name}\`).`);
+    this.name = 'ProjectionNotLiveError';
+  }
+}
+
+const parseJson = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));
+
+function toRow(r: any): RegistryRow {
+  return {
+    name: r.name,
+    version: Number(r.version),
+    codeVersion: Number(r.code_version),
+    status: r.status,
+    lanes: Number(r.lanes),
+    tables: parseJson(r.tables),
+    counts: parseJson(r.counts) ?? {},
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    liveSince: r.live_since ?? null,
+    retiredAt: r.retired_at ?? null,
+  };
+}
+
+/**
+ * Physical table names of a read model's live version, by logical name. Query code calls this on
+ * every request: it is one read on the partial unique index `(name) where status = 'live'`, so a
+ * switch (another process, another transaction) is visible to the very next query without any cache
+ * to invalidate.
+ */
+export async function liveTables(db: Kysely<any>, projectionName: string): Promise<Record<string, string>> {
+  const row = await db.selectFrom('projection_registry').select('tables').where('name', '=', projectionName).where('status', '=', 'live').executeTakeFirst();
+  if (!row) throw new ProjectionNotLiveError(projectionName);
+  return parseJson(row.tables);
+}
+
+export async function readRegistry(db: Kysely<any>, name?: string): Promise<RegistryRow[]> {
+  let q = db.selectFrom('projection_registry').selectAll().orderBy('name').orderBy('version');
+  if (name) q = q.where('name', '=', name);
+  return (await q.execute()).map(toRow);
+}
+
+export async function liveRow(db: Kysely<any>, name: string): Promise<RegistryRow | undefined> {
+  return (await readRegistry(db, name)).find((r) => r.status === 'live');
+}
+
+/** Checkpoints of one version, by lane. */
+export async function readCheckpoints(db: Kysely<any>, name: string, version: number): Promise<Map<number, LogPosition>> {
+  const rows = await sql<{ lane: number; commit: string; prepare: string }>`
+    select lane, commit::text as commit, prepare::text as prepare from projection_checkpoints
+    where projection = ${name} and version = ${version}`.execute(db);
+  return new Map(rows.rows.map((r) => [Number(r.lane), rowPosition(r)]));
+}
+
+export interface DispatcherState {
+  checkpoint: LogPosition;
+  lanes: number | null;
+  /** Per lane: last position handed to it. */
+  lastDispatched: Map<number, LogPosition>;
+}
+
+export async function readDispatcher(db: Kysely<any>): Promise<DispatcherState> {
+  const d = await sql<{ commit: string; prepare: string; lanes: number }>`
+    select commit::text as commit, prepare::text as prepare, lanes from projector_dispatcher where id = 'main'`.execute(db);
+  const l = await sql<{ lane: number; commit: string; prepare: string }>`
+    select lane, commit::text as commit, prepare::text as prepare from projector_lanes`.execute(db);
+  const row = d.rows[0];
+  return {
+    checkpoint: row ? rowPosition(row) : START,
+    lanes: row ? Number(row.lanes) : null,
+    lastDispatched: new Map(l.rows.map((r) => [Number(r.lane), rowPosition(r)])),
+  };
+}
+
+/** Live versions whose formulas are the running code's (only those the projector can advance). */
+export function runnable(projections: readonly Projection[], rows: readonly RegistryRow[]): Array<{ projection: Projection; row: RegistryRow }> {
+  const out: Array<{ projection: Projection; row: RegistryRow }> = [];
+  for (const projection of projections) {
+    const row = rows.find((r) => r.name === projection.name && r.status === 'live');
+    if (row && row.codeVersion === projection.version) out.push({ projection, row });
+  }
+  return out;
+}
+
+export interface LaneLag {
+  projection: string;
+  version: number;
+  lane: number;
+  checkpoint: string;
+  /** Events of this lane in the log after the checkpoint (counted up to `cap`). */
+  behindEvents: number;
+  /** Age of the oldest of those events by its recorded-at time; 0 when none. */
+  behindSeconds: number;
+  capped: boolean;
+}
+
+/**
+ * Exact lag per projection and lane: reads the log after the lowest checkpoint (at most `cap`
+ * events, so a far-behind projector reports `capped`) and routes each event as the dispatcher does.
+ */
+export async function readLag(
+  db: Kysely<any>,
+  eventStore: EventStore,
+  projections: readonly Projection[],
+  lanes: number,
+  options: { cap?: number; now?: () => number } = {},
+): Promise<LaneLag[]> {
+  const cap = options.cap ?? 10_000;
+  const now = (options.now ?? Date.now)();
+  const live = runnable(projections, await readRegistry(db));
+  const entries: Array<LaneLag & { prefixes: readonly string[]; cp: LogPosition; oldest: number | null }> = [];
+  let from: LogPosition | null = null;
+  for (const { projection, row } of live) {
+    const cps = await readCheckpoints(db, row.name, row.version);
+    for (let lane = 0; lane < lanes; lane++) {
+      const cp = cps.get(lane) ?? START;
+      from = from ? minPosition(from, cp) : cp;
+      entries.push({ projection: row.name, version: row.version, lane, checkpoint: positionToString(cp), behindEvents: 0, behindSeconds: 0, capped: false, prefixes: projection.streamPrefixes, cp, oldest: null });
+    }
+  }
+  if (!from) return [];
+  const prefixes = [...new Set(live.flatMap((l) => l.projection.streamPrefixes))];
+  let after: LogPosition = from;
+  let read = 0;
+  while (read < cap) {
+    const limit = Math.min(2000, cap - read);
+    const batch = await eventStore.readAll({ after, streamPrefixes: prefixes, limit });
+    for (const event of batch) {
+      const lane = laneOf(event.metadata.userId, lanes);
+      for (const e of entries) {
+        if (e.lane !== lane || comparePositions(event.position, e.cp) <= 0 || !matchesPrefixes(event.streamId, e.prefixes)) continue;
+        e.behindEvents++;
+        const at = Date.parse(event.metadata.recordedAt);
+        if (e.oldest === null || at < e.oldest) e.oldest = at;
+      }
+    }
+    read += batch.length;
+    const last = batch.at(-1);
+    if (!last || batch.length < limit) break;
+    after = last.position;
+  }
+  const capped = read >= cap;
+  return entries.map(({ prefixes: _p, cp: _c, oldest, ...e }) => ({
+    ...e,
+    behindSeconds: oldest === null ? 0 : Math.max(0, (now - oldest) / 1000),
+    capped: capped && e.behindEvents > 0,
+  }));
+}
+
+export interface RebuildProgressRow {
+  projection: string;
+  version: number;
+  checkpoint: string;
+  eventsDone: number;
+  eventsTotal: number | null;
+  startedAt: Date;
+  updatedAt: Date;
+  finishedAt: Date | null;
+}
+
+export async function readRebuilds(db: Kysely<any>): Promise<RebuildProgressRow[]> {
+  const rows = await sql<any>`
+    select projection, version, commit::text as commit, prepare::text as prepare, events_done, events_total, started_at, updated_at, finished_at
+    from projection_rebuilds order by projection, version`.execute(db);
+  return rows.rows.map((r) => ({
+    projection: r.projection,
+    version: Number(r.version),
+    checkpoint: positionToString(rowPosition(r)),
+    eventsDone: Number(r.events_done),
+    eventsTotal: r.events_total === null ? null : Number(r.events_total),
+    startedAt: r.started_at,
+    updatedAt: r.updated_at,
+    finishedAt: r.finished_at ?? null,
+  }));
+}
+
+export interface ProjectionStatus {
+  name: string;
+  codeVersion: number | null;
+  versions: Array<Omit<RegistryRow, 'tables'> & { tables: Record<string, string>; checkpoints: Array<{ lane: number; position: string }> }>;
+  rebuilds: RebuildProgressRow[];
+  lag: LaneLag[];
+  /** Set when the live version was built by other formulas than the running code's: a rebuild is due. */
+  warning?: string;
+}
+
+/** Everything an operator asks first: versions, statuses, checkpoints, rebuild progress, lag. */
+export async function projectionStatus(db: Kysely<any>, eventStore: EventStore, projections: readonly Projection[], lanes: number): Promise<ProjectionStatus[]> {
+  const rows = await readRegistry(db);
+  const rebuilds = await readRebuilds(db);
+  const lag = await readLag(db, eventStore, projections, lanes);
+  const names = [...new Set([...projections.map((p) => p.name), ...rows.map((r) => r.name)])].sort();
+  const out: ProjectionStatus[] = [];
+  for (const name of names) {
+    const code = projections.find((p) => p.name === name);
+    const versions = [];
+    for (const row of rows.filter((r) => r.name === name)) {
+      const cps = await readCheckpoints(db, name, row.version);
+      versions.push({ ...row, checkpoints: [...cps].sort(([a], [b]) => a - b).map(([lane, p]) => ({ lane, position: positionToString(p) })) });
+    }
+    const live = versions.find((v) => v.status === 'live');
+    const status: ProjectionStatus = { name, codeVersion: code?.version ?? null, versions, rebuilds: rebuilds.filter((r) => r.projection === name), lag: lag.filter((l) => l.projection === name) };
+    if (!code) status.warning = 'not in the running code catalogue';
+    else if (!live) status.warning = 'no live version';
+    else if (live.codeVersion !== code.version) status.warning = `live version was built by formulas v${live.codeVersion}, the code is v${code.version}: run a rebuild`;
+    out.push(status);
+  }
+  return out;
+}
