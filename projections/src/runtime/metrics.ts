@@ -1,0 +1,76 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { LaneLag } from './registry.ts';
+
+export interface ProjectorMetrics {
+  applied: Counter<'projection' | 'lane'>;
+  batchDuration: Histogram<'lane' | 'transport'>;
+}
+
+/** The projector running in this process answers the lag gauges (one per registry). */
+const lagSources = new WeakMap<Registry, () => Promise<LaneLag[]>>();
+
+function getOrCreate<T>(registry: Registry, name: string, create: () => T): T {
+  return (registry.getSingleMetric(name) as T | undefined) ?? create();
+}
+
+/**
+ * Lag is computed when Prometheus scrapes (both gauges share one computation per scrape), so it is
+ * exact at scrape time and costs nothing between scrapes.
+ */
+export function projectorMetrics(registry: Registry, lag: () => Promise<LaneLag[]>): { metrics: ProjectorMetrics; detach(): void } {
+  lagSources.set(registry, lag);
+  let pending: { at: number; value: Promise<LaneLag[]> } | null = null;
+  const current = () => {
+    const source = lagSources.get(registry);
+    if (!source) return Promise.resolve([]);
+    if (!pending || Date.now() - pending.at > 1000) pending = { at: Date.now(), value: source().catch(() => []) };
+    return pending.value;
+  };
+  getOrCreate(registry, 'oj_projector_lag_events', () =>
+    new Gauge({
+      name: 'oj_projector_lag_events',
+      help: 'Events in the log not yet applied, per projection and lane',
+      labelNames: ['projection', 'lane'],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const l of await current()) this.set({ projection: l.projection, lane: String(l.lane) }, l.behindEvents);
+      },
+    }),
+  );
+  getOrCreate(registry, 'oj_projector_lag_seconds', () =>
+    new Gauge({
+      name: 'oj_projector_lag_seconds',
+      help: 'Age of the oldest event not yet applied, per projection and lane (0 when caught up)',
+      labelNames: ['projection', 'lane'],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const l of await current()) this.set({ projection: l.projection, lane: String(l.lane) }, l.behindSeconds);
+      },
+    }),
+  );
+  const applied = getOrCreate(
+    registry,
+    'oj_projector_events_applied_total',
+    () => new Counter({ name: 'oj_projector_events_applied_total', help: 'Events applied to live read models', labelNames: ['projection', 'lane'], registers: [registry] }),
+  );
+  const batchDuration = getOrCreate(
+    registry,
+    'oj_projector_batch_duration_seconds',
+    () =>
+      new Histogram({
+        name: 'oj_projector_batch_duration_seconds',
+        help: 'Time to apply one lane batch (one transaction)',
+        labelNames: ['lane', 'transport'],
+        buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+        registers: [registry],
+      }),
+  );
+  return {
+    metrics: { applied, batchDuration },
+    detach() {
+      if (lagSources.get(registry) === lag) lagSources.delete(registry);
+    },
+  };
+}

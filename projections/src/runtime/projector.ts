@@ -1,0 +1,325 @@
+import { sql } from 'kysely';
+import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Config } from '@oj/infra/config';
+import type { Database } from '@oj/infra/db/database';
+import { START, comparePositions, positionFromString, positionToString, type EventStore, type LogPosition, type StoredEvent } from '@oj/infra/eventstore/port';
+import { physicalTables, type Projection } from './projection.ts';
+import { applyLaneBatch, type AppliedCount, type LaneBatch } from './apply.ts';
+import { LOCK_DISPATCHER, tryLock, type SessionLock } from './locks.ts';
+import { fromWire, laneOf, maxPosition, posParams, toWire, type WireEvent } from './lanes.ts';
+import { projectorMetrics, type ProjectorMetrics } from './metrics.ts';
+import { readCheckpoints, readDispatcher, readLag, readRegistry, runnable, type LaneLag } from './registry.ts';
+import { rebuild } from './rebuild.ts';
+
+export interface ProjectorOptions {
+  config: Pick<Config, 'PROJECTOR_LANES' | 'REDIS_URL'>;
+  database: Database;
+  eventStore: EventStore;
+  logger: Logger;
+  metrics: Registry;
+  projections: readonly Projection[];
+  /** BullMQ key prefix (tests isolate with a unique one). Default `oj`. */
+  bullPrefix?: string;
+  /** Events per dispatcher read (default 1000). */
+  readBatch?: number;
+  /** Idle poll interval of the dispatcher in ms (default 100; `waitFor` wakes it at once). */
+  pollMs?: number;
+  /** Run the dispatcher (default true). False: only lane workers (extra projector processes). */
+  dispatch?: boolean;
+  /** Run lane workers (default true; BullMQ mode only). */
+  work?: boolean;
+  /**
+   * Build read models the projector finds without a live version built by the running code:
+   * `'missing'` only those with no live version (default with Redis: operators rebuild changed
+   * formulas themselves), `'outdated'` also those whose live version has older formulas (default
+   * in-process: embedded mode has no operator).
+   */
+  autoBuild?: 'missing' | 'outdated';
+}
+
+export interface ProjectorHandle {
+  readonly transport: 'bullmq' | 'in-process';
+  /** Resolves once every live projection has applied the log up to `target` (or its head now). */
+  waitFor(target: LogPosition | 'head', timeoutMs?: number): Promise<void>;
+  lag(): Promise<LaneLag[]>;
+  /** Whether this process holds the dispatcher lock. */
+  isLeader(): boolean;
+  stop(): Promise<void>;
+}
+
+export const laneQueueName = (lane: number) => `projector-lane-${lane}`;
+
+interface LaneJob {
+  lane: number;
+  prev: string;
+  events: WireEvent[];
+}
+
+export function redisConnection(url: string): ConnectionOptions {
+  const u = new URL(url);
+  return {
+    host: u.hostname,
+    port: u.port ? Number(u.port) : 6379,
+    username: u.username ? decodeURIComponent(u.username) : undefined,
+    password: u.password ? decodeURIComponent(u.password) : undefined,
+    db: u.pathname.length > 1 ? Number(u.pathname.slice(1)) : 0,
+    ...(u.protocol === 'rediss:' ? { tls: {} } : {}),
+    maxRetriesPerRequest: null,
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The projector: one dispatcher (leader-elected with an advisory lock) reads the global log from its
+ * checkpoint and routes each event to lane `hash(userId) % N`; lanes apply batches with
+ * `applyLaneBatch`. With REDIS_URL a lane is a BullMQ queue with one worker at concurrency 1; without
+ * it the dispatcher applies each lane's batch itself, in log order. Only the transport differs.
+ */
+export async function startProjector(options: ProjectorOptions): Promise<ProjectorHandle> {
+  const { database, eventStore, logger, projections } = options;
+  const db = database.db;
+  const lanes = options.config.PROJECTOR_LANES;
+  const transport: 'bullmq' | 'in-process' = options.config.REDIS_URL ? 'bullmq' : 'in-process';
+  const prefix = options.bullPrefix ?? 'oj';
+  const readBatch = options.readBatch ?? 1000;
+  const pollMs = options.pollMs ?? 100;
+  const autoBuild = options.autoBuild ?? (transport === 'in-process' ? 'outdated' : 'missing');
+  const streamPrefixes = [...new Set(projections.flatMap((p) => p.streamPrefixes))];
+  const log = logger.child({ component: 'projector' });
+  const lagOf = () => readLag(db, eventStore, projections, lanes);
+  const { metrics, detach } = projectorMetrics(options.metrics, lagOf);
+
+  let stopped = false;
+  let leader: SessionLock | null = null;
+  let seen: LogPosition = START;
+  let wake: (() => void) | null = null;
+  const nudge = () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  const idle = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const t = setTimeout(() => ((wake = null), resolve()), ms);
+      wake = () => (clearTimeout(t), resolve());
+    });
+
+  const record = (lane: number, counts: AppliedCount[], seconds: number) => {
+    metrics.batchDuration.observe({ lane: String(lane), transport }, seconds);
+    for (const c of counts) if (c.applied) metrics.applied.inc({ projection: c.projection, lane: String(lane) }, c.applied);
+  };
+  const applyTimed = async (batch: LaneBatch) => {
+    const started = performance.now();
+    const counts = await applyLaneBatch(db, projections, batch);
+    record(batch.lane, counts, (performance.now() - started) / 1000);
+  };
+
+  // Lane workers (BullMQ).
+  const connection = options.config.REDIS_URL ? redisConnection(options.config.REDIS_URL) : null;
+  const queues = new Map<number, Queue>();
+  const workers: Worker[] = [];
+  const queueFor = (lane: number) => {
+    let q = queues.get(lane);
+    if (!q) {
+      q = new Queue(laneQueueName(lane), {
+        connection: connection!,
+        prefix,
+        defaultJobOptions: { attempts: 1_000_000, backoff: { type: 'lane' }, removeOnComplete: { age: 3600, count: 10_000 }, removeOnFail: { age: 7 * 24 * 3600 } },
+      });
+      queues.set(lane, q);
+    }
+    return q;
+  };
+  if (connection && options.work !== false) {
+    const stored = (await readDispatcher(db)).lanes ?? lanes;
+    // While the lane count changes, the old lanes keep running until they are drained.
+    for (let lane = 0; lane < Math.max(lanes, stored); lane++) {
+      const worker = new Worker<LaneJob>(
+        laneQueueName(lane),
+        async (job: Job<LaneJob>) => {
+          await applyTimed({ lane: job.data.lane, prev: positionFromString(job.data.prev), events: job.data.events.map(fromWire) });
+        },
+        {
+          connection,
+          prefix,
+          concurrency: 1,
+          // A gap resolves as soon as the earlier job lands: retry quickly, and never give up on a
+          // lane (skipping a batch would break the user's order); a handler bug shows as a stuck lane.
+          settings: { backoffStrategy: (attempts: number) => Math.min(5000, 20 * 2 ** Math.min(attempts, 8)) },
+        },
+      );
+      worker.on('failed', (job, err) => {
+        if (err.name === 'LaneGapError') log.debug({ lane, job: job?.id }, err.message);
+        else log.error({ lane, job: job?.id, err }, 'lane batch failed; retrying');
+      });
+      worker.on('error', (err) => log.error({ lane, err }, 'lane worker error'));
+      workers.push(worker);
+    }
+  }
+
+  const ensureLive = async () => {
+    const dispatcher = await readDispatcher(db);
+    for (const projection of projections) {
+      const rows = await readRegistry(db, projection.name);
+      const live = rows.find((r) => r.status === 'live');
+      if (!rows.length && comparePositions(dispatcher.checkpoint, START) === 0) {
+        // Nothing dispatched yet: the lanes will deliver the whole log, no build needed.
+        const tables = physicalTables(projection, projection.version);
+        await projection.createTables(db, tables);
+        await db
+          .insertInto('projection_registry')
+          .values({ name: projection.name, version: projection.version, code_version: projection.version, status: 'live', lanes, tables: JSON.stringify(tables), live_since: new Date() })
+          .execute();
+        continue;
+      }
+      if (live && live.codeVersion === projection.version) {
+        await projection.createTables(db, live.tables);
+        continue;
+      }
+      if (live && autoBuild === 'missing') {
+        log.warn({ projection: projection.name, live: live.version, liveFormulas: live.codeVersion, code: projection.version }, 'live read model was built by other formulas: it is not advanced until an operator rebuilds it');
+        continue;
+      }
+      log.info({ projection: projection.name }, 'building read model');
+      await rebuild({ database, eventStore, projections, lanes }, projection.name, {
+        onProgress: (p) => p.phase !== 'building' || log.info(p, 'rebuild progress'),
+      });
+    }
+  };
+
+  const persist = async (checkpoint: LogPosition, dispatched: Map<number, LogPosition>) => {
+    const c = posParams(checkpoint);
+    await db.transaction().execute(async (trx) => {
+      await sql`insert into projector_dispatcher (id, commit, prepare, lanes) values ('main', ${c.commit}, ${c.prepare}, ${lanes})
+        on conflict (id) do update set commit = excluded.commit, prepare = excluded.prepare, lanes = excluded.lanes, updated_at = now()`.execute(trx);
+      for (const [lane, p] of dispatched) {
+        const pp = posParams(p);
+        await sql`insert into projector_lanes (lane, commit, prepare) values (${lane}, ${pp.commit}, ${pp.prepare})
+          on conflict (lane) do update set commit = excluded.commit, prepare = excluded.prepare, updated_at = now()`.execute(trx);
+      }
+    });
+  };
+
+  /** Lanes of the previous lane count must be empty before routing changes, or a user's order could break. */
+  const drainIfLanesChanged = async () => {
+    const state = await readDispatcher(db);
+    if (state.lanes === null || state.lanes === lanes) return;
+    log.info({ from: state.lanes, to: lanes }, 'lane count changed: draining the old lanes first');
+    while (!stopped) {
+      if (await lanesDrained(state.lastDispatched)) break;
+      await sleep(200);
+    }
+    await persist(state.checkpoint, new Map());
+  };
+
+  const lanesDrained = async (lastDispatched: Map<number, LogPosition>, goal?: LogPosition) => {
+    for (const { row } of runnable(projections, await readRegistry(db))) {
+      const cps = await readCheckpoints(db, row.name, row.version);
+      for (const [lane, last] of lastDispatched) {
+        const cp = cps.get(lane) ?? START;
+        if (comparePositions(cp, last) >= 0) continue;
+        if (goal && comparePositions(cp, goal) >= 0) continue;
+        return false;
+      }
+    }
+    return true;
+  };
+
+  const dispatchLoop = async () => {
+    while (!stopped) {
+      leader = await tryLock(database, LOCK_DISPATCHER, 'main');
+      if (leader) break;
+      await idle(2000);
+    }
+    if (stopped || !leader) return;
+    log.info({ transport, lanes }, 'dispatcher elected');
+    await ensureLive();
+    await drainIfLanesChanged();
+    let state = await readDispatcher(db);
+    while (!stopped) {
+      if (!leader.held()) {
+        log.error('dispatcher lost its lock (database connection broke); re-electing');
+        leader = null;
+        return dispatchLoop();
+      }
+      try {
+        const head = await eventStore.head();
+        const events = await eventStore.readAll({ after: state.checkpoint, streamPrefixes, limit: readBatch });
+        const last = events.at(-1);
+        if (last) {
+          const byLane = new Map<number, StoredEvent[]>();
+          for (const e of events) {
+            const lane = laneOf(e.metadata.userId, lanes);
+            let list = byLane.get(lane);
+            if (!list) byLane.set(lane, (list = []));
+            list.push(e);
+          }
+          const dispatched = new Map<number, LogPosition>();
+          for (const [lane, list] of [...byLane].sort(([a], [b]) => a - b)) {
+            const prev = state.lastDispatched.get(lane) ?? START;
+            const end = list.at(-1)!.position;
+            if (transport === 'in-process') {
+              await applyTimed({ lane, prev, events: list });
+            } else {
+              const data: LaneJob = { lane, prev: positionToString(prev), events: list.map(toWire) };
+              // Deterministic, `:`-free id: a re-dispatch of the same batch after a crash is deduplicated.
+              await queueFor(lane).add('batch', data, { jobId: `l${lane}-${positionToString(list[0]!.position)}-${positionToString(end)}` });
+            }
+            dispatched.set(lane, end);
+          }
+          await persist(last.position, dispatched);
+          for (const [lane, p] of dispatched) state.lastDispatched.set(lane, p);
+          state.checkpoint = last.position;
+        }
+        if (events.length < readBatch) {
+          seen = maxPosition(seen, maxPosition(head ?? START, state.checkpoint));
+          await idle(pollMs);
+        }
+      } catch (err) {
+        log.error({ err }, 'dispatch failed; retrying from the checkpoint');
+        state = await readDispatcher(db).catch(() => state);
+        await idle(1000);
+      }
+    }
+  };
+
+  const loop = options.dispatch === false ? Promise.resolve() : dispatchLoop();
+  loop.catch((err) => log.error({ err }, 'dispatcher stopped'));
+
+  const reached = async (goal: LogPosition) => {
+    const state = await readDispatcher(db);
+    const dispatchedUpTo = maxPosition(state.checkpoint, seen);
+    if (comparePositions(dispatchedUpTo, goal) < 0) return false;
+    return lanesDrained(state.lastDispatched, goal);
+  };
+
+  return {
+    transport,
+    isLeader: () => leader?.held() ?? false,
+    async waitFor(target, timeoutMs = 10_000) {
+      const goal = target === 'head' ? await eventStore.head() : target;
+      if (!goal) return;
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        if (await reached(goal)) return;
+        if (Date.now() > deadline) throw new Error(`Read models did not reach ${positionToString(goal)} within ${timeoutMs} ms`);
+        nudge();
+        await sleep(transport === 'in-process' ? 5 : 20);
+      }
+    },
+    lag: lagOf,
+    async stop() {
+      stopped = true;
+      nudge();
+      await loop.catch(() => undefined);
+      await Promise.all(workers.map((w) => w.close()));
+      await Promise.all([...queues.values()].map((q) => q.close()));
+      await leader?.release();
+      leader = null;
+      detach();
+    },
+  };
+}

@@ -1,0 +1,405 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '@oj/infra/db/database';
+import { START, comparePositions, positionToString, type EventStore, type LogPosition, type StoredEvent } from '@oj/infra/eventstore/port';
+import { physicalTables, type Projection } from './projection.ts';
+import { LOCK_REBUILD, lockSwitchExclusive, lockSwitchShared, tryLock } from './locks.ts';
+import { laneOf, matchesPrefixes, maxPosition, minPosition, posParams, rowPosition } from './lanes.ts';
+import { lockCheckpoint } from './apply.ts';
+import { readCheckpoints, readDispatcher, readRegistry, runnable, type RegistryRow } from './registry.ts';
+
+export interface RuntimeDeps {
+  database: Database;
+  eventStore: EventStore;
+  projections: readonly Projection[];
+  /** PROJECTOR_LANES. */
+  lanes: number;
+}
+
+export interface RebuildProgress {
+  projection: string;
+  version: number;
+  phase: 'building' | 'switching' | 'done';
+  eventsDone: number;
+  eventsTotal: number | null;
+  /** Events per second over this run. */
+  rate: number;
+  etaSeconds: number | null;
+}
+
+export interface RebuildOptions {
+  /** Recompute one user's rows in the live version instead of building a new version. */
+  userId?: string;
+  /** Events per read and per transaction (default 10,000). */
+  batchSize?: number;
+  onProgress?: (progress: RebuildProgress) => void;
+  /** Switch to live once caught up (default true). False leaves the version `building`, for `diff`. */
+  switch?: boolean;
+}
+
+export interface RebuildResult {
+  projection: string;
+  version: number;
+  eventsApplied: number;
+  switched: boolean;
+  resumedFrom: string | null;
+}
+
+export class RebuildLockedError extends Error {
+  constructor(name: string) {
+    super(`A rebuild of ${name} is already running (advisory lock held). Wait for it, or stop it: a killed rebuild resumes from its checkpoint.`);
+    this.name = 'RebuildLockedError';
+  }
+}
+
+function pick(projections: readonly Projection[], target: string): Projection[] {
+  if (target === 'all') return [...projections];
+  const p = projections.find((x) => x.name === target);
+  if (!p) throw new Error(`Unknown projection ${target}. Known: ${projections.map((x) => x.name).join(', ') || '(none)'}`);
+  return [p];
+}
+
+/**
+ * Rebuilds `target` (one projection or `'all'`). Blue/green: the next version's tables are filled
+ * beside the live ones from the log read straight from the store in large batches, one transaction
+ * per batch together with the rebuild's checkpoint (so a killed rebuild resumes there), then caught
+ * up and switched to live in one transaction. The previous version stays, retired, until `retire`.
+ * Projections have no side effects (mail is not a projection), so nothing is sent during a rebuild.
+ * With `userId`, recomputes that user's rows in the live version instead (see `rebuildUser`).
+ */
+export async function rebuild(deps: RuntimeDeps, target: string, options: RebuildOptions = {}): Promise<RebuildResult[]> {
+  const results: RebuildResult[] = [];
+  for (const projection of pick(deps.projections, target)) {
+    if (options.userId) results.push(await rebuildUser(deps, projection, options.userId));
+    else results.push(await rebuildVersion(deps, projection, options));
+  }
+  return results;
+}
+
+async function rebuildVersion(deps: RuntimeDeps, projection: Projection, options: RebuildOptions): Promise<RebuildResult> {
+  const { database, eventStore } = deps;
+  const db = database.db;
+  const batchSize = options.batchSize ?? 10_000;
+  const lock = await tryLock(database, LOCK_REBUILD, projection.name);
+  if (!lock) throw new RebuildLockedError(projection.name);
+  try {
+    const prefixes = [...projection.streamPrefixes];
+    const rows = await readRegistry(db, projection.name);
+    let building = rows.find((r) => r.status === 'building');
+    let resumedFrom: string | null = null;
+    if (building && building.codeVersion !== projection.version) {
+      // Built by other formulas than the running code's: it cannot be continued, start over.
+      await dropVersion(db, building);
+      building = undefined;
+    }
+    let version: number;
+    let checkpoint: LogPosition;
+    let done: number;
+    if (building) {
+      version = building.version;
+      const r = await sql<any>`select commit::text as commit, prepare::text as prepare, events_done from projection_rebuilds
+        where projection = ${projection.name} and version = ${version}`.execute(db);
+      checkpoint = r.rows[0] ? rowPosition(r.rows[0]) : START;
+      done = r.rows[0] ? Number(r.rows[0].events_done) : 0;
+      resumedFrom = positionToString(checkpoint);
+      await projection.createTables(db, building.tables);
+    } else {
+      const existing = (await readRegistry(db, projection.name)).map((r) => r.version);
+      version = existing.length ? Math.max(...existing) + 1 : projection.version;
+      const tables = physicalTables(projection, version);
+      await projection.createTables(db, tables);
+      checkpoint = START;
+      done = 0;
+      const s = posParams(START);
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('projection_registry')
+          .values({ name: projection.name, version, code_version: projection.version, status: 'building', lanes: deps.lanes, tables: JSON.stringify(tables) })
+          .execute();
+        await sql`insert into projection_rebuilds (projection, version, commit, prepare) values (${projection.name}, ${version}, ${s.commit}, ${s.prepare})
+          on conflict (projection, version) do update set commit = excluded.commit, prepare = excluded.prepare, events_done = 0, started_at = now(), updated_at = now(), finished_at = null`.execute(trx);
+      });
+    }
+    const tables = physicalTables(projection, version);
+    const total = eventStore.countAfter ? await eventStore.countAfter(START, prefixes) : null;
+    if (total !== null) await sql`update projection_rebuilds set events_total = ${total} where projection = ${projection.name} and version = ${version}`.execute(db);
+    const started = Date.now();
+    const doneAtStart = done;
+    const report = (phase: RebuildProgress['phase']) => {
+      const seconds = (Date.now() - started) / 1000;
+      const rate = seconds > 0 ? (done - doneAtStart) / seconds : 0;
+      const eventsTotal = total === null ? null : Math.max(total, done);
+      const etaSeconds = eventsTotal === null || rate <= 0 ? null : (eventsTotal - done) / rate;
+      options.onProgress?.({ projection: projection.name, version, phase, eventsDone: done, eventsTotal, rate, etaSeconds });
+    };
+    report('building');
+    let applied = 0;
+    for (;;) {
+      // Read outside the transaction: on PGlite the one connection is the transaction's.
+      const events = await eventStore.readAll({ after: checkpoint, streamPrefixes: prefixes, limit: batchSize });
+      const last = events.at(-1);
+      if (!last) break;
+      const p = posParams(last.position);
+      await db.transaction().execute(async (trx) => {
+        await projection.apply({ trx, tables, mode: 'rebuild' }, events);
+        await sql`update projection_rebuilds set commit = ${p.commit}, prepare = ${p.prepare}, events_done = events_done + ${events.length}, updated_at = now()
+          where projection = ${projection.name} and version = ${version}`.execute(trx);
+      });
+      checkpoint = last.position;
+      done += events.length;
+      applied += events.length;
+      report('building');
+      if (events.length < batchSize) break;
+    }
+    let switched = false;
+    if (options.switch !== false) {
+      report('switching');
+      applied += await switchVersion(deps, projection.name, version);
+      switched = true;
+    }
+    await refreshCounts(deps, projection.name, version);
+    report('done');
+    return { projection: projection.name, version, eventsApplied: applied, switched, resumedFrom };
+  } finally {
+    await lock.release();
+  }
+}
+
+async function refreshCounts(deps: RuntimeDeps, name: string, version: number): Promise<void> {
+  const projection = deps.projections.find((p) => p.name === name);
+  const row = (await readRegistry(deps.database.db, name)).find((r) => r.version === version);
+  if (!projection?.countRows || !row) return;
+  const counts = await projection.countRows(deps.database.db, row.tables);
+  await sql`update projection_registry set counts = ${JSON.stringify(counts)}::jsonb, updated_at = now() where name = ${name} and version = ${version}`.execute(deps.database.db);
+}
+
+/** Reads a range of the log (exclusive after, inclusive to), all of it. */
+async function readRange(eventStore: EventStore, after: LogPosition, prefixes: string[], to?: LogPosition): Promise<StoredEvent[]> {
+  const out: StoredEvent[] = [];
+  let cursor = after;
+  for (;;) {
+    const batch = await eventStore.readAll({ after: cursor, streamPrefixes: prefixes, limit: 5000 });
+    for (const e of batch) {
+      if (to && comparePositions(e.position, to) > 0) return out;
+      out.push(e);
+    }
+    const last = batch.at(-1);
+    if (!last || batch.length < 5000) return out;
+    cursor = last.position;
+  }
+}
+
+/**
+ * Makes `version` the live one, in ONE transaction under the exclusive switch lock (lane batches in
+ * flight finish first; new ones wait and then see the new registry). The target is first brought up
+ * to M, the furthest position any lane of the current live version (or the target) has reached, and
+ * every lane checkpoint of the target is set to M: a lane then skips what the switch already applied
+ * and applies everything after it. Works for a freshly built version and for a rollback to a retired
+ * one. Returns the number of events applied during the catch-up.
+ */
+export async function switchVersion(deps: RuntimeDeps, name: string, version: number): Promise<number> {
+  const { database, eventStore } = deps;
+  const projection = deps.projections.find((p) => p.name === name);
+  if (!projection) throw new Error(`Unknown projection ${name}`);
+  const prefixes = [...projection.streamPrefixes];
+  for (let attempt = 0; ; attempt++) {
+    // Pre-read what the catch-up may need (outside the transaction: PGlite has one connection),
+    // then check under the lock that it covers M; retry in the rare case lanes moved past it.
+    const head = await eventStore.head();
+    const before = await targetCheckpoints(deps, name, version);
+    let from = [...before.values()].reduce((a, b) => minPosition(a, b));
+    // A retired version may lack lanes added since (they start empty): read from the start then.
+    if (!before.has(-1) && before.size < Math.max(deps.lanes, (await readDispatcher(database.db)).lanes ?? 0)) from = START;
+    const events = await readRange(eventStore, from, prefixes);
+    const covered = maxPosition(head ?? START, events.at(-1)?.position ?? START);
+    const result = await database.db.transaction().execute(async (trx) => {
+      await lockSwitchExclusive(trx);
+      const rows = await readRegistry(trx, name);
+      const target = rows.find((r) => r.version === version);
+      if (!target) throw new Error(`${name} has no version ${version}`);
+      if (target.status === 'live') return { applied: 0 };
+      const current = rows.find((r) => r.status === 'live');
+      const t = await targetCheckpoints(deps, name, version, trx);
+      const dispatcher = await readDispatcher(trx);
+      const laneCount = Math.max(deps.lanes, dispatcher.lanes ?? 0);
+      let m = [...t.values()].reduce((a, b) => maxPosition(a, b), START);
+      if (current) for (const p of (await readCheckpoints(trx, name, current.version)).values()) m = maxPosition(m, p);
+      if (comparePositions(m, covered) > 0) return null;
+      const behind = (e: StoredEvent) => {
+        const cp = t.get(-1) ?? t.get(laneOf(e.metadata.userId, laneCount)) ?? START;
+        return comparePositions(e.position, cp) > 0 && comparePositions(e.position, m) <= 0 && matchesPrefixes(e.streamId, prefixes);
+      };
+      const catchUp = events.filter(behind);
+      if (catchUp.length && target.codeVersion !== projection.version) {
+        throw new Error(`${name} v${version} was built by formulas v${target.codeVersion} and the code is v${projection.version}: it cannot catch up. Rebuild instead.`);
+      }
+      if (catchUp.length) await projection.apply({ trx, tables: target.tables, mode: 'rebuild' }, catchUp);
+      await sql`delete from projection_checkpoints where projection = ${name} and version = ${version}`.execute(trx);
+      const mp = posParams(m);
+      for (let lane = 0; lane < laneCount; lane++) {
+        await sql`insert into projection_checkpoints (projection, version, lane, commit, prepare) values (${name}, ${version}, ${lane}, ${mp.commit}, ${mp.prepare})`.execute(trx);
+      }
+      if (current) await sql`update projection_registry set status = 'retired', retired_at = now(), updated_at = now() where name = ${name} and version = ${current.version}`.execute(trx);
+      await sql`update projection_registry set status = 'live', live_since = now(), retired_at = null, lanes = ${laneCount}, updated_at = now() where name = ${name} and version = ${version}`.execute(trx);
+      await sql`update projection_rebuilds set finished_at = now(), commit = ${mp.commit}, prepare = ${mp.prepare}, updated_at = now() where projection = ${name} and version = ${version}`.execute(trx);
+      return { applied: catchUp.length };
+    });
+    if (result) return result.applied;
+    if (attempt > 20) throw new Error(`Could not switch ${name}: lanes keep moving past the catch-up read`);
+  }
+}
+
+/** A building version's checkpoint is its rebuild's (key -1: all lanes); a retired one's are per lane. */
+async function targetCheckpoints(deps: RuntimeDeps, name: string, version: number, db: Kysely<any> = deps.database.db): Promise<Map<number, LogPosition>> {
+  const row = (await readRegistry(db, name)).find((r) => r.version === version);
+  if (!row) throw new Error(`${name} has no version ${version}`);
+  if (row.status === 'building') {
+    const r = await sql<any>`select commit::text as commit, prepare::text as prepare from projection_rebuilds where projection = ${name} and version = ${version}`.execute(db);
+    return new Map([[-1, r.rows[0] ? rowPosition(r.rows[0]) : START]]);
+  }
+  const cps = await readCheckpoints(db, name, version);
+  if (!cps.size) cps.set(-1, START);
+  return cps;
+}
+
+/** Switches back to the most recently retired version (still present until `retire`). */
+export async function rollback(deps: RuntimeDeps, name: string): Promise<{ from: number | null; to: number }> {
+  const rows = await readRegistry(deps.database.db, name);
+  const retired = rows.filter((r) => r.status === 'retired').sort((a, b) => (b.retiredAt?.getTime() ?? 0) - (a.retiredAt?.getTime() ?? 0) || b.version - a.version)[0];
+  if (!retired) throw new Error(`${name} has no retired version to roll back to`);
+  const from = rows.find((r) => r.status === 'live')?.version ?? null;
+  await switchVersion(deps, name, retired.version);
+  return { from, to: retired.version };
+}
+
+async function dropVersion(db: Kysely<any>, row: RegistryRow): Promise<void> {
+  for (const table of Object.values(row.tables)) await sql`drop table if exists ${sql.table(table)}`.execute(db);
+  await db.transaction().execute(async (trx) => {
+    await sql`delete from projection_checkpoints where projection = ${row.name} and version = ${row.version}`.execute(trx);
+    await sql`delete from projection_rebuilds where projection = ${row.name} and version = ${row.version}`.execute(trx);
+    await sql`delete from projection_registry where name = ${row.name} and version = ${row.version}`.execute(trx);
+  });
+}
+
+/** Drops the tables of a projection's retired versions (or one of them). After this, no rollback to them. */
+export async function retire(deps: RuntimeDeps, name: string, version?: number): Promise<number[]> {
+  const rows = (await readRegistry(deps.database.db, name)).filter((r) => r.status === 'retired' && (version === undefined || r.version === version));
+  if (version !== undefined && !rows.length) throw new Error(`${name} v${version} is not a retired version`);
+  for (const row of rows) await dropVersion(deps.database.db, row);
+  return rows.map((r) => r.version);
+}
+
+/** Abandons a building version (drops its tables). */
+export async function abandon(deps: RuntimeDeps, name: string): Promise<number | null> {
+  const lock = await tryLock(deps.database, LOCK_REBUILD, name);
+  if (!lock) throw new RebuildLockedError(name);
+  try {
+    const row = (await readRegistry(deps.database.db, name)).find((r) => r.status === 'building');
+    if (!row) return null;
+    await dropVersion(deps.database.db, row);
+    return row.version;
+  } finally {
+    await lock.release();
+  }
+}
+
+/** One user's streams, by the projection's prefixes: `trade-` -> `trade-<userId>.` (journal stream naming). */
+export const userPrefixes = (projection: Projection, userId: string) => projection.streamPrefixes.map((p) => `${p}${userId}.`);
+
+/**
+ * Recomputes one user's rows in the live version, in one transaction: deleteUser, then re-apply the
+ * user's events up to the user's lane checkpoint. The lane checkpoint row is locked for the whole
+ * transaction, so the lane worker waits and then continues after it: nothing is applied twice or
+ * missed, and the user's order holds.
+ */
+async function rebuildUser(deps: RuntimeDeps, projection: Projection, userId: string): Promise<RebuildResult> {
+  const { database, eventStore } = deps;
+  const prefixes = userPrefixes(projection, userId);
+  for (let attempt = 0; ; attempt++) {
+    const head = await eventStore.head();
+    const events = (await readRange(eventStore, START, prefixes)).filter((e) => e.metadata.userId === userId);
+    const covered = maxPosition(head ?? START, events.at(-1)?.position ?? START);
+    const result = await database.db.transaction().execute(async (trx) => {
+      await lockSwitchShared(trx);
+      const live = runnable([projection], await readRegistry(trx, projection.name))[0];
+      if (!live) throw new Error(`${projection.name} has no live version built by the running code (v${projection.version}); rebuild it first`);
+      const dispatcher = await readDispatcher(trx);
+      const lane = laneOf(userId, dispatcher.lanes ?? deps.lanes);
+      const cp = await lockCheckpoint(trx, live.row.name, live.row.version, lane);
+      if (comparePositions(cp, covered) > 0) return null;
+      const ctx = { trx, tables: live.row.tables, mode: 'rebuild' as const };
+      await projection.deleteUser(ctx, userId);
+      const upTo = events.filter((e) => comparePositions(e.position, cp) <= 0);
+      if (upTo.length) await projection.apply(ctx, upTo);
+      return { version: live.row.version, applied: upTo.length };
+    });
+    if (result) return { projection: projection.name, version: result.version, eventsApplied: result.applied, switched: false, resumedFrom: null };
+    if (attempt > 20) throw new Error(`Could not rebuild ${projection.name} for user ${userId}: the lane keeps moving past the read`);
+  }
+}
+
+export interface TableDiff {
+  table: string;
+  live: string;
+  other: string;
+  rowsLive: number;
+  rowsOther: number;
+  /** Rows present in one version and not in the other (whole-row comparison). */
+  onlyInLive: number;
+  onlyInOther: number;
+  sampleOnlyInLive: unknown[];
+  sampleOnlyInOther: unknown[];
+  /** Sums of numeric columns that differ. */
+  totals: Array<{ column: string; live: number; other: number }>;
+  /** Set when the shapes differ so rows cannot be compared whole. */
+  shapeChanged?: string;
+}
+
+/**
+ * What a new version changes before it goes live: per table, rows only in one version and numeric
+ * column totals that differ. Compares the live version with the building one (or `otherVersion`).
+ */
+export async function diff(deps: RuntimeDeps, name: string, otherVersion?: number): Promise<TableDiff[]> {
+  const db = deps.database.db;
+  const rows = await readRegistry(db, name);
+  const live = rows.find((r) => r.status === 'live');
+  const other = otherVersion !== undefined ? rows.find((r) => r.version === otherVersion) : rows.find((r) => r.status === 'building');
+  if (!live) throw new Error(`${name} has no live version`);
+  if (!other) throw new Error(`${name} has no ${otherVersion !== undefined ? `version ${otherVersion}` : 'building version'} to compare with`);
+  const out: TableDiff[] = [];
+  for (const [logical, a] of Object.entries(live.tables)) {
+    const b = other.tables[logical];
+    if (!b) continue;
+    const colsA = await columns(db, a);
+    const colsB = await columns(db, b);
+    const count = async (t: string) => Number((await sql<{ n: number }>`select count(*)::int as n from ${sql.table(t)}`.execute(db)).rows[0]?.n ?? 0);
+    const d: TableDiff = { table: logical, live: a, other: b, rowsLive: await count(a), rowsOther: await count(b), onlyInLive: 0, onlyInOther: 0, sampleOnlyInLive: [], sampleOnlyInOther: [], totals: [] };
+    const shared = colsA.filter((c) => colsB.some((x) => x.name === c.name));
+    if (colsA.length !== colsB.length || shared.length !== colsA.length) {
+      d.shapeChanged = `columns ${colsA.map((c) => c.name).join(',')} vs ${colsB.map((c) => c.name).join(',')}`;
+    }
+    const list = sql.join(shared.map((c) => sql.ref(c.name)));
+    const only = async (x: string, y: string) => {
+      const n = await sql<{ n: number }>`select count(*)::int as n from (select ${list} from ${sql.table(x)} except all select ${list} from ${sql.table(y)}) d`.execute(db);
+      const sample = await sql<any>`select ${list} from ${sql.table(x)} except all select ${list} from ${sql.table(y)} limit 20`.execute(db);
+      return [Number(n.rows[0]?.n ?? 0), sample.rows] as const;
+    };
+    if (shared.length) {
+      [d.onlyInLive, d.sampleOnlyInLive] = await only(a, b);
+      [d.onlyInOther, d.sampleOnlyInOther] = await only(b, a);
+    }
+    for (const c of shared.filter((c) => c.numeric)) {
+      const sum = async (t: string) => Number((await sql<{ s: number | null }>`select coalesce(sum(${sql.ref(c.name)}), 0)::float8 as s from ${sql.table(t)}`.execute(db)).rows[0]?.s ?? 0);
+      const [x, y] = [await sum(a), await sum(b)];
+      if (x !== y) d.totals.push({ column: c.name, live: x, other: y });
+    }
+    out.push(d);
+  }
+  return out;
+}
+
+async function columns(db: Kysely<any>, table: string): Promise<Array<{ name: string; numeric: boolean }>> {
+  const r = await sql<{ column_name: string; data_type: string }>`select column_name, data_type from information_schema.columns
+    where table_schema = current_schema() and table_name = ${table} order by ordinal_position`.execute(db);
+  const numeric = new Set(['smallint', 'integer', 'bigint', 'numeric', 'real', 'double precision']);
+  return r.rows.map((c) => ({ name: c.column_name, numeric: numeric.has(c.data_type) }));
+}
