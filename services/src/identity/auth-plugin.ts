@@ -1,13 +1,51 @@
 import fp from 'fastify-plugin';
+import type { FastifyRequest } from 'fastify';
 import { AppError } from '../app/errors.ts';
+import type { Principal, Role } from '../app/principal.ts';
+import { verifyAccessToken } from './tokens.ts';
+import { findUserByUid, principalOfUser } from './users.ts';
 
-// Placeholder until the identity issue: every private route answers 401.
+export const authMessages = {
+  missing: 'Not authenticated.',
+  invalid: 'Invalid or expired access token.',
+  unverified: 'Please verify your e-mail address before using this page. Check your inbox or request a new verification link.',
+  forbidden: 'You do not have permission to do this.',
+} as const;
+
+/**
+ * Bearer access tokens. The token proves who calls; the principal's role, verification and
+ * subscription come from the database on each request, so verifying the e-mail, a role change or an
+ * expiring subscription take effect at once rather than when the short-lived token runs out.
+ */
 export const authPlugin = fp(async (app) => {
   app.decorateRequest('principal', null);
-  const deny = async () => {
-    throw new AppError('unauthorized', 'Not authenticated.');
+
+  const authenticate = async (request: FastifyRequest): Promise<Principal> => {
+    if (request.principal) return request.principal;
+    const header = request.headers.authorization;
+    if (!header) throw new AppError('unauthorized', authMessages.missing);
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!match?.[1]) throw new AppError('unauthorized', authMessages.invalid);
+    const { config, clock, database } = app.deps;
+    const now = clock.now();
+    const claims = await verifyAccessToken(match[1], config.JWT_SECRET, now);
+    if (!claims) throw new AppError('unauthorized', authMessages.invalid);
+    const user = await findUserByUid(database.db, claims.sub);
+    if (!user) throw new AppError('unauthorized', authMessages.invalid);
+    request.principal = principalOfUser(user, now);
+    return request.principal;
   };
-  app.decorate('requireUser', deny);
-  app.decorate('requireVerifiedUser', deny);
-  app.decorate('requireRole', () => deny);
+
+  app.decorate('requireUser', async (request: FastifyRequest) => {
+    await authenticate(request);
+  });
+  const requireVerifiedUser = async (request: FastifyRequest) => {
+    const principal = await authenticate(request);
+    if (!principal.verified) throw new AppError('forbidden', authMessages.unverified, { resolution: 'Open the link in the verification e-mail, or request a new one.' });
+  };
+  app.decorate('requireVerifiedUser', requireVerifiedUser);
+  app.decorate('requireRole', (...allowed: Role[]) => async (request: FastifyRequest) => {
+    await requireVerifiedUser(request);
+    if (!allowed.includes(request.principal!.role)) throw new AppError('forbidden', authMessages.forbidden);
+  });
 });

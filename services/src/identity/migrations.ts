@@ -1,4 +1,84 @@
+import { sql, type Kysely } from 'kysely';
 import type { MigrationSet } from '@oj/infra/db/database';
 
 // This module's tables. Names are timestamps (YYYYMMDDHHMM_what) so they sort in creation order.
-export const migrations: MigrationSet = {};
+export const migrations: MigrationSet = {
+  '202611220900_identity_users': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('users')
+        .addColumn('uid', 'uuid', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        // Stored lower-cased (sign-up and sign-in force lower case), so equality is the lookup.
+        .addColumn('email', 'text', (c) => c.notNull().unique())
+        .addColumn('password_hash', 'text', (c) => c.notNull())
+        .addColumn('role', 'text', (c) => c.notNull().defaultTo('User').check(sql`role in ('Admin', 'Super', 'Moderator', 'User')`))
+        .addColumn('account_confirmed', 'boolean', (c) => c.notNull().defaultTo(false))
+        .addColumn('agreed_to_terms', 'boolean', (c) => c.notNull().defaultTo(false))
+        .addColumn('has_trade_account', 'boolean', (c) => c.notNull().defaultTo(false))
+        .addColumn('username', 'text')
+        .addColumn('website', 'text')
+        .addColumn('bio', 'text')
+        .addColumn('avatar', 'text')
+        .addColumn('bg_image', 'text')
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
+        .execute();
+    },
+    async down(db: Kysely<any>) {
+      await db.schema.dropTable('users').execute();
+    },
+  },
+  '202611220901_identity_tokens': {
+    async up(db: Kysely<any>) {
+      // Verification and reset tokens: only a SHA-256 of the random token is kept, so a database leak
+      // does not hand out working links. `used_at` makes each single-use.
+      await db.schema
+        .createTable('user_tokens')
+        .addColumn('token_hash', 'text', (c) => c.primaryKey())
+        .addColumn('user_uid', 'uuid', (c) => c.notNull().references('users.uid').onDelete('cascade'))
+        .addColumn('purpose', 'text', (c) => c.notNull().check(sql`purpose in ('verify', 'reset')`))
+        .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('used_at', 'timestamptz')
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('user_tokens_user_idx').on('user_tokens').columns(['user_uid', 'purpose']).execute();
+      // Refresh tokens rotate inside a family (one sign-in); presenting a rotated one again revokes the family.
+      await db.schema
+        .createTable('refresh_tokens')
+        .addColumn('id', 'uuid', (c) => c.primaryKey())
+        .addColumn('user_uid', 'uuid', (c) => c.notNull().references('users.uid').onDelete('cascade'))
+        .addColumn('family_id', 'uuid', (c) => c.notNull())
+        .addColumn('token_hash', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('rotated_at', 'timestamptz')
+        .addColumn('revoked_at', 'timestamptz')
+        .execute();
+      await db.schema.createIndex('refresh_tokens_family_idx').on('refresh_tokens').column('family_id').execute();
+      await db.schema.createIndex('refresh_tokens_user_idx').on('refresh_tokens').column('user_uid').execute();
+    },
+    async down(db: Kysely<any>) {
+      await db.schema.dropTable('refresh_tokens').execute();
+      await db.schema.dropTable('user_tokens').execute();
+    },
+  },
+  '202611220902_identity_subscriptions': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('subscriptions')
+        .addColumn('user_uid', 'uuid', (c) => c.primaryKey().references('users.uid').onDelete('cascade'))
+        .addColumn('status', 'integer', (c) => c.notNull())
+        .addColumn('current_period_start', 'timestamptz')
+        .addColumn('current_period_end', 'timestamptz')
+        .addColumn('cancel_at_period_end', 'boolean', (c) => c.notNull().defaultTo(false))
+        .addColumn('has_payment_method', 'boolean', (c) => c.notNull().defaultTo(false))
+        .addColumn('payment_status', 'text')
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
+        .execute();
+    },
+    async down(db: Kysely<any>) {
+      await db.schema.dropTable('subscriptions').execute();
+    },
+  },
+};

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+/** Subscription status codes (part 2 §4). */
+export const subscriptionStatusCodes = {
+  trial: 1,
+  active: 2,
+  expired: 3,
+  canceled: 4,
+  due: 5,
+  pending: 6,
+  unknown: 7,
+} as const;
+export type SubscriptionStatusName = keyof typeof subscriptionStatusCodes;
+export const subscriptionStatusCode = z.number().int().min(1).max(7);
+
+export const TRIAL_DAYS = 30;
+export const GRACE_PERIOD_DAYS = 2;
+
+export const paymentStatus = z.enum(['paid', 'open']);
+
+/** GET /subscription/current (part 2 §3). Dates are ISO-8601 instants. */
+export const currentSubscription = z.object({
+  status: subscriptionStatusCode,
+  /** current period end */
+  cpe: z.string().nullable(),
+  /** current period start */
+  cps: z.string().nullable(),
+  /** cancel at period end */
+  cape: z.boolean(),
+  /** a payment method is on file */
+  pm: z.boolean(),
+  payment_status: paymentStatus.nullable(),
+});
+export type CurrentSubscription = z.infer<typeof currentSubscription>;
+
+/**
+ * The status that grants or denies access now: a trial or a paid period whose end has passed counts as
+ * expired. The token's `subs_status` and the server's access checks both use this.
+ */
+export function effectiveSubscriptionStatus(status: number, periodEnd: Date | null, now: Date): number {
+  if ((status === subscriptionStatusCodes.trial || status === subscriptionStatusCodes.active) && periodEnd !== null && periodEnd.getTime() <= now.getTime()) {
+    return subscriptionStatusCodes.expired;
+  }
+  return status >= 1 && status <= 6 ? status : subscriptionStatusCodes.unknown;
+}
+
+/** Trial and active (within their period) grant access; the spec's login state reads 1 or 2 as active. */
+export const isActiveStatus = (effective: number): boolean => effective === subscriptionStatusCodes.trial || effective === subscriptionStatusCodes.active;

@@ -1,0 +1,75 @@
+import { parseArgs } from 'node:util';
+import { loadConfig } from '@oj/infra/config';
+import { systemClock } from '@oj/infra/clock';
+import { openDatabase } from '@oj/infra/db/database';
+import { roleName, signupRequest } from '@oj/contracts/users';
+import { migrate } from '../platform/migrations.ts';
+import { AppError } from '../app/errors.ts';
+import { createUser, setRole } from './commands.ts';
+
+export const usage = `Usage:
+  npm run admin -- create-admin --email <email> --name "<First Last>" --password <password> [--role Admin|Super|Moderator]
+      Creates a verified staff user (default role Admin). The password follows the sign-up rules.
+  npm run admin -- promote --email <email> [--role Admin|Super|Moderator|User]
+      Gives an existing user a role (default Admin) and marks the e-mail verified.
+Uses the same DATABASE_URL / DATA_DIR as the server.`;
+
+/** Runs one CLI command; returns the exit code. */
+export async function runAdminCli(argv: string[], env: Record<string, string | undefined> = process.env, out = console): Promise<number> {
+  const [command, ...rest] = argv;
+  const { values } = parseArgs({
+    args: rest,
+    options: { email: { type: 'string' }, name: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' } },
+    strict: true,
+  });
+  if (command !== 'create-admin' && command !== 'promote') {
+    out.error(usage);
+    return 2;
+  }
+  const role = roleName.safeParse(values.role ?? 'Admin');
+  if (!role.success) {
+    out.error(`--role must be one of ${roleName.options.join(', ')}`);
+    return 2;
+  }
+  const config = loadConfig(env);
+  const database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : `${config.DATA_DIR}/pg` });
+  try {
+    await migrate(database.db);
+    const ctx = { db: database.db, clock: systemClock, config };
+    if (command === 'promote') {
+      if (!values.email) {
+        out.error(usage);
+        return 2;
+      }
+      if (!(await setRole(ctx, values.email, role.data))) {
+        out.error(`No user with e-mail ${values.email}.`);
+        return 1;
+      }
+      out.log(`${values.email} is now ${role.data}.`);
+      return 0;
+    }
+    const parsed = signupRequest.safeParse({ name: values.name, email: values.email, password: values.password, agreed_to_terms: true });
+    if (!parsed.success) {
+      out.error(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('\n'));
+      out.error(usage);
+      return 2;
+    }
+    try {
+      await createUser(ctx, { name: parsed.data.name, email: parsed.data.email, password: parsed.data.password, role: role.data, verified: true });
+    } catch (error) {
+      if (error instanceof AppError) {
+        out.error(error.message);
+        return 1;
+      }
+      throw error;
+    }
+    out.log(`Created ${role.data} ${parsed.data.email}.`);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+if (import.meta.main) {
+  process.exitCode = await runAdminCli(process.argv.slice(2));
+}

@@ -1,0 +1,374 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeJwt } from 'jose';
+import { nameMessages, passwordMessages, RESET_REQUEST_MESSAGE, VERIFY_FAILED_MESSAGE } from '@oj/contracts/users';
+import { createTestApp, signInAs, type TestApp } from './testing.ts';
+import { authMessages } from './auth-plugin.ts';
+import { identityMessages } from './commands.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ label: 'identity_routes' });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const api = (path: string) => `/api/v1${path}`;
+let n = 0;
+const freshEmail = () => `user${++n}.${Date.now()}@example.com`;
+const signupBody = (over: Record<string, unknown> = {}) => ({ name: 'Jane Trader', email: freshEmail(), password: 'Abc12!', agreed_to_terms: true, ...over });
+
+async function signup(over: Record<string, unknown> = {}) {
+  const body = signupBody(over);
+  const res = await t.app.inject({ method: 'POST', url: api('/users/signup'), payload: body });
+  return { res, body };
+}
+
+/** The newest mail of a kind to an address, and the token its link carries. */
+async function lastMail(to: string, kind: 'verify' | 'password-reset') {
+  const row = await t.db.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', to).where('kind', '=', kind).orderBy('id', 'desc').executeTakeFirst();
+  if (!row) return undefined;
+  const token = /token=([A-Za-z0-9_-]+)/.exec(row.text_body as string)?.[1];
+  return { row, token: token!, text: row.text_body as string };
+}
+
+const mailCount = async (to: string) =>
+  Number((await t.db.db.selectFrom('mail_outbox').select((eb) => eb.fn.countAll().as('c')).where('to_address', '=', to).executeTakeFirstOrThrow()).c);
+
+async function loginAs(email: string, password: string) {
+  const res = await t.app.inject({ method: 'POST', url: api('/users/login'), payload: { email, password } });
+  const cookie = res.cookies.find((c) => c.name === 'oj_refresh');
+  return { res, cookie, accessToken: res.json().access_token as string };
+}
+
+describe('sign-up', () => {
+  it('creates the user with a 30-day trial and commits a verification mail', async () => {
+    const { res, body } = await signup();
+    expect(res.statusCode).toBe(201);
+    expect(res.json().message).toBe('Account created successfully! Please check your email to verify your account.');
+    const sub = await t.db.db.selectFrom('subscriptions').selectAll().where('user_uid', '=', res.json().uid).executeTakeFirstOrThrow();
+    expect(sub.status).toBe(1);
+    expect((sub.current_period_end as Date).getTime() - (sub.current_period_start as Date).getTime()).toBe(30 * 86_400_000);
+    const mail = await lastMail(body.email, 'verify');
+    expect(mail?.text).toContain(`http://journal.test/users/account-verify?token=${mail?.token}`);
+    // Only the hash of the token is stored.
+    const tokens = await t.db.db.selectFrom('user_tokens').select('token_hash').where('user_uid', '=', res.json().uid).execute();
+    expect(tokens.map((r) => r.token_hash)).not.toContain(mail?.token);
+  });
+
+  it('lower-cases the e-mail and refuses a duplicate', async () => {
+    const email = freshEmail();
+    expect((await signup({ email: email.toUpperCase() })).res.statusCode).toBe(201);
+    const again = await signup({ email });
+    expect(again.res.statusCode).toBe(409);
+    expect(again.res.json().message).toBe(identityMessages.emailTaken);
+  });
+
+  it.each([
+    [{ name: '' }, nameMessages.required],
+    [{ name: undefined }, nameMessages.required],
+    [{ name: 'Madonna' }, nameMessages.twoWords],
+    [{ name: 'Al' }, nameMessages.twoWords],
+    [{ name: 'Maximilian Alexander Longname' }, nameMessages.max],
+    [{ name: 'Jane_Doe Smith' }, nameMessages.charset],
+    [{ name: 'Jane  Smith' }, nameMessages.repeated],
+    [{ name: 'Jane--Ann Smith' }, nameMessages.repeated],
+    [{ name: ' Jane Smith' }, nameMessages.edgeSpace],
+    [{ name: 'Jane Smith ' }, nameMessages.edgeSpace],
+    [{ name: 'Jane Smith2' }, nameMessages.numbersOrEmojis],
+    [{ name: 'Jane Smith 😀' }, nameMessages.numbersOrEmojis],
+    [{ email: '' }, 'Email is required.'],
+    [{ email: undefined }, 'Email is required.'],
+    [{ email: 'not-an-email' }, 'Invalid email format.'],
+    [{ password: '' }, passwordMessages.required],
+    [{ password: 'abc12!' }, passwordMessages.weak],
+    [{ password: 'ABC12!' }, passwordMessages.weak],
+    [{ password: 'Abcde!' }, passwordMessages.weak],
+    [{ password: 'Abc123' }, passwordMessages.weak],
+    [{ password: 'Ab1!' }, passwordMessages.weak],
+    [{ agreed_to_terms: false }, passwordMessages.terms],
+    [{ agreed_to_terms: undefined }, passwordMessages.terms],
+  ])('refuses %j with the spec message', async (over, message) => {
+    const { res } = await signup(over);
+    expect(res.statusCode).toBe(422);
+    expect(res.json().message).toBe(message);
+  });
+
+  it('accepts names with hyphens, apostrophes and accents', async () => {
+    expect((await signup({ name: "Anne-Marie O'Neil" })).res.statusCode).toBe(201);
+    expect((await signup({ name: 'José Núñez' })).res.statusCode).toBe(201);
+  });
+});
+
+describe('verification', () => {
+  it('verifies once; the token is single-use', async () => {
+    const { body } = await signup();
+    const { token } = (await lastMail(body.email, 'verify'))!;
+    const ok = await t.app.inject({ method: 'GET', url: api(`/users/verify/${token}`) });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json().message).toBe('Account Verified');
+    const again = await t.app.inject({ method: 'GET', url: api(`/users/verify/${token}`) });
+    expect(again.statusCode).toBe(400);
+    expect(again.json().message).toBe(VERIFY_FAILED_MESSAGE);
+    const { res } = await loginAs(body.email, body.password);
+    expect(res.json().user.uac).toBe(true);
+  });
+
+  it('refuses an unknown or expired token', async () => {
+    expect((await t.app.inject({ method: 'GET', url: api('/users/verify/nonsense') })).statusCode).toBe(400);
+    const { body } = await signup();
+    const { token } = (await lastMail(body.email, 'verify'))!;
+    t.clock.advance(24 * 3_600_000 + 1000);
+    try {
+      const res = await t.app.inject({ method: 'GET', url: api(`/users/verify/${token}`) });
+      expect(res.statusCode).toBe(400);
+    } finally {
+      t.clock.advance(-(24 * 3_600_000 + 1000));
+    }
+  });
+
+  it('resend answers the same whether or not the e-mail exists, and mails only unverified users', async () => {
+    const { body } = await signup();
+    const before = await mailCount(body.email);
+    const known = await t.app.inject({ method: 'GET', url: api(`/users/resend-verification-link/?email=${encodeURIComponent(body.email)}`) });
+    const unknown = await t.app.inject({ method: 'GET', url: api(`/users/resend-verification-link/?email=nobody-${Date.now()}@example.com`) });
+    expect(known.statusCode).toBe(200);
+    expect(unknown.statusCode).toBe(200);
+    expect(unknown.json()).toEqual(known.json());
+    expect(await mailCount(body.email)).toBe(before + 1);
+    // Both links work until one is used.
+    const { token } = (await lastMail(body.email, 'verify'))!;
+    expect((await t.app.inject({ method: 'GET', url: api(`/users/verify/${token}`) })).statusCode).toBe(200);
+    await t.app.inject({ method: 'GET', url: api(`/users/resend-verification-link/?email=${encodeURIComponent(body.email)}`) });
+    expect(await mailCount(body.email)).toBe(before + 1);
+  });
+
+  it('request-verification-link needs a session and mails the signed-in unverified user', async () => {
+    expect((await t.app.inject({ method: 'GET', url: api('/users/request-verification-link') })).statusCode).toBe(401);
+    const { body } = await signup();
+    const { accessToken } = await loginAs(body.email, body.password);
+    const before = await mailCount(body.email);
+    const res = await t.app.inject({ method: 'GET', url: api('/users/request-verification-link'), headers: { authorization: `Bearer ${accessToken}` } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().message).toBe(identityMessages.verificationSent);
+    expect(await mailCount(body.email)).toBe(before + 1);
+  });
+});
+
+describe('sign-in and session', () => {
+  it('returns user and access_token with role and subs_status, and sets an httpOnly refresh cookie', async () => {
+    const { body } = await signup();
+    const { res, cookie, accessToken } = await loginAs(body.email.toUpperCase(), body.password);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().user).toMatchObject({ name: 'Jane Trader', email: body.email, role: 'User', subs_status: 1, uac: false });
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/api/v1/users' });
+    const claims = decodeJwt(accessToken);
+    expect(claims.user).toMatchObject({ uid: res.json().user.uid, role: 'User', subs_status: 1, uac: false });
+    expect(claims.exp! - claims.iat!).toBe(t.config.ACCESS_TOKEN_TTL_SECONDS);
+  });
+
+  it('refuses wrong passwords and unknown e-mails with one message, and blank fields with the spec text', async () => {
+    const { body } = await signup();
+    const wrong = await loginAs(body.email, 'Wrong1!x');
+    const unknown = await loginAs(`ghost-${Date.now()}@example.com`, body.password);
+    expect(wrong.res.statusCode).toBe(401);
+    expect(unknown.res.statusCode).toBe(401);
+    expect(wrong.res.json().message).toBe(identityMessages.badCredentials);
+    expect(unknown.res.json()).toEqual(wrong.res.json());
+    const blank = await t.app.inject({ method: 'POST', url: api('/users/login'), payload: { email: ' ', password: '' } });
+    expect(blank.statusCode).toBe(422);
+    expect(blank.json().message).toBe('Please enter both fields.');
+  });
+
+  it('rotates refresh tokens; a reused one revokes the whole family', async () => {
+    const s = await signInAs(t);
+    const first = await t.app.inject({ method: 'POST', url: api('/users/refresh_token'), cookies: { oj_refresh: s.refreshToken } });
+    expect(first.statusCode).toBe(200);
+    expect(first.json().access_token).toEqual(expect.any(String));
+    const rotated = first.cookies.find((c) => c.name === 'oj_refresh')!.value;
+    expect(rotated).not.toBe(s.refreshToken);
+    // The old token again: reuse.
+    const reuse = await t.app.inject({ method: 'POST', url: api('/users/refresh_token'), cookies: { oj_refresh: s.refreshToken } });
+    expect(reuse.statusCode).toBe(401);
+    expect(reuse.json().message).toBe(identityMessages.refreshReuse);
+    // The legitimate newest token is dead too.
+    const after = await t.app.inject({ method: 'POST', url: api('/users/refresh_token'), cookies: { oj_refresh: rotated } });
+    expect(after.statusCode).toBe(401);
+  });
+
+  it('refuses a missing, forged or expired refresh token', async () => {
+    const none = await t.app.inject({ method: 'POST', url: api('/users/refresh_token') });
+    expect(none.statusCode).toBe(401);
+    const s = await signInAs(t);
+    const forged = await t.app.inject({ method: 'POST', url: api('/users/refresh_token'), cookies: { oj_refresh: `${s.refreshToken.split('.')[0]}.forged` } });
+    expect(forged.statusCode).toBe(401);
+    t.clock.advance((t.config.REFRESH_TOKEN_TTL_DAYS + 1) * 86_400_000);
+    try {
+      expect((await t.app.inject({ method: 'POST', url: api('/users/refresh_token'), cookies: { oj_refresh: s.refreshToken } })).statusCode).toBe(401);
+    } finally {
+      t.clock.advance(-(t.config.REFRESH_TOKEN_TTL_DAYS + 1) * 86_400_000);
+    }
+  });
+
+  it('logout revokes the refresh token and clears the cookie; it succeeds without one', async () => {
+    const s = await signInAs(t);
+    const out = await t.app.inject({ method: 'POST', url: api('/users/logout'), cookies: { oj_refresh: s.refreshToken } });
+    expect(out.statusCode).toBe(200);
+    expect(out.cookies.find((c) => c.name === 'oj_refresh')?.value).toBe('');
+    expect((await t.app.inject({ method: 'POST', url: api('/users/refresh_token'), cookies: { oj_refresh: s.refreshToken } })).statusCode).toBe(401);
+    expect((await t.app.inject({ method: 'POST', url: api('/users/logout') })).statusCode).toBe(200);
+  });
+});
+
+describe('private endpoints', () => {
+  it('answer 401 without a token, with a bad one and with an expired one', async () => {
+    const s = await signInAs(t);
+    const url = api('/users/current_user');
+    const missing = await t.app.inject({ method: 'GET', url });
+    expect(missing.statusCode).toBe(401);
+    expect(missing.json().message).toBe(authMessages.missing);
+    expect((await t.app.inject({ method: 'GET', url, headers: { authorization: 'Bearer abc.def.ghi' } })).statusCode).toBe(401);
+    expect((await t.app.inject({ method: 'GET', url, headers: { authorization: 'Basic xyz' } })).statusCode).toBe(401);
+    // Signed with another secret.
+    const [h, p] = s.accessToken.split('.');
+    expect((await t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${h}.${p}.AAAA` } })).statusCode).toBe(401);
+    t.clock.advance((t.config.ACCESS_TOKEN_TTL_SECONDS + 1) * 1000);
+    try {
+      expect((await t.app.inject({ method: 'GET', url, headers: { authorization: s.authorization } })).statusCode).toBe(401);
+    } finally {
+      t.clock.advance(-(t.config.ACCESS_TOKEN_TTL_SECONDS + 1) * 1000);
+    }
+  });
+
+  it('answer 403 with a clear message for an unverified user', async () => {
+    const s = await signInAs(t, { verified: false });
+    for (const url of ['/users/current_user', '/accounts/', '/strategies/', '/subscription/current']) {
+      const res = await t.app.inject({ method: 'GET', url: api(url), headers: { authorization: s.authorization } });
+      expect(res.statusCode, url).toBe(403);
+      expect(res.json().message).toBe(authMessages.unverified);
+    }
+  });
+
+  it('current_user returns the profile', async () => {
+    const s = await signInAs(t, { name: 'Pat Doe' });
+    const res = await t.app.inject({ method: 'GET', url: api('/users/current_user'), headers: { authorization: s.authorization } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ uid: s.userId, name: 'Pat Doe', email: s.email, account_confirmed: true, has_trade_account: false, role: 'User', subs_status: 1 });
+  });
+
+  it('subscription/current answers the trial; the token reports expiry once the trial has ended', async () => {
+    const s = await signInAs(t);
+    const res = await t.app.inject({ method: 'GET', url: api('/subscription/current'), headers: { authorization: s.authorization } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ status: 1, cps: t.clock.now().toISOString(), cpe: new Date(t.clock.now().getTime() + 30 * 86_400_000).toISOString(), cape: false, pm: false, payment_status: null });
+    t.clock.advance(31 * 86_400_000);
+    try {
+      const { res: login } = await loginAs(s.email, s.password);
+      expect(login.json().user.subs_status).toBe(3);
+    } finally {
+      t.clock.advance(-31 * 86_400_000);
+    }
+  });
+});
+
+describe('password reset', () => {
+  it('answers the same whether the e-mail exists or not; only a known one gets a mail', async () => {
+    const s = await signInAs(t);
+    const ghost = `ghost-${Date.now()}@example.com`;
+    const a = await t.app.inject({ method: 'POST', url: api('/users/password-reset-request'), payload: { email: s.email } });
+    const b = await t.app.inject({ method: 'POST', url: api('/users/password-reset-request'), payload: { email: ghost } });
+    expect(a.statusCode).toBe(200);
+    expect(b.statusCode).toBe(200);
+    expect(a.json()).toEqual({ message: RESET_REQUEST_MESSAGE });
+    expect(b.json()).toEqual(a.json());
+    expect(await lastMail(s.email, 'password-reset')).toBeDefined();
+    expect(await mailCount(ghost)).toBe(0);
+    const bad = await t.app.inject({ method: 'POST', url: api('/users/password-reset-request'), payload: { email: 'x' } });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().message).toBe('Invalid email format.');
+  });
+
+  it('sets a new password once, revokes sessions, and refuses reuse, a wrong e-mail and weak passwords', async () => {
+    const s = await signInAs(t);
+    await t.app.inject({ method: 'POST', url: api('/users/password-reset-request'), payload: { email: s.email } });
+    const mail = (await lastMail(s.email, 'password-reset'))!;
+    expect(mail.text).toContain(`http://journal.test/users/password-reset-link?token=${mail.token}&email=${encodeURIComponent(s.email)}`);
+    const url = api(`/users/password-reset/${mail.token}`);
+
+    const weak = await t.app.inject({ method: 'POST', url, payload: { email: s.email, new_password: 'weak' } });
+    expect(weak.statusCode).toBe(422);
+    expect(weak.json().message).toBe(passwordMessages.weak);
+
+    const otherEmail = await t.app.inject({ method: 'POST', url, payload: { email: 'someone@example.com', new_password: 'NewPass1!' } });
+    expect(otherEmail.statusCode).toBe(400);
+    expect(otherEmail.json()).toEqual({ message: identityMessages.resetInvalid, resolution: identityMessages.resetResolution });
+
+    const ok = await t.app.inject({ method: 'POST', url, payload: { email: s.email, new_password: 'NewPass1!' } });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json().message).toBe('Password was set successfully.');
+    expect((await loginAs(s.email, s.password)).res.statusCode).toBe(401);
+    expect((await loginAs(s.email, 'NewPass1!')).res.statusCode).toBe(200);
+    // The session from before the reset is gone.
+    expect((await t.app.inject({ method: 'POST', url: api('/users/refresh_token'), cookies: { oj_refresh: s.refreshToken } })).statusCode).toBe(401);
+
+    const reuse = await t.app.inject({ method: 'POST', url, payload: { email: s.email, new_password: 'Other1!x' } });
+    expect(reuse.statusCode).toBe(400);
+    expect(reuse.json().resolution).toBe(identityMessages.resetResolution);
+  });
+
+  it('refuses an expired reset link', async () => {
+    const s = await signInAs(t);
+    await t.app.inject({ method: 'POST', url: api('/users/password-reset-request'), payload: { email: s.email } });
+    const { token } = (await lastMail(s.email, 'password-reset'))!;
+    t.clock.advance(3_600_000 + 1);
+    try {
+      const res = await t.app.inject({ method: 'POST', url: api(`/users/password-reset/${token}`), payload: { email: s.email, new_password: 'NewPass1!' } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().message).toBe(identityMessages.resetInvalid);
+    } finally {
+      t.clock.advance(-(3_600_000 + 1));
+    }
+  });
+});
+
+describe('password change', () => {
+  const change = (authorization: string, payload: Record<string, unknown>) => t.app.inject({ method: 'PATCH', url: api('/users/update-password'), headers: { authorization }, payload });
+
+  it('needs a session', async () => {
+    const res = await t.app.inject({ method: 'PATCH', url: api('/users/update-password'), payload: { old_password: 'Old1!xyz', new_password: 'Better1!x' } });
+    expect(res.statusCode).toBe(401);
+  });
+
+  it('answers 400 "Incorrect old password" on a wrong old password', async () => {
+    const s = await signInAs(t);
+    const res = await change(s.authorization, { old_password: 'Nope1!xx', new_password: 'Better1!x' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().message).toBe('Incorrect old password');
+  });
+
+  it('answers 422 listing every unmet rule', async () => {
+    const s = await signInAs(t);
+    const res = await change(s.authorization, { old_password: s.password, new_password: 'abc' });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail.map((d: { message: string }) => d.message)).toEqual([
+      'At least 8 characters',
+      'At least one uppercase letter',
+      'At least one number',
+      'At least one special character (!@#$%^&*())',
+    ]);
+    const same = await change(s.authorization, { old_password: 'Same1!xyz', new_password: 'Same1!xyz' });
+    expect(same.statusCode).toBe(422);
+    expect(same.json().message).toBe('Cannot use the same password');
+    const noOld = await change(s.authorization, { old_password: '', new_password: 'Better1!x' });
+    expect(noOld.statusCode).toBe(422);
+    expect(noOld.json().message).toBe('Old password is required');
+  });
+
+  it('changes the password', async () => {
+    const s = await signInAs(t);
+    const res = await change(s.authorization, { old_password: s.password, new_password: 'Better1!x' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().message).toBe('Password updated successfully!');
+    expect((await loginAs(s.email, 'Better1!x')).res.statusCode).toBe(200);
+  });
+});

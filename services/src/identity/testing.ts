@@ -1,0 +1,97 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { Registry } from 'prom-client';
+import { loadConfig, type Config } from '@oj/infra/config';
+import { FixedClock } from '@oj/infra/clock';
+import { createLogger } from '@oj/infra/logger';
+import type { EventStore } from '@oj/infra/eventstore/port';
+import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
+import type { RoleName } from '@oj/contracts/users';
+import { buildApp } from '../app/app.ts';
+import type { AppDeps } from '../app/deps.ts';
+import { migrate } from '../platform/migrations.ts';
+import { createUser, login } from './commands.ts';
+import { identityContext } from './routes.ts';
+
+/**
+ * Test harness for API tests: a fresh real Postgres database (migrated), a fixed clock, a temporary
+ * DATA_DIR and the full gateway. Other modules' tests use it too (`signInAs` makes a verified user and
+ * returns a bearer token).
+ */
+export interface TestApp {
+  app: FastifyInstance;
+  deps: AppDeps;
+  db: TestDatabase;
+  clock: FixedClock;
+  config: Config;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+/** Stands in for the event store where a test does not touch it; any use fails loudly. */
+const absentEventStore = new Proxy({} as EventStore, {
+  get(_t, prop) {
+    if (prop === 'then') return undefined;
+    throw new Error(`event store not available in this test (accessed ${String(prop)})`);
+  },
+});
+
+export async function createTestApp(
+  options: { label?: string; env?: Record<string, string>; now?: string; eventStore?: EventStore; database?: TestDatabase } = {},
+): Promise<TestApp> {
+  const db = options.database ?? (await createTestDatabase(options.label ?? 'identity'));
+  await migrate(db.db);
+  const dataDir = await mkdtemp(join(tmpdir(), 'oj-test-'));
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATA_DIR: dataDir,
+    DATABASE_URL: db.url,
+    PUBLIC_URL: 'http://journal.test',
+    JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_AUTH_PER_MINUTE: '1000',
+    ...options.env,
+  });
+  const clock = new FixedClock(options.now ?? '2026-03-02T15:00:00Z');
+  const deps: AppDeps = {
+    config,
+    database: db,
+    eventStore: options.eventStore ?? absentEventStore,
+    clock,
+    logger: createLogger('silent'),
+    metrics: new Registry(),
+    readiness: [],
+  };
+  const app = await buildApp(deps, { logger: false });
+  await app.ready();
+  return {
+    app,
+    deps,
+    db,
+    clock,
+    config,
+    dataDir,
+    async close() {
+      await app.close();
+      await db.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+let counter = 0;
+
+/** Creates a user directly (verified unless said otherwise) and signs in. */
+export async function signInAs(
+  t: Pick<TestApp, 'deps'>,
+  options: { email?: string; name?: string; password?: string; role?: RoleName; verified?: boolean } = {},
+): Promise<{ userId: string; email: string; password: string; accessToken: string; refreshToken: string; authorization: string }> {
+  const ctx = identityContext(t.deps);
+  const email = options.email ?? `trader${++counter}-${Date.now()}@example.com`;
+  const password = options.password ?? 'Secret1!x';
+  const userId = await createUser(ctx, { name: options.name ?? 'Test Trader', email, password, role: options.role ?? 'User', verified: options.verified ?? true });
+  const session = await login(ctx, { email, password });
+  return { userId, email, password, accessToken: session.accessToken, refreshToken: session.refreshToken, authorization: `Bearer ${session.accessToken}` };
+}

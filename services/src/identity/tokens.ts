@@ -1,0 +1,33 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { SignJWT, jwtVerify } from 'jose';
+import { accessTokenClaims, type SessionUser } from '@oj/contracts/users';
+
+/** 256 random bits, URL-safe: verification, reset and refresh token secrets. */
+export const randomToken = (): string => randomBytes(32).toString('base64url');
+
+/** Tokens are stored as SHA-256: they are high-entropy, so a fast hash is enough and lookups stay exact. */
+export const tokenHash = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+const keyOf = (secret: string) => new TextEncoder().encode(secret);
+
+/** A short-lived HS256 access token whose `user` claim is what the console's session reads. */
+export async function signAccessToken(user: SessionUser, secret: string, now: Date, ttlSeconds: number): Promise<string> {
+  const iat = Math.floor(now.getTime() / 1000);
+  return new SignJWT({ user })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(user.uid)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + ttlSeconds)
+    .sign(keyOf(secret));
+}
+
+/** The claims of a valid token, or null (bad signature, wrong algorithm, expired by the injected clock, malformed). */
+export async function verifyAccessToken(token: string, secret: string, now: Date) {
+  try {
+    const { payload } = await jwtVerify(token, keyOf(secret), { algorithms: ['HS256'], currentDate: now });
+    const parsed = accessTokenClaims.safeParse(payload);
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
