@@ -1,9 +1,42 @@
-import type { Runtime } from './runtime.ts';
+import { allProjections } from '@oj/projections/catalogue';
+import { startProjector } from '@oj/projections/runtime/projector';
+import type { BackgroundWorker, Runtime } from './runtime.ts';
+
+type Which = { projector: boolean; mail: boolean };
+
+interface WorkerStarter {
+  name: string;
+  enabled(which: Which): boolean;
+  start(runtime: Runtime): Promise<BackgroundWorker>;
+}
 
 /**
- * Starts the background work a process role runs and registers it for shutdown.
- * The projector (projections/runtime) and the mail outbox worker (mail/) plug in here.
+ * Every background worker a process can run, started in this order and stopped in reverse
+ * (runtime.close). The mail outbox worker is added to this list by the mail module.
  */
-export async function startBackgroundWorkers(_runtime: Runtime, _which: { projector: boolean; mail: boolean }): Promise<void> {
-  // Filled in by the projector runtime and the mail outbox.
+const starters: WorkerStarter[] = [
+  {
+    name: 'projector',
+    enabled: (which) => which.projector,
+    async start(runtime) {
+      const { config, database, eventStore, logger, metrics } = runtime.deps;
+      const projector = await startProjector({ config, database, eventStore, logger, metrics, projections: allProjections });
+      // Commands in this process can answer once their own events are visible in the read models.
+      runtime.deps.waitForProjections = (timeoutMs) => projector.waitFor('head', timeoutMs);
+      return {
+        name: 'projector',
+        async stop() {
+          delete runtime.deps.waitForProjections;
+          await projector.stop();
+        },
+      };
+    },
+  },
+];
+
+/** Starts the background work a process role runs and registers it for shutdown. */
+export async function startBackgroundWorkers(runtime: Runtime, which: Which): Promise<void> {
+  for (const starter of starters) {
+    if (starter.enabled(which)) runtime.workers.push(await starter.start(runtime));
+  }
 }
