@@ -1,0 +1,44 @@
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+/**
+ * Debian's Chromium driven by playwright-core (nothing is downloaded). Screenshots go to
+ * `.artifacts/screenshots/<name>-<width>.png` at the repo root, at a desktop and a phone width.
+ */
+export const DESKTOP = { width: 1366, height: 900 } as const;
+export const PHONE = { width: 375, height: 812 } as const;
+export const SCREENSHOT_DIR = fileURLToPath(new URL('../../../.artifacts/screenshots/', import.meta.url));
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
+  });
+}
+
+export async function newContext(browser: Browser, baseURL: string, viewport: { width: number; height: number } = DESKTOP): Promise<BrowserContext> {
+  const context = await browser.newContext({ baseURL, viewport, locale: 'en-US', timezoneId: 'America/New_York' });
+  context.setDefaultTimeout(15_000);
+  return context;
+}
+
+/** A screenshot of the current page at one width (the viewport is resized and restored). */
+export async function screenshotAt(page: Page, name: string, size: { width: number; height: number }, options: { fullPage?: boolean } = {}): Promise<string> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const before = page.viewportSize();
+  await page.setViewportSize(size);
+  // Let layout settle after the resize (media queries, the sidebar's transition) before capturing.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await page.waitForTimeout(350);
+  const path = `${SCREENSHOT_DIR}${name}-${size.width}.png`;
+  await page.screenshot({ path, fullPage: options.fullPage ?? true, animations: 'disabled' });
+  if (before && (before.width !== size.width || before.height !== size.height)) await page.setViewportSize(before);
+  return path;
+}
+
+/** The same page at the desktop (1366x900) and phone (375x812) widths. */
+export async function screenshots(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<string[]> {
+  return [await screenshotAt(page, name, DESKTOP, options), await screenshotAt(page, name, PHONE, options)];
+}

@@ -1,0 +1,25 @@
+import { Suspense, useEffect } from 'react';
+import { Outlet, useLocation, useNavigation } from 'react-router';
+import { FullScreenSpinner } from '../components/ui/spinner.tsx';
+
+/** The root of every page: scroll to top on each route change, a thin bar while a lazy page loads. */
+export function RootLayout() {
+  const { pathname } = useLocation();
+  const navigation = useNavigation();
+  useEffect(() => {
+    window.scrollTo(0, 0);
+  }, [pathname]);
+  return (
+    <>
+      {navigation.state === 'loading' && <div className="route-progress" role="progressbar" aria-label="Loading page" />}
+      <Suspense fallback={<FullScreenSpinner />}>
+        <Outlet />
+      </Suspense>
+    </>
+  );
+}
+
+/** Shown by the router while the first lazy route of a cold load resolves. */
+export function HydrateFallback() {
+  return <FullScreenSpinner />;
+}

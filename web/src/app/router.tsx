@@ -1,0 +1,92 @@
+import { createBrowserRouter, type RouteObject } from 'react-router';
+import { tradeRoutes } from '../features/trades/routes/trade-routes.tsx';
+import { HydrateFallback, RootLayout } from './root-layout.tsx';
+import { GuestOnly, RequireSignedIn, RequireVerified } from './guards.tsx';
+import { RouteErrorBoundary } from './route-error.tsx';
+
+/**
+ * Every page is lazy-loaded so the first screen ships only the shell. Public pages sit at the top;
+ * private pages sit under the guard and the shell (sidebar, top bar, footer). The trade pages come
+ * from the trades feature as plain route objects and are mounted inside the shell.
+ */
+const comingSoon = (title: string, description: string): RouteObject['lazy'] => async () => {
+  const { ComingSoonRoute } = await import('../features/misc/routes/coming-soon.tsx');
+  return { Component: () => <ComingSoonRoute title={title} description={description} /> };
+};
+
+const privateRoutes: RouteObject[] = [
+  { path: 'dashboard', lazy: comingSoon('Dashboard', 'Premium income, performance metrics and your trading snapshot will live here.') },
+  {
+    path: 'accounts',
+    lazy: async () => ({ Component: (await import('../features/accounts/routes/accounts-route.tsx')).AccountsRoute }),
+  },
+  { path: 'calendar/income', handle: { requiresActiveSubscription: true }, lazy: comingSoon('Income', 'A monthly calendar of the premium you collected, day by day.') },
+  { path: 'calendar/events', lazy: comingSoon('Events', 'Upcoming expirations and market events.') },
+  { path: 'pulse', handle: { requiresActiveSubscription: true }, lazy: comingSoon('Pulse', 'Ticker analysis: income, win rate and dispositions per symbol.') },
+  { path: 'profile', lazy: comingSoon('Profile', 'Your name, username, website, avatar and cover image.') },
+  { path: 'subscription', lazy: comingSoon('Manage Your Subscription', 'Your plan, trial and billing history.') },
+  { path: 'getting-started', lazy: comingSoon('Getting Started', 'A step-by-step tutorial: trade accounts, opening, closing, rolling and breaking trades.') },
+  { path: 'faq', lazy: comingSoon('FAQ', 'Answers about the journal, billing and trade entry.') },
+  { path: 'contact', lazy: comingSoon('Contact Us', 'Send us a subject and a message.') },
+  {
+    path: 'terms',
+    lazy: async () => ({ Component: (await import('../features/misc/routes/legal-route.tsx')).TermsRoute }),
+  },
+  {
+    path: 'privacy',
+    lazy: async () => ({ Component: (await import('../features/misc/routes/legal-route.tsx')).PrivacyRoute }),
+  },
+  { path: 'admin/users/user', lazy: comingSoon('User Profile', 'Look up a user by e-mail (Admin only).') },
+  ...tradeRoutes,
+];
+
+export const routes: RouteObject[] = [
+  {
+    Component: RootLayout,
+    ErrorBoundary: RouteErrorBoundary,
+    HydrateFallback,
+    children: [
+      { index: true, lazy: async () => ({ Component: (await import('../features/landing/routes/landing-route.tsx')).LandingRoute }) },
+      {
+        Component: GuestOnly,
+        children: [
+          { path: 'signup', lazy: async () => ({ Component: (await import('../features/auth/routes/sign-up-route.tsx')).SignUpRoute }) },
+          { path: 'signin', lazy: async () => ({ Component: (await import('../features/auth/routes/sign-in-route.tsx')).SignInRoute }) },
+        ],
+      },
+      { path: 'users/account-verify', lazy: async () => ({ Component: (await import('../features/auth/routes/verify-route.tsx')).VerifyRoute }) },
+      {
+        path: 'users/reset-password-request',
+        lazy: async () => ({ Component: (await import('../features/auth/routes/reset-request-route.tsx')).ResetRequestRoute }),
+      },
+      {
+        path: 'users/password-reset-link',
+        lazy: async () => ({ Component: (await import('../features/auth/routes/reset-link-route.tsx')).ResetLinkRoute }),
+      },
+      { path: 'logout', lazy: async () => ({ Component: (await import('../features/auth/routes/logout-route.tsx')).LogoutRoute }) },
+      { path: 'examples/404', lazy: async () => ({ Component: (await import('../features/misc/routes/not-found-route.tsx')).NotFoundRoute }) },
+      { path: 'examples/500', lazy: async () => ({ Component: (await import('../features/misc/routes/server-error-route.tsx')).ServerErrorRoute }) },
+      {
+        Component: RequireSignedIn,
+        children: [
+          {
+            path: 'users/account-not-verified',
+            lazy: async () => ({ Component: (await import('../features/auth/routes/not-verified-route.tsx')).NotVerifiedRoute }),
+          },
+        ],
+      },
+      {
+        Component: RequireVerified,
+        children: [
+          {
+            lazy: async () => ({ Component: (await import('./shell/app-shell.tsx')).AppShell }),
+            children: privateRoutes,
+          },
+        ],
+      },
+      { path: '*', lazy: async () => ({ Component: (await import('../features/misc/routes/not-found-route.tsx')).NotFoundRoute }) },
+    ],
+  },
+];
+
+export const router = createBrowserRouter(routes);

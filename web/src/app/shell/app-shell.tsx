@@ -1,0 +1,79 @@
+import { useEffect, useState } from 'react';
+import { Outlet, useLocation, useMatches } from 'react-router';
+import { useAccounts } from '../../features/accounts/api/get-accounts.ts';
+import { useStrategies } from '../../features/strategies/api/get-strategies.ts';
+import { useSession } from '../../features/auth/hooks/use-session.ts';
+import { errorMessage } from '../../lib/api-client.ts';
+import { Button } from '../../components/ui/button.tsx';
+import { FullScreenSpinner } from '../../components/ui/spinner.tsx';
+import { SubscriptionExpired } from '../../components/subscription-expired.tsx';
+import { Footer } from './footer.tsx';
+import { Sidebar } from './sidebar.tsx';
+import { TopBar } from './top-bar.tsx';
+import { usePersistentFlag } from './use-persistent-flag.ts';
+
+export interface RouteHandle {
+  /** The page is replaced by the "subscription expired" screen when the subscription is not active. */
+  requiresActiveSubscription?: boolean;
+}
+
+/**
+ * The private layout: sidebar, top bar, page, footer. Nothing renders until the trade accounts and the
+ * strategy catalogue have loaded, because every private page reads them.
+ */
+export function AppShell() {
+  const [contracted, setContracted] = usePersistentFlag('oj.sidebar.contracted', false);
+  const [mobileOpen, setMobileOpen] = useState(false);
+  const { pathname } = useLocation();
+  const matches = useMatches();
+  const session = useSession();
+  const accounts = useAccounts();
+  const strategies = useStrategies();
+
+  useEffect(() => setMobileOpen(false), [pathname]);
+  useEffect(() => {
+    if (!mobileOpen) return;
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && setMobileOpen(false);
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [mobileOpen]);
+
+  if (accounts.isPending || strategies.isPending) return <FullScreenSpinner label="Loading your journal" />;
+  if (accounts.isError || strategies.isError) {
+    const message = accounts.isError ? errorMessage(accounts.error, 'Failed to fetch account data.') : errorMessage(strategies.error, 'Failed to fetch strategies.');
+    return (
+      <main className="error-page">
+        <div className="error-page-card">
+          <h1 className="error-page-title">Could not load your journal</h1>
+          <p className="error-page-text">{message}</p>
+          <Button
+            onClick={() => {
+              void accounts.refetch();
+              void strategies.refetch();
+            }}
+          >
+            Try again
+          </Button>
+        </div>
+      </main>
+    );
+  }
+
+  const locked = !session.subscriptionActive && matches.some((m) => (m.handle as RouteHandle | undefined)?.requiresActiveSubscription);
+  return (
+    <div className={`app-shell${contracted ? ' sidebar-contracted' : ''}`}>
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
+      <Sidebar contracted={contracted} onToggleContracted={() => setContracted((c) => !c)} mobileOpen={mobileOpen} onNavigate={() => setMobileOpen(false)} />
+      {mobileOpen && <div className="sidebar-scrim" onClick={() => setMobileOpen(false)} aria-hidden="true" />}
+      <div className="app-main">
+        <TopBar onOpenMobileNav={() => setMobileOpen(true)} />
+        <main id="main" className="app-content" tabIndex={-1}>
+          {locked ? <SubscriptionExpired /> : <Outlet />}
+        </main>
+        <Footer />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,111 @@
+import { Link, NavLink } from 'react-router';
+import { ExpiringCountBadge } from '../../features/trades/components/expiring-count-badge.tsx';
+import { useSession } from '../../features/auth/hooks/use-session.ts';
+import { Avatar } from '../../components/ui/avatar.tsx';
+import { Icon, type IconName } from '../../components/ui/icons.tsx';
+import { Logo } from '../../components/logo.tsx';
+
+interface Entry {
+  to: string;
+  label: string;
+  icon: IconName;
+  badge?: React.ReactNode;
+}
+
+const main: Entry[] = [{ to: '/dashboard', label: 'Dashboard', icon: 'dashboard' }];
+const trades: Entry[] = [
+  { to: '/trades/expiring-soon', label: 'Expiring', icon: 'clock', badge: <ExpiringCountBadge /> },
+  { to: '/trades/open', label: 'Open', icon: 'open' },
+  { to: '/trades/closed', label: 'Closed', icon: 'closed' },
+  { to: '/trades/rolled', label: 'Rolled', icon: 'rolled' },
+];
+const more: Entry[] = [
+  { to: '/pulse', label: 'Pulse', icon: 'pulse' },
+  { to: '/calendar/income', label: 'Calendar', icon: 'calendar' },
+  { to: '/accounts', label: 'Accounts', icon: 'accounts' },
+  { to: '/profile', label: 'Profile', icon: 'profile' },
+  { to: '/getting-started', label: 'Tutorial', icon: 'tutorial' },
+  { to: '/faq', label: 'FAQ', icon: 'faq' },
+];
+const admin: Entry[] = [{ to: '/admin/users/user', label: 'Users', icon: 'users' }];
+
+export interface SidebarProps {
+  contracted: boolean;
+  onToggleContracted: () => void;
+  /** Small screens: the sidebar is a drawer. */
+  mobileOpen: boolean;
+  onNavigate: () => void;
+}
+
+function Item({ entry, contracted, onNavigate }: { entry: Entry; contracted: boolean; onNavigate: () => void }) {
+  return (
+    <li>
+      <NavLink to={entry.to} className={({ isActive }) => `nav-item${isActive ? ' active' : ''}`} title={contracted ? entry.label : undefined} onClick={onNavigate}>
+        <Icon name={entry.icon} />
+        <span className="nav-label">{entry.label}</span>
+        {entry.badge && <span className="nav-badge">{entry.badge}</span>}
+      </NavLink>
+    </li>
+  );
+}
+
+export function Sidebar({ contracted, onToggleContracted, mobileOpen, onNavigate }: SidebarProps) {
+  const session = useSession();
+  const first = session.user?.name.split(' ')[0] ?? '';
+  return (
+    <aside className={`sidebar${contracted ? ' contracted' : ''}${mobileOpen ? ' mobile-open' : ''}`} aria-label="Main navigation">
+      <div className="sidebar-brand">
+        <Link to="/" className="brand-link" onClick={onNavigate} aria-label="Options Journal home">
+          <Logo compact={contracted} />
+        </Link>
+        <button
+          type="button"
+          className="icon-button sidebar-collapse"
+          onClick={onToggleContracted}
+          aria-label={contracted ? 'Expand sidebar' : 'Collapse sidebar'}
+          aria-pressed={contracted}
+        >
+          <Icon name={contracted ? 'chevronRight' : 'chevronLeft'} />
+        </button>
+      </div>
+      <div className="sidebar-user">
+        <Avatar src={session.user?.avatar} name={session.user?.name} size={40} />
+        <div className="sidebar-user-text">
+          <div className="sidebar-user-greeting">Hi, {first}</div>
+          <Link to="/logout" className="sidebar-signout">
+            Sign Out
+          </Link>
+        </div>
+      </div>
+      <nav className="sidebar-nav">
+        <ul>
+          {main.map((e) => (
+            <Item key={e.to} entry={e} contracted={contracted} onNavigate={onNavigate} />
+          ))}
+        </ul>
+        <div className="nav-group-title">Trades</div>
+        <ul>
+          {trades.map((e) => (
+            <Item key={e.to} entry={e} contracted={contracted} onNavigate={onNavigate} />
+          ))}
+        </ul>
+        <div className="nav-group-title">Analyze &amp; manage</div>
+        <ul>
+          {more.map((e) => (
+            <Item key={e.to} entry={e} contracted={contracted} onNavigate={onNavigate} />
+          ))}
+        </ul>
+        {session.isAdmin && (
+          <>
+            <div className="nav-group-title">Admin</div>
+            <ul>
+              {admin.map((e) => (
+                <Item key={e.to} entry={e} contracted={contracted} onNavigate={onNavigate} />
+              ))}
+            </ul>
+          </>
+        )}
+      </nav>
+    </aside>
+  );
+}

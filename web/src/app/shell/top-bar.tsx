@@ -1,0 +1,47 @@
+import { useSession } from '../../features/auth/hooks/use-session.ts';
+import { ExpiringBell } from '../../features/trades/components/expiring-bell.tsx';
+import { Avatar } from '../../components/ui/avatar.tsx';
+import { DropdownMenu } from '../../components/ui/dropdown-menu.tsx';
+import { Icon } from '../../components/ui/icons.tsx';
+import { NewRecordMenu } from './new-record-menu.tsx';
+import { ThemeToggle } from './theme-toggle.tsx';
+
+export function TopBar({ onOpenMobileNav }: { onOpenMobileNav: () => void }) {
+  const session = useSession();
+  const name = session.user?.name ?? '';
+  return (
+    <header className="topbar">
+      <button type="button" className="icon-button topbar-menu" aria-label="Open navigation" onClick={onOpenMobileNav}>
+        <Icon name="menu" size={22} />
+      </button>
+      <div className="topbar-spacer" />
+      <NewRecordMenu />
+      <ThemeToggle />
+      <ExpiringBell />
+      <DropdownMenu
+        label="User menu"
+        triggerClassName="user-menu-trigger"
+        trigger={
+          <>
+            <Avatar src={session.user?.avatar} name={name} size={32} />
+            <span className="user-menu-name">Hi, {name.split(' ')[0]}</span>
+            <Icon name="chevronDown" size={16} />
+          </>
+        }
+        header={
+          <div className="user-menu-header">
+            <div className="user-menu-header-name">{name}</div>
+            <div className="user-menu-header-email">{session.user?.email}</div>
+          </div>
+        }
+        items={[
+          { label: 'Profile', to: '/profile', icon: <Icon name="profile" /> },
+          { label: 'Subscription', to: '/subscription', icon: <Icon name="card" /> },
+          { label: 'Contact', to: '/contact', icon: <Icon name="mail" /> },
+          'separator',
+          { label: 'Logout', to: '/logout', icon: <Icon name="logout" />, tone: 'danger' },
+        ]}
+      />
+    </header>
+  );
+}

@@ -1,0 +1,3 @@
+export function PrivacyContent() {
+  return <p>Privacy Policy.</p>;
+}

@@ -1,0 +1,3 @@
+export function TermsContent() {
+  return <p>Terms of Service.</p>;
+}

@@ -1,0 +1,124 @@
+import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { createPortal } from 'react-dom';
+
+export interface ModalProps {
+  open: boolean;
+  onClose: () => void;
+  title: ReactNode;
+  children: ReactNode;
+  footer?: ReactNode;
+  size?: 'sm' | 'md' | 'lg' | 'xl';
+  /** false for a static backdrop (clicks outside do not close). */
+  closeOnBackdrop?: boolean;
+  /** false while busy: Escape and the close button do nothing. */
+  dismissible?: boolean;
+  /** Element to focus first; defaults to the first focusable element in the dialog. */
+  initialFocusRef?: React.RefObject<HTMLElement | null>;
+  description?: ReactNode;
+  className?: string;
+}
+
+const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]):not([type="hidden"]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+const openStack: HTMLElement[] = [];
+
+/**
+ * An accessible modal dialog: focus moves in and is trapped while open, Escape closes, focus returns
+ * to the element that opened it, the page behind does not scroll. Stacked dialogs (a confirm over a
+ * form) each own Escape and Tab only while they are on top.
+ */
+export function Modal({ open, onClose, title, children, footer, size = 'md', closeOnBackdrop = true, dismissible = true, initialFocusRef, description, className }: ModalProps) {
+  const panelRef = useRef<HTMLDivElement>(null);
+  const titleId = useId();
+  const descId = useId();
+  const onCloseRef = useRef(onClose);
+  onCloseRef.current = onClose;
+  const dismissibleRef = useRef(dismissible);
+  dismissibleRef.current = dismissible;
+
+  useEffect(() => {
+    if (!open) return;
+    const panel = panelRef.current;
+    if (!panel) return;
+    const previouslyFocused = document.activeElement as HTMLElement | null;
+    openStack.push(panel);
+    document.body.classList.add('modal-open');
+    const first = initialFocusRef?.current ?? panel.querySelector<HTMLElement>('[data-autofocus]') ?? panel.querySelector<HTMLElement>(FOCUSABLE);
+    (first ?? panel).focus();
+
+    const onKey = (e: KeyboardEvent) => {
+      if (openStack[openStack.length - 1] !== panel) return;
+      if (e.key === 'Escape') {
+        e.stopPropagation();
+        if (dismissibleRef.current) onCloseRef.current();
+        return;
+      }
+      if (e.key !== 'Tab') return;
+      const items = Array.from(panel.querySelectorAll<HTMLElement>(FOCUSABLE)).filter((el) => el.offsetParent !== null || el === document.activeElement);
+      if (items.length === 0) {
+        e.preventDefault();
+        panel.focus();
+        return;
+      }
+      const firstEl = items[0]!;
+      const lastEl = items[items.length - 1]!;
+      if (e.shiftKey && (document.activeElement === firstEl || !panel.contains(document.activeElement))) {
+        e.preventDefault();
+        lastEl.focus();
+      } else if (!e.shiftKey && (document.activeElement === lastEl || !panel.contains(document.activeElement))) {
+        e.preventDefault();
+        firstEl.focus();
+      }
+    };
+    document.addEventListener('keydown', onKey, true);
+    return () => {
+      document.removeEventListener('keydown', onKey, true);
+      const i = openStack.indexOf(panel);
+      if (i >= 0) openStack.splice(i, 1);
+      if (openStack.length === 0) document.body.classList.remove('modal-open');
+      if (previouslyFocused && document.contains(previouslyFocused)) previouslyFocused.focus();
+    };
+    // Open/close only; the latest onClose is read through the ref.
+  }, [open]);
+
+  if (!open) return null;
+  return createPortal(
+    <div
+      className="modal-backdrop"
+      onMouseDown={(e) => {
+        if (e.target === e.currentTarget && closeOnBackdrop && dismissible) onClose();
+      }}
+    >
+      <div
+        ref={panelRef}
+        className={`modal modal-${size}${className ? ` ${className}` : ''}`}
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby={titleId}
+        aria-describedby={description ? descId : undefined}
+        tabIndex={-1}
+      >
+        <header className="modal-header">
+          <h2 id={titleId} className="modal-title">
+            {title}
+          </h2>
+          <button type="button" className="icon-button modal-close" aria-label="Close" onClick={onClose} disabled={!dismissible}>
+            <svg width="18" height="18" viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round">
+              <path d="M18 6 6 18M6 6l12 12" />
+            </svg>
+          </button>
+        </header>
+        <div className="modal-body">
+          {description && (
+            <p id={descId} className="modal-description">
+              {description}
+            </p>
+          )}
+          {children}
+        </div>
+        {footer && <footer className="modal-footer">{footer}</footer>}
+      </div>
+    </div>,
+    document.body,
+  );
+}

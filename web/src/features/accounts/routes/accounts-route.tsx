@@ -1,0 +1,3 @@
+export function AccountsRoute() {
+  return <main className="page">AccountsRoute</main>;
+}

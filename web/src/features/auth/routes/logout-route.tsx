@@ -1,0 +1,3 @@
+export function LogoutRoute() {
+  return <main className="page">LogoutRoute</main>;
+}

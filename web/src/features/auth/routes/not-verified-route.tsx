@@ -1,0 +1,3 @@
+export function NotVerifiedRoute() {
+  return <main className="page">NotVerifiedRoute</main>;
+}

@@ -1,0 +1,3 @@
+export function ResetLinkRoute() {
+  return <main className="page">ResetLinkRoute</main>;
+}

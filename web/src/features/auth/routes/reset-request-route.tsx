@@ -1,0 +1,3 @@
+export function ResetRequestRoute() {
+  return <main className="page">ResetRequestRoute</main>;
+}

@@ -1,0 +1,3 @@
+export function SignInRoute() {
+  return <main className="page">SignInRoute</main>;
+}

@@ -1,0 +1,3 @@
+export function SignUpRoute() {
+  return <main className="page">SignUpRoute</main>;
+}

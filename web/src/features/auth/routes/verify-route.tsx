@@ -1,0 +1,3 @@
+export function VerifyRoute() {
+  return <main className="page">VerifyRoute</main>;
+}

@@ -1,0 +1,191 @@
+import type { SessionUser } from '@oj/contracts/users';
+import { apiRequest, configureApiClient } from '../../lib/api-client.ts';
+
+export type { SessionUser };
+
+/**
+ * The browser session. The stored user (from login) says who is signed in and whether they verified the
+ * e-mail; privilege and subscription status are derived from the access token, never stored separately,
+ * so a refreshed token (new role, renewed subscription) takes effect at once.
+ *
+ * Both live in localStorage so every tab of the console shares one session; a logout marker written
+ * there signs the other tabs out.
+ */
+export type Role = 'Admin' | 'Super' | 'Moderator' | 'User';
+/** The role from the token; 7 when there is no token or no user in it (the spec's default). */
+export type Privilege = Role | 7;
+
+export interface SessionState {
+  user: SessionUser | null;
+  accessToken: string | null;
+  privilege: Privilege;
+  /** Subscription status code from the token: 1 trial, 2 active, 3 expired, 4 canceled, 5 due, 6 pending, 7 unknown; null without a token. */
+  subsStatus: number | null;
+}
+
+const USER_KEY = 'oj.session.user';
+const TOKEN_KEY = 'oj.session.token';
+export const LOGOUT_MARKER_KEY = 'oj.session.logout';
+
+interface TokenClaims {
+  role?: string;
+  subs_status?: number;
+}
+
+/** Reads the user claims of a JWT without verifying it (the server verifies; the console only displays). */
+export function decodeTokenClaims(token: string | null): TokenClaims | null {
+  if (!token) return null;
+  const part = token.split('.')[1];
+  if (!part) return null;
+  try {
+    const binary = atob(part.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(part.length / 4) * 4, '='));
+    const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+    const payload = JSON.parse(new TextDecoder().decode(bytes)) as { user?: TokenClaims } & TokenClaims;
+    return payload.user && typeof payload.user === 'object' ? payload.user : payload;
+  } catch {
+    return null;
+  }
+}
+
+export function derivePrivilege(token: string | null): Privilege {
+  const claims = decodeTokenClaims(token);
+  if (!claims) return 7;
+  const role = claims.role;
+  if (role === 'Admin' || role === 'Super' || role === 'Moderator' || role === 'User') return role;
+  return 'User';
+}
+
+export function deriveSubsStatus(token: string | null): number | null {
+  const claims = decodeTokenClaims(token);
+  if (!claims) return null;
+  return typeof claims.subs_status === 'number' ? claims.subs_status : 7;
+}
+
+/** Staff roles always have access; a User needs status 1 (trial) or 2 (active). */
+export function isSubscriptionActive(state: Pick<SessionState, 'privilege' | 'subsStatus'>): boolean {
+  if (state.privilege === 'Admin' || state.privilege === 'Super' || state.privilege === 'Moderator') return true;
+  return state.subsStatus === 1 || state.subsStatus === 2;
+}
+
+function readStorage(key: string): string | null {
+  try {
+    return localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+function writeStorage(key: string, value: string | null): void {
+  try {
+    if (value === null) localStorage.removeItem(key);
+    else localStorage.setItem(key, value);
+  } catch {
+    // Storage can be unavailable (private mode quotas); the in-memory session still works in this tab.
+  }
+}
+
+function readUser(): SessionUser | null {
+  const raw = readStorage(USER_KEY);
+  if (!raw) return null;
+  try {
+    const u = JSON.parse(raw) as SessionUser;
+    return u && typeof u.user_uid === 'string' ? u : null;
+  } catch {
+    return null;
+  }
+}
+
+function build(user: SessionUser | null, accessToken: string | null): SessionState {
+  return { user, accessToken, privilege: derivePrivilege(accessToken), subsStatus: deriveSubsStatus(accessToken) };
+}
+
+let state: SessionState = build(readUser(), readStorage(TOKEN_KEY));
+const listeners = new Set<() => void>();
+
+function emit(next: SessionState): void {
+  state = next;
+  for (const l of listeners) l();
+}
+
+export const sessionStore = {
+  getState: (): SessionState => state,
+  subscribe(listener: () => void): () => void {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  },
+  /** After a successful login. */
+  signIn(user: SessionUser, accessToken: string): void {
+    writeStorage(USER_KEY, JSON.stringify(user));
+    writeStorage(TOKEN_KEY, accessToken);
+    emit(build(user, accessToken));
+  },
+  setAccessToken(accessToken: string): void {
+    writeStorage(TOKEN_KEY, accessToken);
+    emit(build(state.user, accessToken));
+  },
+  updateUser(patch: Partial<SessionUser>): void {
+    if (!state.user) return;
+    const user = { ...state.user, ...patch };
+    writeStorage(USER_KEY, JSON.stringify(user));
+    emit(build(user, state.accessToken));
+  },
+  /** Forgets the session in this tab and tells the other tabs (marker) unless they told us. */
+  clear(options: { broadcast?: boolean } = {}): void {
+    writeStorage(USER_KEY, null);
+    writeStorage(TOKEN_KEY, null);
+    if (options.broadcast !== false) writeStorage(LOGOUT_MARKER_KEY, String(Date.now()));
+    emit(build(null, null));
+  },
+  /** Re-reads storage (another tab signed in or refreshed the token). */
+  reload(): void {
+    emit(build(readUser(), readStorage(TOKEN_KEY)));
+  },
+};
+
+/** Calls the logout endpoint (errors are logged, logout proceeds) and clears the session everywhere. */
+export async function logout(): Promise<void> {
+  try {
+    await apiRequest('/users/logout', { method: 'POST', auth: false, headers: state.accessToken ? { Authorization: `Bearer ${state.accessToken}` } : {} });
+  } catch (error) {
+    console.warn('logout call failed', error);
+  }
+  sessionStore.clear();
+}
+
+function hardRedirectToSignIn(): void {
+  // A full navigation drops every cached query and all in-memory state along with the session.
+  if (window.location.pathname !== '/signin') window.location.assign('/signin');
+}
+
+let installed = false;
+
+/** Wires the session into the API client and listens for other tabs and back-forward cache restores. */
+export function installSession(): void {
+  if (installed) return;
+  installed = true;
+  configureApiClient({
+    getAccessToken: () => readStorage(TOKEN_KEY) ?? state.accessToken,
+    setAccessToken: (token) => sessionStore.setAccessToken(token),
+    onSessionExpired: () => {
+      sessionStore.clear();
+      hardRedirectToSignIn();
+    },
+  });
+  window.addEventListener('storage', (event) => {
+    if (event.key === LOGOUT_MARKER_KEY && event.newValue) {
+      // Another tab logged out: end this tab's session too (the server call is idempotent).
+      void apiRequest('/users/logout', { method: 'POST', auth: false }).catch(() => undefined);
+      sessionStore.clear({ broadcast: false });
+      hardRedirectToSignIn();
+    } else if (event.key === USER_KEY || event.key === TOKEN_KEY) {
+      sessionStore.reload();
+    }
+  });
+  window.addEventListener('pageshow', (event) => {
+    // A page restored from the back-forward cache may show a signed-out user's data: start over.
+    if (event.persisted && state.user) {
+      sessionStore.clear({ broadcast: false });
+      hardRedirectToSignIn();
+    }
+  });
+}

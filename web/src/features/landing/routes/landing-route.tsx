@@ -1,0 +1,3 @@
+export function LandingRoute() {
+  return <main className="page">LandingRoute</main>;
+}

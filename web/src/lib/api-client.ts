@@ -1,0 +1,187 @@
+/**
+ * The one way the console talks to the API: JSON over /api/v1 with the refresh cookie (credentials) and
+ * the bearer access token. A 401 triggers exactly one token refresh and one retry of that request; if the
+ * refresh fails the session is over and the configured handler signs out (to /signin).
+ */
+export const API_BASE = '/api/v1';
+
+export class ApiError extends Error {
+  readonly status: number;
+  /** `detail` of the error body: a string, or the list of validation issues of a 422. */
+  readonly detail: unknown;
+  readonly resolution: string | undefined;
+
+  constructor(status: number, message: string, detail?: unknown, resolution?: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.detail = detail;
+    this.resolution = resolution;
+  }
+}
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  body?: unknown;
+  query?: Record<string, string | number | boolean | null | undefined>;
+  headers?: Record<string, string>;
+  /** Sent as the `Idempotency-Key` header, so a retried command is applied once. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+  /** false for public endpoints (sign-in, sign-up...): no bearer token and no refresh on 401. */
+  auth?: boolean;
+  /** Milliseconds before the request is aborted (image uploads use 30 s). */
+  timeoutMs?: number;
+}
+
+interface AuthBridge {
+  getAccessToken(): string | null;
+  setAccessToken(token: string): void;
+  /** Called when a refresh failed: the session is over. */
+  onSessionExpired(): void;
+}
+
+let bridge: AuthBridge = {
+  getAccessToken: () => null,
+  setAccessToken: () => undefined,
+  onSessionExpired: () => undefined,
+};
+
+/** The auth feature plugs the session in here (lib does not depend on features). */
+export function configureApiClient(next: AuthBridge): void {
+  bridge = next;
+}
+
+function buildUrl(path: string, query?: RequestOptions['query']): string {
+  const clean = path.startsWith('/') ? path : `/${path}`;
+  let url = `${API_BASE}${clean}`;
+  if (query) {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== '') params.set(k, String(v));
+    const qs = params.toString();
+    if (qs) url += `${url.includes('?') ? '&' : '?'}${qs}`;
+  }
+  return url;
+}
+
+async function parseBody(res: Response): Promise<unknown> {
+  if (res.status === 204) return undefined;
+  const text = await res.text();
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function toApiError(status: number, body: unknown): ApiError {
+  if (body && typeof body === 'object') {
+    const b = body as { message?: unknown; detail?: unknown; resolution?: unknown };
+    const message = typeof b.message === 'string' ? b.message : typeof b.detail === 'string' ? b.detail : `Request failed (${status})`;
+    return new ApiError(status, message, b.detail, typeof b.resolution === 'string' ? b.resolution : undefined);
+  }
+  return new ApiError(status, typeof body === 'string' && body ? body : `Request failed (${status})`);
+}
+
+async function send(path: string, options: RequestOptions, token: string | null): Promise<Response> {
+  const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (options.idempotencyKey) headers['Idempotency-Key'] = options.idempotencyKey;
+  const timeout = options.timeoutMs ? AbortSignal.timeout(options.timeoutMs) : undefined;
+  const signal = options.signal && timeout ? AbortSignal.any([options.signal, timeout]) : (options.signal ?? timeout);
+  try {
+    return await fetch(buildUrl(path, options.query), {
+      method: options.method ?? 'GET',
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      credentials: 'include',
+      signal,
+    });
+  } catch (error) {
+    if (error instanceof DOMException && error.name === 'AbortError' && options.signal?.aborted) throw error;
+    throw new ApiError(0, 'Network error. Please try again.');
+  }
+}
+
+let refreshing: Promise<string | null> | null = null;
+
+/**
+ * One refresh at a time, across tabs too: refresh tokens rotate and a reused one revokes the whole
+ * family, so two tabs refreshing with the same cookie would sign the user out. Under the lock, a token
+ * another tab already obtained (shared through the session storage) is used instead of refreshing again.
+ */
+export function refreshAccessToken(staleToken: string | null): Promise<string | null> {
+  if (refreshing) return refreshing;
+  const run = async (): Promise<string | null> => {
+    const current = bridge.getAccessToken();
+    if (current && current !== staleToken) return current;
+    const res = await send('/users/refresh_token', { method: 'POST', auth: false }, null).catch(() => null);
+    if (!res || !res.ok) return null;
+    const body = (await parseBody(res)) as { access_token?: unknown } | undefined;
+    const token = typeof body?.access_token === 'string' ? body.access_token : null;
+    if (token) bridge.setAccessToken(token);
+    return token;
+  };
+  const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
+  // LockManager.request resolves with the callback's result (its typing nests the promise).
+  const locked = locks ? (locks.request('oj-token-refresh', run) as unknown as Promise<string | null>) : run();
+  const pending: Promise<string | null> = locked.finally(() => {
+    refreshing = null;
+  });
+  refreshing = pending;
+  return pending;
+}
+
+export async function apiRequest<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  const useAuth = options.auth !== false;
+  const token = useAuth ? bridge.getAccessToken() : null;
+  let res = await send(path, options, token);
+  if (res.status === 401 && useAuth) {
+    const fresh = await refreshAccessToken(token);
+    if (!fresh) {
+      bridge.onSessionExpired();
+      throw toApiError(401, await parseBody(res));
+    }
+    res = await send(path, options, fresh);
+    if (res.status === 401) {
+      bridge.onSessionExpired();
+      throw toApiError(401, await parseBody(res));
+    }
+  }
+  const body = await parseBody(res);
+  if (!res.ok) throw toApiError(res.status, body);
+  return body as T;
+}
+
+export const api = {
+  get: <T>(path: string, options: Omit<RequestOptions, 'method' | 'body'> = {}) => apiRequest<T>(path, { ...options, method: 'GET' }),
+  post: <T>(path: string, body?: unknown, options: Omit<RequestOptions, 'method' | 'body'> = {}) =>
+    apiRequest<T>(path, { ...options, method: 'POST', body }),
+  patch: <T>(path: string, body?: unknown, options: Omit<RequestOptions, 'method' | 'body'> = {}) =>
+    apiRequest<T>(path, { ...options, method: 'PATCH', body }),
+  put: <T>(path: string, body?: unknown, options: Omit<RequestOptions, 'method' | 'body'> = {}) =>
+    apiRequest<T>(path, { ...options, method: 'PUT', body }),
+  delete: <T>(path: string, options: Omit<RequestOptions, 'method' | 'body'> = {}) => apiRequest<T>(path, { ...options, method: 'DELETE' }),
+};
+
+/** The message to show for a failed call: the server's message, else the screen's fallback text. */
+export function errorMessage(error: unknown, fallback: string): string {
+  if (error instanceof ApiError && error.status !== 0 && error.message) return error.message;
+  if (error instanceof ApiError && error.status === 0) return error.message;
+  return fallback;
+}
+
+/** The 422 detail as a list of messages ({message} issues or plain strings). */
+export function detailMessages(error: unknown): string[] {
+  if (!(error instanceof ApiError)) return [];
+  const d = error.detail;
+  if (typeof d === 'string') return [d];
+  if (Array.isArray(d)) {
+    return d
+      .map((x) => (typeof x === 'string' ? x : x && typeof x === 'object' && typeof (x as { message?: unknown }).message === 'string' ? (x as { message: string }).message : null))
+      .filter((x): x is string => x !== null);
+  }
+  return [];
+}
