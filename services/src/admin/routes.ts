@@ -1,4 +1,35 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { errorBody } from '@oj/contracts/common';
+import { adminUser, adminUserParams } from '@oj/contracts/users';
+import { AppError } from '../app/errors.ts';
+import { findUserByEmail } from '../identity/users.ts';
 
-// Placeholder: filled in by its module's issue.
-export const adminRoutes: FastifyPluginAsyncZod = async () => {};
+export const adminMessages = { userNotFound: 'User not found.' } as const;
+
+export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
+  const db = app.deps.database.db;
+  app.get(
+    '/admin/users/:email',
+    {
+      preHandler: app.requireRole('Admin'),
+      schema: { tags: ['admin'], security: [{ bearer: [] }], params: adminUserParams, response: { 200: adminUser, 401: errorBody, 403: errorBody, 404: errorBody, 422: errorBody } },
+    },
+    async (request) => {
+      const user = await findUserByEmail(db, request.params.email);
+      if (!user) throw new AppError('not_found', adminMessages.userNotFound);
+      return {
+        name: user.name,
+        uid: user.uid,
+        email: user.email,
+        username: user.username,
+        user_since: user.created_at.toISOString().slice(0, 10),
+        bio: user.bio,
+        website: user.website,
+        account_confirmed: user.account_confirmed,
+        has_trade_account: user.has_trade_account,
+        agreed_to_terms: user.agreed_to_terms,
+        role_uid: user.role,
+      };
+    },
+  );
+};

@@ -1,4 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { errorBody } from '@oj/contracts/common';
+import { strategyCatalogue, strategyList } from '@oj/contracts/strategies';
 
-// Placeholder: filled in by its module's issue.
-export const strategyRoutes: FastifyPluginAsyncZod = async () => {};
+/** The strategy catalogue is reference data in contracts/ (see docs/strategies.md). */
+export const strategyRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/strategies/',
+    { preHandler: app.requireVerifiedUser, schema: { tags: ['strategies'], security: [{ bearer: [] }], response: { 200: strategyList, 401: errorBody, 403: errorBody } } },
+    async () => [...strategyCatalogue],
+  );
+};

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
+import { authMessages } from '../identity/auth-plugin.ts';
+import { runAdminCli } from '../identity/cli.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ label: 'admin_routes' });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const lookup = (email: string, authorization?: string) =>
+  t.app.inject({ method: 'GET', url: `/api/v1/admin/users/${encodeURIComponent(email)}`, ...(authorization ? { headers: { authorization } } : {}) });
+
+describe('admin user lookup', () => {
+  it('returns the part 2 fields to an Admin', async () => {
+    const admin = await signInAs(t, { role: 'Admin' });
+    const user = await signInAs(t, { name: 'Lookup Target' });
+    const res = await lookup(user.email.toUpperCase(), admin.authorization);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      name: 'Lookup Target',
+      uid: user.userId,
+      email: user.email,
+      username: null,
+      user_since: '2026-03-02',
+      bio: null,
+      website: null,
+      account_confirmed: true,
+      has_trade_account: false,
+      agreed_to_terms: true,
+      role_uid: 'User',
+    });
+  });
+
+  it('answers 404 for an unknown e-mail and 422 for a blank one', async () => {
+    const admin = await signInAs(t, { role: 'Admin' });
+    const res = await lookup('nobody@example.com', admin.authorization);
+    expect(res.statusCode).toBe(404);
+    expect(res.json().message).toBe('User not found.');
+    const blank = await lookup(' ', admin.authorization);
+    expect(blank.statusCode).toBe(422);
+    expect(blank.json().message).toBe('Email is required.');
+  });
+
+  it('is Admin only: 401 without a token, 403 for other roles', async () => {
+    expect((await lookup('x@example.com')).statusCode).toBe(401);
+    for (const role of ['User', 'Super', 'Moderator'] as const) {
+      const s = await signInAs(t, { role });
+      const res = await lookup(s.email, s.authorization);
+      expect(res.statusCode, role).toBe(403);
+      expect(res.json().message).toBe(authMessages.forbidden);
+    }
+  });
+});
+
+describe('admin CLI', () => {
+  const quiet = { log: () => undefined, error: () => undefined } as unknown as Console;
+  const env = () => ({ DATABASE_URL: t.db.url, DATA_DIR: t.dataDir, JWT_SECRET: t.config.JWT_SECRET, LOG_LEVEL: 'silent' });
+
+  it('create-admin makes a verified Admin who can sign in and look users up', async () => {
+    const code = await runAdminCli(['create-admin', '--email', 'Boss@Example.com', '--name', 'Big Boss', '--password', 'Admin1!pass'], env(), quiet);
+    expect(code).toBe(0);
+    const login = await t.app.inject({ method: 'POST', url: '/api/v1/users/login', payload: { email: 'boss@example.com', password: 'Admin1!pass' } });
+    expect(login.json().user).toMatchObject({ role: 'Admin', uac: true });
+    expect((await lookup('boss@example.com', `Bearer ${login.json().access_token}`)).statusCode).toBe(200);
+    // Same e-mail again: refused.
+    expect(await runAdminCli(['create-admin', '--email', 'boss@example.com', '--name', 'Big Boss', '--password', 'Admin1!pass'], env(), quiet)).toBe(1);
+  });
+
+  it('promote gives an existing user a role; bad input gives usage', async () => {
+    const s = await signInAs(t);
+    expect(await runAdminCli(['promote', '--email', s.email], env(), quiet)).toBe(0);
+    expect((await lookup(s.email, s.authorization)).statusCode).toBe(200);
+    expect(await runAdminCli(['promote', '--email', 'ghost@example.com'], env(), quiet)).toBe(1);
+    expect(await runAdminCli(['create-admin', '--email', 'a@b.co', '--name', 'x', '--password', 'weak'], env(), quiet)).toBe(2);
+    expect(await runAdminCli(['explode'], env(), quiet)).toBe(2);
+  });
+});
