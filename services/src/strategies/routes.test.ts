@@ -34,3 +34,11 @@ describe('GET /strategies/', () => {
     expect((await t.app.inject({ method: 'GET', url: '/api/v1/strategies/', headers: { authorization: u.authorization } })).statusCode).toBe(403);
   });
 });
+
+describe('docs/strategies.md', () => {
+  it('lists every strategy of the catalogue', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const doc = await readFile(new URL('../../../docs/strategies.md', import.meta.url), 'utf8');
+    for (const s of strategyCatalogue) expect(doc, s.name).toContain(`| ${s.name} | \`${s.uid}\` | ${s.strategy_group} |`);
+  });
+});
