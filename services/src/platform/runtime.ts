@@ -5,6 +5,7 @@ import { systemClock, type Clock } from '@oj/infra/clock';
 import { openDatabase, type Database } from '@oj/infra/db/database';
 import { createEventStore } from '@oj/infra/eventstore/create';
 import { createLogger } from '@oj/infra/logger';
+import { claimDataDir } from '@oj/projections/runtime/data-dir-lock';
 import type { AppDeps, ReadinessCheck } from '../app/deps.ts';
 import { migrate } from './migrations.ts';
 
@@ -29,6 +30,8 @@ export type ProcessRole = 'all' | 'gateway' | 'projector';
  */
 export async function createRuntime(config: Config, options: { clock?: Clock; database?: Database } = {}): Promise<Runtime> {
   const logger = createLogger(config.LOG_LEVEL);
+  // PGlite is single-process: refuse to open the data directory another process (the CLI) holds.
+  const dataDirClaim = !options.database && !config.DATABASE_URL ? claimDataDir(config.DATA_DIR) : null;
   const database =
     options.database ?? (await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : `${config.DATA_DIR}/pg` }));
   await migrate(database.db);
@@ -48,6 +51,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; da
       for (const w of workers.reverse()) await w.stop().catch((err) => logger.error({ err, worker: w.name }, 'worker stop failed'));
       await eventStore.close();
       if (!options.database) await database.close();
+      dataDirClaim?.release();
     },
   };
 }

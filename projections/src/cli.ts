@@ -1,0 +1,201 @@
+import { parseArgs } from 'node:util';
+import { loadConfig, ConfigError, type Config } from '@oj/infra/config';
+import { openDatabase, type Database } from '@oj/infra/db/database';
+import { createEventStore } from '@oj/infra/eventstore/create';
+import type { EventStore } from '@oj/infra/eventstore/port';
+import { allProjections } from './catalogue.ts';
+import { claimDataDir, DataDirBusyError } from './runtime/data-dir-lock.ts';
+import { abandon, diff, rebuild, retire, rollback, switchVersion, type RebuildProgress, type RuntimeDeps } from './runtime/rebuild.ts';
+import { projectionsStatus } from './runtime/status.ts';
+
+const usage = `Usage: npm run projections -- <command>
+
+  status [--json]                       versions, statuses, checkpoints, rebuild progress, lag
+  rebuild <name|all> [--user <id>]      build the next version beside the live one, catch up, switch
+          [--batch-size <n>] [--no-switch]
+  switch <name> <version>               make a built (or retired) version live, in one transaction
+  rollback <name>                       switch back to the most recently retired version
+  diff <name> [--version <n>]           rows and totals that differ between live and building (or <n>)
+  retire <name> [--version <n>]         drop retired versions' tables (no rollback to them after)
+  abandon <name>                        drop a building version
+
+Works in both modes: DATABASE_URL (services) or the embedded PGlite under DATA_DIR, which must not be
+held by a running \`npm start\` (PGlite is single-process).`;
+
+function progressBar(): { update(p: RebuildProgress): void; done(): void } {
+  const tty = process.stderr.isTTY;
+  let lastLine = 0;
+  const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+  const eta = (s: number | null) => (s === null ? '?' : s < 60 ? `${Math.ceil(s)}s` : `${Math.floor(s / 60)}m${String(Math.ceil(s % 60)).padStart(2, '0')}s`);
+  return {
+    update(p) {
+      const total = p.eventsTotal;
+      const ratio = total ? Math.min(1, p.eventsDone / total) : 0;
+      const width = 30;
+      const bar = total ? `[${'#'.repeat(Math.round(ratio * width)).padEnd(width, '-')}] ${(ratio * 100).toFixed(0).padStart(3)}% ` : '';
+      const line = `${p.projection} v${p.version} ${p.phase} ${bar}${fmt(p.eventsDone)}/${total === null ? '?' : fmt(total)} events  ${fmt(p.rate)} ev/s  ETA ${eta(p.etaSeconds)}`;
+      if (tty) process.stderr.write(`\r\u001b[2K${line}`);
+      else if (Date.now() - lastLine > 2000 || p.phase !== 'building') {
+        process.stderr.write(`${line}\n`);
+        lastLine = Date.now();
+      }
+    },
+    done() {
+      if (tty) process.stderr.write('\n');
+    },
+  };
+}
+
+async function open(config: Config): Promise<{ deps: RuntimeDeps; close(): Promise<void> }> {
+  const claim = config.DATABASE_URL ? null : claimDataDir(config.DATA_DIR);
+  let database: Database | undefined;
+  let eventStore: EventStore | undefined;
+  try {
+    database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : `${config.DATA_DIR}/pg`, poolSize: 4 });
+    // Same migrations as every process of the app (idempotent, locked), so the CLI works on a fresh store too.
+    const { migrate } = await import('@oj/services/platform/migrations');
+    await migrate(database.db);
+    eventStore = await createEventStore(config, database);
+  } catch (error) {
+    await database?.close();
+    claim?.release();
+    throw error;
+  }
+  const db = database;
+  const store = eventStore;
+  return {
+    deps: { database: db, eventStore: store, projections: allProjections, lanes: config.PROJECTOR_LANES },
+    async close() {
+      await store.close();
+      await db.close();
+      claim?.release();
+    },
+  };
+}
+
+function printStatus(status: Awaited<ReturnType<typeof projectionsStatus>>): void {
+  const out: string[] = [`lanes ${status.lanes}, transport ${status.transport}`];
+  if (!status.projections.length) out.push('(no projections in the catalogue)');
+  for (const p of status.projections) {
+    out.push('', `${p.name} (code v${p.codeVersion ?? '-'})${p.warning ? `  !! ${p.warning}` : ''}`);
+    for (const v of p.versions) {
+      const counts = Object.entries(v.counts).map(([t, n]) => `${t}=${n}`).join(' ');
+      out.push(`  v${v.version} ${v.status.padEnd(8)} formulas v${v.codeVersion} tables ${Object.values(v.tables).join(', ')}${counts ? `  rows ${counts}` : ''}`);
+    }
+    for (const r of p.rebuilds.filter((r) => !r.finishedAt)) out.push(`  rebuild of v${r.version} in progress/stopped at ${r.checkpoint}: ${r.eventsDone}/${r.eventsTotal ?? '?'} events (resume: rebuild ${p.name})`);
+    const behind = p.lag.filter((l) => l.behindEvents > 0);
+    out.push(
+      behind.length
+        ? `  lag: ${behind.map((l) => `lane ${l.lane} ${l.behindEvents}${l.capped ? '+' : ''} events / ${l.behindSeconds.toFixed(1)}s`).join('; ')}`
+        : '  lag: caught up',
+    );
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      user: { type: 'string' },
+      'batch-size': { type: 'string' },
+      'no-switch': { type: 'boolean' },
+      version: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [command, name, arg] = positionals;
+  if (!command || values.help) {
+    process.stdout.write(`${usage}\n`);
+    return command || values.help ? 0 : 2;
+  }
+  const needName = () => {
+    if (!name) throw new UsageError(`${command} needs a projection name`);
+    return name;
+  };
+  if (!['status', 'rebuild', 'switch', 'rollback', 'diff', 'retire', 'abandon'].includes(command)) throw new UsageError(`Unknown command ${command}`);
+  const version = values.version !== undefined ? Number(values.version) : undefined;
+  const config = loadConfig();
+  const { deps, close } = await open(config);
+  try {
+    switch (command) {
+      case 'status': {
+        const status = await projectionsStatus(deps, config.mode.projector);
+        if (values.json) process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
+        else printStatus(status);
+        return 0;
+      }
+      case 'rebuild': {
+        const target = needName();
+        const bar = progressBar();
+        const results = await rebuild(deps, target, {
+          ...(values.user ? { userId: values.user } : {}),
+          ...(values['batch-size'] ? { batchSize: Number(values['batch-size']) } : {}),
+          switch: !values['no-switch'],
+          onProgress: (p) => bar.update(p),
+        });
+        bar.done();
+        for (const r of results) {
+          process.stdout.write(
+            values.user
+              ? `${r.projection} v${r.version}: recomputed user ${values.user} (${r.eventsApplied} events)\n`
+              : `${r.projection} v${r.version}: ${r.eventsApplied} events applied${r.resumedFrom ? ` (resumed from ${r.resumedFrom})` : ''}, ${r.switched ? 'now live' : 'left building (diff, then switch)'}\n`,
+          );
+        }
+        return 0;
+      }
+      case 'switch': {
+        const v = Number(arg);
+        if (!Number.isInteger(v)) throw new UsageError('switch needs a version number');
+        await switchVersion(deps, needName(), v);
+        process.stdout.write(`${name} v${v} is live\n`);
+        return 0;
+      }
+      case 'rollback': {
+        const r = await rollback(deps, needName());
+        process.stdout.write(`${name}: v${r.to} is live again (v${r.from ?? '-'} retired, kept until retire)\n`);
+        return 0;
+      }
+      case 'diff': {
+        const tables = await diff(deps, needName(), version);
+        if (values.json) process.stdout.write(`${JSON.stringify(tables, null, 2)}\n`);
+        else
+          for (const t of tables) {
+            const same = !t.onlyInLive && !t.onlyInOther && !t.totals.length && !t.shapeChanged;
+            process.stdout.write(`${t.table}: ${t.live} (${t.rowsLive} rows) vs ${t.other} (${t.rowsOther} rows)${same ? ': identical' : ''}\n`);
+            if (t.shapeChanged) process.stdout.write(`  shape changed: ${t.shapeChanged}\n`);
+            if (t.onlyInLive || t.onlyInOther) process.stdout.write(`  rows only in live: ${t.onlyInLive}, only in the other: ${t.onlyInOther} (--json for samples)\n`);
+            for (const x of t.totals) process.stdout.write(`  total ${x.column}: ${x.live} -> ${x.other}\n`);
+          }
+        return 0;
+      }
+      case 'retire': {
+        const dropped = await retire(deps, needName(), version);
+        process.stdout.write(dropped.length ? `${name}: dropped v${dropped.join(', v')}\n` : `${name}: no retired version\n`);
+        return 0;
+      }
+      case 'abandon': {
+        const v = await abandon(deps, needName());
+        process.stdout.write(v === null ? `${name}: nothing building\n` : `${name}: dropped building v${v}\n`);
+        return 0;
+      }
+      default:
+        throw new UsageError(`Unknown command ${command}`);
+    }
+  } finally {
+    await close();
+  }
+}
+
+class UsageError extends Error {}
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (error) {
+  if (error instanceof UsageError) process.stderr.write(`${error.message}\n\n${usage}\n`);
+  else if (error instanceof DataDirBusyError || error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
+  else process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = error instanceof UsageError ? 2 : 1;
+}

@@ -1,0 +1,57 @@
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * PGlite is one process: two processes opening the same data directory corrupt it. Whoever opens the
+ * embedded database for long (the embedded projector, the projections CLI) claims the directory with
+ * a pid file; a claim whose process is gone is stale and taken over.
+ */
+export class DataDirBusyError extends Error {
+  readonly pid: number;
+  constructor(dir: string, pid: number) {
+    super(
+      `The embedded database in ${dir} is in use by process ${pid} (\`npm start\` holds it). PGlite is single-process: stop that process first, ` +
+        'or run in services mode (DATABASE_URL) where the CLI works beside the running app.',
+    );
+    this.name = 'DataDirBusyError';
+    this.pid = pid;
+  }
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+export function dataDirHolder(dataDir: string): number | null {
+  try {
+    const pid = Number(readFileSync(join(dataDir, 'pglite.pid'), 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid) ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Claims `dataDir` for this process; throws DataDirBusyError when a live process holds it. */
+export function claimDataDir(dataDir: string): { release(): void } {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, 'pglite.pid');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(file, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return { release: () => rmSync(file, { force: true }) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = dataDirHolder(dataDir);
+      if (holder !== null) throw new DataDirBusyError(dataDir, holder);
+      rmSync(file, { force: true });
+    }
+  }
+  throw new Error(`Could not claim ${dataDir}`);
+}
