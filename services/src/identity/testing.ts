@@ -7,7 +7,7 @@ import { loadConfig, type Config } from '@oj/infra/config';
 import { FixedClock } from '@oj/infra/clock';
 import { createLogger } from '@oj/infra/logger';
 import type { EventStore } from '@oj/infra/eventstore/port';
-import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
+import { createTestDatabase, createPGliteDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
 import type { RoleName } from '@oj/contracts/users';
 import { buildApp } from '../app/app.ts';
 import type { AppDeps } from '../app/deps.ts';
@@ -39,15 +39,20 @@ const absentEventStore = new Proxy({} as EventStore, {
 });
 
 export async function createTestApp(
-  options: { label?: string; env?: Record<string, string>; now?: string; eventStore?: EventStore; database?: TestDatabase } = {},
+  options: { label?: string; env?: Record<string, string>; now?: string; eventStore?: EventStore; database?: TestDatabase; pglite?: boolean; logLevel?: string } = {},
 ): Promise<TestApp> {
-  const db = options.database ?? (await createTestDatabase(options.label ?? 'identity'));
+  // PGlite (embedded mode) variant: same code, in-memory database, no URL.
+  const db: TestDatabase =
+    options.database ??
+    (options.pglite
+      ? await createPGliteDatabase().then((d) => ({ ...d, url: '', name: 'pglite', drop: () => d.close() }))
+      : await createTestDatabase(options.label ?? 'identity'));
   await migrate(db.db);
   const dataDir = await mkdtemp(join(tmpdir(), 'oj-test-'));
   const config = loadConfig({
     NODE_ENV: 'test',
     DATA_DIR: dataDir,
-    DATABASE_URL: db.url,
+    ...(db.url ? { DATABASE_URL: db.url } : {}),
     PUBLIC_URL: 'http://journal.test',
     JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789',
     LOG_LEVEL: 'silent',
@@ -60,11 +65,11 @@ export async function createTestApp(
     database: db,
     eventStore: options.eventStore ?? absentEventStore,
     clock,
-    logger: createLogger('silent'),
+    logger: createLogger(options.logLevel ?? 'silent'),
     metrics: new Registry(),
     readiness: [],
   };
-  const app = await buildApp(deps, { logger: false });
+  const app = await buildApp(deps, { logger: options.logLevel !== undefined });
   await app.ready();
   return {
     app,

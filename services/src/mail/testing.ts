@@ -15,13 +15,18 @@ export function linksInMail(raw: string): string[] {
   return [...new Set(decodeQuotedPrintable(raw).match(/https?:\/\/[^\s"<>]+/g) ?? [])];
 }
 
-/** The newest .eml file in `<dataDir>/mail/` addressed to `to`, or undefined. File names sort by creation (uuidv7). */
-export async function latestMailFile(dataDir: string, to: string): Promise<{ file: string; raw: string; links: string[] } | undefined> {
+/**
+ * The newest .eml file in `<dataDir>/mail/` addressed to `to` (and, if given, whose decoded text contains
+ * `containing`, e.g. '/users/password-reset-link'), or undefined. File names sort in delivery order.
+ */
+export async function latestMailFile(dataDir: string, to: string, containing?: string): Promise<{ file: string; raw: string; text: string; links: string[] } | undefined> {
   const dir = join(dataDir, 'mail');
   const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.eml')).sort().reverse();
   for (const file of files) {
     const raw = await readFile(join(dir, file), 'utf8');
-    if (new RegExp(`^To: ${to.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`, 'mi').test(raw)) return { file, raw, links: linksInMail(raw) };
+    if (!new RegExp(`^To: ${to.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`, 'mi').test(raw)) continue;
+    const text = decodeQuotedPrintable(raw);
+    if (containing === undefined || text.includes(containing)) return { file, raw, text, links: linksInMail(raw) };
   }
   return undefined;
 }

@@ -18,6 +18,8 @@ export interface MailTransport {
   close(): void;
 }
 
+let fileSeq = 0;
+
 /** SMTP when a URL is given (smtp:// or smtps://), else `.eml` files in `<dataDir>/mail/`. */
 export function createMailTransport(options: { smtpUrl?: string | undefined; dataDir: string }): MailTransport {
   if (options.smtpUrl) {
@@ -37,8 +39,10 @@ export function createMailTransport(options: { smtpUrl?: string | undefined; dat
     async send(m) {
       const info = await builder.sendMail({ messageId: m.messageId, from: m.from, to: m.to, subject: m.subject, text: m.text, ...(m.html ? { html: m.html } : {}) });
       await mkdir(dir, { recursive: true });
-      const id = m.messageId.replace(/[^a-zA-Z0-9.-]/g, '');
-      const file = join(dir, `${id}.eml`);
+      // Names sort in delivery order (wall-clock ms, then a per-process counter), which tests and people
+      // reading the directory rely on to find the newest mail.
+      const id = m.messageId.replace(/^<|@.*$/g, '').replace(/[^a-zA-Z0-9-]/g, '');
+      const file = join(dir, `${String(Date.now()).padStart(14, '0')}-${String(++fileSeq).padStart(6, '0')}-${id}.eml`);
       // Write then rename, so a reader polling the directory never sees half a message.
       await writeFile(`${file}.tmp`, info.message as Buffer);
       await rename(`${file}.tmp`, file);
