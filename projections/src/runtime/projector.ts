@@ -276,6 +276,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
         }
         if (events.length < readBatch) {
           seen = maxPosition(seen, maxPosition(head ?? START, state.checkpoint));
+          if (transport === 'in-process') settle();
           await idle(pollMs);
         }
       } catch (err) {
@@ -288,6 +289,18 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
 
   const loop = options.dispatch === false ? Promise.resolve() : dispatchLoop();
   loop.catch((err) => log.error({ err }, 'dispatcher stopped'));
+
+  // In process, the leader applies every batch before it moves on: all it has seen is applied, so
+  // waiters are answered from memory, without polling the database (commands wait on this).
+  const waiters = new Set<{ goal: LogPosition; resolve: () => void }>();
+  const settle = () => {
+    for (const w of waiters) {
+      if (comparePositions(seen, w.goal) >= 0) {
+        waiters.delete(w);
+        w.resolve();
+      }
+    }
+  };
 
   const reached = async (goal: LogPosition) => {
     const state = await readDispatcher(db);
@@ -303,6 +316,23 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       const goal = target === 'head' ? await eventStore.head() : target;
       if (!goal) return;
       const deadline = Date.now() + timeoutMs;
+      if (transport === 'in-process' && leader?.held()) {
+        if (comparePositions(seen, goal) >= 0) return;
+        let timer: NodeJS.Timeout | undefined;
+        const waiter = { goal, resolve: () => {} };
+        try {
+          await new Promise<void>((resolve, reject) => {
+            waiter.resolve = resolve;
+            waiters.add(waiter);
+            timer = setTimeout(() => reject(new Error(`Read models did not reach ${positionToString(goal)} within ${timeoutMs} ms`)), timeoutMs);
+            nudge();
+          });
+          return;
+        } finally {
+          clearTimeout(timer);
+          waiters.delete(waiter);
+        }
+      }
       for (;;) {
         if (await reached(goal)) return;
         if (Date.now() > deadline) throw new Error(`Read models did not reach ${positionToString(goal)} within ${timeoutMs} ms`);

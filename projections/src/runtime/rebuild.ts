@@ -223,6 +223,9 @@ export async function switchVersion(deps: RuntimeDeps, name: string, version: nu
       const laneCount = Math.max(deps.lanes, dispatcher.lanes ?? 0);
       let m = [...t.values()].reduce((a, b) => maxPosition(a, b), START);
       if (current) for (const p of (await readCheckpoints(trx, name, current.version)).values()) m = maxPosition(m, p);
+      // Events up to the dispatcher's checkpoint were handed out already (a new read model would never
+      // get them from a lane): the switch applies them itself.
+      m = maxPosition(m, dispatcher.checkpoint);
       if (comparePositions(m, covered) > 0) return null;
       const behind = (e: StoredEvent) => {
         const cp = t.get(-1) ?? t.get(laneOf(e.metadata.userId, laneCount)) ?? START;
