@@ -113,10 +113,13 @@ export function returnOnRisk(npc: number, fees: number, c: number): number | nul
   return round2(((npc - fees) / c) * 100);
 }
 
-/** Annualised return on capital: ROR x 365 / days held, a same-day (scalp) trade counting as one day. */
-export function annualisedReturn(ror: number | null, held: number): number | null {
-  if (ror === null) return null;
-  return round2((ror * 365) / Math.max(1, held));
+/**
+ * Annualised return on capital, percent: ROR x 365 / days held, from the unrounded ROR; a same-day
+ * (scalp) trade counts as one day. Null without collateral.
+ */
+export function annualisedReturn(npc: number, fees: number, c: number, held: number): number | null {
+  if (!(c > 0)) return null;
+  return round2((((npc - fees) / c) * 100 * 365) / Math.max(1, held));
 }
 
 export interface CapitalGainInput {
@@ -206,10 +209,10 @@ export const averageDelta = (nd: number, otc: number): number | null => (otc > 0
 export const averageDaysToExpiry = (nep: number, otc: number): number | null => (otc > 0 ? round2(nep / otc) : null);
 /** Aggregate ROR: (closed npc - closed trades' fees) / their collateral x 100. */
 export const aggregateRor = (npc: number, ttf: number, incap: number): number | null => (incap > 0 ? round2(((npc - ttf) / incap) * 100) : null);
-/** Aggregate ARR: ROR x 365 / capital-weighted average days held (wdc / incap), at least one day. */
-export function aggregateArr(ror: number | null, wdc: number, incap: number): number | null {
-  if (ror === null || !(incap > 0)) return null;
-  return round2((ror * 365) / Math.max(1, wdc / incap));
+/** Aggregate ARR: ROR x 365 / capital-weighted average days held (wdc / incap, at least one day), from the unrounded ROR. */
+export function aggregateArr(npc: number, ttf: number, wdc: number, incap: number): number | null {
+  if (!(incap > 0)) return null;
+  return round2((((npc - ttf) / incap) * 100 * 365) / Math.max(1, wdc / incap));
 }
 /** Part 2 §9 change: percent against the absolute previous value; 0 when both are 0; null when only the previous is 0. */
 export function percentChange(current: number, previous: number): number | null {

@@ -77,7 +77,7 @@ export function tradeFigures(r: TradeRecord, asOf: string): TradeFigures {
   const fees = netFee(r.netFeeToOpen, r.close.netFeeToClose);
   const held = daysHeld(r.openDate, r.close.closeDate);
   const ror = returnOnRisk(npc, fees, c);
-  return { c, npc, nftc: r.close.netFeeToClose, ror, aroc: annualisedReturn(ror, held), cg: capitalGain(r.close.closeAction, r), do: held };
+  return { c, npc, nftc: r.close.netFeeToClose, ror, aroc: annualisedReturn(npc, fees, c, held), cg: capitalGain(r.close.closeAction, r), do: held };
 }
 
 /**

@@ -1,0 +1,200 @@
+import { daysBetween } from '@oj/contracts/business-date';
+import { closeSign, disposition, isWin, netFee, openSign, premiumCaptureRate, round2 } from '../formulas/formulas.ts';
+
+/** The trade facts a day's record is computed from (a subset of a trades row). */
+export interface DayTrade {
+  user_id: string;
+  ticker: string;
+  su: string;
+  tod: string;
+  tcd: string | null;
+  ed: string;
+  status: number;
+  ot: number;
+  ct: number | null;
+  pao: number;
+  pac: number | null;
+  npc: number | null;
+  nfto: number;
+  nftc: number | null;
+  nd: number;
+  c: number;
+  cg: number | null;
+  held: number | null;
+  cs: number;
+  /** Set on the remainder of a partial close: its premium is the day's, but it is not another trade opened. */
+  pf: string | null;
+}
+
+export interface StrategyNpc {
+  npc: number;
+  count: number;
+  iw: number;
+  /** Disposition -> closed trades. */
+  dis: Record<string, number>;
+}
+export interface TickerNpc {
+  npc: number;
+  count: number;
+  iw: number;
+  pr: number;
+  cg: number;
+  hp: number;
+  cs: number;
+}
+
+/**
+ * The daily premium record of part 2 §3 for one user and New York date. Opening figures (np's open
+ * part, nd, nep, otc, sg) come from trades opened that day; closing figures from trades closed that day
+ * (rolled included). `net_premium_so_far` is not stored: it is a running total over a window, computed
+ * when read, so a back-dated trade never rewrites later rows.
+ */
+export interface DailyPremiumRecord {
+  user_id: string;
+  income_date: string;
+  /** Premium cash flow of the day: signed open premiums of trades opened plus signed close premiums of trades closed. */
+  np: number;
+  /** Fees paid that day: open fees of trades opened plus close fees of trades closed. */
+  nf: number;
+  /** Sum of net delta of trades opened. */
+  nd: number;
+  /** Sum of days to expiration, at open, of trades opened. */
+  nep: number;
+  otc: number;
+  ctc: number;
+  /** Wins among trades closed. */
+  iw: number;
+  /** Net premium captured by trades closed. */
+  npc: number;
+  /** Signed close premiums of trades closed. */
+  cpt: number;
+  cg: number;
+  /** Days held, summed over trades closed. */
+  hp: number;
+  /** Premium capture rates of the day's winners, summed (pr / iw is their average). */
+  pr: number;
+  /** All fees (open and close) of trades closed. */
+  ttf: number;
+  /** Collateral of trades closed. */
+  incap: number;
+  /** Collateral x days held, summed over trades closed. */
+  wdc: number;
+  /** Ticker -> premium cash flow of the day. */
+  tickers: Record<string, number>;
+  /** Ticker -> trades closed. */
+  ct: Record<string, number>;
+  /** Strategy uid -> trades opened. */
+  sg: Record<string, number>;
+  /** Disposition -> trades closed. */
+  dg: Record<string, number>;
+  snpc: Record<string, StrategyNpc>;
+  tnpc: Record<string, TickerNpc>;
+}
+
+export const dailyNumericFields = ['np', 'nf', 'nd', 'nep', 'otc', 'ctc', 'iw', 'npc', 'cpt', 'cg', 'hp', 'pr', 'ttf', 'incap', 'wdc'] as const;
+
+function empty(userId: string, date: string): DailyPremiumRecord {
+  return { user_id: userId, income_date: date, np: 0, nf: 0, nd: 0, nep: 0, otc: 0, ctc: 0, iw: 0, npc: 0, cpt: 0, cg: 0, hp: 0, pr: 0, ttf: 0, incap: 0, wdc: 0, tickers: {}, ct: {}, sg: {}, dg: {}, snpc: {}, tnpc: {} };
+}
+
+const bump = (m: Record<string, number>, k: string, by: number) => {
+  m[k] = (m[k] ?? 0) + by;
+};
+
+/**
+ * Recomputes the records of the given (user, date) keys from every trade opened or closed on them.
+ * Pure and order-independent: the same trades give the same records however they were reached.
+ * Keys without any trade come back absent (the caller deletes their rows).
+ */
+export function computeDailyRecords(keys: Iterable<string>, trades: readonly DayTrade[]): Map<string, DailyPremiumRecord> {
+  const wanted = new Set(keys);
+  const out = new Map<string, DailyPremiumRecord>();
+  const get = (userId: string, date: string) => {
+    const k = dayKey(userId, date);
+    let r = out.get(k);
+    if (!r) out.set(k, (r = empty(userId, date)));
+    return r;
+  };
+  // Sorted so that float sums (and map key order) do not depend on the order rows came back in.
+  const sorted = [...trades].sort((a, b) => (a.tod < b.tod ? -1 : a.tod > b.tod ? 1 : 0) || a.ticker.localeCompare(b.ticker) || a.pao - b.pao);
+  for (const t of sorted) {
+    if (wanted.has(dayKey(t.user_id, t.tod))) {
+      const r = get(t.user_id, t.tod);
+      const open = openSign(t.ot) * t.pao;
+      r.np += open;
+      r.nf += t.nfto;
+      bump(r.tickers, t.ticker, open);
+      if (t.pf === null) {
+        r.nd += t.nd;
+        r.nep += daysBetween(t.tod, t.ed);
+        r.otc += 1;
+        bump(r.sg, t.su, 1);
+      }
+    }
+    if (t.status !== 1 && t.tcd !== null && wanted.has(dayKey(t.user_id, t.tcd))) {
+      const r = get(t.user_id, t.tcd);
+      const close = closeSign(t.ct) * (t.pac ?? 0);
+      const npc = t.npc ?? 0;
+      const fees = netFee(t.nfto, t.nftc);
+      const win = isWin(npc, fees);
+      const pcr = win ? (premiumCaptureRate(t.ot, t.pao, t.pac ?? 0, npc) ?? 0) : 0;
+      const held = t.held ?? 0;
+      const dis = disposition(t.status, t.tcd, t.ed) ?? 'Closed';
+      r.np += close;
+      r.nf += t.nftc ?? 0;
+      r.ctc += 1;
+      r.iw += win ? 1 : 0;
+      r.npc += npc;
+      r.cpt += close;
+      r.cg += t.cg ?? 0;
+      r.hp += held;
+      r.pr += pcr;
+      r.ttf += fees;
+      r.incap += t.c;
+      r.wdc += t.c * held;
+      bump(r.tickers, t.ticker, close);
+      bump(r.ct, t.ticker, 1);
+      bump(r.dg, dis, 1);
+      const s = (r.snpc[t.su] ??= { npc: 0, count: 0, iw: 0, dis: {} });
+      s.npc += npc;
+      s.count += 1;
+      s.iw += win ? 1 : 0;
+      bump(s.dis, dis, 1);
+      const k = (r.tnpc[t.ticker] ??= { npc: 0, count: 0, iw: 0, pr: 0, cg: 0, hp: 0, cs: 0 });
+      k.npc += npc;
+      k.count += 1;
+      k.iw += win ? 1 : 0;
+      k.pr += pcr;
+      k.cg += t.cg ?? 0;
+      k.hp += held;
+      k.cs += t.cs;
+    }
+  }
+  for (const r of out.values()) {
+    for (const f of dailyNumericFields) r[f] = round2(r[f]);
+    for (const m of [r.tickers]) for (const k of Object.keys(m)) m[k] = round2(m[k]!);
+    for (const s of Object.values(r.snpc)) s.npc = round2(s.npc);
+    for (const k of Object.values(r.tnpc)) {
+      k.npc = round2(k.npc);
+      k.pr = round2(k.pr);
+      k.cg = round2(k.cg);
+    }
+    r.tickers = sortKeys(r.tickers);
+    r.ct = sortKeys(r.ct);
+    r.sg = sortKeys(r.sg);
+    r.dg = sortKeys(r.dg);
+    r.snpc = sortKeys(r.snpc);
+    r.tnpc = sortKeys(r.tnpc);
+  }
+  return out;
+}
+
+export const dayKey = (userId: string, date: string): string => `${userId}\u0000${date}`;
+export const splitDayKey = (k: string): [string, string] => {
+  const i = k.indexOf('\u0000');
+  return [k.slice(0, i), k.slice(i + 1)];
+};
+
+function sortKeys<T>(m: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(m).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}

@@ -1,0 +1,49 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { SplitRecord } from '../trades/fold.ts';
+
+/** One row per broken two-leg trade: the ancestor record of part 1 §3, keyed by its uid (the legs' `auid`). */
+export interface SplitHistoryTable {
+  auid: string;
+  user_id: string;
+  lid: string;
+  /** The legs' uids, closed leg first. */
+  trades: string[];
+  su: string;
+  gene: SplitRecord['gene'];
+  created_at: string;
+}
+export type SplitHistoryRow = Selectable<SplitHistoryTable>;
+
+export async function createSplitHistoryTable(db: Kysely<any>, t: string): Promise<void> {
+  await sql`create table if not exists ${sql.table(t)} (
+    auid text primary key,
+    user_id text not null,
+    lid text not null,
+    trades jsonb not null,
+    su text not null,
+    gene jsonb not null,
+    created_at text not null
+  )`.execute(db);
+  await sql`create index if not exists ${sql.raw(`${t}_user`)} on ${sql.table(t)} (user_id)`.execute(db);
+}
+
+export const splitRow = (s: SplitRecord): SplitHistoryTable => ({
+  auid: s.auid,
+  user_id: s.userId,
+  lid: s.lineageId,
+  trades: [...s.trades],
+  su: s.su,
+  gene: s.gene,
+  created_at: s.createdAt,
+});
+
+/** Inserts new ancestor records; a split is applied once per lineage revision, so a conflict is a replay. */
+export async function insertSplits(trx: Kysely<any>, t: string, splits: readonly SplitRecord[]): Promise<void> {
+  if (!splits.length) return;
+  await sql`insert into ${sql.table(t)} select * from json_populate_recordset(null::${sql.table(t)}, ${JSON.stringify(splits.map(splitRow))}::json)
+    on conflict (auid) do nothing`.execute(trx);
+}
+
+export async function deleteUserSplits(trx: Kysely<any>, t: string, userId: string): Promise<void> {
+  await sql`delete from ${sql.table(t)} where user_id = ${userId}`.execute(trx);
+}

@@ -1,0 +1,163 @@
+import { sql, type Kysely } from 'kysely';
+import { upcast } from '@oj/contracts/events';
+import { journalEventVersions, journalUpcasters, userStreamPrefix, type JournalEvent, type JournalEventType } from '@oj/contracts/journal-events';
+import type { StoredEvent } from '@oj/infra/eventstore/port';
+import type { Projection, ProjectionContext } from '../runtime/projection.ts';
+import { FORMULAS_VERSION } from '../formulas/formulas.ts';
+import { emptyLineage, evolveLineage, type LineageState, type SplitRecord } from './fold.ts';
+import { toListItem, type TradeRecord } from './list-item.ts';
+import { createTradeTables, recordToRow, rowToRecord, tradeColumns, type TradeRow } from './tables.ts';
+import { createSplitHistoryTable, deleteUserSplits, insertSplits } from '../split-history/tables.ts';
+import { createDailyPremiumTable, dayKey, recomputeDays } from '../daily-premium/tables.ts';
+
+/**
+ * The trade journal's read models: trades (the lists, roll history and trades-by-date read it),
+ * split history and daily premium records. They are one projection because the daily records are
+ * recomputed from the trade rows of the same version in the same transaction: two projections would
+ * each need their own copy of the trades (or could read a table of another version mid-rebuild), and a
+ * rebuild of all would read the log once per projection.
+ */
+export const TRADES_PROJECTION = 'trades';
+export const tradeTables = ['trades', 'trade_lineages', 'split_history', 'daily_premium'] as const;
+export type TradeTables = Record<(typeof tradeTables)[number], string>;
+
+const latest = (type: string) => journalEventVersions[type as JournalEventType] ?? 1;
+
+function asTables(t: Record<string, string>): TradeTables {
+  for (const name of tradeTables) if (!t[name]) throw new Error(`Missing table ${name} for the trades projection`);
+  return t as TradeTables;
+}
+
+interface Loaded {
+  state: LineageState;
+  /** The records as read, by uid: a record whose object is still the same after the fold is unchanged. */
+  before: Map<string, TradeRecord>;
+  revBefore: number;
+  splitsBefore: number;
+}
+
+const upsertSet = sql.raw(
+  tradeColumns
+    .filter((c) => c !== 'uid')
+    .map((c) => `${c} = excluded.${c}`)
+    .join(', '),
+);
+
+/** Applies journal events: loads the touched lineages in two reads, folds in memory, writes back in bulk. */
+export async function applyTradeEvents(ctx: ProjectionContext, events: readonly StoredEvent[]): Promise<void> {
+  const tables = asTables(ctx.tables);
+  const trx = ctx.trx;
+  const byLineage = new Map<string, StoredEvent[]>();
+  for (const e of events) {
+    const prefix = userStreamPrefix(e.metadata.userId);
+    if (!e.streamId.startsWith(prefix)) continue;
+    const lid = e.streamId.slice(prefix.length);
+    let list = byLineage.get(lid);
+    if (!list) byLineage.set(lid, (list = []));
+    list.push(e);
+  }
+  if (!byLineage.size) return;
+  const lids = [...byLineage.keys()];
+  const lidJson = JSON.stringify(lids);
+  const guards = await sql<{ lid: string; user_id: string; rev: number; has_roll: boolean }>`
+    select lid, user_id, rev, has_roll from ${sql.table(tables.trade_lineages)} where lid in (select json_array_elements_text(${lidJson}::json))`.execute(trx);
+  const rows = await sql<TradeRow>`
+    select * from ${sql.table(tables.trades)} where lid in (select json_array_elements_text(${lidJson}::json))`.execute(trx);
+
+  const loaded = new Map<string, Loaded>();
+  for (const [lid, evs] of byLineage) {
+    const state = emptyLineage(evs[0]!.metadata.userId, lid);
+    loaded.set(lid, { state, before: new Map(), revBefore: -1, splitsBefore: 0 });
+  }
+  for (const g of guards.rows) {
+    const l = loaded.get(g.lid)!;
+    l.state.revision = l.revBefore = Number(g.rev);
+    l.state.hasRollHistory = g.has_roll;
+  }
+  for (const row of rows.rows) {
+    const l = loaded.get(row.lid)!;
+    const rec = rowToRecord(row);
+    l.state.trades.set(rec.uid, rec);
+    l.before.set(rec.uid, rec);
+  }
+
+  for (const [lid, evs] of byLineage) {
+    const { state } = loaded.get(lid)!;
+    for (const e of evs) {
+      const event = upcast(journalUpcasters, e, latest) as unknown as JournalEvent & StoredEvent;
+      evolveLineage(state, event, { revision: e.revision, at: e.metadata.recordedAt });
+    }
+  }
+
+  const upserts: ReturnType<typeof recordToRow>[] = [];
+  const deleted: string[] = [];
+  const lineageRows: Array<{ lid: string; user_id: string; rev: number; has_roll: boolean }> = [];
+  const splits: SplitRecord[] = [];
+  const days = new Set<string>();
+  const touch = (r: TradeRecord) => {
+    days.add(dayKey(r.userId, r.openDate));
+    if (r.close) days.add(dayKey(r.userId, r.close.closeDate));
+  };
+  for (const { state, before, revBefore } of loaded.values()) {
+    if (state.revision === revBefore) continue;
+    lineageRows.push({ lid: state.lineageId, user_id: state.userId, rev: state.revision, has_roll: state.hasRollHistory });
+    splits.push(...state.splits);
+    for (const [uid, old] of before) {
+      const now = state.trades.get(uid);
+      if (now === old) continue;
+      touch(old);
+      if (!now) deleted.push(uid);
+    }
+    for (const [uid, rec] of state.trades) {
+      if (before.get(uid) === rec) continue;
+      touch(rec);
+      // Closed trades' figures do not depend on the date; open trades' days open are counted when read.
+      upserts.push(recordToRow(rec, toListItem(rec, rec.close?.closeDate ?? rec.openDate)));
+    }
+  }
+
+  if (deleted.length) {
+    await sql`delete from ${sql.table(tables.trades)} where uid in (select json_array_elements_text(${JSON.stringify(deleted)}::json))`.execute(trx);
+  }
+  if (upserts.length) {
+    const T = sql.table(tables.trades);
+    await sql`insert into ${T} select * from json_populate_recordset(null::${T}, ${JSON.stringify(upserts)}::json)
+      on conflict (uid) do update set ${upsertSet}`.execute(trx);
+  }
+  if (lineageRows.length) {
+    const L = sql.table(tables.trade_lineages);
+    await sql`insert into ${L} select * from json_populate_recordset(null::${L}, ${JSON.stringify(lineageRows)}::json)
+      on conflict (lid) do update set rev = excluded.rev, has_roll = excluded.has_roll`.execute(trx);
+  }
+  await insertSplits(trx, tables.split_history, splits);
+  await recomputeDays(trx, tables, days);
+}
+
+export const tradesProjection: Projection = {
+  name: TRADES_PROJECTION,
+  version: FORMULAS_VERSION,
+  tables: tradeTables,
+  streamPrefixes: ['trade-'],
+  async createTables(db, t) {
+    const tables = asTables(t);
+    await createTradeTables(db, tables.trades, tables.trade_lineages);
+    await createSplitHistoryTable(db, tables.split_history);
+    await createDailyPremiumTable(db, tables.daily_premium);
+  },
+  apply: applyTradeEvents,
+  async deleteUser(ctx, userId) {
+    const tables = asTables(ctx.tables);
+    await sql`delete from ${sql.table(tables.trades)} where user_id = ${userId}`.execute(ctx.trx);
+    await sql`delete from ${sql.table(tables.trade_lineages)} where user_id = ${userId}`.execute(ctx.trx);
+    await deleteUserSplits(ctx.trx, tables.split_history, userId);
+    await sql`delete from ${sql.table(tables.daily_premium)} where user_id = ${userId}`.execute(ctx.trx);
+  },
+  async countRows(db: Kysely<any>, t) {
+    const out: Record<string, number> = {};
+    for (const name of tradeTables) {
+      const r = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(t[name]!)}`.execute(db);
+      out[name] = Number(r.rows[0]?.n ?? 0);
+    }
+    return out;
+  },
+};

@@ -1,0 +1,259 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { TradeStatusCode } from '@oj/contracts/journal-events';
+import type { TradeListItem } from '@oj/contracts/trade-list-item';
+import { daysOpen } from '../formulas/formulas.ts';
+import type { TradeRecord } from './list-item.ts';
+
+/** Which list page a trade is on: 1 Open, 2 Closed (statuses 2, 4, 5, 6, 7), 3 Rolled. */
+export type TradeListCode = 1 | 2 | 3;
+export const listOf = (status: number): TradeListCode => (status === 1 ? 1 : status === 3 ? 3 : 2);
+
+/**
+ * One row per live trade: the list item of part 1 §3 (its short names are the column names; `do`, a
+ * reserved word, is `held`, null while open) plus the user, the close action and two sort keys.
+ */
+export interface TradesTable {
+  uid: string;
+  user_id: string;
+  lid: string;
+  ticker: string;
+  su: string;
+  au: string;
+  sp: number[];
+  c: number;
+  tod: string;
+  tcd: string | null;
+  ed: string;
+  status: TradeStatusCode;
+  close_action: string | null;
+  pao: number;
+  pac: number | null;
+  npc: number | null;
+  nd: number;
+  cs: number;
+  notes: string;
+  tags: string[];
+  ot: 1 | 2;
+  ct: 1 | 2 | 3 | null;
+  auid: string | null;
+  spo: number | null;
+  cb: number | null;
+  lv: number | null;
+  rf: string | null;
+  pf: string | null;
+  up: string;
+  created_at: string;
+  nfto: number;
+  nftc: number | null;
+  ror: number | null;
+  aroc: number | null;
+  cg: number | null;
+  held: number | null;
+  rh: boolean;
+  /** TradeListCode. */
+  list: TradeListCode;
+  /** The list's sort date: open date while open, close date after. */
+  sort_date: string;
+}
+export type TradeRow = Selectable<TradesTable>;
+
+/** Per lineage: the last stream revision applied (the idempotency guard; it outlives deleted trades). */
+export interface TradeLineagesTable {
+  lid: string;
+  user_id: string;
+  rev: number;
+  has_roll: boolean;
+}
+
+export const tradeColumns = [
+  'uid', 'user_id', 'lid', 'ticker', 'su', 'au', 'sp', 'c', 'tod', 'tcd', 'ed', 'status', 'close_action', 'pao', 'pac', 'npc', 'nd', 'cs',
+  'notes', 'tags', 'ot', 'ct', 'auid', 'spo', 'cb', 'lv', 'rf', 'pf', 'up', 'created_at', 'nfto', 'nftc', 'ror', 'aroc', 'cg', 'held', 'rh',
+  'list', 'sort_date',
+] as const satisfies readonly (keyof TradesTable)[];
+
+export async function createTradeTables(db: Kysely<any>, t: string, lineages: string): Promise<void> {
+  const T = sql.table(t);
+  await sql`create table if not exists ${T} (
+    uid text primary key,
+    user_id text not null,
+    lid text not null,
+    ticker text not null,
+    su text not null,
+    au text not null,
+    sp jsonb not null,
+    c numeric not null,
+    tod date not null,
+    tcd date,
+    ed date not null,
+    status smallint not null,
+    close_action text,
+    pao numeric not null,
+    pac numeric,
+    npc numeric,
+    nd numeric not null,
+    cs integer not null,
+    notes text not null,
+    tags jsonb not null,
+    ot smallint not null,
+    ct smallint,
+    auid text,
+    spo numeric,
+    cb numeric,
+    lv numeric,
+    rf text,
+    pf text,
+    up text not null,
+    created_at text not null,
+    nfto numeric not null,
+    nftc numeric,
+    ror numeric,
+    aroc numeric,
+    cg numeric,
+    held integer,
+    rh boolean not null,
+    list smallint not null,
+    sort_date date not null
+  )`.execute(db);
+  // The three status lists page by (sort date desc, uid) within one user's list: one index serves all.
+  await sql`create index if not exists ${sql.raw(`${t}_list`)} on ${T} (user_id, list, sort_date desc, uid desc)`.execute(db);
+  await sql`create index if not exists ${sql.raw(`${t}_expiring`)} on ${T} (user_id, ed, uid) where list = 1`.execute(db);
+  await sql`create index if not exists ${sql.raw(`${t}_lid`)} on ${T} (lid)`.execute(db);
+  // Daily premium recomputation, trades-by-date and the calendar read a user's trades by open and close date.
+  await sql`create index if not exists ${sql.raw(`${t}_opened`)} on ${T} (user_id, tod)`.execute(db);
+  await sql`create index if not exists ${sql.raw(`${t}_closed`)} on ${T} (user_id, tcd) where tcd is not null`.execute(db);
+  await sql`create index if not exists ${sql.raw(`${t}_ticker`)} on ${T} (user_id, ticker, sort_date desc)`.execute(db);
+  await sql`create table if not exists ${sql.table(lineages)} (
+    lid text primary key,
+    user_id text not null,
+    rev integer not null,
+    has_roll boolean not null
+  )`.execute(db);
+  await sql`create index if not exists ${sql.raw(`${lineages}_user`)} on ${sql.table(lineages)} (user_id)`.execute(db);
+}
+
+export function recordToRow(r: TradeRecord, item: TradeListItem): TradesTable {
+  const list = listOf(r.status);
+  return {
+    uid: r.uid,
+    user_id: r.userId,
+    lid: r.lineageId,
+    ticker: r.ticker,
+    su: r.strategyUid,
+    au: r.accountUid,
+    sp: r.strikePrices,
+    c: item.c,
+    tod: r.openDate,
+    tcd: item.tcd,
+    ed: r.expirationDate,
+    status: r.status,
+    close_action: r.close?.closeAction ?? null,
+    pao: r.premiumAtOpen,
+    pac: item.pac,
+    npc: item.npc,
+    nd: r.netDelta,
+    cs: r.contractSize,
+    notes: r.notes,
+    tags: r.tags,
+    ot: r.openTransaction,
+    ct: r.close?.closeTransaction ?? null,
+    auid: r.ancestorUid,
+    spo: r.stockPriceAtOpen,
+    cb: r.costBasis,
+    lv: r.leapsValue,
+    rf: r.rolledFrom,
+    pf: r.partialOf,
+    up: r.updatedAt,
+    created_at: r.createdAt,
+    nfto: r.netFeeToOpen,
+    nftc: item.nftc,
+    ror: item.ror,
+    aroc: item.aroc,
+    cg: item.cg,
+    held: r.status === 1 ? null : item.do,
+    rh: r.hasRollHistory,
+    list,
+    sort_date: list === 1 ? r.openDate : (item.tcd ?? r.openDate),
+  };
+}
+
+export function rowToRecord(row: TradeRow): TradeRecord {
+  return {
+    uid: row.uid,
+    lineageId: row.lid,
+    userId: row.user_id,
+    ticker: row.ticker,
+    strategyUid: row.su,
+    accountUid: row.au,
+    strikePrices: row.sp,
+    openDate: row.tod,
+    expirationDate: row.ed,
+    contractSize: row.cs,
+    premiumAtOpen: row.pao,
+    netFeeToOpen: row.nfto,
+    openTransaction: row.ot,
+    netDelta: row.nd,
+    stockPriceAtOpen: row.spo,
+    costBasis: row.cb,
+    leapsValue: row.lv,
+    notes: row.notes,
+    tags: row.tags,
+    status: row.status,
+    close:
+      row.status === 1 || row.tcd === null
+        ? null
+        : {
+            closeAction: (row.close_action ?? 'close') as NonNullable<TradeRecord['close']>['closeAction'],
+            closeDate: row.tcd,
+            premiumAtClose: row.pac ?? 0,
+            netFeeToClose: row.nftc ?? 0,
+            closeTransaction: row.ct ?? 3,
+          },
+    rolledFrom: row.rf,
+    ancestorUid: row.auid,
+    partialOf: row.pf,
+    updatedAt: row.up,
+    createdAt: row.created_at,
+    hasRollHistory: row.rh,
+  };
+}
+
+/** The list item of a stored row; open trades' days open are counted to `today` (a New York date). */
+export function rowToListItem(row: TradeRow, today: string): TradeListItem {
+  return {
+    uid: row.uid,
+    lid: row.lid,
+    ticker: row.ticker,
+    sp: row.sp,
+    c: row.c,
+    tod: row.tod,
+    tcd: row.tcd,
+    ed: row.ed,
+    status: row.status,
+    pao: row.pao,
+    pac: row.pac,
+    npc: row.npc,
+    nd: row.nd,
+    cs: row.cs,
+    notes: row.notes,
+    tags: row.tags,
+    ot: row.ot,
+    ct: row.ct,
+    su: row.su,
+    au: row.au,
+    auid: row.auid,
+    spo: row.spo,
+    cb: row.cb,
+    lv: row.lv,
+    rf: row.rf,
+    pf: row.pf,
+    up: row.up,
+    nfto: row.nfto,
+    nftc: row.nftc,
+    ror: row.ror,
+    aroc: row.aroc,
+    cg: row.cg,
+    do: row.held ?? daysOpen(row.tod, today),
+    rh: row.rh,
+    created_at: row.created_at,
+  };
+}
