@@ -9,7 +9,7 @@ import { physicalTables, type Projection } from './projection.ts';
 import { applyLaneBatch, type AppliedCount, type LaneBatch } from './apply.ts';
 import { LOCK_DISPATCHER, tryLock, type SessionLock } from './locks.ts';
 import { fromWire, laneOf, maxPosition, posParams, toWire, type WireEvent } from './lanes.ts';
-import { projectorMetrics, type ProjectorMetrics } from './metrics.ts';
+import { projectorMetrics } from './metrics.ts';
 import { readCheckpoints, readDispatcher, readLag, readRegistry, runnable, type LaneLag } from './registry.ts';
 import { rebuild } from './rebuild.ts';
 
