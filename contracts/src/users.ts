@@ -143,9 +143,10 @@ export const SIGNUP_SUCCESS_MESSAGE = 'Account created successfully! Please chec
 // Sign-in and session
 
 const nonBlank = z.string({ error: passwordMessages.signInBlank }).refine((v) => v.trim() !== '', passwordMessages.signInBlank);
+// Bounded so that nobody makes the server hash megabytes; longer values can never be a valid password.
 export const loginRequest = z.object({
-  email: nonBlank.transform((v) => v.trim().toLowerCase()),
-  password: nonBlank,
+  email: nonBlank.pipe(z.string().max(254, 'Invalid email or password.')).transform((v) => v.trim().toLowerCase()),
+  password: nonBlank.pipe(z.string().max(128, 'Invalid email or password.')),
 });
 export type LoginRequest = z.infer<typeof loginRequest>;
 
@@ -234,8 +235,8 @@ const changePasswordNew = z.string({ error: passwordMessages.required }).superRe
 
 export const updatePasswordRequest = z
   .object({
-    old_password: z.string({ error: passwordMessages.oldRequired }).min(1, passwordMessages.oldRequired),
-    new_password: changePasswordNew,
+    old_password: z.string({ error: passwordMessages.oldRequired }).min(1, passwordMessages.oldRequired).max(128, 'Incorrect old password'),
+    new_password: changePasswordNew.pipe(z.string().max(128, 'Password cannot exceed 128 characters.')),
   })
   .refine((b) => b.old_password === '' || b.old_password !== b.new_password, { message: passwordMessages.sameAsOld, path: ['new_password'] });
 export type UpdatePasswordRequest = z.infer<typeof updatePasswordRequest>;

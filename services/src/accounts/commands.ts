@@ -12,6 +12,7 @@ import {
 } from '@oj/contracts/accounts';
 import { AppError } from '../app/errors.ts';
 import type { Principal } from '../app/principal.ts';
+import { assertActiveSubscription } from '../identity/subscriptions.ts';
 import { storeImage } from './images.ts';
 import { findAccountOfUser } from './queries.ts';
 
@@ -22,9 +23,7 @@ export interface AccountsContext {
 }
 
 /** Managing accounts needs an active subscription (part 2 §6); reading them does not. */
-function requireActiveSubscription(principal: Principal): void {
-  if (!principal.subscriptionActive) throw new AppError('forbidden', accountMessages.subscriptionExpired, { resolution: 'Renew your subscription on the Subscription page.' });
-}
+const requireActiveSubscription = (principal: Principal): void => assertActiveSubscription(principal, accountMessages.subscriptionExpired);
 
 async function ownAccountOrNotFound(db: Kysely<any>, userId: string, uid: string): Promise<Account> {
   const account = await findAccountOfUser(db, userId, uid);

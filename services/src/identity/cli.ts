@@ -12,7 +12,8 @@ export const usage = `Usage:
       Creates a verified staff user (default role Admin). The password follows the sign-up rules.
   npm run admin -- promote --email <email> [--role Admin|Super|Moderator|User]
       Gives an existing user a role (default Admin) and marks the e-mail verified.
-Uses the same DATABASE_URL / DATA_DIR as the server.`;
+Uses the same DATABASE_URL / DATA_DIR as the server. In embedded mode (no DATABASE_URL) stop the server
+first: its PGlite database under DATA_DIR/pg can be open in one process at a time.`;
 
 /** Runs one CLI command; returns the exit code. */
 export async function runAdminCli(argv: string[], env: Record<string, string | undefined> = process.env, out = console): Promise<number> {

@@ -178,6 +178,8 @@ describe('sign-in and session', () => {
     const blank = await t.app.inject({ method: 'POST', url: api('/users/login'), payload: { email: ' ', password: '' } });
     expect(blank.statusCode).toBe(422);
     expect(blank.json().message).toBe('Please enter both fields.');
+    const huge = await t.app.inject({ method: 'POST', url: api('/users/login'), payload: { email: body.email, password: 'A1!'.repeat(100_000) } });
+    expect(huge.statusCode).toBe(422);
   });
 
   it('rotates refresh tokens; a reused one revokes the whole family', async () => {

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import { effectiveSubscriptionStatus, isActiveStatus, subscriptionStatusCodes, TRIAL_DAYS, type CurrentSubscription } from '@oj/contracts/subscriptions';
 import { staffRoles, type RoleName } from '@oj/contracts/users';
+import { AppError } from '../app/errors.ts';
+import type { Principal } from '../app/principal.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -55,4 +57,14 @@ export function subscriptionView(row: SubscriptionRow | undefined): CurrentSubsc
     pm: row.has_payment_method,
     payment_status: row.payment_status === 'paid' || row.payment_status === 'open' ? row.payment_status : null,
   };
+}
+
+export const SUBSCRIPTION_EXPIRED_MESSAGE = 'Your subscription has expired, please renew';
+
+/**
+ * For commands that need an active subscription (creating trades, managing accounts): 403 otherwise.
+ * Staff roles always pass (their `subscriptionActive` is true).
+ */
+export function assertActiveSubscription(principal: Principal, message: string = SUBSCRIPTION_EXPIRED_MESSAGE): void {
+  if (!principal.subscriptionActive) throw new AppError('forbidden', message, { resolution: 'Renew your subscription on the Subscription page.' });
 }
