@@ -374,3 +374,44 @@ describe('password change', () => {
     expect((await loginAs(s.email, 'Better1!x')).res.statusCode).toBe(200);
   });
 });
+
+describe('token edge cases', () => {
+  it('verifying takes effect for an access token issued before (the principal comes from the database)', async () => {
+    const { body } = await signup();
+    const { accessToken } = await loginAs(body.email, body.password);
+    const h = { authorization: `Bearer ${accessToken}` };
+    expect((await t.app.inject({ method: 'GET', url: api('/accounts/'), headers: h })).statusCode).toBe(403);
+    const { token } = (await lastMail(body.email, 'verify'))!;
+    await t.app.inject({ method: 'GET', url: api(`/users/verify/${token}`) });
+    expect((await t.app.inject({ method: 'GET', url: api('/accounts/'), headers: h })).statusCode).toBe(200);
+  });
+
+  it('a verification token is no reset token, and the reverse', async () => {
+    const { body } = await signup();
+    const verify = (await lastMail(body.email, 'verify'))!.token;
+    const asReset = await t.app.inject({ method: 'POST', url: api(`/users/password-reset/${verify}`), payload: { email: body.email, new_password: 'NewPass1!' } });
+    expect(asReset.statusCode).toBe(400);
+    await t.app.inject({ method: 'POST', url: api('/users/password-reset-request'), payload: { email: body.email } });
+    const reset = (await lastMail(body.email, 'password-reset'))!.token;
+    expect((await t.app.inject({ method: 'GET', url: api(`/users/verify/${reset}`) })).statusCode).toBe(400);
+    // Both still work for their own purpose.
+    expect((await t.app.inject({ method: 'GET', url: api(`/users/verify/${verify}`) })).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'POST', url: api(`/users/password-reset/${reset}`), payload: { email: body.email, new_password: 'NewPass1!' } })).statusCode).toBe(200);
+  });
+
+  it('one reset link used twice at the same moment succeeds once', async () => {
+    const s = await signInAs(t);
+    await t.app.inject({ method: 'POST', url: api('/users/password-reset-request'), payload: { email: s.email } });
+    const { token } = (await lastMail(s.email, 'password-reset'))!;
+    const results = await Promise.all(
+      ['Race1!aa', 'Race2!bb', 'Race3!cc'].map((p) => t.app.inject({ method: 'POST', url: api(`/users/password-reset/${token}`), payload: { email: s.email, new_password: p } })),
+    );
+    expect(results.map((r) => r.statusCode).sort()).toEqual([200, 400, 400]);
+  });
+
+  it('one refresh token presented twice at once rotates once; the second presentation counts as reuse', async () => {
+    const s = await signInAs(t);
+    const results = await Promise.all([0, 1].map(() => t.app.inject({ method: 'POST', url: api('/users/refresh_token'), cookies: { oj_refresh: s.refreshToken } })));
+    expect(results.map((r) => r.statusCode).sort()).toEqual([200, 401]);
+  });
+});
