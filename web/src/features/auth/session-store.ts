@@ -119,9 +119,16 @@ export const sessionStore = {
     writeStorage(TOKEN_KEY, accessToken);
     emit(build(user, accessToken));
   },
+  /** After a refresh: the token's user claim is the newest truth (verified flag, name, avatar). */
   setAccessToken(accessToken: string): void {
     writeStorage(TOKEN_KEY, accessToken);
-    emit(build(state.user, accessToken));
+    const claims = decodeTokenClaims(accessToken) as Partial<SessionUser> | null;
+    let user = state.user;
+    if (user && claims && claims.user_uid === user.user_uid) {
+      user = { ...user, ...claims };
+      writeStorage(USER_KEY, JSON.stringify(user));
+    }
+    emit(build(user, accessToken));
   },
   updateUser(patch: Partial<SessionUser>): void {
     if (!state.user) return;

@@ -1,3 +1,124 @@
+import { useState, type FormEvent } from 'react';
+import { Link, useLocation, useNavigate } from 'react-router';
+import { loginRequest } from '@oj/contracts/users';
+import { ApiError } from '../../../lib/api-client.ts';
+import { Alert } from '../../../components/ui/alert.tsx';
+import { Button } from '../../../components/ui/button.tsx';
+import { Checkbox, FormField, PasswordInput, TextInput } from '../../../components/ui/form-field.tsx';
+import { useLogin } from '../api/login.ts';
+import { AuthLayout } from '../components/auth-layout.tsx';
+
+const REMEMBER_KEY = 'oj.signin.remember';
+
+function readRemembered(): { email: string; remember: boolean } {
+  try {
+    const raw = localStorage.getItem(REMEMBER_KEY);
+    if (raw) {
+      const v = JSON.parse(raw) as { email?: unknown; remember?: unknown };
+      if (v.remember === true && typeof v.email === 'string') return { email: v.email, remember: true };
+    }
+  } catch {
+    // nothing remembered
+  }
+  return { email: '', remember: false };
+}
+
+function writeRemembered(email: string, remember: boolean): void {
+  try {
+    if (remember) localStorage.setItem(REMEMBER_KEY, JSON.stringify({ email, remember: true }));
+    else localStorage.removeItem(REMEMBER_KEY);
+  } catch {
+    // not remembered
+  }
+}
+
+interface FromState {
+  from?: { pathname?: string; search?: string; hash?: string };
+}
+
 export function SignInRoute() {
-  return <main className="page">SignInRoute</main>;
+  const navigate = useNavigate();
+  const location = useLocation();
+  const [initial] = useState(readRemembered);
+  const [email, setEmail] = useState(initial.email);
+  const [password, setPassword] = useState('');
+  const [remember, setRemember] = useState(initial.remember);
+  const [error, setError] = useState<string | null>(null);
+  const login = useLogin();
+
+  const from = (location.state as FromState | null)?.from;
+  const destination = from?.pathname && from.pathname !== '/signin' ? `${from.pathname}${from.search ?? ''}${from.hash ?? ''}` : '/dashboard';
+
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    const parsed = loginRequest.safeParse({ email, password });
+    if (!parsed.success) {
+      setError(parsed.error.issues[0]?.message ?? 'Please enter both fields.');
+      return;
+    }
+    setError(null);
+    login.mutate(parsed.data, {
+      onSuccess: (res) => {
+        writeRemembered(parsed.data.email, remember);
+        navigate(res.user.uac ? destination : '/users/account-not-verified', { replace: true });
+      },
+      onError: (err) => {
+        if (err instanceof ApiError && err.status > 0) setError(err.message || 'Failed SignIn');
+        else if (err instanceof ApiError) setError('Something went wrong, please try later.');
+        else setError('Failed to login. Please try again.');
+      },
+    });
+  };
+
+  return (
+    <AuthLayout
+      title="Sign in"
+      subtitle="Welcome back. Sign in to your journal."
+      footer={
+        <>
+          <Link to="/">Homepage</Link>
+          <span aria-hidden="true">·</span>
+          <span>
+            Not registered? <Link to="/signup">Create an account</Link>
+          </span>
+        </>
+      }
+    >
+      {error && (
+        <Alert tone="danger" onClose={() => setError(null)}>
+          {error}
+        </Alert>
+      )}
+      <form className="form" onSubmit={onSubmit} noValidate>
+        <FormField label="Email">
+          {({ id }) => (
+            <TextInput
+              id={id}
+              name="email"
+              type="email"
+              inputMode="email"
+              autoComplete="username"
+              value={email}
+              onChange={(e) => setEmail(e.target.value.toLowerCase())}
+              placeholder="you@example.com"
+            />
+          )}
+        </FormField>
+        <FormField
+          label="Password"
+          aside={
+            <Link to="/users/reset-password-request" className="field-aside-link">
+              Forgot password?
+            </Link>
+          }
+        >
+          {({ id }) => <PasswordInput id={id} name="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />}
+        </FormField>
+        <Checkbox name="remember" label="Remember me" checked={remember} onChange={(e) => setRemember(e.target.checked)} />
+        <Button type="submit" size="lg" block loading={login.isPending}>
+          {login.isPending ? 'Signing in...' : 'Sign in'}
+        </Button>
+      </form>
+    </AuthLayout>
+  );
 }

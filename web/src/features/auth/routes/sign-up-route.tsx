@@ -1,3 +1,188 @@
+import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import {
+  email as emailSchema,
+  nameProblems,
+  passwordChecklist,
+  passwordMessages,
+  SIGNUP_PASSWORD_MIN,
+  SIGNUP_SUCCESS_MESSAGE,
+  signupForm,
+} from '@oj/contracts/users';
+import { ApiError } from '../../../lib/api-client.ts';
+import { Alert } from '../../../components/ui/alert.tsx';
+import { Button } from '../../../components/ui/button.tsx';
+import { Checkbox, FormField, PasswordInput, TextInput } from '../../../components/ui/form-field.tsx';
+import { LegalDialog } from '../../../components/legal/legal-dialog.tsx';
+import { useSignUp } from '../api/sign-up.ts';
+import { AuthLayout } from '../components/auth-layout.tsx';
+import { RequirementList } from '../components/requirement-list.tsx';
+
+const empty = { name: '', email: '', password: '', confirmPassword: '', termsAccepted: false };
+type Message = { tone: 'success' | 'danger'; text: string } | null;
+
 export function SignUpRoute() {
-  return <main className="page">SignUpRoute</main>;
+  const [values, setValues] = useState(empty);
+  const [touched, setTouched] = useState({ name: false, email: false, password: false, confirmPassword: false });
+  const [message, setMessage] = useState<Message>(null);
+  const [legal, setLegal] = useState<'terms' | 'privacy' | null>(null);
+  const signUp = useSignUp();
+
+  const nameIssues = touched.name ? nameProblems(values.name) : [];
+  const emailCheck = emailSchema.safeParse(values.email);
+  const emailIssues = touched.email && !emailCheck.success ? emailCheck.error.issues.map((i) => i.message) : [];
+  const passwordIssues =
+    values.password === ''
+      ? touched.password
+        ? [passwordMessages.required]
+        : []
+      : passwordChecklist(values.password, SIGNUP_PASSWORD_MIN)
+          .filter((r) => !r.ok)
+          .map((r) => r.label);
+  const confirmIssue = values.confirmPassword !== '' && values.confirmPassword !== values.password ? passwordMessages.mismatch : null;
+  const parsed = signupForm.safeParse(values);
+
+  const set = <K extends keyof typeof empty>(key: K, value: (typeof empty)[K]) => {
+    setValues((v) => ({ ...v, [key]: value }));
+    if (message?.tone === 'danger') setMessage(null);
+  };
+
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    setTouched({ name: true, email: true, password: true, confirmPassword: true });
+    if (!parsed.success) {
+      setMessage({ tone: 'danger', text: parsed.error.issues[0]?.message ?? 'An unexpected error occurred.' });
+      return;
+    }
+    const f = parsed.data;
+    signUp.mutate(
+      { name: f.name, email: f.email, password: f.password, agreed_to_terms: true },
+      {
+        onSuccess: () => {
+          setValues(empty);
+          setTouched({ name: false, email: false, password: false, confirmPassword: false });
+          setMessage({ tone: 'success', text: SIGNUP_SUCCESS_MESSAGE });
+        },
+        onError: (error) => {
+          const text =
+            error instanceof ApiError && error.status > 0 ? error.message || 'Failed to create an account.' : error instanceof ApiError ? error.message : 'An unexpected error occurred.';
+          setMessage({ tone: 'danger', text });
+        },
+      },
+    );
+  };
+
+  return (
+    <AuthLayout
+      title="Create an account"
+      subtitle="Start your 30-day free trial. No card needed."
+      footer={
+        <>
+          <Link to="/">Homepage</Link>
+          <span aria-hidden="true">·</span>
+          <span>
+            Already have an account? <Link to="/signin">Sign in</Link>
+          </span>
+        </>
+      }
+    >
+      {message && (
+        <Alert tone={message.tone} onClose={() => setMessage(null)}>
+          {message.text}
+        </Alert>
+      )}
+      <form className="form" onSubmit={onSubmit} noValidate>
+        <FormField label="Full Name">
+          {({ id }) => (
+            <>
+              <TextInput
+                id={id}
+                name="name"
+                autoComplete="name"
+                value={values.name}
+                onChange={(e) => set('name', e.target.value)}
+                onBlur={() => setTouched((t) => ({ ...t, name: true }))}
+                aria-invalid={nameIssues.length > 0}
+                aria-describedby={nameIssues.length ? `${id}-rules` : undefined}
+                placeholder="Jane Doe"
+              />
+              <RequirementList id={`${id}-rules`} label="Name requirements" items={nameIssues} />
+            </>
+          )}
+        </FormField>
+        <FormField label="Your Email">
+          {({ id }) => (
+            <>
+              <TextInput
+                id={id}
+                name="email"
+                type="email"
+                autoComplete="email"
+                inputMode="email"
+                value={values.email}
+                onChange={(e) => set('email', e.target.value.toLowerCase())}
+                onBlur={() => setTouched((t) => ({ ...t, email: true }))}
+                aria-invalid={emailIssues.length > 0}
+                aria-describedby={emailIssues.length ? `${id}-rules` : undefined}
+                placeholder="you@example.com"
+              />
+              <RequirementList id={`${id}-rules`} label="Email requirements" items={emailIssues} />
+            </>
+          )}
+        </FormField>
+        <FormField label="Your Password">
+          {({ id }) => (
+            <>
+              <PasswordInput
+                id={id}
+                name="password"
+                autoComplete="new-password"
+                value={values.password}
+                onChange={(e) => set('password', e.target.value)}
+                onBlur={() => setTouched((t) => ({ ...t, password: true }))}
+                aria-invalid={passwordIssues.length > 0}
+                aria-describedby={passwordIssues.length ? `${id}-rules` : undefined}
+              />
+              <RequirementList id={`${id}-rules`} label="Password requirements" items={passwordIssues} />
+            </>
+          )}
+        </FormField>
+        <FormField label="Confirm Password" error={confirmIssue}>
+          {({ id, describedBy }) => (
+            <PasswordInput
+              id={id}
+              name="confirmPassword"
+              autoComplete="new-password"
+              value={values.confirmPassword}
+              onChange={(e) => set('confirmPassword', e.target.value)}
+              aria-invalid={Boolean(confirmIssue)}
+              aria-describedby={describedBy}
+            />
+          )}
+        </FormField>
+        <Checkbox
+          name="termsAccepted"
+          checked={values.termsAccepted}
+          onChange={(e) => set('termsAccepted', e.target.checked)}
+          label={
+            <>
+              I agree to the{' '}
+              <button type="button" className="link-button" onClick={() => setLegal('terms')}>
+                Terms of Service
+              </button>{' '}
+              and the{' '}
+              <button type="button" className="link-button" onClick={() => setLegal('privacy')}>
+                Privacy Policy
+              </button>
+              , and I am 18 or older.
+            </>
+          }
+        />
+        <Button type="submit" size="lg" block disabled={!parsed.success} loading={signUp.isPending}>
+          {signUp.isPending ? 'Signing up...' : 'Sign up'}
+        </Button>
+      </form>
+      <LegalDialog which={legal} onClose={() => setLegal(null)} />
+    </AuthLayout>
+  );
 }
