@@ -1,11 +1,94 @@
-/** Placeholder (the trades console replaces it): the top bar's bell of expiring trades. */
+import { useEffect, useId, useRef, useState } from 'react';
+import { Link } from 'react-router';
+import { daysBetween } from '@oj/contracts/business-date';
+import { strategyByUid } from '@oj/contracts/strategies';
+import { formatDate, todayInNewYork } from '../../../lib/format.ts';
+import { BELL_SIZE, useExpiringSummary } from '../api/get-expiring-trades.ts';
+import { expiryDisplay } from '../utils/expiry.ts';
+import { BellIcon } from './icons.tsx';
+import './bell.css';
+
+/**
+ * The top bar's bell: at most five expired or nearly expiring trades, soonest first, with a link to
+ * the whole list (part 1 §2 "Shell"). A disclosure: Escape or a click outside closes it.
+ */
 export function ExpiringBell() {
+  const [open, setOpen] = useState(false);
+  const query = useExpiringSummary();
+  const rootRef = useRef<HTMLDivElement>(null);
+  const buttonRef = useRef<HTMLButtonElement>(null);
+  const panelId = useId();
+  const today = todayInNewYork();
+  const items = (query.data?.items ?? []).slice(0, BELL_SIZE);
+  const total = query.data?.total ?? 0;
+
+  useEffect(() => {
+    if (!open) return;
+    const onDown = (e: MouseEvent) => {
+      if (rootRef.current && !rootRef.current.contains(e.target as Node)) setOpen(false);
+    };
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') {
+        setOpen(false);
+        buttonRef.current?.focus();
+      }
+    };
+    document.addEventListener('mousedown', onDown);
+    document.addEventListener('keydown', onKey);
+    return () => {
+      document.removeEventListener('mousedown', onDown);
+      document.removeEventListener('keydown', onKey);
+    };
+  }, [open]);
+
   return (
-    <button type="button" className="icon-button" aria-label="Expiring trades" disabled>
-      <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round">
-        <path d="M6 8a6 6 0 0 1 12 0c0 7 3 9 3 9H3s3-2 3-9" />
-        <path d="M10.3 21a1.94 1.94 0 0 0 3.4 0" />
-      </svg>
-    </button>
+    <div className="bell" ref={rootRef}>
+      <button
+        ref={buttonRef}
+        type="button"
+        className="icon-button bell-button"
+        aria-label={total > 0 ? `Expiring trades: ${total}` : 'Expiring trades'}
+        aria-expanded={open}
+        aria-controls={panelId}
+        onClick={() => setOpen((o) => !o)}
+      >
+        <BellIcon />
+        {total > 0 && (
+          <span className="bell-count" aria-hidden="true">
+            {total > 99 ? '99+' : total}
+          </span>
+        )}
+      </button>
+      {open && (
+        <div className="bell-panel" id={panelId} role="region" aria-label="Expiring trades">
+          <div className="bell-header">Expired | Near Expiration</div>
+          {query.isPending ? (
+            <p className="bell-empty">Loading…</p>
+          ) : items.length === 0 ? (
+            <p className="bell-empty">No expiring trades</p>
+          ) : (
+            <ul className="bell-list">
+              {items.map((t) => {
+                const { text, tone } = expiryDisplay(daysBetween(today, t.ed));
+                return (
+                  <li key={t.uid} className="bell-item">
+                    <div>
+                      <strong>{t.ticker}</strong> <span className="muted">{strategyByUid(t.su)?.name ?? ''}</span>
+                    </div>
+                    <div className="bell-item-meta">
+                      <span>{formatDate(t.ed)}</span>
+                      <span className={`tc-expiry tc-${tone}`}>{text}</span>
+                    </div>
+                  </li>
+                );
+              })}
+            </ul>
+          )}
+          <Link className="bell-view-all" to="/trades/expiring-soon" onClick={() => setOpen(false)}>
+            View all
+          </Link>
+        </div>
+      )}
+    </div>
   );
 }

@@ -1,0 +1,17 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api } from '../../../lib/api-client.ts';
+import { applyTradeChanges } from './apply-trade-changes.ts';
+import { newIdempotencyKey } from './mutation-support.ts';
+
+/** DELETE /trades/{uid}: open trades only. */
+export async function deleteTrade(uid: string, idempotencyKey: string): Promise<void> {
+  await api.delete<unknown>(`/trades/${encodeURIComponent(uid)}`, { idempotencyKey });
+}
+
+export const useDeleteTrade = () => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (uid: string) => deleteTrade(uid, newIdempotencyKey()),
+    onSuccess: (_void, uid) => applyTradeChanges(queryClient, [{ type: 'remove', uid }], [['metrics']]),
+  });
+};

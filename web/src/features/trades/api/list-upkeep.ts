@@ -1,0 +1,156 @@
+import type { InfiniteData } from '@tanstack/react-query';
+import { daysBetween } from '@oj/contracts/business-date';
+import { tradeStatus } from '@oj/contracts/journal-events';
+import type { TradeListItem } from '@oj/contracts/trade-list-item';
+import { EXPIRING_WINDOW_DAYS } from '../utils/expiry.ts';
+import type { TradeListFilters, TradeListKind } from './trade-keys.ts';
+
+/**
+ * Part 1 §4 "List states and upkeep": after an action the lists are patched from the command's answer
+ * (which is built from the folded lineage), so they are right at once, before the read models have
+ * caught up. The same functions re-apply recent changes to pages fetched in the next seconds: the
+ * projector is asynchronous, and a page read during its lag must not bring a closed trade back.
+ */
+export interface TradePage {
+  items: TradeListItem[];
+  page: number;
+  pages: number;
+  size: number;
+  total: number;
+}
+export type TradePages = InfiniteData<TradePage, unknown>;
+
+export type TradeChange = { type: 'upsert'; trade: TradeListItem } | { type: 'remove'; uid: string };
+
+const CLOSED_STATUSES: ReadonlySet<number> = new Set([
+  tradeStatus.closed,
+  tradeStatus.assigned,
+  tradeStatus.calledAway,
+  tradeStatus.expiredWorthless,
+  tradeStatus.exercised,
+]);
+
+export function belongsTo(kind: TradeListKind, trade: TradeListItem, today: string): boolean {
+  switch (kind) {
+    case 'open':
+      return trade.status === tradeStatus.open;
+    case 'expiring':
+      return trade.status === tradeStatus.open && daysBetween(today, trade.ed) <= EXPIRING_WINDOW_DAYS;
+    case 'closed':
+      return CLOSED_STATUSES.has(trade.status);
+    case 'rolled':
+      return trade.status === tradeStatus.rolled;
+  }
+}
+
+/** Whether the trade passes the list's search fields (the date range reads the date the list is about). */
+export function matchesFilters(kind: TradeListKind, trade: TradeListItem, f: TradeListFilters): boolean {
+  if (f.ticker && !trade.ticker.startsWith(f.ticker.toUpperCase())) return false;
+  if (f.au && trade.au !== f.au) return false;
+  if (f.su && trade.su !== f.su) return false;
+  if (kind === 'expiring') return true;
+  const date = kind === 'open' ? trade.tod : trade.tcd;
+  if (!date) return true;
+  if (f.sd && date < f.sd) return false;
+  if (f.ed && date > f.ed) return false;
+  return true;
+}
+
+/** Open by open date (newest first), expiring by expiration (soonest first), closed and rolled by close date (newest first). */
+export function compareFor(kind: TradeListKind): (a: TradeListItem, b: TradeListItem) => number {
+  switch (kind) {
+    case 'open':
+      return (a, b) => b.tod.localeCompare(a.tod);
+    case 'expiring':
+      return (a, b) => a.ed.localeCompare(b.ed);
+    case 'closed':
+    case 'rolled':
+      return (a, b) => (b.tcd ?? '').localeCompare(a.tcd ?? '');
+  }
+}
+
+/** Items of all loaded pages, in order, duplicates (same uid on two pages after a shift) removed. */
+export function flattenPages(data: TradePages | undefined): TradeListItem[] {
+  if (!data) return [];
+  const seen = new Set<string>();
+  const out: TradeListItem[] = [];
+  for (const p of data.pages) {
+    for (const t of p.items) {
+      if (seen.has(t.uid)) continue;
+      seen.add(t.uid);
+      out.push(t);
+    }
+  }
+  return out;
+}
+
+function rechunk(data: TradePages, items: TradeListItem[], total: number): TradePages {
+  const first = data.pages[0];
+  const size = first?.size ?? 10;
+  const pages = Math.max(1, Math.ceil(total / size));
+  const count = data.pages.length;
+  return {
+    pageParams: data.pageParams,
+    pages: data.pages.map((p, i) => ({
+      ...p,
+      items: i === count - 1 ? items.slice(i * size) : items.slice(i * size, (i + 1) * size),
+      pages,
+      total,
+    })),
+  };
+}
+
+/** Applies one change to a list's loaded pages; a change that does not alter the list returns it unchanged. */
+export function applyChange(data: TradePages, change: TradeChange, kind: TradeListKind, filters: TradeListFilters, today: string): TradePages {
+  const items = flattenPages(data);
+  const total = data.pages[0]?.total ?? items.length;
+  const uid = change.type === 'remove' ? change.uid : change.trade.uid;
+  const index = items.findIndex((t) => t.uid === uid);
+  const keep = change.type === 'upsert' && belongsTo(kind, change.trade, today) && matchesFilters(kind, change.trade, filters);
+
+  if (!keep) {
+    if (index < 0) return data;
+    items.splice(index, 1);
+    return rechunk(data, items, Math.max(0, total - 1));
+  }
+  const trade = (change as { trade: TradeListItem }).trade;
+  if (index >= 0) {
+    const existing = items[index];
+    if (existing && existing.up === trade.up && existing.status === trade.status) return data;
+    items.splice(index, 1);
+  }
+  const cmp = compareFor(kind);
+  let at = items.findIndex((t) => cmp(trade, t) <= 0);
+  const allLoaded = data.pages.length >= (data.pages[0]?.pages ?? 1);
+  if (at < 0) {
+    // It sorts after everything loaded: it belongs on a page not fetched yet, unless every page is here.
+    if (!allLoaded) return rechunk(data, items, index >= 0 ? total : total + 1);
+    at = items.length;
+  }
+  items.splice(at, 0, trade);
+  const newTotal = index >= 0 ? total : total + 1;
+  // The loaded window keeps its length: the item pushed past its end is the next page's first.
+  const loaded = data.pages.reduce((n, p) => n + p.items.length, 0);
+  if (!allLoaded && items.length > loaded) items.length = loaded;
+  return rechunk(data, items, newTotal);
+}
+
+export function applyChanges(data: TradePages, changes: readonly TradeChange[], kind: TradeListKind, filters: TradeListFilters, today: string): TradePages {
+  return changes.reduce((d, c) => applyChange(d, c, kind, filters, today), data);
+}
+
+/**
+ * Changes made in this tab in the last seconds, re-applied to freshly fetched pages until the read
+ * models have certainly caught up (the projector's lag is well under a second; the margin is generous).
+ */
+const RECENT_MS = 20_000;
+const recent: { at: number; change: TradeChange }[] = [];
+
+export function rememberChanges(changes: readonly TradeChange[], now = Date.now()): void {
+  for (const change of changes) recent.push({ at: now, change });
+}
+
+export function recentChanges(now = Date.now()): TradeChange[] {
+  while (recent.length > 0 && (recent[0]?.at ?? 0) < now - RECENT_MS) recent.shift();
+  return recent.map((r) => r.change);
+}

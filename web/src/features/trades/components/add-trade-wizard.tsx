@@ -1,0 +1,371 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { statusByCloseAction } from '@oj/contracts/journal-events';
+import { strategyCatalogue, strategyGroup, type Strategy } from '@oj/contracts/strategies';
+import { Alert } from '../../../components/ui/alert.tsx';
+import { Button } from '../../../components/ui/button.tsx';
+import { Stepper } from '../../../components/ui/stepper.tsx';
+import { errorMessage } from '../../../lib/api-client.ts';
+import { formatDate, formatMoney, todayInNewYork } from '../../../lib/format.ts';
+import { useAddClosedTrade } from '../api/add-closed-trade.ts';
+import { useAddTrade, type OpenTradeData } from '../api/add-trade.ts';
+import { useStrategies } from '../api/get-strategies.ts';
+import { useTradeAccounts } from '../api/get-trade-accounts.ts';
+import {
+  PREMIUM_HINT_BELOW,
+  closeChoiceLabel,
+  closeChoices,
+  defaultCloseDate,
+  parseNum,
+  premiumHint,
+  sameKind,
+  sameTransactionWarning,
+  validateAddTrade,
+  validateClosedTradeClose,
+  type AddTradeValues,
+  type CloseChoice,
+  type CloseValues,
+} from '../utils/trade-rules.ts';
+import { formatStrikes, transactionLabel } from '../utils/trade-labels.ts';
+import { InputField, NotesField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, useTradeForm } from './form-controls.tsx';
+
+export interface AddTradeWizardProps {
+  mode: 'open' | 'closed';
+  initialDate?: string | undefined;
+}
+
+const emptyValues = (openDate: string, account: string): AddTradeValues => ({
+  account,
+  strategyType: '',
+  strategyUid: '',
+  ticker: '',
+  price: '',
+  openDate,
+  expirationDate: '',
+  strikes: [],
+  delta: '',
+  contractSize: '1',
+  netPremium: '',
+  netFee: '',
+  notes: '',
+});
+
+const emptyClose = (): CloseValues => ({ choice: 'close', contractSize: '', closeDate: '', transaction: '', premium: '', fee: '' });
+
+/**
+ * Add Open Trade (form, then summary) and Add Closed Trade (open details, then summary with the close
+ * options): part 1 §2, §4 "Add-trade dialog", §5 "Add trade" and "Add closed trade form".
+ */
+export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
+  const today = todayInNewYork();
+  const accounts = useTradeAccounts();
+  const strategies = useStrategies().data ?? strategyCatalogue;
+  const defaultAccount = accounts.data?.find((a) => a.default_account)?.uid ?? accounts.data?.[0]?.uid ?? '';
+  const initial = useCallback(() => emptyValues(initialDate ?? today, defaultAccount), [initialDate, today, defaultAccount]);
+  const form = useTradeForm<AddTradeValues>(initial);
+  const close = useTradeForm<CloseValues>(emptyClose);
+  const [step, setStep] = useState(0);
+  const [message, setMessage] = useState<{ tone: 'success' | 'danger'; text: string } | null>(null);
+  const addOpen = useAddTrade();
+  const addClosed = useAddClosedTrade();
+  const busy = addOpen.isPending || addClosed.isPending;
+  const firstRef = useRef<HTMLDivElement>(null);
+
+  const { values: v, set } = form;
+  // Focus moves into the form when the dialog opens (the chunk may arrive after the dialog took focus).
+  useEffect(() => {
+    firstRef.current?.querySelector<HTMLElement>('select, input')?.focus();
+  }, []);
+  // The account list arrives after the dialog may have opened: preselect the default once it does.
+  useEffect(() => {
+    if (!v.account && defaultAccount) form.setValues((x) => ({ ...x, account: defaultAccount }));
+  }, [defaultAccount, v.account, form]);
+
+  const strategy: Strategy | undefined = strategies.find((s) => s.uid === v.strategyUid);
+  const errors = validateAddTrade(v, strategy, today);
+  const valid = Object.keys(errors).length === 0;
+  const premium = parseNum(v.netPremium);
+  const expired = v.expirationDate !== '' && v.expirationDate < today;
+  const choices = closeChoices(strategy, expired);
+  const cs = parseNum(v.contractSize) ?? 0;
+  const closeErrors = validateClosedTradeClose(close.values, { tod: v.openDate, ed: v.expirationDate, cs }, today);
+  const closeValid = Object.keys(closeErrors).length === 0;
+
+  const chooseStrategy = (uid: string) => {
+    const s = strategies.find((x) => x.uid === uid);
+    form.setValues((x) => ({ ...x, strategyUid: uid, strikes: s ? Array.from({ length: s.legs_setup.legs_count }, (_, i) => x.strikes[i] ?? '') : [] }));
+    form.touch('strategyUid');
+  };
+
+  const chooseClose = (choice: CloseChoice) => {
+    if (choice === 'close') close.setValues((c) => ({ ...c, choice, transaction: '', premium: '', fee: '' }));
+    else
+      close.setValues((c) => ({
+        ...c,
+        choice,
+        transaction: '3',
+        premium: '0',
+        fee: '0',
+        closeDate: choice === 'expireWorthless' ? v.expirationDate : c.closeDate || defaultCloseDate(v.expirationDate, today),
+      }));
+  };
+
+  const resetAll = () => {
+    form.reset();
+    close.reset();
+    setStep(0);
+  };
+
+  const next = () => {
+    form.setAttempted(true);
+    if (!valid) {
+      setMessage({ tone: 'danger', text: 'There are errors in the form.' });
+      return;
+    }
+    setMessage(null);
+    if (mode === 'closed' && !close.values.closeDate) close.setValues((c) => ({ ...c, closeDate: defaultCloseDate(v.expirationDate, today) }));
+    setStep(1);
+  };
+
+  const openData = (): OpenTradeData => ({
+    ticker: v.ticker,
+    account_uid: v.account,
+    strategy_uid: v.strategyUid,
+    strike_prices: v.strikes.map((s) => Number(s)),
+    trade_open_date: v.openDate,
+    expiration_date: v.expirationDate,
+    contract_size: Number(v.contractSize),
+    premium_at_open: Number(v.netPremium),
+    net_fee_to_open: Number(v.netFee),
+    open_transaction: strategy?.transaction ?? 1,
+    net_delta: Number(v.delta),
+    stock_price_at_open: strategy?.uses_cost_basis ? null : Number(v.price),
+    cost_basis: strategy?.uses_cost_basis ? Number(v.price) : null,
+    notes: v.notes,
+  });
+
+  const succeed = (text: string) => {
+    setMessage({ tone: 'success', text });
+    resetAll();
+    window.setTimeout(() => setMessage((m) => (m?.text === text ? null : m)), 2000);
+    firstRef.current?.querySelector<HTMLElement>('select, input')?.focus();
+  };
+
+  const submit = () => {
+    if (!valid) {
+      setMessage({ tone: 'danger', text: 'There are errors in the form.' });
+      return;
+    }
+    const fail = (error: unknown) => setMessage({ tone: 'danger', text: errorMessage(error, 'Error uploading trade. Please try again.') });
+    if (mode === 'open') {
+      addOpen.mutate({ trade_data: openData(), tag_data: [] }, { onSuccess: () => succeed('Trade Uploaded successfully'), onError: fail });
+      return;
+    }
+    close.setAttempted(true);
+    if (!closeValid) {
+      setMessage({ tone: 'danger', text: 'There are errors in the form.' });
+      return;
+    }
+    const c = close.values;
+    addClosed.mutate(
+      {
+        trade_data: {
+          ...openData(),
+          trade_close_date: c.closeDate,
+          premium_at_close: Number(c.premium),
+          net_fee_to_close: Number(c.fee),
+          close_transaction: Number(c.transaction) as 1 | 2 | 3,
+          status: statusByCloseAction[c.choice],
+        },
+        tag_data: [],
+      },
+      { onSuccess: () => succeed('Upload successful'), onError: fail },
+    );
+  };
+
+  const e = (k: string) => form.shown(errors, k);
+  const ce = (k: string) => close.shown(closeErrors, k);
+  const groupStrategies = strategies.filter((s) => s.strategy_group === v.strategyType);
+  const locked = close.values.choice !== 'close';
+
+  return (
+    <div className="trade-wizard">
+      <Stepper steps={mode === 'open' ? ['Trade Details', 'Summary'] : ['Open Details', 'Summary & Close']} current={step} />
+      {message && (
+        <Alert tone={message.tone} onClose={() => setMessage(null)}>
+          {message.text}
+        </Alert>
+      )}
+      {step === 0 && (
+        <div className="form-grid" ref={firstRef}>
+          <SelectField
+            label="Account"
+            required
+            value={v.account}
+            onValue={(x) => set('account', x)}
+            error={e('account')}
+            placeholder="Select account"
+            options={(accounts.data ?? []).map((a) => ({ value: a.uid, label: a.name }))}
+          />
+          <SelectField
+            label="Strategy Type"
+            required
+            value={v.strategyType}
+            onValue={(x) => {
+              form.setValues((y) => ({ ...y, strategyType: x, strategyUid: '', strikes: [] }));
+              form.touch('strategyType');
+            }}
+            error={e('strategyType')}
+            placeholder="Select type"
+            options={strategyGroup.options.map((g) => ({ value: g, label: g }))}
+          />
+          <SelectField
+            label="Strategy"
+            required
+            value={v.strategyUid}
+            onValue={chooseStrategy}
+            error={e('strategyUid')}
+            placeholder="Select strategy"
+            disabled={!v.strategyType}
+            options={groupStrategies.map((s) => ({ value: s.uid, label: s.name }))}
+          />
+          <InputField
+            label="Ticker"
+            required
+            value={v.ticker}
+            onValue={(x) => set('ticker', x.toUpperCase())}
+            error={e('ticker')}
+            autoComplete="off"
+            spellCheck={false}
+            maxLength={6}
+          />
+          <NumberField
+            label={strategy?.uses_cost_basis ? 'Cost Basis (per share)' : 'Stock Price'}
+            required
+            value={v.price}
+            onValue={(x) => set('price', x)}
+            error={e('price')}
+          />
+          <ReadOnlyField label="Credit / Debit" value={strategy ? transactionLabel(strategy.transaction) : '—'} />
+          <InputField label="Open Date" required type="date" max={today} value={v.openDate} onValue={(x) => set('openDate', x)} error={e('openDate')} />
+          <InputField label="Expiration Date" required type="date" value={v.expirationDate} onValue={(x) => set('expirationDate', x)} error={e('expirationDate')} />
+          <div className="form-strikes">
+            {(strategy ? strategy.legs_setup.config : [null]).map((leg, i) => (
+              <NumberField
+                key={i}
+                label={leg ? `Strike ${i + 1} (${leg.action} ${leg.type})` : 'Strike'}
+                required
+                disabled={!strategy}
+                value={v.strikes[i] ?? ''}
+                onValue={(x) => {
+                  form.setValues((y) => {
+                    const strikes = [...y.strikes];
+                    strikes[i] = x;
+                    return { ...y, strikes };
+                  });
+                  form.touch(`strike${i}`);
+                }}
+                error={e(`strike${i}`)}
+              />
+            ))}
+          </div>
+          <NumberField label="Delta (net)" required step="0.01" value={v.delta} onValue={(x) => set('delta', x)} error={e('delta')} />
+          <NumberField label="Contracts" required step="1" min="1" value={v.contractSize} onValue={(x) => set('contractSize', x)} error={e('contractSize')} />
+          <NumberField
+            label="Net Premium (total, before fees)"
+            required
+            value={v.netPremium}
+            onValue={(x) => set('netPremium', x)}
+            error={e('netPremium')}
+            hint={premium !== null && premium < PREMIUM_HINT_BELOW ? <span className="warning-text">{premiumHint}</span> : undefined}
+          />
+          <NumberField label="Net Fee" required value={v.netFee} onValue={(x) => set('netFee', x)} error={e('netFee')} />
+          <ReadOnlyField label="Tags" value="—" />
+          <NotesField value={v.notes} onValue={(x) => set('notes', x)} error={e('notes')} />
+        </div>
+      )}
+      {step === 1 && (
+        <div className="wizard-summary">
+          <Summary
+            rows={[
+              ['Account', accounts.data?.find((a) => a.uid === v.account)?.name ?? '—'],
+              ['Strategy', strategy?.name ?? '—'],
+              ['Ticker', v.ticker],
+              [strategy?.uses_cost_basis ? 'Cost Basis' : 'Stock Price', formatMoney(parseNum(v.price))],
+              ['Credit / Debit', strategy ? transactionLabel(strategy.transaction) : '—'],
+              ['Open Date', formatDate(v.openDate)],
+              ['Expiration Date', formatDate(v.expirationDate)],
+              ['Strikes', formatStrikes(v.strikes.map(Number))],
+              ['Delta', v.delta],
+              ['Contracts', v.contractSize],
+              ['Net Premium', formatMoney(premium)],
+              ['Net Fee', formatMoney(parseNum(v.netFee))],
+              v.notes ? ['Notes', v.notes] : null,
+            ]}
+          />
+          {mode === 'closed' && (
+            <fieldset className="close-options">
+              <legend>Close Trade Options</legend>
+              <div className="form-grid">
+                <SelectField
+                  label="Close Action"
+                  value={close.values.choice}
+                  onValue={(x) => chooseClose(x as CloseChoice)}
+                  options={choices.map((c) => ({ value: c, label: closeChoiceLabel(c) }))}
+                />
+                <InputField
+                  label="Close Date"
+                  required
+                  type="date"
+                  max={today}
+                  disabled={close.values.choice === 'expireWorthless'}
+                  value={close.values.closeDate}
+                  onValue={(x) => close.set('closeDate', x)}
+                  error={ce('closeDate')}
+                />
+                {!locked ? (
+                  <SelectField
+                    label="Transaction"
+                    required
+                    value={close.values.transaction}
+                    onValue={(x) => close.set('transaction', x)}
+                    placeholder="Select"
+                    options={transactionOptions}
+                    error={ce('transaction')}
+                  />
+                ) : (
+                  <ReadOnlyField label="Transaction" value="Neutral" />
+                )}
+                <NumberField label="Premium to Close" required disabled={locked} value={close.values.premium} onValue={(x) => close.set('premium', x)} error={ce('premium')} />
+                <NumberField label="Close Fee" required disabled={locked} value={close.values.fee} onValue={(x) => close.set('fee', x)} error={ce('fee')} />
+              </div>
+              {!locked && strategy && close.values.transaction && sameKind(strategy.transaction, close.values.transaction) && (
+                <Alert tone="warning">{sameTransactionWarning}</Alert>
+              )}
+            </fieldset>
+          )}
+        </div>
+      )}
+      <div className="wizard-actions">
+        {step === 0 ? (
+          <>
+            <Button variant="ghost" onClick={resetAll}>
+              Reset
+            </Button>
+            <Button onClick={next} disabled={!valid}>
+              Next
+            </Button>
+          </>
+        ) : (
+          <>
+            <Button variant="secondary" onClick={() => setStep(0)} disabled={busy}>
+              Back
+            </Button>
+            <Button onClick={submit} loading={busy} disabled={mode === 'closed' && !closeValid && close.attempted}>
+              {busy ? 'Submitting...' : mode === 'open' ? 'Submit' : 'Submit Full Trade'}
+            </Button>
+          </>
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,196 @@
+import { useCallback, useState } from 'react';
+import type { TradeListItem } from '@oj/contracts/trade-list-item';
+import { strategyByUid } from '@oj/contracts/strategies';
+import { Alert } from '../../../components/ui/alert.tsx';
+import { Button } from '../../../components/ui/button.tsx';
+import { Modal } from '../../../components/ui/modal.tsx';
+import { Stepper } from '../../../components/ui/stepper.tsx';
+import { errorMessage } from '../../../lib/api-client.ts';
+import { formatDate, formatMoney, todayInNewYork } from '../../../lib/format.ts';
+import { useCloseTrade, type CloseRoute } from '../api/close-trade.ts';
+import {
+  closeChoiceLabel,
+  closeChoices,
+  closeProfitLoss,
+  defaultCloseDate,
+  parseNum,
+  sameKind,
+  sameTransactionWarning,
+  validateClose,
+  type CloseChoice,
+  type CloseValues,
+} from '../utils/trade-rules.ts';
+import { transactionLabel } from '../utils/trade-labels.ts';
+import { InputField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, useTradeForm } from './form-controls.tsx';
+import { SuccessPanel } from './success-panel.tsx';
+import { TradeHeader } from './trade-header.tsx';
+
+const routeOf: Record<CloseChoice, CloseRoute> = {
+  close: 'close',
+  expireWorthless: 'expire-worthless',
+  assigned: 'assigned',
+  calledAway: 'called-away',
+  exercised: 'exercised',
+};
+
+const successText: Record<CloseChoice, string> = {
+  close: 'Trade successfully closed',
+  expireWorthless: 'Trade Expired Worthless',
+  assigned: 'Trade Assigned',
+  calledAway: 'Trade Called Away',
+  exercised: 'Trade Exercised',
+};
+
+/** Close Trade: close details with the profit/loss preview, then confirmation (part 1 §4 "Close options", §5 "Close trade"). */
+export function CloseTradeDialog({ trade, onClose }: { trade: TradeListItem; onClose: () => void }) {
+  const today = todayInNewYork();
+  const strategy = strategyByUid(trade.su);
+  const expired = trade.ed < today;
+  const initial = useCallback(
+    (): CloseValues => ({ choice: 'close', contractSize: String(trade.cs), closeDate: defaultCloseDate(trade.ed, today), transaction: '', premium: '', fee: '' }),
+    [trade, today],
+  );
+  const form = useTradeForm<CloseValues>(initial);
+  const [step, setStep] = useState(0);
+  const [formError, setFormError] = useState<string | null>(null);
+  const [done, setDone] = useState<CloseChoice | null>(null);
+  const mutation = useCloseTrade();
+  const v = form.values;
+  const errors = validateClose(v, trade, today);
+  const valid = Object.keys(errors).length === 0;
+  const locked = v.choice !== 'close';
+  const closed = parseNum(v.contractSize) ?? 0;
+  const pl = closeProfitLoss(trade.ot, trade.pao, trade.cs, closed, Number(v.transaction || 3), parseNum(v.premium) ?? 0);
+
+  const choose = (choice: CloseChoice) => {
+    if (choice === 'close') form.setValues((c) => ({ ...c, choice, transaction: '', premium: '', fee: '' }));
+    else
+      form.setValues((c) => ({
+        ...c,
+        choice,
+        contractSize: String(trade.cs),
+        transaction: '3',
+        premium: '0',
+        fee: '0',
+        closeDate: choice === 'expireWorthless' ? trade.ed : c.closeDate,
+      }));
+  };
+
+  const next = () => {
+    form.setAttempted(true);
+    if (!valid) {
+      setFormError('Please correct the errors in the form.');
+      return;
+    }
+    setFormError(null);
+    setStep(1);
+  };
+
+  const submit = () => {
+    setFormError(null);
+    mutation.mutate(
+      {
+        uid: trade.uid,
+        route: routeOf[v.choice],
+        body: {
+          contract_size: closed,
+          trade_close_date: v.closeDate,
+          premium_at_close: Number(v.premium),
+          close_transaction: Number(v.transaction) as 1 | 2 | 3,
+          net_fee_to_close: Number(v.fee),
+        },
+      },
+      { onSuccess: () => setDone(v.choice), onError: (err) => setFormError(errorMessage(err, 'Failed to close trade. Please try again.')) },
+    );
+  };
+
+  const e = (k: string) => form.shown(errors, k);
+  return (
+    <Modal open onClose={onClose} title={done ? 'Closed' : 'Close Trade'} size="lg" closeOnBackdrop={false} dismissible={!mutation.isPending}>
+      {done ? (
+        <SuccessPanel title={successText[done]} onDone={onClose}>
+          {trade.ticker} {closed < trade.cs ? `(${closed} of ${trade.cs} contracts; the rest stays open)` : ''}
+        </SuccessPanel>
+      ) : (
+        <div className="trade-wizard">
+          <TradeHeader trade={trade} today={today} />
+          <Stepper steps={['Close Details', 'Confirm']} current={step} />
+          {formError && <Alert tone="danger">{formError}</Alert>}
+          {step === 0 ? (
+            <div className="form-grid">
+              <SelectField label="Close Action" value={v.choice} onValue={(x) => choose(x as CloseChoice)} options={closeChoices(strategy, expired).map((c) => ({ value: c, label: closeChoiceLabel(c) }))} />
+              <NumberField
+                label="Contracts to Close"
+                required
+                step="1"
+                min="1"
+                max={String(trade.cs)}
+                disabled={trade.cs === 1 || locked}
+                value={v.contractSize}
+                onValue={(x) => form.set('contractSize', x)}
+                error={e('contractSize')}
+              />
+              <InputField label="Close Date" required type="date" max={today} disabled={v.choice === 'expireWorthless'} value={v.closeDate} onValue={(x) => form.set('closeDate', x)} error={e('closeDate')} />
+              {locked ? (
+                <ReadOnlyField label="Transaction" value="Neutral" />
+              ) : (
+                <SelectField label="Transaction" required value={v.transaction} onValue={(x) => form.set('transaction', x)} placeholder="Select" options={transactionOptions} error={e('transaction')} />
+              )}
+              <NumberField label="Premium to Close (total)" required disabled={locked} value={v.premium} onValue={(x) => form.set('premium', x)} error={e('premium')} />
+              <NumberField label="Close Fee" required disabled={locked} value={v.fee} onValue={(x) => form.set('fee', x)} error={e('fee')} />
+              {!locked && v.transaction && sameKind(trade.ot, v.transaction) && (
+                <Alert tone="warning" className="form-grid-wide">
+                  {sameTransactionWarning}
+                </Alert>
+              )}
+              <ProfitLoss value={pl} />
+            </div>
+          ) : (
+            <>
+              <Summary
+                rows={[
+                  ['Close Action', closeChoiceLabel(v.choice)],
+                  ['Contracts', `${closed} of ${trade.cs}`],
+                  ['Close Date', formatDate(v.closeDate)],
+                  ['Transaction', transactionLabel(Number(v.transaction))],
+                  ['Premium to Close', formatMoney(parseNum(v.premium))],
+                  ['Close Fee', formatMoney(parseNum(v.fee))],
+                ]}
+              />
+              <ProfitLoss value={pl} />
+              <Alert tone="warning">A closed trade cannot be edited or deleted.</Alert>
+            </>
+          )}
+          <div className="wizard-actions">
+            {step === 0 ? (
+              <>
+                <Button variant="secondary" onClick={onClose}>
+                  Cancel
+                </Button>
+                <Button onClick={next}>Next</Button>
+              </>
+            ) : (
+              <>
+                <Button variant="secondary" onClick={() => setStep(0)} disabled={mutation.isPending}>
+                  Back
+                </Button>
+                <Button onClick={submit} loading={mutation.isPending}>
+                  {mutation.isPending ? 'Submitting...' : 'Close Trade'}
+                </Button>
+              </>
+            )}
+          </div>
+        </div>
+      )}
+    </Modal>
+  );
+}
+
+export function ProfitLoss({ value, label = 'Profit / Loss' }: { value: number; label?: string }) {
+  return (
+    <div className={`pl-preview ${value > 0 ? 'tc-success' : value < 0 ? 'tc-danger' : ''}`} aria-live="polite">
+      <span>{label}</span>
+      <strong>{formatMoney(value)}</strong>
+    </div>
+  );
+}

@@ -1,0 +1,237 @@
+import { useState } from 'react';
+import { statusByCloseAction } from '@oj/contracts/journal-events';
+import type { TradeListItem } from '@oj/contracts/trade-list-item';
+import { strategyByName, strategyByUid, type Strategy } from '@oj/contracts/strategies';
+import { Alert } from '../../../components/ui/alert.tsx';
+import { Button } from '../../../components/ui/button.tsx';
+import { Modal } from '../../../components/ui/modal.tsx';
+import { Stepper } from '../../../components/ui/stepper.tsx';
+import { errorMessage } from '../../../lib/api-client.ts';
+import { formatDate, formatMoney, todayInNewYork } from '../../../lib/format.ts';
+import { useSplitTrade, type SplitLegData } from '../api/split-trade.ts';
+import {
+  closeChoiceLabel,
+  defaultCloseDate,
+  parseNum,
+  sameTransactionWarning,
+  splitPremiumIssue,
+  validateSplitClose,
+  type CloseChoice,
+  type SplitCloseValues,
+} from '../utils/trade-rules.ts';
+import { transactionLabel, trimNumber } from '../utils/trade-labels.ts';
+import { InputField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, useTradeForm } from './form-controls.tsx';
+import { SuccessPanel } from './success-panel.tsx';
+import { TradeHeader } from './trade-header.tsx';
+
+const legName = (strategy: Strategy, i: number, sp: readonly number[]) => {
+  const leg = strategy.legs_setup.config[i];
+  return leg ? `Leg ${i + 1}: ${leg.action === 'sell' ? 'Sell' : 'Buy'} ${leg.type} $${trimNumber(sp[i] ?? 0)}` : `Leg ${i + 1}`;
+};
+
+/**
+ * Split ("break") a two-leg trade: the premium of each leg, then which leg to close and how, then a
+ * summary (part 1 §4 "Split dialog", §5 "Split"). Irreversible: one leg is closed, the other continues.
+ */
+export function SplitTradeDialog({ trade, onClose }: { trade: TradeListItem; onClose: () => void }) {
+  const today = todayInNewYork();
+  const strategy = strategyByUid(trade.su);
+  const [step, setStep] = useState(0);
+  const [legPremiums, setLegPremiums] = useState<string[]>(['', '']);
+  const [premTouched, setPremTouched] = useState<boolean[]>([false, false]);
+  const [closeLeg, setCloseLeg] = useState(0);
+  const [formError, setFormError] = useState<string | null>(null);
+  const [done, setDone] = useState<{ closed: number; open: number } | null>(null);
+  const closeForm = useTradeForm<SplitCloseValues>(() => ({ choice: 'close', closeDate: defaultCloseDate(trade.ed, today), transaction: '', premium: '', fee: '' }));
+  const mutation = useSplitTrade();
+
+  if (!strategy || strategy.legs_setup.legs_count !== 2) {
+    return (
+      <Modal open onClose={onClose} title="Split Trade" size="sm">
+        <Alert tone="warning">Only two-leg trades can be split.</Alert>
+      </Modal>
+    );
+  }
+
+  const premiums = legPremiums.map(parseNum);
+  const premiumErrors = premiums.map((p) => (p === null || p <= 0 ? 'Must be a positive non-zero number.' : null));
+  const sumIssue = splitPremiumIssue(strategy, premiums, trade.pao, trade.ot);
+  const step1Valid = premiumErrors.every((x) => x === null) && !sumIssue;
+
+  const closingLeg = strategy.legs_setup.config[closeLeg];
+  const closingFooting = closingLeg ? strategyByName(closingLeg.footing) : undefined;
+  const itm: CloseChoice = closingFooting?.extra_outcome ?? strategy.extra_outcome;
+  const cv = closeForm.values;
+  const closeErrors = validateSplitClose(cv, trade, today);
+  const step2Valid = Object.keys(closeErrors).length === 0;
+  const locked = cv.choice !== 'close';
+  const openLegIndex = closeLeg === 0 ? 1 : 0;
+  const legOpenTransaction = (i: number): 1 | 2 => (strategy.legs_setup.config[i]?.action === 'buy' ? 2 : 1);
+
+  const choose = (choice: CloseChoice) =>
+    closeForm.setValues((c) => (choice === 'close' ? { ...c, choice, transaction: '', premium: '', fee: '' } : { ...c, choice, transaction: '3', premium: '0', fee: '0' }));
+
+  const legData = (i: number): SplitLegData => {
+    const leg = strategy.legs_setup.config[i];
+    return {
+      leg_index: i,
+      strategy_uid: (leg ? strategyByName(leg.footing)?.uid : undefined) ?? trade.su,
+      strike_prices: [trade.sp[i] ?? 0],
+      premium_at_open: premiums[i] ?? 0,
+      // Each leg carries half of the opening fee (part 1 §9).
+      net_fee_to_open: Math.round((trade.nfto / 2) * 100) / 100,
+      open_transaction: legOpenTransaction(i),
+    };
+  };
+
+  const goNext = () => {
+    if (step === 0) {
+      setPremTouched([true, true]);
+      if (!step1Valid) return setFormError('Please correct the errors in the form.');
+    }
+    if (step === 1) {
+      closeForm.setAttempted(true);
+      if (!step2Valid) return setFormError('Please correct the errors in the closing form.');
+    }
+    setFormError(null);
+    setStep((s) => s + 1);
+  };
+
+  const submit = () => {
+    setFormError(null);
+    mutation.mutate(
+      {
+        uid: trade.uid,
+        body: {
+          trade_data: {
+            closing_trade: {
+              ...legData(closeLeg),
+              status: statusByCloseAction[cv.choice],
+              trade_close_date: cv.closeDate,
+              premium_at_close: Number(cv.premium),
+              close_transaction: Number(cv.transaction) as 1 | 2 | 3,
+              net_fee_to_close: Number(cv.fee),
+            },
+            opening_trade: legData(openLegIndex),
+          },
+          tag_data: [],
+        },
+      },
+      {
+        onSuccess: () => setDone({ closed: closeLeg + 1, open: openLegIndex + 1 }),
+        onError: (err) => setFormError(errorMessage(err, 'Failed to split trade. Please try again.')),
+      },
+    );
+  };
+
+  const ce = (k: string) => closeForm.shown(closeErrors, k);
+  return (
+    <Modal open onClose={onClose} title={done ? 'Trade Split Successfully' : 'Split Trade'} size="lg" closeOnBackdrop={false} dismissible={!mutation.isPending}>
+      {done ? (
+        <SuccessPanel title="Trade Split Successfully" onDone={onClose}>
+          Leg {done.closed} closed, Leg {done.open} remains open.
+        </SuccessPanel>
+      ) : (
+        <div className="trade-wizard">
+          <TradeHeader trade={trade} today={today} />
+          <Stepper steps={['Leg Premiums', 'Close a Leg', 'Confirm']} current={step} />
+          {formError && <Alert tone="danger">{formError}</Alert>}
+          {step === 0 && (
+            <div className="form-grid">
+              <p className="form-grid-wide muted">
+                Net premium: {formatMoney(trade.pao)} {trade.ot === 2 ? 'Debit' : 'Credit'}. Enter each leg's premium (total for all contracts).
+              </p>
+              {[0, 1].map((i) => (
+                <NumberField
+                  key={i}
+                  label={`${legName(strategy, i, trade.sp)} premium`}
+                  required
+                  value={legPremiums[i] ?? ''}
+                  onValue={(x) => {
+                    setLegPremiums((p) => p.map((y, j) => (j === i ? x : y)));
+                    setPremTouched((t) => t.map((y, j) => (j === i ? true : y)));
+                  }}
+                  error={premTouched[i] ? (premiumErrors[i] ?? undefined) : undefined}
+                />
+              ))}
+              {sumIssue && premTouched.every(Boolean) && (
+                <div className="field-error form-grid-wide" role="alert">
+                  {sumIssue}
+                </div>
+              )}
+            </div>
+          )}
+          {step === 1 && (
+            <div className="form-grid">
+              <fieldset className="form-grid-wide leg-choice">
+                <legend>Leg to close</legend>
+                {[0, 1].map((i) => (
+                  <label key={i} className="radio">
+                    <input type="radio" name="close-leg" checked={closeLeg === i} onChange={() => setCloseLeg(i)} />
+                    {legName(strategy, i, trade.sp)}
+                  </label>
+                ))}
+              </fieldset>
+              <SelectField
+                label="Close Action"
+                value={cv.choice}
+                onValue={(x) => choose(x as CloseChoice)}
+                options={(['close', itm] as CloseChoice[]).map((c) => ({ value: c, label: closeChoiceLabel(c) }))}
+              />
+              <InputField label="Close Date" required type="date" max={today} value={cv.closeDate} onValue={(x) => closeForm.set('closeDate', x)} error={ce('closeDate')} />
+              {locked ? (
+                <ReadOnlyField label="Transaction" value="Neutral" />
+              ) : (
+                <SelectField label="Transaction" required value={cv.transaction} onValue={(x) => closeForm.set('transaction', x)} placeholder="Select" options={transactionOptions} error={ce('transaction')} />
+              )}
+              <NumberField label="Premium to Close" required disabled={locked} value={cv.premium} onValue={(x) => closeForm.set('premium', x)} error={ce('premium')} />
+              <NumberField label="Close Fee" required disabled={locked} value={cv.fee} onValue={(x) => closeForm.set('fee', x)} error={ce('fee')} />
+              {!locked && cv.transaction === String(legOpenTransaction(closeLeg)) && (
+                <Alert tone="warning" className="form-grid-wide">
+                  {sameTransactionWarning}
+                </Alert>
+              )}
+            </div>
+          )}
+          {step === 2 && (
+            <>
+              <Summary
+                rows={[
+                  ['Closing', legName(strategy, closeLeg, trade.sp)],
+                  ['Close Action', closeChoiceLabel(cv.choice)],
+                  ['Close Date', formatDate(cv.closeDate)],
+                  ['Transaction', transactionLabel(Number(cv.transaction))],
+                  ['Premium to Close', formatMoney(parseNum(cv.premium))],
+                  ['Close Fee', formatMoney(parseNum(cv.fee))],
+                  ['Stays open', legName(strategy, openLegIndex, trade.sp)],
+                  [`Leg ${closeLeg + 1} premium`, formatMoney(premiums[closeLeg] ?? null)],
+                  [`Leg ${openLegIndex + 1} premium`, formatMoney(premiums[openLegIndex] ?? null)],
+                  ['Fee per leg', formatMoney(trade.nfto / 2)],
+                ]}
+              />
+              <Alert tone="warning">Splitting cannot be undone, and a closed trade cannot be edited or deleted.</Alert>
+            </>
+          )}
+          <div className="wizard-actions">
+            {step === 0 ? (
+              <Button variant="secondary" onClick={onClose}>
+                Cancel
+              </Button>
+            ) : (
+              <Button variant="secondary" onClick={() => setStep((s) => s - 1)} disabled={mutation.isPending}>
+                Back
+              </Button>
+            )}
+            {step < 2 ? (
+              <Button onClick={goNext}>Next</Button>
+            ) : (
+              <Button onClick={submit} loading={mutation.isPending}>
+                {mutation.isPending ? 'Submitting...' : 'Split Trade'}
+              </Button>
+            )}
+          </div>
+        </div>
+      )}
+    </Modal>
+  );
+}

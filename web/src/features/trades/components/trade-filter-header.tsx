@@ -1,0 +1,189 @@
+import { useId, useState, type FormEvent } from 'react';
+import type { Account } from '@oj/contracts/accounts';
+import type { Strategy } from '@oj/contracts/strategies';
+import { Button } from '../../../components/ui/button.tsx';
+import { SelectInput, TextInput } from '../../../components/ui/form-field.tsx';
+import { todayInNewYork } from '../../../lib/format.ts';
+import type { TradeListFilters } from '../api/trade-keys.ts';
+import { DEFAULT_DATE_RANGE, dateRangePresets, presetRange, validateCustomRange, type DateRangePreset } from '../utils/date-range.ts';
+import { FilterIcon, RefreshIcon, SearchIcon } from './icons.tsx';
+
+export interface FilterState {
+  ticker: string;
+  preset: DateRangePreset;
+  /** The applied custom range (only read when preset is custom). */
+  customSd: string;
+  customEd: string;
+  au: string;
+  su: string;
+}
+
+export const initialFilterState: FilterState = { ticker: '', preset: DEFAULT_DATE_RANGE, customSd: '', customEd: '', au: '', su: '' };
+
+/** The search fields a list request carries for the current filter state. */
+export function filtersOf(state: FilterState, today: string): TradeListFilters {
+  const range = state.preset === 'custom' ? { sd: state.customSd, ed: state.customEd } : presetRange(state.preset, today);
+  const f: TradeListFilters = { sd: range.sd, ed: range.ed };
+  if (state.ticker) f.ticker = state.ticker;
+  if (state.au) f.au = state.au;
+  if (state.su) f.su = state.su;
+  return f;
+}
+
+interface Props {
+  value: FilterState;
+  onChange: (next: FilterState) => void;
+  onRefresh: () => void;
+  refreshing: boolean;
+  accounts: readonly Account[];
+  strategies: readonly Strategy[];
+}
+
+/** Ticker search (upper case), refresh, and the filter panel: date range, account, strategy, Reset. */
+export function TradeFilterHeader({ value, onChange, onRefresh, refreshing, accounts, strategies }: Props) {
+  const [tickerInput, setTickerInput] = useState(value.ticker);
+  const [open, setOpen] = useState(false);
+  const [preset, setPreset] = useState<DateRangePreset>(value.preset);
+  const [sd, setSd] = useState(value.customSd);
+  const [ed, setEd] = useState(value.customEd);
+  const [touched, setTouched] = useState({ sd: false, ed: false });
+  const panelId = useId();
+  const today = todayInNewYork();
+  const customErrors = validateCustomRange(sd, ed, today);
+  const customValid = !customErrors.sd && !customErrors.ed;
+
+  const search = (e: FormEvent) => {
+    e.preventDefault();
+    onChange({ ...value, ticker: tickerInput.trim() });
+  };
+  const choosePreset = (next: DateRangePreset) => {
+    setPreset(next);
+    if (next !== 'custom') onChange({ ...value, preset: next });
+  };
+  const reset = () => {
+    setTickerInput('');
+    setPreset(initialFilterState.preset);
+    setSd('');
+    setEd('');
+    setTouched({ sd: false, ed: false });
+    onChange(initialFilterState);
+  };
+
+  return (
+    <div className="trade-filters">
+      <div className="trade-filters-bar">
+        <form className="trade-search" role="search" onSubmit={search}>
+          <label className="visually-hidden" htmlFor={`${panelId}-ticker`}>
+            Search by ticker
+          </label>
+          <TextInput
+            id={`${panelId}-ticker`}
+            value={tickerInput}
+            placeholder="Search ticker"
+            autoComplete="off"
+            spellCheck={false}
+            maxLength={6}
+            onChange={(e) => setTickerInput(e.target.value.toUpperCase())}
+          />
+          <Button type="submit" variant="secondary" icon={<SearchIcon />} aria-label="Search" />
+        </form>
+        <Button variant="secondary" icon={<RefreshIcon />} aria-label="Refresh" onClick={onRefresh} loading={refreshing} />
+        <Button
+          variant={open ? 'primary' : 'secondary'}
+          icon={<FilterIcon />}
+          aria-expanded={open}
+          aria-controls={panelId}
+          onClick={() => setOpen((o) => !o)}
+        >
+          Filters
+        </Button>
+      </div>
+      {open && (
+        <div className="trade-filters-panel" id={panelId}>
+          <div className="trade-filter-field">
+            <label htmlFor={`${panelId}-range`}>Date range</label>
+            <SelectInput id={`${panelId}-range`} value={preset} onChange={(e) => choosePreset(e.target.value as DateRangePreset)}>
+              {dateRangePresets.map((p) => (
+                <option key={p.value} value={p.value}>
+                  {p.label}
+                </option>
+              ))}
+            </SelectInput>
+          </div>
+          {preset === 'custom' && (
+            <div className="trade-filter-custom">
+              <div className="trade-filter-field">
+                <label htmlFor={`${panelId}-sd`}>Start Date</label>
+                <TextInput
+                  id={`${panelId}-sd`}
+                  type="date"
+                  value={sd}
+                  max={today}
+                  aria-invalid={touched.sd && Boolean(customErrors.sd)}
+                  onChange={(e) => {
+                    setSd(e.target.value);
+                    setTouched((t) => ({ ...t, sd: true }));
+                  }}
+                  onBlur={() => setTouched((t) => ({ ...t, sd: true }))}
+                />
+                {touched.sd && customErrors.sd && (
+                  <div className="field-error" role="alert">
+                    {customErrors.sd}
+                  </div>
+                )}
+              </div>
+              <div className="trade-filter-field">
+                <label htmlFor={`${panelId}-ed`}>End Date</label>
+                <TextInput
+                  id={`${panelId}-ed`}
+                  type="date"
+                  value={ed}
+                  max={today}
+                  aria-invalid={touched.ed && Boolean(customErrors.ed)}
+                  onChange={(e) => {
+                    setEd(e.target.value);
+                    setTouched((t) => ({ ...t, ed: true }));
+                  }}
+                  onBlur={() => setTouched((t) => ({ ...t, ed: true }))}
+                />
+                {touched.ed && customErrors.ed && (
+                  <div className="field-error" role="alert">
+                    {customErrors.ed}
+                  </div>
+                )}
+              </div>
+              <Button disabled={!customValid} onClick={() => onChange({ ...value, preset: 'custom', customSd: sd, customEd: ed })}>
+                Apply
+              </Button>
+            </div>
+          )}
+          <div className="trade-filter-field">
+            <label htmlFor={`${panelId}-account`}>Account</label>
+            <SelectInput id={`${panelId}-account`} value={value.au} onChange={(e) => onChange({ ...value, au: e.target.value })}>
+              <option value="">All accounts</option>
+              {accounts.map((a) => (
+                <option key={a.uid} value={a.uid}>
+                  {a.name}
+                </option>
+              ))}
+            </SelectInput>
+          </div>
+          <div className="trade-filter-field">
+            <label htmlFor={`${panelId}-strategy`}>Strategy</label>
+            <SelectInput id={`${panelId}-strategy`} value={value.su} onChange={(e) => onChange({ ...value, su: e.target.value })}>
+              <option value="">All strategies</option>
+              {strategies.map((s) => (
+                <option key={s.uid} value={s.uid}>
+                  {s.name}
+                </option>
+              ))}
+            </SelectInput>
+          </div>
+          <Button variant="ghost" onClick={reset}>
+            Reset
+          </Button>
+        </div>
+      )}
+    </div>
+  );
+}

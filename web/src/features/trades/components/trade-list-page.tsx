@@ -1,0 +1,118 @@
+import { useCallback, useMemo, useState } from 'react';
+import { getCoreRowModel, useReactTable, flexRender, type ColumnDef } from '@tanstack/react-table';
+import type { TradeListItem } from '@oj/contracts/trade-list-item';
+import { strategyCatalogue } from '@oj/contracts/strategies';
+import { PageHeader } from '../../../components/layout/page-header.tsx';
+import { Alert } from '../../../components/ui/alert.tsx';
+import { Button } from '../../../components/ui/button.tsx';
+import { EmptyState } from '../../../components/ui/empty-state.tsx';
+import { LoadingOverlay } from '../../../components/ui/loading-overlay.tsx';
+import { errorMessage } from '../../../lib/api-client.ts';
+import { todayInNewYork } from '../../../lib/format.ts';
+import { useTradeAccounts } from '../api/get-trade-accounts.ts';
+import type { TradeListKind } from '../api/trade-keys.ts';
+import { useTradeList } from '../hooks/use-trade-list.ts';
+import { closedTradeColumns } from './closed-trade-columns.tsx';
+import { openTradeColumns } from './open-trade-columns.tsx';
+import type { TradeAction, TradeTableMeta } from './trade-actions.ts';
+import { TradeDialogHost } from './trade-dialog-host.tsx';
+import { TradeFilterHeader, filtersOf, initialFilterState, type FilterState } from './trade-filter-header.tsx';
+import './trades.css';
+
+export interface TradeListPageProps {
+  kind: TradeListKind;
+  title: string;
+  description: string;
+}
+
+const columnsOf = (kind: TradeListKind) => (kind === 'open' || kind === 'expiring' ? openTradeColumns : closedTradeColumns) as ColumnDef<TradeListItem>[];
+
+/** The shared layout of the Open, Expiring, Closed and Rolled pages (part 1 §2). */
+export function TradeListPage({ kind, title, description }: TradeListPageProps) {
+  const [filterState, setFilterState] = useState<FilterState>(initialFilterState);
+  const [action, setAction] = useState<TradeAction | null>(null);
+  const today = todayInNewYork();
+  const filters = useMemo(() => filtersOf(filterState, today), [filterState, today]);
+  const accounts = useTradeAccounts();
+  const list = useTradeList(kind, filters);
+
+  const accountNames = useMemo(() => new Map((accounts.data ?? []).map((a) => [a.uid, a.name])), [accounts.data]);
+  const accountName = useCallback((uid: string) => accountNames.get(uid) ?? '—', [accountNames]);
+  const meta = useMemo<TradeTableMeta>(() => ({ onAction: setAction, accountName, today }), [accountName, today]);
+
+  const table = useReactTable({
+    data: list.items,
+    columns: columnsOf(kind),
+    getCoreRowModel: getCoreRowModel(),
+    getRowId: (t) => t.uid,
+    meta,
+  });
+
+  const loading = list.isPending || accounts.isPending;
+  const [refreshing, setRefreshing] = useState(false);
+  // Background reconciliation after an action refetches silently; only a search or a refresh dims the table.
+  const searching = list.isPlaceholderData || refreshing;
+  const refresh = () => {
+    setRefreshing(true);
+    void list.refetch().finally(() => setRefreshing(false));
+  };
+
+  return (
+    <section className="trade-list-page">
+      <PageHeader
+        title={title}
+        description={description}
+        breadcrumb={[{ label: 'Dashboard', to: '/dashboard' }, { label: 'Trades' }, { label: title }]}
+      />
+      <TradeFilterHeader
+        value={filterState}
+        onChange={setFilterState}
+        onRefresh={refresh}
+        refreshing={searching}
+        accounts={accounts.data ?? []}
+        strategies={strategyCatalogue}
+      />
+      {list.isError && !list.data && <Alert tone="danger">{errorMessage(list.error, 'Failed to fetch trades.')}</Alert>}
+      <LoadingOverlay show={loading || searching} label="Loading trades">
+        <div className="trade-table-wrap" tabIndex={0} aria-label={`${title} table`}>
+          <table className={`trade-table trade-table-${kind === 'open' || kind === 'expiring' ? 'open' : 'closed'}`}>
+            <thead>
+              {table.getHeaderGroups().map((hg) => (
+                <tr key={hg.id}>
+                  {hg.headers.map((h) => (
+                    <th key={h.id} scope="col" className={`th-${h.column.id}`}>
+                      {h.isPlaceholder ? null : flexRender(h.column.columnDef.header, h.getContext())}
+                    </th>
+                  ))}
+                </tr>
+              ))}
+            </thead>
+            <tbody>
+              {table.getRowModel().rows.map((row) => (
+                <tr key={row.id} data-uid={row.original.uid} data-ticker={row.original.ticker}>
+                  {row.getVisibleCells().map((cell) => (
+                    <td key={cell.id} className={`td-${cell.column.id}`} data-label={typeof cell.column.columnDef.header === 'string' ? cell.column.columnDef.header : undefined}>
+                      {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {!loading && list.items.length === 0 && <EmptyState title="No trade data available" />}
+        </div>
+      </LoadingOverlay>
+      <div className="trade-list-footer">
+        <span className="trade-list-count" aria-live="polite">
+          Showing {list.items.length} out of {list.total} Trades
+        </span>
+        {list.hasNextPage && (
+          <Button variant="secondary" onClick={() => void list.fetchNextPage()} loading={list.isFetchingNextPage}>
+            Load More
+          </Button>
+        )}
+      </div>
+      <TradeDialogHost action={action} onClose={() => setAction(null)} />
+    </section>
+  );
+}

@@ -1,0 +1,57 @@
+import { addDays, minusYears, parseIsoDate } from '@oj/contracts/business-date';
+
+/** The list pages' date-range choices (part 1 §2); Year is the default. */
+export const dateRangePresets = [
+  { value: 'last10', label: 'Last 10 Days' },
+  { value: 'last30', label: 'Last 30 Days' },
+  { value: 'last90', label: 'Last 90 Days' },
+  { value: 'ytd', label: 'YTD' },
+  { value: 'year', label: 'Year' },
+  { value: 'custom', label: 'Custom' },
+] as const;
+export type DateRangePreset = (typeof dateRangePresets)[number]['value'];
+export const DEFAULT_DATE_RANGE: DateRangePreset = 'year';
+
+export interface DateRange {
+  sd: string;
+  ed: string;
+}
+
+/** The range a preset stands for, ending today (New York). */
+export function presetRange(preset: Exclude<DateRangePreset, 'custom'>, today: string): DateRange {
+  switch (preset) {
+    case 'last10':
+      return { sd: addDays(today, -10), ed: today };
+    case 'last30':
+      return { sd: addDays(today, -30), ed: today };
+    case 'last90':
+      return { sd: addDays(today, -90), ed: today };
+    case 'ytd':
+      return { sd: `${today.slice(0, 4)}-01-01`, ed: today };
+    case 'year':
+      return { sd: minusYears(today, 1), ed: today };
+  }
+}
+
+export const dateFilterMessages = {
+  startRequired: 'Start Date is required',
+  startFuture: 'Start Date cannot be in the future',
+  endRequired: 'End Date is required',
+  endFuture: 'End Date cannot be in the future',
+  endBeforeStart: 'End Date must be on or after Start Date',
+  tooLong: 'Date range cannot exceed one year',
+} as const;
+
+/** Part 1 §5 "Date filter": per-field messages for a custom range; empty when it may be applied. */
+export function validateCustomRange(sd: string, ed: string, today: string): { sd?: string; ed?: string } {
+  const errors: { sd?: string; ed?: string } = {};
+  const start = sd ? parseIsoDate(sd) : null;
+  const end = ed ? parseIsoDate(ed) : null;
+  if (!start) errors.sd = dateFilterMessages.startRequired;
+  else if (sd > today) errors.sd = dateFilterMessages.startFuture;
+  if (!end) errors.ed = dateFilterMessages.endRequired;
+  else if (ed > today) errors.ed = dateFilterMessages.endFuture;
+  else if (start && ed < sd) errors.ed = dateFilterMessages.endBeforeStart;
+  else if (start && sd < minusYears(ed, 1)) errors.ed = dateFilterMessages.tooLong;
+  return errors;
+}

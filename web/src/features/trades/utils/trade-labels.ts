@@ -1,0 +1,40 @@
+import { tradeStatus } from '@oj/contracts/journal-events';
+import type { TradeListItem } from '@oj/contracts/trade-list-item';
+
+export const statusLabels: Record<number, string> = {
+  [tradeStatus.open]: 'Open',
+  [tradeStatus.closed]: 'Closed',
+  [tradeStatus.rolled]: 'Rolled',
+  [tradeStatus.assigned]: 'Assigned',
+  [tradeStatus.calledAway]: 'Called Away',
+  [tradeStatus.expiredWorthless]: 'Expired Worthless',
+  [tradeStatus.exercised]: 'Exercised',
+};
+
+export const statusLabel = (status: number): string => statusLabels[status] ?? 'Unknown';
+
+/** Open action: STO for a credit (sell to open), BTO for a debit. */
+export const openActionLabel = (ot: number): 'STO' | 'BTO' => (ot === 2 ? 'BTO' : 'STO');
+
+/** Close action: BTC for a debit close, STC for a credit close; neutral closes have none. */
+export const closeActionLabel = (ct: number | null): string => (ct === 2 ? 'BTC' : ct === 1 ? 'STC' : '');
+
+export const transactionLabel = (t: number | null): string => (t === 1 ? 'Credit' : t === 2 ? 'Debit' : t === 3 ? 'Neutral' : '—');
+
+/** What became of a closed trade: its status, with the close action for a plain close. */
+export function disposition(trade: Pick<TradeListItem, 'status' | 'ct'>): string {
+  if (trade.status === tradeStatus.closed) {
+    const action = closeActionLabel(trade.ct);
+    return action ? `Closed (${action})` : 'Closed';
+  }
+  return statusLabel(trade.status);
+}
+
+/** Signed premium: a credit adds, a debit subtracts (part 1 §9). */
+export const signOf = (transaction: number | null): number => (transaction === 2 ? -1 : transaction === 1 ? 1 : 0);
+
+export const formatStrikes = (sp: readonly number[]): string => sp.map((s) => `$${trimNumber(s)}`).join(' / ');
+
+export function trimNumber(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(2).replace(/0$/, '');
+}
