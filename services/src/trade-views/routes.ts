@@ -1,4 +1,70 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { errorBody } from '@oj/contracts/common';
+import {
+  PULSE_INVALID,
+  ancestorParams,
+  expiringListQuery,
+  premiumDataResponse,
+  pulseParams,
+  pulseQuery,
+  pulseResponse,
+  rollHistoryResponse,
+  splitHistoryResponse,
+  tradeByDateParams,
+  tradeListQuery,
+  tradeListResponse,
+  tradeStatusParams,
+  tradeUidParams,
+  tradesByDateResponse,
+} from '@oj/contracts/trade-views';
+import { AppError } from '../app/errors.ts';
+import { principalOf } from '../app/principal.ts';
+import { ancestorOf, expiringList, premiumDataOf, pulseOf, rollHistoryOf, statusList, tradesOfDate, type TradeViewsContext } from './views.ts';
 
-// Placeholder: filled in by its module's issue.
-export const tradeViewRoutes: FastifyPluginAsyncZod = async () => {};
+const errors = { 401: errorBody, 403: errorBody, 404: errorBody, 422: errorBody, 503: errorBody };
+const security = [{ bearer: [] }];
+const tags = ['trade views'];
+
+/** Read-model queries: every one scoped to the token's user, reading only the live read-model tables. */
+export const tradeViewRoutes: FastifyPluginAsyncZod = async (app) => {
+  const ctx: TradeViewsContext = { db: app.deps.database.db, clock: app.deps.clock };
+  const guard = { preHandler: app.requireVerifiedUser };
+
+  app.get(
+    '/trades/status/:status',
+    { ...guard, schema: { tags, security, params: tradeStatusParams, querystring: tradeListQuery, response: { 200: tradeListResponse, ...errors } } },
+    async (request) => statusList(ctx, principalOf(request).userId, request.params.status, request.query),
+  );
+
+  app.get('/trades/expiring', { ...guard, schema: { tags, security, querystring: expiringListQuery, response: { 200: tradeListResponse, ...errors } } }, async (request) =>
+    expiringList(ctx, principalOf(request).userId, request.query),
+  );
+
+  app.get('/trades/:uid/roll-history', { ...guard, schema: { tags, security, params: tradeUidParams, response: { 200: rollHistoryResponse, ...errors } } }, async (request) =>
+    rollHistoryOf(ctx, principalOf(request).userId, request.params.uid),
+  );
+
+  app.get('/trades/:auid/ancestor', { ...guard, schema: { tags, security, params: ancestorParams, response: { 200: splitHistoryResponse, ...errors } } }, async (request) =>
+    ancestorOf(ctx, principalOf(request).userId, request.params.auid),
+  );
+
+  app.get(
+    '/trades/trade-by-date/:date',
+    { ...guard, schema: { tags, security, params: tradeByDateParams, response: { 200: tradesByDateResponse, ...errors } } },
+    async (request) => tradesOfDate(ctx, principalOf(request).userId, request.params.date),
+  );
+
+  app.get('/metrics/premium-data', { ...guard, schema: { tags, security, response: { 200: premiumDataResponse, ...errors } } }, async (request) =>
+    premiumDataOf(ctx, principalOf(request).userId),
+  );
+
+  app.get(
+    '/trades/tt/:ticker',
+    { ...guard, schema: { tags, security, params: pulseParams, querystring: pulseQuery, response: { 200: pulseResponse, ...errors } } },
+    async (request) => pulseOf(ctx, principalOf(request).userId, request.params.ticker, request.query.timeframe),
+  );
+  // Pulse without a ticker: the spec's message rather than a bare route-not-found.
+  app.get('/trades/tt/', { ...guard, schema: { tags, security, response: { ...errors } } }, async () => {
+    throw new AppError('invalid', PULSE_INVALID);
+  });
+};

@@ -1,0 +1,188 @@
+import { z } from 'zod';
+import { isoDate, paginated, paginationQuery, uid } from './common.ts';
+import { tradeListItem } from './trade-list-item.ts';
+
+/**
+ * Queries of the trade read models (part 1 §7, part 2 §2/§3/§7): the status lists, expiring, histories,
+ * trades by date, premium data and pulse. Request and answer schemas, shared by the gateway and console.
+ */
+
+export const DATE_FILTER_MESSAGES = {
+  endBeforeStart: 'End Date must be on or after Start Date',
+  rangeTooLong: 'Date range cannot exceed one year',
+  startInFuture: 'Start Date cannot be in the future',
+  endInFuture: 'End Date cannot be in the future',
+} as const;
+
+export const PULSE_INVALID = 'Invalid ticker or timeframe';
+
+/** The list filters of part 2 §3: ticker, account, strategy, start and end date (an inclusive range). */
+export const tradeFilters = z.object({
+  ticker: z
+    .string()
+    .trim()
+    .transform((s) => s.toUpperCase())
+    .pipe(z.string().max(6))
+    .optional(),
+  au: uid.optional(),
+  su: uid.optional(),
+  sd: isoDate.optional(),
+  ed: isoDate.optional(),
+});
+
+const withRangeRule = <T extends z.ZodType<{ sd?: string | undefined; ed?: string | undefined }>>(schema: T) =>
+  schema.superRefine((q, ctx) => {
+    if (q.sd && q.ed) {
+      if (q.ed < q.sd) ctx.addIssue({ code: 'custom', message: DATE_FILTER_MESSAGES.endBeforeStart, path: ['ed'] });
+      else {
+        const [y, m, d] = q.sd.split('-').map(Number) as [number, number, number];
+        const yearLater = new Date(Date.UTC(y + 1, m - 1, d)).toISOString().slice(0, 10);
+        if (q.ed > yearLater) ctx.addIssue({ code: 'custom', message: DATE_FILTER_MESSAGES.rangeTooLong, path: ['ed'] });
+      }
+    }
+  });
+
+export const tradeListQuery = withRangeRule(paginationQuery.extend(tradeFilters.shape));
+export type TradeListQuery = z.infer<typeof tradeListQuery>;
+/** The expiring list has no start date (part 1 §7). */
+export const expiringListQuery = withRangeRule(paginationQuery.extend(tradeFilters.omit({ sd: true }).shape));
+export type ExpiringListQuery = z.infer<typeof expiringListQuery>;
+
+export const tradeListStatus = z.enum(['open', 'closed', 'rolled']);
+export type TradeListStatus = z.infer<typeof tradeListStatus>;
+export const tradeStatusParams = z.object({ status: tradeListStatus });
+
+export const tradeListResponse = paginated(tradeListItem);
+export type TradeListResponse = z.infer<typeof tradeListResponse>;
+
+export const tradeUidParams = z.object({ uid });
+export const ancestorParams = z.object({ auid: uid });
+
+/** Roll history item (part 1 §3). `rolled_from_uid` is the previous trade: rolled from, or the remainder's parent. */
+export const rollHistoryItem = z.object({
+  uid: z.string(),
+  rolled_from_uid: z.string().nullable(),
+  strike_prices: z.array(z.number()),
+  premium_at_open: z.number(),
+  premium_at_close: z.number().nullable(),
+  expiration_date: isoDate,
+  trade_open_date: isoDate,
+  trade_close_date: isoDate.nullable(),
+  status: z.number().int(),
+  contract_size: z.number().int(),
+});
+export type RollHistoryItem = z.infer<typeof rollHistoryItem>;
+export const rollHistoryResponse = z.object({ roll_history: z.array(rollHistoryItem) });
+export type RollHistoryResponse = z.infer<typeof rollHistoryResponse>;
+
+/** Split history record (part 1 §3): the broken trade's genes and its legs as they are now. */
+export const splitHistoryResponse = z.object({
+  auid: z.string(),
+  trades: z.array(tradeListItem),
+  su: z.string(),
+  gene: z.object({ tod: isoDate, ed: isoDate, cs: z.number().int(), pao: z.number(), cause: z.string() }),
+  created_at: z.string(),
+});
+export type SplitHistoryResponse = z.infer<typeof splitHistoryResponse>;
+
+export const tradeByDateParams = z.object({ date: isoDate });
+/** Trades of one New York date; totals count a scalp as two trades, credits add and debits subtract (part 1 §9). */
+export const tradesByDateResponse = z.object({
+  date: isoDate,
+  summary: z.object({
+    trades: z.number().int(),
+    open_count: z.number().int(),
+    scalp_count: z.number().int(),
+    closed_count: z.number().int(),
+    premium: z.number(),
+    fees: z.number(),
+    net: z.number(),
+  }),
+  open_trades: z.array(tradeListItem),
+  scalp_trades: z.array(tradeListItem),
+  closed_trades: z.array(tradeListItem),
+});
+export type TradesByDateResponse = z.infer<typeof tradesByDateResponse>;
+
+const countMap = z.record(z.string(), z.number());
+/** Daily premium record (part 2 §3). */
+export const dailyIncome = z.object({
+  id: isoDate,
+  income_date: isoDate,
+  np: z.number(),
+  nf: z.number(),
+  nd: z.number(),
+  nep: z.number(),
+  otc: z.number().int(),
+  ctc: z.number().int(),
+  iw: z.number().int(),
+  npc: z.number(),
+  cpt: z.number(),
+  cg: z.number(),
+  hp: z.number(),
+  pr: z.number(),
+  ttf: z.number(),
+  incap: z.number(),
+  wdc: z.number(),
+  net_premium_so_far: z.number(),
+  tickers: countMap,
+  ct: countMap,
+  sg: countMap,
+  dg: countMap,
+  snpc: z.record(z.string(), z.object({ npc: z.number(), count: z.number(), iw: z.number(), dis: countMap })),
+  tnpc: z.record(z.string(), z.object({ npc: z.number(), count: z.number(), iw: z.number(), pr: z.number(), cg: z.number(), hp: z.number(), cs: z.number() })),
+});
+export type DailyIncome = z.infer<typeof dailyIncome>;
+export const yearlyIncome = z.object({
+  year: z.number().int(),
+  /** Premium collected that year (the sum of the days' np). */
+  income: z.number(),
+  /** Net premium captured by trades closed that year. */
+  realized: z.number(),
+  fees: z.number(),
+  /** Percent change of income against the previous year (part 2 §9 rule). */
+  change: z.number().nullable(),
+});
+export const premiumDataResponse = z.object({ daily_income: z.array(dailyIncome), yearly_income: z.array(yearlyIncome) });
+export type PremiumDataResponse = z.infer<typeof premiumDataResponse>;
+
+/** Pulse timeframes: DAY 1, WEEK 2 (from Monday), MONTH 3 (30 days), QUARTER 4 (90 days), YEAR 5 (year to date). */
+export const pulseTimeframe = z.coerce.number({ error: PULSE_INVALID }).int({ error: PULSE_INVALID }).min(1, { error: PULSE_INVALID }).max(5, { error: PULSE_INVALID });
+export const pulseParams = z.object({
+  ticker: z
+    .string()
+    .transform((s) => s.trim().toUpperCase())
+    .pipe(z.string().regex(/^[A-Z0-9]{1,6}$/, { error: PULSE_INVALID })),
+});
+export const pulseQuery = z.object({ timeframe: pulseTimeframe });
+export const pulseResponse = z.object({
+  ticker: z.string(),
+  timeframe: z.number().int(),
+  from: isoDate,
+  to: isoDate,
+  /** Headline: premium collected in the timeframe (opened and closed premiums, signed). */
+  premium: z.number(),
+  gauges: z.object({
+    win_rate: z.number().nullable(),
+    ror: z.number().nullable(),
+    arr: z.number().nullable(),
+    capture_rate: z.number().nullable(),
+    delta: z.number().nullable(),
+    avg_days_to_expiry: z.number().nullable(),
+    avg_days_held: z.number().nullable(),
+  }),
+  quadrant: z.object({
+    net_premium: z.number(),
+    net_profit_loss: z.number(),
+    fees: z.number(),
+    capital_gain: z.number(),
+    opened: z.number().int(),
+    closed: z.number().int(),
+    wins: z.number().int(),
+  }),
+  income_by_strategy: z.array(z.object({ su: z.string(), name: z.string(), npc: z.number(), count: z.number().int() })),
+  disposition: z.array(z.object({ disposition: z.string(), count: z.number().int() })),
+  open_trades: z.array(tradeListItem),
+  closed_trades: z.array(tradeListItem),
+});
+export type PulseResponse = z.infer<typeof pulseResponse>;

@@ -1,0 +1,115 @@
+import { sql, type Kysely } from 'kysely';
+import { addDays, daysBetween, parseIsoDate } from '@oj/contracts/business-date';
+import { strategyByUid } from '@oj/contracts/strategies';
+import type { PulseResponse } from '@oj/contracts/trade-views';
+import {
+  aggregateArr,
+  aggregateRor,
+  averageDaysToExpiry,
+  averageDelta,
+  captureRateOfWins,
+  holdPeriod,
+  round2,
+  winRate,
+} from '../formulas/formulas.ts';
+import { computeDailyRecords, dayKey, type DayTrade } from '../daily-premium/compute.ts';
+import { rowToListItem, type TradeRow } from '../trades/tables.ts';
+import type { TradeReadTables } from '../trades/queries.ts';
+
+/** Part 2 §9 for pulse: DAY today, WEEK from Monday, MONTH last 30 days, QUARTER last 90 days, YEAR year to date. */
+export function pulseWindow(timeframe: number, today: string): { from: string; to: string } {
+  switch (timeframe) {
+    case 1:
+      return { from: today, to: today };
+    case 2: {
+      const dow = parseIsoDate(today)!.getUTCDay();
+      return { from: addDays(today, -((dow + 6) % 7)), to: today };
+    }
+    case 3:
+      return { from: addDays(today, -29), to: today };
+    case 4:
+      return { from: addDays(today, -89), to: today };
+    default:
+      return { from: `${today.slice(0, 4)}-01-01`, to: today };
+  }
+}
+
+const TOP_STRATEGIES = 5;
+
+/**
+ * What the Pulse page shows for one ticker and timeframe. Computed from the ticker's trade rows with
+ * the same daily record function the dashboard's records come from, so both agree to the cent.
+ */
+export async function pulse(db: Kysely<any>, tables: TradeReadTables, userId: string, ticker: string, timeframe: number, today: string): Promise<PulseResponse> {
+  const { from, to } = pulseWindow(timeframe, today);
+  const { rows } = await sql<TradeRow>`
+    select * from ${sql.table(tables.trades)} where user_id = ${userId} and ticker = ${ticker}
+      and ((tod >= ${from} and tod <= ${to}) or (tcd >= ${from} and tcd <= ${to}))
+    order by sort_date desc, uid desc`.execute(db);
+  const keys: string[] = [];
+  for (let d = from, i = 0; i <= daysBetween(from, to); i++, d = addDays(d, 1)) keys.push(dayKey(userId, d));
+  const records = [...computeDailyRecords(keys, rows as DayTrade[]).values()];
+  const sum = (f: (r: (typeof records)[number]) => number) => records.reduce((s, r) => s + f(r), 0);
+  const t = {
+    np: sum((r) => r.np),
+    nf: sum((r) => r.nf),
+    nd: sum((r) => r.nd),
+    nep: sum((r) => r.nep),
+    otc: sum((r) => r.otc),
+    ctc: sum((r) => r.ctc),
+    iw: sum((r) => r.iw),
+    npc: sum((r) => r.npc),
+    cg: sum((r) => r.cg),
+    hp: sum((r) => r.hp),
+    pr: sum((r) => r.pr),
+    ttf: sum((r) => r.ttf),
+    incap: sum((r) => r.incap),
+    wdc: sum((r) => r.wdc),
+  };
+  const byStrategy = new Map<string, { npc: number; count: number }>();
+  const dispositions = new Map<string, number>();
+  for (const r of records) {
+    for (const [su, s] of Object.entries(r.snpc)) {
+      const e = byStrategy.get(su) ?? { npc: 0, count: 0 };
+      e.npc += s.npc;
+      e.count += s.count;
+      byStrategy.set(su, e);
+    }
+    for (const [d, n] of Object.entries(r.dg)) dispositions.set(d, (dispositions.get(d) ?? 0) + n);
+  }
+  const strategies = [...byStrategy].map(([su, e]) => ({ su, name: strategyByUid(su)?.name ?? su, npc: round2(e.npc), count: e.count }));
+  strategies.sort((a, b) => b.npc - a.npc || a.su.localeCompare(b.su));
+  const top = strategies.slice(0, TOP_STRATEGIES);
+  const rest = strategies.slice(TOP_STRATEGIES);
+  if (rest.length) top.push({ su: 'other', name: 'Other', npc: round2(rest.reduce((s, e) => s + e.npc, 0)), count: rest.reduce((s, e) => s + e.count, 0) });
+  const inWindow = (d: string | null) => d !== null && d >= from && d <= to;
+  return {
+    ticker,
+    timeframe,
+    from,
+    to,
+    premium: round2(t.np),
+    gauges: {
+      win_rate: winRate(t.iw, t.ctc),
+      ror: aggregateRor(t.npc, t.ttf, t.incap),
+      arr: aggregateArr(t.npc, t.ttf, t.wdc, t.incap),
+      capture_rate: captureRateOfWins(t.pr, t.iw),
+      delta: averageDelta(t.nd, t.otc),
+      avg_days_to_expiry: averageDaysToExpiry(t.nep, t.otc),
+      avg_days_held: holdPeriod(t.hp, t.ctc),
+    },
+    quadrant: {
+      net_premium: round2(t.np),
+      net_profit_loss: round2(t.npc - t.ttf),
+      fees: round2(t.nf),
+      capital_gain: round2(t.cg),
+      opened: t.otc,
+      closed: t.ctc,
+      wins: t.iw,
+    },
+    income_by_strategy: top,
+    disposition: [...dispositions].sort(([a], [b]) => a.localeCompare(b)).map(([disposition, count]) => ({ disposition, count })),
+    open_trades: rows.filter((r) => r.status === 1 && inWindow(r.tod)).map((r) => rowToListItem(r, today)),
+    closed_trades: rows.filter((r) => r.status !== 1 && inWindow(r.tcd)).map((r) => rowToListItem(r, today)),
+  };
+}

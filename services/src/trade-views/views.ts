@@ -1,0 +1,85 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '@oj/infra/clock';
+import { businessDateOf } from '@oj/infra/clock';
+import {
+  DATE_FILTER_MESSAGES,
+  type ExpiringListQuery,
+  type PremiumDataResponse,
+  type PulseResponse,
+  type RollHistoryResponse,
+  type SplitHistoryResponse,
+  type TradeListQuery,
+  type TradeListResponse,
+  type TradeListStatus,
+  type TradesByDateResponse,
+} from '@oj/contracts/trade-views';
+import { parseIsoDate } from '@oj/contracts/business-date';
+import { ProjectionNotLiveError, liveTables } from '@oj/projections/runtime/registry';
+import { TRADES_PROJECTION } from '@oj/projections/trades/projection';
+import { listExpiring, listTrades, tradesByDate, type TradeReadTables } from '@oj/projections/trades/queries';
+import { rollHistory } from '@oj/projections/roll-history/queries';
+import { splitHistory } from '@oj/projections/split-history/queries';
+import { premiumData } from '@oj/projections/daily-premium/queries';
+import { pulse } from '@oj/projections/pulse/queries';
+import { AppError } from '../app/errors.ts';
+
+/**
+ * The trade queries as the routes call them: resolve the live version's tables (per request, so a
+ * rebuild's switch is seen at once), today's New York date from the injected clock, and turn "not the
+ * user's" into 404 without telling whether the uid exists for someone else.
+ */
+export interface TradeViewsContext {
+  db: Kysely<any>;
+  clock: Clock;
+}
+
+async function tables(db: Kysely<any>): Promise<TradeReadTables> {
+  try {
+    return (await liveTables(db, TRADES_PROJECTION)) as unknown as TradeReadTables;
+  } catch (e) {
+    if (e instanceof ProjectionNotLiveError) throw new AppError('unavailable', 'Trade data is being prepared. Please try again shortly.');
+    throw e;
+  }
+}
+
+function checkNotFuture(q: { sd?: string | undefined; ed?: string | undefined }, today: string): void {
+  if (q.sd && q.sd > today) throw new AppError('invalid', DATE_FILTER_MESSAGES.startInFuture, { detail: [{ field: 'querystring.sd', message: DATE_FILTER_MESSAGES.startInFuture }] });
+  if (q.ed && q.ed > today) throw new AppError('invalid', DATE_FILTER_MESSAGES.endInFuture, { detail: [{ field: 'querystring.ed', message: DATE_FILTER_MESSAGES.endInFuture }] });
+}
+
+export async function statusList(ctx: TradeViewsContext, userId: string, status: TradeListStatus, q: TradeListQuery): Promise<TradeListResponse> {
+  const today = businessDateOf(ctx.clock);
+  checkNotFuture(q, today);
+  return listTrades(ctx.db, await tables(ctx.db), userId, status, q, today);
+}
+
+export async function expiringList(ctx: TradeViewsContext, userId: string, q: ExpiringListQuery): Promise<TradeListResponse> {
+  const today = businessDateOf(ctx.clock);
+  checkNotFuture(q, today);
+  return listExpiring(ctx.db, await tables(ctx.db), userId, q, today);
+}
+
+export async function rollHistoryOf(ctx: TradeViewsContext, userId: string, uid: string): Promise<RollHistoryResponse> {
+  const items = await rollHistory(ctx.db, await tables(ctx.db), userId, uid);
+  if (!items) throw new AppError('not_found', 'Trade not found.');
+  return { roll_history: items };
+}
+
+export async function ancestorOf(ctx: TradeViewsContext, userId: string, auid: string): Promise<SplitHistoryResponse> {
+  const rec = await splitHistory(ctx.db, await tables(ctx.db), userId, auid, businessDateOf(ctx.clock));
+  if (!rec) throw new AppError('not_found', 'Split history not found.');
+  return rec;
+}
+
+export async function tradesOfDate(ctx: TradeViewsContext, userId: string, date: string): Promise<TradesByDateResponse> {
+  if (!parseIsoDate(date)) throw new AppError('invalid', 'Date must be in YYYY-MM-DD format.');
+  return tradesByDate(ctx.db, await tables(ctx.db), userId, date, businessDateOf(ctx.clock));
+}
+
+export async function premiumDataOf(ctx: TradeViewsContext, userId: string): Promise<PremiumDataResponse> {
+  return premiumData(ctx.db, await tables(ctx.db), userId, businessDateOf(ctx.clock));
+}
+
+export async function pulseOf(ctx: TradeViewsContext, userId: string, ticker: string, timeframe: number): Promise<PulseResponse> {
+  return pulse(ctx.db, await tables(ctx.db), userId, ticker, timeframe, businessDateOf(ctx.clock));
+}
