@@ -1,23 +1,14 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
+import { rollHistoryResponse, type RollHistoryItem } from '@oj/contracts/trade-views';
 import { api } from '../../../lib/api-client.ts';
 import { tradeKeys } from './trade-keys.ts';
 
-/** One trade of a lineage's roll chain (part 1 §3 "Histories"). */
-export interface RollHistoryItem {
-  uid: string;
-  rolled_from_uid: string | null;
-  strike_prices: number[];
-  premium_at_open: number;
-  premium_at_close: number | null;
-  expiration_date: string;
-  trade_open_date: string;
-  status: number;
-}
+export type { RollHistoryItem };
 
-/** GET /trades/{uid}/roll-history. */
+/** GET /trades/{uid}/roll-history: the lineage's roll chain. */
 export async function getRollHistory(uid: string, signal?: AbortSignal): Promise<RollHistoryItem[]> {
-  const body = await api.get<{ roll_history?: RollHistoryItem[] } | RollHistoryItem[]>(`/trades/${encodeURIComponent(uid)}/roll-history`, { signal });
-  return Array.isArray(body) ? body : (body?.roll_history ?? []);
+  const body = rollHistoryResponse.parse(await api.get<unknown>(`/trades/${encodeURIComponent(uid)}/roll-history`, { signal }));
+  return body.roll_history;
 }
 
 export const getRollHistoryQueryOptions = (uid: string) =>

@@ -1,19 +1,11 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { TradeListItem } from '@oj/contracts/trade-list-item';
+import { splitHistoryResponse, type SplitHistoryResponse } from '@oj/contracts/trade-views';
 import { api } from '../../../lib/api-client.ts';
 import { tradeKeys } from './trade-keys.ts';
 
-/** The record of a split: the two-leg trade's terms (gene) and the trades it became (part 1 §3). */
-export interface SplitHistoryRecord {
-  trades: TradeListItem[];
-  su: string;
-  gene: { tod: string; ed: string; cs: number; pao: number; cause?: string | null; ticker?: string; sp?: number[] };
-  created_at: string;
-}
-
-/** GET /trades/{auid}/ancestor. */
-export async function getSplitHistory(auid: string, signal?: AbortSignal): Promise<SplitHistoryRecord> {
-  return api.get<SplitHistoryRecord>(`/trades/${encodeURIComponent(auid)}/ancestor`, { signal });
+/** GET /trades/{auid}/ancestor: the split two-leg trade's terms (gene) and the trades its legs became. */
+export async function getSplitHistory(auid: string, signal?: AbortSignal): Promise<SplitHistoryResponse> {
+  return splitHistoryResponse.parse(await api.get<unknown>(`/trades/${encodeURIComponent(auid)}/ancestor`, { signal }));
 }
 
 export const getSplitHistoryQueryOptions = (auid: string) =>

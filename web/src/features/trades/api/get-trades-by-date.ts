@@ -1,12 +1,11 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { TradeListItem } from '@oj/contracts/trade-list-item';
+import { tradesByDateResponse, type TradesByDateResponse } from '@oj/contracts/trade-views';
 import { api } from '../../../lib/api-client.ts';
 import { tradeKeys } from './trade-keys.ts';
 
-/** GET /trades/trade-by-date/{date}: the trades opened or closed on that New York date. */
-export async function getTradesByDate(date: string, signal?: AbortSignal): Promise<TradeListItem[]> {
-  const body = await api.get<TradeListItem[] | { items?: TradeListItem[]; trades?: TradeListItem[] }>(`/trades/trade-by-date/${date}`, { signal });
-  return Array.isArray(body) ? body : (body?.trades ?? body?.items ?? []);
+/** GET /trades/trade-by-date/{date}: the day's open, scalp and closed trades with the totals. */
+export async function getTradesByDate(date: string, signal?: AbortSignal): Promise<TradesByDateResponse> {
+  return tradesByDateResponse.parse(await api.get<unknown>(`/trades/trade-by-date/${date}`, { signal }));
 }
 
 export const getTradesByDateQueryOptions = (date: string) =>

@@ -43,29 +43,34 @@ export function belongsTo(kind: TradeListKind, trade: TradeListItem, today: stri
   }
 }
 
-/** Whether the trade passes the list's search fields (the date range reads the date the list is about). */
+/**
+ * Whether the trade passes the list's search fields, as the read models apply them: the ticker exactly,
+ * the date range on the date the list sorts by (the expiring list's end date bounds the open date).
+ */
 export function matchesFilters(kind: TradeListKind, trade: TradeListItem, f: TradeListFilters): boolean {
-  if (f.ticker && !trade.ticker.startsWith(f.ticker.toUpperCase())) return false;
+  if (f.ticker && trade.ticker !== f.ticker.toUpperCase()) return false;
   if (f.au && trade.au !== f.au) return false;
   if (f.su && trade.su !== f.su) return false;
-  if (kind === 'expiring') return true;
-  const date = kind === 'open' ? trade.tod : trade.tcd;
-  if (!date) return true;
+  if (kind === 'expiring') return !f.ed || trade.tod <= f.ed;
+  const date = kind === 'open' ? trade.tod : (trade.tcd ?? trade.tod);
   if (f.sd && date < f.sd) return false;
   if (f.ed && date > f.ed) return false;
   return true;
 }
 
-/** Open by open date (newest first), expiring by expiration (soonest first), closed and rolled by close date (newest first). */
+/**
+ * The read models' orders: open by open date, closed and rolled by close date (newest first, uid
+ * descending on ties); expiring by expiration, soonest first (uid ascending on ties).
+ */
 export function compareFor(kind: TradeListKind): (a: TradeListItem, b: TradeListItem) => number {
   switch (kind) {
     case 'open':
-      return (a, b) => b.tod.localeCompare(a.tod);
+      return (a, b) => b.tod.localeCompare(a.tod) || b.uid.localeCompare(a.uid);
     case 'expiring':
-      return (a, b) => a.ed.localeCompare(b.ed);
+      return (a, b) => a.ed.localeCompare(b.ed) || a.uid.localeCompare(b.uid);
     case 'closed':
     case 'rolled':
-      return (a, b) => (b.tcd ?? '').localeCompare(a.tcd ?? '');
+      return (a, b) => (b.tcd ?? b.tod).localeCompare(a.tcd ?? a.tod) || b.uid.localeCompare(a.uid);
   }
 }
 

@@ -42,7 +42,11 @@ function TreeNode({ node, current, depth }: { node: Node; current: string; depth
         <div className="roll-node-body">
           <span>Opened {formatDate(item.trade_open_date)}</span>
           <span>Expires {formatDate(item.expiration_date)}</span>
+          <span>
+            {item.contract_size} {item.contract_size === 1 ? 'contract' : 'contracts'}
+          </span>
           <span>Open {formatMoney(item.premium_at_open)}</span>
+          {item.trade_close_date && <span>Closed {formatDate(item.trade_close_date)}</span>}
           {item.premium_at_close !== null && <span>Close {formatMoney(item.premium_at_close)}</span>}
         </div>
       </div>

@@ -6,21 +6,9 @@ import { Spinner } from '../../../components/ui/spinner.tsx';
 import { ApiError } from '../../../lib/api-client.ts';
 import { formatDate, formatMoney } from '../../../lib/format.ts';
 import { useTradesByDate } from '../api/get-trades-by-date.ts';
-import { formatStrikes, openActionLabel, signOf } from '../utils/trade-labels.ts';
+import { formatStrikes, openActionLabel } from '../utils/trade-labels.ts';
 import { Summary } from './form-controls.tsx';
 import { strategyName } from './trade-cells.tsx';
-
-/** The day's trades in the spec's sections; a scalp (opened and closed that day) counts as two trades. */
-export function groupTradesOfDate(trades: readonly TradeListItem[], date: string) {
-  const scalp = trades.filter((t) => t.tod === date && t.tcd === date);
-  const opened = trades.filter((t) => t.tod === date && t.tcd !== date);
-  const closed = trades.filter((t) => t.tcd === date && t.tod !== date);
-  // Credit adds, debit subtracts: opens by their open transaction, closes by their close transaction.
-  const openSum = (xs: TradeListItem[]) => xs.reduce((s, t) => s + signOf(t.ot) * t.pao, 0);
-  const closeSum = (xs: TradeListItem[]) => xs.reduce((s, t) => s + signOf(t.ct) * (t.pac ?? 0), 0);
-  const net = openSum(opened) + openSum(scalp) + closeSum(closed) + closeSum(scalp);
-  return { opened, scalp, closed, count: opened.length + closed.length + 2 * scalp.length, net };
-}
 
 function Section({ title, trades }: { title: string; trades: TradeListItem[] }) {
   return (
@@ -49,7 +37,7 @@ function Section({ title, trades }: { title: string; trades: TradeListItem[] }) 
 /** Trades-by-date: Summary, Open Trades, Scalp Trades, Closed Trades (part 1 §2). */
 export function TradesByDateDialog({ date, onClose }: { date: string; onClose: () => void }) {
   const query = useTradesByDate(date);
-  const groups = query.data ? groupTradesOfDate(query.data, date) : null;
+  const day = query.data;
   const failure = query.error instanceof ApiError && typeof query.error.detail === 'string' ? query.error.detail : 'Failed to fetch trades.';
   return (
     <Modal open onClose={onClose} title={`Trades on ${formatDate(date)}`} size="md">
@@ -57,9 +45,9 @@ export function TradesByDateDialog({ date, onClose }: { date: string; onClose: (
         <div className="dialog-loading">
           <Spinner label="Loading trades" />
         </div>
-      ) : query.isError || !groups ? (
+      ) : query.isError || !day ? (
         <Alert tone="danger">{failure}</Alert>
-      ) : query.data.length === 0 ? (
+      ) : day.summary.trades === 0 ? (
         <EmptyState title="No trade data available" />
       ) : (
         <div className="by-date">
@@ -67,14 +55,16 @@ export function TradesByDateDialog({ date, onClose }: { date: string; onClose: (
             <h3>Summary</h3>
             <Summary
               rows={[
-                ['Trades', String(groups.count)],
-                ['Net Premium', formatMoney(groups.net)],
+                ['Trades', String(day.summary.trades)],
+                ['Premium', formatMoney(day.summary.premium)],
+                ['Fees', formatMoney(day.summary.fees)],
+                ['Net', formatMoney(day.summary.net)],
               ]}
             />
           </section>
-          <Section title="Open Trades" trades={groups.opened} />
-          <Section title="Scalp Trades" trades={groups.scalp} />
-          <Section title="Closed Trades" trades={groups.closed} />
+          <Section title="Open Trades" trades={day.open_trades} />
+          <Section title="Scalp Trades" trades={day.scalp_trades} />
+          <Section title="Closed Trades" trades={day.closed_trades} />
         </div>
       )}
     </Modal>

@@ -1,4 +1,5 @@
 import { addDays, minusYears, parseIsoDate } from '@oj/contracts/business-date';
+import { DATE_FILTER_MESSAGES } from '@oj/contracts/trade-views';
 
 /** The list pages' date-range choices (part 1 §2); Year is the default. */
 export const dateRangePresets = [
@@ -33,13 +34,14 @@ export function presetRange(preset: Exclude<DateRangePreset, 'custom'>, today: s
   }
 }
 
+/** The server checks the same range rules with the same messages; the two "required" ones are the form's alone. */
 export const dateFilterMessages = {
   startRequired: 'Start Date is required',
-  startFuture: 'Start Date cannot be in the future',
+  startFuture: DATE_FILTER_MESSAGES.startInFuture,
   endRequired: 'End Date is required',
-  endFuture: 'End Date cannot be in the future',
-  endBeforeStart: 'End Date must be on or after Start Date',
-  tooLong: 'Date range cannot exceed one year',
+  endFuture: DATE_FILTER_MESSAGES.endInFuture,
+  endBeforeStart: DATE_FILTER_MESSAGES.endBeforeStart,
+  tooLong: DATE_FILTER_MESSAGES.rangeTooLong,
 } as const;
 
 /** Part 1 §5 "Date filter": per-field messages for a custom range; empty when it may be applied. */

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { strategyByUid } from '@oj/contracts/strategies';
+import { validateCustomRange } from './date-range.ts';
+import { expiryDisplay, holdingPeriod } from './expiry.ts';
+import { closeProfitLoss, notesTone, splitPremiumIssue, validateAddTrade, validateClose, validateRoll, type AddTradeValues } from './trade-rules.ts';
+
+const today = '2026-11-20'; // a Friday
+const bullPut = strategyByUid('bull-put-spread');
+
+const addValues = (over: Partial<AddTradeValues> = {}): AddTradeValues => ({
+  account: 'acc',
+  strategyType: 'Two-leg',
+  strategyUid: 'bull-put-spread',
+  ticker: 'SPY',
+  price: '590',
+  openDate: '2026-11-20',
+  expirationDate: '2026-12-18',
+  strikes: ['580', '570'],
+  delta: '0.3',
+  contractSize: '1',
+  netPremium: '150',
+  netFee: '1.3',
+  notes: '',
+  ...over,
+});
+
+describe('add trade rules (part 1 §5)', () => {
+  it('accepts a valid trade', () => {
+    expect(validateAddTrade(addValues(), bullPut, today)).toEqual({});
+  });
+  it('gives the spec messages', () => {
+    const e = validateAddTrade(
+      addValues({ account: '', ticker: 'TOOLONG1', delta: '1.5', contractSize: '0', netPremium: '-1', strikes: ['570', '580'], expirationDate: '2026-11-19', openDate: '2026-11-21' }),
+      bullPut,
+      today,
+    );
+    expect(e).toMatchObject({
+      account: 'Account is required and cannot be null.',
+      ticker: 'Invalid Ticker',
+      delta: 'Must be between 0 and 1.',
+      contractSize: 'Must be 1 or higher.',
+      netPremium: 'Must be a positive number.',
+      strike1: 'Invalid strike price for leg 2.',
+      openDate: 'Future dates are not allowed.',
+    });
+    expect(validateAddTrade(addValues({ expirationDate: '2026-11-19' }), bullPut, today).expirationDate).toBe('Expiration date must be on or after open date.');
+    expect(validateAddTrade(addValues({ openDate: '2024-11-19' }), bullPut, today).openDate).toBe('Open date cannot be older than 2 years.');
+    expect(validateAddTrade(addValues({ openDate: '' }), bullPut, today).openDate).toBe('Open date cannot be empty');
+  });
+  it('colours the notes counter green, amber, red', () => {
+    expect(notesTone(10)).toBe('success');
+    expect(notesTone(80)).toBe('warning');
+    expect(notesTone(100)).toBe('danger');
+  });
+});
+
+describe('close and roll rules', () => {
+  const t = { tod: '2026-11-02', ed: '2026-12-18', cs: 2 };
+  it('close: contract size, dates, transaction', () => {
+    const e = validateClose({ choice: 'close', contractSize: '3', closeDate: '2026-11-01', transaction: '', premium: 'x', fee: '1' }, t, today);
+    expect(e).toEqual({
+      contractSize: 'Invalid Contract Size',
+      closeDate: 'Close date cannot be before the open date.',
+      transaction: 'Transaction type is required.',
+      premium: 'Must be a valid positive number.',
+    });
+    expect(validateClose({ choice: 'close', contractSize: '1', closeDate: '2026-11-21', transaction: '2', premium: '1', fee: '1' }, t, today).closeDate).toBe('Future dates are not permitted.');
+  });
+  it('roll: size cap, per-leg strike messages', () => {
+    const e = validateRoll(
+      {
+        closeDate: '2026-11-20',
+        transaction: '2',
+        premiumToClose: '40',
+        fee: '1',
+        newExpirationDate: '2026-11-19',
+        newContractSize: '3',
+        newPrice: '590',
+        newStrikes: ['570', '575'],
+        newDelta: '0.2',
+        newTransaction: '',
+        newPremium: '100',
+        newFee: '-1',
+        notes: '',
+      },
+      t,
+      bullPut,
+      today,
+    );
+    expect(e).toEqual({
+      newExpirationDate: 'New Expiration date must be on or after close Date.',
+      newContractSize: 'Cannot exceed contract size [ 2 ].',
+      strike1: 'Strike price for leg 2 must be lower than leg 1.',
+      newTransaction: 'Please select a transaction type.',
+      newFee: 'Must be a non-negative number.',
+    });
+  });
+  it('profit/loss: open premium scaled to the contracts closed, close premium by its sign', () => {
+    expect(closeProfitLoss(1, 200, 2, 1, 2, 30)).toBe(70);
+    expect(closeProfitLoss(2, 300, 1, 1, 1, 500)).toBe(200);
+  });
+  it('split premiums must combine to the net premium', () => {
+    if (!bullPut) throw new Error('catalogue');
+    expect(splitPremiumIssue(bullPut, [250, 100], 150, 1)).toBeNull();
+    expect(splitPremiumIssue(bullPut, [250, 50], 150, 1)).toBe('Premiums must sum to net premium ($150.00 Credit).');
+  });
+});
+
+describe('expiry display and the date filter', () => {
+  it('texts and tones', () => {
+    expect(expiryDisplay(-1)).toEqual({ text: 'Expired', tone: 'danger' });
+    expect(expiryDisplay(0)).toEqual({ text: 'Today', tone: 'warning' });
+    expect(expiryDisplay(1)).toEqual({ text: '1 Day', tone: 'warning' });
+    expect(expiryDisplay(7)).toEqual({ text: '7 Days', tone: 'warning' });
+    expect(expiryDisplay(8)).toEqual({ text: '8 Days', tone: 'success' });
+    expect(holdingPeriod(0)).toBe('Scalp');
+    expect(holdingPeriod(3)).toBe('3 Days');
+  });
+  it('custom range messages', () => {
+    expect(validateCustomRange('', '', today)).toEqual({ sd: 'Start Date is required', ed: 'End Date is required' });
+    expect(validateCustomRange('2026-11-21', '2026-11-22', today)).toEqual({ sd: 'Start Date cannot be in the future', ed: 'End Date cannot be in the future' });
+    expect(validateCustomRange('2026-11-10', '2026-11-01', today)).toEqual({ ed: 'End Date must be on or after Start Date' });
+    expect(validateCustomRange('2025-01-01', '2026-11-01', today)).toEqual({ ed: 'Date range cannot exceed one year' });
+    expect(validateCustomRange('2026-01-01', '2026-11-01', today)).toEqual({});
+  });
+});
