@@ -1,18 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
+import { createPGliteDatabase, createTestDatabase } from '@oj/infra/testing/postgres';
+import type { Database } from '@oj/infra/db/database';
 import type { StoredEvent } from '@oj/infra/eventstore/port';
 import { physicalTables } from '../runtime/projection.ts';
 import { tradesProjection } from './projection.ts';
 import { smallJournal } from './testing.ts';
 
-let database: TestDatabase;
+describe.each(['postgres', 'pglite'] as const)('trades projection on %s', (mode) => {
+let database: Database;
 
 beforeAll(async () => {
-  database = await createTestDatabase('trades_projection');
+  database = mode === 'postgres' ? await createTestDatabase('trades_projection') : await createPGliteDatabase();
 });
 afterAll(async () => {
-  await database?.drop();
+  if (database && 'drop' in database) await (database as { drop(): Promise<void> }).drop();
+  else await database?.close();
 });
 
 async function project(version: number, events: readonly StoredEvent[], batch: number): Promise<Record<string, string>> {
@@ -29,7 +32,7 @@ const byUid = async (table: string) => {
   return Object.fromEntries(rows.map((r) => [r.uid, r]));
 };
 
-describe('trades projection', () => {
+describe('folding the small journal', () => {
   const log = smallJournal();
   let tables: Record<string, string>;
 
@@ -99,4 +102,5 @@ describe('trades projection', () => {
     await database.db.transaction().execute((trx) => tradesProjection.deleteUser({ trx, tables: t, mode: 'rebuild' }, 'user-1'));
     expect(await tradesProjection.countRows!(database.db, t)).toEqual({ trades: 1, trade_lineages: 1, split_history: 0, daily_premium: 1 });
   });
+});
 });
