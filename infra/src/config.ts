@@ -39,6 +39,15 @@ const configSchema = z.object({
   STRIPE_PUBLISHABLE_KEY: z.string().optional(),
   STRIPE_PRICE_ID: z.string().optional(),
   STRIPE_WEBHOOK_SECRET: z.string().optional(),
+  /** Which proxies may set X-Forwarded-For: unset/false (none), true (any: only behind a proxy that overwrites it), or comma-separated addresses/CIDRs. */
+  TRUST_PROXY: z
+    .string()
+    .optional()
+    .transform((v): boolean | string[] => {
+      if (v === undefined || v === '' || v === 'false') return false;
+      if (v === 'true') return true;
+      return v.split(',').map((x) => x.trim()).filter(Boolean);
+    }),
   RATE_LIMIT_AUTH_PER_MINUTE: z.coerce.number().int().min(1).default(10),
 });
 

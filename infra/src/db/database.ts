@@ -2,7 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type Migration } from 'kysely';
 import pg from 'pg';
 import { mkdirSync } from 'node:fs';
-import { PGliteDialect } from './pglite-dialect.ts';
+import { PGLITE_PARSERS, PGliteDialect } from './pglite-dialect.ts';
 
 /**
  * One Postgres handle for the whole process: node-postgres against a server, or PGlite in process.
@@ -51,9 +51,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     return { db, kind: 'postgres', pool, close: () => db.destroy() };
   }
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const pglite = new PGlite(options.dataDir, {
-    parsers: { [INT8]: toNumber, [NUMERIC]: toNumber, [DATE]: identity },
-  });
+  const pglite = new PGlite(options.dataDir, { parsers: PGLITE_PARSERS });
   await pglite.waitReady;
   const db = new Kysely<any>({ dialect: new PGliteDialect(pglite) });
   return {

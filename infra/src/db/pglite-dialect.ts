@@ -12,6 +12,17 @@ import {
 } from 'kysely';
 
 /**
+ * node-postgres and PGlite must hand the same JS types to the code above them: int8 and numeric as
+ * numbers, date as 'YYYY-MM-DD' text. PGlite ignores parsers given to its constructor in some paths, so
+ * they are passed with every query.
+ */
+export const PGLITE_PARSERS: Record<number, (value: string) => unknown> = {
+  20: Number, // int8
+  1700: Number, // numeric
+  1082: (v: string) => v, // date
+};
+
+/**
  * Kysely on PGlite (Postgres compiled to WASM, in process). PGlite has one connection, so the driver
  * hands it out to one holder at a time: a transaction keeps it until commit or rollback, and other
  * queries wait. That gives the same isolation a pool of one would.
@@ -74,7 +85,7 @@ class PGliteConnection implements DatabaseConnection {
     this.pglite = pglite;
   }
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await this.pglite.query<R>(compiled.sql, compiled.parameters as unknown[]);
+    const result = await this.pglite.query<R>(compiled.sql, compiled.parameters as unknown[], { parsers: PGLITE_PARSERS });
     const affected = result.affectedRows;
     return {
       rows: result.rows,

@@ -1,11 +1,11 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from './deps.ts';
 import { registerErrorHandler } from './plugins/error-handler.ts';
@@ -39,13 +39,13 @@ export interface BuildAppOptions {
  */
 export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    loggerInstance: options.logger === false ? undefined : deps.logger,
+    loggerInstance: options.logger === false ? undefined : (deps.logger as FastifyBaseLogger),
     genReqId: (req) => (typeof req.headers['x-request-id'] === 'string' && req.headers['x-request-id'].length <= 128 ? req.headers['x-request-id'] : randomUUID()),
     requestIdLogLabel: 'requestId',
-    trustProxy: true,
+    // Only a configured proxy may set the client address (rate limits key on it).
+    trustProxy: deps.config.TRUST_PROXY,
     bodyLimit: 8 * 1024 * 1024,
-    ajv: undefined,
-  }).withTypeProvider<ZodTypeProvider>();
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorate('deps', deps);
