@@ -38,6 +38,13 @@ export async function createTestDatabase(label = 'test'): Promise<TestDatabase> 
       const c = new pg.Client({ connectionString: adminUrl });
       await c.connect();
       try {
+        // pool.end() resolves before its clients finish closing; a forced drop would kill them
+        // mid-close and their error would surface as an unhandled exception in the test run.
+        for (let i = 0; i < 100; i++) {
+          const open = await c.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
+          if (!open.rows[0]?.n) break;
+          await new Promise((r) => setTimeout(r, 20));
+        }
         await c.query(`drop database if exists "${name}" with (force)`);
       } finally {
         await c.end();
