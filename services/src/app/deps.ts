@@ -1,7 +1,7 @@
 import type { Config } from '@oj/infra/config';
 import type { Clock } from '@oj/infra/clock';
 import type { Database } from '@oj/infra/db/database';
-import type { EventStore } from '@oj/infra/eventstore/port';
+import type { EventStore, LogPosition } from '@oj/infra/eventstore/port';
 import type { Registry } from 'prom-client';
 import type { Logger } from 'pino';
 
@@ -25,10 +25,11 @@ export interface AppDeps {
   readiness: ReadinessCheck[];
   /**
    * Resolves once the read models have applied everything up to `position` (the in-process projector),
-   * or immediately when projections run elsewhere. Lets a command answer after its own effects are
+   * or immediately when projections run elsewhere. Pass the append's position: the default, the log's
+   * head now, may not include an append a reader cannot see yet. Lets a command answer after its own effects are
    * visible in embedded mode without making queries depend on it.
    */
-  waitForProjections?: (timeoutMs?: number) => Promise<void>;
+  waitForProjections?: (timeoutMs?: number, position?: LogPosition) => Promise<void>;
 }
 
 declare module 'fastify' {

@@ -22,7 +22,7 @@ const starters: WorkerStarter[] = [
       const { config, database, eventStore, logger, metrics } = runtime.deps;
       const projector = await startProjector({ config, database, eventStore, logger, metrics, projections: allProjections });
       // Commands in this process can answer once their own events are visible in the read models.
-      runtime.deps.waitForProjections = (timeoutMs) => projector.waitFor('head', timeoutMs);
+      runtime.deps.waitForProjections = (timeoutMs, position) => projector.waitFor(position ?? 'head', timeoutMs);
       return {
         name: 'projector',
         async stop() {
