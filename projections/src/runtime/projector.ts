@@ -236,8 +236,18 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     }
     if (stopped || !leader) return;
     log.info({ transport, lanes }, 'dispatcher elected');
-    await ensureLive();
-    await drainIfLanesChanged();
+    for (;;) {
+      try {
+        await ensureLive();
+        await drainIfLanesChanged();
+        break;
+      } catch (err) {
+        // E.g. an operator's rebuild of a new read model holds its lock: wait for it to switch.
+        log.error({ err }, 'could not prepare the read models; retrying');
+        await idle(5000);
+        if (stopped) return;
+      }
+    }
     let state = await readDispatcher(db);
     while (!stopped) {
       if (!leader.held()) {
