@@ -72,7 +72,9 @@ export function TradeListPage({ kind, title, description }: TradeListPageProps) 
         accounts={accounts.data ?? []}
         strategies={strategyCatalogue}
       />
-      {list.isError && !list.data && <Alert tone="danger">{errorMessage(list.error, 'Failed to fetch trades.')}</Alert>}
+      {list.isError && (
+        <Alert tone="danger">{errorMessage(list.error, filterState.ticker || filterState.au || filterState.su ? 'Failed to fetch search results.' : 'Failed to fetch trades.')}</Alert>
+      )}
       <LoadingOverlay show={loading || searching} label="Loading trades">
         <div className="trade-table-wrap" tabIndex={0} aria-label={`${title} table`}>
           <table className={`trade-table trade-table-${kind === 'open' || kind === 'expiring' ? 'open' : 'closed'}`}>
@@ -103,7 +105,8 @@ export function TradeListPage({ kind, title, description }: TradeListPageProps) 
         </div>
       </LoadingOverlay>
       <div className="trade-list-footer">
-        <span className="trade-list-count" aria-live="polite">
+        {/* Kept in the layout while loading (hidden), so the footer does not jump when the count arrives. */}
+        <span className="trade-list-count" aria-live="polite" style={loading ? { visibility: 'hidden' } : undefined}>
           Showing {list.items.length} out of {list.total} Trades
         </span>
         {list.hasNextPage && (
