@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { addDays, isWeekend, newYorkDate } from '@oj/contracts/business-date';
 import type { E2eServer } from './support/server.ts';
 
 /**
@@ -9,6 +10,8 @@ export interface Trader {
   email: string;
   password: string;
   accounts: { uid: string; name: string }[];
+  /** For setting up data through the API (the browser signs in on its own). */
+  accessToken: string;
 }
 
 async function json<T>(res: Response): Promise<T> {
@@ -38,7 +41,7 @@ export async function createTrader(server: E2eServer, accountNames: string[]): P
     );
     accounts.push({ uid: a.uid, name: a.name });
   }
-  return { email, password, accounts };
+  return { email, password, accounts, accessToken: access_token };
 }
 
 export async function signIn(page: Page, trader: Trader): Promise<void> {
@@ -47,4 +50,19 @@ export async function signIn(page: Page, trader: Trader): Promise<void> {
   await page.getByLabel('Password', { exact: true }).fill(trader.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL('**/dashboard');
+}
+
+/** New York business dates for the journey: the last weekday up to today, and weekdays after it. */
+export function businessDates(): { lastWeekday: string; weekdayWithin: (minDays: number, maxDays: number) => string; today: string } {
+  const today = newYorkDate(new Date());
+  let lastWeekday = today;
+  while (isWeekend(lastWeekday)) lastWeekday = addDays(lastWeekday, -1);
+  const weekdayWithin = (minDays: number, maxDays: number) => {
+    for (let d = minDays; d <= maxDays; d++) {
+      const day = addDays(today, d);
+      if (!isWeekend(day)) return day;
+    }
+    throw new Error('no weekday in range');
+  };
+  return { lastWeekday, weekdayWithin, today };
 }

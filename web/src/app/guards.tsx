@@ -25,9 +25,14 @@ export function RequireVerified() {
   return <Outlet />;
 }
 
-/** Sign-up and sign-in: a signed-in verified user goes to the dashboard. */
+/** Sign-up and sign-in: a signed-in verified user goes to the page the guard remembered, else the dashboard. */
 export function GuestOnly() {
   const session = useSession();
-  if (session.isSignedIn && session.isVerified) return <Navigate to="/dashboard" replace />;
+  const location = useLocation();
+  if (session.isSignedIn && session.isVerified) {
+    const from = (location.state as FromState | null)?.from;
+    const to = from?.pathname && from.pathname !== '/signin' && from.pathname !== '/signup' ? `${from.pathname}${from.search}${from.hash}` : '/dashboard';
+    return <Navigate to={to} replace />;
+  }
   return <Outlet />;
 }

@@ -17,9 +17,10 @@ export async function registerWebConsole(app: FastifyInstance): Promise<void> {
     return;
   }
   await app.register(fastifyStatic, { root: WEB_DIST, wildcard: false, index: ['index.html'], maxAge: '1h', immutable: false });
-  app.setNotFoundHandler((request, reply) => {
+  // A catch-all GET route rather than a second not-found handler: the error handler owns that one.
+  app.get('/*', (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
-    if (request.method === 'GET' && !path.startsWith(API_PREFIX) && path !== '/metrics') {
+    if (!path.startsWith(API_PREFIX) && path !== '/metrics') {
       return reply.header('cache-control', 'no-cache').sendFile('index.html');
     }
     return reply.status(404).send({ message: `Route ${request.method} ${path} not found.` });

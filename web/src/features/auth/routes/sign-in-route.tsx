@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { Link, useLocation, useNavigate } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { loginRequest } from '@oj/contracts/users';
 import { ApiError } from '../../../lib/api-client.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
@@ -7,6 +7,7 @@ import { Button } from '../../../components/ui/button.tsx';
 import { Checkbox, FormField, PasswordInput, TextInput } from '../../../components/ui/form-field.tsx';
 import { useLogin } from '../api/login.ts';
 import { AuthLayout } from '../components/auth-layout.tsx';
+import { sessionStore } from '../session-store.ts';
 
 const REMEMBER_KEY = 'oj.signin.remember';
 
@@ -32,13 +33,8 @@ function writeRemembered(email: string, remember: boolean): void {
   }
 }
 
-interface FromState {
-  from?: { pathname?: string; search?: string; hash?: string };
-}
-
 export function SignInRoute() {
   const navigate = useNavigate();
-  const location = useLocation();
   const [initial] = useState(readRemembered);
   const [email, setEmail] = useState(initial.email);
   const [password, setPassword] = useState('');
@@ -46,8 +42,6 @@ export function SignInRoute() {
   const [error, setError] = useState<string | null>(null);
   const login = useLogin();
 
-  const from = (location.state as FromState | null)?.from;
-  const destination = from?.pathname && from.pathname !== '/signin' ? `${from.pathname}${from.search ?? ''}${from.hash ?? ''}` : '/dashboard';
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
@@ -60,7 +54,9 @@ export function SignInRoute() {
     login.mutate(parsed.data, {
       onSuccess: (res) => {
         writeRemembered(parsed.data.email, remember);
-        navigate(res.user.uac ? destination : '/users/account-not-verified', { replace: true });
+        sessionStore.signIn(res.user, res.access_token);
+        // A verified user is sent on by the guest-only guard (to the remembered page or the dashboard).
+        if (!res.user.uac) navigate('/users/account-not-verified', { replace: true });
       },
       onError: (err) => {
         if (err instanceof ApiError && err.status > 0) setError(err.message || 'Failed SignIn');
