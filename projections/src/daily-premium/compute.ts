@@ -1,4 +1,3 @@
-import { daysBetween } from '@oj/contracts/business-date';
 import { closeSign, disposition, isWin, netFee, openSign, premiumCaptureRate, round2 } from '../formulas/formulas.ts';
 
 /** The trade facts a day's record is computed from (a subset of a trades row). */
@@ -116,7 +115,8 @@ export function computeDailyRecords(keys: Iterable<string>, trades: readonly Day
     return r;
   };
   // Sorted so that float sums (and map key order) do not depend on the order rows came back in.
-  const sorted = [...trades].sort((a, b) => (a.tod < b.tod ? -1 : a.tod > b.tod ? 1 : 0) || a.ticker.localeCompare(b.ticker) || a.pao - b.pao);
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const sorted = [...trades].sort((a, b) => cmp(a.tod, b.tod) || cmp(a.ticker, b.ticker) || cmp(a.su, b.su) || a.pao - b.pao || (a.pac ?? 0) - (b.pac ?? 0) || cmp(a.tcd ?? '', b.tcd ?? ''));
   for (const t of sorted) {
     if (wanted.has(dayKey(t.user_id, t.tod))) {
       const r = get(t.user_id, t.tod);
@@ -126,7 +126,7 @@ export function computeDailyRecords(keys: Iterable<string>, trades: readonly Day
       bump(r.tickers, t.ticker, open);
       if (t.pf === null) {
         r.nd += t.nd;
-        r.nep += daysBetween(t.tod, t.ed);
+        r.nep += dayNumber(t.ed) - dayNumber(t.tod);
         r.otc += 1;
         bump(r.sg, t.su, 1);
       }
@@ -187,6 +187,12 @@ export function computeDailyRecords(keys: Iterable<string>, trades: readonly Day
     r.tnpc = sortKeys(r.tnpc);
   }
   return out;
+}
+
+const DAY_MS = 86_400_000;
+/** Days since the epoch of a YYYY-MM-DD date (UTC), without building a Date. */
+function dayNumber(d: string): number {
+  return Date.UTC(Number(d.slice(0, 4)), Number(d.slice(5, 7)) - 1, Number(d.slice(8, 10))) / DAY_MS;
 }
 
 export const dayKey = (userId: string, date: string): string => `${userId}\u0000${date}`;

@@ -8,27 +8,27 @@ export async function createDailyPremiumTable(db: Kysely<any>, t: string): Promi
   await sql`create table if not exists ${sql.table(t)} (
     user_id text not null,
     income_date date not null,
-    np numeric not null,
-    nf numeric not null,
-    nd numeric not null,
+    np double precision not null,
+    nf double precision not null,
+    nd double precision not null,
     nep integer not null,
     otc integer not null,
     ctc integer not null,
     iw integer not null,
-    npc numeric not null,
-    cpt numeric not null,
-    cg numeric not null,
+    npc double precision not null,
+    cpt double precision not null,
+    cg double precision not null,
     hp integer not null,
-    pr numeric not null,
-    ttf numeric not null,
-    incap numeric not null,
-    wdc numeric not null,
-    tickers jsonb not null,
-    ct jsonb not null,
-    sg jsonb not null,
-    dg jsonb not null,
-    snpc jsonb not null,
-    tnpc jsonb not null,
+    pr double precision not null,
+    ttf double precision not null,
+    incap double precision not null,
+    wdc double precision not null,
+    tickers json not null,
+    ct json not null,
+    sg json not null,
+    dg json not null,
+    snpc json not null,
+    tnpc json not null,
     primary key (user_id, income_date)
   )`.execute(db);
 }
@@ -47,13 +47,16 @@ export async function recomputeDays(trx: Kysely<any>, tables: { trades: string; 
     const [u, d] = splitDayKey(k);
     return { u, d };
   }));
-  const { rows } = await sql<DayTrade>`
-    with k as (select u, d from json_to_recordset(${keyJson}::json) as x(u text, d date))
-    select ${dayTradeColumns} from ${T} where (user_id, tod) in (select u, d from k)
+  // Lateral joins make each key an index lookup ((user_id, tod) and (user_id, tcd)) whatever the
+  // planner guesses about the key list; a trade opened and closed on two touched days comes back twice.
+  const { rows } = await sql<DayTrade & { uid: string }>`
+    with k as materialized (select u, d from json_to_recordset(${keyJson}::json) as x(u text, d date))
+    select t.* from k cross join lateral (select uid, ${dayTradeColumns} from ${T} where user_id = k.u and tod = k.d) t
     union all
-    select ${dayTradeColumns} from ${T} where tcd is not null and (user_id, tcd) in (select u, d from k)
-      and (user_id, tod) not in (select u, d from k)`.execute(trx);
-  const records = computeDailyRecords(keys, rows);
+    select t.* from k cross join lateral (select uid, ${dayTradeColumns} from ${T} where user_id = k.u and tcd = k.d) t`.execute(trx);
+  const seen = new Set<string>();
+  const trades = rows.filter((r) => (seen.has(r.uid) ? false : (seen.add(r.uid), true)));
+  const records = computeDailyRecords(keys, trades);
   const D = sql.table(tables.daily_premium);
   if (records.size) {
     await sql`insert into ${D} select * from json_populate_recordset(null::${D}, ${JSON.stringify([...records.values()])}::json)
