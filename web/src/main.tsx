@@ -3,8 +3,11 @@ import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router/dom';
 import { AppProvider } from './app/provider.tsx';
 import { router } from './app/router.tsx';
+import { applyTheme, savedTheme } from './lib/theme.ts';
 import './styles/tokens.css';
 import './styles/app.css';
+
+applyTheme(savedTheme());
 
 const root = document.getElementById('root');
 if (!root) throw new Error('#root missing from index.html');

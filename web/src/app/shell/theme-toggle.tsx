@@ -1,25 +1,10 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Icon } from '../../components/ui/icons.tsx';
-
-type Theme = 'light' | 'dark';
-const KEY = 'oj.theme';
-
-function initialTheme(): Theme {
-  try {
-    const saved = localStorage.getItem(KEY);
-    if (saved === 'light' || saved === 'dark') return saved;
-  } catch {
-    // fall through to the system preference
-  }
-  return window.matchMedia?.('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
-}
+import { applyTheme, savedTheme, type Theme } from '../../lib/theme.ts';
 
 /** Light/dark switch; the choice is remembered, the system preference is the default. */
 export function ThemeToggle() {
-  const [theme, setTheme] = useState<Theme>(initialTheme);
-  useEffect(() => {
-    document.documentElement.dataset.theme = theme;
-  }, [theme]);
+  const [theme, setTheme] = useState<Theme>(savedTheme);
   const next = theme === 'dark' ? 'light' : 'dark';
   return (
     <button
@@ -29,11 +14,7 @@ export function ThemeToggle() {
       title={`Switch to ${next} theme`}
       onClick={() => {
         setTheme(next);
-        try {
-          localStorage.setItem(KEY, next);
-        } catch {
-          // not persisted
-        }
+        applyTheme(next, true);
       }}
     >
       <Icon name={theme === 'dark' ? 'sun' : 'moon'} />

@@ -1,3 +1,5 @@
+import { Link } from 'react-router';
+import { Logo } from '../../components/logo.tsx';
 import { useSession } from '../../features/auth/hooks/use-session.ts';
 import { ExpiringBell } from '../../features/trades/components/expiring-bell.tsx';
 import { Avatar } from '../../components/ui/avatar.tsx';
@@ -14,6 +16,9 @@ export function TopBar({ onOpenMobileNav }: { onOpenMobileNav: () => void }) {
       <button type="button" className="icon-button topbar-menu" aria-label="Open navigation" onClick={onOpenMobileNav}>
         <Icon name="menu" size={22} />
       </button>
+      <Link to="/dashboard" className="topbar-brand" aria-label="Options Journal dashboard">
+        <Logo compact />
+      </Link>
       <div className="topbar-spacer" />
       <NewRecordMenu />
       <ThemeToggle />
