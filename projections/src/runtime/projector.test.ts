@@ -1,0 +1,379 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createPGliteDatabase, createTestDatabase } from '@oj/infra/testing/postgres';
+import { requireRedisUrl } from '@oj/infra/testing/env';
+import { migrateToLatest } from '@oj/infra/db/migrate';
+import { migrations as storeMigrations } from '@oj/infra/eventstore/migrations';
+import type { Database } from '@oj/infra/db/database';
+import { START, comparePositions, positionToString, type EventStore, type LogPosition, type StoredEvent } from '@oj/infra/eventstore/port';
+import { createLogger } from '@oj/infra/logger';
+import { migrations } from './migrations.ts';
+import { countingProjection, expectedCounts, readCounts } from './test-projection.ts';
+import { laneQueueName, redisConnection, startProjector, type ProjectorHandle } from './projector.ts';
+import { applyLaneBatch, LaneGapError } from './apply.ts';
+import { liveTables, readRegistry } from './registry.ts';
+import { diff, rebuild, RebuildLockedError, retire, rollback, switchVersion } from './rebuild.ts';
+import { LOCK_REBUILD, tryLock } from './locks.ts';
+import { laneOf, toWire } from './lanes.ts';
+import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
+
+const logger = createLogger('silent');
+const projection = countingProjection();
+const projections = [projection];
+const LANES = 3;
+
+/** Two users per lane, so every lane has interleaved users. */
+const users = Array.from({ length: 200 }, (_, i) => `u-${i}`)
+  .reduce<string[][]>((acc, u) => (acc[laneOf(u, LANES)]!.length < 2 && acc[laneOf(u, LANES)]!.push(u), acc), Array.from({ length: LANES }, () => []))
+  .flat();
+
+/** Deterministic interleaving of users and lineages: the same seed appends the same content. */
+async function appendEvents(store: EventStore, count: number, seed: number, from = 0): Promise<LogPosition> {
+  let last = START;
+  let x = seed;
+  const rand = (n: number) => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0), x % n);
+  for (let i = from; i < from + count; i++) {
+    const user = users[rand(users.length)]!;
+    const lineage = `l${rand(3)}`;
+    const result = await store.append(
+      `trade-${user}.${lineage}`,
+      [
+        {
+          id: randomUUID(),
+          type: `E${i}`,
+          schemaVersion: 1,
+          data: { i },
+          metadata: { userId: user, actor: { id: user, role: 'trader' }, correlationId: 'c', causationId: null, idempotencyKey: null, recordedAt: new Date().toISOString(), businessDate: '2026-11-20' },
+        },
+      ],
+      'any',
+    );
+    last = result.position;
+  }
+  if (comparePositions(last, upTo(store)) > 0) appended.set(store, last);
+  return last;
+}
+
+/** The log as readers see it, once it includes everything appended so far (readers wait for in-flight transactions). */
+const appended = new WeakMap<EventStore, LogPosition>();
+const upTo = (store: EventStore) => appended.get(store) ?? START;
+async function wholeLog(store: EventStore): Promise<StoredEvent[]> {
+  for (;;) {
+    const log = await readLog(store);
+    if (comparePositions(log.at(-1)?.position ?? START, upTo(store)) >= 0) return log;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+async function readLog(store: EventStore): Promise<StoredEvent[]> {
+  const out: StoredEvent[] = [];
+  let after = START;
+  for (;;) {
+    const batch = await store.readAll({ after, streamPrefixes: ['trade-'], limit: 1000 });
+    out.push(...batch);
+    if (batch.length < 1000) return out;
+    after = batch.at(-1)!.position;
+  }
+}
+
+async function setup(database: Database) {
+  await migrateToLatest(database.db, [storeMigrations, migrations]);
+  return new PostgresEventStore(database);
+}
+
+async function cleanRedis(prefix: string) {
+  const redis = new Redis(requireRedisUrl());
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    await redis.quit();
+  }
+}
+
+const current = async (database: Database) => readCounts(database.db, await liveTables(database.db, projection.name));
+
+describe('projector on PostgreSQL with BullMQ lanes', () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let store: EventStore;
+  const prefix = `ojtest-${randomBytes(4).toString('hex')}`;
+  const open: ProjectorHandle[] = [];
+  const start = async (extra: Partial<Parameters<typeof startProjector>[0]> = {}) => {
+    const handle = await startProjector({
+      config: { PROJECTOR_LANES: LANES, REDIS_URL: requireRedisUrl() },
+      database,
+      eventStore: store,
+      logger,
+      metrics: new Registry(),
+      projections,
+      bullPrefix: prefix,
+      readBatch: 40,
+      pollMs: 20,
+      ...extra,
+    });
+    open.push(handle);
+    return handle;
+  };
+  const deps = () => ({ database, eventStore: store, projections, lanes: LANES });
+
+  beforeAll(async () => {
+    database = await createTestDatabase('projector_bullmq');
+    store = await setup(database);
+  });
+  afterAll(async () => {
+    for (const h of open) await h.stop();
+    await store?.close();
+    await database?.drop();
+    await cleanRedis(prefix);
+  });
+
+  it('applies each user events in log order while several lanes run', async () => {
+    const projector = await start();
+    await appendEvents(store, 150, 7);
+    await projector.waitFor(upTo(store), 30_000);
+    const log = await wholeLog(store);
+    expect(new Set(log.map((e) => laneOf(e.metadata.userId, LANES))).size).toBeGreaterThan(1);
+    expect(await current(database)).toEqual(expectedCounts(log));
+    const lag = await projector.lag();
+    expect(lag.every((l) => l.behindEvents === 0)).toBe(true);
+    await projector.stop();
+  });
+
+  it('a projector stopped mid-stream and restarted, and jobs delivered twice, leave the read model as a clean run', async () => {
+    const first = await start();
+    await appendEvents(store, 120, 11, 1000);
+    await first.stop();
+    await appendEvents(store, 60, 13, 2000);
+    const second = await start();
+    await second.waitFor(upTo(store), 30_000);
+    const log = await wholeLog(store);
+    expect(await current(database)).toEqual(expectedCounts(log));
+
+    // Deliver everything again by hand: whole lanes from the start, and a slice from the middle.
+    const jobs = [];
+    const queues = Array.from({ length: LANES }, (_, lane) => new Queue(laneQueueName(lane), { connection: redisConnection(requireRedisUrl()), prefix }));
+    try {
+      for (const [lane, queue] of queues.entries()) {
+        const events = log.filter((e) => laneOf(e.metadata.userId, LANES) === lane);
+        jobs.push(await queue.add('batch', { lane, prev: 'start', events: events.map(toWire) }, { jobId: `dup-all-${lane}` }));
+        const mid = Math.floor(events.length / 2);
+        jobs.push(await queue.add('batch', { lane, prev: positionToString(events[mid - 1]!.position), events: events.slice(mid, mid + 10).map(toWire) }, { jobId: `dup-mid-${lane}` }));
+      }
+      for (const job of jobs) {
+        while ((await job.getState()) !== 'completed') await new Promise((r) => setTimeout(r, 20));
+      }
+    } finally {
+      await Promise.all(queues.map((q) => q.close()));
+    }
+    expect(await current(database)).toEqual(expectedCounts(log));
+    await second.stop();
+  });
+
+  it('refuses a batch that follows events the lane has not applied (a gap), then accepts it in order', async () => {
+    const projector = await start();
+    await projector.waitFor(upTo(store), 30_000);
+    await projector.stop();
+    const log = await wholeLog(store);
+    await appendEvents(store, 20, 17, 3000);
+    const fresh = (await wholeLog(store)).slice(log.length).filter((e) => laneOf(e.metadata.userId, LANES) === 0);
+    expect(fresh.length).toBeGreaterThan(2);
+    const lastApplied = log.filter((e) => laneOf(e.metadata.userId, LANES) === 0).at(-1)!.position;
+    const [a, b] = [fresh.slice(0, 2), fresh.slice(2)];
+    await expect(applyLaneBatch(database.db, projections, { lane: 0, prev: a.at(-1)!.position, events: b })).rejects.toBeInstanceOf(LaneGapError);
+    await applyLaneBatch(database.db, projections, { lane: 0, prev: lastApplied, events: a });
+    await applyLaneBatch(database.db, projections, { lane: 0, prev: a.at(-1)!.position, events: b });
+    // Let the dispatcher hand out the rest (lane 0's share is a duplicate now).
+    const again = await start();
+    await again.waitFor(upTo(store), 30_000);
+    expect(await current(database)).toEqual(expectedCounts(await wholeLog(store)));
+    await again.stop();
+  });
+
+  it('a rebuild from empty equals the live version row by row; switch, rollback and retire', async () => {
+    const projector = await start();
+    await projector.waitFor(upTo(store), 30_000);
+    const [built] = await rebuild(deps(), projection.name, { batchSize: 37, switch: false });
+    expect(built!.switched).toBe(false);
+    const rows = await readRegistry(database.db, projection.name);
+    const live = rows.find((r) => r.status === 'live')!;
+    const building = rows.find((r) => r.status === 'building')!;
+    expect(building.version).toBe(live.version + 1);
+    expect(await readCounts(database.db, building.tables)).toEqual(await readCounts(database.db, live.tables));
+    const d = await diff(deps(), projection.name);
+    expect(d.map((t) => [t.table, t.onlyInLive, t.onlyInOther, t.totals.length])).toEqual([
+      ['stream_counts', 0, 0, 0],
+      ['user_sequences', 0, 0, 0],
+    ]);
+
+    // Events arrive between the build and the switch, and while the new version is live.
+    await appendEvents(store, 30, 19, 4000);
+    await switchVersion(deps(), projection.name, building.version);
+    expect(await liveTables(database.db, projection.name)).toEqual(building.tables);
+    await appendEvents(store, 30, 23, 5000);
+    await projector.waitFor(upTo(store), 30_000);
+    const log = await wholeLog(store);
+    expect(await current(database)).toEqual(expectedCounts(log));
+
+    const back = await rollback(deps(), projection.name);
+    expect(back).toEqual({ from: building.version, to: live.version });
+    await appendEvents(store, 10, 29, 6000);
+    await projector.waitFor(upTo(store), 30_000);
+    expect(await liveTables(database.db, projection.name)).toEqual(live.tables);
+    expect(await current(database)).toEqual(expectedCounts(await wholeLog(store)));
+    expect(await retire(deps(), projection.name)).toEqual([building.version]);
+    expect((await readRegistry(database.db, projection.name)).map((r) => [r.version, r.status])).toEqual([[live.version, 'live']]);
+    await projector.stop();
+  });
+
+  it('a rebuild switches while lanes keep applying new events, losing none', async () => {
+    const projector = await start();
+    const [, [result]] = await Promise.all([appendEvents(store, 120, 53, 8000), rebuild(deps(), projection.name, { batchSize: 20 })]);
+    expect(result!.switched).toBe(true);
+    await appendEvents(store, 10, 59, 9000);
+    await projector.waitFor(upTo(store), 30_000);
+    expect(await liveTables(database.db, projection.name)).toEqual({ stream_counts: `stream_counts_v${result!.version}`, user_sequences: `user_sequences_v${result!.version}` });
+    expect(await current(database)).toEqual(expectedCounts(await wholeLog(store)));
+    await retire(deps(), projection.name);
+    await projector.stop();
+  });
+
+  it('a killed rebuild resumes from its checkpoint; only one rebuild of a projection runs at a time', async () => {
+    const projector = await start();
+    const total = (await wholeLog(store)).length;
+    await expect(
+      rebuild(deps(), projection.name, {
+        batchSize: 50,
+        onProgress: (p) => {
+          if (p.eventsDone >= 100) throw new Error('killed');
+        },
+      }),
+    ).rejects.toThrow('killed');
+    const held = await tryLock(database, LOCK_REBUILD, projection.name);
+    await expect(rebuild(deps(), projection.name)).rejects.toBeInstanceOf(RebuildLockedError);
+    await held!.release();
+    const progress: number[] = [];
+    const [resumed] = await rebuild(deps(), projection.name, { batchSize: 50, onProgress: (p) => progress.push(p.eventsDone) });
+    expect(resumed!.resumedFrom).not.toBe('start');
+    expect(progress[0]).toBe(100);
+    expect(resumed!.eventsApplied).toBe(total - 100);
+    expect(resumed!.switched).toBe(true);
+    await projector.waitFor(upTo(store), 30_000);
+    expect(await current(database)).toEqual(expectedCounts(await wholeLog(store)));
+    await projector.stop();
+  });
+
+  it('runs one dispatcher at a time; another takes over when it stops', async () => {
+    const a = await start();
+    const b = await start();
+    const until = async (f: () => boolean) => {
+      while (!f()) await new Promise((r) => setTimeout(r, 20));
+    };
+    await until(() => a.isLeader() || b.isLeader());
+    expect(a.isLeader() && b.isLeader()).toBe(false);
+    const [leader, follower] = a.isLeader() ? [a, b] : [b, a];
+    await leader.stop();
+    await until(() => follower.isLeader());
+    await appendEvents(store, 20, 37, 7000);
+    await follower.waitFor(upTo(store), 30_000);
+    expect(await current(database)).toEqual(expectedCounts(await wholeLog(store)));
+    await follower.stop();
+  });
+
+  it('rebuilds one user in the live version', async () => {
+    const projector = await start();
+    await projector.waitFor(upTo(store), 30_000);
+    const tables = await liveTables(database.db, projection.name);
+    await database.db.updateTable(tables.user_sequences!).set({ types: 'corrupt' }).where('user_id', '=', users[0]!).execute();
+    await database.db.deleteFrom(tables.stream_counts!).where('user_id', '=', users[0]!).execute();
+    await rebuild(deps(), projection.name, { userId: users[0]! });
+    expect(await current(database)).toEqual(expectedCounts(await wholeLog(store)));
+    await projector.stop();
+  });
+});
+
+describe('projector in process (no Redis)', () => {
+  it('builds a read model added to a running deployment, and reports metrics', async () => {
+    const database = await createTestDatabase('projector_added');
+    const store = await setup(database);
+    try {
+      const first = await startProjector({ config: { PROJECTOR_LANES: LANES, REDIS_URL: undefined }, database, eventStore: store, logger, metrics: new Registry(), projections, readBatch: 40, pollMs: 10 });
+      await appendEvents(store, 60, 3);
+      await first.waitFor(upTo(store), 30_000);
+      await first.stop();
+      const added = countingProjection({ name: 'test_counts_added' });
+      const metrics = new Registry();
+      const second = await startProjector({ config: { PROJECTOR_LANES: LANES, REDIS_URL: undefined }, database, eventStore: store, logger, metrics, projections: [projection, added], readBatch: 40, pollMs: 10 });
+      try {
+        await appendEvents(store, 30, 5, 1000);
+        await second.waitFor(upTo(store), 30_000);
+        const expected = expectedCounts(await wholeLog(store));
+        expect(await readCounts(database.db, await liveTables(database.db, added.name))).toEqual(expected);
+        expect(await current(database)).toEqual(expected);
+        const text = await metrics.metrics();
+        expect(text).toMatch(/oj_projector_events_applied_total\{projection="test_counts",lane="\d"\} \d+/);
+        expect(text).toMatch(/oj_projector_lag_events\{projection="test_counts_added",lane="0"\} 0/);
+        expect(text).toContain('oj_projector_batch_duration_seconds_bucket');
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await store.close();
+      await database.drop();
+    }
+  });
+
+
+  it('changes the lane count without breaking any user order', async () => {
+    const database = await createTestDatabase('projector_relane');
+    const store = await setup(database);
+    try {
+      for (const [lanes, seed] of [[3, 41], [5, 43], [2, 47]] as const) {
+        const projector = await startProjector({ config: { PROJECTOR_LANES: lanes, REDIS_URL: undefined }, database, eventStore: store, logger, metrics: new Registry(), projections, readBatch: 40, pollMs: 10 });
+        try {
+          await appendEvents(store, 40, seed, seed * 100);
+          await projector.waitFor(upTo(store), 30_000);
+          expect(await current(database)).toEqual(expectedCounts(await wholeLog(store)));
+        } finally {
+          await projector.stop();
+        }
+      }
+    } finally {
+      await store.close();
+      await database.drop();
+    }
+  });
+
+  it('gives the same read model on PostgreSQL and on PGlite', async () => {
+    const pgDb = await createTestDatabase('projector_inproc');
+    const lite = await createPGliteDatabase();
+    try {
+      const results = [];
+      for (const database of [pgDb, lite]) {
+        const store = await setup(database);
+        const projector = await startProjector({ config: { PROJECTOR_LANES: LANES, REDIS_URL: undefined }, database, eventStore: store, logger, metrics: new Registry(), projections, readBatch: 40, pollMs: 10 });
+        try {
+          await appendEvents(store, 80, 7);
+          await projector.waitFor(upTo(store), 30_000);
+          await appendEvents(store, 40, 31, 1000);
+          await projector.waitFor(upTo(store), 30_000);
+          const counts = await current(database);
+          expect(counts).toEqual(expectedCounts(await wholeLog(store)));
+          results.push(counts.users);
+        } finally {
+          await projector.stop();
+          await store.close();
+        }
+      }
+      expect(results[0]).toEqual(results[1]);
+    } finally {
+      await pgDb.drop();
+      await lite.close();
+    }
+  });
+});
