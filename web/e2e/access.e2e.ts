@@ -247,4 +247,25 @@ describe('access journey', () => {
     await page.getByRole('article', { name: 'IRA Wheel' }).getByText('Default', { exact: true }).waitFor();
     expect(pageErrors).toEqual([]);
   });
+
+  it('signs this tab out when another tab logs out', async () => {
+    const other = await context.newPage();
+    await other.goto('/accounts');
+    await other.getByRole('heading', { name: 'Trade Accounts' }).waitFor();
+    await other.goto('/logout');
+    await other.waitForURL('**/signin');
+    await page.waitForURL('**/signin');
+    await other.close();
+  });
+
+  it('shows the not-found page for unknown paths and the example error pages', async () => {
+    await page.goto('/no/such/page');
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    await page.getByRole('link', { name: 'Go back home' }).waitFor();
+    await screenshots(page, 'not-found');
+    await page.goto('/examples/500');
+    await page.getByRole('heading', { name: 'Something went wrong' }).waitFor();
+    await page.goto('/examples/404');
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+  });
 });
