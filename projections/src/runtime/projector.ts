@@ -31,6 +31,11 @@ export interface ProjectorOptions {
   /** Run lane workers (default true; BullMQ mode only). */
   work?: boolean;
   /**
+   * Lanes this process works (default: all). Several projector processes may work the same lane
+   * safely (the checkpoint row serializes them, a gap is retried), but splitting lanes avoids retries.
+   */
+  workLanes?: readonly number[];
+  /**
    * Build read models the projector finds without a live version built by the running code:
    * `'missing'` only those with no live version (default with Redis: operators rebuild changed
    * formulas themselves), `'outdated'` also those whose live version has older formulas (default
@@ -137,6 +142,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     const stored = (await readDispatcher(db)).lanes ?? lanes;
     // While the lane count changes, the old lanes keep running until they are drained.
     for (let lane = 0; lane < Math.max(lanes, stored); lane++) {
+      if (options.workLanes && !options.workLanes.includes(lane)) continue;
       const worker = new Worker<LaneJob>(
         laneQueueName(lane),
         async (job: Job<LaneJob>) => {
