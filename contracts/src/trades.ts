@@ -1,0 +1,335 @@
+import { z } from 'zod';
+import { addDays, isWeekend, minusYears, parseIsoDate } from './business-date.ts';
+import type { Strategy } from './strategies.ts';
+import { tradeListItem } from './trade-list-item.ts';
+
+/**
+ * The trade commands' API (part 1 §7, API names of §3) and the spec's trade validation rules (§5).
+ * The rules are pure functions of the input, the strategy and today's New York date, so the server's
+ * deciders and the console's forms run the same code and show the same messages.
+ *
+ * The request schemas only check shapes and types (so bad input is a 422, never a 500); the value rules
+ * live in the check functions below, which know which form's wording applies.
+ */
+
+export const tradeMessages = {
+  invalidTicker: 'Invalid Ticker',
+  positiveNumber: 'Must be a positive number.',
+  deltaRange: 'Must be between 0 and 1.',
+  contractSizeMin: 'Must be 1 or higher.',
+  expirationBeforeOpen: 'Expiration date must be on or after open date.',
+  strikePositive: 'Strike price must be a positive number.',
+  strikeForLeg: (n: number) => `Invalid strike price for leg ${n}.`,
+  accountRequired: 'Account is required and cannot be null.',
+  strategyRequired: 'Strategy is required.',
+  openDateEmpty: 'Open date cannot be empty',
+  openDateFormat: 'Open date must be in YYYY-MM-DD format.',
+  openDateInvalid: 'Open date is invalid.',
+  futureNotAllowed: 'Future dates are not allowed.',
+  openDateTooOld: 'Open date cannot be older than 2 years.',
+  weekend: 'Weekend dates are not allowed.',
+  expirationRequired: 'Expiration date is required.',
+  expirationInvalid: 'Expiration date is invalid.',
+  notesMax: 'Max 100 characters',
+  // Close trade.
+  invalidContractSize: 'Invalid Contract Size',
+  closeDateRequired: 'Close date is required.',
+  closeDateFuture: 'Future dates are not permitted.',
+  closeDateBeforeOpen: 'Close date cannot be before the open date.',
+  closeDateAfterExpiration: 'Close date cannot be after the expiration date.',
+  closeDateInvalid: 'Close date is invalid.',
+  transactionRequired: 'Transaction type is required.',
+  validPositive: 'Must be a valid positive number.',
+  // Add closed trade.
+  greaterThanZero: 'Must be a number greater than 0.',
+  positiveOrZero: 'Must be a positive number or zero.',
+  creditOrDebit: 'Transaction must be Credit or Debit.',
+  closeDateFutureLower: 'future dates are not permitted.',
+  // Roll.
+  nonNegative: 'Must be a non-negative number.',
+  cannotExceedSize: (n: number) => `Cannot exceed contract size [ ${n} ].`,
+  closeDateAfterExpirationRoll: 'Close date must be before or on Expiration',
+  newExpirationBeforeClose: 'New Expiration date must be on or after close Date.',
+  selectTransaction: 'Please select a transaction type.',
+  strikeLower: (x: number, y: number) => `Strike price for leg ${x} must be lower than leg ${y}.`,
+  strikeHigher: (x: number, y: number) => `Strike price for leg ${x} must be higher than leg ${y}.`,
+  strikeSame: (x: number, y: number) => `Strike price for leg ${x} must be the same as leg ${y}.`,
+  // Edit.
+  positiveNumberEdit: 'Must be a positive number',
+  openDateFutureEdit: 'Open date cannot be in the future',
+  openDateAfterExpirationEdit: 'Must be before or same as Expiration Date',
+  expirationBeforeOpenEdit: 'Must be same as or after Open Date',
+  mustBeNumber: 'Must be a number',
+  contractSizeMinEdit: 'Must be 1 or higher',
+  editStrikeLower: (n: number) => `Strike must be lower than Strike ${n}`,
+  editStrikeHigher: (n: number) => `Strike must be higher than Strike ${n}`,
+  editStrikeSame: (n: number) => `Strike must match Strike ${n}`,
+  lockedByAncestry: 'Account, ticker, open date and contract size cannot be changed on a trade that was rolled or split from another.',
+  neverEditable: 'Strategy, transaction and tags cannot be changed.',
+  // Split.
+  positiveNonZero: 'Must be a positive non-zero number.',
+  premiumsMustSum: (net: number, credit: boolean) => `Premiums must sum to net premium ($${net.toFixed(2)} ${credit ? 'Credit' : 'Debit'}).`,
+  // State rules (409 / 404 / 403).
+  notFound: 'Trade not found.',
+  closedIsFinalEdit: 'Closed trades are final: this trade cannot be edited.',
+  closedIsFinalDelete: 'Closed trades are final: this trade cannot be deleted.',
+  alreadyClosed: 'This trade is already closed.',
+  wasSplit: 'This trade was split: act on its legs instead.',
+  notBreakable: 'Only two-leg trades of a breakable strategy can be split.',
+  notExpired: 'Expire Worthless is only possible once the trade has expired.',
+  wrongOutcome: (outcome: string) => `This strategy's in-the-money outcome is ${outcome}.`,
+  changedConcurrently: 'This trade was changed by another request at the same time. Reload it and try again.',
+  accountNotOwned: 'Choose one of your own trade accounts: this account was not found.',
+  noAccount: 'Create a trade account before adding trades.',
+  idempotencyReuse: 'This Idempotency-Key was already used for a different request.',
+} as const;
+
+export const TICKER_PATTERN = /^[A-Za-z0-9]{1,6}$/;
+export const NOTES_MAX = 100;
+export const SPLIT_TOLERANCE = 0.01;
+export const BACKDATE_YEARS = 2;
+
+// ---- request and answer schemas (API names) ----
+
+const num = z.number({ error: tradeMessages.mustBeNumber });
+const int = z.number({ error: tradeMessages.mustBeNumber }).int({ error: tradeMessages.invalidContractSize });
+const dateText = z.string({ error: 'Date must be in YYYY-MM-DD format.' }).max(32);
+
+export const tagData = z.array(z.object({ name: z.string().trim().min(1).max(40) })).max(20).default([]);
+
+/** The opening fields of a trade (add-trade `trade_data`, roll `new_trade`). */
+export const tradeData = z.object({
+  ticker: z.string({ error: tradeMessages.invalidTicker }).max(32),
+  strategy_uid: z.string({ error: tradeMessages.strategyRequired }).max(64),
+  account_uid: z.string({ error: tradeMessages.accountRequired }).max(64),
+  strike_prices: z.array(num).max(8),
+  trade_open_date: dateText,
+  expiration_date: dateText,
+  contract_size: int,
+  premium_at_open: num,
+  net_fee_to_open: num,
+  net_delta: num,
+  stock_price_at_open: num.nullable().optional(),
+  cost_basis: num.nullable().optional(),
+  leaps_value: num.nullable().optional(),
+  /** Ignored: the strategy decides credit or debit. Accepted so the console can send what it shows. */
+  open_transaction: z.number().optional(),
+  notes: z.string().max(10_000).optional(),
+});
+export type TradeData = z.infer<typeof tradeData>;
+
+export const closeActionPath = z.enum(['assigned', 'called-away', 'exercised']);
+
+/** The closing fields (close, expire-worthless, ITM outcomes; roll `old_trade`; add-closed-trade). */
+export const closingData = z.object({
+  contract_size: int.optional(),
+  trade_close_date: dateText.optional(),
+  premium_at_close: num.optional(),
+  net_fee_to_close: num.optional(),
+  close_transaction: z.number().int().nullable().optional(),
+});
+export type ClosingData = z.infer<typeof closingData>;
+
+export const addTradeRequest = z.object({ trade_data: tradeData, tag_data: tagData });
+export type AddTradeRequest = z.infer<typeof addTradeRequest>;
+
+/** `status` says how it was closed: 2 closed, 4 assigned, 5 called away, 6 expired worthless, 7 exercised. */
+export const addClosedTradeRequest = z.object({
+  trade_data: tradeData.extend(closingData.omit({ contract_size: true }).shape).extend({ status: z.number().int().default(2) }),
+  tag_data: tagData,
+});
+export type AddClosedTradeRequest = z.infer<typeof addClosedTradeRequest>;
+
+export const closeTradeRequest = closingData;
+export type CloseTradeRequest = z.infer<typeof closeTradeRequest>;
+
+export const rollTradeRequest = z.object({
+  trade_roll_data: z.object({
+    old_trade: closingData,
+    /** The new trade's open date is the close date; ticker, strategy and account are the old trade's. */
+    new_trade: tradeData.omit({ ticker: true, strategy_uid: true, account_uid: true, trade_open_date: true }).extend({
+      trade_open_date: dateText.optional(),
+    }),
+  }),
+  tag_data: tagData,
+});
+export type RollTradeRequest = z.infer<typeof rollTradeRequest>;
+
+export const splitTradeRequest = z.object({
+  trade_data: z.object({
+    /** The leg that is closed: its index (0-based), its share of the open premium and its closing data. */
+    closing_trade: closingData.omit({ contract_size: true }).extend({
+      leg_index: z.number().int().min(0).max(1),
+      premium_at_open: num,
+      /** 2 closed, or the strategy's in-the-money outcome status. */
+      status: z.number().int().default(2),
+    }),
+    /** The leg that stays open: its share of the open premium. */
+    opening_trade: z.object({ premium_at_open: num }),
+  }),
+  tag_data: tagData,
+});
+export type SplitTradeRequest = z.infer<typeof splitTradeRequest>;
+
+export const updateTradeRequest = z
+  .object({
+    ticker: z.string().max(32),
+    expiration_date: dateText,
+    strike_prices: z.array(num).max(8),
+    stock_price_at_open: num.nullable(),
+    cost_basis: num.nullable(),
+    trade_open_date: dateText,
+    premium_at_open: num,
+    contract_size: z.number({ error: tradeMessages.contractSizeMinEdit }).int({ error: tradeMessages.contractSizeMinEdit }),
+    notes: z.string().max(10_000),
+    account_uid: z.string().max(64),
+    strategy_uid: z.string().max(64),
+    net_fee_to_open: num,
+    net_delta: num,
+    open_transaction: z.number(),
+    tags: z.array(z.unknown()),
+  })
+  .partial();
+export type UpdateTradeRequest = z.infer<typeof updateTradeRequest>;
+
+export const tradeUidParams = z.object({ uid: z.string().min(1).max(64) });
+export const outcomeParams = z.object({ outcome: closeActionPath, uid: z.string().min(1).max(64) });
+
+export const closeTradeResponse = z.object({ remaining_trade: tradeListItem.nullable(), closed_trade: tradeListItem });
+export const addClosedTradeResponse = z.object({ closed_trade: tradeListItem });
+export const rollTradeResponse = z.object({
+  closed_trade: tradeListItem,
+  remaining_trade: tradeListItem.nullable(),
+  new_trade_after_roll: tradeListItem,
+});
+export const splitTradeResponse = z.object({ closed_trade: tradeListItem, open_trade: tradeListItem });
+export const deleteTradeResponse = z.object({ message: z.string(), uid: z.string() });
+
+// ---- value rules ----
+
+export interface FieldIssue {
+  field: string;
+  message: string;
+}
+
+const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+
+/** Shared date checks of an open date (add and edit wording differ only in the future/expiration text). */
+export function checkOpenDate(value: string | undefined, today: string, form: 'add' | 'edit' = 'add'): string | null {
+  if (!value) return tradeMessages.openDateEmpty;
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return tradeMessages.openDateFormat;
+  if (!parseIsoDate(value)) return tradeMessages.openDateInvalid;
+  if (value > today) return form === 'edit' ? tradeMessages.openDateFutureEdit : tradeMessages.futureNotAllowed;
+  if (value < minusYears(today, BACKDATE_YEARS)) return tradeMessages.openDateTooOld;
+  if (isWeekend(value)) return tradeMessages.weekend;
+  return null;
+}
+
+/** Expiration may be in the future (the one exception), never on a weekend. */
+export function checkExpirationDate(value: string | undefined): string | null {
+  if (!value) return tradeMessages.expirationRequired;
+  if (!parseIsoDate(value)) return tradeMessages.expirationInvalid;
+  if (isWeekend(value)) return tradeMessages.weekend;
+  return null;
+}
+
+export type StrikeWording = 'add' | 'roll' | 'edit';
+
+/** Strikes: one per leg, each above 0, and related to another leg as the strategy's `legs_setup` says. */
+export function checkStrikes(strategy: Strategy, strikes: readonly number[], wording: StrikeWording, field = 'strike_prices'): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const legs = strategy.legs_setup.config;
+  const positive = wording === 'edit' ? tradeMessages.positiveNumberEdit : tradeMessages.strikePositive;
+  legs.forEach((leg, i) => {
+    const k = strikes[i];
+    if (!isNum(k) || k <= 0) {
+      issues.push({ field: `${field}.${i}`, message: wording === 'add' && k === undefined ? tradeMessages.strikeForLeg(i + 1) : positive });
+      return;
+    }
+    const rule = leg.rules.strike;
+    if (!rule) return;
+    const other = strikes[rule.other_leg_index];
+    if (!isNum(other) || other <= 0) return;
+    const ok = rule.type === 'lower' ? k < other : rule.type === 'higher' ? k > other : k === other;
+    if (ok) return;
+    const x = i + 1;
+    const y = rule.other_leg_index + 1;
+    const message =
+      wording === 'add'
+        ? tradeMessages.strikeForLeg(x)
+        : wording === 'edit'
+          ? rule.type === 'lower'
+            ? tradeMessages.editStrikeLower(y)
+            : rule.type === 'higher'
+              ? tradeMessages.editStrikeHigher(y)
+              : tradeMessages.editStrikeSame(y)
+          : rule.type === 'lower'
+            ? tradeMessages.strikeLower(x, y)
+            : rule.type === 'higher'
+              ? tradeMessages.strikeHigher(x, y)
+              : tradeMessages.strikeSame(x, y);
+    issues.push({ field: `${field}.${i}`, message });
+  });
+  if (strikes.length > legs.length) issues.push({ field, message: tradeMessages.strikeForLeg(legs.length + 1) });
+  return issues;
+}
+
+/** The opening fields of the add-trade and add-closed-trade forms (§5 "Add trade"). */
+export function checkOpenFields(input: TradeData, strategy: Strategy | undefined, today: string): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const push = (field: string, message: string | null) => {
+    if (message) issues.push({ field, message });
+  };
+  if (!input.account_uid) push('account_uid', tradeMessages.accountRequired);
+  if (!strategy) push('strategy_uid', tradeMessages.strategyRequired);
+  if (!TICKER_PATTERN.test(input.ticker)) push('ticker', tradeMessages.invalidTicker);
+  const price = strategy?.uses_cost_basis ? input.cost_basis ?? input.stock_price_at_open : input.stock_price_at_open ?? input.cost_basis;
+  if (price !== undefined && price !== null && price < 0) push(strategy?.uses_cost_basis ? 'cost_basis' : 'stock_price_at_open', tradeMessages.positiveNumber);
+  if (input.leaps_value !== undefined && input.leaps_value !== null && input.leaps_value < 0) push('leaps_value', tradeMessages.positiveNumber);
+  if (!(input.net_delta > 0 && input.net_delta <= 1)) push('net_delta', tradeMessages.deltaRange);
+  if (input.premium_at_open < 0) push('premium_at_open', tradeMessages.positiveNumber);
+  if (input.net_fee_to_open < 0) push('net_fee_to_open', tradeMessages.positiveNumber);
+  if (!(input.contract_size >= 1)) push('contract_size', tradeMessages.contractSizeMin);
+  push('trade_open_date', checkOpenDate(input.trade_open_date, today));
+  const exp = checkExpirationDate(input.expiration_date);
+  push('expiration_date', exp);
+  if (!exp && parseIsoDate(input.trade_open_date) && input.expiration_date < input.trade_open_date) push('expiration_date', tradeMessages.expirationBeforeOpen);
+  if (strategy) issues.push(...checkStrikes(strategy, input.strike_prices, 'add'));
+  if ((input.notes ?? '').length > NOTES_MAX) push('notes', tradeMessages.notesMax);
+  return issues;
+}
+
+export type CloseForm = 'close' | 'addClosed' | 'roll' | 'split';
+
+/**
+ * A close date: required, a real date, not in the future (New York), not before the open date, not
+ * after expiration, not on a weekend. The wording depends on the form (§5 close, add closed, roll, split).
+ */
+export function checkCloseDate(value: string | undefined, openDate: string, expirationDate: string, today: string, form: CloseForm): string | null {
+  if (!value) return tradeMessages.closeDateRequired;
+  if (!parseIsoDate(value)) return tradeMessages.closeDateInvalid;
+  if (value > today) return form === 'close' ? tradeMessages.closeDateFuture : tradeMessages.closeDateFutureLower;
+  if (value < openDate) return tradeMessages.closeDateBeforeOpen;
+  if (value > expirationDate) return form === 'roll' ? tradeMessages.closeDateAfterExpirationRoll : tradeMessages.closeDateAfterExpiration;
+  if (isWeekend(value)) return tradeMessages.weekend;
+  return null;
+}
+
+/** Whether a trade has expired on `today` (New York): its expiration date is past. */
+export const hasExpired = (expirationDate: string, today: string): boolean => expirationDate < today;
+
+/** The day after expiration is the first day Expire Worthless is offered. */
+export const firstExpiredDay = (expirationDate: string): string => addDays(expirationDate, 1);
+
+/** Split step 1: the legs' premiums combine, by buy/sell, to the trade's signed net premium within 0.01. */
+export function checkSplitPremiums(strategy: Strategy, openTransaction: 1 | 2, netPremium: number, legPremiums: readonly [number, number]): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  legPremiums.forEach((p, i) => {
+    if (!(isNum(p) && p > 0)) issues.push({ field: `leg_premium.${i}`, message: tradeMessages.positiveNonZero });
+  });
+  if (issues.length) return issues;
+  const signed = strategy.legs_setup.config.reduce((sum, leg, i) => sum + (leg.action === 'sell' ? 1 : -1) * (legPremiums[i] ?? 0), 0);
+  const net = (openTransaction === 1 ? 1 : -1) * netPremium;
+  if (Math.abs(signed - net) > SPLIT_TOLERANCE + 1e-9) issues.push({ field: 'premium_at_open', message: tradeMessages.premiumsMustSum(netPremium, openTransaction === 1) });
+  return issues;
+}

@@ -1,0 +1,346 @@
+import { describe, expect, it } from 'vitest';
+import type { JournalEvent } from '@oj/contracts/journal-events';
+import type { TradeData } from '@oj/contracts/trades';
+import { AppError } from '../../app/errors.ts';
+import { decide, type JournalCommand } from './decide.ts';
+import { fold, type Lineage } from './lineage.ts';
+
+/**
+ * Given events / when command / then events or error. Today is Monday 2 March 2026 in New York.
+ */
+const today = '2026-03-02';
+const ctx = { today };
+
+const given = (...events: JournalEvent[]): Lineage =>
+  fold(events.map((event, i) => ({ event, meta: { revision: i, recordedAt: `2026-03-02T15:00:0${i % 10}Z`, userId: 'u1' } })));
+
+function when(state: Lineage, command: JournalCommand): JournalEvent[] {
+  return decide(command, state, ctx);
+}
+function thenFails(state: Lineage, command: JournalCommand, kind: AppError['kind'], message: string): void {
+  try {
+    decide(command, state, ctx);
+  } catch (e) {
+    expect(e).toBeInstanceOf(AppError);
+    expect({ kind: (e as AppError).kind, message: (e as AppError).message }).toEqual({ kind, message });
+    return;
+  }
+  throw new Error('expected the command to be refused');
+}
+
+const csp: TradeData = {
+  ticker: 'aapl',
+  strategy_uid: 'cash-secured-put',
+  account_uid: 'acct-1',
+  strike_prices: [150],
+  trade_open_date: '2026-02-02',
+  expiration_date: '2026-02-20',
+  contract_size: 3,
+  premium_at_open: 300,
+  net_fee_to_open: 3,
+  net_delta: 0.3,
+  stock_price_at_open: 160,
+  notes: 'first',
+};
+const spread: TradeData = { ...csp, strategy_uid: 'bull-put-spread', strike_prices: [150, 145], contract_size: 2, premium_at_open: 120, net_fee_to_open: 2.01, expiration_date: '2026-03-20' };
+const open = (tradeId: string, data: TradeData = csp): JournalEvent[] => decide({ type: 'OpenTrade', tradeId, data, tags: ['wheel'] }, { status: 'empty' }, ctx);
+const openCmd = (data: Partial<TradeData>): JournalCommand => ({ type: 'OpenTrade', tradeId: 'T', data: { ...csp, ...data }, tags: [] });
+const empty: Lineage = { status: 'empty' };
+const close = (data: Extract<JournalCommand, { type: 'CloseTrade' }>['data'], action: Extract<JournalCommand, { type: 'CloseTrade' }>['action'] = 'close', tradeId = 'T'): JournalCommand => ({
+  type: 'CloseTrade',
+  tradeId,
+  action,
+  data,
+  remainderId: 'R',
+});
+const normalClose = { contract_size: 3, trade_close_date: '2026-02-10', premium_at_close: 100, net_fee_to_close: 3, close_transaction: 2 };
+
+describe('OpenTrade', () => {
+  it('records the terms as entered, ticker upper-cased, credit/debit from the strategy', () => {
+    const events = when(empty, { type: 'OpenTrade', tradeId: 'T', data: { ...csp, open_transaction: 2 }, tags: ['wheel', 'wheel'] });
+    expect(events).toEqual([
+      {
+        type: 'TradeOpened',
+        data: {
+          tradeId: 'T',
+          lineageId: 'T',
+          terms: expect.objectContaining({ ticker: 'AAPL', strategyUid: 'cash-secured-put', openTransaction: 1, contractSize: 3, premiumAtOpen: 300, tags: ['wheel'], costBasis: null }),
+        },
+      },
+    ]);
+  });
+  it.each<[string, Partial<TradeData>, string]>([
+    ['ticker', { ticker: 'TOOLONG' }, 'Invalid Ticker'],
+    ['ticker chars', { ticker: 'A-B' }, 'Invalid Ticker'],
+    ['price', { stock_price_at_open: -1 }, 'Must be a positive number.'],
+    ['delta 0', { net_delta: 0 }, 'Must be between 0 and 1.'],
+    ['delta > 1', { net_delta: 1.2 }, 'Must be between 0 and 1.'],
+    ['premium', { premium_at_open: -5 }, 'Must be a positive number.'],
+    ['fee', { net_fee_to_open: -1 }, 'Must be a positive number.'],
+    ['contracts', { contract_size: 0 }, 'Must be 1 or higher.'],
+    ['open date empty', { trade_open_date: '' }, 'Open date cannot be empty'],
+    ['open date format', { trade_open_date: '02/02/2026' }, 'Open date must be in YYYY-MM-DD format.'],
+    ['open date invalid', { trade_open_date: '2026-02-30' }, 'Open date is invalid.'],
+    ['future open', { trade_open_date: '2026-03-03', expiration_date: '2026-03-20' }, 'Future dates are not allowed.'],
+    ['too old', { trade_open_date: '2024-02-29' }, 'Open date cannot be older than 2 years.'],
+    ['weekend open', { trade_open_date: '2026-02-01' }, 'Weekend dates are not allowed.'],
+    ['weekend expiration', { expiration_date: '2026-02-21' }, 'Weekend dates are not allowed.'],
+    ['expiration before open', { expiration_date: '2026-01-30' }, 'Expiration date must be on or after open date.'],
+    ['strike', { strike_prices: [0] }, 'Strike price must be a positive number.'],
+    ['missing strike', { strike_prices: [] }, 'Invalid strike price for leg 1.'],
+    ['leg rule', { strategy_uid: 'bull-put-spread', strike_prices: [150, 155] }, 'Invalid strike price for leg 2.'],
+    ['four legs', { strategy_uid: 'iron-condor', strike_prices: [100, 110, 105, 120] }, 'Invalid strike price for leg 3.'],
+    ['same rule', { strategy_uid: 'short-straddle', strike_prices: [100, 101] }, 'Invalid strike price for leg 2.'],
+    ['notes', { notes: 'x'.repeat(101) }, 'Max 100 characters'],
+    ['account', { account_uid: '' }, 'Account is required and cannot be null.'],
+    ['strategy', { strategy_uid: 'nope' }, 'Strategy is required.'],
+  ])('refuses a bad %s', (_name, data, message) => {
+    thenFails(empty, openCmd(data), 'invalid', message);
+  });
+  it('accepts a future expiration, an open date exactly two years back, and four legs in order', () => {
+    expect(when(empty, openCmd({ trade_open_date: '2024-03-04', expiration_date: '2027-01-15' }))).toHaveLength(1);
+    expect(when(empty, openCmd({ strategy_uid: 'iron-condor', strike_prices: [100, 105, 110, 115] }))).toHaveLength(1);
+  });
+});
+
+describe('AddClosedTrade', () => {
+  const cmd = (extra: Record<string, unknown>): JournalCommand => ({ type: 'AddClosedTrade', tradeId: 'T', data: { ...csp, status: 2, ...normalClose, ...extra } as never, tags: [] });
+  it('opens and closes in one decision', () => {
+    const events = when(empty, cmd({}));
+    expect(events.map((e) => e.type)).toEqual(['TradeOpened', 'TradeClosed']);
+    expect(events[1]!.data).toMatchObject({ close: { closeAction: 'close', contractsClosed: 3, premiumAtClose: 100, closeTransaction: 2 }, remainder: null });
+  });
+  it.each<[Record<string, unknown>, string]>([
+    [{ premium_at_close: 0 }, 'Must be a number greater than 0.'],
+    [{ net_fee_to_close: 0 }, 'Must be a number greater than 0.'],
+    [{ close_transaction: 3 }, 'Transaction must be Credit or Debit.'],
+    [{ trade_close_date: '2026-03-03' }, 'future dates are not permitted.'],
+    [{ trade_close_date: '2026-01-30' }, 'Close date cannot be before the open date.'],
+    [{ trade_close_date: '2026-02-23' }, 'Close date cannot be after the expiration date.'],
+    [{ trade_close_date: '2026-02-07' }, 'Weekend dates are not allowed.'],
+    [{ status: 5 }, "This strategy's in-the-money outcome is assigned."],
+  ])('refuses %o', (extra, message) => thenFails(empty, cmd(extra), 'invalid', message));
+  it('expired worthless: neutral, 0, 0 on the expiration date', () => {
+    const events = when(empty, cmd({ status: 6, premium_at_close: 5, trade_close_date: '2026-02-10' }));
+    expect(events[1]!.data).toMatchObject({ close: { closeAction: 'expireWorthless', closeDate: '2026-02-20', premiumAtClose: 0, netFeeToClose: 0, closeTransaction: 3 } });
+  });
+});
+
+describe('CloseTrade', () => {
+  const state = given(...open('T'));
+  it('full close', () => {
+    expect(when(state, close(normalClose))).toEqual([
+      { type: 'TradeClosed', data: { tradeId: 'T', close: { closeAction: 'close', closeDate: '2026-02-10', contractsClosed: 3, premiumAtClose: 100, netFeeToClose: 3, closeTransaction: 2 }, closedPart: { premiumAtOpen: 300, netFeeToOpen: 3 }, remainder: null } },
+    ]);
+  });
+  it('partial close allocates the open premium and fee pro rata to a remainder', () => {
+    const [e] = when(state, close({ ...normalClose, contract_size: 1 }));
+    expect(e!.data).toMatchObject({ closedPart: { premiumAtOpen: 100, netFeeToOpen: 1 }, remainder: { tradeId: 'R', contractSize: 2, premiumAtOpen: 200, netFeeToOpen: 2 } });
+    const after = given(...open('T'), e!);
+    expect(after.status === 'active' && after.view.trades.get('R')).toMatchObject({ status: 1, contractSize: 2, partialOf: 'T' });
+  });
+  it.each<[Record<string, unknown>, string]>([
+    [{ contract_size: 4 }, 'Invalid Contract Size'],
+    [{ contract_size: 0 }, 'Invalid Contract Size'],
+    [{ trade_close_date: undefined }, 'Close date is required.'],
+    [{ trade_close_date: '2026-03-03' }, 'Future dates are not permitted.'],
+    [{ trade_close_date: '2026-01-30' }, 'Close date cannot be before the open date.'],
+    [{ trade_close_date: '2026-02-23' }, 'Close date cannot be after the expiration date.'],
+    [{ close_transaction: null }, 'Transaction type is required.'],
+    [{ premium_at_close: -1 }, 'Must be a valid positive number.'],
+    [{ net_fee_to_close: -1 }, 'Must be a valid positive number.'],
+  ])('refuses %o', (extra, message) => thenFails(state, close({ ...normalClose, ...extra }), 'invalid', message));
+  it('expire worthless only once expired, fixed neutral/0/0 on expiration', () => {
+    const [e] = when(state, close({ premium_at_close: 9, trade_close_date: '2026-02-10' }, 'expireWorthless'));
+    expect(e!.data).toMatchObject({ close: { closeAction: 'expireWorthless', closeDate: '2026-02-20', premiumAtClose: 0, netFeeToClose: 0, closeTransaction: 3, contractsClosed: 3 } });
+    const notExpired = given(...open('T', { ...csp, expiration_date: '2026-03-20' }));
+    thenFails(notExpired, close({}, 'expireWorthless'), 'conflict', 'Expire Worthless is only possible once the trade has expired.');
+  });
+  it("ITM outcome: only the strategy's, neutral/0/0, date editable and checked", () => {
+    const [e] = when(state, close({ trade_close_date: '2026-02-20', premium_at_close: 50, close_transaction: 1 }, 'assigned'));
+    expect(e!.data).toMatchObject({ close: { closeAction: 'assigned', closeDate: '2026-02-20', premiumAtClose: 0, netFeeToClose: 0, closeTransaction: 3 } });
+    thenFails(state, close({ trade_close_date: '2026-02-20' }, 'calledAway'), 'invalid', "This strategy's in-the-money outcome is assigned.");
+    thenFails(state, close({ trade_close_date: '2026-03-03' }, 'assigned'), 'invalid', 'Future dates are not permitted.');
+  });
+  it('closed trades are final; unknown and deleted trades are not found', () => {
+    const closed = given(...open('T'), ...when(state, close(normalClose)));
+    thenFails(closed, close(normalClose), 'conflict', 'This trade is already closed.');
+    thenFails(state, close(normalClose, 'close', 'X'), 'not_found', 'Trade not found.');
+    thenFails(empty, close(normalClose), 'not_found', 'Trade not found.');
+    const deleted = given(...open('T'), { type: 'TradeDeleted', data: { tradeId: 'T' } });
+    thenFails(deleted, close(normalClose), 'not_found', 'Trade not found.');
+  });
+});
+
+describe('RollTrade', () => {
+  const state = given(...open('T', { ...csp, expiration_date: '2026-03-20' }));
+  const newTrade = { expiration_date: '2026-04-17', contract_size: 3, strike_prices: [145], premium_at_open: 250, net_fee_to_open: 3, net_delta: 0.25, stock_price_at_open: 158 };
+  const oldTrade = { trade_close_date: '2026-02-27', premium_at_close: 80, net_fee_to_close: 3, close_transaction: 2 };
+  const roll = (o: Record<string, unknown> = {}, n: Record<string, unknown> = {}): JournalCommand => ({
+    type: 'RollTrade',
+    tradeId: 'T',
+    data: { old_trade: { ...oldTrade, ...o }, new_trade: { ...newTrade, ...n } } as never,
+    tags: null,
+    newTradeId: 'N',
+    remainderId: 'R',
+  });
+  it('closes and opens in one event; the new trade opens on the close date with the same ticker, strategy and account', () => {
+    const events = when(state, roll());
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      type: 'TradeRolled',
+      data: { tradeId: 'T', close: { closeAction: 'close', contractsClosed: 3 }, remainder: null, newTrade: { tradeId: 'N', terms: { ticker: 'AAPL', openDate: '2026-02-27', strategyUid: 'cash-secured-put', accountUid: 'acct-1', tags: ['wheel'], openTransaction: 1 } } },
+    });
+    const after = given(...open('T', { ...csp, expiration_date: '2026-03-20' }), ...events);
+    expect(after.status === 'active' && [after.view.trades.get('T')?.status, after.view.trades.get('N')?.rolledFrom]).toEqual([3, 'T']);
+  });
+  it('a partial roll leaves a remainder', () => {
+    expect(when(state, roll({}, { contract_size: 1 }))[0]!.data).toMatchObject({ remainder: { tradeId: 'R', contractSize: 2 }, close: { contractsClosed: 1 } });
+  });
+  it.each<[string, Record<string, unknown>, Record<string, unknown>, string]>([
+    ['future close', { trade_close_date: '2026-03-03' }, {}, 'future dates are not permitted.'],
+    ['close before open', { trade_close_date: '2026-01-30' }, {}, 'Close date cannot be before the open date.'],
+    ['transaction', { close_transaction: 3 }, {}, 'Please select a transaction type.'],
+    ['premium to close', { premium_at_close: -1 }, {}, 'Must be a positive number.'],
+    ['fee', { net_fee_to_close: -1 }, {}, 'Must be a non-negative number.'],
+    ['new size 0', {}, { contract_size: 0 }, 'Must be a positive number.'],
+    ['new size too big', {}, { contract_size: 4 }, 'Cannot exceed contract size [ 3 ].'],
+    ['new expiration', {}, { expiration_date: '2026-02-26' }, 'New Expiration date must be on or after close Date.'],
+    ['new price', {}, { stock_price_at_open: -1 }, 'Must be a positive number.'],
+    ['new delta', {}, { net_delta: 2 }, 'Must be between 0 and 1.'],
+    ['new premium', {}, { premium_at_open: -1 }, 'Must be a positive number.'],
+    ['new fee', {}, { net_fee_to_open: -1 }, 'Must be a non-negative number.'],
+    ['new transaction', {}, { open_transaction: 5 }, 'Please select a transaction type.'],
+    ['new strike', {}, { strike_prices: [-3] }, 'Strike price must be a positive number.'],
+  ])('refuses a bad %s', (_n, o, n, message) => thenFails(state, roll(o, n), 'invalid', message));
+  it('close date after expiration', () => {
+    const expired = given(...open('T'));
+    thenFails(expired, roll({ trade_close_date: '2026-02-23' }), 'invalid', 'Close date must be before or on Expiration');
+  });
+  it('per-leg strike messages of the roll form', () => {
+    const s = given(...open('S', spread));
+    thenFails(s, { ...(roll({}, { strike_prices: [140, 145], contract_size: 2 }) as Extract<JournalCommand, { type: 'RollTrade' }>), tradeId: 'S' }, 'invalid', 'Strike price for leg 2 must be lower than leg 1.');
+  });
+  it('a closed trade cannot be rolled', () => {
+    const rolled = given(...open('T', { ...csp, expiration_date: '2026-03-20' }), ...when(state, roll()));
+    thenFails(rolled, roll(), 'conflict', 'This trade is already closed.');
+  });
+});
+
+describe('SplitTrade', () => {
+  const state = given(...open('S', spread));
+  const split = (closing: Record<string, unknown> = {}, openingPremium = 30): JournalCommand => ({
+    type: 'SplitTrade',
+    tradeId: 'S',
+    data: { closing_trade: { leg_index: 1, premium_at_open: 150, status: 2, trade_close_date: '2026-02-27', premium_at_close: 20, net_fee_to_close: 1, close_transaction: 1, ...closing }, opening_trade: { premium_at_open: openingPremium } } as never,
+    closedLegId: 'L1',
+    openLegId: 'L0',
+  });
+  // Bull put spread: sell leg 0 (put 150), buy leg 1 (put 145); net credit 120 = sell - buy.
+  it('closes one leg and continues the other, each with half the open fee and its footing strategy', () => {
+    const [e] = when(state, split({ premium_at_open: 30 }, 150));
+    expect(e).toEqual({
+      type: 'TradeSplit',
+      data: {
+        tradeId: 'S',
+        closedLeg: {
+          tradeId: 'L1', legIndex: 1, strategyUid: 'long-put', strikePrice: 145, premiumAtOpen: 30, netFeeToOpen: 1, openTransaction: 2,
+          close: { closeAction: 'close', closeDate: '2026-02-27', contractsClosed: 2, premiumAtClose: 20, netFeeToClose: 1, closeTransaction: 1 },
+        },
+        openLeg: { tradeId: 'L0', legIndex: 0, strategyUid: 'naked-put', strikePrice: 150, premiumAtOpen: 150, netFeeToOpen: 1.01, openTransaction: 1 },
+      },
+    });
+    const after = given(...open('S', spread), e!);
+    expect(after.status === 'active' && after.view.trades.get('L0')).toMatchObject({ status: 1, ancestorUid: 'S' });
+    thenFails(after, split(), 'conflict', 'This trade was split: act on its legs instead.');
+  });
+  it('leg premiums must combine to the net premium within 0.01', () => {
+    expect(when(state, split({ premium_at_open: 30.01 }, 150))).toHaveLength(1);
+    thenFails(state, split({ premium_at_open: 30.02 }, 150), 'invalid', 'Premiums must sum to net premium ($120.00 Credit).');
+    thenFails(state, split({ premium_at_open: 0 }, 150), 'invalid', 'Must be a positive non-zero number.');
+  });
+  it.each<[Record<string, unknown>, string]>([
+    [{ trade_close_date: '2026-03-03' }, 'future dates are not permitted.'],
+    [{ trade_close_date: '2026-01-30' }, 'Close date cannot be before the open date.'],
+    [{ trade_close_date: '2026-02-28' }, 'Weekend dates are not allowed.'],
+    [{ close_transaction: null }, 'Please select a transaction type.'],
+    [{ premium_at_close: 0 }, 'Must be a positive number.'],
+    [{ net_fee_to_close: -1 }, 'Must be a non-negative number.'],
+    [{ status: 5 }, "This strategy's in-the-money outcome is assigned."],
+  ])('refuses closing data %o', (closing, message) => thenFails(state, split({ premium_at_open: 30, ...closing }, 150), 'invalid', message));
+  it('the ITM outcome forces neutral, 0, 0', () => {
+    const [e] = when(state, split({ premium_at_open: 30, status: 4, premium_at_close: 9, close_transaction: 1 }, 150));
+    expect(e!.data).toMatchObject({ closedLeg: { close: { closeAction: 'assigned', premiumAtClose: 0, netFeeToClose: 0, closeTransaction: 3 } } });
+  });
+  it('only breakable two-leg strategies', () => {
+    thenFails(given(...open('S', csp)), split(), 'invalid', 'Only two-leg trades of a breakable strategy can be split.');
+    thenFails(given(...open('S', { ...spread, strategy_uid: 'pmcc', strike_prices: [100, 120] })), split(), 'invalid', 'Only two-leg trades of a breakable strategy can be split.');
+  });
+});
+
+describe('EditTrade', () => {
+  const state = given(...open('T'));
+  const edit = (changes: Record<string, unknown>, tradeId = 'T'): JournalCommand => ({ type: 'EditTrade', tradeId, changes: changes as never });
+  it('records only the fields that changed', () => {
+    expect(when(state, edit({ ticker: 'msft', notes: 'first', premium_at_open: 310 }))).toEqual([{ type: 'TradeEdited', data: { tradeId: 'T', changes: { ticker: 'MSFT', premiumAtOpen: 310 } } }]);
+    expect(when(state, edit({ notes: 'first' }))).toEqual([]);
+  });
+  it.each<[Record<string, unknown>, string]>([
+    [{ ticker: 'bad!' }, 'Invalid Ticker'],
+    [{ stock_price_at_open: -1 }, 'Must be a positive number'],
+    [{ trade_open_date: '2026-03-03' }, 'Open date cannot be in the future'],
+    [{ trade_open_date: '2024-02-29' }, 'Open date cannot be older than 2 years.'],
+    [{ trade_open_date: '2026-02-01' }, 'Weekend dates are not allowed.'],
+    [{ trade_open_date: '2026-02-23' }, 'Must be before or same as Expiration Date'],
+    [{ expiration_date: '2026-02-22' }, 'Weekend dates are not allowed.'],
+    [{ expiration_date: '2026-01-30' }, 'Must be same as or after Open Date'],
+    [{ strike_prices: [0] }, 'Must be a positive number'],
+    [{ contract_size: 0 }, 'Must be 1 or higher'],
+    [{ premium_at_open: -1 }, 'Must be a positive number'],
+    [{ net_fee_to_open: -1 }, 'Must be a positive number'],
+    [{ notes: 'x'.repeat(101) }, 'Max 100 characters'],
+    [{ strategy_uid: 'naked-put' }, 'Strategy, transaction and tags cannot be changed.'],
+    [{ open_transaction: 2 }, 'Strategy, transaction and tags cannot be changed.'],
+    [{ tags: [{ name: 'other' }] }, 'Strategy, transaction and tags cannot be changed.'],
+    [{ account_uid: '' }, 'Account is required and cannot be null.'],
+  ])('refuses %o', (changes, message) => thenFails(state, edit(changes), 'invalid', message));
+  it('edit strike relation messages', () => {
+    thenFails(given(...open('S', spread)), edit({ strike_prices: [150, 150] }, 'S'), 'invalid', 'Strike must be lower than Strike 1');
+    thenFails(given(...open('S', { ...spread, strategy_uid: 'short-straddle', strike_prices: [150, 150] })), edit({ strike_prices: [150, 151] }, 'S'), 'invalid', 'Strike must match Strike 1');
+  });
+  it('account, ticker, open date and contract size are locked on rolled and split descendants', () => {
+    const rolled = given(...open('T', { ...csp, expiration_date: '2026-03-20' }), {
+      type: 'TradeRolled',
+      data: {
+        tradeId: 'T',
+        close: { closeAction: 'close', closeDate: '2026-02-27', contractsClosed: 3, premiumAtClose: 1, netFeeToClose: 0, closeTransaction: 2 },
+        closedPart: { premiumAtOpen: 300, netFeeToOpen: 3 },
+        remainder: null,
+        newTrade: { tradeId: 'N', terms: { ...(open('x')[0] as Extract<JournalEvent, { type: 'TradeOpened' }>).data.terms, openDate: '2026-02-27', expirationDate: '2026-04-17' } },
+      },
+    });
+    for (const changes of [{ ticker: 'MSFT' }, { account_uid: 'acct-2' }, { trade_open_date: '2026-03-02' }, { contract_size: 1 }]) {
+      thenFails(rolled, edit(changes, 'N'), 'invalid', 'Account, ticker, open date and contract size cannot be changed on a trade that was rolled or split from another.');
+    }
+    expect(when(rolled, edit({ notes: 'ok', premium_at_open: 1 }, 'N'))).toHaveLength(1);
+  });
+  it('closed trades are final', () => {
+    const closed = given(...open('T'), ...when(state, close(normalClose)));
+    thenFails(closed, edit({ notes: 'x' }), 'conflict', 'Closed trades are final: this trade cannot be edited.');
+  });
+});
+
+describe('DeleteTrade', () => {
+  const state = given(...open('T'));
+  it('deletes an open trade, then it is gone', () => {
+    const events = when(state, { type: 'DeleteTrade', tradeId: 'T' });
+    expect(events).toEqual([{ type: 'TradeDeleted', data: { tradeId: 'T' } }]);
+    const after = given(...open('T'), ...events);
+    expect(after.status).toBe('settled');
+    thenFails(after, { type: 'DeleteTrade', tradeId: 'T' }, 'not_found', 'Trade not found.');
+  });
+  it('closed trades are final', () => {
+    const closed = given(...open('T'), ...when(state, close(normalClose)));
+    thenFails(closed, { type: 'DeleteTrade', tradeId: 'T' }, 'conflict', 'Closed trades are final: this trade cannot be deleted.');
+  });
+});
