@@ -76,7 +76,7 @@ describe('projections CLI on PostgreSQL (services mode)', () => {
     for (const p of parsed.projections) expect(p.versions.map((v: { status: string }) => v.status)).toEqual(['live', 'building']);
     const name = parsed.projections[0].name as string;
     const diff = await projections(['diff', name], env);
-    expect(diff.code).toBe(0);
+    expect(diff.code, diff.stderr).toBe(0);
     expect(diff.stdout).toContain('identical');
     const switched = await projections(['switch', name, String(parsed.projections[0].versions[1].version)], env);
     expect(switched.stdout).toContain('is live');

@@ -380,7 +380,8 @@ export async function diff(deps: RuntimeDeps, name: string, otherVersion?: numbe
     if (colsA.length !== colsB.length || shared.length !== colsA.length) {
       d.shapeChanged = `columns ${colsA.map((c) => c.name).join(',')} vs ${colsB.map((c) => c.name).join(',')}`;
     }
-    const list = sql.join(shared.map((c) => sql.ref(c.name)));
+    // json has no equality operator: compare it as jsonb (same value, any key order or spacing).
+    const list = sql.join(shared.map((c) => (c.json ? sql`${sql.ref(c.name)}::jsonb as ${sql.ref(c.name)}` : sql.ref(c.name))));
     const only = async (x: string, y: string) => {
       const n = await sql<{ n: number }>`select count(*)::int as n from (select ${list} from ${sql.table(x)} except all select ${list} from ${sql.table(y)}) d`.execute(db);
       const sample = await sql<any>`select ${list} from ${sql.table(x)} except all select ${list} from ${sql.table(y)} limit 20`.execute(db);
@@ -400,9 +401,9 @@ export async function diff(deps: RuntimeDeps, name: string, otherVersion?: numbe
   return out;
 }
 
-async function columns(db: Kysely<any>, table: string): Promise<Array<{ name: string; numeric: boolean }>> {
+async function columns(db: Kysely<any>, table: string): Promise<Array<{ name: string; numeric: boolean; json: boolean }>> {
   const r = await sql<{ column_name: string; data_type: string }>`select column_name, data_type from information_schema.columns
     where table_schema = current_schema() and table_name = ${table} order by ordinal_position`.execute(db);
   const numeric = new Set(['smallint', 'integer', 'bigint', 'numeric', 'real', 'double precision']);
-  return r.rows.map((c) => ({ name: c.column_name, numeric: numeric.has(c.data_type) }));
+  return r.rows.map((c) => ({ name: c.column_name, numeric: numeric.has(c.data_type), json: c.data_type === 'json' }));
 }
