@@ -1,22 +1,18 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
+import { closeTradeResponse, type CloseTradeRequest } from '@oj/contracts/trades';
 import { api } from '../../../lib/api-client.ts';
 import { applyTradeChanges } from './apply-trade-changes.ts';
 import type { TradeChange } from './list-upkeep.ts';
-import { newIdempotencyKey, tradeOrNull } from './mutation-support.ts';
+import { newIdempotencyKey } from './mutation-support.ts';
 
+/** close, expire-worthless, or the in-the-money outcome's path (assigned, called-away, exercised). */
 export type CloseRoute = 'close' | 'expire-worthless' | 'assigned' | 'called-away' | 'exercised';
 
 export interface CloseTradeInput {
   uid: string;
   route: CloseRoute;
-  body: {
-    contract_size: number;
-    trade_close_date: string;
-    premium_at_close: number;
-    close_transaction: 1 | 2 | 3;
-    net_fee_to_close: number;
-  };
+  body: CloseTradeRequest;
 }
 
 export interface CloseTradeResult {
@@ -24,12 +20,10 @@ export interface CloseTradeResult {
   remaining: TradeListItem | null;
 }
 
-/** POST /trades/close/{uid}, /trades/expire-worthless/{uid} or /trades/{outcome}/{uid}: answers remaining_trade and closed_trade. */
+/** POST /trades/{route}/{uid}: answers remaining_trade (after a partial close) and closed_trade. */
 export async function closeTrade(input: CloseTradeInput, idempotencyKey: string): Promise<CloseTradeResult> {
-  const body = await api.post<{ closed_trade?: unknown; remaining_trade?: unknown }>(`/trades/${input.route}/${encodeURIComponent(input.uid)}`, input.body, { idempotencyKey });
-  const closed = tradeOrNull(body?.closed_trade);
-  if (!closed) throw new Error('Failed to close trade. Please try again.');
-  return { closed, remaining: tradeOrNull(body?.remaining_trade) };
+  const body = closeTradeResponse.parse(await api.post<unknown>(`/trades/${input.route}/${encodeURIComponent(input.uid)}`, input.body, { idempotencyKey }));
+  return { closed: body.closed_trade, remaining: body.remaining_trade };
 }
 
 export const useCloseTrade = () => {

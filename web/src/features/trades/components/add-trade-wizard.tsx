@@ -7,7 +7,8 @@ import { Stepper } from '../../../components/ui/stepper.tsx';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { formatDate, formatMoney, todayInNewYork } from '../../../lib/format.ts';
 import { useAddClosedTrade } from '../api/add-closed-trade.ts';
-import { useAddTrade, type OpenTradeData } from '../api/add-trade.ts';
+import type { TradeData } from '@oj/contracts/trades';
+import { useAddTrade } from '../api/add-trade.ts';
 import { useStrategies } from '../api/get-strategies.ts';
 import { useTradeAccounts } from '../api/get-trade-accounts.ts';
 import {
@@ -126,7 +127,7 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
     setStep(1);
   };
 
-  const openData = (): OpenTradeData => ({
+  const openData = (): TradeData => ({
     ticker: v.ticker,
     account_uid: v.account,
     strategy_uid: v.strategyUid,

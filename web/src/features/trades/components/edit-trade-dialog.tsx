@@ -8,7 +8,8 @@ import { Stepper } from '../../../components/ui/stepper.tsx';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { formatDate, formatMoney, todayInNewYork } from '../../../lib/format.ts';
 import { useTradeAccounts } from '../api/get-trade-accounts.ts';
-import { useUpdateTrade, type UpdateTradeChanges } from '../api/update-trade.ts';
+import type { UpdateTradeRequest } from '@oj/contracts/trades';
+import { useUpdateTrade } from '../api/update-trade.ts';
 import { PREMIUM_HINT_BELOW, parseNum, premiumHint, validateEdit, type EditValues } from '../utils/trade-rules.ts';
 import { formatStrikes, openActionLabel, transactionLabel } from '../utils/trade-labels.ts';
 import { InputField, NotesField, NumberField, ReadOnlyField, SelectField, useTradeForm } from './form-controls.tsx';
@@ -30,8 +31,8 @@ const valuesOf = (t: TradeListItem, usesCostBasis: boolean): EditValues => ({
 });
 
 /** The fields an edit sends: only those that differ from the trade as it is (part 1 §7 PATCH). */
-export function changesOf(t: TradeListItem, v: EditValues, usesCostBasis: boolean): UpdateTradeChanges {
-  const c: UpdateTradeChanges = {};
+export function changesOf(t: TradeListItem, v: EditValues, usesCostBasis: boolean): UpdateTradeRequest {
+  const c: UpdateTradeRequest = {};
   const o = valuesOf(t, usesCostBasis);
   if (v.account !== o.account) c.account_uid = v.account;
   if (v.ticker !== o.ticker) c.ticker = v.ticker;

@@ -8,14 +8,14 @@ import { Modal } from '../../../components/ui/modal.tsx';
 import { Stepper } from '../../../components/ui/stepper.tsx';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { formatDate, formatMoney, todayInNewYork } from '../../../lib/format.ts';
-import { useSplitTrade, type SplitLegData } from '../api/split-trade.ts';
+import { useSplitTrade } from '../api/split-trade.ts';
 import {
   closeChoiceLabel,
   defaultCloseDate,
   parseNum,
   sameTransactionWarning,
-  splitPremiumIssue,
   validateSplitClose,
+  validateSplitPremiums,
   type CloseChoice,
   type SplitCloseValues,
 } from '../utils/trade-rules.ts';
@@ -54,9 +54,10 @@ export function SplitTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
   }
 
   const premiums = legPremiums.map(parseNum);
-  const premiumErrors = premiums.map((p) => (p === null || p <= 0 ? 'Must be a positive non-zero number.' : null));
-  const sumIssue = splitPremiumIssue(strategy, premiums, trade.pao, trade.ot);
-  const step1Valid = premiumErrors.every((x) => x === null) && !sumIssue;
+  const premiumIssues = validateSplitPremiums(strategy, legPremiums, trade.pao, trade.ot);
+  const premiumErrors = [premiumIssues.leg0 ?? null, premiumIssues.leg1 ?? null];
+  const sumIssue = premiumIssues.sum ?? null;
+  const step1Valid = Object.keys(premiumIssues).length === 0;
 
   const closingLeg = strategy.legs_setup.config[closeLeg];
   const closingFooting = closingLeg ? strategyByName(closingLeg.footing) : undefined;
@@ -70,19 +71,6 @@ export function SplitTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
 
   const choose = (choice: CloseChoice) =>
     closeForm.setValues((c) => (choice === 'close' ? { ...c, choice, transaction: '', premium: '', fee: '' } : { ...c, choice, transaction: '3', premium: '0', fee: '0' }));
-
-  const legData = (i: number): SplitLegData => {
-    const leg = strategy.legs_setup.config[i];
-    return {
-      leg_index: i,
-      strategy_uid: (leg ? strategyByName(leg.footing)?.uid : undefined) ?? trade.su,
-      strike_prices: [trade.sp[i] ?? 0],
-      premium_at_open: premiums[i] ?? 0,
-      // Each leg carries half of the opening fee (part 1 §9).
-      net_fee_to_open: Math.round((trade.nfto / 2) * 100) / 100,
-      open_transaction: legOpenTransaction(i),
-    };
-  };
 
   const goNext = () => {
     if (step === 0) {
@@ -105,14 +93,15 @@ export function SplitTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
         body: {
           trade_data: {
             closing_trade: {
-              ...legData(closeLeg),
+              leg_index: closeLeg,
+              premium_at_open: premiums[closeLeg] ?? 0,
               status: statusByCloseAction[cv.choice],
               trade_close_date: cv.closeDate,
               premium_at_close: Number(cv.premium),
               close_transaction: Number(cv.transaction) as 1 | 2 | 3,
               net_fee_to_close: Number(cv.fee),
             },
-            opening_trade: legData(openLegIndex),
+            opening_trade: { premium_at_open: premiums[openLegIndex] ?? 0 },
           },
           tag_data: [],
         },

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { strategyByUid } from '@oj/contracts/strategies';
 import { validateCustomRange } from './date-range.ts';
 import { expiryDisplay, holdingPeriod } from './expiry.ts';
-import { closeProfitLoss, notesTone, splitPremiumIssue, validateAddTrade, validateClose, validateRoll, type AddTradeValues } from './trade-rules.ts';
+import { closeProfitLoss, notesTone, validateAddTrade, validateSplitPremiums, validateClose, validateRoll, type AddTradeValues } from './trade-rules.ts';
 
 const today = '2026-11-20'; // a Friday
 const bullPut = strategyByUid('bull-put-spread');
@@ -101,8 +101,9 @@ describe('close and roll rules', () => {
   });
   it('split premiums must combine to the net premium', () => {
     if (!bullPut) throw new Error('catalogue');
-    expect(splitPremiumIssue(bullPut, [250, 100], 150, 1)).toBeNull();
-    expect(splitPremiumIssue(bullPut, [250, 50], 150, 1)).toBe('Premiums must sum to net premium ($150.00 Credit).');
+    expect(validateSplitPremiums(bullPut, ['250', '100'], 150, 1)).toEqual({});
+    expect(validateSplitPremiums(bullPut, ['250', '50'], 150, 1)).toEqual({ sum: 'Premiums must sum to net premium ($150.00 Credit).' });
+    expect(validateSplitPremiums(bullPut, ['0', '50'], 150, 1)).toEqual({ leg0: 'Must be a positive non-zero number.' });
   });
 });
 

@@ -1,16 +1,26 @@
-import { isWeekend, minusYears, parseIsoDate } from '@oj/contracts/business-date';
 import type { Strategy } from '@oj/contracts/strategies';
+import {
+  NOTES_MAX,
+  checkCloseDate,
+  checkExpirationDate,
+  checkOpenDate,
+  checkOpenFields,
+  checkSplitPremiums,
+  checkStrikes,
+  tradeMessages as m,
+  type FieldIssue,
+} from '@oj/contracts/trades';
 
 /**
- * The trade forms' rules and messages (part 1 §5), as pure functions of the typed values and today's
- * New York date. Each form has its own wording in the spec (the roll form says "Please select a
- * transaction type.", the close form "Transaction type is required."), so the messages are per form.
+ * The trade forms' rules (part 1 §5). The value rules and their messages are the server's own
+ * (`@oj/contracts/trades`), run on what the trader typed; this module adds only what a form has and an
+ * API payload does not: blank inputs, the strategy-type step, and the mapping of API field names to
+ * the form's fields, so each message shows under the input it is about.
  */
 export type FieldErrors = Record<string, string>;
 
-export const NOTES_MAX = 100;
+export { NOTES_MAX };
 export const PREMIUM_HINT_BELOW = 10;
-export const MAX_BACKDATE_YEARS = 2;
 
 /** A typed number, or null when blank or not a number. */
 export function parseNum(text: string): number | null {
@@ -20,43 +30,22 @@ export function parseNum(text: string): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-export const TICKER_PATTERN = /^[A-Z0-9]{1,6}$/;
+/** Typed text as the API number it becomes; blank is NaN, which every rule rejects. */
+const numOf = (text: string): number => parseNum(text) ?? Number.NaN;
 
-/** "Open date cannot be empty", "... must be in YYYY-MM-DD format.", "... is invalid.", then the calendar rules. */
-export function dateIssue(
-  label: string,
-  value: string,
-  today: string,
-  opts: { allowFuture?: boolean; futureMessage?: string; checkAge?: boolean; checkWeekend?: boolean } = {},
-): string | null {
-  if (!value) return `${label} cannot be empty`;
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return `${label} must be in YYYY-MM-DD format.`;
-  if (!parseIsoDate(value)) return `${label} is invalid.`;
-  if (!opts.allowFuture && value > today) return opts.futureMessage ?? 'Future dates are not allowed.';
-  if (opts.checkAge !== false && value < minusYears(today, MAX_BACKDATE_YEARS)) return `${label} cannot be older than 2 years.`;
-  if (opts.checkWeekend !== false && isWeekend(value)) return 'Weekend dates are not allowed.';
-  return null;
+/** Issues keyed by form field, first message per field; `fieldOf` maps API names (strike_prices.1 -> strike1). */
+function collect(issues: readonly FieldIssue[], fieldOf: (apiField: string) => string, into: FieldErrors = {}): FieldErrors {
+  for (const issue of issues) {
+    const key = fieldOf(issue.field);
+    if (!into[key]) into[key] = issue.message;
+  }
+  return into;
 }
 
-export interface StrikeRelationIssue {
-  leg: number;
-  other: number;
-  type: 'lower' | 'higher' | 'same';
-}
-
-/** For each leg, the strike rule it breaks against its reference leg (null when fine or not checkable). */
-export function strikeRelationIssues(strategy: Strategy | undefined, strikes: readonly (number | null)[]): (StrikeRelationIssue | null)[] {
-  if (!strategy) return strikes.map(() => null);
-  return strategy.legs_setup.config.map((leg, i) => {
-    const rule = leg.rules.strike;
-    const mine = strikes[i];
-    if (!rule || mine === null || mine === undefined) return null;
-    const theirs = strikes[rule.other_leg_index];
-    if (theirs === null || theirs === undefined || theirs <= 0 || mine <= 0) return null;
-    const ok = rule.type === 'lower' ? mine < theirs : rule.type === 'higher' ? mine > theirs : mine === theirs;
-    return ok ? null : { leg: i, other: rule.other_leg_index, type: rule.type };
-  });
-}
+const strikeKey = (field: string): string | null => {
+  const match = /^(?:strike_prices|strike)\.(\d+)$/.exec(field);
+  return match ? `strike${match[1]}` : null;
+};
 
 /** Notes counter colour: green above 20 left, amber up to 20, red at none left. */
 export function notesTone(length: number): 'success' | 'warning' | 'danger' {
@@ -87,36 +76,50 @@ export interface AddTradeValues {
   notes: string;
 }
 
+const addFields: Record<string, keyof AddTradeValues> = {
+  account_uid: 'account',
+  strategy_uid: 'strategyUid',
+  ticker: 'ticker',
+  stock_price_at_open: 'price',
+  cost_basis: 'price',
+  net_delta: 'delta',
+  premium_at_open: 'netPremium',
+  net_fee_to_open: 'netFee',
+  contract_size: 'contractSize',
+  trade_open_date: 'openDate',
+  expiration_date: 'expirationDate',
+  notes: 'notes',
+};
+
 export function validateAddTrade(v: AddTradeValues, strategy: Strategy | undefined, today: string): FieldErrors {
   const e: FieldErrors = {};
-  if (!v.account) e.account = 'Account is required and cannot be null.';
   if (!v.strategyType) e.strategyType = 'Strategy type is required.';
-  if (!v.strategyUid) e.strategyUid = 'Strategy is required.';
-  if (!TICKER_PATTERN.test(v.ticker)) e.ticker = 'Invalid Ticker';
-  const price = parseNum(v.price);
-  if (price === null || price < 0) e.price = 'Must be a positive number.';
-  const open = dateIssue('Open date', v.openDate, today);
-  if (open) e.openDate = open;
-  const exp = dateIssue('Expiration date', v.expirationDate, today, { allowFuture: true, checkAge: false });
-  if (exp) e.expirationDate = exp;
-  else if (!open && v.expirationDate < v.openDate) e.expirationDate = 'Expiration date must be on or after open date.';
-  const strikes = v.strikes.map(parseNum);
-  strikes.forEach((s, i) => {
-    if (s === null || s <= 0) e[`strike${i}`] = 'Strike price must be a positive number.';
-  });
-  strikeRelationIssues(strategy, strikes).forEach((issue) => {
-    if (issue && !e[`strike${issue.leg}`]) e[`strike${issue.leg}`] = `Invalid strike price for leg ${issue.leg + 1}.`;
-  });
-  const delta = parseNum(v.delta);
-  if (delta === null || delta <= 0 || delta > 1) e.delta = 'Must be between 0 and 1.';
-  const cs = parseNum(v.contractSize);
-  if (cs === null || cs < 1 || !Number.isInteger(cs)) e.contractSize = 'Must be 1 or higher.';
-  const premium = parseNum(v.netPremium);
-  if (premium === null || premium < 0) e.netPremium = 'Must be a positive number.';
-  const fee = parseNum(v.netFee);
-  if (fee === null || fee < 0) e.netFee = 'Must be a positive number.';
-  if (v.notes.length > NOTES_MAX) e.notes = `Notes cannot exceed ${NOTES_MAX} characters.`;
-  return e;
+  // Blank amounts are "not a positive number" in the form; the API would never receive them.
+  if (parseNum(v.price) === null) e.price = m.positiveNumber;
+  if (parseNum(v.netPremium) === null) e.netPremium = m.positiveNumber;
+  if (parseNum(v.netFee) === null) e.netFee = m.positiveNumber;
+  const usesCostBasis = strategy?.uses_cost_basis ?? false;
+  const issues = checkOpenFields(
+    {
+      ticker: v.ticker,
+      strategy_uid: v.strategyUid,
+      account_uid: v.account,
+      strike_prices: v.strikes.map(numOf),
+      trade_open_date: v.openDate,
+      expiration_date: v.expirationDate,
+      contract_size: numOf(v.contractSize),
+      premium_at_open: numOf(v.netPremium),
+      net_fee_to_open: numOf(v.netFee),
+      net_delta: numOf(v.delta),
+      stock_price_at_open: usesCostBasis ? null : numOf(v.price),
+      cost_basis: usesCostBasis ? numOf(v.price) : null,
+      notes: v.notes,
+    },
+    strategy,
+    today,
+  );
+  if (!Number.isInteger(numOf(v.contractSize))) e.contractSize = m.contractSizeMin;
+  return collect(issues, (f) => strikeKey(f) ?? addFields[f] ?? f, e);
 }
 
 /* ---------------------------------------------------------------- Close options */
@@ -152,33 +155,19 @@ export interface TradeTerms {
   cs: number;
 }
 
-function closeDateIssue(v: string, trade: TradeTerms, today: string, messages: { required: string; future: string; afterExpiry: string }): string | null {
-  if (!v) return messages.required;
-  const generic = dateIssue('Close date', v, today, { allowFuture: true, checkAge: false, checkWeekend: false });
-  if (generic) return generic;
-  if (v > today) return messages.future;
-  if (v < trade.tod) return 'Close date cannot be before the open date.';
-  if (v > trade.ed) return messages.afterExpiry;
-  return null;
-}
-
 /** Close Trade (part 1 §5 "Close trade"). */
 export function validateClose(v: CloseValues, trade: TradeTerms, today: string): FieldErrors {
   const e: FieldErrors = {};
   const cs = parseNum(v.contractSize);
-  if (cs === null || !Number.isInteger(cs) || cs < 1 || cs > trade.cs) e.contractSize = 'Invalid Contract Size';
-  const d = closeDateIssue(v.closeDate, trade, today, {
-    required: 'Close date is required.',
-    future: 'Future dates are not permitted.',
-    afterExpiry: 'Close date cannot be after the expiration date.',
-  });
+  if (cs === null || !Number.isInteger(cs) || cs < 1 || cs > trade.cs) e.contractSize = m.invalidContractSize;
+  const d = checkCloseDate(v.closeDate, trade.tod, trade.ed, today, 'close');
   if (d) e.closeDate = d;
   if (v.choice === 'close') {
-    if (v.transaction !== '1' && v.transaction !== '2') e.transaction = 'Transaction type is required.';
+    if (v.transaction !== '1' && v.transaction !== '2') e.transaction = m.transactionRequired;
     const p = parseNum(v.premium);
-    if (p === null || p < 0) e.premium = 'Must be a valid positive number.';
+    if (p === null || p < 0) e.premium = m.validPositive;
     const f = parseNum(v.fee);
-    if (f === null || f < 0) e.fee = 'Must be a valid positive number.';
+    if (f === null || f < 0) e.fee = m.validPositive;
   }
   return e;
 }
@@ -186,23 +175,13 @@ export function validateClose(v: CloseValues, trade: TradeTerms, today: string):
 /** The close step of Add Closed Trade (part 1 §5 "Add closed trade form"). */
 export function validateClosedTradeClose(v: CloseValues, trade: TradeTerms, today: string): FieldErrors {
   const e: FieldErrors = {};
-  const d = closeDateIssue(v.closeDate, trade, today, {
-    required: 'Close date is required.',
-    future: 'future dates are not permitted.',
-    afterExpiry: 'Close date cannot be after the expiration date.',
-  });
+  const d = checkCloseDate(v.closeDate, trade.tod, trade.ed, today, 'addClosed');
   if (d) e.closeDate = d;
-  if (v.choice === 'close') {
-    if (v.transaction !== '1' && v.transaction !== '2') e.transaction = 'Transaction must be Credit or Debit.';
-    const p = parseNum(v.premium);
-    if (p === null || p <= 0) e.premium = 'Must be a number greater than 0.';
-    const f = parseNum(v.fee);
-    if (f === null || f <= 0) e.fee = 'Must be a number greater than 0.';
-  } else {
-    const p = parseNum(v.premium);
-    if (p === null || p < 0) e.premium = 'Must be a positive number or zero.';
-    const f = parseNum(v.fee);
-    if (f === null || f < 0) e.fee = 'Must be a positive number or zero.';
+  const plain = v.choice === 'close';
+  if (plain && v.transaction !== '1' && v.transaction !== '2') e.transaction = m.creditOrDebit;
+  for (const key of ['premium', 'fee'] as const) {
+    const n = parseNum(v[key]);
+    if (plain ? n === null || n <= 0 : n === null || n < 0) e[key] = plain ? m.greaterThanZero : m.positiveOrZero;
   }
   return e;
 }
@@ -241,44 +220,29 @@ export interface RollValues {
 
 export function validateRoll(v: RollValues, trade: TradeTerms, strategy: Strategy | undefined, today: string): FieldErrors {
   const e: FieldErrors = {};
-  if (!v.closeDate) e.closeDate = 'Close date cannot be empty';
-  else {
-    const generic = dateIssue('Close date', v.closeDate, today, { allowFuture: true, checkAge: false, checkWeekend: true });
-    if (generic) e.closeDate = generic;
-    else if (v.closeDate > today) e.closeDate = 'future dates are not permitted.';
-    else if (v.closeDate < trade.tod) e.closeDate = 'Close date cannot be before the open date.';
-    else if (v.closeDate > trade.ed) e.closeDate = 'Close date must be before or on Expiration';
-  }
-  if (v.transaction !== '1' && v.transaction !== '2') e.transaction = 'Please select a transaction type.';
-  const pc = parseNum(v.premiumToClose);
-  if (pc === null || pc < 0) e.premiumToClose = 'Must be a positive number.';
-  const fee = parseNum(v.fee);
-  if (fee === null || fee < 0) e.fee = 'Must be a non-negative number.';
-  const exp = dateIssue('New Expiration date', v.newExpirationDate, today, { allowFuture: true, checkAge: false });
+  const d = checkCloseDate(v.closeDate, trade.tod, trade.ed, today, 'roll');
+  if (d) e.closeDate = d;
+  if (v.transaction !== '1' && v.transaction !== '2') e.transaction = m.selectTransaction;
+  const nonNegative = (key: 'premiumToClose' | 'newPrice' | 'newPremium' | 'fee' | 'newFee', message: string) => {
+    const n = parseNum(v[key]);
+    if (n === null || n < 0) e[key] = message;
+  };
+  nonNegative('premiumToClose', m.positiveNumber);
+  nonNegative('newPrice', m.positiveNumber);
+  nonNegative('newPremium', m.positiveNumber);
+  nonNegative('fee', m.nonNegative);
+  nonNegative('newFee', m.nonNegative);
+  const exp = checkExpirationDate(v.newExpirationDate);
   if (exp) e.newExpirationDate = exp;
-  else if (v.closeDate && v.newExpirationDate < v.closeDate) e.newExpirationDate = 'New Expiration date must be on or after close Date.';
+  else if (v.closeDate && v.newExpirationDate < v.closeDate) e.newExpirationDate = m.newExpirationBeforeClose;
   const cs = parseNum(v.newContractSize);
-  if (cs === null || cs <= 0 || !Number.isInteger(cs)) e.newContractSize = 'Must be a positive number.';
-  else if (cs > trade.cs) e.newContractSize = `Cannot exceed contract size [ ${trade.cs} ].`;
-  const price = parseNum(v.newPrice);
-  if (price === null || price < 0) e.newPrice = 'Must be a positive number.';
-  const strikes = v.newStrikes.map(parseNum);
-  strikes.forEach((s, i) => {
-    if (s === null || s <= 0) e[`strike${i}`] = 'Strike price must be a positive number.';
-  });
-  strikeRelationIssues(strategy, strikes).forEach((issue) => {
-    if (!issue || e[`strike${issue.leg}`]) return;
-    const rel = issue.type === 'lower' ? 'must be lower than' : issue.type === 'higher' ? 'must be higher than' : 'must be the same as';
-    e[`strike${issue.leg}`] = `Strike price for leg ${issue.leg + 1} ${rel} leg ${issue.other + 1}.`;
-  });
+  if (cs === null || cs <= 0 || !Number.isInteger(cs)) e.newContractSize = m.positiveNumber;
+  else if (cs > trade.cs) e.newContractSize = m.cannotExceedSize(trade.cs);
+  if (strategy) collect(checkStrikes(strategy, v.newStrikes.map(numOf), 'roll'), (f) => strikeKey(f) ?? f, e);
   const delta = parseNum(v.newDelta);
-  if (delta === null || delta <= 0 || delta > 1) e.newDelta = 'Must be between 0 and 1.';
-  if (v.newTransaction !== '1' && v.newTransaction !== '2') e.newTransaction = 'Please select a transaction type.';
-  const np = parseNum(v.newPremium);
-  if (np === null || np < 0) e.newPremium = 'Must be a positive number.';
-  const nf = parseNum(v.newFee);
-  if (nf === null || nf < 0) e.newFee = 'Must be a non-negative number.';
-  if (v.notes.length > NOTES_MAX) e.notes = `Notes cannot exceed ${NOTES_MAX} characters.`;
+  if (delta === null || delta <= 0 || delta > 1) e.newDelta = m.deltaRange;
+  if (v.newTransaction !== '1' && v.newTransaction !== '2') e.newTransaction = m.selectTransaction;
+  if (v.notes.length > NOTES_MAX) e.notes = m.notesMax;
   return e;
 }
 
@@ -300,53 +264,36 @@ export interface EditValues {
 
 export function validateEdit(v: EditValues, strategy: Strategy | undefined, today: string): FieldErrors {
   const e: FieldErrors = {};
-  if (!v.account) e.account = 'Account is required.';
-  if (!v.ticker) e.ticker = 'Ticker is required.';
-  else if (!TICKER_PATTERN.test(v.ticker)) e.ticker = 'Invalid Ticker';
+  if (!v.account) e.account = m.accountRequired;
+  if (!/^[A-Z0-9]{1,6}$/.test(v.ticker)) e.ticker = m.invalidTicker;
   const price = parseNum(v.price);
-  if (price === null || price < 0) e.price = 'Must be a positive number';
-  if (!v.openDate) e.openDate = 'Open date is required.';
-  else if (!parseIsoDate(v.openDate)) e.openDate = 'Open date is invalid.';
-  else if (v.openDate > today) e.openDate = 'Open date cannot be in the future';
-  else if (v.openDate < minusYears(today, MAX_BACKDATE_YEARS)) e.openDate = 'Open date cannot be older than 2 years.';
-  else if (isWeekend(v.openDate)) e.openDate = 'Weekend dates are not allowed.';
-  else if (v.expirationDate && parseIsoDate(v.expirationDate) && v.openDate > v.expirationDate) e.openDate = 'Must be before or same as Expiration Date';
-  if (!v.expirationDate) e.expirationDate = 'Expiration date is required.';
-  else if (!parseIsoDate(v.expirationDate)) e.expirationDate = 'Expiration date is invalid.';
-  else if (isWeekend(v.expirationDate)) e.expirationDate = 'Weekend dates are not allowed.';
-  else if (v.openDate && parseIsoDate(v.openDate) && v.expirationDate < v.openDate) e.expirationDate = 'Must be same as or after Open Date';
-  const strikes = v.strikes.map(parseNum);
-  strikes.forEach((s, i) => {
-    if (s === null || s <= 0) e[`strike${i}`] = 'Must be a positive number';
-  });
-  strikeRelationIssues(strategy, strikes).forEach((issue) => {
-    if (!issue || e[`strike${issue.leg}`]) return;
-    const rel = issue.type === 'lower' ? 'Strike must be lower than' : issue.type === 'higher' ? 'Strike must be higher than' : 'Strike must match';
-    e[`strike${issue.leg}`] = `${rel} Strike ${issue.other + 1}`;
-  });
-  if (parseNum(v.delta) === null) e.delta = 'Must be a number';
+  if (price === null || price < 0) e.price = m.positiveNumberEdit;
+  const open = checkOpenDate(v.openDate, today, 'edit');
+  const exp = checkExpirationDate(v.expirationDate);
+  if (open) e.openDate = open;
+  if (exp) e.expirationDate = exp;
+  if (!open && !exp && v.openDate > v.expirationDate) {
+    e.openDate = m.openDateAfterExpirationEdit;
+    e.expirationDate = m.expirationBeforeOpenEdit;
+  }
+  if (strategy) collect(checkStrikes(strategy, v.strikes.map(numOf), 'edit'), (f) => strikeKey(f) ?? f, e);
+  if (parseNum(v.delta) === null) e.delta = m.mustBeNumber;
   const cs = parseNum(v.contractSize);
-  if (cs === null || cs < 1 || !Number.isInteger(cs)) e.contractSize = 'Must be 1 or higher';
+  if (cs === null || cs < 1 || !Number.isInteger(cs)) e.contractSize = m.contractSizeMinEdit;
   const p = parseNum(v.premium);
-  if (p === null || p < 0) e.premium = 'Must be a positive number';
+  if (p === null || p < 0) e.premium = m.positiveNumberEdit;
   const f = parseNum(v.fee);
-  if (f === null || f < 0) e.fee = 'Must be a positive number';
-  if (v.notes.length > NOTES_MAX) e.notes = 'Max 100 characters';
+  if (f === null || f < 0) e.fee = m.positiveNumberEdit;
+  if (v.notes.length > NOTES_MAX) e.notes = m.notesMax;
   return e;
 }
 
 /* ---------------------------------------------------------------- Split */
 
-/**
- * The two legs' premiums, each signed by its action (sell = credit, buy = debit), must add up to the
- * trade's signed net premium within a cent.
- */
-export function splitPremiumIssue(strategy: Strategy, legPremiums: readonly (number | null)[], netPremium: number, openTransaction: number): string | null {
-  if (legPremiums.some((p) => p === null || p <= 0)) return null;
-  const signed = strategy.legs_setup.config.reduce((sum, leg, i) => sum + (leg.action === 'sell' ? 1 : -1) * (legPremiums[i] ?? 0), 0);
-  const target = (openTransaction === 2 ? -1 : 1) * netPremium;
-  if (Math.abs(signed - target) <= 0.01) return null;
-  return `Premiums must sum to net premium ($${netPremium.toFixed(2)} ${openTransaction === 2 ? 'Debit' : 'Credit'}).`;
+/** Step 1: each leg's premium, and the two combined to the trade's net premium (server rule). */
+export function validateSplitPremiums(strategy: Strategy, legPremiums: readonly string[], netPremium: number, openTransaction: number): FieldErrors {
+  const issues = checkSplitPremiums(strategy, openTransaction === 2 ? 2 : 1, netPremium, [numOf(legPremiums[0] ?? ''), numOf(legPremiums[1] ?? '')]);
+  return collect(issues, (f) => (f.startsWith('leg_premium.') ? `leg${f.slice('leg_premium.'.length)}` : 'sum'));
 }
 
 export interface SplitCloseValues {
@@ -359,21 +306,14 @@ export interface SplitCloseValues {
 
 export function validateSplitClose(v: SplitCloseValues, trade: TradeTerms, today: string): FieldErrors {
   const e: FieldErrors = {};
-  if (!v.closeDate) e.closeDate = 'Close date is required.';
-  else if (!parseIsoDate(v.closeDate)) e.closeDate = 'Close date is invalid.';
-  else if (v.closeDate > today) e.closeDate = 'future dates are not permitted.';
-  else if (v.closeDate < trade.tod) e.closeDate = 'Close date cannot be before the open date.';
-  else if (v.closeDate > trade.ed) e.closeDate = 'Close date cannot be after the expiration date.';
-  else if (isWeekend(v.closeDate)) e.closeDate = 'Weekend dates are not allowed.';
+  const d = checkCloseDate(v.closeDate, trade.tod, trade.ed, today, 'split');
+  if (d) e.closeDate = d;
+  const p = parseNum(v.premium);
   if (v.choice === 'close') {
-    if (v.transaction !== '1' && v.transaction !== '2') e.transaction = 'Please select a transaction type.';
-    const p = parseNum(v.premium);
-    if (p === null || p <= 0) e.premium = 'Must be a positive number.';
-  } else {
-    const p = parseNum(v.premium);
-    if (p === null || p < 0) e.premium = 'Must be a non-negative number.';
-  }
+    if (v.transaction !== '1' && v.transaction !== '2') e.transaction = m.selectTransaction;
+    if (p === null || p <= 0) e.premium = m.positiveNumber;
+  } else if (p === null || p < 0) e.premium = m.nonNegative;
   const f = parseNum(v.fee);
-  if (f === null || f < 0) e.fee = 'Must be a non-negative number.';
+  if (f === null || f < 0) e.fee = m.nonNegative;
   return e;
 }
