@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchBrowser, newContext, PHONE, screenshotAt, screenshots } from './support/browser.ts';
+import { startServer, type E2eServer } from './support/server.ts';
+
+/**
+ * Session behaviour in Chromium: the not-verified page and its Send New Link, verification while signed
+ * in, the 401 -> one refresh -> retry path, sign-out when the refresh fails, and the screens of an
+ * expired subscription.
+ */
+const email = `sam.unverified.${Date.now()}@example.com`;
+const password = 'Covered#Call1';
+
+let server: E2eServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+  context = await newContext(browser, server.baseUrl);
+  page = await context.newPage();
+  const res = await fetch(`${server.baseUrl}/api/v1/users/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Sam Seller', email, password, agreed_to_terms: true }),
+  });
+  expect(res.status).toBe(201);
+});
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await server?.close();
+});
+
+const storedToken = () => page.evaluate(() => localStorage.getItem('oj.session.token'));
+
+describe('session', () => {
+  it('sends an unverified user to the not-verified page, which sends a new link', async () => {
+    await server.waitForMail({ to: email });
+    const before = server.mails().length;
+    await page.goto('/signin');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password', { exact: true }).fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL('**/users/account-not-verified');
+    await page.getByText(email).first().waitFor();
+    // Private pages send an unverified user back here.
+    await page.goto('/accounts');
+    await page.waitForURL('**/users/account-not-verified');
+    await screenshots(page, 'not-verified');
+
+    await page.getByRole('button', { name: 'Send New Link' }).click();
+    const confirm = page.getByRole('dialog', { name: `Send New Account verification Email To ${email}` });
+    await confirm.waitFor();
+    await confirm.getByRole('button', { name: 'Send' }).click();
+    const sent = page.getByRole('dialog', { name: 'Email Sent!' });
+    await sent.getByText(/spam folder/).waitFor();
+    await sent.getByRole('button', { name: 'OK' }).click();
+
+    const link = await server.waitForLink('/users/account-verify', { to: email, after: before });
+    const url = new URL(link);
+    await page.goto(`${url.pathname}${url.search}`);
+    await page.getByRole('heading', { name: 'Account Verified' }).waitFor();
+    // Signed in on this browser: the verified flag arrives with a refreshed token, no second sign-in.
+    await page.getByRole('link', { name: 'Go to Login' }).click();
+    await page.waitForURL('**/dashboard');
+  });
+
+  it('refreshes the access token once on a 401 and retries the request', async () => {
+    await page.goto('/accounts');
+    await page.getByRole('heading', { name: 'Trade Accounts' }).waitFor();
+    const bogus = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJub2JvZHkifQ.bad-signature';
+    await page.evaluate((t) => localStorage.setItem('oj.session.token', t), bogus);
+    const refreshed = page.waitForResponse((r) => r.url().endsWith('/api/v1/users/refresh_token'));
+    await page.reload();
+    expect((await refreshed).status()).toBe(200);
+    await page.getByRole('button', { name: /Add Trade Account/ }).waitFor();
+    const token = await storedToken();
+    expect(token).not.toBe(bogus);
+    expect(token?.split('.')).toHaveLength(3);
+  });
+
+  it('shows the renewal screen and locks account changes when the subscription has expired', async () => {
+    await sql`update subscriptions set current_period_end = now() - interval '1 day' where user_uid = (select uid from users where email = ${email})`.execute(
+      server.runtime.deps.database.db,
+    );
+    // The next token carries the expired status.
+    await page.evaluate(() => localStorage.setItem('oj.session.token', 'x.y.z'));
+    await page.goto('/calendar/income');
+    await page.getByRole('heading', { name: 'Your subscription has expired, please renew' }).waitFor();
+    await page.getByRole('link', { name: 'Renew Now' }).waitFor();
+    await screenshots(page, 'subscription-expired');
+
+    await page.goto('/accounts');
+    expect(await page.getByRole('button', { name: /Add Trade Account/ }).isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'New Record' }).click();
+    expect(await page.getByRole('menuitem', { name: 'Open Trade' }).getAttribute('aria-disabled')).toBe('true');
+    expect(await page.getByRole('menuitem', { name: 'Trade Account' }).getAttribute('aria-disabled')).toBe('true');
+    await page.keyboard.press('Escape');
+  });
+
+  it('opens the navigation drawer on a phone', async () => {
+    await page.setViewportSize(PHONE);
+    await page.goto('/dashboard');
+    await page.getByRole('button', { name: 'Open navigation' }).click();
+    await page.getByRole('link', { name: 'Sign Out' }).waitFor();
+    await screenshotAt(page, 'sidebar-drawer', PHONE, { fullPage: false });
+    await page.keyboard.press('Escape');
+  });
+
+  it('signs out and goes to /signin when the refresh fails', async () => {
+    await context.clearCookies();
+    await page.evaluate(() => localStorage.setItem('oj.session.token', 'x.y.z'));
+    await page.goto('/accounts');
+    await page.waitForURL('**/signin');
+    expect(await storedToken()).toBeNull();
+  });
+});
