@@ -3,8 +3,8 @@ import { todayInNewYork } from '../../../lib/format.ts';
 import { applyChanges, rememberChanges, type TradeChange, type TradePage, type TradePages } from './list-upkeep.ts';
 import { tradeKeys, type TradeListFilters, type TradeListKind } from './trade-keys.ts';
 
-/** Long enough for the projector to have caught up, short enough that a second tab's change shows soon. */
-const RECONCILE_AFTER_MS = 1_000;
+/** The spec refetches 500 ms after a delete; the same delay serves every action (recent changes cover any lag). */
+const RECONCILE_AFTER_MS = 500;
 
 /**
  * Patches every cached trade list with a command's answer, then refreshes them from the read models

@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useMemo, useRef, useState } from 'react';
 import { getCoreRowModel, useReactTable, flexRender, type ColumnDef } from '@tanstack/react-table';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { strategyCatalogue } from '@oj/contracts/strategies';
@@ -31,6 +31,15 @@ const columnsOf = (kind: TradeListKind) => (kind === 'open' || kind === 'expirin
 export function TradeListPage({ kind, title, description }: TradeListPageProps) {
   const [filterState, setFilterState] = useState<FilterState>(initialFilterState);
   const [action, setAction] = useState<TradeAction | null>(null);
+  const tableRef = useRef<HTMLDivElement>(null);
+  // A dialog returns focus to the row that opened it; when that row left the list (closed, rolled,
+  // deleted), focus goes to the table instead of being lost.
+  const closeDialog = useCallback(() => {
+    setAction(null);
+    window.setTimeout(() => {
+      if (document.activeElement === document.body) tableRef.current?.focus();
+    }, 0);
+  }, []);
   const today = todayInNewYork();
   const filters = useMemo(() => filtersOf(filterState, today), [filterState, today]);
   const accounts = useTradeAccounts();
@@ -76,7 +85,7 @@ export function TradeListPage({ kind, title, description }: TradeListPageProps) 
         <Alert tone="danger">{errorMessage(list.error, filterState.ticker || filterState.au || filterState.su ? 'Failed to fetch search results.' : 'Failed to fetch trades.')}</Alert>
       )}
       <LoadingOverlay show={loading || searching} label="Loading trades">
-        <div className="trade-table-wrap" tabIndex={0} aria-label={`${title} table`}>
+        <div className="trade-table-wrap" ref={tableRef} tabIndex={0} aria-label={`${title} table`}>
           <table className={`trade-table trade-table-${kind === 'open' || kind === 'expiring' ? 'open' : 'closed'}`}>
             <thead>
               {table.getHeaderGroups().map((hg) => (
@@ -115,7 +124,7 @@ export function TradeListPage({ kind, title, description }: TradeListPageProps) 
           </Button>
         )}
       </div>
-      <TradeDialogHost action={action} onClose={() => setAction(null)} />
+      <TradeDialogHost action={action} onClose={closeDialog} />
     </section>
   );
 }

@@ -6,11 +6,11 @@ import { Spinner } from '../../../components/ui/spinner.tsx';
 import { ApiError } from '../../../lib/api-client.ts';
 import { formatDate, formatMoney } from '../../../lib/format.ts';
 import { useTradesByDate } from '../api/get-trades-by-date.ts';
-import { formatStrikes, openActionLabel } from '../utils/trade-labels.ts';
+import { closeActionLabel, formatStrikes, openActionLabel } from '../utils/trade-labels.ts';
 import { Summary } from './form-controls.tsx';
 import { strategyName } from './trade-cells.tsx';
 
-function Section({ title, trades }: { title: string; trades: TradeListItem[] }) {
+function Section({ title, trades, closing = false }: { title: string; trades: TradeListItem[]; closing?: boolean }) {
   return (
     <section className="by-date-section" aria-label={title}>
       <h3>
@@ -25,6 +25,7 @@ function Section({ title, trades }: { title: string; trades: TradeListItem[] }) 
               <strong>{t.ticker}</strong> <span className="muted">{strategyName(t.su)}</span> <span>{formatStrikes(t.sp)}</span>{' '}
               <span className="tc-num">
                 {formatMoney(t.pao)} {openActionLabel(t.ot)}
+                {closing && t.pac !== null ? ` · ${formatMoney(t.pac)} ${closeActionLabel(t.ct)}` : ''}
               </span>
             </li>
           ))}
@@ -63,8 +64,8 @@ export function TradesByDateDialog({ date, onClose }: { date: string; onClose: (
             />
           </section>
           <Section title="Open Trades" trades={day.open_trades} />
-          <Section title="Scalp Trades" trades={day.scalp_trades} />
-          <Section title="Closed Trades" trades={day.closed_trades} />
+          <Section title="Scalp Trades" trades={day.scalp_trades} closing />
+          <Section title="Closed Trades" trades={day.closed_trades} closing />
         </div>
       )}
     </Modal>
