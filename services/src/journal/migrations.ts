@@ -1,4 +1,41 @@
+import type { Kysely } from 'kysely';
 import type { MigrationSet } from '@oj/infra/db/database';
 
 // This module's tables. Names are timestamps (YYYYMMDDHHMM_what) so they sort in creation order.
-export const migrations: MigrationSet = {};
+export const migrations: MigrationSet = {
+  /**
+   * Which lineage (stream) a trade uid lives in, and whose it is. Written by the command handler before
+   * the append that creates the uid, so a command never waits for the projector to find its stream. A
+   * row whose append then failed points at a lineage without that trade, which decides "not found".
+   */
+  '202611222130_trade_lineage_index': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('trade_lineage_index')
+        .addColumn('trade_uid', 'text', (c) => c.primaryKey())
+        .addColumn('user_id', 'text', (c) => c.notNull())
+        .addColumn('lineage_id', 'text', (c) => c.notNull())
+        .execute();
+    },
+    async down(db: Kysely<any>) {
+      await db.schema.dropTable('trade_lineage_index').execute();
+    },
+  },
+  /** The first answer of a command sent with an Idempotency-Key, returned again on a retry. */
+  '202611222131_journal_command_answers': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('journal_command_answers')
+        .addColumn('user_id', 'text', (c) => c.notNull())
+        .addColumn('idempotency_key', 'text', (c) => c.notNull())
+        .addColumn('command', 'text', (c) => c.notNull())
+        .addColumn('answer', 'jsonb', (c) => c.notNull())
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+        .addPrimaryKeyConstraint('journal_command_answers_pk', ['user_id', 'idempotency_key'])
+        .execute();
+    },
+    async down(db: Kysely<any>) {
+      await db.schema.dropTable('journal_command_answers').execute();
+    },
+  },
+};

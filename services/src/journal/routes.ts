@@ -1,4 +1,95 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyRequest } from 'fastify';
+import { errorBody } from '@oj/contracts/common';
+import type { CloseAction } from '@oj/contracts/journal-events';
+import { tradeListItem } from '@oj/contracts/trade-list-item';
+import {
+  addClosedTradeRequest,
+  addClosedTradeResponse,
+  addTradeRequest,
+  closeTradeRequest,
+  closeTradeResponse,
+  deleteTradeResponse,
+  outcomeParams,
+  rollTradeRequest,
+  rollTradeResponse,
+  splitTradeRequest,
+  splitTradeResponse,
+  tradeUidParams,
+  updateTradeRequest,
+} from '@oj/contracts/trades';
+import { AppError } from '../app/errors.ts';
+import { principalOf } from '../app/principal.ts';
+import { IDEMPOTENCY_KEY_MAX, runJournalCommand, type CommandCaller, type JournalContext, type JournalRequest } from './commands.ts';
 
-// Placeholder: filled in by its module's issue.
-export const journalRoutes: FastifyPluginAsyncZod = async () => {};
+const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 409: errorBody, 422: errorBody };
+const security = [{ bearer: [] }];
+const tags = ['trades'];
+
+const outcomeAction: Record<'assigned' | 'called-away' | 'exercised', CloseAction> = { assigned: 'assigned', 'called-away': 'calledAway', exercised: 'exercised' };
+
+function callerOf(request: FastifyRequest): CommandCaller {
+  const header = request.headers['idempotency-key'];
+  const key = typeof header === 'string' && header.length > 0 ? header : null;
+  if (key !== null && key.length > IDEMPOTENCY_KEY_MAX) throw new AppError('bad_request', `Idempotency-Key must be at most ${IDEMPOTENCY_KEY_MAX} characters.`);
+  return { principal: principalOf(request), requestId: request.id, idempotencyKey: key };
+}
+
+/** The trade journal's commands (part 1 §7). Thin: request in, command out; the rules are in domain/. */
+export const journalRoutes: FastifyPluginAsyncZod = async (app) => {
+  const ctx: JournalContext = { db: app.deps.database.db, eventStore: app.deps.eventStore, clock: app.deps.clock };
+  const guard = { preHandler: app.requireVerifiedUser };
+  // The answers are unions of shapes; each route's response schema narrows its own.
+  const run = <T>(request: FastifyRequest, command: JournalRequest): Promise<T> => runJournalCommand(ctx, callerOf(request), command) as Promise<T>;
+
+  app.post('/trades/add-trade', { ...guard, schema: { tags, security, body: addTradeRequest, response: { 201: tradeListItem, ...errors } } }, async (request, reply) =>
+    reply.status(201).send(await run(request, { kind: 'addTrade', body: request.body })),
+  );
+
+  app.post(
+    '/trades/add-closed-trade',
+    { ...guard, schema: { tags, security, body: addClosedTradeRequest, response: { 201: addClosedTradeResponse, ...errors } } },
+    async (request, reply) => reply.status(201).send(await run(request, { kind: 'addClosedTrade', body: request.body })),
+  );
+
+  app.post(
+    '/trades/close/:uid',
+    { ...guard, schema: { tags, security, params: tradeUidParams, body: closeTradeRequest, response: { 200: closeTradeResponse, ...errors } } },
+    async (request) => run(request, { kind: 'close', uid: request.params.uid, action: 'close', body: request.body }),
+  );
+
+  app.post(
+    '/trades/expire-worthless/:uid',
+    { ...guard, schema: { tags, security, params: tradeUidParams, body: closeTradeRequest.default({}), response: { 200: closeTradeResponse, ...errors } } },
+    async (request) => run(request, { kind: 'close', uid: request.params.uid, action: 'expireWorthless', body: request.body }),
+  );
+
+  app.post(
+    '/trades/roll/:uid',
+    { ...guard, schema: { tags, security, params: tradeUidParams, body: rollTradeRequest, response: { 200: rollTradeResponse, ...errors } } },
+    async (request) => run(request, { kind: 'roll', uid: request.params.uid, body: request.body }),
+  );
+
+  app.post(
+    '/trades/split-trade/:uid',
+    { ...guard, schema: { tags, security, params: tradeUidParams, body: splitTradeRequest, response: { 200: splitTradeResponse, ...errors } } },
+    async (request) => run(request, { kind: 'split', uid: request.params.uid, body: request.body }),
+  );
+
+  // Static segments (close, roll, split-trade, expire-worthless) win over this parametric route.
+  app.post(
+    '/trades/:outcome/:uid',
+    { ...guard, schema: { tags, security, params: outcomeParams, body: closeTradeRequest, response: { 200: closeTradeResponse, ...errors } } },
+    async (request) => run(request, { kind: 'close', uid: request.params.uid, action: outcomeAction[request.params.outcome], body: request.body }),
+  );
+
+  app.patch(
+    '/trades/update/:uid',
+    { ...guard, schema: { tags, security, params: tradeUidParams, body: updateTradeRequest, response: { 200: tradeListItem, ...errors } } },
+    async (request) => run(request, { kind: 'update', uid: request.params.uid, body: request.body }),
+  );
+
+  app.delete('/trades/:uid', { ...guard, schema: { tags, security, params: tradeUidParams, response: { 200: deleteTradeResponse, ...errors } } }, async (request) =>
+    run(request, { kind: 'delete', uid: request.params.uid }),
+  );
+};

@@ -1,0 +1,225 @@
+import type { Kysely } from 'kysely';
+import type { ActorRole, EventMetadata } from '@oj/contracts/events';
+import { journalEventSchemas, journalEventVersions, lineageStreamId, type CloseAction, type JournalEvent } from '@oj/contracts/journal-events';
+import { newYorkDate } from '@oj/contracts/business-date';
+import {
+  tradeMessages as m,
+  type AddClosedTradeRequest,
+  type AddTradeRequest,
+  type CloseTradeRequest,
+  type RollTradeRequest,
+  type SplitTradeRequest,
+  type UpdateTradeRequest,
+} from '@oj/contracts/trades';
+import type { Clock } from '@oj/infra/clock';
+import { deterministicUuid, uuidv7 } from '@oj/infra/ids';
+import { WrongExpectedRevisionError, type EventStore, type NewEvent, type StoredEvent } from '@oj/infra/eventstore/port';
+import { AppError } from '../app/errors.ts';
+import type { Principal } from '../app/principal.ts';
+import { findAccountOfUser, findDefaultAccountOfUser } from '../accounts/queries.ts';
+import { assertActiveSubscription } from '../identity/subscriptions.ts';
+import { answerOf, type JournalAnswer } from './domain/answers.ts';
+import { createdTradeIds, decide, type JournalCommand } from './domain/decide.ts';
+import { emptyState, evolve, type EventMeta, type Lineage } from './domain/lineage.ts';
+
+/**
+ * The trade journal's command handler: find the lineage, read its stream, fold, decide, append with the
+ * expected revision. A lost race re-reads and re-decides once; a second loss, or a decision that is no
+ * longer valid, answers 409. Commands sent with an Idempotency-Key get deterministic ids and their first
+ * answer on every retry.
+ */
+export interface JournalContext {
+  db: Kysely<any>;
+  eventStore: EventStore;
+  clock: Clock;
+}
+
+export interface CommandCaller {
+  principal: Pick<Principal, 'userId' | 'subscriptionActive'>;
+  /** The HTTP request id: the events' correlation and causation. */
+  requestId: string;
+  idempotencyKey: string | null;
+  actorRole?: ActorRole;
+}
+
+export type JournalRequest =
+  | { kind: 'addTrade'; body: AddTradeRequest }
+  | { kind: 'addClosedTrade'; body: AddClosedTradeRequest }
+  | { kind: 'close'; uid: string; action: CloseAction; body: CloseTradeRequest }
+  | { kind: 'roll'; uid: string; body: RollTradeRequest }
+  | { kind: 'split'; uid: string; body: SplitTradeRequest }
+  | { kind: 'update'; uid: string; body: UpdateTradeRequest }
+  | { kind: 'delete'; uid: string };
+
+export const IDEMPOTENCY_KEY_MAX = 200;
+
+const requestName = (r: JournalRequest): string => (r.kind === 'close' ? `close:${r.action}:${r.uid}` : 'uid' in r ? `${r.kind}:${r.uid}` : r.kind);
+
+export async function runJournalCommand(ctx: JournalContext, caller: CommandCaller, request: JournalRequest): Promise<JournalAnswer> {
+  const userId = caller.principal.userId;
+  const key = caller.idempotencyKey;
+  if (key !== null) {
+    const stored = await ctx.db
+      .selectFrom('journal_command_answers')
+      .select(['command', 'answer'])
+      .where('user_id', '=', userId)
+      .where('idempotency_key', '=', key)
+      .executeTakeFirst();
+    if (stored) {
+      if (stored.command !== requestName(request)) throw new AppError('conflict', m.idempotencyReuse);
+      return (typeof stored.answer === 'string' ? JSON.parse(stored.answer) : stored.answer) as JournalAnswer;
+    }
+  }
+  const now = ctx.clock.now();
+  // Ids come from the key when there is one, so a retry decides the very same trades and events.
+  let tradeSeq = 0;
+  const newTradeId = () => (key !== null ? deterministicUuid(userId, key, 'trade', String(tradeSeq++)) : uuidv7(now.getTime()));
+  const eventId = (i: number) => (key !== null ? deterministicUuid(userId, key, String(i)) : uuidv7(now.getTime()));
+
+  const { command, lineageId } = await commandOf(ctx, caller, request, newTradeId);
+  const streamId = lineageStreamId(userId, lineageId);
+  const today = newYorkDate(now);
+  const recordedAt = now.toISOString();
+
+  for (let attempt = 0; ; attempt++) {
+    const stored = await ctx.eventStore.readStream(streamId);
+    const state = foldStored(stored);
+    if (key !== null) {
+      // A crash between the append and storing the answer: the events are there, the answer is not.
+      const mine = stored.filter((e) => e.metadata.idempotencyKey === key && e.metadata.userId === userId);
+      if (mine.length > 0) return remember(ctx, caller, request, answerOf(command.type, command.tradeId, mine.map(journalEventOf), state, today));
+    }
+    const events = decide(command, state, { today });
+    if (events.length === 0) return answerOf(command.type, command.tradeId, events, state, today);
+    const indexRows = events.flatMap(createdTradeIds).map((trade_uid) => ({ trade_uid, user_id: userId, lineage_id: lineageId }));
+    if (indexRows.length > 0) {
+      // Before the append: a command addressing a new uid must find its stream without the projector.
+      await ctx.db.insertInto('trade_lineage_index').values(indexRows).onConflict((oc) => oc.column('trade_uid').doNothing()).execute();
+    }
+    const metadata: EventMetadata = {
+      userId,
+      actor: { id: userId, role: caller.actorRole ?? 'trader' },
+      correlationId: caller.requestId,
+      causationId: caller.requestId,
+      idempotencyKey: key,
+      recordedAt,
+      businessDate: today,
+      command: command.type,
+    };
+    const revision = state.status === 'empty' ? -1 : state.revision;
+    const toAppend: NewEvent[] = events.map((e, i) => ({ id: eventId(i), type: e.type, schemaVersion: journalEventVersions[e.type], data: e.data, metadata }));
+    try {
+      await ctx.eventStore.append(streamId, toAppend, revision === -1 ? 'no_stream' : revision);
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      if (attempt === 0) continue;
+      throw new AppError('conflict', m.changedConcurrently);
+    }
+    let after: Lineage = state;
+    events.forEach((e, i) => {
+      after = evolve(after, e, { revision: revision + 1 + i, recordedAt, userId });
+    });
+    return remember(ctx, caller, request, answerOf(command.type, command.tradeId, events, after, today));
+  }
+}
+
+async function remember(ctx: JournalContext, caller: CommandCaller, request: JournalRequest, answer: JournalAnswer): Promise<JournalAnswer> {
+  if (caller.idempotencyKey === null) return answer;
+  await ctx.db
+    .insertInto('journal_command_answers')
+    .values({
+      user_id: caller.principal.userId,
+      idempotency_key: caller.idempotencyKey,
+      command: requestName(request),
+      answer: JSON.stringify(answer),
+      created_at: ctx.clock.now(),
+    })
+    .onConflict((oc) => oc.columns(['user_id', 'idempotency_key']).doNothing())
+    .execute();
+  return answer;
+}
+
+function journalEventOf(e: StoredEvent): JournalEvent {
+  if (!Object.hasOwn(journalEventSchemas, e.type)) throw new Error(`Not a journal event: ${e.type}`);
+  return { type: e.type, data: e.data } as JournalEvent;
+}
+
+/** Folds a stream as read from the store (already upcast to the current schema versions). */
+export function foldStored(stored: StoredEvent[]): Lineage {
+  let state: Lineage = emptyState;
+  for (const e of stored) {
+    const meta: EventMeta = { revision: e.revision, recordedAt: e.metadata.recordedAt, userId: e.metadata.userId };
+    state = evolve(state, journalEventOf(e), meta);
+  }
+  return state;
+}
+
+/** The user's own lineage holding `uid`; a foreign uid is "not found", exactly like a missing one. */
+async function lineageOf(ctx: JournalContext, userId: string, uid: string): Promise<string> {
+  const row = await ctx.db.selectFrom('trade_lineage_index').select('lineage_id').where('trade_uid', '=', uid).where('user_id', '=', userId).executeTakeFirst();
+  if (!row) throw new AppError('not_found', m.notFound);
+  return row.lineage_id as string;
+}
+
+/** Creating trades needs an active subscription and a trade account of the user's own (403 otherwise). */
+async function assertOwnAccount(ctx: JournalContext, userId: string, accountUid: string): Promise<void> {
+  if (!accountUid) throw new AppError('invalid', m.accountRequired, { detail: [{ field: 'account_uid', message: m.accountRequired }] });
+  if (await findAccountOfUser(ctx.db, userId, accountUid)) return;
+  const any = await findDefaultAccountOfUser(ctx.db, userId);
+  throw new AppError('forbidden', any ? m.accountNotOwned : m.noAccount, { resolution: 'Add or choose a trade account on the Trade Accounts page.' });
+}
+
+const tagNames = (tags: Array<{ name: string }>): string[] => tags.map((t) => t.name);
+
+async function commandOf(
+  ctx: JournalContext,
+  caller: CommandCaller,
+  request: JournalRequest,
+  newTradeId: () => string,
+): Promise<{ command: JournalCommand; lineageId: string }> {
+  const userId = caller.principal.userId;
+  switch (request.kind) {
+    case 'addTrade':
+    case 'addClosedTrade': {
+      assertActiveSubscription(caller.principal as Principal);
+      await assertOwnAccount(ctx, userId, request.body.trade_data.account_uid);
+      const tradeId = newTradeId();
+      const tags = tagNames(request.body.tag_data);
+      const command: JournalCommand =
+        request.kind === 'addTrade'
+          ? { type: 'OpenTrade', tradeId, data: request.body.trade_data, tags }
+          : { type: 'AddClosedTrade', tradeId, data: request.body.trade_data, tags };
+      return { command, lineageId: tradeId };
+    }
+    case 'close':
+      return {
+        command: { type: 'CloseTrade', tradeId: request.uid, action: request.action, data: request.body, remainderId: newTradeId() },
+        lineageId: await lineageOf(ctx, userId, request.uid),
+      };
+    case 'roll': {
+      assertActiveSubscription(caller.principal as Principal);
+      const lineageId = await lineageOf(ctx, userId, request.uid);
+      const tags = request.body.tag_data.length > 0 ? tagNames(request.body.tag_data) : null;
+      return {
+        command: { type: 'RollTrade', tradeId: request.uid, data: request.body.trade_roll_data, tags, newTradeId: newTradeId(), remainderId: newTradeId() },
+        lineageId,
+      };
+    }
+    case 'split': {
+      assertActiveSubscription(caller.principal as Principal);
+      const lineageId = await lineageOf(ctx, userId, request.uid);
+      return { command: { type: 'SplitTrade', tradeId: request.uid, data: request.body.trade_data, closedLegId: newTradeId(), openLegId: newTradeId() }, lineageId };
+    }
+    case 'update': {
+      const lineageId = await lineageOf(ctx, userId, request.uid);
+      if (request.body.account_uid) await assertOwnAccount(ctx, userId, request.body.account_uid);
+      return { command: { type: 'EditTrade', tradeId: request.uid, changes: request.body }, lineageId };
+    }
+    case 'delete':
+      return { command: { type: 'DeleteTrade', tradeId: request.uid }, lineageId: await lineageOf(ctx, userId, request.uid) };
+    default: {
+      const never: never = request;
+      throw new Error(`Unknown journal request ${(never as { kind: string }).kind}`);
+    }
+  }
+}
