@@ -1,0 +1,350 @@
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import type pg from 'pg';
+import type { Database } from '../db/database.ts';
+import {
+  START,
+  WrongExpectedRevisionError,
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type LogPosition,
+  type NewEvent,
+  type ReadAllOptions,
+  type StoredEvent,
+  type SubscribeOptions,
+  type Subscription,
+} from './port.ts';
+import { assertEventIds, canonicalUuid } from './event-ids.ts';
+import { LocalSignal, pollingSubscription } from './subscription.ts';
+
+/**
+ * The event store on PostgreSQL (node-postgres) or PGlite, through kysely. Table: see migrations.ts.
+ *
+ * Ordering. `global_position` comes from a sequence at insert time, so two concurrent appends can commit
+ * in the opposite order of their positions; a reader that followed positions alone would pass the
+ * earlier one while it is still invisible and never see it (Marten issue #4952). Readers here order by
+ * (transaction_id, global_position) and only read rows whose transaction is older than every
+ * transaction still running (`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`, as Emmett's
+ * PostgreSQL store does). Anything that commits later has a transaction id at or above that horizon, so
+ * it sorts after everything already read. The price: one long transaction anywhere on the server holds
+ * readers back until it ends (it never makes them skip).
+ */
+export interface PostgresEventStoreOptions {
+  /** Applied to every event read (old schema versions to the current one). */
+  upcast?: (event: StoredEvent) => StoredEvent;
+  /** How often a subscription looks for new events when no wake-up arrives. */
+  pollIntervalMs?: number;
+  /**
+   * Test seam: runs inside the append transaction after the insert, before commit, so a test can hold a
+   * transaction open with its position assigned (the out-of-order commit case).
+   */
+  afterInsert?: (streamId: string, position: LogPosition) => Promise<void>;
+}
+
+const CHANNEL = 'oj_events';
+const UNIQUE_VIOLATION = '23505';
+const STREAM_REVISION_KEY = 'events_stream_revision_key';
+/** An 'any' append that loses a race simply retries on the new last revision; this bounds a livelock. */
+const MAX_ANY_RETRIES = 100;
+
+const VISIBLE = sql`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`;
+const COLUMNS = sql`transaction_id::text as commit_pos, global_position::text as prepare_pos, stream_id, revision, event_id::text as event_id, type, schema_version, data, metadata`;
+
+interface EventRow {
+  commit_pos: string;
+  prepare_pos: string;
+  stream_id: string;
+  revision: number;
+  event_id: string;
+  type: string;
+  schema_version: number;
+  data: unknown;
+  metadata: StoredEvent['metadata'];
+}
+
+/** Subscriptions of every store on one database handle share one wake-up signal. */
+const signals = new WeakMap<object, LocalSignal>();
+
+export class PostgresEventStore implements EventStore {
+  readonly kind: 'postgres' | 'pglite';
+  readonly #db: Kysely<any>;
+  readonly #pool: pg.Pool | undefined;
+  readonly #upcast: ((event: StoredEvent) => StoredEvent) | undefined;
+  readonly #afterInsert: PostgresEventStoreOptions['afterInsert'];
+  readonly #pollIntervalMs: number;
+  readonly #signal: LocalSignal;
+  readonly #listener: NotificationListener | undefined;
+  readonly #subscriptions = new Set<Subscription>();
+
+  constructor(database: Database, options: PostgresEventStoreOptions = {}) {
+    this.kind = database.kind;
+    this.#db = database.db;
+    this.#pool = database.pool;
+    this.#upcast = options.upcast;
+    this.#afterInsert = options.afterInsert;
+    this.#pollIntervalMs = options.pollIntervalMs ?? 500;
+    const key: object = database.pool ?? database.pglite ?? database.db;
+    let signal = signals.get(key);
+    if (!signal) signals.set(key, (signal = new LocalSignal()));
+    this.#signal = signal;
+    // Other processes append too (gateway, CLI): on a server they wake us through NOTIFY. PGlite lives in
+    // this process only, so the in-process signal is the whole story there.
+    this.#listener = database.pool ? new NotificationListener(database.pool, signal) : undefined;
+  }
+
+  async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    assertEventIds(streamId, events.map((e) => e.id));
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const result = await this.#db.transaction().execute(async (trx) => {
+          const stored = await this.#alreadyStored(trx, streamId, events, expected);
+          if (stored) return stored;
+          const current = await currentRevision(trx, streamId);
+          if (!matches(expected, current)) throw new WrongExpectedRevisionError(streamId, expected, current ?? 'no_stream');
+          const first = current === null ? 0 : current + 1;
+          const values = events.map(
+            (e, i) =>
+              sql`(${streamId}, ${first + i}, ${e.id}::uuid, ${e.type}, ${e.schemaVersion}, ${JSON.stringify(e.data ?? null)}::jsonb, ${JSON.stringify(e.metadata)}::jsonb)`,
+          );
+          const inserted = await sql<{ c: string; p: string; revision: number }>`
+            insert into events (stream_id, revision, event_id, type, schema_version, data, metadata)
+            values ${sql.join(values)}
+            returning transaction_id::text as c, global_position::text as p, revision`.execute(trx);
+          const last = inserted.rows.reduce((a, b) => (b.revision > a.revision ? b : a));
+          const position = { commit: BigInt(last.c), prepare: BigInt(last.p) };
+          if (this.#afterInsert) await this.#afterInsert(streamId, position);
+          return { nextExpectedRevision: last.revision, position, fresh: true };
+        });
+        if ('fresh' in result) {
+          await this.#announce();
+          return { nextExpectedRevision: result.nextExpectedRevision, position: result.position };
+        }
+        return result;
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        // Lost a race. The winner may have been a retry of this very append (then it is done), or
+        // another command (then the caller decided on a stale stream).
+        const stored = await this.#alreadyStored(this.#db, streamId, events, expected);
+        if (stored) return stored;
+        if (constraintOf(error) !== STREAM_REVISION_KEY) {
+          throw new Error(`Append to ${streamId}: an event id is already stored in another stream or batch`, { cause: error });
+        }
+        if (expected === 'any' && attempt < MAX_ANY_RETRIES) continue;
+        const actual = await currentRevision(this.#db, streamId);
+        throw new WrongExpectedRevisionError(streamId, expected, actual ?? 'no_stream');
+      }
+    }
+  }
+
+  /**
+   * A retried command appends the same event ids. When every one of them is already in this stream, in
+   * this order, the append happened: answer what it answered. A partial overlap is not a retry.
+   */
+  async #alreadyStored(
+    db: Kysely<any> | Transaction<any>,
+    streamId: string,
+    events: NewEvent[],
+    expected: ExpectedRevision,
+  ): Promise<AppendResult | null> {
+    const ids = events.map((e) => e.id);
+    const found = await sql<{ event_id: string; stream_id: string; revision: number; c: string; p: string }>`
+      select event_id::text as event_id, stream_id, revision, transaction_id::text as c, global_position::text as p
+      from events where event_id in (${sql.join(ids.map((id) => sql`${id}::uuid`))})`.execute(db);
+    if (found.rows.length === 0) return null;
+    const byId = new Map(found.rows.map((r) => [r.event_id, r]));
+    const rows = ids.map((id) => byId.get(canonicalUuid(id)));
+    const first = rows[0];
+    const consecutive =
+      first !== undefined && rows.every((r, i) => r !== undefined && r.stream_id === streamId && r.revision === first.revision + i);
+    if (!consecutive) {
+      const actual = await currentRevision(db, streamId);
+      throw new WrongExpectedRevisionError(streamId, expected, actual ?? 'no_stream');
+    }
+    const last = rows.at(-1)!;
+    return { nextExpectedRevision: last.revision, position: { commit: BigInt(last.c), prepare: BigInt(last.p) } };
+  }
+
+  async #announce(): Promise<void> {
+    this.#signal.fire();
+    if (!this.#pool) return;
+    try {
+      await sql`select pg_notify(${CHANNEL}, '')`.execute(this.#db);
+    } catch {
+      // Subscribers in other processes fall back to polling; the append itself has committed.
+    }
+  }
+
+  async readStream(streamId: string, range: { from?: number; to?: number } = {}): Promise<StoredEvent[]> {
+    const from = range.from ?? 0;
+    const to = range.to === undefined ? sql`true` : sql`revision <= ${range.to}`;
+    const rows = await sql<EventRow>`
+      select ${COLUMNS} from events
+      where stream_id = ${streamId} and revision >= ${from} and ${to}
+      order by revision`.execute(this.#db);
+    return rows.rows.map((r) => this.#toEvent(r));
+  }
+
+  async readAll(options: ReadAllOptions): Promise<StoredEvent[]> {
+    const rows = await sql<EventRow>`
+      select ${COLUMNS} from events
+      where ${VISIBLE} and ${afterCondition(options.after)} and ${prefixCondition(options.streamPrefixes)}
+      order by transaction_id, global_position
+      limit ${options.limit}`.execute(this.#db);
+    return rows.rows.map((r) => this.#toEvent(r));
+  }
+
+  async head(): Promise<LogPosition | null> {
+    const rows = await sql<{ c: string; p: string }>`
+      select transaction_id::text as c, global_position::text as p from events
+      where ${VISIBLE}
+      order by transaction_id desc, global_position desc
+      limit 1`.execute(this.#db);
+    const row = rows.rows[0];
+    return row ? { commit: BigInt(row.c), prepare: BigInt(row.p) } : null;
+  }
+
+  async countAfter(after: LogPosition, streamPrefixes?: string[]): Promise<number> {
+    const rows = await sql<{ n: string }>`
+      select count(*)::text as n from events
+      where ${VISIBLE} and ${afterCondition(after)} and ${prefixCondition(streamPrefixes)}`.execute(this.#db);
+    return Number(rows.rows[0]?.n ?? 0);
+  }
+
+  subscribe(options: SubscribeOptions): Subscription {
+    const listener = this.#listener;
+    listener?.acquire();
+    const subscription = pollingSubscription({
+      after: options.after ?? START,
+      read: (after, limit) => this.readAll({ after, limit, ...(options.streamPrefixes ? { streamPrefixes: options.streamPrefixes } : {}) }),
+      signal: this.#signal,
+      pollIntervalMs: this.#pollIntervalMs,
+      onClose: async () => {
+        this.#subscriptions.delete(subscription);
+        await listener?.release();
+      },
+    });
+    this.#subscriptions.add(subscription);
+    return subscription;
+  }
+
+  /** Ends this store's subscriptions. The database handle belongs to the caller and stays open. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#subscriptions].map((s) => s.close()));
+  }
+
+  #toEvent(r: EventRow): StoredEvent {
+    const event: StoredEvent = {
+      id: r.event_id,
+      type: r.type,
+      schemaVersion: r.schema_version,
+      data: r.data,
+      metadata: r.metadata,
+      streamId: r.stream_id,
+      revision: r.revision,
+      position: { commit: BigInt(r.commit_pos), prepare: BigInt(r.prepare_pos) },
+    };
+    return this.#upcast ? this.#upcast(event) : event;
+  }
+}
+
+async function currentRevision(db: Kysely<any> | Transaction<any>, streamId: string): Promise<number | null> {
+  const rows = await sql<{ r: number | null }>`select max(revision) as r from events where stream_id = ${streamId}`.execute(db);
+  const r = rows.rows[0]?.r;
+  return r === null || r === undefined ? null : Number(r);
+}
+
+function matches(expected: ExpectedRevision, current: number | null): boolean {
+  if (expected === 'any') return true;
+  if (expected === 'no_stream') return current === null;
+  return current === expected;
+}
+
+function afterCondition(after: LogPosition | undefined): RawBuilder<unknown> {
+  if (!after || after.commit < 0n) return sql`true`;
+  return sql`(transaction_id, global_position) > (${after.commit.toString()}::xid8, ${after.prepare.toString()}::bigint)`;
+}
+
+function prefixCondition(prefixes: string[] | undefined): RawBuilder<unknown> {
+  if (!prefixes || prefixes.length === 0) return sql`true`;
+  const likes = prefixes.map((p) => sql`stream_id like ${`${p.replace(/[\\%_]/g, '\\$&')}%`}`);
+  return sql`(${sql.join(likes, sql` or `)})`;
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === UNIQUE_VIOLATION;
+}
+
+function constraintOf(error: unknown): string | undefined {
+  const c = (error as { constraint?: unknown }).constraint;
+  return typeof c === 'string' ? c : undefined;
+}
+
+/**
+ * One LISTEN connection per store, held only while it has subscriptions. It is a dedicated pool client
+ * (LISTEN is per session); if it fails, subscriptions keep working on their fallback poll and the next
+ * subscription tries again.
+ */
+class NotificationListener {
+  readonly #pool: pg.Pool;
+  readonly #signal: LocalSignal;
+  #refs = 0;
+  #client: pg.PoolClient | null = null;
+  #connecting: Promise<void> | null = null;
+
+  constructor(pool: pg.Pool, signal: LocalSignal) {
+    this.#pool = pool;
+    this.#signal = signal;
+  }
+
+  acquire(): void {
+    this.#refs += 1;
+    this.#ensure();
+  }
+
+  async release(): Promise<void> {
+    this.#refs -= 1;
+    if (this.#refs > 0) return;
+    await this.#connecting;
+    if (this.#refs === 0) this.#drop();
+  }
+
+  #ensure(): void {
+    if (this.#client || this.#connecting) return;
+    this.#connecting = this.#connect().finally(() => (this.#connecting = null));
+  }
+
+  #drop(error?: Error): void {
+    const client = this.#client;
+    this.#client = null;
+    // A session that ran LISTEN must not go back to the pool for someone else's queries.
+    client?.release(error ?? true);
+  }
+
+  async #connect(): Promise<void> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch {
+      return;
+    }
+    client.on('notification', () => this.#signal.fire());
+    client.on('error', (error) => {
+      if (this.#client !== client) return;
+      this.#drop(error);
+      if (this.#refs > 0) this.#ensure();
+    });
+    try {
+      await client.query(`listen ${CHANNEL}`);
+    } catch {
+      client.release(true);
+      return;
+    }
+    if (this.#refs === 0) {
+      client.release(true);
+      return;
+    }
+    this.#client = client;
+    // Whatever was appended while this session connected was announced to nobody.
+    this.#signal.fire();
+  }
+}
