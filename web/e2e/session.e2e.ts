@@ -103,6 +103,24 @@ describe('session', () => {
     await page.keyboard.press('Escape');
   });
 
+  it('keeps the settings panel and the sidebar state across reloads', async () => {
+    await page.goto('/dashboard');
+    await page.getByRole('button', { name: 'Display settings' }).click();
+    const panel = page.getByRole('region', { name: 'Display settings' });
+    await panel.getByRole('button', { name: 'Dark' }).click();
+    await panel.getByRole('button', { name: '25' }).click();
+    await panel.getByRole('button', { name: 'Collapsed' }).click();
+    await page.reload();
+    await page.getByRole('region', { name: 'Display settings' }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    expect(await page.evaluate(() => localStorage.getItem('ItemsPerPage'))).toBe('25');
+    await page.getByRole('button', { name: 'Expand sidebar' }).waitFor();
+    await screenshots(page, 'dark-settings', { fullPage: false });
+    await page.getByRole('button', { name: 'Close settings' }).click();
+    await page.getByRole('button', { name: 'Expand sidebar' }).click();
+    await page.evaluate(() => localStorage.setItem('oj.theme', 'light'));
+  });
+
   it('opens the navigation drawer on a phone', async () => {
     await page.setViewportSize(PHONE);
     await page.goto('/dashboard');

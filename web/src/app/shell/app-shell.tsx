@@ -8,6 +8,7 @@ import { Button } from '../../components/ui/button.tsx';
 import { FullScreenSpinner } from '../../components/ui/spinner.tsx';
 import { SubscriptionExpired } from '../../components/subscription-expired.tsx';
 import { Footer } from './footer.tsx';
+import { SettingsPanel } from './settings-panel.tsx';
 import { Sidebar } from './sidebar.tsx';
 import { TopBar } from './top-bar.tsx';
 import { usePersistentFlag } from './use-persistent-flag.ts';
@@ -23,6 +24,7 @@ export interface RouteHandle {
  */
 export function AppShell() {
   const [contracted, setContracted] = usePersistentFlag('oj.sidebar.contracted', false);
+  const [settingsVisible, setSettingsVisible] = usePersistentFlag('oj.settings.visible', false);
   const [mobileOpen, setMobileOpen] = useState(false);
   const { pathname } = useLocation();
   const matches = useMatches();
@@ -68,7 +70,8 @@ export function AppShell() {
       <Sidebar contracted={contracted} onToggleContracted={() => setContracted((c) => !c)} mobileOpen={mobileOpen} onNavigate={() => setMobileOpen(false)} />
       {mobileOpen && <div className="sidebar-scrim" onClick={() => setMobileOpen(false)} aria-hidden="true" />}
       <div className="app-main">
-        <TopBar onOpenMobileNav={() => setMobileOpen(true)} />
+        <TopBar onOpenMobileNav={() => setMobileOpen(true)} settingsVisible={settingsVisible} onToggleSettings={() => setSettingsVisible((v) => !v)} />
+        {settingsVisible && <SettingsPanel onClose={() => setSettingsVisible(false)} contracted={contracted} onContractedChange={setContracted} />}
         <main id="main" className="app-content" tabIndex={-1}>
           {locked ? <SubscriptionExpired /> : <Outlet />}
         </main>

@@ -6,9 +6,8 @@ import { Avatar } from '../../components/ui/avatar.tsx';
 import { DropdownMenu } from '../../components/ui/dropdown-menu.tsx';
 import { Icon } from '../../components/ui/icons.tsx';
 import { NewRecordMenu } from './new-record-menu.tsx';
-import { ThemeToggle } from './theme-toggle.tsx';
 
-export function TopBar({ onOpenMobileNav }: { onOpenMobileNav: () => void }) {
+export function TopBar({ onOpenMobileNav, settingsVisible, onToggleSettings }: { onOpenMobileNav: () => void; settingsVisible: boolean; onToggleSettings: () => void }) {
   const session = useSession();
   const name = session.user?.name ?? '';
   return (
@@ -21,7 +20,9 @@ export function TopBar({ onOpenMobileNav }: { onOpenMobileNav: () => void }) {
       </Link>
       <div className="topbar-spacer" />
       <NewRecordMenu />
-      <ThemeToggle />
+      <button type="button" className="icon-button" aria-label="Display settings" aria-pressed={settingsVisible} onClick={onToggleSettings}>
+        <Icon name="settings" />
+      </button>
       <ExpiringBell />
       <DropdownMenu
         label="User menu"
