@@ -375,5 +375,6 @@ describe('projector in process (no Redis)', () => {
       await pgDb.drop();
       await lite.close();
     }
-  });
+    // PGlite's WASM start alone takes seconds on a loaded machine.
+  }, 120_000);
 });
