@@ -1,8 +1,25 @@
+import { upcast } from '@oj/contracts/events';
+import { journalEventVersions, journalUpcasters, type JournalEventType } from '@oj/contracts/journal-events';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import type { EventStore } from './port.ts';
+import type { EventStore, StoredEvent } from './port.ts';
+import { PostgresEventStore } from './postgres.ts';
+
+/**
+ * Old schema versions of the journal's events become the current ones on read; the stored events stay
+ * as they were decided. Types the journal does not own pass through untouched.
+ */
+export function upcastJournalEvent(event: StoredEvent): StoredEvent {
+  if (!Object.hasOwn(journalEventVersions, event.type)) return event;
+  return upcast(journalUpcasters, event, (type) => journalEventVersions[type as JournalEventType]);
+}
 
 /** Chooses the adapter: EventStoreDB when EVENTSTORE_URL is set, else PostgreSQL in the same database. */
-export async function createEventStore(_config: Config, _database: Database): Promise<EventStore> {
-  throw new Error('event store adapters not built yet');
+export async function createEventStore(config: Config, database: Database): Promise<EventStore> {
+  if (config.EVENTSTORE_URL) {
+    // Loaded only when used: embedded mode never pulls in the gRPC client.
+    const { EventStoreDbEventStore } = await import('./eventstoredb.ts');
+    return EventStoreDbEventStore.connect(config.EVENTSTORE_URL, { upcast: upcastJournalEvent });
+  }
+  return new PostgresEventStore(database, { upcast: upcastJournalEvent });
 }

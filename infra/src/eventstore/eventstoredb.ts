@@ -1,0 +1,242 @@
+import {
+  ANY,
+  BACKWARDS,
+  END,
+  EventStoreDBClient,
+  FORWARDS,
+  NO_STREAM,
+  START as ESDB_START,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  excludeSystemEvents,
+  jsonEvent,
+  streamNameFilter,
+  type AllStreamResolvedEvent,
+  type AppendExpectedRevision,
+  type JSONType,
+  type Position,
+  type ReadPosition,
+  type ResolvedEvent,
+} from '@eventstore/db-client';
+import type { EventMetadata } from '@oj/contracts/events';
+import { assertEventIds, canonicalUuid } from './event-ids.ts';
+import {
+  WrongExpectedRevisionError,
+  comparePositions,
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type LogPosition,
+  type NewEvent,
+  type ReadAllOptions,
+  type StoredEvent,
+  type SubscribeOptions,
+  type Subscription,
+} from './port.ts';
+
+/**
+ * The event store on EventStoreDB / KurrentDB (production, clusters). Its log positions are ours
+ * ({commit, prepare}); its optimistic concurrency is ours (expected revision); and because our event ids
+ * are passed as its event ids, a retried command's append is recognised by the server and not written
+ * twice. Our schema version and metadata ride in the event's metadata.
+ */
+export interface EventStoreDbOptions {
+  upcast?: (event: StoredEvent) => StoredEvent;
+}
+
+/** Reading $all with a client-side prefix filter: how many records to ask for per round trip. */
+const PAGE = 512;
+
+interface StoredMetadata extends EventMetadata {
+  schemaVersion: number;
+  $correlationId?: string;
+  $causationId?: string;
+}
+
+export class EventStoreDbEventStore implements EventStore {
+  readonly kind = 'eventstoredb' as const;
+  readonly #client: EventStoreDBClient;
+  readonly #upcast: ((event: StoredEvent) => StoredEvent) | undefined;
+  readonly #subscriptions = new Set<Subscription>();
+
+  constructor(client: EventStoreDBClient, options: EventStoreDbOptions = {}) {
+    this.#client = client;
+    this.#upcast = options.upcast;
+  }
+
+  static connect(url: string, options: EventStoreDbOptions = {}): EventStoreDbEventStore {
+    return new EventStoreDbEventStore(EventStoreDBClient.connectionString(clientUrl(url)), options);
+  }
+
+  async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    assertEventIds(streamId, events.map((e) => e.id));
+    const expectedRevision: AppendExpectedRevision = expected === 'any' ? ANY : expected === 'no_stream' ? NO_STREAM : BigInt(expected);
+    const data = events.map((e) => {
+      const metadata: StoredMetadata = {
+        ...e.metadata,
+        schemaVersion: e.schemaVersion,
+        // The server's own correlation conventions ($by_correlation_id and friends).
+        $correlationId: e.metadata.correlationId,
+        ...(e.metadata.causationId ? { $causationId: e.metadata.causationId } : {}),
+      };
+      return jsonEvent({ id: canonicalUuid(e.id), type: e.type, data: (e.data ?? null) as JSONType, metadata });
+    });
+    let revision: bigint;
+    let reported: Position | undefined;
+    try {
+      const result = await this.#client.appendToStream(streamId, data, { expectedRevision });
+      revision = result.nextExpectedRevision;
+      reported = result.position;
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) {
+        const actual = error.actualVersion;
+        throw new WrongExpectedRevisionError(streamId, expected, typeof actual === 'bigint' ? Number(actual) : 'no_stream');
+      }
+      throw error;
+    }
+    // The position readers will see for the last event: an idempotent (retried) append reports no
+    // position, and a batch's reported position is not necessarily its last event's, so ask.
+    const [last] = await this.#readStreamRaw(streamId, revision, 1);
+    const position = last?.position ?? reported;
+    if (!position) throw new Error(`Append to ${streamId}: the server reported no position`);
+    return { nextExpectedRevision: Number(revision), position: { commit: position.commit, prepare: position.prepare } };
+  }
+
+  async readStream(streamId: string, range: { from?: number; to?: number } = {}): Promise<StoredEvent[]> {
+    const from = range.from ?? 0;
+    if (range.to !== undefined && range.to < from) return [];
+    const count = range.to === undefined ? undefined : range.to - from + 1;
+    const recorded = await this.#readStreamRaw(streamId, BigInt(from), count);
+    return recorded.map((r) => this.#toEvent(r));
+  }
+
+  async #readStreamRaw(streamId: string, from: bigint, count: number | undefined): Promise<RecordedWithPosition[]> {
+    const out: RecordedWithPosition[] = [];
+    try {
+      const read = this.#client.readStream(streamId, { fromRevision: from, direction: FORWARDS, ...(count !== undefined ? { maxCount: count } : {}) });
+      for await (const resolved of read as AsyncIterable<ResolvedEvent>) {
+        if (resolved.event) out.push(resolved.event as RecordedWithPosition);
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return [];
+      throw error;
+    }
+    return out;
+  }
+
+  async readAll(options: ReadAllOptions): Promise<StoredEvent[]> {
+    const out: StoredEvent[] = [];
+    const after = options.after && options.after.commit >= 0n ? options.after : null;
+    // $all reads are inclusive of their start position: the page boundary event is read twice and
+    // dropped the second time by the `after` comparison.
+    let from: ReadPosition = after ? { commit: after.commit, prepare: after.prepare } : ESDB_START;
+    let last: LogPosition | null = after;
+    for (;;) {
+      let seen = 0;
+      const read = this.#client.readAll({ fromPosition: from, direction: FORWARDS, maxCount: PAGE });
+      for await (const resolved of read as AsyncIterable<AllStreamResolvedEvent>) {
+        seen += 1;
+        const event = resolved.event;
+        if (!event) continue;
+        if (last && comparePositions(event.position, last) <= 0) continue;
+        last = event.position;
+        if (isSystem(event.streamId, event.type) || !matchesPrefixes(event.streamId, options.streamPrefixes)) continue;
+        if (out.length < options.limit) out.push(this.#toEvent(event));
+      }
+      if (out.length >= options.limit || seen < PAGE || !last) return out;
+      from = { commit: last.commit, prepare: last.prepare };
+    }
+  }
+
+  async head(): Promise<LogPosition | null> {
+    let from: ReadPosition = END;
+    let last: LogPosition | null = null;
+    for (;;) {
+      let seen = 0;
+      const read = this.#client.readAll({ fromPosition: from, direction: BACKWARDS, maxCount: PAGE });
+      for await (const resolved of read as AsyncIterable<AllStreamResolvedEvent>) {
+        seen += 1;
+        const event = resolved.event;
+        if (!event) continue;
+        if (last && comparePositions(event.position, last) >= 0) continue;
+        last = event.position;
+        if (!isSystem(event.streamId, event.type)) {
+          await read.cancel();
+          return { commit: event.position.commit, prepare: event.position.prepare };
+        }
+      }
+      if (seen < PAGE || !last) return null;
+      from = { commit: last.commit, prepare: last.prepare };
+    }
+  }
+
+  subscribe(options: SubscribeOptions): Subscription {
+    const after = options.after && options.after.commit >= 0n ? options.after : null;
+    const prefixes = options.streamPrefixes;
+    const filter = prefixes && prefixes.length > 0 ? streamNameFilter({ prefixes }) : excludeSystemEvents();
+    // fromPosition is exclusive for subscriptions: delivery starts with the event after it.
+    const source = this.#client.subscribeToAll({ fromPosition: after ? { commit: after.commit, prepare: after.prepare } : ESDB_START, filter });
+    let closing: Promise<void> | null = null;
+    const close = (): Promise<void> => {
+      closing ??= source.unsubscribe().finally(() => this.#subscriptions.delete(subscription));
+      return closing;
+    };
+    const toEvent = (e: AllStreamResolvedEvent['event'] & object) => this.#toEvent(e);
+    async function* run(): AsyncGenerator<StoredEvent> {
+      let last = after;
+      try {
+        for await (const resolved of source as AsyncIterable<AllStreamResolvedEvent>) {
+          const event = resolved.event;
+          if (!event) continue;
+          if (last && comparePositions(event.position, last) <= 0) continue;
+          last = event.position;
+          if (isSystem(event.streamId, event.type) || !matchesPrefixes(event.streamId, prefixes)) continue;
+          yield toEvent(event);
+        }
+      } finally {
+        await close();
+      }
+    }
+    const iterator = run();
+    const subscription: Subscription = { [Symbol.asyncIterator]: () => iterator, close };
+    this.#subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#subscriptions].map((s) => s.close()));
+    await this.#client.dispose();
+  }
+
+  #toEvent(recorded: RecordedWithPosition): StoredEvent {
+    const { schemaVersion, $correlationId: _c, $causationId: _k, ...metadata } = (recorded.metadata ?? {}) as Partial<StoredMetadata>;
+    if (!recorded.position) throw new Error(`Event ${recorded.id} in ${recorded.streamId}: the server reported no position (EventStoreDB 22.6 or later is needed)`);
+    const event: StoredEvent = {
+      id: recorded.id,
+      type: recorded.type,
+      schemaVersion: typeof schemaVersion === 'number' ? schemaVersion : 1,
+      data: recorded.data,
+      metadata: metadata as EventMetadata,
+      streamId: recorded.streamId,
+      revision: Number(recorded.revision),
+      position: { commit: recorded.position.commit, prepare: recorded.position.prepare },
+    };
+    return this.#upcast ? this.#upcast(event) : event;
+  }
+}
+
+type RecordedWithPosition = NonNullable<ResolvedEvent['event']>;
+
+/** System records ($-streams: metadata, stats, projections' links) are the server's, never ours. */
+function isSystem(streamId: string, type: string): boolean {
+  return streamId.startsWith('$') || type.startsWith('$');
+}
+
+function matchesPrefixes(streamId: string, prefixes: string[] | undefined): boolean {
+  return !prefixes || prefixes.length === 0 || prefixes.some((p) => streamId.startsWith(p));
+}
+
+/** KurrentDB's URL schemes name the same protocol; this client only parses the esdb ones. */
+function clientUrl(url: string): string {
+  return url.replace(/^(kurrentdb|kdb)(\+discover)?:\/\//, (_m, _s: string, discover: string | undefined) => `esdb${discover ?? ''}://`);
+}
