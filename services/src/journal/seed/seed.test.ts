@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { journalStreamPrefix } from '@oj/contracts/journal-events';
+import { upcastJournalEvent } from '@oj/infra/eventstore/create';
+import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
+import { createPGliteDatabase } from '@oj/infra/testing/postgres';
+import type { Database } from '@oj/infra/db/database';
+import { migrate } from '../../platform/migrations.ts';
+import { seedJournals } from './generate.ts';
+
+const config = { JWT_SECRET: 'x'.repeat(40), ACCESS_TOKEN_TTL_SECONDS: 900, REFRESH_TOKEN_TTL_DAYS: 30, PUBLIC_URL: 'http://journal.test', DATA_DIR: '/tmp/oj-seed-test' };
+
+async function seeded(seed: number) {
+  const database: Database = await createPGliteDatabase();
+  await migrate(database.db);
+  const eventStore = new PostgresEventStore(database, { upcast: upcastJournalEvent });
+  const options = { users: 2, tradesPerUser: 60, seed, today: '2026-03-02' };
+  const report = await seedJournals({ db: database.db, eventStore, config }, options);
+  const events = await eventStore.readAll({ streamPrefixes: [journalStreamPrefix], limit: 100_000 });
+  return { database, eventStore, report, events, options };
+}
+
+describe('seed', () => {
+  let a: Awaited<ReturnType<typeof seeded>>;
+  let b: Awaited<ReturnType<typeof seeded>>;
+  beforeAll(async () => {
+    a = await seeded(7);
+    b = await seeded(7);
+  }, 120_000);
+  afterAll(async () => {
+    for (const x of [a, b]) {
+      await x?.eventStore.close();
+      await x?.database.close();
+    }
+  });
+
+  it('writes every kind of command, with few refusals', () => {
+    expect(Object.keys(a.report.commands).sort()).toEqual(['addClosedTrade', 'addTrade', 'close', 'delete', 'roll', 'split', 'update'].sort());
+    expect(a.report.refused).toBeLessThan(5);
+    const types = new Set(a.events.map((e) => e.type));
+    expect([...types].sort()).toEqual(['TradeClosed', 'TradeDeleted', 'TradeEdited', 'TradeOpened', 'TradeRolled', 'TradeSplit']);
+    expect(a.events.some((e) => e.type === 'TradeClosed' && (e.data as { close: { closeAction: string } }).close.closeAction === 'expireWorthless')).toBe(true);
+  });
+
+  it('is deterministic for a seed (same trades, same event data)', () => {
+    const shape = (x: typeof a) => x.events.map((e) => [e.type, JSON.stringify(e.data).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, 'uuid')]);
+    // User ids differ between databases; event payloads do not, apart from the account uid.
+    expect(shape(a).length).toBe(shape(b).length);
+    expect(shape(a)).toEqual(shape(b));
+  });
+
+  it('running the same seed again appends nothing', async () => {
+    await seedJournals({ db: a.database.db, eventStore: a.eventStore, config }, a.options);
+    const again = await a.eventStore.readAll({ streamPrefixes: [journalStreamPrefix], limit: 100_000 });
+    expect(again).toHaveLength(a.events.length);
+  });
+});
