@@ -130,6 +130,31 @@ describe('session', () => {
     await page.keyboard.press('Escape');
   });
 
+  it('shows the admin user lookup to Admins only', async () => {
+    await page.setViewportSize({ width: 1366, height: 900 });
+    await page.goto('/admin/users/user');
+    await page.getByRole('heading', { name: 'Administrators only' }).waitFor();
+    expect(await page.getByRole('link', { name: 'Users', exact: true }).count()).toBe(0);
+
+    await sql`update users set role = 'Admin' where email = ${email}`.execute(server.runtime.deps.database.db);
+    await page.evaluate(() => localStorage.setItem('oj.session.token', 'x.y.z'));
+    await page.reload();
+    await page.getByRole('heading', { name: 'User Profile' }).waitFor();
+    await page.getByRole('link', { name: 'Users', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('Email is required.').waitFor();
+    await page.getByLabel('User e-mail').fill('nobody@example.com');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('User not found.').waitFor();
+    await page.getByLabel('User e-mail').fill(email.toUpperCase());
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('User found successfully!').waitFor();
+    const details = page.getByRole('region', { name: 'User details' });
+    await details.getByRole('heading', { name: 'Sam Seller' }).waitFor();
+    await details.getByText('Admin', { exact: true }).waitFor();
+    await screenshots(page, 'admin-user');
+  });
+
   it('signs out and goes to /signin when the refresh fails', async () => {
     await context.clearCookies();
     await page.evaluate(() => localStorage.setItem('oj.session.token', 'x.y.z'));

@@ -36,7 +36,10 @@ const privateRoutes: RouteObject[] = [
     path: 'privacy',
     lazy: async () => ({ Component: (await import('../features/misc/routes/legal-route.tsx')).PrivacyRoute }),
   },
-  { path: 'admin/users/user', lazy: comingSoon('User Profile', 'Look up a user by e-mail (Admin only).') },
+  {
+    path: 'admin/users/user',
+    lazy: async () => ({ Component: (await import('../features/admin/routes/admin-user-route.tsx')).AdminUserRoute }),
+  },
   ...tradeRoutes,
 ];
 
