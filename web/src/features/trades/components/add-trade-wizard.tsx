@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import './trade-dialogs.css';
 import { statusByCloseAction } from '@oj/contracts/journal-events';
 import { strategyCatalogue, strategyGroup, type Strategy } from '@oj/contracts/strategies';
 import { Alert } from '../../../components/ui/alert.tsx';

@@ -1,4 +1,5 @@
 import { useCallback, useState } from 'react';
+import './trade-dialogs.css';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { strategyByUid } from '@oj/contracts/strategies';
 import { Alert } from '../../../components/ui/alert.tsx';

@@ -45,7 +45,7 @@ export const closedTradeColumns = [
   }),
   col.display({
     id: 'premiums',
-    header: 'Open / Close Premium',
+    header: 'Open / Close',
     cell: ({ row }) => (
       <div className="tc-stack">
         <span className="tc-num">{formatMoney(row.original.pao)}</span>
@@ -69,9 +69,8 @@ export const closedTradeColumns = [
     cell: ({ row }) => (
       <div className="tc-stack">
         <span className="tc-num">{formatMoney(row.original.c)}</span>
-        <span className="tc-sub tc-num">
-          ROR {formatPercent(row.original.ror)} · ARR {formatPercent(row.original.aroc)}
-        </span>
+        <span className="tc-sub tc-num">ROR {formatPercent(row.original.ror)}</span>
+        <span className="tc-sub tc-num">ARR {formatPercent(row.original.aroc)}</span>
       </div>
     ),
   }),

@@ -1,4 +1,5 @@
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
+import './trade-dialogs.css';
 import { ConfirmDialog } from '../../../components/ui/confirm-dialog.tsx';
 import { useToast } from '../../../components/ui/toast.tsx';
 import { formatDate } from '../../../lib/format.ts';

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import './trade-dialogs.css';
 import { statusByCloseAction } from '@oj/contracts/journal-events';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { strategyByName, strategyByUid, type Strategy } from '@oj/contracts/strategies';

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import './trade-dialogs.css';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { daysBetween } from '@oj/contracts/business-date';
 import { strategyByUid } from '@oj/contracts/strategies';

@@ -1,4 +1,5 @@
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
+import './trade-dialogs.css';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { EmptyState } from '../../../components/ui/empty-state.tsx';
 import { Modal } from '../../../components/ui/modal.tsx';
