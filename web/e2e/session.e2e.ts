@@ -155,6 +155,32 @@ describe('session', () => {
     await screenshots(page, 'admin-user');
   });
 
+  it('changes the password on the profile page', async () => {
+    await page.goto('/profile');
+    await page.getByRole('heading', { name: 'Account Status' }).waitFor();
+    await page.getByText('s•••', { exact: false }).first().waitFor();
+    await page.getByRole('button', { name: 'Show e-mail' }).click();
+    await page.getByText(email).first().waitFor();
+    const card = page.getByRole('region', { name: 'Change Password' });
+    await card.getByLabel('Old Password').fill('Wrong#Pass1');
+    await card.getByLabel('New Password').fill('short');
+    await card.getByText(/At least 8 characters/).waitFor();
+    expect(await card.getByRole('button', { name: 'Change Password' }).isDisabled()).toBe(true);
+    await card.getByLabel('New Password').fill('Wrong#Pass1');
+    await card.getByText('Cannot use the same password').waitFor();
+    await card.getByLabel('New Password').fill('Straddle#2026');
+    await card.getByLabel('Confirm Password').fill('Straddle#2025');
+    await card.getByText('Passwords do not match').waitFor();
+    await card.getByLabel('Confirm Password').fill('Straddle#2026');
+    await card.getByRole('button', { name: 'Change Password' }).click();
+    await card.getByText('Incorrect old password').waitFor();
+    await card.getByLabel('Old Password').fill(password);
+    await card.getByRole('button', { name: 'Change Password' }).click();
+    await card.getByText('Password updated successfully!').waitFor();
+    expect(await card.getByLabel('Old Password').inputValue()).toBe('');
+    await screenshots(page, 'profile');
+  });
+
   it('signs out and goes to /signin when the refresh fails', async () => {
     await context.clearCookies();
     await page.evaluate(() => localStorage.setItem('oj.session.token', 'x.y.z'));

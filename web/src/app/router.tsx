@@ -23,7 +23,7 @@ const privateRoutes: RouteObject[] = [
   { path: 'calendar/income', handle: { requiresActiveSubscription: true }, lazy: comingSoon('Income', 'A monthly calendar of the premium you collected, day by day.') },
   { path: 'calendar/events', lazy: comingSoon('Events', 'Upcoming expirations and market events.') },
   { path: 'pulse', handle: { requiresActiveSubscription: true }, lazy: comingSoon('Pulse', 'Ticker analysis: income, win rate and dispositions per symbol.') },
-  { path: 'profile', lazy: comingSoon('Profile', 'Your name, username, website, avatar and cover image.') },
+  { path: 'profile', lazy: async () => ({ Component: (await import('../features/profile/routes/profile-route.tsx')).ProfileRoute }) },
   { path: 'subscription', lazy: comingSoon('Manage Your Subscription', 'Your plan, trial and billing history.') },
   { path: 'getting-started', lazy: comingSoon('Getting Started', 'A step-by-step tutorial: trade accounts, opening, closing, rolling and breaking trades.') },
   { path: 'faq', lazy: comingSoon('FAQ', 'Answers about the journal, billing and trade entry.') },
