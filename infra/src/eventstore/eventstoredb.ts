@@ -94,12 +94,38 @@ export class EventStoreDbEventStore implements EventStore {
       }
       throw error;
     }
-    // The position readers will see for the last event: an idempotent (retried) append reports no
-    // position, and a batch's reported position is not necessarily its last event's, so ask.
-    const [last] = await this.#readStreamRaw(streamId, revision, 1);
+    // Answer the last event's own revision and position, as readers will see it. A fresh append's
+    // reported position is the batch's, not necessarily its last event's; a retried (idempotent) append
+    // reports none, and the stream may have moved on since: look the event up by its id.
+    const lastId = canonicalUuid(events.at(-1)!.id);
+    const last = await this.#locate(streamId, revision, lastId);
     const position = last?.position ?? reported;
     if (!position) throw new Error(`Append to ${streamId}: the server reported no position`);
-    return { nextExpectedRevision: Number(revision), position: { commit: position.commit, prepare: position.prepare } };
+    return {
+      nextExpectedRevision: Number(last?.revision ?? revision),
+      position: { commit: position.commit, prepare: position.prepare },
+    };
+  }
+
+  /** The event with this id, searching the stream backwards from `from`. */
+  async #locate(streamId: string, from: bigint, id: string): Promise<RecordedWithPosition | undefined> {
+    let revision = from;
+    for (;;) {
+      const page: RecordedWithPosition[] = [];
+      try {
+        const read = this.#client.readStream(streamId, { fromRevision: revision, direction: BACKWARDS, maxCount: PAGE });
+        for await (const resolved of read as AsyncIterable<ResolvedEvent>) {
+          if (resolved.event) page.push(resolved.event as RecordedWithPosition);
+        }
+      } catch (error) {
+        if (error instanceof StreamNotFoundError) return undefined;
+        throw error;
+      }
+      const found = page.find((e) => e.id === id);
+      if (found || page.length < PAGE) return found;
+      revision = page.at(-1)!.revision - 1n;
+      if (revision < 0n) return undefined;
+    }
   }
 
   async readStream(streamId: string, range: { from?: number; to?: number } = {}): Promise<StoredEvent[]> {
@@ -178,7 +204,10 @@ export class EventStoreDbEventStore implements EventStore {
     const source = this.#client.subscribeToAll({ fromPosition: after ? { commit: after.commit, prepare: after.prepare } : ESDB_START, filter });
     let closing: Promise<void> | null = null;
     const close = (): Promise<void> => {
-      closing ??= source.unsubscribe().finally(() => this.#subscriptions.delete(subscription));
+      closing ??= source
+        .unsubscribe()
+        .catch(() => {})
+        .finally(() => this.#subscriptions.delete(subscription));
       return closing;
     };
     const toEvent = (e: AllStreamResolvedEvent['event'] & object) => this.#toEvent(e);

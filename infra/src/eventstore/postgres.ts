@@ -218,6 +218,8 @@ export class PostgresEventStore implements EventStore {
       read: (after, limit) => this.readAll({ after, limit, ...(options.streamPrefixes ? { streamPrefixes: options.streamPrefixes } : {}) }),
       signal: this.#signal,
       pollIntervalMs: this.#pollIntervalMs,
+      // On PGlite nothing runs beside a read, so nothing is ever held back.
+      ...(this.#pool ? { pending: () => this.#pending() } : {}),
       onClose: async () => {
         this.#subscriptions.delete(subscription);
         await listener?.release();
@@ -225,6 +227,13 @@ export class PostgresEventStore implements EventStore {
     });
     this.#subscriptions.add(subscription);
     return subscription;
+  }
+
+  /** Committed events that readers cannot see yet: their transaction is newer than one still running. */
+  async #pending(): Promise<boolean> {
+    const rows = await sql<{ pending: boolean }>`
+      select exists (select 1 from events where transaction_id >= pg_snapshot_xmin(pg_current_snapshot())) as pending`.execute(this.#db);
+    return rows.rows[0]?.pending === true;
   }
 
   /** Ends this store's subscriptions. The database handle belongs to the caller and stays open. */
@@ -280,9 +289,9 @@ function constraintOf(error: unknown): string | undefined {
 }
 
 /**
- * One LISTEN connection per store, held only while it has subscriptions. It is a dedicated pool client
- * (LISTEN is per session); if it fails, subscriptions keep working on their fallback poll and the next
- * subscription tries again.
+ * One LISTEN session per store, held only while it has subscriptions. It is a dedicated pool client
+ * (LISTEN belongs to a session). If the session breaks, subscriptions carry on with their fallback poll
+ * while a new one is opened.
  */
 class NotificationListener {
   readonly #pool: pg.Pool;

@@ -39,6 +39,11 @@ export interface PollingSubscriptionOptions {
   read: (after: LogPosition, limit: number) => Promise<StoredEvent[]>;
   signal: LocalSignal;
   pollIntervalMs: number;
+  /**
+   * Whether events are committed that readers cannot see yet (held back behind an older transaction).
+   * Their wake-up has come and gone, so the subscription re-reads soon instead of waiting for another.
+   */
+  pending?: () => Promise<boolean>;
   batchSize?: number;
   onClose: () => Promise<void>;
 }
@@ -56,6 +61,8 @@ export function pollingSubscription(options: PollingSubscriptionOptions): Subscr
   let inflight: Promise<unknown> = Promise.resolve();
   let closing: Promise<void> | null = null;
   let cursor = options.after;
+  const quickest = 10;
+  let backoff = quickest;
 
   async function* run(): AsyncGenerator<StoredEvent> {
     try {
@@ -71,7 +78,19 @@ export function pollingSubscription(options: PollingSubscriptionOptions): Subscr
         }
         if (closed) return;
         if (batch.length === batchSize) continue;
-        const { done, abort } = options.signal.wait(seen, options.pollIntervalMs);
+        let ms = options.pollIntervalMs;
+        if (options.pending) {
+          const checking = options.pending();
+          inflight = checking.catch(() => {});
+          if (await checking) {
+            ms = Math.min(backoff, options.pollIntervalMs);
+            backoff = Math.min(backoff * 2, 250);
+          } else {
+            backoff = quickest;
+          }
+          if (closed) return;
+        }
+        const { done, abort } = options.signal.wait(seen, ms);
         abortWait = abort;
         await done;
         abortWait = null;
