@@ -89,8 +89,9 @@ export class EventStoreDbEventStore implements EventStore {
       reported = result.position;
     } catch (error) {
       if (error instanceof WrongExpectedVersionError) {
-        const actual = error.actualVersion;
-        throw new WrongExpectedRevisionError(streamId, expected, typeof actual === 'bigint' ? Number(actual) : 'no_stream');
+        const reported = error.actualVersion;
+        const actual = typeof reported === 'bigint' && reported >= 0n ? Number(reported) : reported === NO_STREAM || reported === -1n ? 'no_stream' : await this.#lastRevision(streamId);
+        throw new WrongExpectedRevisionError(streamId, expected, actual);
       }
       throw error;
     }
@@ -105,6 +106,18 @@ export class EventStoreDbEventStore implements EventStore {
       nextExpectedRevision: Number(last?.revision ?? revision),
       position: { commit: position.commit, prepare: position.prepare },
     };
+  }
+
+  async #lastRevision(streamId: string): Promise<number | 'no_stream'> {
+    try {
+      const read = this.#client.readStream(streamId, { fromRevision: END, direction: BACKWARDS, maxCount: 1 });
+      for await (const resolved of read as AsyncIterable<ResolvedEvent>) {
+        if (resolved.event) return Number(resolved.event.revision);
+      }
+    } catch (error) {
+      if (!(error instanceof StreamNotFoundError)) throw error;
+    }
+    return 'no_stream';
   }
 
   /** The event with this id, searching the stream backwards from `from`. */
