@@ -401,6 +401,42 @@ describe("a trader's day", () => {
     expect(await row('TSLA').count()).toBe(0);
   });
 
+  it('records an already-closed trade in two slides', async () => {
+    await page.getByRole('button', { name: /New Record/ }).click();
+    await page.getByRole('menuitem', { name: 'Closed Trade' }).click();
+    const d = dialog('Add Closed Trade');
+    await d.getByLabel('Account').waitFor();
+    await fillTrade(d, {
+      type: 'One-leg',
+      strategy: 'Cash-Secured Put',
+      ticker: 'NVDA',
+      price: '140',
+      open: lastWeekday,
+      expiry: laterExpiry,
+      strikes: ['130'],
+      delta: '0.15',
+      contracts: '1',
+      premium: '95',
+      fee: '0.65',
+    });
+    await d.getByRole('button', { name: 'Next' }).click();
+    await d.getByText('Close Trade Options').waitFor();
+    await d.getByRole('button', { name: 'Submit Full Trade' }).click();
+    await d.getByText('Transaction must be Credit or Debit.').waitFor();
+    await d.getByText('Must be a number greater than 0.').first().waitFor();
+    await screenshots(page, 'trade-add-closed-errors', { fullPage: false });
+    await d.getByLabel(/^Transaction/).selectOption({ label: 'Debit' });
+    await d.getByLabel('Close Date').fill(lastWeekday);
+    await d.getByLabel('Premium to Close').fill('20');
+    await d.getByLabel('Close Fee').fill('0.65');
+    await d.getByRole('button', { name: 'Submit Full Trade' }).click();
+    await d.getByText('Upload successful').waitFor();
+    await screenshots(page, 'trade-add-closed-success', { fullPage: false });
+    await d.getByRole('button', { name: 'Close', exact: true }).click();
+    await openList('/trades/closed', 'Closed Trades');
+    await row('NVDA').getByText('Scalp').waitFor();
+  });
+
   it('filters by ticker and by account, with the date checks', async () => {
     await openList('/trades/open', 'Open Trades');
     await page.getByLabel('Search by ticker').fill('msft');

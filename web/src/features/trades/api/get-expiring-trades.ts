@@ -2,7 +2,8 @@ import { infiniteQueryOptions, keepPreviousData, queryOptions, useInfiniteQuery,
 import { api } from '../../../lib/api-client.ts';
 import { parseTradePage } from './parse-trade-page.ts';
 import { tradeKeys, type TradeListFilters } from './trade-keys.ts';
-import type { TradePage } from './list-upkeep.ts';
+import { todayInNewYork } from '../../../lib/format.ts';
+import { applyChanges, recentChanges, type TradePage } from './list-upkeep.ts';
 
 /** The bell lists at most this many (part 1 §9). */
 export const BELL_SIZE = 5;
@@ -25,12 +26,19 @@ export const getExpiringTradesQueryOptions = (filters: TradeListFilters, size: n
 export const useExpiringTrades = (filters: TradeListFilters, size: number, enabled = true) =>
   useInfiniteQuery({ ...getExpiringTradesQueryOptions(filters, size), enabled, placeholderData: keepPreviousData });
 
+/** The bell reads through this tab's recent changes too, so a refetch during the projector's lag cannot hide a new trade. */
+function withRecentChanges(page: TradePage): TradePage {
+  const patched = applyChanges({ pages: [page], pageParams: [1] }, recentChanges(), 'expiring', {}, todayInNewYork());
+  return patched.pages[0] ?? page;
+}
+
 /** First page without filters: the bell's five items and the sidebar badge's total. */
 export const getExpiringSummaryQueryOptions = () =>
   queryOptions({
     queryKey: tradeKeys.expiringSummary(),
     queryFn: ({ signal }) => getExpiringTrades(1, BELL_SIZE, {}, signal),
     staleTime: 60_000,
+    select: withRecentChanges,
   });
 
 export const useExpiringSummary = (options: { enabled?: boolean } = {}) => useQuery({ ...getExpiringSummaryQueryOptions(), ...options });

@@ -1,6 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { rollHistoryResponse, type RollHistoryItem } from '@oj/contracts/trade-views';
 import { api } from '../../../lib/api-client.ts';
+import { FRESHNESS_DELAY_MS, refetchUntil, retryWhileProjecting } from './history-freshness.ts';
 import { tradeKeys } from './trade-keys.ts';
 
 export type { RollHistoryItem };
@@ -12,6 +13,14 @@ export async function getRollHistory(uid: string, signal?: AbortSignal): Promise
 }
 
 export const getRollHistoryQueryOptions = (uid: string) =>
-  queryOptions({ queryKey: tradeKeys.rollHistory(uid), queryFn: ({ signal }) => getRollHistory(uid, signal), staleTime: 0, retry: false });
+  queryOptions({
+    queryKey: tradeKeys.rollHistory(uid),
+    queryFn: ({ signal }) => getRollHistory(uid, signal),
+    staleTime: 0,
+    retry: retryWhileProjecting,
+    retryDelay: FRESHNESS_DELAY_MS,
+    // The chain is complete once it holds the trade it was opened from.
+    refetchInterval: refetchUntil<RollHistoryItem[]>((items) => items.some((i) => i.uid === uid)),
+  });
 
 export const useRollHistory = (uid: string) => useQuery(getRollHistoryQueryOptions(uid));

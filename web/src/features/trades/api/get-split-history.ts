@@ -1,6 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { splitHistoryResponse, type SplitHistoryResponse } from '@oj/contracts/trade-views';
 import { api } from '../../../lib/api-client.ts';
+import { FRESHNESS_DELAY_MS, refetchUntil, retryWhileProjecting } from './history-freshness.ts';
 import { tradeKeys } from './trade-keys.ts';
 
 /** GET /trades/{auid}/ancestor: the split two-leg trade's terms (gene) and the trades its legs became. */
@@ -8,7 +9,14 @@ export async function getSplitHistory(auid: string, signal?: AbortSignal): Promi
   return splitHistoryResponse.parse(await api.get<unknown>(`/trades/${encodeURIComponent(auid)}/ancestor`, { signal }));
 }
 
-export const getSplitHistoryQueryOptions = (auid: string) =>
-  queryOptions({ queryKey: tradeKeys.splitHistory(auid), queryFn: ({ signal }) => getSplitHistory(auid, signal), staleTime: 0, retry: false });
+export const getSplitHistoryQueryOptions = (auid: string, tradeUid?: string) =>
+  queryOptions({
+    queryKey: tradeKeys.splitHistory(auid),
+    queryFn: ({ signal }) => getSplitHistory(auid, signal),
+    staleTime: 0,
+    retry: retryWhileProjecting,
+    retryDelay: FRESHNESS_DELAY_MS,
+    refetchInterval: refetchUntil<SplitHistoryResponse>((r) => !tradeUid || r.trades.some((t) => t.uid === tradeUid)),
+  });
 
-export const useSplitHistory = (auid: string) => useQuery(getSplitHistoryQueryOptions(auid));
+export const useSplitHistory = (auid: string, tradeUid?: string) => useQuery(getSplitHistoryQueryOptions(auid, tradeUid));

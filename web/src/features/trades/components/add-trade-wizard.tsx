@@ -362,7 +362,7 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
             <Button variant="secondary" onClick={() => setStep(0)} disabled={busy}>
               Back
             </Button>
-            <Button onClick={submit} loading={busy} disabled={mode === 'closed' && !closeValid && close.attempted}>
+            <Button onClick={submit} loading={busy}>
               {busy ? 'Submitting...' : mode === 'open' ? 'Submit' : 'Submit Full Trade'}
             </Button>
           </>

@@ -15,7 +15,7 @@ import { strategyName } from './trade-cells.tsx';
 /** Split History: the two-leg trade as it was, and the trades its legs became (part 1 §2, §3 "Histories"). */
 export function SplitHistoryDialog({ trade, onClose }: { trade: TradeListItem; onClose: () => void }) {
   const auid = trade.auid ?? trade.uid;
-  const history = useSplitHistory(auid);
+  const history = useSplitHistory(auid, trade.uid);
   const record = history.data;
   return (
     <Modal open onClose={onClose} title={`Split History · ${trade.ticker}`} size="md" closeOnBackdrop={false}>
