@@ -3,6 +3,7 @@ import react from '@vitejs/plugin-react';
 import { fileURLToPath } from 'node:url';
 
 // The console is served by the gateway from web/dist in embedded mode; in development Vite proxies /api.
+// `npm run build -w web` (scripts/build.ts) builds elsewhere and publishes into dist without emptying it.
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   plugins: [react()],

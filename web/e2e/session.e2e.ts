@@ -188,4 +188,30 @@ describe('session', () => {
     await page.waitForURL('**/signin');
     expect(await storedToken()).toBeNull();
   });
+
+  it('offers Send New Link when verification fails', async () => {
+    await page.goto('/users/account-verify?token=not-a-real-token');
+    await page.getByRole('heading', { name: 'Verification Failed' }).waitFor();
+    await page.getByText('The token may be invalid or expired. Please request a new verification link.').waitFor();
+    await page.goto('/users/account-verify');
+    await page.getByRole('heading', { name: 'Verification Failed' }).waitFor();
+    await page.getByRole('button', { name: 'Send New Link' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Send New Link' });
+    await dialog.getByLabel('Your Email').fill('Someone@Example.com');
+    expect(await dialog.getByLabel('Your Email').inputValue()).toBe('someone@example.com');
+    await dialog.getByRole('button', { name: 'Send New Link' }).click();
+    await dialog.getByText(/a new verification link was sent/).waitFor();
+    await screenshots(page, 'verify-failed', { fullPage: false });
+  });
+
+  it('shows the server message when sign-up is refused', async () => {
+    await page.goto('/signup');
+    await page.getByLabel('Full Name').fill('Sam Seller');
+    await page.getByLabel('Your Email').fill(email);
+    await page.getByLabel('Your Password', { exact: true }).fill(password);
+    await page.getByLabel('Confirm Password').fill(password);
+    await page.getByRole('checkbox', { name: /I agree/ }).check();
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await page.getByRole('alert').filter({ hasText: 'An account with this e-mail already exists.' }).waitFor();
+  });
 });
