@@ -94,6 +94,10 @@ export class PostgresEventStore implements EventStore {
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     assertEventIds(streamId, events.map((e) => e.id));
+    if (expected !== 'any' && !this.#afterInsert) {
+      const fast = await this.#appendInOneStatement(streamId, events, expected);
+      if (fast) return fast;
+    }
     for (let attempt = 0; ; attempt++) {
       try {
         const result = await this.#db.transaction().execute(async (trx) => {
@@ -133,6 +137,43 @@ export class PostgresEventStore implements EventStore {
         const actual = await currentRevision(this.#db, streamId);
         throw new WrongExpectedRevisionError(streamId, expected, actual ?? 'no_stream');
       }
+    }
+  }
+
+  /**
+   * The common case in one round trip: one statement inserts the events only if the stream is exactly at
+   * the expected revision. Any other outcome (a lost race, a
+   * retried append of stored ids, a stale expectation) answers null and the transactional path above
+   * decides what it was, as before.
+   */
+  async #appendInOneStatement(streamId: string, events: NewEvent[], expected: number | 'no_stream'): Promise<AppendResult | null> {
+    const first = expected === 'no_stream' ? 0 : expected + 1;
+    const values = events.map(
+      (e, i) =>
+        sql`(${streamId}, ${first + i}::int, ${e.id}::uuid, ${e.type}, ${e.schemaVersion}::int, ${JSON.stringify(e.data ?? null)}::jsonb, ${JSON.stringify(e.metadata)}::jsonb)`,
+    );
+    const guard =
+      expected === 'no_stream'
+        ? sql`not exists (select 1 from events where stream_id = ${streamId})`
+        : sql`(select max(revision) from events where stream_id = ${streamId}) = ${expected}::int`;
+    try {
+      const inserted = await sql<{ c: string; p: string; revision: number }>`
+        with ins as (
+          insert into events (stream_id, revision, event_id, type, schema_version, data, metadata)
+          select * from (values ${sql.join(values)}) as v(stream_id, revision, event_id, type, schema_version, data, metadata)
+          where ${guard}
+          returning transaction_id::text as c, global_position::text as p, revision
+        )
+        select c, p, revision from ins`.execute(this.#db);
+      if (inserted.rows.length !== events.length) return null;
+      const last = inserted.rows.reduce((a, b) => (b.revision > a.revision ? b : a));
+      // NOTIFY stays a statement of its own: inside this one it would hold the global notify lock through
+      // the commit's WAL flush and serialize every append.
+      await this.#announce();
+      return { nextExpectedRevision: last.revision, position: { commit: BigInt(last.c), prepare: BigInt(last.p) } };
+    } catch (error) {
+      if (isUniqueViolation(error)) return null;
+      throw error;
     }
   }
 

@@ -76,13 +76,14 @@ export async function runJournalCommand(ctx: JournalContext, caller: CommandCall
   const newTradeId = () => (key !== null ? deterministicUuid(userId, key, 'trade', String(tradeSeq++)) : uuidv7(now.getTime()));
   const eventId = (i: number) => (key !== null ? deterministicUuid(userId, key, String(i)) : uuidv7(now.getTime()));
 
-  const { command, lineageId } = await commandOf(ctx, caller, request, newTradeId);
+  const { command, lineageId, ownAccount, fresh } = await commandOf(ctx, caller, request, newTradeId);
   const streamId = lineageStreamId(userId, lineageId);
   const today = newYorkDate(now);
   const recordedAt = now.toISOString();
 
   for (let attempt = 0; ; attempt++) {
-    const stored = await ctx.eventStore.readStream(streamId);
+    // A new lineage under a fresh random id has no events yet: skip the read (a keyed retry must read).
+    const stored = fresh && key === null && attempt === 0 ? [] : await ctx.eventStore.readStream(streamId);
     const state = foldStored(stored);
     if (key !== null) {
       // A crash between the append and storing the answer: the events are there, the answer is not.
@@ -92,10 +93,12 @@ export async function runJournalCommand(ctx: JournalContext, caller: CommandCall
     const events = decide(command, state, { today });
     if (events.length === 0) return answerOf(command.type, command.tradeId, events, state, today);
     const indexRows = events.flatMap(createdTradeIds).map((trade_uid) => ({ trade_uid, user_id: userId, lineage_id: lineageId }));
-    if (indexRows.length > 0) {
-      // Before the append: a command addressing a new uid must find its stream without the projector.
-      await ctx.db.insertInto('trade_lineage_index').values(indexRows).onConflict((oc) => oc.column('trade_uid').doNothing()).execute();
-    }
+    // Before the append: a command addressing a new uid must find its stream without the projector. The
+    // account check runs beside it (one round trip less); if it fails, the row points at nothing.
+    await Promise.all([
+      ownAccount && attempt === 0 ? assertOwnAccount(ctx, userId, ownAccount) : undefined,
+      indexRows.length > 0 ? ctx.db.insertInto('trade_lineage_index').values(indexRows).onConflict((oc) => oc.column('trade_uid').doNothing()).execute() : undefined,
+    ]);
     const metadata: EventMetadata = {
       userId,
       actor: { id: userId, role: caller.actorRole ?? 'trader' },
@@ -110,6 +113,8 @@ export async function runJournalCommand(ctx: JournalContext, caller: CommandCall
     const toAppend: NewEvent[] = events.map((e, i) => ({ id: eventId(i), type: e.type, schemaVersion: journalEventVersions[e.type], data: e.data, metadata }));
     try {
       await ctx.eventStore.append(streamId, toAppend, revision === -1 ? 'no_stream' : revision);
+      // Only after the append: the cache must never know a uid whose trade may not exist.
+      for (const row of indexRows) rememberLineage(row.trade_uid, userId, lineageId);
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
       if (attempt === 0) continue;
@@ -154,10 +159,28 @@ export function foldStored(stored: StoredEvent[]): Lineage {
   return state;
 }
 
+/**
+ * uid -> owner and lineage, as this process wrote or read them. A row of trade_lineage_index never
+ * changes once written, so a cached entry cannot go stale; it only saves the lookup round trip for the
+ * common "open, then act on it" sequence. Bounded: the oldest entries go first.
+ */
+const LINEAGE_CACHE_MAX = 50_000;
+const lineageCache = new Map<string, { userId: string; lineageId: string }>();
+function rememberLineage(uid: string, userId: string, lineageId: string): void {
+  if (lineageCache.size >= LINEAGE_CACHE_MAX) lineageCache.delete(lineageCache.keys().next().value!);
+  lineageCache.set(uid, { userId, lineageId });
+}
+
 /** The user's own lineage holding `uid`; a foreign uid is "not found", exactly like a missing one. */
 async function lineageOf(ctx: JournalContext, userId: string, uid: string): Promise<string> {
+  const cached = lineageCache.get(uid);
+  if (cached) {
+    if (cached.userId !== userId) throw new AppError('not_found', m.notFound);
+    return cached.lineageId;
+  }
   const row = await ctx.db.selectFrom('trade_lineage_index').select('lineage_id').where('trade_uid', '=', uid).where('user_id', '=', userId).executeTakeFirst();
   if (!row) throw new AppError('not_found', m.notFound);
+  rememberLineage(uid, userId, row.lineage_id as string);
   return row.lineage_id as string;
 }
 
@@ -176,20 +199,19 @@ async function commandOf(
   caller: CommandCaller,
   request: JournalRequest,
   newTradeId: () => string,
-): Promise<{ command: JournalCommand; lineageId: string }> {
+): Promise<{ command: JournalCommand; lineageId: string; ownAccount?: string; fresh?: boolean }> {
   const userId = caller.principal.userId;
   switch (request.kind) {
     case 'addTrade':
     case 'addClosedTrade': {
       assertActiveSubscription(caller.principal as Principal);
-      await assertOwnAccount(ctx, userId, request.body.trade_data.account_uid);
       const tradeId = newTradeId();
       const tags = tagNames(request.body.tag_data);
       const command: JournalCommand =
         request.kind === 'addTrade'
           ? { type: 'OpenTrade', tradeId, data: request.body.trade_data, tags }
           : { type: 'AddClosedTrade', tradeId, data: request.body.trade_data, tags };
-      return { command, lineageId: tradeId };
+      return { command, lineageId: tradeId, ownAccount: request.body.trade_data.account_uid, fresh: true };
     }
     case 'close':
       return {
@@ -212,8 +234,7 @@ async function commandOf(
     }
     case 'update': {
       const lineageId = await lineageOf(ctx, userId, request.uid);
-      if (request.body.account_uid) await assertOwnAccount(ctx, userId, request.body.account_uid);
-      return { command: { type: 'EditTrade', tradeId: request.uid, changes: request.body }, lineageId };
+      return { command: { type: 'EditTrade', tradeId: request.uid, changes: request.body }, lineageId, ...(request.body.account_uid ? { ownAccount: request.body.account_uid } : {}) };
     }
     case 'delete':
       return { command: { type: 'DeleteTrade', tradeId: request.uid }, lineageId: await lineageOf(ctx, userId, request.uid) };

@@ -1,0 +1,154 @@
+import { cpus, totalmem } from 'node:os';
+import { parseArgs } from 'node:util';
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import pg from 'pg';
+import { Registry } from 'prom-client';
+import { loadConfig } from '../src/config.ts';
+import { FixedClock } from '../src/clock.ts';
+import { createLogger } from '../src/logger.ts';
+import { PostgresEventStore } from '../src/eventstore/postgres.ts';
+import { upcastJournalEvent } from '../src/eventstore/create.ts';
+import { createTestDatabase } from '../src/testing/postgres.ts';
+import { buildApp } from '@oj/services/app/app';
+import type { AppDeps } from '@oj/services/app/deps';
+import { migrate } from '@oj/services/platform/migrations';
+import { createUser, login } from '@oj/services/identity/commands';
+import { addAccount } from '@oj/services/accounts/commands';
+import type { Principal } from '@oj/services/app/principal';
+
+/**
+ * `npm run bench -- commands [--seconds S] [--runs R] [--levels 1,16,64]`
+ *
+ * On real PostgreSQL (DATABASE_URL), in a fresh database: the gateway listening on a local port, HTTP
+ * clients with one keep-alive connection each, every client looping "open a trade, close it" (two
+ * commands, each a full read-fold-decide-append with the lineage index and authentication). Beside it,
+ * in the same run and database, the baseline: single-row insert transactions into a plain table at the
+ * same concurrency. Prints throughput, p50/p99 per level (medians over the runs) and a markdown table.
+ */
+interface Sample {
+  throughput: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+const quantile = (sorted: number[], q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : 0);
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2) : 0;
+};
+
+/** Runs `op` in `concurrency` loops for `seconds`; latency of each op in ms. */
+async function load(concurrency: number, seconds: number, op: (worker: number) => Promise<number[]>): Promise<Sample> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const deadline = performance.now() + seconds * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, w) => {
+      while (performance.now() < deadline) {
+        try {
+          latencies.push(...(await op(w)));
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { throughput: latencies.length / elapsed, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), errors };
+}
+
+/** Open+close commands over HTTP from a worker thread (see commands-client.ts). */
+async function httpLoad(job: { address: string; headers: Record<string, string>; openBody: string; closeBody: string; level: number; seconds: number }): Promise<Sample> {
+  const worker = new Worker(new URL('./commands-client.ts', import.meta.url), { workerData: job });
+  const [result] = (await once(worker, 'message')) as [{ latencies: number[]; elapsed: number; errors: number; firstError: string | null }];
+  await worker.terminate();
+  if (result.firstError) process.stderr.write(`first error: ${result.firstError}\n`);
+  const sorted = result.latencies.sort((a, b) => a - b);
+  return { throughput: sorted.length / result.elapsed, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), errors: result.errors };
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { seconds: { type: 'string', default: '5' }, runs: { type: 'string', default: '3' }, levels: { type: 'string', default: '1,16,64' } },
+  });
+  const seconds = Number(values.seconds);
+  const runs = Number(values.runs);
+  const levels = values.levels.split(',').map(Number);
+  const maxLevel = Math.max(...levels);
+
+  const testDb = await createTestDatabase('bench_commands');
+  const database = testDb;
+  await migrate(database.db);
+  const eventStore = new PostgresEventStore(database, { upcast: upcastJournalEvent });
+  const config = loadConfig({ NODE_ENV: 'production', DATABASE_URL: testDb.url, DATA_DIR: '/tmp/oj-bench-commands', JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://bench.local' });
+  // Monday 2 March 2026, 10:00 New York: the trades' dates are fixed, so the bench never meets a weekend.
+  const clock = new FixedClock('2026-03-02T15:00:00Z');
+  const deps: AppDeps = { config, database, eventStore, clock, logger: createLogger('silent'), metrics: new Registry(), readiness: [] };
+  const app = await buildApp(deps, { logger: false });
+  const address = await app.listen({ host: '127.0.0.1', port: 0 });
+
+  const identity = { db: database.db, clock, config };
+  const email = `bench-${Date.now()}@example.com`;
+  const userId = await createUser(identity, { name: 'Bench Trader', email, password: 'Bench1!pass', verified: true });
+  const session = await login(identity, { email, password: 'Bench1!pass' });
+  const principal: Principal = { userId, email, name: 'Bench Trader', role: 'User', subsStatus: 1, subscriptionActive: true, verified: true };
+  const account = await addAccount({ db: database.db, clock, dataDir: config.DATA_DIR }, principal, { name: 'Main', broker: 'ibkr', ac_type: 1, broker_commission: 0.65, broker_fee: 0.03 });
+  const headers = { authorization: `Bearer ${session.accessToken}`, 'content-type': 'application/json' };
+  const openBody = JSON.stringify({
+    trade_data: {
+      ticker: 'SPY', strategy_uid: 'cash-secured-put', account_uid: account.uid, strike_prices: [500], trade_open_date: '2026-02-02',
+      expiration_date: '2026-03-20', contract_size: 1, premium_at_open: 250, net_fee_to_open: 0.65, net_delta: 0.3, stock_price_at_open: 510,
+    },
+    tag_data: [],
+  });
+  const closeBody = JSON.stringify({ contract_size: 1, trade_close_date: '2026-02-27', premium_at_close: 50, net_fee_to_close: 0.65, close_transaction: 2 });
+
+  const baselinePool = new pg.Pool({ connectionString: testDb.url, max: Math.min(maxLevel, 32) });
+  await baselinePool.query('create table bench_baseline (id bigserial primary key, stream_id text not null, payload jsonb not null, created_at timestamptz not null default now())');
+  const payload = openBody;
+
+  const results: Record<number, { commands: Sample[]; baseline: Sample[] }> = {};
+  for (const level of levels) results[level] = { commands: [], baseline: [] };
+  for (let run = 0; run < runs; run++) {
+    for (const level of levels) {
+      const commands = await httpLoad({ address, headers, openBody, closeBody, level, seconds });
+      const baseline = await load(level, seconds, async (w) => {
+        const t0 = performance.now();
+        await baselinePool.query('insert into bench_baseline (stream_id, payload) values ($1, $2)', [`w${w}`, payload]);
+        return [performance.now() - t0];
+      });
+      results[level]!.commands.push(commands);
+      results[level]!.baseline.push(baseline);
+      process.stderr.write(
+        `run ${run + 1}/${runs} c=${level}: commands ${commands.throughput.toFixed(0)}/s p50 ${commands.p50.toFixed(1)}ms p99 ${commands.p99.toFixed(1)}ms (errors ${commands.errors}); baseline ${baseline.throughput.toFixed(0)}/s p50 ${baseline.p50.toFixed(2)}ms p99 ${baseline.p99.toFixed(2)}ms\n`,
+      );
+    }
+  }
+
+  const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, PostgreSQL ${(await baselinePool.query('show server_version')).rows[0].server_version}`;
+  const rows = levels.map((level) => {
+    const r = results[level]!;
+    const c = { throughput: median(r.commands.map((s) => s.throughput)), p50: median(r.commands.map((s) => s.p50)), p99: median(r.commands.map((s) => s.p99)) };
+    const b = { throughput: median(r.baseline.map((s) => s.throughput)), p50: median(r.baseline.map((s) => s.p50)), p99: median(r.baseline.map((s) => s.p99)) };
+    return { level, commands: c, baseline: b, ratio: c.throughput / b.throughput, errors: r.commands.reduce((n, s) => n + s.errors, 0) };
+  });
+  console.log(JSON.stringify({ machine, seconds, runs, rows }, null, 2));
+  console.log(`\nMachine: ${machine}. Medians of ${runs} runs of ${seconds} s per level.\n`);
+  console.log('| concurrency | commands/s | p50 ms | p99 ms | baseline inserts/s | baseline p50 ms | baseline p99 ms | commands / baseline |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    console.log(
+      `| ${r.level} | ${r.commands.throughput.toFixed(0)} | ${r.commands.p50.toFixed(1)} | ${r.commands.p99.toFixed(1)} | ${r.baseline.throughput.toFixed(0)} | ${r.baseline.p50.toFixed(2)} | ${r.baseline.p99.toFixed(2)} | ${(r.ratio * 100).toFixed(0)}% |`,
+    );
+  }
+
+  await baselinePool.end();
+  await app.close();
+  await eventStore.close();
+  await testDb.drop();
+}
