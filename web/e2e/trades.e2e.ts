@@ -181,8 +181,17 @@ describe("a trader's day", () => {
 
   it('closes one of the three contracts, with the profit/loss preview', async () => {
     await openList('/trades/open', 'Open Trades');
-    await row('AAPL').getByRole('button', { name: 'Close AAPL' }).click();
+    // Keyboard: Enter opens the dialog with focus inside it; Escape closes it and focus returns.
+    const closeButton = row('AAPL').getByRole('button', { name: 'Close AAPL' });
+    await closeButton.focus();
+    await page.keyboard.press('Enter');
     const d = dialog('Close Trade');
+    await d.getByLabel('Contracts to Close').waitFor();
+    expect(await d.evaluate((el) => el.contains(document.activeElement))).toBe(true);
+    await page.keyboard.press('Escape');
+    await d.waitFor({ state: 'detached' });
+    expect(await closeButton.evaluate((el) => el === document.activeElement)).toBe(true);
+    await closeButton.click();
     await d.getByLabel('Contracts to Close').fill('5');
     await d.getByLabel('Close Date').fill('2020-01-02');
     await d.getByRole('button', { name: 'Next' }).click();

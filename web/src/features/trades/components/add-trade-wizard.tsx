@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import './trade-dialogs.css';
 import { statusByCloseAction } from '@oj/contracts/journal-events';
 import { strategyCatalogue, strategyGroup, type Strategy } from '@oj/contracts/strategies';
@@ -28,7 +28,7 @@ import {
   type CloseValues,
 } from '../utils/trade-rules.ts';
 import { formatStrikes, transactionLabel } from '../utils/trade-labels.ts';
-import { InputField, NotesField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, useTradeForm } from './form-controls.tsx';
+import { InputField, NotesField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, focusFirstInvalid, useTradeForm } from './form-controls.tsx';
 
 export interface AddTradeWizardProps {
   mode: 'open' | 'closed';
@@ -121,6 +121,7 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
     form.setAttempted(true);
     if (!valid) {
       setMessage({ tone: 'danger', text: 'There are errors in the form.' });
+      focusFirstInvalid();
       return;
     }
     setMessage(null);
@@ -155,6 +156,7 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
   const submit = () => {
     if (!valid) {
       setMessage({ tone: 'danger', text: 'There are errors in the form.' });
+      focusFirstInvalid();
       return;
     }
     const fail = (error: unknown) => setMessage({ tone: 'danger', text: errorMessage(error, 'Error uploading trade. Please try again.') });
@@ -165,6 +167,7 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
     close.setAttempted(true);
     if (!closeValid) {
       setMessage({ tone: 'danger', text: 'There are errors in the form.' });
+      focusFirstInvalid();
       return;
     }
     const c = close.values;

@@ -22,7 +22,7 @@ import {
   type CloseValues,
 } from '../utils/trade-rules.ts';
 import { transactionLabel } from '../utils/trade-labels.ts';
-import { InputField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, useTradeForm } from './form-controls.tsx';
+import { InputField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, focusFirstInvalid, useTradeForm } from './form-controls.tsx';
 import { SuccessPanel } from './success-panel.tsx';
 import { TradeHeader } from './trade-header.tsx';
 
@@ -81,6 +81,7 @@ export function CloseTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
     form.setAttempted(true);
     if (!valid) {
       setFormError('Please correct the errors in the form.');
+      focusFirstInvalid();
       return;
     }
     setFormError(null);

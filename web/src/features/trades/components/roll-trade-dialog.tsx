@@ -21,7 +21,7 @@ import {
 } from '../utils/trade-rules.ts';
 import { formatStrikes, transactionLabel } from '../utils/trade-labels.ts';
 import { ProfitLoss } from './close-trade-dialog.tsx';
-import { InputField, NotesField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, useTradeForm } from './form-controls.tsx';
+import { InputField, NotesField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, focusFirstInvalid, useTradeForm } from './form-controls.tsx';
 import { SuccessPanel } from './success-panel.tsx';
 import { TradeHeader } from './trade-header.tsx';
 
@@ -71,6 +71,7 @@ export function RollTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
     form.setAttempted(true);
     if (!valid) {
       setFormError('Please correct the errors in the form.');
+      focusFirstInvalid();
       return;
     }
     setFormError(null);

@@ -21,7 +21,7 @@ import {
   type SplitCloseValues,
 } from '../utils/trade-rules.ts';
 import { transactionLabel, trimNumber } from '../utils/trade-labels.ts';
-import { InputField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, useTradeForm } from './form-controls.tsx';
+import { InputField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, focusFirstInvalid, useTradeForm } from './form-controls.tsx';
 import { SuccessPanel } from './success-panel.tsx';
 import { TradeHeader } from './trade-header.tsx';
 
@@ -76,11 +76,17 @@ export function SplitTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
   const goNext = () => {
     if (step === 0) {
       setPremTouched([true, true]);
-      if (!step1Valid) return setFormError('Please correct the errors in the form.');
+      if (!step1Valid) {
+        focusFirstInvalid();
+        return setFormError('Please correct the errors in the form.');
+      }
     }
     if (step === 1) {
       closeForm.setAttempted(true);
-      if (!step2Valid) return setFormError('Please correct the errors in the closing form.');
+      if (!step2Valid) {
+        focusFirstInvalid();
+        return setFormError('Please correct the errors in the closing form.');
+      }
     }
     setFormError(null);
     setStep((s) => s + 1);
