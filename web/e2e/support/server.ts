@@ -3,13 +3,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { Registry } from 'prom-client';
-import { systemClock } from '@oj/infra/clock';
-import { loadConfig, type Config } from '@oj/infra/config';
-import type { EventStore } from '@oj/infra/eventstore/port';
-import { createLogger } from '@oj/infra/logger';
-import type { AppDeps } from '@oj/services/app/deps';
-import { migrate } from '@oj/services/platform/migrations';
+import { loadConfig } from '@oj/infra/config';
 import type { Database } from '@oj/infra/db/database';
 import { createPGliteDatabase, createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
 import { buildApp } from '@oj/services/app/app';
@@ -81,11 +75,8 @@ export async function startServer(options: StartOptions = {}): Promise<E2eServer
   let database: Database;
   if (options.database === 'pglite') database = await createPGliteDatabase();
   else database = testDb = await createTestDatabase('e2e');
-  const runtime = await createRuntime(config, { database }).catch((error: unknown) => {
-    if (error instanceof Error && /event store adapters not built yet/.test(error.message)) return runtimeWithoutEventStore(config, database);
-    throw error;
-  });
-  if (runtime.deps.eventStore !== absentEventStore) await startBackgroundWorkers(runtime, { projector: true, mail: true });
+  const runtime = await createRuntime(config, { database });
+  await startBackgroundWorkers(runtime, { projector: true, mail: true });
   // Until the mail module registers its worker with startBackgroundWorkers, start it here.
   if (!runtime.workers.some((w) => w.name === 'mail')) runtime.workers.push(startMailWorker(runtime.deps));
   const app = await buildApp(runtime.deps, { serveWeb: true, logger: false });
@@ -139,39 +130,6 @@ export async function startServer(options: StartOptions = {}): Promise<E2eServer
       if (testDb) await testDb.drop();
       else await database.close();
       rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Bridge while infra/src/eventstore/create.ts is a stub: the access pages (identity, accounts,
-// strategies) do not touch the event store, so they run on the same runtime minus the event store and
-// the projector. Any use of the event store fails loudly. Remove once the adapters land.
-
-const absentEventStore = new Proxy({} as EventStore, {
-  get(_t, prop) {
-    if (prop === 'then') return undefined;
-    throw new Error(`event store not available yet (accessed ${String(prop)})`);
-  },
-});
-
-async function runtimeWithoutEventStore(config: Config, database: Database): Promise<Runtime> {
-  await migrate(database.db);
-  const deps: AppDeps = {
-    config,
-    database,
-    eventStore: absentEventStore,
-    clock: systemClock,
-    logger: createLogger(config.LOG_LEVEL),
-    metrics: new Registry(),
-    readiness: [],
-  };
-  const workers: Runtime['workers'] = [];
-  return {
-    deps,
-    workers,
-    async close() {
-      for (const w of workers.reverse()) await w.stop();
     },
   };
 }
