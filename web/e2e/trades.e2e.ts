@@ -42,6 +42,17 @@ const dialog = (name: string | RegExp) => page.getByRole('dialog', { name });
 const row = (ticker: string) => page.locator(`tr[data-ticker="${ticker}"]`);
 const showing = (n: number, m: number) => page.getByText(`Showing ${n} out of ${m} Trades`);
 
+/** Waits until the read models answer a list the way the test expects (for steps that reload the page). */
+async function untilList(status: 'open' | 'closed' | 'rolled', ok: (body: { total: number; items: { ticker: string }[] }) => boolean) {
+  for (let tries = 0; ; tries++) {
+    const res = await fetch(`${server.baseUrl}/api/v1/trades/status/${status}?page=1&size=100`, { headers: { authorization: `Bearer ${trader.accessToken}` } });
+    const body = (await res.json()) as { total: number; items: { ticker: string }[] };
+    if (ok(body)) return;
+    if (tries > 100) throw new Error(`${status} list: ${JSON.stringify(body).slice(0, 300)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 async function openList(path: string, heading: string) {
   await page.goto(path);
   await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
@@ -405,6 +416,7 @@ describe("a trader's day", () => {
     await c.getByRole('button', { name: 'Yes' }).click();
     await page.getByText('Trade successfully deleted').waitFor();
     await row('TSLA').waitFor({ state: 'detached' });
+    await untilList('open', (b) => !b.items.some((t) => t.ticker === 'TSLA'));
     await page.reload();
     await page.getByText(/Showing \d+ out of \d+ Trades/).waitFor();
     expect(await row('TSLA').count()).toBe(0);
@@ -511,13 +523,7 @@ describe("a trader's day", () => {
       expect(res.status, await res.clone().text()).toBeLessThan(300);
     }
     // These were added behind the console's back: wait until the read models have them.
-    for (let tries = 0; ; tries++) {
-      const res = await fetch(`${server.baseUrl}/api/v1/trades/status/open?page=1&size=1`, { headers: { authorization: `Bearer ${trader.accessToken}` } });
-      const body = (await res.json()) as { total?: number };
-      if (body.total === 13) break;
-      if (tries > 100) throw new Error(`open list total ${JSON.stringify(body)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await untilList('open', (b) => b.total === 13);
     await openList('/trades/open', 'Open Trades');
     await showing(10, 13).waitFor();
     await page.getByRole('button', { name: 'Load More' }).click();
