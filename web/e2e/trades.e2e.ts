@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { launchBrowser, newContext, screenshots } from './support/browser.ts';
@@ -540,17 +541,24 @@ describe("a trader's day", () => {
     await d.getByRole('button', { name: 'Close', exact: true }).click();
   });
 
-  it('loads no chart library on the trade pages and raised no page errors', async () => {
-    const scripts: string[] = [];
-    page.on('response', (r) => {
-      if (r.request().resourceType() === 'script') scripts.push(r.url());
+  it('loads no chart library and at most 250 KB of script (gzip) on a first visit to a trade page', async () => {
+    const fresh = await context.newPage();
+    const scripts = new Set<string>();
+    fresh.on('response', (r) => {
+      if (r.request().resourceType() === 'script') scripts.add(r.url());
     });
-    await openList('/trades/open', 'Open Trades');
-    await openList('/trades/closed', 'Closed Trades');
+    await fresh.goto('/trades/closed');
+    await fresh.getByText(/Showing \d+ out of \d+ Trades/).waitFor();
+    await fresh.goto('/trades/open');
+    await fresh.getByText(/Showing \d+ out of \d+ Trades/).waitFor();
+    let gzipped = 0;
     for (const src of scripts) {
       const body = await (await fetch(src)).text();
       expect(body.includes('echarts'), src).toBe(false);
+      gzipped += gzipSync(body).length;
     }
+    expect(gzipped).toBeLessThanOrEqual(250 * 1024);
+    await fresh.close();
     expect(pageErrors).toEqual([]);
   });
 });
