@@ -168,6 +168,10 @@ describe('access journey', () => {
     await page.getByRole('menuitem', { name: 'Edit Cover Image' }).click();
     const dialog = page.getByRole('dialog', { name: 'Edit Cover Image' });
     await dialog.waitFor();
+    // Anything that is not a picture is refused before upload.
+    await dialog.getByLabel('Cover image file').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not an image') });
+    await dialog.getByText('The file is not an image. Upload a JPEG, PNG, WebP, GIF, AVIF or TIFF picture.').waitFor();
+    expect(await dialog.getByRole('button', { name: 'Upload' }).isDisabled()).toBe(true);
     await dialog.getByLabel('Cover image file').setInputFiles({ name: 'cover.png', mimeType: 'image/png', buffer: big });
     await dialog.getByRole('img', { name: 'New cover preview' }).waitFor();
     await screenshots(page, 'cover-image-dialog', { fullPage: false });

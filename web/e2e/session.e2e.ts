@@ -181,6 +181,27 @@ describe('session', () => {
     await screenshots(page, 'profile');
   });
 
+  it('signs out a page restored from the back-forward cache', async () => {
+    const bfBrowser = await launchBrowser({ backForwardCache: true });
+    try {
+      const ctx = await newContext(bfBrowser, server.baseUrl);
+      const p = await ctx.newPage();
+      await p.goto('/signin');
+      await p.getByLabel('Email').fill(email);
+      await p.getByLabel('Password', { exact: true }).fill('Straddle#2026');
+      await p.getByRole('button', { name: 'Sign in' }).click();
+      await p.waitForURL('**/dashboard');
+      await p.goto('/');
+      await p.getByRole('heading', { name: /Know exactly what your option trades earn/ }).waitFor();
+      await p.goBack();
+      await p.waitForURL('**/signin');
+      await p.getByRole('button', { name: 'Sign in' }).waitFor();
+      expect(await p.evaluate(() => localStorage.getItem('oj.session.user'))).toBeNull();
+    } finally {
+      await bfBrowser.close();
+    }
+  });
+
   it('signs out and goes to /signin when the refresh fails', async () => {
     await context.clearCookies();
     await page.evaluate(() => localStorage.setItem('oj.session.token', 'x.y.z'));

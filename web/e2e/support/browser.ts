@@ -10,11 +10,13 @@ export const DESKTOP = { width: 1366, height: 900 } as const;
 export const PHONE = { width: 375, height: 812 } as const;
 export const SCREENSHOT_DIR = fileURLToPath(new URL('../../../.artifacts/screenshots/', import.meta.url));
 
-export async function launchBrowser(): Promise<Browser> {
+/** `backForwardCache: true` keeps Chromium's back-forward cache on (playwright turns it off by default). */
+export async function launchBrowser(options: { backForwardCache?: boolean } = {}): Promise<Browser> {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
+    ignoreDefaultArgs: options.backForwardCache ? ['--disable-back-forward-cache'] : undefined,
   });
 }
 
