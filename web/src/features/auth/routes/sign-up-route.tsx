@@ -171,10 +171,13 @@ export function SignUpRoute() {
                 Terms of Service
               </button>{' '}
               and the{' '}
-              <button type="button" className="link-button" onClick={() => setLegal('privacy')}>
-                Privacy Policy
-              </button>
-              , and I am 18 or older.
+              <span className="nowrap">
+                <button type="button" className="link-button" onClick={() => setLegal('privacy')}>
+                  Privacy Policy
+                </button>
+                ,
+              </span>{' '}
+              and I am 18 or older.
             </>
           }
         />
