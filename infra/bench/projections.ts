@@ -1,0 +1,333 @@
+import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import pg from 'pg';
+import { sql } from 'kysely';
+import { Registry } from 'prom-client';
+import { randomBytes } from 'node:crypto';
+import { journalEventVersions, lineageStreamId } from '@oj/contracts/journal-events';
+import { openDatabase, type Database } from '../src/db/database.ts';
+import { createLogger } from '../src/logger.ts';
+import { PostgresEventStore } from '../src/eventstore/postgres.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { migrations as eventStoreMigrations } from '../src/eventstore/migrations.ts';
+import { migrations as projectorMigrations } from '@oj/projections/runtime/migrations';
+import { rebuild } from '@oj/projections/runtime/rebuild';
+import { liveTables } from '@oj/projections/runtime/registry';
+import { startProjector } from '@oj/projections/runtime/projector';
+import { tradesProjection, TRADES_PROJECTION } from '@oj/projections/trades/projection';
+import { listExpiring, listTrades, type TradeReadTables } from '@oj/projections/trades/queries';
+import { premiumData } from '@oj/projections/daily-premium/queries';
+import { generateJournal, HEAVY_USER } from './journal-generator.ts';
+
+/**
+ * `npm run bench -- projections [--events N] [--live-seconds S] [--keep]`
+ *
+ * On real PostgreSQL (DATABASE_URL) and Redis (REDIS_URL), in a fresh database:
+ * 1. seeds a synthetic journal of N events (default 1,000,000) straight into the event store's table with
+ *    COPY (one heavy user with ~100,000 trades, the rest spread over 2,000 users, two years of dates);
+ * 2. baseline: COPY of the same rows into a plain table without indexes, in the same run;
+ * 3. rebuild of the trade read models from the log (the runtime's `rebuild`), events/s and its ratio to
+ *    the baseline's rows/s;
+ * 4. list queries (open, closed, rolled, expiring; first and a deep page) and premium data for the heavy
+ *    user: p50/p99 over repeated runs;
+ * 5. live lag: the projector (BullMQ lanes when REDIS_URL is set) running while 200 events/s are
+ *    appended through the store; lag = from append committed to the lineage's row showing it.
+ * Prints a JSON report (and a markdown table for docs/performance.md).
+ */
+interface Args {
+  events: number;
+  liveSeconds: number;
+  rate: number;
+  keep: boolean;
+}
+
+function parseArgs(argv: string[]): Args {
+  const get = (name: string) => {
+    const i = argv.indexOf(`--${name}`);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  return {
+    events: Number(get('events') ?? 1_000_000),
+    liveSeconds: Number(get('live-seconds') ?? 30),
+    rate: Number(get('rate') ?? 200),
+    keep: argv.includes('--keep'),
+  };
+}
+
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] ?? NaN;
+};
+const r2 = (x: number) => Math.round(x * 100) / 100;
+const log = (...a: unknown[]) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...a);
+
+/** COPY text format: backslash, tab and newline escaped. */
+const copyField = (s: string) => s.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+
+async function writeSeedFile(file: string, events: number): Promise<{ rows: number; heavyLineages: number }> {
+  const out = createWriteStream(file);
+  let rows = 0;
+  for (const g of generateJournal({ totalEvents: events, users: 2000, heavyUserLineages: Math.round(events * 0.0675) })) {
+    const e = g.event;
+    const line = `${copyField(g.streamId)}\t${g.revision}\t${e.id}\t${e.type}\t${e.schemaVersion}\t${copyField(JSON.stringify(e.data))}\t${copyField(JSON.stringify(e.metadata))}\n`;
+    if (!out.write(line)) await once(out, 'drain');
+    rows++;
+  }
+  out.end();
+  await once(out, 'finish');
+  return { rows, heavyLineages: Math.round(events * 0.0675) };
+}
+
+/** `psql \copy` streams the file through the client connection: a real COPY FROM STDIN, timed end to end. */
+async function psqlCopy(url: string, table: string, file: string): Promise<number> {
+  const started = performance.now();
+  const child = spawn('psql', [url, '-v', 'ON_ERROR_STOP=1', '-q', '-c', `\\copy ${table} (stream_id, revision, event_id, type, schema_version, data, metadata) from '${file}'`], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const [code] = (await once(child, 'exit')) as [number];
+  if (code !== 0) throw new Error(`psql copy into ${table} failed (${code})`);
+  return (performance.now() - started) / 1000;
+}
+
+async function freshDatabase(adminUrl: string): Promise<{ url: string; name: string; drop(): Promise<void> }> {
+  const name = `oj_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database "${name}"`);
+  await admin.end();
+  const u = new URL(adminUrl);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    name,
+    async drop() {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`drop database if exists "${name}" with (force)`);
+      await c.end();
+    },
+  };
+}
+
+async function timeQuery(runs: number, f: () => Promise<unknown>): Promise<{ p50: number; p99: number; max: number }> {
+  for (let i = 0; i < 5; i++) await f();
+  const ms: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await f();
+    ms.push(performance.now() - t);
+  }
+  return { p50: r2(quantile(ms, 0.5)), p99: r2(quantile(ms, 0.99)), max: r2(Math.max(...ms)) };
+}
+
+export async function benchProjections(argv: string[]): Promise<Record<string, unknown>> {
+  const args = parseArgs(argv);
+  const adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl) throw new Error('DATABASE_URL is required (a PostgreSQL server the bench may create databases on).');
+  const redisUrl = process.env.REDIS_URL;
+  const target = await freshDatabase(adminUrl);
+  const dir = await mkdtemp(join(tmpdir(), 'oj-bench-'));
+  let database: Database | undefined;
+  const report: Record<string, unknown> = {
+    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
+    events: args.events,
+  };
+  try {
+    database = await openDatabase({ url: target.url, poolSize: 10 });
+    const db = database.db;
+    const pgVersion = (await sql<{ v: string }>`show server_version`.execute(db)).rows[0]?.v;
+    (report.machine as Record<string, unknown>).postgres = pgVersion;
+    await migrateToLatest(db, [eventStoreMigrations, projectorMigrations]);
+
+    log(`generating ${args.events} events`);
+    const file = join(dir, 'events.tsv');
+    const seeded = await writeSeedFile(file, args.events);
+
+    log('seeding the event store (COPY into events)');
+    const seedSeconds = await psqlCopy(target.url, 'events', file);
+    await sql`analyze events`.execute(db);
+    log('baseline: COPY of the same rows into a plain table');
+    await sql`create table bench_copy_baseline (stream_id text, revision integer, event_id uuid, type text, schema_version integer, data jsonb, metadata jsonb)`.execute(db);
+    const baselineSeconds = await psqlCopy(target.url, 'bench_copy_baseline', file);
+    const baselineRate = seeded.rows / baselineSeconds;
+    report.seed = { seconds: r2(seedSeconds), heavyUser: HEAVY_USER };
+    report.baseline = { rows: seeded.rows, seconds: r2(baselineSeconds), rowsPerSecond: Math.round(baselineRate) };
+
+    const eventStore = new PostgresEventStore(database);
+    {
+      // The log read alone (what a rebuild cannot go below): readAll in the rebuild's batch size.
+      const t = performance.now();
+      let after: import('../src/eventstore/port.ts').LogPosition | undefined;
+      let n = 0;
+      for (;;) {
+        const batch = await eventStore.readAll({ ...(after ? { after } : {}), streamPrefixes: ['trade-'], limit: 10_000 });
+        n += batch.length;
+        const last = batch.at(-1);
+        if (!last || batch.length < 10_000) break;
+        after = last.position;
+      }
+      const s = (performance.now() - t) / 1000;
+      report.logRead = { events: n, seconds: r2(s), eventsPerSecond: Math.round(n / s) };
+      log(`log read alone: ${Math.round(n / s)} ev/s`);
+    }
+    const deps = { database, eventStore, projections: [tradesProjection], lanes: 4 };
+    log('rebuild of the trade read models');
+    let lastLog = 0;
+    const rebuildStarted = performance.now();
+    await rebuild(deps, TRADES_PROJECTION, {
+      batchSize: 10_000,
+      onProgress: (p) => {
+        if (performance.now() - lastLog > 5000 || p.phase === 'done') {
+          lastLog = performance.now();
+          log(`  ${p.phase} ${p.eventsDone}/${p.eventsTotal ?? '?'} ${Math.round(p.rate)} ev/s eta ${p.etaSeconds === null ? '?' : Math.round(p.etaSeconds)} s`);
+        }
+      },
+    });
+    const rebuildSeconds = (performance.now() - rebuildStarted) / 1000;
+    const rebuildRate = seeded.rows / rebuildSeconds;
+    const tables = (await liveTables(db, TRADES_PROJECTION)) as unknown as TradeReadTables & Record<string, string>;
+    const counts = await tradesProjection.countRows!(db, tables);
+    report.rebuild = { seconds: r2(rebuildSeconds), eventsPerSecond: Math.round(rebuildRate), ratioToCopyBaseline: r2(rebuildRate / baselineRate), rows: counts };
+    for (const t of Object.values(tables)) await sql`vacuum analyze ${sql.table(t)}`.execute(db);
+
+    const heavyTrades = Number((await sql<{ n: number }>`select count(*)::int as n from ${sql.table(tables.trades)} where user_id = ${HEAVY_USER}`.execute(db)).rows[0]?.n);
+    log(`queries for the heavy user (${heavyTrades} trades)`);
+    const today = '2026-11-20';
+    const q = { page: 1, size: 10 };
+    const deep = { page: 500, size: 10 };
+    const lists: Record<string, unknown> = {};
+    for (const status of ['open', 'closed', 'rolled'] as const) {
+      lists[status] = await timeQuery(300, () => listTrades(db, tables, HEAVY_USER, status, q, today));
+      lists[`${status} page 500`] = await timeQuery(100, () => listTrades(db, tables, HEAVY_USER, status, deep, today));
+    }
+    lists['closed ticker=AAPL'] = await timeQuery(300, () => listTrades(db, tables, HEAVY_USER, 'closed', { ...q, ticker: 'AAPL' }, today));
+    lists['closed sd..ed 90 days'] = await timeQuery(300, () => listTrades(db, tables, HEAVY_USER, 'closed', { ...q, sd: '2026-08-20', ed: '2026-11-20' }, today));
+    lists.expiring = await timeQuery(300, () => listExpiring(db, tables, HEAVY_USER, q, today));
+    const premium = await timeQuery(100, () => premiumData(db, tables, HEAVY_USER, today));
+    const days = (await premiumData(db, tables, HEAVY_USER, today)).daily_income.length;
+    report.queries = { heavyUserTrades: heavyTrades, listsMs: lists, premiumDataMs: { ...premium, dailyRecords: days } };
+
+    log(`live: projector ${redisUrl ? 'with BullMQ lanes' : 'in process'}, appending ${args.rate} events/s for ${args.liveSeconds} s`);
+    report.live = await measureLiveLag({ database, eventStore, tables, redisUrl, args });
+    log('done');
+    return report;
+  } finally {
+    await database?.close();
+    await rm(dir, { recursive: true, force: true });
+    if (!args.keep) await target.drop();
+    else log(`kept database ${target.name}`);
+  }
+}
+
+async function measureLiveLag(o: {
+  database: Database;
+  eventStore: PostgresEventStore;
+  tables: Record<string, string>;
+  redisUrl: string | undefined;
+  args: Args;
+}): Promise<Record<string, unknown>> {
+  const { database, eventStore, tables, args } = o;
+  const db = database.db;
+  const prefix = `ojbench${randomBytes(3).toString('hex')}`;
+  // A deployment's projector runs all along; this database never had one, and a dispatcher without a
+  // checkpoint starts at the beginning of the log (handing every seeded event to the lanes, which skip
+  // them all after the rebuild). Start it where a running projector would be: at the head, where the
+  // rebuilt read models' checkpoints are.
+  const head = await eventStore.head();
+  if (head) {
+    await sql`insert into projector_dispatcher (id, commit, prepare, lanes) values ('main', ${head.commit.toString()}, ${head.prepare.toString()}, 4)
+      on conflict (id) do update set commit = excluded.commit, prepare = excluded.prepare`.execute(db);
+  }
+  const projector = await startProjector({
+    config: { PROJECTOR_LANES: 4, REDIS_URL: o.redisUrl },
+    database,
+    eventStore,
+    logger: createLogger('warn'),
+    metrics: new Registry(),
+    projections: [tradesProjection],
+    bullPrefix: prefix,
+    pollMs: 20,
+  });
+  log('  projector started; catching up to the head');
+  await projector.waitFor('head', 120_000);
+  log('  caught up; appending');
+  const pending = new Map<string, { rev: number; at: number }>();
+  const lags: number[] = [];
+  let polling = true;
+  const poller = (async () => {
+    while (polling || pending.size) {
+      if (pending.size) {
+        const lids = [...pending.keys()];
+        const { rows } = await sql<{ lid: string; rev: number }>`select lid, rev from ${sql.table(tables.trade_lineages!)} where lid in (select json_array_elements_text(${JSON.stringify(lids)}::json))`.execute(db);
+        const now = performance.now();
+        for (const r of rows) {
+          const p = pending.get(r.lid);
+          if (p && r.rev >= p.rev) {
+            lags.push(now - p.at);
+            pending.delete(r.lid);
+          }
+        }
+      }
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  })();
+  const total = args.rate * args.liveSeconds;
+  const started = performance.now();
+  let appended = 0;
+  const inflight = new Set<Promise<void>>();
+  for (let i = 0; i < total; i++) {
+    const due = started + (i * 1000) / args.rate;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const userId = `live-user-${i % 500}`;
+    const lid = `live-${i}`;
+    const p = (async () => {
+      const at = new Date().toISOString();
+      await eventStore.append(
+        lineageStreamId(userId, lid),
+        [
+          {
+            id: `00000000-0000-7000-9000-${i.toString(16).padStart(12, '0')}`,
+            type: 'TradeOpened',
+            schemaVersion: journalEventVersions.TradeOpened,
+            data: {
+              tradeId: lid,
+              lineageId: lid,
+              terms: { ticker: 'LIVE', strategyUid: 'cash-secured-put', accountUid: 'acct-1', strikePrices: [50], openDate: '2026-11-20', expirationDate: '2026-12-18', contractSize: 1, premiumAtOpen: 120, netFeeToOpen: 0.68, openTransaction: 1, netDelta: 0.3, stockPriceAtOpen: 52, costBasis: null, leapsValue: null, notes: '', tags: [] },
+            },
+            metadata: { userId, actor: { id: userId, role: 'trader' }, correlationId: `live-${i}`, causationId: null, idempotencyKey: null, recordedAt: at, businessDate: '2026-11-20' },
+          },
+        ],
+        'no_stream',
+      );
+      pending.set(lid, { rev: 0, at: performance.now() });
+      appended++;
+    })();
+    inflight.add(p);
+    void p.finally(() => inflight.delete(p));
+  }
+  await Promise.all(inflight);
+  log(`  appended ${appended}; waiting for ${pending.size} to show`);
+  const appendSeconds = (performance.now() - started) / 1000;
+  const deadline = performance.now() + 60_000;
+  while (pending.size && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  polling = false;
+  await poller;
+  log('  stopping the projector');
+  await projector.stop();
+  return {
+    transport: o.redisUrl ? 'bullmq' : 'in-process',
+    lanes: 4,
+    appended,
+    achievedRate: Math.round(appended / appendSeconds),
+    unseen: pending.size,
+    lagMs: { p50: r2(quantile(lags, 0.5)), p99: r2(quantile(lags, 0.99)), max: r2(Math.max(...lags)) },
+  };
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const report = await benchProjections(argv);
+  console.log(JSON.stringify(report, null, 2));
+}
