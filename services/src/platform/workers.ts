@@ -1,5 +1,6 @@
 import { allProjections } from '@oj/projections/catalogue';
 import { startProjector } from '@oj/projections/runtime/projector';
+import { startMailWorker } from '../mail/start.ts';
 import type { BackgroundWorker, Runtime } from './runtime.ts';
 
 type Which = { projector: boolean; mail: boolean };
@@ -12,7 +13,7 @@ interface WorkerStarter {
 
 /**
  * Every background worker a process can run, started in this order and stopped in reverse
- * (runtime.close). The mail outbox worker is added to this list by the mail module.
+ * (runtime.close).
  */
 const starters: WorkerStarter[] = [
   {
@@ -30,6 +31,13 @@ const starters: WorkerStarter[] = [
           await projector.stop();
         },
       };
+    },
+  },
+  {
+    name: 'mail',
+    enabled: (which) => which.mail,
+    async start(runtime) {
+      return startMailWorker(runtime.deps);
     },
   },
 ];
