@@ -9,7 +9,6 @@ import { createPGliteDatabase, createTestDatabase, type TestDatabase } from '@oj
 import { buildApp } from '@oj/services/app/app';
 import { createRuntime, type Runtime } from '@oj/services/platform/runtime';
 import { startBackgroundWorkers } from '@oj/services/platform/workers';
-import { startMailWorker } from '@oj/services/mail/start';
 
 /**
  * The real product for a browser test, in this process: runtime, background workers (mail outbox,
@@ -77,8 +76,6 @@ export async function startServer(options: StartOptions = {}): Promise<E2eServer
   else database = testDb = await createTestDatabase('e2e');
   const runtime = await createRuntime(config, { database });
   await startBackgroundWorkers(runtime, { projector: true, mail: true });
-  // Until the mail module registers its worker with startBackgroundWorkers, start it here.
-  if (!runtime.workers.some((w) => w.name === 'mail')) runtime.workers.push(startMailWorker(runtime.deps));
   const app = await buildApp(runtime.deps, { serveWeb: true, logger: false });
   await app.listen({ host: '127.0.0.1', port });
 
