@@ -54,11 +54,28 @@ async function untilList(status: 'open' | 'closed' | 'rolled', ok: (body: { tota
   }
 }
 
-async function openList(path: string, heading: string) {
-  await page.goto(path);
+const sidebarLabel: Record<string, RegExp> = {
+  '/trades/open': /^Open$/,
+  '/trades/closed': /^Closed$/,
+  '/trades/rolled': /^Rolled$/,
+  '/trades/expiring-soon': /^Expiring/,
+};
+
+/**
+ * Goes to a list through the sidebar, as a trader would: no page load, so what the list shows after an
+ * action is the console's own upkeep (part 1 §4). `reload` loads the page from the server instead.
+ */
+async function openList(path: string, heading: string, options: { reload?: boolean } = {}) {
+  if (options.reload || !page.url().includes('/trades/')) await page.goto(path);
+  else await page.getByRole('complementary', { name: 'Main navigation' }).getByRole('link', { name: sidebarLabel[path] }).click();
+  await page.waitForURL(`**${path}`);
   await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
   await page.getByText(/Showing \d+ out of \d+ Trades/).waitFor();
 }
+
+/** A mark on the window that a page load would wipe: the steps between set and check ran without one. */
+const markWindow = () => page.evaluate(() => ((window as unknown as { __noReload: boolean }).__noReload = true));
+const stillSameWindow = async () => expect(await page.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload === true)).toBe(true);
 
 async function openNewTrade(): Promise<Locator> {
   await page.getByRole('button', { name: /New Record/ }).click();
@@ -193,6 +210,7 @@ describe("a trader's day", () => {
 
   it('closes one of the three contracts, with the profit/loss preview', async () => {
     await openList('/trades/open', 'Open Trades');
+    await markWindow();
     // Keyboard: Enter opens the dialog with focus inside it; Escape closes it and focus returns.
     const closeButton = row('AAPL').getByRole('button', { name: 'Close AAPL' });
     await closeButton.focus();
@@ -230,6 +248,7 @@ describe("a trader's day", () => {
     await showing(1, 1).waitFor();
     await openList('/trades/closed', 'Closed Trades');
     await row('AAPL').getByText('1 contract').waitFor();
+    await stillSameWindow();
     await screenshots(page, 'trades-closed');
   });
 
@@ -267,9 +286,13 @@ describe("a trader's day", () => {
   }
 
   it('rolls the rest twice and shows the roll history tree', async () => {
+    await openList('/trades/open', 'Open Trades');
+    await markWindow();
     await roll(laterExpiry, '180', true);
+    // The rolled trade is in Rolled and its successor in Open, without a page load.
     await openList('/trades/rolled', 'Rolled Trades');
     await row('AAPL').waitFor();
+    await stillSameWindow();
     await screenshots(page, 'trades-rolled');
     await roll(lastExpiry, '175', false);
     await openList('/trades/rolled', 'Rolled Trades');
@@ -525,7 +548,7 @@ describe("a trader's day", () => {
     }
     // These were added behind the console's back: wait until the read models have them.
     await untilList('open', (b) => b.total === 13);
-    await openList('/trades/open', 'Open Trades');
+    await openList('/trades/open', 'Open Trades', { reload: true });
     await showing(10, 13).waitFor();
     await page.getByRole('button', { name: 'Load More' }).click();
     await showing(13, 13).waitFor();

@@ -30,9 +30,6 @@ export function disposition(trade: Pick<TradeListItem, 'status' | 'ct'>): string
   return statusLabel(trade.status);
 }
 
-/** Signed premium: a credit adds, a debit subtracts (part 1 §9). */
-export const signOf = (transaction: number | null): number => (transaction === 2 ? -1 : transaction === 1 ? 1 : 0);
-
 export const formatStrikes = (sp: readonly number[]): string => sp.map((s) => `$${trimNumber(s)}`).join(' / ');
 
 export function trimNumber(n: number): string {
