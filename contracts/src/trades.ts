@@ -91,8 +91,19 @@ export const BACKDATE_YEARS = 2;
 
 // ---- request and answer schemas (API names) ----
 
-const num = z.number({ error: tradeMessages.mustBeNumber });
-const int = z.number({ error: tradeMessages.mustBeNumber }).int({ error: tradeMessages.invalidContractSize });
+// Bounds far beyond any real trade keep every derived figure finite (collateral = strike x 100 x
+// contracts) and every stored integer in range, so no input can break a read model.
+export const MONEY_MAX = 1_000_000_000;
+export const CONTRACTS_MAX = 100_000;
+const num = z
+  .number({ error: tradeMessages.mustBeNumber })
+  .min(-MONEY_MAX, `Must be at most ${MONEY_MAX}.`)
+  .max(MONEY_MAX, `Must be at most ${MONEY_MAX}.`);
+const int = z
+  .number({ error: tradeMessages.mustBeNumber })
+  .int({ error: tradeMessages.invalidContractSize })
+  .min(-CONTRACTS_MAX, tradeMessages.invalidContractSize)
+  .max(CONTRACTS_MAX, `Must be at most ${CONTRACTS_MAX}.`);
 const dateText = z.string({ error: 'Date must be in YYYY-MM-DD format.' }).max(32);
 
 export const tagData = z.array(z.object({ name: z.string().trim().min(1).max(40) })).max(20).default([]);
@@ -180,7 +191,7 @@ export const updateTradeRequest = z
     cost_basis: num.nullable(),
     trade_open_date: dateText,
     premium_at_open: num,
-    contract_size: z.number({ error: tradeMessages.contractSizeMinEdit }).int({ error: tradeMessages.contractSizeMinEdit }),
+    contract_size: z.number({ error: tradeMessages.contractSizeMinEdit }).int({ error: tradeMessages.contractSizeMinEdit }).max(CONTRACTS_MAX, `Must be at most ${CONTRACTS_MAX}.`),
     notes: z.string().max(10_000),
     account_uid: z.string().max(64),
     strategy_uid: z.string().max(64),

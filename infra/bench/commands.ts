@@ -15,6 +15,7 @@ import type { AppDeps } from '@oj/services/app/deps';
 import { migrate } from '@oj/services/platform/migrations';
 import { createUser, login } from '@oj/services/identity/commands';
 import { addAccount } from '@oj/services/accounts/commands';
+import { runJournalCommand } from '@oj/services/journal/commands';
 import type { Principal } from '@oj/services/app/principal';
 
 /**
@@ -24,7 +25,9 @@ import type { Principal } from '@oj/services/app/principal';
  * clients with one keep-alive connection each, every client looping "open a trade, close it" (two
  * commands, each a full read-fold-decide-append with the lineage index and authentication). Beside it,
  * in the same run and database, the baseline: single-row insert transactions into a plain table at the
- * same concurrency. Prints throughput, p50/p99 per level (medians over the runs) and a markdown table.
+ * same concurrency; and the same commands called in-process (no HTTP, no authentication), which separates
+ * the gateway's share from the handler's and the store's. Prints throughput, p50/p99 per level (medians over
+ * the runs) and a markdown table.
  */
 interface Sample {
   throughput: number;
@@ -112,20 +115,33 @@ export async function main(argv: string[]): Promise<void> {
   await baselinePool.query('create table bench_baseline (id bigserial primary key, stream_id text not null, payload jsonb not null, created_at timestamptz not null default now())');
   const payload = openBody;
 
-  const results: Record<number, { commands: Sample[]; baseline: Sample[] }> = {};
-  for (const level of levels) results[level] = { commands: [], baseline: [] };
+  const results: Record<number, { commands: Sample[]; direct: Sample[]; baseline: Sample[] }> = {};
+  for (const level of levels) results[level] = { commands: [], direct: [], baseline: [] };
+  const ctx = { db: database.db, eventStore, clock };
+  const caller = { principal, requestId: 'bench', idempotencyKey: null };
+  const openRequest = { kind: 'addTrade' as const, body: JSON.parse(openBody) };
+  const closeRequest = JSON.parse(closeBody);
   for (let run = 0; run < runs; run++) {
     for (const level of levels) {
       const commands = await httpLoad({ address, headers, openBody, closeBody, level, seconds });
+      // The same commands without HTTP, authentication and serialization: the handler and the store alone.
+      const direct = await load(level, seconds, async () => {
+        const t0 = performance.now();
+        const opened = (await runJournalCommand(ctx, caller, openRequest)) as { uid: string };
+        const t1 = performance.now();
+        await runJournalCommand(ctx, caller, { kind: 'close', uid: opened.uid, action: 'close', body: closeRequest });
+        return [t1 - t0, performance.now() - t1];
+      });
       const baseline = await load(level, seconds, async (w) => {
         const t0 = performance.now();
         await baselinePool.query('insert into bench_baseline (stream_id, payload) values ($1, $2)', [`w${w}`, payload]);
         return [performance.now() - t0];
       });
       results[level]!.commands.push(commands);
+      results[level]!.direct.push(direct);
       results[level]!.baseline.push(baseline);
       process.stderr.write(
-        `run ${run + 1}/${runs} c=${level}: commands ${commands.throughput.toFixed(0)}/s p50 ${commands.p50.toFixed(1)}ms p99 ${commands.p99.toFixed(1)}ms (errors ${commands.errors}); baseline ${baseline.throughput.toFixed(0)}/s p50 ${baseline.p50.toFixed(2)}ms p99 ${baseline.p99.toFixed(2)}ms\n`,
+        `run ${run + 1}/${runs} c=${level}: commands ${commands.throughput.toFixed(0)}/s p50 ${commands.p50.toFixed(1)}ms p99 ${commands.p99.toFixed(1)}ms (errors ${commands.errors}); in-process ${direct.throughput.toFixed(0)}/s p99 ${direct.p99.toFixed(1)}ms; baseline ${baseline.throughput.toFixed(0)}/s p50 ${baseline.p50.toFixed(2)}ms p99 ${baseline.p99.toFixed(2)}ms\n`,
       );
     }
   }
@@ -134,16 +150,17 @@ export async function main(argv: string[]): Promise<void> {
   const rows = levels.map((level) => {
     const r = results[level]!;
     const c = { throughput: median(r.commands.map((s) => s.throughput)), p50: median(r.commands.map((s) => s.p50)), p99: median(r.commands.map((s) => s.p99)) };
+    const d = { throughput: median(r.direct.map((s) => s.throughput)), p50: median(r.direct.map((s) => s.p50)), p99: median(r.direct.map((s) => s.p99)) };
     const b = { throughput: median(r.baseline.map((s) => s.throughput)), p50: median(r.baseline.map((s) => s.p50)), p99: median(r.baseline.map((s) => s.p99)) };
-    return { level, commands: c, baseline: b, ratio: c.throughput / b.throughput, errors: r.commands.reduce((n, s) => n + s.errors, 0) };
+    return { level, commands: c, direct: d, baseline: b, ratio: c.throughput / b.throughput, errors: r.commands.reduce((n, s) => n + s.errors, 0) };
   });
   console.log(JSON.stringify({ machine, seconds, runs, rows }, null, 2));
   console.log(`\nMachine: ${machine}. Medians of ${runs} runs of ${seconds} s per level.\n`);
-  console.log('| concurrency | commands/s | p50 ms | p99 ms | baseline inserts/s | baseline p50 ms | baseline p99 ms | commands / baseline |');
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log('| concurrency | HTTP commands/s | p50 ms | p99 ms | in-process commands/s | in-process p99 ms | baseline inserts/s | baseline p50 ms | baseline p99 ms | HTTP / baseline |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     console.log(
-      `| ${r.level} | ${r.commands.throughput.toFixed(0)} | ${r.commands.p50.toFixed(1)} | ${r.commands.p99.toFixed(1)} | ${r.baseline.throughput.toFixed(0)} | ${r.baseline.p50.toFixed(2)} | ${r.baseline.p99.toFixed(2)} | ${(r.ratio * 100).toFixed(0)}% |`,
+      `| ${r.level} | ${r.commands.throughput.toFixed(0)} | ${r.commands.p50.toFixed(1)} | ${r.commands.p99.toFixed(1)} | ${r.direct.throughput.toFixed(0)} | ${r.direct.p99.toFixed(1)} | ${r.baseline.throughput.toFixed(0)} | ${r.baseline.p50.toFixed(2)} | ${r.baseline.p99.toFixed(2)} | ${(r.ratio * 100).toFixed(0)}% |`,
     );
   }
 

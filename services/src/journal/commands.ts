@@ -184,10 +184,23 @@ async function lineageOf(ctx: JournalContext, userId: string, uid: string): Prom
   return row.lineage_id as string;
 }
 
+/**
+ * Accounts known to belong to a user. Trade accounts are never deleted nor moved to another user, so a
+ * positive answer stays true; only those are cached. Bounded: the oldest entries go first.
+ */
+const ownedAccounts = new Set<string>();
+const OWNED_ACCOUNTS_MAX = 50_000;
+
 /** Creating trades needs an active subscription and a trade account of the user's own (403 otherwise). */
 async function assertOwnAccount(ctx: JournalContext, userId: string, accountUid: string): Promise<void> {
   if (!accountUid) throw new AppError('invalid', m.accountRequired, { detail: [{ field: 'account_uid', message: m.accountRequired }] });
-  if (await findAccountOfUser(ctx.db, userId, accountUid)) return;
+  const cacheKey = `${userId}/${accountUid}`;
+  if (ownedAccounts.has(cacheKey)) return;
+  if (await findAccountOfUser(ctx.db, userId, accountUid)) {
+    if (ownedAccounts.size >= OWNED_ACCOUNTS_MAX) ownedAccounts.delete(ownedAccounts.values().next().value!);
+    ownedAccounts.add(cacheKey);
+    return;
+  }
   const any = await findDefaultAccountOfUser(ctx.db, userId);
   throw new AppError('forbidden', any ? m.accountNotOwned : m.noAccount, { resolution: 'Add or choose a trade account on the Trade Accounts page.' });
 }
