@@ -295,7 +295,8 @@ export function checkOpenFields(input: TradeData, strategy: Strategy | undefined
   if (!strategy) push('strategy_uid', tradeMessages.strategyRequired);
   if (!TICKER_PATTERN.test(input.ticker)) push('ticker', tradeMessages.invalidTicker);
   const price = strategy?.uses_cost_basis ? input.cost_basis ?? input.stock_price_at_open : input.stock_price_at_open ?? input.cost_basis;
-  if (price !== undefined && price !== null && price < 0) push(strategy?.uses_cost_basis ? 'cost_basis' : 'stock_price_at_open', tradeMessages.positiveNumber);
+  // The price (stock price, or cost basis for the strategies that label it so) is required.
+  if (price === undefined || price === null || price < 0) push(strategy?.uses_cost_basis ? 'cost_basis' : 'stock_price_at_open', tradeMessages.positiveNumber);
   if (input.leaps_value !== undefined && input.leaps_value !== null && input.leaps_value < 0) push('leaps_value', tradeMessages.positiveNumber);
   if (!(input.net_delta > 0 && input.net_delta <= 1)) push('net_delta', tradeMessages.deltaRange);
   if (input.premium_at_open < 0) push('premium_at_open', tradeMessages.positiveNumber);

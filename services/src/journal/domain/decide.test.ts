@@ -73,6 +73,7 @@ describe('OpenTrade', () => {
     ['ticker', { ticker: 'TOOLONG' }, 'Invalid Ticker'],
     ['ticker chars', { ticker: 'A-B' }, 'Invalid Ticker'],
     ['price', { stock_price_at_open: -1 }, 'Must be a positive number.'],
+    ['missing price', { stock_price_at_open: null }, 'Must be a positive number.'],
     ['delta 0', { net_delta: 0 }, 'Must be between 0 and 1.'],
     ['delta > 1', { net_delta: 1.2 }, 'Must be between 0 and 1.'],
     ['premium', { premium_at_open: -5 }, 'Must be a positive number.'],
@@ -207,6 +208,7 @@ describe('RollTrade', () => {
     ['new size too big', {}, { contract_size: 4 }, 'Cannot exceed contract size [ 3 ].'],
     ['new expiration', {}, { expiration_date: '2026-02-26' }, 'New Expiration date must be on or after close Date.'],
     ['new price', {}, { stock_price_at_open: -1 }, 'Must be a positive number.'],
+    ['missing new price', {}, { stock_price_at_open: undefined }, 'Must be a positive number.'],
     ['new delta', {}, { net_delta: 2 }, 'Must be between 0 and 1.'],
     ['new premium', {}, { premium_at_open: -1 }, 'Must be a positive number.'],
     ['new fee', {}, { net_fee_to_open: -1 }, 'Must be a non-negative number.'],
@@ -288,6 +290,7 @@ describe('EditTrade', () => {
   it.each<[Record<string, unknown>, string]>([
     [{ ticker: 'bad!' }, 'Invalid Ticker'],
     [{ stock_price_at_open: -1 }, 'Must be a positive number'],
+    [{ stock_price_at_open: null }, 'Must be a positive number'],
     [{ trade_open_date: '2026-03-03' }, 'Open date cannot be in the future'],
     [{ trade_open_date: '2024-02-29' }, 'Open date cannot be older than 2 years.'],
     [{ trade_open_date: '2026-02-01' }, 'Weekend dates are not allowed.'],

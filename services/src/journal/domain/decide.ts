@@ -250,7 +250,7 @@ function decideRoll(c: Extract<JournalCommand, { type: 'RollTrade' }>, state: Li
   if (expIssue) push('new_trade.expiration_date', expIssue);
   else if (closeDate && parseIsoDate(closeDate) && next.expiration_date < closeDate) push('new_trade.expiration_date', m.newExpirationBeforeClose);
   const price = strategy.uses_cost_basis ? next.cost_basis ?? next.stock_price_at_open : next.stock_price_at_open ?? next.cost_basis;
-  if (price !== undefined && price !== null && price < 0) push(strategy.uses_cost_basis ? 'new_trade.cost_basis' : 'new_trade.stock_price_at_open', m.positiveNumber);
+  if (price === undefined || price === null || price < 0) push(strategy.uses_cost_basis ? 'new_trade.cost_basis' : 'new_trade.stock_price_at_open', m.positiveNumber);
   if (!(next.net_delta > 0 && next.net_delta <= 1)) push('new_trade.net_delta', m.deltaRange);
   if (next.premium_at_open < 0) push('new_trade.premium_at_open', m.positiveNumber);
   if (next.net_fee_to_open < 0) push('new_trade.net_fee_to_open', m.nonNegative);
@@ -369,6 +369,9 @@ function decideEdit(c: Extract<JournalCommand, { type: 'EditTrade' }>, state: Li
     const v = changes[key];
     if (v !== undefined && v !== null && v < 0) push(field, m.positiveNumberEdit);
   }
+  // The price stays required: the strategy's price field cannot be emptied.
+  const priceKey = strategy.uses_cost_basis ? 'costBasis' : 'stockPriceAtOpen';
+  if (changes[priceKey] === null && merged.stockPriceAtOpen === null && merged.costBasis === null) push(strategy.uses_cost_basis ? 'cost_basis' : 'stock_price_at_open', m.positiveNumberEdit);
   if ('openDate' in changes) {
     const openIssue = checkOpenDate(merged.openDate, ctx.today, 'edit');
     push('trade_open_date', openIssue);
