@@ -55,7 +55,10 @@ export async function recomputeDays(trx: Kysely<any>, tables: { trades: string; 
     union all
     select t.* from k cross join lateral (select uid, ${dayTradeColumns} from ${T} where user_id = k.u and tcd = k.d) t`.execute(trx);
   const seen = new Set<string>();
-  const trades = rows.filter((r) => (seen.has(r.uid) ? false : (seen.add(r.uid), true)));
+  const trades = rows.filter((r) => {
+    const k = `${r.user_id}\u0000${r.uid}`;
+    return seen.has(k) ? false : (seen.add(k), true);
+  });
   const records = computeDailyRecords(keys, trades);
   const D = sql.table(tables.daily_premium);
   if (records.size) {

@@ -17,7 +17,31 @@ export async function rollHistory(db: Kysely<any>, tables: TradeReadTables, user
     where t.lid = (select lid from ${T} where uid = ${uid} and user_id = ${userId}) and t.user_id = ${userId}
     order by t.tod, t.created_at, t.uid`.execute(db);
   if (!rows.length) return undefined;
-  return rows.map(toRollHistoryItem);
+  return treeOrder(rows.map(toRollHistoryItem));
+}
+
+/**
+ * Each trade after the one it came from, roots first (a roll and the close it follows can share an
+ * instant, so timestamps alone do not order them); siblings by open date.
+ */
+function treeOrder(items: RollHistoryItem[]): RollHistoryItem[] {
+  const uids = new Set(items.map((i) => i.uid));
+  const children = new Map<string | null, RollHistoryItem[]>();
+  for (const i of items) {
+    const parent = i.rolled_from_uid !== null && uids.has(i.rolled_from_uid) ? i.rolled_from_uid : null;
+    const list = children.get(parent) ?? [];
+    list.push(i);
+    children.set(parent, list);
+  }
+  const out: RollHistoryItem[] = [];
+  const visit = (parent: string | null) => {
+    for (const i of children.get(parent) ?? []) {
+      out.push(i);
+      visit(i.uid);
+    }
+  };
+  visit(null);
+  return out;
 }
 
 export function toRollHistoryItem(r: TradeRow): RollHistoryItem {

@@ -16,15 +16,15 @@ export type SplitHistoryRow = Selectable<SplitHistoryTable>;
 
 export async function createSplitHistoryTable(db: Kysely<any>, t: string): Promise<void> {
   await sql`create table if not exists ${sql.table(t)} (
-    auid text primary key,
+    auid text not null,
     user_id text not null,
     lid text not null,
     trades jsonb not null,
     su text not null,
     gene jsonb not null,
-    created_at text not null
+    created_at text not null,
+    primary key (user_id, auid)
   )`.execute(db);
-  await sql`create index if not exists ${sql.raw(`${t}_user`)} on ${sql.table(t)} (user_id)`.execute(db);
 }
 
 export const splitRow = (s: SplitRecord): SplitHistoryTable => ({
@@ -41,7 +41,7 @@ export const splitRow = (s: SplitRecord): SplitHistoryTable => ({
 export async function insertSplits(trx: Kysely<any>, t: string, splits: readonly SplitRecord[]): Promise<void> {
   if (!splits.length) return;
   await sql`insert into ${sql.table(t)} select * from json_populate_recordset(null::${sql.table(t)}, ${JSON.stringify(splits.map(splitRow))}::json)
-    on conflict (auid) do nothing`.execute(trx);
+    on conflict (user_id, auid) do nothing`.execute(trx);
 }
 
 export async function deleteUserSplits(trx: Kysely<any>, t: string, userId: string): Promise<void> {

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { upcast } from '@oj/contracts/events';
-import { journalEventVersions, journalUpcasters, userStreamPrefix, type JournalEvent, type JournalEventType } from '@oj/contracts/journal-events';
+import { journalEventVersions, journalUpcasters, lineageStreamId, userStreamPrefix, type JournalEvent, type JournalEventType } from '@oj/contracts/journal-events';
 import type { StoredEvent } from '@oj/infra/eventstore/port';
 import type { Projection, ProjectionContext } from '../runtime/projection.ts';
 import { FORMULAS_VERSION } from '../formulas/formulas.ts';
@@ -38,7 +38,7 @@ interface Loaded {
 
 const upsertSet = sql.raw(
   tradeColumns
-    .filter((c) => c !== 'uid')
+    .filter((c) => c !== 'uid' && c !== 'user_id')
     .map((c) => `${c} = excluded.${c}`)
     .join(', '),
 );
@@ -51,38 +51,45 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
   for (const e of events) {
     const prefix = userStreamPrefix(e.metadata.userId);
     if (!e.streamId.startsWith(prefix)) continue;
-    const lid = e.streamId.slice(prefix.length);
-    let list = byLineage.get(lid);
-    if (!list) byLineage.set(lid, (list = []));
+    let list = byLineage.get(e.streamId);
+    if (!list) byLineage.set(e.streamId, (list = []));
     list.push(e);
   }
   if (!byLineage.size) return;
-  const lids = [...byLineage.keys()];
-  const lidJson = JSON.stringify(lids);
+  // Lineages are keyed by (user, lineage id): the stream names both.
+  const keyJson = JSON.stringify(
+    [...byLineage].map(([streamId, evs]) => {
+      const u = evs[0]!.metadata.userId;
+      return { u, l: streamId.slice(userStreamPrefix(u).length) };
+    }),
+  );
   const guards = await sql<{ lid: string; user_id: string; rev: number; has_roll: boolean }>`
-    select lid, user_id, rev, has_roll from ${sql.table(tables.trade_lineages)} where lid in (select json_array_elements_text(${lidJson}::json))`.execute(trx);
+    select g.lid, g.user_id, g.rev, g.has_roll from json_to_recordset(${keyJson}::json) as k(u text, l text)
+    join ${sql.table(tables.trade_lineages)} g on g.user_id = k.u and g.lid = k.l`.execute(trx);
   const rows = await sql<TradeRow>`
-    select * from ${sql.table(tables.trades)} where lid in (select json_array_elements_text(${lidJson}::json))`.execute(trx);
+    select t.* from json_to_recordset(${keyJson}::json) as k(u text, l text)
+    join ${sql.table(tables.trades)} t on t.user_id = k.u and t.lid = k.l`.execute(trx);
 
   const loaded = new Map<string, Loaded>();
-  for (const [lid, evs] of byLineage) {
-    const state = emptyLineage(evs[0]!.metadata.userId, lid);
-    loaded.set(lid, { state, before: new Map(), revBefore: -1, splitsBefore: 0 });
+  for (const [streamId, evs] of byLineage) {
+    const userId = evs[0]!.metadata.userId;
+    const state = emptyLineage(userId, streamId.slice(userStreamPrefix(userId).length));
+    loaded.set(lineageStreamId(userId, state.lineageId), { state, before: new Map(), revBefore: -1, splitsBefore: 0 });
   }
   for (const g of guards.rows) {
-    const l = loaded.get(g.lid)!;
+    const l = loaded.get(lineageStreamId(g.user_id, g.lid))!;
     l.state.revision = l.revBefore = Number(g.rev);
     l.state.hasRollHistory = g.has_roll;
   }
   for (const row of rows.rows) {
-    const l = loaded.get(row.lid)!;
+    const l = loaded.get(lineageStreamId(row.user_id, row.lid))!;
     const rec = rowToRecord(row);
     l.state.trades.set(rec.uid, rec);
     l.before.set(rec.uid, rec);
   }
 
-  for (const [lid, evs] of byLineage) {
-    const { state } = loaded.get(lid)!;
+  for (const [streamId, evs] of byLineage) {
+    const { state } = loaded.get(streamId)!;
     for (const e of evs) {
       const event = upcast(journalUpcasters, e, latest) as unknown as JournalEvent & StoredEvent;
       evolveLineage(state, event, { revision: e.revision, at: e.metadata.recordedAt });
@@ -90,7 +97,7 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
   }
 
   const upserts: ReturnType<typeof recordToRow>[] = [];
-  const deleted: string[] = [];
+  const deleted: Array<{ u: string; id: string }> = [];
   const lineageRows: Array<{ lid: string; user_id: string; rev: number; has_roll: boolean }> = [];
   const splits: SplitRecord[] = [];
   const days = new Set<string>();
@@ -106,7 +113,7 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
       const now = state.trades.get(uid);
       if (now === old) continue;
       touch(old);
-      if (!now) deleted.push(uid);
+      if (!now) deleted.push({ u: state.userId, id: uid });
     }
     for (const [uid, rec] of state.trades) {
       if (before.get(uid) === rec) continue;
@@ -117,17 +124,17 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
   }
 
   if (deleted.length) {
-    await sql`delete from ${sql.table(tables.trades)} where uid in (select json_array_elements_text(${JSON.stringify(deleted)}::json))`.execute(trx);
+    await sql`delete from ${sql.table(tables.trades)} where (user_id, uid) in (select u, id from json_to_recordset(${JSON.stringify(deleted)}::json) as d(u text, id text))`.execute(trx);
   }
   if (upserts.length) {
     const T = sql.table(tables.trades);
     await sql`insert into ${T} select * from json_populate_recordset(null::${T}, ${JSON.stringify(upserts)}::json)
-      on conflict (uid) do update set ${upsertSet}`.execute(trx);
+      on conflict (user_id, uid) do update set ${upsertSet}`.execute(trx);
   }
   if (lineageRows.length) {
     const L = sql.table(tables.trade_lineages);
     await sql`insert into ${L} select * from json_populate_recordset(null::${L}, ${JSON.stringify(lineageRows)}::json)
-      on conflict (lid) do update set rev = excluded.rev, has_roll = excluded.has_roll`.execute(trx);
+      on conflict (user_id, lid) do update set rev = excluded.rev, has_roll = excluded.has_roll`.execute(trx);
   }
   await insertSplits(trx, tables.split_history, splits);
   await recomputeDays(trx, tables, days);

@@ -57,7 +57,11 @@ export interface TradesTable {
 }
 export type TradeRow = Selectable<TradesTable>;
 
-/** Per lineage: the last stream revision applied (the idempotency guard; it outlives deleted trades). */
+/**
+ * Per lineage: the last stream revision applied (the idempotency guard; it outlives deleted trades).
+ * Keys here and in the trades table include the user: ids are unique by construction, but a read model
+ * keyed by them alone would let one user's stream overwrite another's rows if they ever were not.
+ */
 export interface TradeLineagesTable {
   lid: string;
   user_id: string;
@@ -74,7 +78,7 @@ export const tradeColumns = [
 export async function createTradeTables(db: Kysely<any>, t: string, lineages: string): Promise<void> {
   const T = sql.table(t);
   await sql`create table if not exists ${T} (
-    uid text primary key,
+    uid text not null,
     user_id text not null,
     lid text not null,
     ticker text not null,
@@ -112,23 +116,24 @@ export async function createTradeTables(db: Kysely<any>, t: string, lineages: st
     held integer,
     rh boolean not null,
     list smallint not null,
-    sort_date date not null
+    sort_date date not null,
+    primary key (user_id, uid)
   )`.execute(db);
   // The three status lists page by (sort date desc, uid) within one user's list: one index serves all.
   await sql`create index if not exists ${sql.raw(`${t}_list`)} on ${T} (user_id, list, sort_date desc, uid desc)`.execute(db);
   await sql`create index if not exists ${sql.raw(`${t}_expiring`)} on ${T} (user_id, ed, uid) where list = 1`.execute(db);
-  await sql`create index if not exists ${sql.raw(`${t}_lid`)} on ${T} (lid)`.execute(db);
+  await sql`create index if not exists ${sql.raw(`${t}_lid`)} on ${T} (user_id, lid)`.execute(db);
   // Daily premium recomputation, trades-by-date and the calendar read a user's trades by open and close date.
   await sql`create index if not exists ${sql.raw(`${t}_opened`)} on ${T} (user_id, tod)`.execute(db);
   await sql`create index if not exists ${sql.raw(`${t}_closed`)} on ${T} (user_id, tcd) where tcd is not null`.execute(db);
   await sql`create index if not exists ${sql.raw(`${t}_ticker`)} on ${T} (user_id, ticker, sort_date desc)`.execute(db);
   await sql`create table if not exists ${sql.table(lineages)} (
-    lid text primary key,
+    lid text not null,
     user_id text not null,
     rev integer not null,
-    has_roll boolean not null
+    has_roll boolean not null,
+    primary key (user_id, lid)
   )`.execute(db);
-  await sql`create index if not exists ${sql.raw(`${lineages}_user`)} on ${sql.table(lineages)} (user_id)`.execute(db);
 }
 
 export function recordToRow(r: TradeRecord, item: TradeListItem): TradesTable {
