@@ -76,14 +76,15 @@ export async function runJournalCommand(ctx: JournalContext, caller: CommandCall
   const newTradeId = () => (key !== null ? deterministicUuid(userId, key, 'trade', String(tradeSeq++)) : uuidv7(now.getTime()));
   const eventId = (i: number) => (key !== null ? deterministicUuid(userId, key, String(i)) : uuidv7(now.getTime()));
 
-  const { command, lineageId, ownAccount, fresh } = await commandOf(ctx, caller, request, newTradeId);
+  const { command, lineageId, prefetched, ownAccount, fresh } = await commandOf(ctx, caller, request, newTradeId);
   const streamId = lineageStreamId(userId, lineageId);
   const today = newYorkDate(now);
   const recordedAt = now.toISOString();
 
   for (let attempt = 0; ; attempt++) {
     // A new lineage under a fresh random id has no events yet: skip the read (a keyed retry must read).
-    const stored = fresh && key === null && attempt === 0 ? [] : await ctx.eventStore.readStream(streamId);
+    const stored =
+      attempt === 0 && prefetched ? prefetched : fresh && key === null && attempt === 0 ? [] : await ctx.eventStore.readStream(streamId);
     const state = foldStored(stored);
     if (key !== null) {
       // A crash between the append and storing the answer: the events are there, the answer is not.
@@ -92,7 +93,9 @@ export async function runJournalCommand(ctx: JournalContext, caller: CommandCall
     }
     const events = decide(command, state, { today });
     if (events.length === 0) return answerOf(command.type, command.tradeId, events, state, today);
-    const indexRows = events.flatMap(createdTradeIds).map((trade_uid) => ({ trade_uid, user_id: userId, lineage_id: lineageId }));
+    const created = events.flatMap(createdTradeIds);
+    // The opening trade of a lineage is found by its stream id (see lineageOf); only derived trades need a row.
+    const indexRows = created.filter((uid) => uid !== lineageId).map((trade_uid) => ({ trade_uid, user_id: userId, lineage_id: lineageId }));
     // Before the append: a command addressing a new uid must find its stream without the projector. The
     // account check runs beside it (one round trip less); if it fails, the row points at nothing.
     await Promise.all([
@@ -114,7 +117,7 @@ export async function runJournalCommand(ctx: JournalContext, caller: CommandCall
     try {
       await ctx.eventStore.append(streamId, toAppend, revision === -1 ? 'no_stream' : revision);
       // Only after the append: the cache must never know a uid whose trade may not exist.
-      for (const row of indexRows) rememberLineage(row.trade_uid, userId, lineageId);
+      for (const uid of created) rememberLineage(uid, userId, lineageId);
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
       if (attempt === 0) continue;
@@ -171,17 +174,27 @@ function rememberLineage(uid: string, userId: string, lineageId: string): void {
   lineageCache.set(uid, { userId, lineageId });
 }
 
-/** The user's own lineage holding `uid`; a foreign uid is "not found", exactly like a missing one. */
-async function lineageOf(ctx: JournalContext, userId: string, uid: string): Promise<string> {
+/**
+ * The user's own lineage holding `uid`; a foreign uid is "not found", exactly like a missing one. A
+ * lineage's opening trade needs no index row: its stream id is made of the caller's user id and the uid,
+ * so reading that stream both finds it and proves ownership (the read is the one the command needs
+ * anyway). Trades derived from it (remainders, roll successors, split legs) are found in the index.
+ */
+async function lineageOf(ctx: JournalContext, userId: string, uid: string): Promise<{ lineageId: string; prefetched?: StoredEvent[] }> {
   const cached = lineageCache.get(uid);
   if (cached) {
     if (cached.userId !== userId) throw new AppError('not_found', m.notFound);
-    return cached.lineageId;
+    return { lineageId: cached.lineageId };
+  }
+  const root = await ctx.eventStore.readStream(lineageStreamId(userId, uid));
+  if (root.length > 0) {
+    rememberLineage(uid, userId, uid);
+    return { lineageId: uid, prefetched: root };
   }
   const row = await ctx.db.selectFrom('trade_lineage_index').select('lineage_id').where('trade_uid', '=', uid).where('user_id', '=', userId).executeTakeFirst();
   if (!row) throw new AppError('not_found', m.notFound);
   rememberLineage(uid, userId, row.lineage_id as string);
-  return row.lineage_id as string;
+  return { lineageId: row.lineage_id as string };
 }
 
 /**
@@ -212,7 +225,7 @@ async function commandOf(
   caller: CommandCaller,
   request: JournalRequest,
   newTradeId: () => string,
-): Promise<{ command: JournalCommand; lineageId: string; ownAccount?: string; fresh?: boolean }> {
+): Promise<{ command: JournalCommand; lineageId: string; prefetched?: StoredEvent[]; ownAccount?: string; fresh?: boolean }> {
   const userId = caller.principal.userId;
   switch (request.kind) {
     case 'addTrade':
@@ -229,28 +242,28 @@ async function commandOf(
     case 'close':
       return {
         command: { type: 'CloseTrade', tradeId: request.uid, action: request.action, data: request.body, remainderId: newTradeId() },
-        lineageId: await lineageOf(ctx, userId, request.uid),
+        ...(await lineageOf(ctx, userId, request.uid)),
       };
     case 'roll': {
       assertActiveSubscription(caller.principal as Principal);
-      const lineageId = await lineageOf(ctx, userId, request.uid);
+      const lineage = await lineageOf(ctx, userId, request.uid);
       const tags = request.body.tag_data.length > 0 ? tagNames(request.body.tag_data) : null;
       return {
         command: { type: 'RollTrade', tradeId: request.uid, data: request.body.trade_roll_data, tags, newTradeId: newTradeId(), remainderId: newTradeId() },
-        lineageId,
+        ...lineage,
       };
     }
     case 'split': {
       assertActiveSubscription(caller.principal as Principal);
-      const lineageId = await lineageOf(ctx, userId, request.uid);
-      return { command: { type: 'SplitTrade', tradeId: request.uid, data: request.body.trade_data, closedLegId: newTradeId(), openLegId: newTradeId() }, lineageId };
+      const lineage = await lineageOf(ctx, userId, request.uid);
+      return { command: { type: 'SplitTrade', tradeId: request.uid, data: request.body.trade_data, closedLegId: newTradeId(), openLegId: newTradeId() }, ...lineage };
     }
     case 'update': {
-      const lineageId = await lineageOf(ctx, userId, request.uid);
-      return { command: { type: 'EditTrade', tradeId: request.uid, changes: request.body }, lineageId, ...(request.body.account_uid ? { ownAccount: request.body.account_uid } : {}) };
+      const lineage = await lineageOf(ctx, userId, request.uid);
+      return { command: { type: 'EditTrade', tradeId: request.uid, changes: request.body }, ...lineage, ...(request.body.account_uid ? { ownAccount: request.body.account_uid } : {}) };
     }
     case 'delete':
-      return { command: { type: 'DeleteTrade', tradeId: request.uid }, lineageId: await lineageOf(ctx, userId, request.uid) };
+      return { command: { type: 'DeleteTrade', tradeId: request.uid }, ...(await lineageOf(ctx, userId, request.uid)) };
     default: {
       const never: never = request;
       throw new Error(`Unknown journal request ${(never as { kind: string }).kind}`);

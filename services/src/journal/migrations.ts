@@ -7,6 +7,7 @@ export const migrations: MigrationSet = {
    * Which lineage (stream) a trade uid lives in, and whose it is. Written by the command handler before
    * the append that creates the uid, so a command never waits for the projector to find its stream. A
    * row whose append then failed points at a lineage without that trade, which decides "not found".
+   * Opening trades have no row: their stream id is `trade-<userId>.<uid>` (see journal/commands.ts).
    */
   '202611222130_trade_lineage_index': {
     async up(db: Kysely<any>) {
