@@ -285,6 +285,13 @@ describe.each(adapters)('trade commands on %s', (adapter) => {
     expect(await streamOf(me.userId, uid)).toHaveLength(2);
   });
 
+  it('the OpenAPI document describes the trade commands', async () => {
+    const r = await t.app.inject({ method: 'GET', url: url('/docs/json') });
+    expect(r.statusCode).toBe(200);
+    const paths = Object.keys(r.json().paths);
+    for (const p of ['/api/v1/trades/add-trade', '/api/v1/trades/roll/{uid}', '/api/v1/trades/{outcome}/{uid}', '/api/v1/trades/update/{uid}']) expect(paths).toContain(p);
+  });
+
   it('20 concurrent full closes of one trade: exactly one succeeds, one close in the log', async () => {
     const trade = await addTrade();
     const answers = await Promise.all(Array.from({ length: 20 }, () => send('POST', `/trades/close/${trade.uid}`, closeBody)));

@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lineageStreamId } from '@oj/contracts/journal-events';
+import { FixedClock } from '@oj/infra/clock';
+import { uuidv7 } from '@oj/infra/ids';
+import { upcastJournalEvent } from '@oj/infra/eventstore/create';
+import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
+import type { EventStore, ExpectedRevision, NewEvent } from '@oj/infra/eventstore/port';
+import type { Database } from '@oj/infra/db/database';
+import { createPGliteDatabase } from '@oj/infra/testing/postgres';
+import { migrate } from '../platform/migrations.ts';
+import { addAccount } from '../accounts/commands.ts';
+import { createUser } from '../identity/commands.ts';
+import type { Principal } from '../app/principal.ts';
+import { AppError } from '../app/errors.ts';
+import { runJournalCommand, type JournalContext } from './commands.ts';
+
+/**
+ * The handler's race handling, made deterministic: a real store whose next appends are preceded by
+ * another request's append to the same stream (what a concurrent command does between our read and
+ * our append).
+ */
+class InterleavingStore {
+  readonly store: PostgresEventStore;
+  pending: Array<() => Promise<unknown>> = [];
+  constructor(store: PostgresEventStore) {
+    this.store = store;
+  }
+  asEventStore(): EventStore {
+    return new Proxy(this.store, {
+      get: (target, prop) => {
+        if (prop === 'append') {
+          return async (streamId: string, events: NewEvent[], expected: ExpectedRevision) => {
+            const before = this.pending.shift();
+            if (before) await before();
+            return target.append(streamId, events, expected);
+          };
+        }
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  }
+}
+
+let database: Database;
+let interleaving: InterleavingStore;
+let ctx: JournalContext;
+/** The other request: same handler, plain store (its appends are not interleaved). */
+let otherCtx: JournalContext;
+let principal: Principal;
+let account: string;
+const clock = new FixedClock('2026-03-02T15:00:00Z');
+const config = { JWT_SECRET: 'x'.repeat(40), ACCESS_TOKEN_TTL_SECONDS: 900, REFRESH_TOKEN_TTL_DAYS: 30, PUBLIC_URL: 'http://journal.test' };
+
+beforeAll(async () => {
+  database = await createPGliteDatabase();
+  await migrate(database.db);
+  interleaving = new InterleavingStore(new PostgresEventStore(database, { upcast: upcastJournalEvent }));
+  ctx = { db: database.db, eventStore: interleaving.asEventStore(), clock };
+  otherCtx = { db: database.db, eventStore: interleaving.store, clock };
+  const userId = await createUser({ db: database.db, clock, config: config as never }, { name: 'Race Trader', email: 'race@example.com', password: 'Secret1!x', verified: true });
+  principal = { userId, email: 'race@example.com', name: 'Race Trader', role: 'User', subsStatus: 1, subscriptionActive: true, verified: true };
+  account = (await addAccount({ db: database.db, clock, dataDir: '/tmp' }, principal, { name: 'Main', broker: 'ibkr', ac_type: 1, broker_commission: 0.65, broker_fee: 0.03 })).uid;
+});
+afterAll(async () => {
+  await interleaving?.store.close();
+  await database?.close();
+});
+
+const caller = () => ({ principal, requestId: uuidv7(), idempotencyKey: null });
+const open = async () =>
+  (await runJournalCommand(ctx, caller(), {
+    kind: 'addTrade',
+    body: {
+      trade_data: { ticker: 'KO', strategy_uid: 'cash-secured-put', account_uid: account, strike_prices: [60], trade_open_date: '2026-02-02', expiration_date: '2026-03-20', contract_size: 2, premium_at_open: 100, net_fee_to_open: 1, net_delta: 0.2, stock_price_at_open: 62 },
+      tag_data: [],
+    },
+  })) as { uid: string };
+const edit = (uid: string, notes: string, on = ctx) => runJournalCommand(on, caller(), { kind: 'update', uid, body: { notes } });
+const close = (uid: string, on = ctx) =>
+  runJournalCommand(on, caller(), { kind: 'close', uid, action: 'close', body: { contract_size: 2, trade_close_date: '2026-02-27', premium_at_close: 10, net_fee_to_close: 1, close_transaction: 2 } });
+const stream = (uid: string) => interleaving.store.readStream(lineageStreamId(principal.userId, uid));
+async function refusal(p: Promise<unknown>): Promise<{ kind: string; message: string }> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof AppError) return { kind: e.kind, message: e.message };
+    throw e;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('a lost race', () => {
+  it('re-reads and re-decides once: still valid, it succeeds on top of the other command', async () => {
+    const trade = await open();
+    interleaving.pending.push(() => edit(trade.uid, 'theirs', otherCtx));
+    const answer = (await edit(trade.uid, 'mine')) as { notes: string };
+    expect(answer.notes).toBe('mine');
+    expect((await stream(trade.uid)).map((e) => [e.type, (e.data as { changes?: { notes?: string } }).changes?.notes])).toEqual([
+      ['TradeOpened', undefined],
+      ['TradeEdited', 'theirs'],
+      ['TradeEdited', 'mine'],
+    ]);
+  });
+
+  it('no longer valid after the re-read: 409 with the decider\'s message, nothing appended', async () => {
+    const trade = await open();
+    interleaving.pending.push(() => close(trade.uid, otherCtx));
+    expect(await refusal(edit(trade.uid, 'too late'))).toEqual({ kind: 'conflict', message: 'Closed trades are final: this trade cannot be edited.' });
+    expect((await stream(trade.uid)).map((e) => e.type)).toEqual(['TradeOpened', 'TradeClosed']);
+  });
+
+  it('losing twice: 409 "changed by another request"', async () => {
+    const trade = await open();
+    interleaving.pending.push(() => edit(trade.uid, 'a', otherCtx), () => edit(trade.uid, 'b', otherCtx));
+    expect(await refusal(edit(trade.uid, 'mine'))).toEqual({ kind: 'conflict', message: 'This trade was changed by another request at the same time. Reload it and try again.' });
+    expect(await stream(trade.uid)).toHaveLength(3);
+  });
+});
