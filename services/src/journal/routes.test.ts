@@ -303,5 +303,7 @@ describe.each(adapters)('trade commands on %s', (adapter) => {
     }
     const events = await streamOf(me.userId, trade.uid);
     expect(events.filter((e) => e.type === 'TradeClosed')).toHaveLength(1);
+    const metrics = await t.deps.metrics.getSingleMetricAsString('journal_command_results_total');
+    expect(metrics).toMatch(/journal_command_results_total\{command="close:close",result="conflict"\} (\d+)/);
   });
 });

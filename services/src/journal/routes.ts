@@ -19,6 +19,7 @@ import {
   updateTradeRequest,
 } from '@oj/contracts/trades';
 import { AppError } from '../app/errors.ts';
+import { commandResultsCounter } from '../app/plugins/observability.ts';
 import { principalOf } from '../app/principal.ts';
 import { IDEMPOTENCY_KEY_MAX, runJournalCommand, type CommandCaller, type JournalContext, type JournalRequest } from './commands.ts';
 
@@ -39,8 +40,20 @@ function callerOf(request: FastifyRequest): CommandCaller {
 export const journalRoutes: FastifyPluginAsyncZod = async (app) => {
   const ctx: JournalContext = { db: app.deps.database.db, eventStore: app.deps.eventStore, clock: app.deps.clock };
   const guard = { preHandler: app.requireVerifiedUser };
+  const results = commandResultsCounter(app);
   // The answers are unions of shapes; each route's response schema narrows its own.
-  const run = <T>(request: FastifyRequest, command: JournalRequest): Promise<T> => runJournalCommand(ctx, callerOf(request), command) as Promise<T>;
+  const run = async <T>(request: FastifyRequest, command: JournalRequest): Promise<T> => {
+    const name = command.kind === 'close' ? `close:${command.action}` : command.kind;
+    try {
+      const answer = (await runJournalCommand(ctx, callerOf(request), command)) as T;
+      results.inc({ command: name, result: 'ok' });
+      return answer;
+    } catch (error) {
+      const result = error instanceof AppError ? (error.kind === 'conflict' ? 'conflict' : 'rejected') : 'error';
+      results.inc({ command: name, result });
+      throw error;
+    }
+  };
 
   app.post('/trades/add-trade', { ...guard, schema: { tags, security, body: addTradeRequest, response: { 201: tradeListItem, ...errors } } }, async (request, reply) =>
     reply.status(201).send(await run(request, { kind: 'addTrade', body: request.body })),
