@@ -6,7 +6,8 @@ import type { NewEvent } from '../src/eventstore/port.ts';
 /**
  * A deterministic synthetic trade journal for benchmarks: lineages of the shapes traders produce
  * (plain closes, partial closes, rolls and rolls of rolls, splits, edits and deletes, trades left open),
- * interleaved in the log as many traders' activity would be, over two years of weekdays. One "heavy"
+ * interleaved in the log as many traders' activity would be, over two years of weekdays, dates advancing
+ * with the log. One "heavy"
  * user owns a fixed share of the lineages, so list queries can be measured for a user with 100,000 trades.
  */
 export interface GeneratorOptions {
@@ -105,7 +106,11 @@ export function* generateJournal(o: GeneratorOptions): Generator<GeneratedEvent>
   function newScript(): Script {
     const userId = rand() < heavyShare ? heavy : `bench-user-${int(1, o.users)}`;
     const lid = `L${(++lineageSeq).toString(36).padStart(8, '0')}`;
-    const openDate = pick(weekdays.slice(0, -1));
+    // A journal is kept day by day: open dates advance with the log, with some back-dating (up to two
+    // weeks), so a batch of the log touches a few weeks of dates, as a real rebuild's batches do.
+    const progress = Math.min(1, lineageSeq / lineageCountEstimate);
+    const dayIndex = Math.max(0, Math.min(weekdays.length - 2, Math.round(progress * (weekdays.length - 2)) - int(0, 10)));
+    const openDate = weekdays[dayIndex]!;
     const r = rand();
     const steps: Script['steps'] = [];
     const share = (pao: number, part: number, whole: number) => Math.round(((pao * part) / whole) * 100) / 100;

@@ -55,6 +55,18 @@ describe('folding the small journal', () => {
     expect(t.X).toMatchObject({ user_id: 'user-2', pao: 999 });
   });
 
+  it('keeps per-list counts equal to the rows', async () => {
+    const counted = await sql<any>`select user_id, list, count(*)::int as n from ${sql.table(tables.trades!)} group by 1, 2 order by 1, 2`.execute(database.db);
+    const kept = await sql<any>`select user_id, list, n from ${sql.table(tables.trade_counts!)} where n <> 0 order by 1, 2`.execute(database.db);
+    expect(kept.rows).toEqual(counted.rows);
+    expect(counted.rows).toEqual([
+      { user_id: 'user-1', list: 1, n: 2 },
+      { user_id: 'user-1', list: 2, n: 6 },
+      { user_id: 'user-1', list: 3, n: 2 },
+      { user_id: 'user-2', list: 1, n: 1 },
+    ]);
+  });
+
   it('keeps the split ancestor record', async () => {
     const { rows } = await sql<any>`select * from ${sql.table(tables.split_history!)}`.execute(database.db);
     expect(rows).toHaveLength(1);
@@ -89,7 +101,7 @@ describe('folding the small journal', () => {
   it('is idempotent and independent of batch size: replaying and one-event batches give identical tables', async () => {
     const replayed = await project(2, [...log.events, ...log.events.slice(4, 12)], 1);
     const whole = await project(3, log.events, 1000);
-    for (const name of ['trades', 'trade_lineages', 'split_history', 'daily_premium'] as const) {
+    for (const name of ['trades', 'trade_lineages', 'split_history', 'daily_premium', 'trade_counts'] as const) {
       const dump = async (t: string) => (await sql<any>`select * from ${sql.table(t)} order by 1, 2`.execute(database.db)).rows;
       const a = await dump(tables[name]!);
       expect(await dump(replayed[name]!)).toEqual(a);
@@ -100,7 +112,7 @@ describe('folding the small journal', () => {
   it('deletes one user', async () => {
     const t = physicalTables(tradesProjection, 3);
     await database.db.transaction().execute((trx) => tradesProjection.deleteUser({ trx, tables: t, mode: 'rebuild' }, 'user-1'));
-    expect(await tradesProjection.countRows!(database.db, t)).toEqual({ trades: 1, trade_lineages: 1, split_history: 0, daily_premium: 1 });
+    expect(await tradesProjection.countRows!(database.db, t)).toEqual({ trades: 1, trade_lineages: 1, split_history: 0, daily_premium: 1, trade_counts: 1 });
   });
 });
 });

@@ -6,7 +6,7 @@ import type { Projection, ProjectionContext } from '../runtime/projection.ts';
 import { FORMULAS_VERSION } from '../formulas/formulas.ts';
 import { emptyLineage, evolveLineage, type LineageState, type SplitRecord } from './fold.ts';
 import { toListItem, type TradeRecord } from './list-item.ts';
-import { createTradeTables, recordToRow, rowToRecord, tradeColumns, type TradeRow } from './tables.ts';
+import { createTradeCountsTable, createTradeTables, listOf, recordToRow, rowToRecord, tradeColumns, type TradeRow } from './tables.ts';
 import { createSplitHistoryTable, deleteUserSplits, insertSplits } from '../split-history/tables.ts';
 import { createDailyPremiumTable, dayKey, recomputeDays } from '../daily-premium/tables.ts';
 
@@ -18,7 +18,7 @@ import { createDailyPremiumTable, dayKey, recomputeDays } from '../daily-premium
  * rebuild of all would read the log once per projection.
  */
 export const TRADES_PROJECTION = 'trades';
-export const tradeTables = ['trades', 'trade_lineages', 'split_history', 'daily_premium'] as const;
+export const tradeTables = ['trades', 'trade_lineages', 'split_history', 'daily_premium', 'trade_counts'] as const;
 export type TradeTables = Record<(typeof tradeTables)[number], string>;
 
 const latest = (type: string) => journalEventVersions[type as JournalEventType] ?? 1;
@@ -101,6 +101,14 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
   const lineageRows: Array<{ lid: string; user_id: string; rev: number; has_roll: boolean }> = [];
   const splits: SplitRecord[] = [];
   const days = new Set<string>();
+  const counts = new Map<string, { u: string; list: number; d: number }>();
+  const count = (r: TradeRecord, d: number) => {
+    const list = listOf(r.status);
+    const k = `${r.userId}\u0000${list}`;
+    const c = counts.get(k) ?? { u: r.userId, list, d: 0 };
+    c.d += d;
+    counts.set(k, c);
+  };
   const touch = (r: TradeRecord) => {
     days.add(dayKey(r.userId, r.openDate));
     if (r.close) days.add(dayKey(r.userId, r.close.closeDate));
@@ -113,11 +121,13 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
       const now = state.trades.get(uid);
       if (now === old) continue;
       touch(old);
+      count(old, -1);
       if (!now) deleted.push({ u: state.userId, id: uid });
     }
     for (const [uid, rec] of state.trades) {
       if (before.get(uid) === rec) continue;
       touch(rec);
+      count(rec, 1);
       // Closed trades' figures do not depend on the date; open trades' days open are counted when read.
       upserts.push(recordToRow(rec, toListItem(rec, rec.close?.closeDate ?? rec.openDate)));
     }
@@ -136,13 +146,23 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
     await sql`insert into ${L} select * from json_populate_recordset(null::${L}, ${JSON.stringify(lineageRows)}::json)
       on conflict (user_id, lid) do update set rev = excluded.rev, has_roll = excluded.has_roll`.execute(trx);
   }
+  const deltas = [...counts.values()].filter((c) => c.d !== 0);
+  if (deltas.length) {
+    const C = sql.table(tables.trade_counts);
+    await sql`insert into ${C} (user_id, list, n) select u, list, d from json_to_recordset(${JSON.stringify(deltas)}::json) as x(u text, list smallint, d integer)
+      on conflict (user_id, list) do update set n = ${C}.n + excluded.n`.execute(trx);
+  }
   await insertSplits(trx, tables.split_history, splits);
   await recomputeDays(trx, tables, days);
 }
 
+/** The read models' shape version; with the formulas' version it makes the projection's version. */
+const SHAPE_VERSION = 2;
+
 export const tradesProjection: Projection = {
   name: TRADES_PROJECTION,
-  version: FORMULAS_VERSION,
+  // Bumped by either a formula change or a table change: both need a rebuild beside the live version.
+  version: FORMULAS_VERSION * 100 + SHAPE_VERSION,
   tables: tradeTables,
   streamPrefixes: ['trade-'],
   async createTables(db, t) {
@@ -150,6 +170,7 @@ export const tradesProjection: Projection = {
     await createTradeTables(db, tables.trades, tables.trade_lineages);
     await createSplitHistoryTable(db, tables.split_history);
     await createDailyPremiumTable(db, tables.daily_premium);
+    await createTradeCountsTable(db, tables.trade_counts);
   },
   apply: applyTradeEvents,
   async deleteUser(ctx, userId) {
@@ -158,6 +179,7 @@ export const tradesProjection: Projection = {
     await sql`delete from ${sql.table(tables.trade_lineages)} where user_id = ${userId}`.execute(ctx.trx);
     await deleteUserSplits(ctx.trx, tables.split_history, userId);
     await sql`delete from ${sql.table(tables.daily_premium)} where user_id = ${userId}`.execute(ctx.trx);
+    await sql`delete from ${sql.table(tables.trade_counts)} where user_id = ${userId}`.execute(ctx.trx);
   },
   async countRows(db: Kysely<any>, t) {
     const out: Record<string, number> = {};

@@ -8,6 +8,7 @@ import { rowToListItem, type TradeListCode, type TradeRow } from './tables.ts';
 /** Table names of the trades projection's live version (from the runtime's `liveTables`). */
 export interface TradeReadTables {
   trades: string;
+  trade_counts: string;
   split_history: string;
   daily_premium: string;
 }
@@ -34,11 +35,12 @@ async function page(
   orderBy: RawBuilder<unknown>,
   q: { page: number; size: number },
   today: string,
+  countOf: RawBuilder<{ n: number }> | null = null,
 ): Promise<TradeListResponse> {
   const T = sql.table(table);
   const [items, count] = await Promise.all([
     sql<TradeRow>`select * from ${T} where ${where} order by ${orderBy} limit ${q.size} offset ${(q.page - 1) * q.size}`.execute(db),
-    sql<{ n: number }>`select count(*)::int as n from ${T} where ${where}`.execute(db),
+    (countOf ?? sql<{ n: number }>`select count(*)::int as n from ${T} where ${where}`).execute(db),
   ]);
   const total = Number(count.rows[0]?.n ?? 0);
   return { items: items.rows.map((r) => rowToListItem(r, today)), page: q.page, pages: Math.ceil(total / q.size), size: q.size, total };
@@ -52,7 +54,9 @@ async function page(
 export function listTrades(db: Kysely<any>, tables: TradeReadTables, userId: string, status: TradeListStatus, q: TradeListQuery, today: string): Promise<TradeListResponse> {
   const where = sql`user_id = ${userId} and list = ${listCodes[status]} ${filterSql(q)}
     ${q.sd ? sql`and sort_date >= ${q.sd}` : sql``} ${q.ed ? sql`and sort_date <= ${q.ed}` : sql``}`;
-  return page(db, tables.trades, where, sql`sort_date desc, uid desc`, q, today);
+  const unfiltered = !q.ticker && !q.au && !q.su && !q.sd && !q.ed;
+  const countOf = unfiltered ? sql<{ n: number }>`select coalesce((select n from ${sql.table(tables.trade_counts)} where user_id = ${userId} and list = ${listCodes[status]}), 0) as n` : null;
+  return page(db, tables.trades, where, sql`sort_date desc, uid desc`, q, today, countOf);
 }
 
 /** Open trades expiring within the window or already expired, soonest first; `ed` bounds the open date. */
