@@ -25,7 +25,7 @@ const security = [{ bearer: [] }];
 
 export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   const ctx: AccountsContext = { db: app.deps.database.db, clock: app.deps.clock, dataDir: app.deps.config.DATA_DIR };
-  const guard = { preHandler: app.requireVerifiedUser };
+  const guard = { onRequest: app.requireVerifiedUser };
 
   app.get('/accounts/', { ...guard, schema: { tags: ['accounts'], security, response: { 200: accountList, ...errors } } }, async (request) =>
     listAccountsOfUser(ctx.db, principalOf(request).userId),

@@ -11,7 +11,7 @@ export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/admin/users/:email',
     {
-      preHandler: app.requireRole('Admin'),
+      onRequest: app.requireRole('Admin'),
       schema: { tags: ['admin'], security: [{ bearer: [] }], params: adminUserParams, response: { 200: adminUser, 401: errorBody, 403: errorBody, 404: errorBody, 422: errorBody } },
     },
     async (request) => {

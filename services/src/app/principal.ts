@@ -25,11 +25,11 @@ declare module 'fastify' {
     principal: Principal | null;
   }
   interface FastifyInstance {
-    /** preHandler: 401 without a valid access token. */
+    /** onRequest hook: 401 without a valid access token (runs before body validation, so an anonymous caller learns nothing about the body rules). */
     requireUser: (request: FastifyRequest) => Promise<void>;
-    /** preHandler: 401 without a token, 403 for an unverified user. Used by every private endpoint. */
+    /** onRequest hook: 401 without a token, 403 for an unverified user. Used by every private endpoint. */
     requireVerifiedUser: (request: FastifyRequest) => Promise<void>;
-    /** preHandler factory: 403 unless the verified user has one of the roles. */
+    /** onRequest hook factory: 403 unless the verified user has one of the roles. */
     requireRole: (...allowed: Role[]) => (request: FastifyRequest) => Promise<void>;
   }
 }

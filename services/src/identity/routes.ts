@@ -92,7 +92,7 @@ export const identityRoutes: FastifyPluginAsyncZod = async (app) => {
   // Reachable by unverified users: it is how they get a new link.
   app.get(
     '/users/request-verification-link',
-    { config: authLimit, preHandler: app.requireUser, schema: { tags: ['users'], security: [{ bearer: [] }], response: { 200: messageResponse, ...errors } } },
+    { config: authLimit, onRequest: app.requireUser, schema: { tags: ['users'], security: [{ bearer: [] }], response: { 200: messageResponse, ...errors } } },
     async (request) => ({ message: await requestVerificationLink(ctx, principalOf(request).userId) }),
   );
 
@@ -139,7 +139,7 @@ export const identityRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/users/current_user',
-    { preHandler: app.requireVerifiedUser, schema: { tags: ['users'], security: [{ bearer: [] }], response: { 200: currentUser, ...errors } } },
+    { onRequest: app.requireVerifiedUser, schema: { tags: ['users'], security: [{ bearer: [] }], response: { 200: currentUser, ...errors } } },
     async (request) => {
       const user = await findUserByUid(ctx.db, principalOf(request).userId);
       if (!user) throw new AppError('unauthorized', 'Not authenticated.');
@@ -149,7 +149,7 @@ export const identityRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.patch(
     '/users/update-password',
-    { preHandler: app.requireVerifiedUser, schema: { tags: ['users'], security: [{ bearer: [] }], body: updatePasswordRequest, response: { 200: messageResponse, ...errors } } },
+    { onRequest: app.requireVerifiedUser, schema: { tags: ['users'], security: [{ bearer: [] }], body: updatePasswordRequest, response: { 200: messageResponse, ...errors } } },
     async (request) => {
       await changePassword(ctx, principalOf(request).userId, request.body);
       return { message: PASSWORD_UPDATED_MESSAGE };
@@ -158,7 +158,7 @@ export const identityRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/subscription/current',
-    { preHandler: app.requireVerifiedUser, schema: { tags: ['subscription'], security: [{ bearer: [] }], response: { 200: currentSubscription, ...errors } } },
+    { onRequest: app.requireVerifiedUser, schema: { tags: ['subscription'], security: [{ bearer: [] }], response: { 200: currentSubscription, ...errors } } },
     async (request) => subscriptionView(await findSubscription(ctx.db, principalOf(request).userId)),
   );
 };

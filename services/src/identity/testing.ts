@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '@oj/infra/config';
 import { FixedClock } from '@oj/infra/clock';
 import { createLogger } from '@oj/infra/logger';
 import type { EventStore } from '@oj/infra/eventstore/port';
+import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
 import { createTestDatabase, createPGliteDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
 import type { RoleName } from '@oj/contracts/users';
 import { buildApp } from '../app/app.ts';
@@ -29,14 +30,6 @@ export interface TestApp {
   dataDir: string;
   close(): Promise<void>;
 }
-
-/** Stands in for the event store where a test does not touch it; any use fails loudly. */
-const absentEventStore = new Proxy({} as EventStore, {
-  get(_t, prop) {
-    if (prop === 'then') return undefined;
-    throw new Error(`event store not available in this test (accessed ${String(prop)})`);
-  },
-});
 
 export async function createTestApp(
   options: { label?: string; env?: Record<string, string>; now?: string; eventStore?: EventStore; database?: TestDatabase; pglite?: boolean; logLevel?: string } = {},
@@ -63,7 +56,7 @@ export async function createTestApp(
   const deps: AppDeps = {
     config,
     database: db,
-    eventStore: options.eventStore ?? absentEventStore,
+    eventStore: options.eventStore ?? new PostgresEventStore(db),
     clock,
     logger: createLogger(options.logLevel ?? 'silent'),
     metrics: new Registry(),

@@ -39,7 +39,7 @@ function callerOf(request: FastifyRequest): CommandCaller {
 /** The trade journal's commands (part 1 §7). Thin: request in, command out; the rules are in domain/. */
 export const journalRoutes: FastifyPluginAsyncZod = async (app) => {
   const ctx: JournalContext = { db: app.deps.database.db, eventStore: app.deps.eventStore, clock: app.deps.clock };
-  const guard = { preHandler: app.requireVerifiedUser };
+  const guard = { onRequest: app.requireVerifiedUser };
   const results = commandResultsCounter(app);
   // The answers are unions of shapes; each route's response schema narrows its own.
   const run = async <T>(request: FastifyRequest, command: JournalRequest): Promise<T> => {

@@ -9,7 +9,7 @@ export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/operations/projections',
     {
-      preHandler: app.requireRole('Admin'),
+      onRequest: app.requireRole('Admin'),
       schema: { tags: ['operations'], security: [{ bearer: [] }], response: { 200: projectionsStatusResponse, 401: errorBody, 403: errorBody } },
     },
     async () => {

@@ -6,7 +6,7 @@ import { strategyCatalogue, strategyList } from '@oj/contracts/strategies';
 export const strategyRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/strategies/',
-    { preHandler: app.requireVerifiedUser, schema: { tags: ['strategies'], security: [{ bearer: [] }], response: { 200: strategyList, 401: errorBody, 403: errorBody } } },
+    { onRequest: app.requireVerifiedUser, schema: { tags: ['strategies'], security: [{ bearer: [] }], response: { 200: strategyList, 401: errorBody, 403: errorBody } } },
     async () => [...strategyCatalogue],
   );
 };
