@@ -53,7 +53,7 @@ export async function signIn(page: Page, trader: Trader): Promise<void> {
 }
 
 /** New York business dates for the journey: the last weekday up to today, and weekdays after it. */
-export function businessDates(): { lastWeekday: string; weekdayWithin: (minDays: number, maxDays: number) => string; today: string } {
+export function businessDates(): { lastWeekday: string; weekdayWithin: (minDays: number, maxDays: number) => string; weekdayOnOrBefore: (date: string) => string; today: string } {
   const today = newYorkDate(new Date());
   let lastWeekday = today;
   while (isWeekend(lastWeekday)) lastWeekday = addDays(lastWeekday, -1);
@@ -64,5 +64,10 @@ export function businessDates(): { lastWeekday: string; weekdayWithin: (minDays:
     }
     throw new Error('no weekday in range');
   };
-  return { lastWeekday, weekdayWithin, today };
+  const weekdayOnOrBefore = (date: string) => {
+    let d = date;
+    while (isWeekend(d)) d = addDays(d, -1);
+    return d;
+  };
+  return { lastWeekday, weekdayWithin, weekdayOnOrBefore, today };
 }

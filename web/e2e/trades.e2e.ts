@@ -1,8 +1,9 @@
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { launchBrowser, newContext, screenshots } from './support/browser.ts';
+import { SCREENSHOT_DIR, launchBrowser, newContext, screenshots } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
+import { addDays } from '@oj/contracts/business-date';
 import { businessDates, createTrader, signIn, type Trader } from './trades-support.ts';
 
 /**
@@ -18,7 +19,9 @@ let context: BrowserContext;
 let page: Page;
 let trader: Trader;
 const pageErrors: string[] = [];
-const { lastWeekday, weekdayWithin } = businessDates();
+const { lastWeekday, weekdayWithin, weekdayOnOrBefore, today } = businessDates();
+const pastExpiry = weekdayOnOrBefore(addDays(today, -1));
+const pastOpen = weekdayOnOrBefore(addDays(pastExpiry, -7));
 const nearExpiry = weekdayWithin(1, 7);
 const laterExpiry = weekdayWithin(20, 30);
 const lastExpiry = weekdayWithin(40, 50);
@@ -31,6 +34,11 @@ beforeAll(async () => {
   page = await context.newPage();
   page.on('pageerror', (e) => pageErrors.push(String(e)));
   await signIn(page, trader);
+});
+
+// A failed step leaves a picture of the page behind, for whoever reads the run.
+afterEach(async ({ task }) => {
+  if (task.result?.state === 'fail') await page.screenshot({ path: `${SCREENSHOT_DIR}failed-${task.name.replace(/\W+/g, '-')}.png` }).catch(() => undefined);
 });
 
 afterAll(async () => {
@@ -480,6 +488,54 @@ describe("a trader's day", () => {
     await d.getByRole('button', { name: 'Close', exact: true }).click();
     await openList('/trades/closed', 'Closed Trades');
     await row('NVDA').getByText('Scalp').waitFor();
+  });
+
+  it('lets an expired trade expire worthless', async () => {
+    const d = await openNewTrade();
+    await fillTrade(d, {
+      type: 'One-leg',
+      strategy: 'Cash-Secured Put',
+      ticker: 'QQQ',
+      price: '500',
+      open: pastOpen,
+      expiry: pastExpiry,
+      strikes: ['480'],
+      delta: '0.1',
+      contracts: '1',
+      premium: '60',
+      fee: '0.65',
+    });
+    await submitNewTrade(d);
+    await d.getByRole('button', { name: 'Close', exact: true }).click();
+    await openList('/trades/open', 'Open Trades');
+    // Expiry display: past expiration reads "Expired" in the danger colour.
+    const expired = row('QQQ').getByText('Expired', { exact: true });
+    await expired.waitFor();
+    expect(await expired.getAttribute('class')).toContain('tc-danger');
+    await row('QQQ').getByRole('button', { name: 'Close QQQ' }).click();
+    const c = dialog('Close Trade');
+    await c.getByText('(expired)').waitFor();
+    await c.getByLabel('Close Action').selectOption({ label: 'Expire Worthless' });
+    // Neutral, nothing paid, on the expiration date: all fixed.
+    expect(await c.getByLabel('Close Date').inputValue()).toBe(pastExpiry);
+    expect(await c.getByLabel('Close Date').isDisabled()).toBe(true);
+    expect(await c.getByLabel(/Premium to Close/).isDisabled()).toBe(true);
+    await c.locator('.pl-preview').getByText('$60.00').waitFor();
+    await c.getByRole('button', { name: 'Next' }).click();
+    await c.getByRole('button', { name: 'Close Trade' }).click();
+    await dialog('Closed').getByText('Trade Expired Worthless').waitFor();
+    await dialog('Closed').getByRole('button', { name: 'OK' }).click();
+    await row('QQQ').waitFor({ state: 'detached' });
+    await openList('/trades/closed', 'Closed Trades');
+    await row('QQQ').getByText('Expired Worthless').waitFor();
+  });
+
+  it('offers the add-trade forms as a page', async () => {
+    await page.goto('/trades/add');
+    await page.getByRole('heading', { name: 'Add Open Trade', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Closed Trade' }).click();
+    await page.getByRole('heading', { name: 'Add Closed Trade', level: 1 }).waitFor();
+    await screenshots(page, 'trades-add-page');
   });
 
   it('filters by ticker and by account, with the date checks', async () => {

@@ -1,7 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { rollHistoryResponse, type RollHistoryItem } from '@oj/contracts/trade-views';
 import { api } from '../../../lib/api-client.ts';
-import { FRESHNESS_DELAY_MS, refetchUntil, retryWhileProjecting } from './history-freshness.ts';
+import { freshnessDelay, refetchUntil, retryWhileProjecting } from './history-freshness.ts';
 import { tradeKeys } from './trade-keys.ts';
 
 export type { RollHistoryItem };
@@ -18,7 +18,7 @@ export const getRollHistoryQueryOptions = (uid: string) =>
     queryFn: ({ signal }) => getRollHistory(uid, signal),
     staleTime: 0,
     retry: retryWhileProjecting,
-    retryDelay: FRESHNESS_DELAY_MS,
+    retryDelay: freshnessDelay,
     // The chain is complete once it holds the trade it was opened from.
     refetchInterval: refetchUntil<RollHistoryItem[]>((items) => items.some((i) => i.uid === uid)),
   });

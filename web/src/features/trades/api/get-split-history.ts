@@ -1,7 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { splitHistoryResponse, type SplitHistoryResponse } from '@oj/contracts/trade-views';
 import { api } from '../../../lib/api-client.ts';
-import { FRESHNESS_DELAY_MS, refetchUntil, retryWhileProjecting } from './history-freshness.ts';
+import { freshnessDelay, refetchUntil, retryWhileProjecting } from './history-freshness.ts';
 import { tradeKeys } from './trade-keys.ts';
 
 /** GET /trades/{auid}/ancestor: the split two-leg trade's terms (gene) and the trades its legs became. */
@@ -15,7 +15,7 @@ export const getSplitHistoryQueryOptions = (auid: string, tradeUid?: string) =>
     queryFn: ({ signal }) => getSplitHistory(auid, signal),
     staleTime: 0,
     retry: retryWhileProjecting,
-    retryDelay: FRESHNESS_DELAY_MS,
+    retryDelay: freshnessDelay,
     refetchInterval: refetchUntil<SplitHistoryResponse>((r) => !tradeUid || r.trades.some((t) => t.uid === tradeUid)),
   });
 

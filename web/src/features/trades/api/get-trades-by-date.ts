@@ -1,7 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { tradesByDateResponse, type TradesByDateResponse } from '@oj/contracts/trade-views';
 import { api } from '../../../lib/api-client.ts';
-import { FRESHNESS_DELAY_MS, retryWhileProjecting } from './history-freshness.ts';
+import { freshnessDelay, retryWhileProjecting } from './history-freshness.ts';
 import { tradeKeys } from './trade-keys.ts';
 
 /** GET /trades/trade-by-date/{date}: the day's open, scalp and closed trades with the totals. */
@@ -10,6 +10,6 @@ export async function getTradesByDate(date: string, signal?: AbortSignal): Promi
 }
 
 export const getTradesByDateQueryOptions = (date: string) =>
-  queryOptions({ queryKey: tradeKeys.byDate(date), queryFn: ({ signal }) => getTradesByDate(date, signal), staleTime: 0, retry: retryWhileProjecting, retryDelay: FRESHNESS_DELAY_MS });
+  queryOptions({ queryKey: tradeKeys.byDate(date), queryFn: ({ signal }) => getTradesByDate(date, signal), staleTime: 0, retry: retryWhileProjecting, retryDelay: freshnessDelay });
 
 export const useTradesByDate = (date: string) => useQuery(getTradesByDateQueryOptions(date));

@@ -145,10 +145,12 @@ export function applyChanges(data: TradePages, changes: readonly TradeChange[], 
 }
 
 /**
- * Changes made in this tab in the last seconds, re-applied to freshly fetched pages until the read
- * models have certainly caught up (the projector's lag is well under a second; the margin is generous).
+ * Changes made in this tab in the last minute, re-applied to freshly fetched pages until the read
+ * models have certainly caught up. The projector's lag is usually about 100 ms, but a busy machine or a
+ * projector retrying after an error can hold it back for many seconds; re-applying a change the read
+ * models already show changes nothing, so the margin is generous.
  */
-const RECENT_MS = 20_000;
+const RECENT_MS = 60_000;
 const recent: { at: number; change: TradeChange }[] = [];
 
 export function rememberChanges(changes: readonly TradeChange[], now = Date.now()): void {
