@@ -9,6 +9,7 @@ import { EmptyState } from '../../../components/ui/empty-state.tsx';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay.tsx';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { todayInNewYork } from '../../../lib/format.ts';
+import { useItemsPerPage } from '../../../lib/settings.ts';
 import { useTradeAccounts } from '../api/get-trade-accounts.ts';
 import type { TradeListKind } from '../api/trade-keys.ts';
 import { useTradeList } from '../hooks/use-trade-list.ts';
@@ -43,7 +44,8 @@ export function TradeListPage({ kind, title, description }: TradeListPageProps) 
   const today = todayInNewYork();
   const filters = useMemo(() => filtersOf(filterState, today), [filterState, today]);
   const accounts = useTradeAccounts();
-  const list = useTradeList(kind, filters);
+  // The stored ItemsPerPage setting keys the list queries, so changing it starts the lists over.
+  const list = useTradeList(kind, filters, useItemsPerPage());
 
   const accountNames = useMemo(() => new Map((accounts.data ?? []).map((a) => [a.uid, a.name])), [accounts.data]);
   const accountName = useCallback((uid: string) => accountNames.get(uid) ?? '—', [accountNames]);

@@ -5,11 +5,8 @@ import { useTradesByStatus } from '../api/get-trades-by-status.ts';
 import { applyChanges, flattenPages, recentChanges } from '../api/list-upkeep.ts';
 import type { TradeListFilters, TradeListKind } from '../api/trade-keys.ts';
 
-/** Default items per page (part 1 §9). */
-export const PAGE_SIZE = 10;
-
 /** One list page's data: the loaded pages as one de-duplicated list, with this tab's recent changes applied. */
-export function useTradeList(kind: TradeListKind, filters: TradeListFilters, size = PAGE_SIZE) {
+export function useTradeList(kind: TradeListKind, filters: TradeListFilters, size: number) {
   // Both hooks are always called (hook order); only the one this page shows is enabled.
   const byStatus = useTradesByStatus(kind === 'expiring' ? 'open' : kind, filters, size, kind !== 'expiring');
   const expiring = useExpiringTrades(filters, size, kind === 'expiring');
