@@ -210,7 +210,12 @@ export async function benchProjections(argv: string[]): Promise<Record<string, u
     report.queries = { heavyUserTrades: heavyTrades, listsMs: lists, premiumDataMs: { ...premium, dailyRecords: days } };
 
     log(`live: projector ${redisUrl ? 'with BullMQ lanes' : 'in process'}, appending ${args.rate} events/s for ${args.liveSeconds} s`);
-    report.live = await measureLiveLag({ database, eventStore, tables, redisUrl, args });
+    report.live = await measureLiveLag({ database, eventStore, tables, redisUrl, args, offset: 0 });
+    if (redisUrl) {
+      // The same load with the in-process transport (embedded mode): what the lanes' transport adds.
+      log(`live: projector in process, appending ${args.rate} events/s for ${args.liveSeconds} s`);
+      report.liveInProcess = await measureLiveLag({ database, eventStore, tables, redisUrl: undefined, args, offset: args.rate * args.liveSeconds });
+    }
     log('done');
     return report;
   } finally {
@@ -227,6 +232,8 @@ async function measureLiveLag(o: {
   tables: Record<string, string>;
   redisUrl: string | undefined;
   args: Args;
+  /** First sequence number of this run's trades (runs append distinct lineages). */
+  offset: number;
 }): Promise<Record<string, unknown>> {
   const { database, eventStore, tables, args } = o;
   const db = database.db;
@@ -277,8 +284,9 @@ async function measureLiveLag(o: {
   const started = performance.now();
   let appended = 0;
   const inflight = new Set<Promise<void>>();
-  for (let i = 0; i < total; i++) {
-    const due = started + (i * 1000) / args.rate;
+  for (let n = 0; n < total; n++) {
+    const i = n + o.offset;
+    const due = started + (n * 1000) / args.rate;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const userId = `live-user-${i % 500}`;

@@ -56,6 +56,10 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
     list.push(e);
   }
   if (!byLineage.size) return;
+  // A rebuild's batch and its checkpoint commit together: if a crash loses the commit, the rebuild
+  // resumes before it. So it need not wait for the WAL flush. (Live batches keep the default: BullMQ's
+  // bookkeeping in Redis must not run ahead of what is durable.)
+  if (ctx.mode === 'rebuild') await sql`set local synchronous_commit = off`.execute(trx);
   // Lineages are keyed by (user, lineage id): the stream names both.
   const keyJson = JSON.stringify(
     [...byLineage].map(([streamId, evs]) => {
