@@ -311,6 +311,13 @@ describe("a trader's day", () => {
     await page.getByRole('menuitem', { name: 'Roll History' }).click();
     const d = dialog('Roll History · AAPL');
     const tree = d.getByRole('tree', { name: 'Roll history' });
+    // The history is read from the read models; on a busy machine the projector can lag behind the
+    // roll, and the dialog then offers Retry (part 1 §8), which is what a trader would press.
+    const retry = d.getByRole('button', { name: 'Retry' });
+    for (let i = 0; i < 6 && !(await tree.isVisible()); i++) {
+      const seen = await Promise.race([tree.waitFor({ timeout: 10_000 }).then(() => 'tree'), retry.waitFor({ timeout: 10_000 }).then(() => 'retry')]).catch(() => 'none');
+      if (seen === 'retry') await retry.click();
+    }
     await tree.waitFor();
     for (const strike of ['$185', '$180', '$175']) await tree.getByText(strike, { exact: true }).first().waitFor();
     // Each roll is a child of the trade it was rolled from: the newest trade sits deepest.
@@ -618,6 +625,34 @@ describe("a trader's day", () => {
     for (const section of ['Summary', 'Open Trades', 'Scalp Trades', 'Closed Trades']) await d.getByRole('region', { name: section }).waitFor();
     await screenshots(page, 'trades-by-date', { fullPage: false });
     await d.getByRole('button', { name: 'Close', exact: true }).click();
+  });
+
+  it('records an in-the-money outcome, and a closed trade reads as final', async () => {
+    await openList('/trades/open', 'Open Trades');
+    await row('T0').getByRole('button', { name: 'Close T0' }).click();
+    const c = dialog('Close Trade');
+    await c.getByLabel('Close Action').waitFor();
+    // Not expired: no Expire Worthless; the strategy's outcome fixes neutral, 0 and 0 but keeps the date.
+    expect(await c.getByLabel('Close Action').locator('option').allTextContents()).toEqual(['Close', 'Assigned (ITM)']);
+    await c.getByLabel('Close Action').selectOption({ label: 'Assigned (ITM)' });
+    expect(await c.getByLabel('Close Date').isDisabled()).toBe(false);
+    expect(await c.getByLabel('Close Fee').isDisabled()).toBe(true);
+    await c.getByLabel('Close Date').fill(lastWeekday);
+    await c.getByRole('button', { name: 'Next' }).click();
+    await c.getByRole('button', { name: 'Close Trade' }).click();
+    await dialog('Closed').getByText('Trade Assigned').waitFor();
+    await dialog('Closed').getByRole('button', { name: 'OK' }).click();
+    await openList('/trades/closed', 'Closed Trades');
+    await row('T0').getByText('Assigned').waitFor();
+    await row('T0').getByRole('button', { name: 'Actions for T0' }).click();
+    // Closed rows offer no Edit or Delete.
+    expect(await page.getByRole('menuitem', { name: 'Edit' }).count()).toBe(0);
+    expect(await page.getByRole('menuitem', { name: 'Delete' }).count()).toBe(0);
+    await page.getByRole('menuitem', { name: 'View Detail' }).click();
+    const detail = dialog(/T0/);
+    await detail.getByText('Closed trades are final: they cannot be edited or deleted.').waitFor();
+    await screenshots(page, 'trade-detail-closed', { fullPage: false });
+    await detail.getByRole('button', { name: 'Close', exact: true }).click();
   });
 
   it('loads no chart library and at most 250 KB of script (gzip) on a first visit to a trade page', async () => {
