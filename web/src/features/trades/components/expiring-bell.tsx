@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import { daysBetween } from '@oj/contracts/business-date';
 import { strategyByUid } from '@oj/contracts/strategies';
 import { formatDate, todayInNewYork } from '../../../lib/format.ts';
+import { useSession } from '../../auth/hooks/use-session.ts';
 import { BELL_SIZE, useExpiringSummary } from '../api/get-expiring-trades.ts';
 import { expiryDisplay } from '../utils/expiry.ts';
 import { BellIcon } from './icons.tsx';
@@ -14,7 +15,9 @@ import './bell.css';
  */
 export function ExpiringBell() {
   const [open, setOpen] = useState(false);
-  const query = useExpiringSummary();
+  // With an expired subscription the trade lists are locked, so the bell does not ask for them.
+  const active = useSession().subscriptionActive;
+  const query = useExpiringSummary({ enabled: active });
   const rootRef = useRef<HTMLDivElement>(null);
   const buttonRef = useRef<HTMLButtonElement>(null);
   const panelId = useId();
@@ -62,7 +65,7 @@ export function ExpiringBell() {
       {open && (
         <div className="bell-panel" id={panelId} role="region" aria-label="Expiring trades">
           <div className="bell-header">Expired | Near Expiration</div>
-          {query.isPending ? (
+          {active && query.isPending ? (
             <p className="bell-empty">Loading…</p>
           ) : items.length === 0 ? (
             <p className="bell-empty">No expiring trades</p>

@@ -87,7 +87,7 @@ export function TradeListPage({ kind, title, description }: TradeListPageProps) 
         <Alert tone="danger">{errorMessage(list.error, filterState.ticker || filterState.au || filterState.su ? 'Failed to fetch search results.' : 'Failed to fetch trades.')}</Alert>
       )}
       <LoadingOverlay show={loading || searching} label="Loading trades">
-        <div className="trade-table-wrap" ref={tableRef} tabIndex={0} aria-label={`${title} table`}>
+        <div className="trade-table-wrap" ref={tableRef} tabIndex={0} role="region" aria-label={`${title} table`}>
           <table className={`trade-table trade-table-${kind === 'open' || kind === 'expiring' ? 'open' : 'closed'}`}>
             <thead>
               {table.getHeaderGroups().map((hg) => (
