@@ -28,7 +28,7 @@ const tags = ['trade views'];
 /** Read-model queries: every one scoped to the token's user, reading only the live read-model tables. */
 export const tradeViewRoutes: FastifyPluginAsyncZod = async (app) => {
   const ctx: TradeViewsContext = { db: app.deps.database.db, clock: app.deps.clock };
-  const guard = { preHandler: app.requireVerifiedUser };
+  const guard = { onRequest: app.requireVerifiedUser };
 
   app.get(
     '/trades/status/:status',
