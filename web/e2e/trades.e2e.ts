@@ -617,6 +617,10 @@ describe("a trader's day", () => {
     await showing(13, 13).waitFor();
     expect(await page.getByRole('button', { name: 'Load More' }).count()).toBe(0);
     expect(await page.locator('tbody tr').count()).toBe(13);
+    // The same page in the dark theme (every colour comes from the theme's tokens).
+    await page.evaluate(() => document.documentElement.setAttribute('data-theme', 'dark'));
+    await screenshots(page, 'trades-open-dark', { fullPage: false });
+    await page.evaluate(() => document.documentElement.removeAttribute('data-theme'));
   });
 
   it('shows the trades of a day', async () => {

@@ -10,6 +10,7 @@ import { LoadingOverlay } from '../../../components/ui/loading-overlay.tsx';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { todayInNewYork } from '../../../lib/format.ts';
 import { useItemsPerPage } from '../../../lib/settings.ts';
+import { useStrategies } from '../api/get-strategies.ts';
 import { useTradeAccounts } from '../api/get-trade-accounts.ts';
 import type { TradeListKind } from '../api/trade-keys.ts';
 import { useTradeList } from '../hooks/use-trade-list.ts';
@@ -44,6 +45,7 @@ export function TradeListPage({ kind, title, description }: TradeListPageProps) 
   const today = todayInNewYork();
   const filters = useMemo(() => filtersOf(filterState, today), [filterState, today]);
   const accounts = useTradeAccounts();
+  const strategies = useStrategies();
   // The stored ItemsPerPage setting keys the list queries, so changing it starts the lists over.
   const list = useTradeList(kind, filters, useItemsPerPage());
 
@@ -81,7 +83,7 @@ export function TradeListPage({ kind, title, description }: TradeListPageProps) 
         onRefresh={refresh}
         refreshing={searching}
         accounts={accounts.data ?? []}
-        strategies={strategyCatalogue}
+        strategies={strategies.data ?? strategyCatalogue}
       />
       {list.isError && (
         <Alert tone="danger">{errorMessage(list.error, filterState.ticker || filterState.au || filterState.su ? 'Failed to fetch search results.' : 'Failed to fetch trades.')}</Alert>
