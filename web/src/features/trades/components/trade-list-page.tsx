@@ -61,7 +61,7 @@ export function TradeListPage({ kind, title, description }: TradeListPageProps) 
     meta,
   });
 
-  const loading = list.isPending || accounts.isPending;
+  const loading = list.isPending || accounts.isPending || strategies.isPending;
   const [refreshing, setRefreshing] = useState(false);
   // Background reconciliation after an action refetches silently; only a search or a refresh dims the table.
   const searching = list.isPlaceholderData || refreshing;
