@@ -1,5 +1,4 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import './trade-dialogs.css';
 import { statusByCloseAction } from '@oj/contracts/journal-events';
 import { strategyCatalogue, strategyGroup, type Strategy } from '@oj/contracts/strategies';
 import { Alert } from '../../../components/ui/alert.tsx';
@@ -29,6 +28,7 @@ import {
 } from '../utils/trade-rules.ts';
 import { formatStrikes, transactionLabel } from '../utils/trade-labels.ts';
 import { InputField, NotesField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, focusFirstInvalid, useTradeForm } from './form-controls.tsx';
+import './trade-dialogs.css';
 
 export interface AddTradeWizardProps {
   mode: 'open' | 'closed';
@@ -78,9 +78,10 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
     firstRef.current?.querySelector<HTMLElement>('select, input')?.focus();
   }, []);
   // The account list arrives after the dialog may have opened: preselect the default once it does.
+  const { setValues } = form;
   useEffect(() => {
-    if (!v.account && defaultAccount) form.setValues((x) => ({ ...x, account: defaultAccount }));
-  }, [defaultAccount, v.account, form]);
+    if (!v.account && defaultAccount) setValues((x) => ({ ...x, account: defaultAccount }));
+  }, [defaultAccount, v.account, setValues]);
 
   const strategy: Strategy | undefined = strategies.find((s) => s.uid === v.strategyUid);
   const errors = validateAddTrade(v, strategy, today);

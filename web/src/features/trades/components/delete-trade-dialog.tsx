@@ -1,11 +1,11 @@
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
-import './trade-dialogs.css';
 import { ConfirmDialog } from '../../../components/ui/confirm-dialog.tsx';
 import { useToast } from '../../../components/ui/toast.tsx';
 import { formatDate } from '../../../lib/format.ts';
 import { useDeleteTrade } from '../api/delete-trade.ts';
 import { formatStrikes } from '../utils/trade-labels.ts';
 import { strategyName } from './trade-cells.tsx';
+import './trade-dialogs.css';
 
 /** Delete: "Confirm Delete" with Yes and Cancel; the result is a toast (part 1 §2, §8). */
 export function DeleteTradeDialog({ trade, onClose }: { trade: TradeListItem; onClose: () => void }) {

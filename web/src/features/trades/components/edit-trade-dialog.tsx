@@ -1,5 +1,4 @@
 import { useCallback, useState, type ReactNode } from 'react';
-import './trade-dialogs.css';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { strategyByUid } from '@oj/contracts/strategies';
 import { Alert } from '../../../components/ui/alert.tsx';
@@ -16,6 +15,7 @@ import { formatStrikes, openActionLabel, transactionLabel } from '../utils/trade
 import { InputField, NotesField, NumberField, ReadOnlyField, SelectField, useTradeForm } from './form-controls.tsx';
 import { SuccessPanel } from './success-panel.tsx';
 import { TradeHeader } from './trade-header.tsx';
+import './trade-dialogs.css';
 
 const valuesOf = (t: TradeListItem, usesCostBasis: boolean): EditValues => ({
   account: t.au,

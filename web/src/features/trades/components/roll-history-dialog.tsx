@@ -1,5 +1,4 @@
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
-import './trade-dialogs.css';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { EmptyState } from '../../../components/ui/empty-state.tsx';
@@ -9,6 +8,7 @@ import { errorMessage } from '../../../lib/api-client.ts';
 import { formatDate, formatMoney } from '../../../lib/format.ts';
 import { useRollHistory, type RollHistoryItem } from '../api/get-roll-history.ts';
 import { formatStrikes, statusLabel } from '../utils/trade-labels.ts';
+import './trade-dialogs.css';
 
 interface Node {
   item: RollHistoryItem;

@@ -1,5 +1,4 @@
 import { useCallback, useState } from 'react';
-import './trade-dialogs.css';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { strategyByUid } from '@oj/contracts/strategies';
 import { Alert } from '../../../components/ui/alert.tsx';
@@ -24,6 +23,7 @@ import { ProfitLoss } from './close-trade-dialog.tsx';
 import { InputField, NotesField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, focusFirstInvalid, useTradeForm } from './form-controls.tsx';
 import { SuccessPanel } from './success-panel.tsx';
 import { TradeHeader } from './trade-header.tsx';
+import './trade-dialogs.css';
 
 const SLIDE_OUT_MS = 300;
 

@@ -1,5 +1,4 @@
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
-import './trade-dialogs.css';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { EmptyState } from '../../../components/ui/empty-state.tsx';
@@ -11,6 +10,7 @@ import { useSplitHistory } from '../api/get-split-history.ts';
 import { disposition, formatStrikes, openActionLabel } from '../utils/trade-labels.ts';
 import { Summary } from './form-controls.tsx';
 import { strategyName } from './trade-cells.tsx';
+import './trade-dialogs.css';
 
 /** Split History: the two-leg trade as it was, and the trades its legs became (part 1 §2, §3 "Histories"). */
 export function SplitHistoryDialog({ trade, onClose }: { trade: TradeListItem; onClose: () => void }) {

@@ -1,5 +1,4 @@
 import { useState } from 'react';
-import './trade-dialogs.css';
 import { statusByCloseAction } from '@oj/contracts/journal-events';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { strategyByName, strategyByUid, type Strategy } from '@oj/contracts/strategies';
@@ -24,6 +23,7 @@ import { transactionLabel, trimNumber } from '../utils/trade-labels.ts';
 import { InputField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, focusFirstInvalid, useTradeForm } from './form-controls.tsx';
 import { SuccessPanel } from './success-panel.tsx';
 import { TradeHeader } from './trade-header.tsx';
+import './trade-dialogs.css';
 
 const legName = (strategy: Strategy, i: number, sp: readonly number[]) => {
   const leg = strategy.legs_setup.config[i];

@@ -1,5 +1,4 @@
 import type { ReactNode } from 'react';
-import './trade-dialogs.css';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { daysBetween } from '@oj/contracts/business-date';
 import { strategyByUid } from '@oj/contracts/strategies';
@@ -10,6 +9,7 @@ import { useTradeAccounts } from '../api/get-trade-accounts.ts';
 import { expiryDisplay, holdingPeriod } from '../utils/expiry.ts';
 import { closeActionLabel, disposition, formatStrikes, openActionLabel, statusLabel, transactionLabel, trimNumber } from '../utils/trade-labels.ts';
 import { Summary } from './form-controls.tsx';
+import './trade-dialogs.css';
 
 function Panel({ title, children }: { title: string; children: ReactNode }) {
   return (

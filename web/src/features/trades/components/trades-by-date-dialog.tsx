@@ -1,5 +1,4 @@
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
-import './trade-dialogs.css';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { EmptyState } from '../../../components/ui/empty-state.tsx';
 import { Modal } from '../../../components/ui/modal.tsx';
@@ -10,6 +9,7 @@ import { useTradesByDate } from '../api/get-trades-by-date.ts';
 import { closeActionLabel, formatStrikes, openActionLabel } from '../utils/trade-labels.ts';
 import { Summary } from './form-controls.tsx';
 import { strategyName } from './trade-cells.tsx';
+import './trade-dialogs.css';
 
 function Section({ title, trades, closing = false }: { title: string; trades: TradeListItem[]; closing?: boolean }) {
   return (
