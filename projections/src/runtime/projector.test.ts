@@ -378,3 +378,79 @@ describe('projector in process (no Redis)', () => {
     // PGlite's WASM start alone takes seconds on a loaded machine.
   }, 120_000);
 });
+
+describe('dispatcher wake-ups', () => {
+  /** The safety-net poll never fires within the test: only a wake-up from the store can deliver. */
+  const NEVER = 3_600_000;
+  const probe = (user: string) => ({
+    id: randomUUID(),
+    type: 'Probe',
+    schemaVersion: 1,
+    data: {},
+    metadata: { userId: user, actor: { id: user, role: 'trader' as const }, correlationId: 'c', causationId: null, idempotencyKey: null, recordedAt: new Date().toISOString(), businessDate: '2026-11-20' },
+  });
+
+  async function wakesOnAppend(database: Database, appender: EventStore, redisUrl: string | undefined, prefix?: string) {
+    const store = await setup(database);
+    const seen = new Map<string, () => void>();
+    const projector = await startProjector({
+      config: { PROJECTOR_LANES: LANES, REDIS_URL: redisUrl },
+      database,
+      eventStore: store,
+      logger,
+      metrics: new Registry(),
+      projections,
+      pollMs: NEVER,
+      ...(prefix ? { bullPrefix: prefix } : {}),
+      onApplied: (batch) => batch.events.forEach((e) => seen.get(e.id)?.()),
+    });
+    try {
+      for (let i = 0; i < 3; i++) {
+        // Appended while the dispatcher is idle (after its first read found nothing).
+        await new Promise((r) => setTimeout(r, 50));
+        const event = probe(users[i]!);
+        const applied = new Promise<void>((resolve) => seen.set(event.id, resolve));
+        await appender.append(`trade-${users[i]}.wake${i}`, [event], 'no_stream');
+        await applied;
+      }
+    } finally {
+      await projector.stop();
+      await store.close();
+    }
+  }
+
+  it('in process on PostgreSQL: an append through another connection pool (NOTIFY) wakes the idle dispatcher', async () => {
+    const database = await createTestDatabase('projector_wake');
+    const { openDatabase } = await import('@oj/infra/db/database');
+    const other = await openDatabase({ url: database.url, poolSize: 2 });
+    try {
+      await wakesOnAppend(database, new PostgresEventStore(other), undefined);
+    } finally {
+      await other.close();
+      await database.drop();
+    }
+  });
+
+  it('with BullMQ lanes: the woken dispatcher hands the event to an idle lane worker', async () => {
+    const database = await createTestDatabase('projector_wake_bull');
+    const { openDatabase } = await import('@oj/infra/db/database');
+    const other = await openDatabase({ url: database.url, poolSize: 2 });
+    const prefix = `ojtest-${randomBytes(4).toString('hex')}`;
+    try {
+      await wakesOnAppend(database, new PostgresEventStore(other), requireRedisUrl(), prefix);
+    } finally {
+      await other.close();
+      await database.drop();
+      await cleanRedis(prefix);
+    }
+  });
+
+  it('on PGlite: the in-process signal wakes the dispatcher', async () => {
+    const lite = await createPGliteDatabase();
+    try {
+      await wakesOnAppend(lite, new PostgresEventStore(lite), undefined);
+    } finally {
+      await lite.close();
+    }
+  }, 120_000);
+});

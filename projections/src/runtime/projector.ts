@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '@oj/infra/config';
 import type { Database } from '@oj/infra/db/database';
-import { START, comparePositions, positionFromString, positionToString, type EventStore, type LogPosition, type StoredEvent } from '@oj/infra/eventstore/port';
+import { START, comparePositions, positionFromString, positionToString, type EventStore, type LogPosition, type StoredEvent, type Subscription } from '@oj/infra/eventstore/port';
+import { LocalSignal } from '@oj/infra/eventstore/subscription';
 import { physicalTables, type Projection } from './projection.ts';
 import { applyLaneBatch, type AppliedCount, type LaneBatch } from './apply.ts';
 import { LOCK_DISPATCHER, tryLock, type SessionLock } from './locks.ts';
@@ -24,8 +25,13 @@ export interface ProjectorOptions {
   bullPrefix?: string;
   /** Events per dispatcher read (default 1000). */
   readBatch?: number;
-  /** Idle poll interval of the dispatcher in ms (default 100; `waitFor` wakes it at once). */
+  /**
+   * Safety-net poll of the idle dispatcher in ms (default 1000). New events wake it at once through the
+   * store's subscription (NOTIFY / in-process signal / EventStoreDB push); `waitFor` wakes it too.
+   */
   pollMs?: number;
+  /** Called after a lane batch committed (in this process), e.g. to measure live lag. */
+  onApplied?: (batch: LaneBatch) => void;
   /** Run the dispatcher (default true). False: only lane workers (extra projector processes). */
   dispatch?: boolean;
   /** Run lane workers (default true; BullMQ mode only). */
@@ -76,6 +82,8 @@ export function redisConnection(url: string): ConnectionOptions {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** First re-read after a wake-up that found less than the subscription showed (doubles up to pollMs). */
+const QUICK_MS = 5;
 
 /**
  * The projector: one dispatcher (leader-elected with an advisory lock) reads the global log from its
@@ -90,7 +98,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   const transport: 'bullmq' | 'in-process' = options.config.REDIS_URL ? 'bullmq' : 'in-process';
   const prefix = options.bullPrefix ?? 'oj';
   const readBatch = options.readBatch ?? 1000;
-  const pollMs = options.pollMs ?? 100;
+  const pollMs = options.pollMs ?? 1000;
   const autoBuild = options.autoBuild ?? (transport === 'in-process' ? 'outdated' : 'missing');
   const streamPrefixes = [...new Set(projections.flatMap((p) => p.streamPrefixes))];
   const log = logger.child({ component: 'projector' });
@@ -101,16 +109,27 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   let leader: SessionLock | null = null;
   let seen: LogPosition = START;
   let wake: (() => void) | null = null;
+  // Set by a wake-up that came while the dispatcher was busy reading: the next idle returns at once,
+  // so a wake-up is never lost between "read found nothing" and "start waiting".
+  let woken = false;
   const nudge = () => {
+    woken = true;
     const w = wake;
     wake = null;
     w?.();
   };
-  const idle = (ms: number) =>
-    new Promise<void>((resolve) => {
+  const idle = (ms: number) => {
+    if (woken) {
+      woken = false;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => {
       const t = setTimeout(() => ((wake = null), resolve()), ms);
-      wake = () => (clearTimeout(t), resolve());
+      wake = () => (clearTimeout(t), (woken = false), resolve());
     });
+  };
+  /** The furthest position the store's subscription has shown us: visible to readers, so due. */
+  let notified: LogPosition = START;
 
   const record = (lane: number, counts: AppliedCount[], seconds: number) => {
     metrics.batchDuration.observe({ lane: String(lane), transport }, seconds);
@@ -120,7 +139,11 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     const started = performance.now();
     const counts = await applyLaneBatch(db, projections, batch);
     record(batch.lane, counts, (performance.now() - started) / 1000);
+    options.onApplied?.(batch);
+    applied.fire();
   };
+  // Local lane workers finishing a batch: BullMQ-mode waiters re-check at once instead of on their timer.
+  const applied = new LocalSignal();
 
   // Lane workers (BullMQ).
   const connection = options.config.REDIS_URL ? redisConnection(options.config.REDIS_URL) : null;
@@ -152,6 +175,8 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
           connection,
           prefix,
           concurrency: 1,
+          // An idle worker blocks on the queue's marker and an added job wakes it at once; the drain
+          // delay only bounds that block (no latency), and nothing in a lane job is delayed.
           // A gap resolves as soon as the earlier job lands: retry quickly, and never give up on a
           // lane (skipping a batch would break the user's order); a handler bug shows as a stuck lane.
           settings: { backoffStrategy: (attempts: number) => Math.min(5000, 20 * 2 ** Math.min(attempts, 8)) },
@@ -255,52 +280,106 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       }
     }
     let state = await readDispatcher(db);
-    while (!stopped) {
-      if (!leader.held()) {
-        log.error('dispatcher lost its lock (database connection broke); re-electing');
-        leader = null;
-        return dispatchLoop();
-      }
-      try {
-        const head = await eventStore.head();
-        const events = await eventStore.readAll({ after: state.checkpoint, streamPrefixes, limit: readBatch });
-        const last = events.at(-1);
-        if (last) {
-          const byLane = new Map<number, StoredEvent[]>();
-          for (const e of events) {
-            const lane = laneOf(e.metadata.userId, lanes);
-            let list = byLane.get(lane);
-            if (!list) byLane.set(lane, (list = []));
-            list.push(e);
-          }
-          const dispatched = new Map<number, LogPosition>();
-          for (const [lane, list] of [...byLane].sort(([a], [b]) => a - b)) {
-            const prev = state.lastDispatched.get(lane) ?? START;
-            const end = list.at(-1)!.position;
-            if (transport === 'in-process') {
-              await applyTimed({ lane, prev, events: list });
-            } else {
-              const data: LaneJob = { lane, prev: positionToString(prev), events: list.map(toWire) };
-              // Deterministic, `:`-free id: a re-dispatch of the same batch after a crash is deduplicated.
-              await queueFor(lane).add('batch', data, { jobId: `l${lane}-${positionToString(list[0]!.position)}-${positionToString(end)}` });
+    const watcher = watchAppends();
+    let quick = QUICK_MS;
+    try {
+      while (!stopped) {
+        if (!leader.held()) {
+          log.error('dispatcher lost its lock (database connection broke); re-electing');
+          leader = null;
+          break;
+        }
+        try {
+          woken = false;
+          const head = await eventStore.head();
+          const events = await eventStore.readAll({ after: state.checkpoint, streamPrefixes, limit: readBatch });
+          const last = events.at(-1);
+          if (last) {
+            const byLane = new Map<number, StoredEvent[]>();
+            for (const e of events) {
+              const lane = laneOf(e.metadata.userId, lanes);
+              let list = byLane.get(lane);
+              if (!list) byLane.set(lane, (list = []));
+              list.push(e);
             }
-            dispatched.set(lane, end);
+            const dispatched = new Map<number, LogPosition>();
+            for (const [lane, list] of [...byLane].sort(([a], [b]) => a - b)) {
+              const prev = state.lastDispatched.get(lane) ?? START;
+              const end = list.at(-1)!.position;
+              if (transport === 'in-process') {
+                await applyTimed({ lane, prev, events: list });
+              } else {
+                const data: LaneJob = { lane, prev: positionToString(prev), events: list.map(toWire) };
+                // Deterministic, `:`-free id: a re-dispatch of the same batch after a crash is deduplicated.
+                await queueFor(lane).add('batch', data, { jobId: `l${lane}-${positionToString(list[0]!.position)}-${positionToString(end)}` });
+              }
+              dispatched.set(lane, end);
+            }
+            await persist(last.position, dispatched);
+            for (const [lane, p] of dispatched) state.lastDispatched.set(lane, p);
+            state.checkpoint = last.position;
           }
-          await persist(last.position, dispatched);
-          for (const [lane, p] of dispatched) state.lastDispatched.set(lane, p);
-          state.checkpoint = last.position;
+          if (events.length < readBatch) {
+            seen = maxPosition(seen, maxPosition(head ?? START, state.checkpoint));
+            if (transport === 'in-process') settle();
+            if (comparePositions(notified, state.checkpoint) > 0) {
+              // The subscription showed an event this read did not return (e.g. reads served by a node
+              // that is behind): read again shortly rather than waiting for the next wake-up or poll.
+              await idle(quick);
+              quick = Math.min(quick * 2, pollMs);
+            } else {
+              quick = QUICK_MS;
+              await idle(pollMs);
+            }
+          }
+        } catch (err) {
+          log.error({ err }, 'dispatch failed; retrying from the checkpoint');
+          state = await readDispatcher(db).catch(() => state);
+          await idle(1000);
         }
-        if (events.length < readBatch) {
-          seen = maxPosition(seen, maxPosition(head ?? START, state.checkpoint));
-          if (transport === 'in-process') settle();
-          await idle(pollMs);
-        }
-      } catch (err) {
-        log.error({ err }, 'dispatch failed; retrying from the checkpoint');
-        state = await readDispatcher(db).catch(() => state);
-        await idle(1000);
       }
+    } finally {
+      await watcher.stop();
     }
+    if (!stopped && !leader) return dispatchLoop();
+  };
+
+  /**
+   * Wake-ups: a subscription from the head (NOTIFY on PostgreSQL, the in-process signal on PGlite, the
+   * server's push on EventStoreDB) nudges the dispatcher for each new event. It only wakes; the
+   * dispatcher still reads its own batches from its checkpoint, so the xid8 visibility rule is the
+   * store's as before: a committed event hidden behind an older transaction is delivered by the
+   * subscription (which re-reads while such events exist) once readers can see it.
+   */
+  const watchAppends = () => {
+    let closed = false;
+    let subscription: Subscription | null = null;
+    const run = (async () => {
+      while (!closed && !stopped) {
+        try {
+          const after = (await eventStore.head()) ?? START;
+          if (closed) return;
+          subscription = eventStore.subscribe({ after, streamPrefixes });
+          for await (const event of subscription) {
+            notified = maxPosition(notified, event.position);
+            nudge();
+          }
+        } catch (err) {
+          log.warn({ err }, 'append wake-ups failed; polling until they resume');
+        } finally {
+          await (subscription as Subscription | null)?.close().catch(() => undefined);
+          subscription = null;
+        }
+        if (!closed) await sleep(1000);
+      }
+    })();
+    return {
+      async stop() {
+        closed = true;
+        await (subscription as Subscription | null)?.close().catch(() => undefined);
+        await run;
+      },
+    };
   };
 
   const loop = options.dispatch === false ? Promise.resolve() : dispatchLoop();
@@ -353,7 +432,8 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
         if (await reached(goal)) return;
         if (Date.now() > deadline) throw new Error(`Read models did not reach ${positionToString(goal)} within ${timeoutMs} ms`);
         nudge();
-        await sleep(transport === 'in-process' ? 5 : 20);
+        const { done } = applied.wait(applied.generation, transport === 'in-process' ? 5 : 20);
+        await done;
       }
     },
     lag: lagOf,
