@@ -34,6 +34,19 @@ const configSchema = z.object({
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).default(900),
   REFRESH_TOKEN_TTL_DAYS: z.coerce.number().int().min(1).default(30),
   PROJECTOR_LANES: z.coerce.number().int().min(1).max(64).default(4),
+  /** Lanes this projector process works (comma list, e.g. `0,1`); unset: all. Several processes split the lanes. */
+  PROJECTOR_WORK_LANES: z
+    .string()
+    .optional()
+    .transform((v, ctx): number[] | undefined => {
+      if (v === undefined || v.trim() === '') return undefined;
+      const parts = v.split(',').map((x) => x.trim());
+      if (parts.some((x) => !/^\d+$/.test(x))) {
+        ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of lane numbers (e.g. 0,1), got "${v}"` });
+        return z.NEVER;
+      }
+      return [...new Set(parts.map(Number))].sort((x, y) => x - y);
+    }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   STRIPE_SECRET_KEY: z.string().optional(),
   STRIPE_PUBLISHABLE_KEY: z.string().optional(),
@@ -49,6 +62,11 @@ const configSchema = z.object({
       return v.split(',').map((x) => x.trim()).filter(Boolean);
     }),
   RATE_LIMIT_AUTH_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+}).superRefine((c, ctx) => {
+  const outside = c.PROJECTOR_WORK_LANES?.filter((lane) => lane >= c.PROJECTOR_LANES);
+  if (outside?.length) {
+    ctx.addIssue({ code: 'custom', path: ['PROJECTOR_WORK_LANES'], message: `lane ${outside.join(', ')} does not exist: lanes are 0..${c.PROJECTOR_LANES - 1} (PROJECTOR_LANES=${c.PROJECTOR_LANES})` });
+  }
 });
 
 export type RawConfig = z.infer<typeof configSchema>;

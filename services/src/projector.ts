@@ -6,7 +6,9 @@ import { startBackgroundWorkers } from './platform/workers.ts';
 const config = loadConfig();
 const runtime = await createRuntime(config);
 await startBackgroundWorkers(runtime, { projector: true, mail: false });
-runtime.deps.logger.info({ lanes: config.PROJECTOR_LANES, mode: config.mode.projector }, 'projector running');
+// PROJECTOR_WORK_LANES (default all) lets several projector processes split the lanes between them;
+// the dispatcher is elected among them whatever lanes each works.
+runtime.deps.logger.info({ lanes: config.PROJECTOR_LANES, workLanes: config.PROJECTOR_WORK_LANES ?? 'all', mode: config.mode.projector }, 'projector running');
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => void runtime.close().then(() => process.exit(0)));
 }

@@ -285,6 +285,20 @@ describe('projector on PostgreSQL with BullMQ lanes', () => {
     await follower.stop();
   });
 
+  it('two projector processes split the lanes with PROJECTOR_WORK_LANES', async () => {
+    const { loadConfig } = await import('@oj/infra/config');
+    const env = { NODE_ENV: 'test' as const, DATA_DIR: '/tmp/oj-unused', PROJECTOR_LANES: String(LANES), REDIS_URL: requireRedisUrl() };
+    const a = await start({ config: loadConfig({ ...env, PROJECTOR_WORK_LANES: '0' }) });
+    const b = await start({ config: loadConfig({ ...env, PROJECTOR_WORK_LANES: '1,2' }) });
+    await appendEvents(store, 60, 61, 10_000);
+    await (a.isLeader() ? a : b).waitFor(upTo(store), 30_000);
+    expect(await current(database)).toEqual(expectedCounts(await wholeLog(store)));
+    expect(() => loadConfig({ ...env, PROJECTOR_WORK_LANES: '0,3' })).toThrow('PROJECTOR_WORK_LANES: lane 3 does not exist: lanes are 0..2');
+    expect(() => loadConfig({ ...env, PROJECTOR_WORK_LANES: 'one' })).toThrow('PROJECTOR_WORK_LANES: must be a comma-separated list of lane numbers');
+    await a.stop();
+    await b.stop();
+  });
+
   it('rebuilds one user in the live version', async () => {
     const projector = await start();
     await projector.waitFor(upTo(store), 30_000);

@@ -15,7 +15,7 @@ import { readCheckpoints, readDispatcher, readLag, readRegistry, runnable, type 
 import { rebuild } from './rebuild.ts';
 
 export interface ProjectorOptions {
-  config: Pick<Config, 'PROJECTOR_LANES' | 'REDIS_URL'>;
+  config: Pick<Config, 'PROJECTOR_LANES' | 'REDIS_URL'> & Partial<Pick<Config, 'PROJECTOR_WORK_LANES'>>;
   database: Database;
   eventStore: EventStore;
   logger: Logger;
@@ -39,6 +39,7 @@ export interface ProjectorOptions {
   /**
    * Lanes this process works (default: all). Several projector processes may work the same lane
    * safely (the checkpoint row serializes them, a gap is retried), but splitting lanes avoids retries.
+   * Default: `config.PROJECTOR_WORK_LANES`.
    */
   workLanes?: readonly number[];
   /**
@@ -98,6 +99,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   const transport: 'bullmq' | 'in-process' = options.config.REDIS_URL ? 'bullmq' : 'in-process';
   const prefix = options.bullPrefix ?? 'oj';
   const readBatch = options.readBatch ?? 1000;
+  const workLanes = options.workLanes ?? options.config.PROJECTOR_WORK_LANES;
   const pollMs = options.pollMs ?? 1000;
   const autoBuild = options.autoBuild ?? (transport === 'in-process' ? 'outdated' : 'missing');
   const streamPrefixes = [...new Set(projections.flatMap((p) => p.streamPrefixes))];
@@ -165,7 +167,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     const stored = (await readDispatcher(db)).lanes ?? lanes;
     // While the lane count changes, the old lanes keep running until they are drained.
     for (let lane = 0; lane < Math.max(lanes, stored); lane++) {
-      if (options.workLanes && !options.workLanes.includes(lane)) continue;
+      if (workLanes && !workLanes.includes(lane)) continue;
       const worker = new Worker<LaneJob>(
         laneQueueName(lane),
         async (job: Job<LaneJob>) => {
