@@ -133,12 +133,24 @@ async function rebuildVersion(deps: RuntimeDeps, projection: Projection, options
     };
     report('building');
     let applied = 0;
+    // Read outside the transaction: on PGlite the one connection is the transaction's.
+    const read = (after: LogPosition) => eventStore.readAll({ after, streamPrefixes: prefixes, limit: batchSize });
+    let next: Promise<StoredEvent[]> | null = null;
     for (;;) {
-      // Read outside the transaction: on PGlite the one connection is the transaction's.
-      const events = await eventStore.readAll({ after: checkpoint, streamPrefixes: prefixes, limit: batchSize });
+      let events = next ? await next : await read(checkpoint);
+      // A read-ahead ran while this rebuild's own transaction was open, which holds the store's
+      // visibility horizon back: a short batch may only mean that, so read it again before ending.
+      if (next && events.length < batchSize) events = await read(checkpoint);
+      next = null;
       const last = events.at(-1);
       if (!last) break;
       const p = posParams(last.position);
+      if (events.length === batchSize) {
+        // Read-ahead: the next batch is read (on another connection) while this one is applied. It
+        // starts after this batch's last event, which does not depend on the apply.
+        next = read(last.position);
+        next.catch(() => {}); // awaited below; if the apply fails first, its rejection is not unhandled
+      }
       await db.transaction().execute(async (trx) => {
         await projection.apply({ trx, tables, mode: 'rebuild' }, events);
         await sql`update projection_rebuilds set commit = ${p.commit}, prepare = ${p.prepare}, events_done = events_done + ${events.length}, updated_at = now()
