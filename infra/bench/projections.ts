@@ -24,7 +24,8 @@ import { premiumData } from '@oj/projections/daily-premium/queries';
 import { generateJournal, HEAVY_USER } from './journal-generator.ts';
 
 /**
- * `npm run bench -- projections [--events N] [--live-seconds S] [--keep]`
+ * `npm run bench -- projections [--events N] [--live-seconds S] [--rebuild-only] [--keep]`
+ * (`--rebuild-only` stops after step 3: for iterating on the rebuild with fewer events)
  *
  * On real PostgreSQL (DATABASE_URL) and Redis (REDIS_URL), in a fresh database:
  * 1. seeds a synthetic journal of N events (default 1,000,000) straight into the event store's table with
@@ -43,6 +44,7 @@ interface Args {
   liveSeconds: number;
   rate: number;
   keep: boolean;
+  rebuildOnly: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -55,6 +57,7 @@ function parseArgs(argv: string[]): Args {
     liveSeconds: Number(get('live-seconds') ?? 30),
     rate: Number(get('rate') ?? 200),
     keep: argv.includes('--keep'),
+    rebuildOnly: argv.includes('--rebuild-only'),
   };
 }
 
@@ -190,6 +193,8 @@ export async function benchProjections(argv: string[]): Promise<Record<string, u
     const tables = (await liveTables(db, TRADES_PROJECTION)) as unknown as TradeReadTables & Record<string, string>;
     const counts = await tradesProjection.countRows!(db, tables);
     report.rebuild = { seconds: r2(rebuildSeconds), eventsPerSecond: Math.round(rebuildRate), ratioToCopyBaseline: r2(rebuildRate / baselineRate), rows: counts };
+    log(`rebuild: ${Math.round(rebuildRate)} ev/s (${r2(rebuildSeconds)} s)`);
+    if (args.rebuildOnly) return report;
     for (const t of Object.values(tables)) await sql`vacuum analyze ${sql.table(t)}`.execute(db);
 
     const heavyTrades = Number((await sql<{ n: number }>`select count(*)::int as n from ${sql.table(tables.trades)} where user_id = ${HEAVY_USER}`.execute(db)).rows[0]?.n);
