@@ -51,17 +51,23 @@ export async function tryLock(database: Database, namespace: number, name: strin
     throw error;
   }
   let lost = false;
-  client.on('error', () => (lost = true));
+  const onError = () => (lost = true);
+  client.on('error', onError);
   return {
     held: () => !lost,
     async release() {
-      if (lost) return client.release(true);
-      try {
-        await client.query('select pg_advisory_unlock($1::int, hashtext($2))', [namespace, name]);
-        client.release();
-      } catch {
-        client.release(true);
+      // The pool reuses this client: a listener left behind would pile up, one per lock taken on it
+      // (MaxListenersExceededWarning after ten).
+      let broken = lost;
+      if (!broken) {
+        try {
+          await client.query('select pg_advisory_unlock($1::int, hashtext($2))', [namespace, name]);
+        } catch {
+          broken = true;
+        }
       }
+      client.off('error', onError);
+      client.release(broken || lost ? true : undefined);
     },
   };
 }
