@@ -13,6 +13,7 @@ import { fromWire, laneOf, maxPosition, posParams, toWire, type WireEvent } from
 import { projectorMetrics } from './metrics.ts';
 import { readCheckpoints, readDispatcher, readLag, readRegistry, runnable, type LaneLag } from './registry.ts';
 import { rebuild } from './rebuild.ts';
+import { startRebuildWorker, type RebuildWorker } from './rebuild-job.ts';
 
 export interface ProjectorOptions {
   config: Pick<Config, 'PROJECTOR_LANES' | 'REDIS_URL'> & Partial<Pick<Config, 'PROJECTOR_WORK_LANES'>>;
@@ -49,6 +50,10 @@ export interface ProjectorOptions {
    * in-process: embedded mode has no operator).
    */
   autoBuild?: 'missing' | 'outdated';
+  /** Work the `projector-rebuild` queue (default true; BullMQ mode only). */
+  rebuilds?: boolean;
+  /** Lock duration of rebuild jobs in ms (default 30 s): how soon a killed projector's rebuild is taken over. */
+  rebuildLockMs?: number;
 }
 
 export interface ProjectorHandle {
@@ -108,6 +113,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   const { metrics, detach } = projectorMetrics(options.metrics, lagOf);
 
   let stopped = false;
+  let stopping: Promise<void> | undefined;
   let leader: SessionLock | null = null;
   let seen: LogPosition = START;
   let wake: (() => void) | null = null;
@@ -192,6 +198,12 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       workers.push(worker);
     }
   }
+
+  // Operators' rebuilds (`npm run projections -- rebuild`) run here as jobs, one at a time.
+  const rebuildWorker: RebuildWorker | null =
+    connection && options.rebuilds !== false
+      ? startRebuildWorker({ connection, prefix, logger, deps: { database, eventStore, projections, lanes }, ...(options.rebuildLockMs ? { lockDurationMs: options.rebuildLockMs } : {}) })
+      : null;
 
   const ensureLive = async () => {
     const dispatcher = await readDispatcher(db);
@@ -439,15 +451,23 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       }
     },
     lag: lagOf,
-    async stop() {
-      stopped = true;
-      nudge();
-      await loop.catch(() => undefined);
-      await Promise.all(workers.map((w) => w.close()));
-      await Promise.all([...queues.values()].map((q) => q.close()));
-      await leader?.release();
-      leader = null;
-      detach();
+    stop() {
+      // Idempotent: closing a BullMQ worker or queue twice rejects on the already closed connection.
+      stopping ??= shutdown();
+      return stopping;
     },
   };
+
+  async function shutdown() {
+    stopped = true;
+    nudge();
+    // A running rebuild stops after its current batch and goes back to the queue for the next projector.
+    await rebuildWorker?.stop();
+    await loop.catch(() => undefined);
+    await Promise.all(workers.map((w) => w.close()));
+    await Promise.all([...queues.values()].map((q) => q.close()));
+    await leader?.release();
+    leader = null;
+    detach();
+  }
 }

@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Queue, QueueEvents } from 'bullmq';
+import { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
+import { requireRedisUrl } from '@oj/infra/testing/env';
+import { migrateToLatest } from '@oj/infra/db/migrate';
+import { migrations as storeMigrations } from '@oj/infra/eventstore/migrations';
+import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
+import { START, type EventStore, type StoredEvent } from '@oj/infra/eventstore/port';
+import { createLogger } from '@oj/infra/logger';
+import { migrations } from './migrations.ts';
+import { countingProjection, expectedCounts, readCounts } from './test-projection.ts';
+import { redisConnection, startProjector, type ProjectorHandle } from './projector.ts';
+import { liveTables, readRegistry } from './registry.ts';
+import { rebuild, type RebuildProgress, type RebuildResult } from './rebuild.ts';
+import { enqueueRebuild, followRebuild, openRebuildQueue, rebuildJobId, type RebuildJobData } from './rebuild-job.ts';
+
+const logger = createLogger(process.env.DEBUG_REBUILD ? 'debug' : 'silent');
+const projection = countingProjection();
+const projections = [projection];
+const LANES = 2;
+
+async function readLog(store: EventStore): Promise<StoredEvent[]> {
+  const out: StoredEvent[] = [];
+  let after = START;
+  for (;;) {
+    const batch = await store.readAll({ after, streamPrefixes: ['trade-'], limit: 1000 });
+    out.push(...batch);
+    if (batch.length < 1000) return out;
+    after = batch.at(-1)!.position;
+  }
+}
+
+async function append(store: EventStore, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const user = `u-${i % 7}`;
+    await store.append(
+      `trade-${user}.l${i % 3}`,
+      [
+        {
+          id: randomUUID(),
+          type: `E${i}`,
+          schemaVersion: 1,
+          data: { i },
+          metadata: { userId: user, actor: { id: user, role: 'trader' }, correlationId: 'c', causationId: null, idempotencyKey: null, recordedAt: new Date().toISOString(), businessDate: '2026-11-20' },
+        },
+      ],
+      'any',
+    );
+  }
+}
+
+describe('rebuilds as BullMQ jobs (services mode)', () => {
+  let database: TestDatabase;
+  let store: EventStore;
+  let queue: Queue<RebuildJobData, RebuildResult[]>;
+  let events: QueueEvents;
+  let rebuildQueue: Awaited<ReturnType<typeof openRebuildQueue>>;
+  const prefix = `ojtest-${randomBytes(4).toString('hex')}`;
+  const open: ProjectorHandle[] = [];
+  const start = async () => {
+    const handle = await startProjector({
+      config: { PROJECTOR_LANES: LANES, REDIS_URL: requireRedisUrl() },
+      database,
+      eventStore: store,
+      logger,
+      metrics: new Registry(),
+      projections,
+      bullPrefix: prefix,
+      pollMs: 20,
+      rebuildLockMs: 2000,
+    });
+    open.push(handle);
+    return handle;
+  };
+  const deps = () => ({ database, eventStore: store, projections, lanes: LANES });
+
+  beforeAll(async () => {
+    database = await createTestDatabase('projector_rebuild_job');
+    await migrateToLatest(database.db, [storeMigrations, migrations]);
+    store = new PostgresEventStore(database);
+    rebuildQueue = await openRebuildQueue(redisConnection(requireRedisUrl()), prefix);
+    ({ queue, events } = rebuildQueue);
+  });
+  afterAll(async () => {
+    for (const h of open) await h.stop();
+    await rebuildQueue?.close();
+    await store?.close();
+    await database?.drop();
+    const redis = new Redis(requireRedisUrl());
+    try {
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length) await redis.del(...keys);
+    } finally {
+      await redis.quit();
+    }
+  });
+
+  it('names jobs deterministically, without the key separator', () => {
+    expect(rebuildJobId('trades')).toBe('rebuild-trades');
+    expect(rebuildJobId('all', 'a:b')).toBe('rebuild-all-user-a_b');
+  });
+
+  it('a rebuild through the job equals a direct rebuild, and reports progress', async () => {
+    const projector = await start();
+    await append(store, 120);
+    await projector.waitFor('head', 30_000);
+    const progress: RebuildProgress[] = [];
+    const { job, existing } = await enqueueRebuild(queue, { target: projection.name, batchSize: 25 });
+    expect(existing).toBe(false);
+    const results = await followRebuild(job, events, { onProgress: (p) => progress.push(p) });
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatchObject({ projection: projection.name, switched: true });
+    expect(progress.some((p) => p.phase === 'building' && p.eventsDone > 0)).toBe(true);
+    expect(progress.at(-1)?.phase).toBe('done');
+    const log = await readLog(store);
+    const viaJob = await readCounts(database.db, await liveTables(database.db, projection.name));
+    expect(viaJob).toEqual(expectedCounts(log));
+
+    const [direct] = await rebuild(deps(), projection.name, { switch: false });
+    const building = (await readRegistry(database.db, projection.name)).find((r) => r.version === direct!.version)!;
+    expect(await readCounts(database.db, building.tables)).toEqual(viaJob);
+
+    // A finished job with the same id is replaced by the next rebuild.
+    const again = await enqueueRebuild(queue, { target: projection.name });
+    expect(again.existing).toBe(false);
+    expect(again.job.id).toBe(job.id);
+    const [second] = await followRebuild(again.job, events);
+    // It resumed the version the direct rebuild left building.
+    expect(second).toMatchObject({ version: direct!.version, switched: true });
+    await projector.stop();
+  });
+
+  it('a projector stopped in the middle of a rebuild job leaves it to the next one, which resumes from the checkpoint', async () => {
+    const first = await start();
+    await append(store, 400);
+    await first.waitFor('head', 30_000);
+    let stopped: Promise<void> | null = null;
+    const { job } = await enqueueRebuild(queue, { target: projection.name, batchSize: 2 });
+    const result = followRebuild(job, events, {
+      onProgress: (p) => {
+        // Stopping sets the flag at once: the rebuild stops after the batch in flight.
+        if (!stopped && p.phase === 'building' && p.eventsDone > 0) stopped = first.stop();
+      },
+    });
+    await new Promise<void>((resolve) => {
+      const check = () => (stopped ? resolve() : setTimeout(check, 10));
+      check();
+    });
+    await stopped;
+    expect(await job.getState()).toBe('waiting');
+    const second = await start();
+    const [r] = await result;
+    expect(r!.resumedFrom).not.toBeNull();
+    expect(r!.switched).toBe(true);
+    const total = (await readLog(store)).length;
+    expect(r!.eventsApplied).toBeLessThan(total);
+    expect(await readCounts(database.db, await liveTables(database.db, projection.name))).toEqual(expectedCounts(await readLog(store)));
+    await second.stop();
+  });
+});

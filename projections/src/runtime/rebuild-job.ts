@@ -1,0 +1,194 @@
+import { Queue, QueueEvents, UnrecoverableError, WaitingError, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import { rebuild, type RebuildProgress, type RebuildResult, type RuntimeDeps } from './rebuild.ts';
+
+/** Services mode: rebuilds run as jobs of this queue, worked by the projector process (concurrency 1). */
+export const REBUILD_QUEUE = 'projector-rebuild';
+
+export interface RebuildJobData {
+  target: string;
+  userId?: string;
+  batchSize?: number;
+  switch?: boolean;
+}
+
+/** What `job.updateProgress` reports. */
+export interface RebuildJobProgress {
+  projection: string;
+  version: number;
+  phase: RebuildProgress['phase'];
+  done: number;
+  total: number | null;
+  rate: number;
+  etaSeconds: number | null;
+}
+
+/** Deterministic and `:`-free (BullMQ's key separator): the same rebuild is never queued twice at once. */
+export function rebuildJobId(target: string, userId?: string): string {
+  const clean = (s: string) => s.replace(/[^A-Za-z0-9_.-]/g, '_');
+  return userId ? `rebuild-${clean(target)}-user-${clean(userId)}` : `rebuild-${clean(target)}`;
+}
+
+export function toJobProgress(p: RebuildProgress): RebuildJobProgress {
+  return { projection: p.projection, version: p.version, phase: p.phase, done: p.eventsDone, total: p.eventsTotal, rate: p.rate, etaSeconds: p.etaSeconds };
+}
+
+export function fromJobProgress(p: RebuildJobProgress): RebuildProgress {
+  return { projection: p.projection, version: p.version, phase: p.phase, eventsDone: p.done, eventsTotal: p.total, rate: p.rate, etaSeconds: p.etaSeconds };
+}
+
+class RebuildStoppingError extends Error {
+  constructor() {
+    super('The projector is stopping: the rebuild resumes from its checkpoint in the next one');
+    this.name = 'RebuildStoppingError';
+  }
+}
+
+export interface RebuildWorkerOptions {
+  connection: ConnectionOptions;
+  prefix: string;
+  deps: RuntimeDeps;
+  logger: Logger;
+  /**
+   * How long a job's lock lives without renewal (ms, default 30 s). A killed projector stops renewing
+   * it; once it expired, the next stalled check of any projector puts the job back (retried from the
+   * rebuild's checkpoint). Tests shorten it.
+   */
+  lockDurationMs?: number;
+}
+
+export interface RebuildWorker {
+  /**
+   * Stops at the next batch boundary (the batch and its checkpoint are committed) and puts the job
+   * back in the queue, so the next projector resumes it from the checkpoint.
+   */
+  stop(): Promise<void>;
+}
+
+/**
+ * The projector's rebuild worker: runs `rebuild(...)` for each job and reports progress. The rebuild's
+ * advisory lock, not BullMQ, guarantees one rebuild per projection (a `--here` rebuild may run too).
+ */
+export function startRebuildWorker(options: RebuildWorkerOptions): RebuildWorker {
+  const log = options.logger.child({ component: 'rebuild-worker' });
+  let stopping = false;
+  const lockDuration = options.lockDurationMs ?? 30_000;
+  const worker = new Worker<RebuildJobData, RebuildResult[]>(
+    REBUILD_QUEUE,
+    async (job: Job<RebuildJobData, RebuildResult[]>, token?: string) => {
+      const { target, userId, batchSize } = job.data;
+      log.info({ job: job.id, target, userId }, 'rebuild started');
+      try {
+        return await rebuild(options.deps, target, {
+          ...(userId ? { userId } : {}),
+          ...(batchSize ? { batchSize } : {}),
+          switch: job.data.switch !== false,
+          onProgress: (p) => {
+            // Called after each committed batch: the place to stop without losing work.
+            if (stopping) throw new RebuildStoppingError();
+            job.updateProgress(toJobProgress(p)).catch((err) => log.warn({ err }, 'could not report rebuild progress'));
+          },
+        });
+      } catch (error) {
+        if (error instanceof RebuildStoppingError && token) {
+          await job.moveToWait(token);
+          throw new WaitingError();
+        }
+        // Unknown projection, another rebuild holds the lock, a handler bug: retrying would not help.
+        throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
+      }
+    },
+    {
+      connection: options.connection,
+      prefix: options.prefix,
+      concurrency: 1,
+      lockDuration,
+      stalledInterval: Math.max(1000, Math.floor(lockDuration / 2)),
+      // A job whose projector was killed is put back, not failed, however often that happens.
+      maxStalledCount: 1000,
+    },
+  );
+  worker.on('failed', (job, err) => log.error({ job: job?.id, err }, 'rebuild failed'));
+  worker.on('completed', (job) => log.info({ job: job.id }, 'rebuild finished'));
+  worker.on('error', (err) => log.error({ err }, 'rebuild worker error'));
+  return {
+    async stop() {
+      stopping = true;
+      await worker.close();
+    },
+  };
+}
+
+export interface EnqueuedRebuild {
+  job: Job<RebuildJobData, RebuildResult[]>;
+  /** True when a rebuild with this id was already queued or running: this call follows it. */
+  existing: boolean;
+}
+
+/** Adds the rebuild job, replacing a finished one with the same id; an unfinished one is followed instead. */
+export async function enqueueRebuild(queue: Queue<RebuildJobData, RebuildResult[]>, data: RebuildJobData): Promise<EnqueuedRebuild> {
+  const jobId = rebuildJobId(data.target, data.userId);
+  const old = await queue.getJob(jobId);
+  if (old) {
+    const state = await old.getState();
+    if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return { job: old, existing: true };
+    await old.remove();
+  }
+  const job = await queue.add('rebuild', data, { jobId, removeOnComplete: { age: 7 * 24 * 3600 }, removeOnFail: { age: 7 * 24 * 3600 } });
+  return { job, existing: false };
+}
+
+/**
+ * The rebuild queue and its events, read from the stream's current end: a `QueueEvents` that starts
+ * at `$` only sees events after its first blocking read, which may come after a fast job finished.
+ */
+export async function openRebuildQueue(connection: ConnectionOptions, prefix: string): Promise<{ queue: Queue<RebuildJobData, RebuildResult[]>; events: QueueEvents; close(): Promise<void> }> {
+  const queue = new Queue<RebuildJobData, RebuildResult[]>(REBUILD_QUEUE, { connection, prefix });
+  let events: QueueEvents | undefined;
+  try {
+    // BullMQ's client type omits stream reads; it is an ioredis client.
+    const client = (await queue.client) as unknown as { xrevrange(key: string, end: string, start: string, count: 'COUNT', n: number): Promise<Array<[string, string[]]>> };
+    const last = (await client.xrevrange(queue.keys.events!, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
+    events = new QueueEvents(REBUILD_QUEUE, { connection, prefix, lastEventId: last });
+    await events.waitUntilReady();
+  } catch (error) {
+    await events?.close();
+    await queue.close();
+    throw error;
+  }
+  const ev = events;
+  return {
+    queue,
+    events: ev,
+    async close() {
+      // Events first: its blocking read is on its own connection, which closing the queue does not end.
+      await ev.close();
+      await queue.close();
+    },
+  };
+}
+
+export interface FollowOptions {
+  onProgress?: (p: RebuildProgress) => void;
+  /** Called once if no worker took the job within `idleWarnMs` (default 5000). */
+  onNotPickedUp?: () => void;
+  idleWarnMs?: number;
+}
+
+/** Waits for the job's result, reporting its progress; rejects with the job's failure. */
+export async function followRebuild(job: Job<RebuildJobData, RebuildResult[]>, events: QueueEvents, options: FollowOptions = {}): Promise<RebuildResult[]> {
+  const onProgress = ({ jobId, data }: { jobId: string; data: unknown }) => {
+    if (jobId === job.id && data && typeof data === 'object') options.onProgress?.(fromJobProgress(data as RebuildJobProgress));
+  };
+  events.on('progress', onProgress);
+  const timer = setTimeout(async () => {
+    const state = await job.getState().catch(() => 'unknown');
+    if (state === 'waiting' || state === 'delayed' || state === 'prioritized') options.onNotPickedUp?.();
+  }, options.idleWarnMs ?? 5000);
+  try {
+    return await job.waitUntilFinished(events);
+  } finally {
+    clearTimeout(timer);
+    events.off('progress', onProgress);
+  }
+}
