@@ -1,5 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
+import { openDatabase } from '@oj/infra/db/database';
+import { createEventStore } from '@oj/infra/eventstore/create';
+import { loadConfig } from '@oj/infra/config';
+import { createLogger } from '@oj/infra/logger';
+import { requireRedisUrl } from '@oj/infra/testing/env';
+import { allProjections } from './catalogue.ts';
+import { startProjector } from './runtime/projector.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,5 +92,59 @@ describe('projections CLI on PostgreSQL (services mode)', () => {
     expect(switched.stdout).toContain('is live');
     const retired = await projections(['retire', name], env);
     expect(retired.stdout).toMatch(/dropped v\d+/);
+  });
+});
+
+describe('projections CLI with Redis: the rebuild is a job of the projector', () => {
+  let database: TestDatabase;
+  let dataDir: string;
+  const prefix = `ojtest-${randomBytes(4).toString('hex')}`;
+  beforeAll(async () => {
+    database = await createTestDatabase('projections_cli_job');
+    dataDir = await mkdtemp(join(tmpdir(), 'oj-cli-'));
+  });
+  afterAll(async () => {
+    await database?.drop();
+    await rm(dataDir, { recursive: true, force: true });
+    const redis = new Redis(requireRedisUrl());
+    try {
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length) await redis.del(...keys);
+    } finally {
+      await redis.quit();
+    }
+  });
+
+  it('warns when no projector picks the job up, then follows it to the end once one runs', async () => {
+    const env = { DATABASE_URL: database.url, DATA_DIR: dataDir, PROJECTOR_LANES: '2', REDIS_URL: requireRedisUrl(), BULLMQ_PREFIX: prefix, REBUILD_PICKUP_WARN_MS: '300' };
+    // The projector's tables and the store exist before the projector starts (as `npm run projector` migrates first).
+    const migrated = await projections(['status'], { ...env, REDIS_URL: '' });
+    expect(migrated.code, migrated.stderr).toBe(0);
+    const child = spawn(process.execPath, [cli, 'rebuild', 'all'], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', NODE_ENV: 'test', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    await new Promise<void>((resolve) => {
+      child.stderr.on('data', (d) => {
+        stderr += d;
+        if (stderr.includes('No projector picked up')) resolve();
+      });
+      child.on('exit', () => resolve());
+    });
+    expect(stderr).toContain('no projector is running? Start `npm run projector`, or pass --here to run it in this process');
+    const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, DATABASE_URL: database.url, REDIS_URL: requireRedisUrl(), PROJECTOR_LANES: '2' });
+    const db = await openDatabase({ url: database.url, poolSize: 4 });
+    const eventStore = await createEventStore(config, db);
+    const projector = await startProjector({ config, database: db, eventStore, logger: createLogger('silent'), metrics: new Registry(), projections: allProjections, bullPrefix: prefix });
+    try {
+      expect(await exited, stderr).toBe(0);
+      expect(stdout).toMatch(/v\d+: 0 events applied, now live/);
+      expect(stderr).toMatch(/Queued rebuild job rebuild-all/);
+    } finally {
+      await projector.stop();
+      await eventStore.close();
+      await db.close();
+    }
   });
 });

@@ -7,12 +7,16 @@ import { allProjections } from './catalogue.ts';
 import { claimDataDir, DataDirBusyError } from './runtime/data-dir-lock.ts';
 import { abandon, diff, rebuild, retire, rollback, switchVersion, type RebuildProgress, type RuntimeDeps } from './runtime/rebuild.ts';
 import { projectionsStatus } from './runtime/status.ts';
+import { DEFAULT_BULL_PREFIX, redisConnection } from './runtime/projector.ts';
+import { enqueueRebuild, followRebuild, openRebuildQueue, type RebuildJobData } from './runtime/rebuild-job.ts';
+import type { RebuildResult } from './runtime/rebuild.ts';
 
 const usage = `Usage: npm run projections -- <command>
 
   status [--json]                       versions, statuses, checkpoints, rebuild progress, lag
   rebuild <name|all> [--user <id>]      build the next version beside the live one, catch up, switch
-          [--batch-size <n>] [--no-switch]
+          [--batch-size <n>] [--no-switch]   with REDIS_URL: a job run by the projector process,
+          [--here]                          followed here; --here runs it in this process instead
   switch <name> <version>               make a built (or retired) version live, in one transaction
   rollback <name>                       switch back to the most recently retired version
   diff <name> [--version <n>]           rows and totals that differ between live and building (or <n>)
@@ -101,6 +105,7 @@ async function main(argv: string[]): Promise<number> {
       user: { type: 'string' },
       'batch-size': { type: 'string' },
       'no-switch': { type: 'boolean' },
+      here: { type: 'boolean' },
       version: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -118,6 +123,20 @@ async function main(argv: string[]): Promise<number> {
   if (!['status', 'rebuild', 'switch', 'rollback', 'diff', 'retire', 'abandon'].includes(command)) throw new UsageError(`Unknown command ${command}`);
   const version = values.version !== undefined ? Number(values.version) : undefined;
   const config = loadConfig();
+  if (command === 'rebuild' && config.REDIS_URL && !values.here) {
+    const target = needName();
+    if (target !== 'all' && !allProjections.some((p) => p.name === target)) {
+      throw new Error(`Unknown projection ${target}. Known: ${allProjections.map((x) => x.name).join(', ') || '(none)'}`);
+    }
+    const data: RebuildJobData = {
+      target,
+      ...(values.user ? { userId: values.user } : {}),
+      ...(values['batch-size'] ? { batchSize: Number(values['batch-size']) } : {}),
+      switch: !values['no-switch'],
+    };
+    printResults(await rebuildThroughJob(config.REDIS_URL, data), values.user);
+    return 0;
+  }
   const { deps, close } = await open(config);
   try {
     switch (command) {
@@ -137,13 +156,7 @@ async function main(argv: string[]): Promise<number> {
           onProgress: (p) => bar.update(p),
         });
         bar.done();
-        for (const r of results) {
-          process.stdout.write(
-            values.user
-              ? `${r.projection} v${r.version}: recomputed user ${values.user} (${r.eventsApplied} events)\n`
-              : `${r.projection} v${r.version}: ${r.eventsApplied} events applied${r.resumedFrom ? ` (resumed from ${r.resumedFrom})` : ''}, ${r.switched ? 'now live' : 'left building (diff, then switch)'}\n`,
-          );
-        }
+        printResults(results, values.user);
         return 0;
       }
       case 'switch': {
@@ -186,6 +199,49 @@ async function main(argv: string[]): Promise<number> {
     }
   } finally {
     await close();
+  }
+}
+
+function printResults(results: RebuildResult[], userId: string | undefined): void {
+  for (const r of results) {
+    process.stdout.write(
+      userId
+        ? `${r.projection} v${r.version}: recomputed user ${userId} (${r.eventsApplied} events)\n`
+        : `${r.projection} v${r.version}: ${r.eventsApplied} events applied${r.resumedFrom ? ` (resumed from ${r.resumedFrom})` : ''}, ${r.switched ? 'now live' : 'left building (diff, then switch)'}\n`,
+    );
+  }
+}
+
+/**
+ * Services mode: the rebuild is a `projector-rebuild` job run by a projector process (so it survives
+ * this terminal, and a killed projector's rebuild is resumed by the next one); this process follows it.
+ */
+async function rebuildThroughJob(redisUrl: string, data: RebuildJobData): Promise<RebuildResult[]> {
+  const warnMs = Number(process.env.REBUILD_PICKUP_WARN_MS ?? 5000);
+  const rq = await openRebuildQueue(redisConnection(redisUrl), process.env.BULLMQ_PREFIX ?? DEFAULT_BULL_PREFIX);
+  try {
+    const { job, existing } = await enqueueRebuild(rq.queue, data);
+    process.stderr.write(
+      existing
+        ? `A rebuild with job id ${job.id} is already queued or running: following it (its own options apply).\n`
+        : `Queued rebuild job ${job.id}; the projector runs it (Ctrl-C stops following, not the rebuild).\n`,
+    );
+    const bar = progressBar();
+    try {
+      return await followRebuild(job, rq.events, {
+        idleWarnMs: warnMs,
+        onProgress: (p) => bar.update(p),
+        onNotPickedUp: () =>
+          process.stderr.write(
+            `!! No projector picked up the rebuild within ${warnMs / 1000}s: no projector is running? Start \`npm run projector\`, ` +
+              'or pass --here to run it in this process. The job stays queued; still waiting.\n',
+          ),
+      });
+    } finally {
+      bar.done();
+    }
+  } finally {
+    await rq.close();
   }
 }
 

@@ -8,11 +8,11 @@ import { START, comparePositions, positionFromString, positionToString, type Eve
 import { LocalSignal } from '@oj/infra/eventstore/subscription';
 import { physicalTables, type Projection } from './projection.ts';
 import { applyLaneBatch, type AppliedCount, type LaneBatch } from './apply.ts';
-import { LOCK_DISPATCHER, tryLock, type SessionLock } from './locks.ts';
+import { LOCK_DISPATCHER, LOCK_REBUILD, tryLock, type SessionLock } from './locks.ts';
 import { fromWire, laneOf, maxPosition, posParams, toWire, type WireEvent } from './lanes.ts';
 import { projectorMetrics } from './metrics.ts';
 import { readCheckpoints, readDispatcher, readLag, readRegistry, runnable, type LaneLag } from './registry.ts';
-import { rebuild } from './rebuild.ts';
+import { rebuild, RebuildLockedError } from './rebuild.ts';
 import { startRebuildWorker, type RebuildWorker } from './rebuild-job.ts';
 
 export interface ProjectorOptions {
@@ -22,7 +22,7 @@ export interface ProjectorOptions {
   logger: Logger;
   metrics: Registry;
   projections: readonly Projection[];
-  /** BullMQ key prefix (tests isolate with a unique one). Default `oj`. */
+  /** BullMQ key prefix (tests isolate with a unique one). Default `oj` (DEFAULT_BULL_PREFIX). */
   bullPrefix?: string;
   /** Events per dispatcher read (default 1000). */
   readBatch?: number;
@@ -66,6 +66,8 @@ export interface ProjectorHandle {
   stop(): Promise<void>;
 }
 
+export const DEFAULT_BULL_PREFIX = 'oj';
+
 export const laneQueueName = (lane: number) => `projector-lane-${lane}`;
 
 interface LaneJob {
@@ -102,7 +104,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   const db = database.db;
   const lanes = options.config.PROJECTOR_LANES;
   const transport: 'bullmq' | 'in-process' = options.config.REDIS_URL ? 'bullmq' : 'in-process';
-  const prefix = options.bullPrefix ?? 'oj';
+  const prefix = options.bullPrefix ?? DEFAULT_BULL_PREFIX;
   const readBatch = options.readBatch ?? 1000;
   const workLanes = options.workLanes ?? options.config.PROJECTOR_WORK_LANES;
   const pollMs = options.pollMs ?? 1000;
@@ -211,13 +213,22 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       const rows = await readRegistry(db, projection.name);
       const live = rows.find((r) => r.status === 'live');
       if (!rows.length && comparePositions(dispatcher.checkpoint, START) === 0) {
-        // Nothing dispatched yet: the lanes will deliver the whole log, no build needed.
-        const tables = physicalTables(projection, projection.version);
-        await projection.createTables(db, tables);
-        await db
-          .insertInto('projection_registry')
-          .values({ name: projection.name, version: projection.version, code_version: projection.version, status: 'live', lanes, tables: JSON.stringify(tables), live_since: new Date() })
-          .execute();
+        // Nothing dispatched yet: the lanes will deliver the whole log, no build needed. Under the
+        // rebuild lock: an operator's rebuild job may be creating the same version's tables right now
+        // (its lock makes this wait, through the caller's retry, until it switched).
+        const lock = await tryLock(database, LOCK_REBUILD, projection.name);
+        if (!lock) throw new RebuildLockedError(projection.name);
+        try {
+          if ((await readRegistry(db, projection.name)).length) continue;
+          const tables = physicalTables(projection, projection.version);
+          await projection.createTables(db, tables);
+          await db
+            .insertInto('projection_registry')
+            .values({ name: projection.name, version: projection.version, code_version: projection.version, status: 'live', lanes, tables: JSON.stringify(tables), live_since: new Date() })
+            .execute();
+        } finally {
+          await lock.release();
+        }
         continue;
       }
       if (live && live.codeVersion === projection.version) {
