@@ -1,6 +1,6 @@
 import { Queue, QueueEvents, UnrecoverableError, WaitingError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { rebuild, type RebuildProgress, type RebuildResult, type RuntimeDeps } from './rebuild.ts';
+import { rebuild, RebuildLockedError, type RebuildProgress, type RebuildResult, type RuntimeDeps } from './rebuild.ts';
 
 /** Services mode: rebuilds run as jobs of this queue, worked by the projector process (concurrency 1). */
 export const REBUILD_QUEUE = 'projector-rebuild';
@@ -55,7 +55,11 @@ export interface RebuildWorkerOptions {
    * rebuild's checkpoint). Tests shorten it.
    */
   lockDurationMs?: number;
+  /** How long a job waits for a projection's rebuild lock before failing (ms, default 10 s). */
+  lockWaitMs?: number;
 }
+
+const LOCK_RETRY_MS = 250;
 
 export interface RebuildWorker {
   /**
@@ -73,22 +77,41 @@ export function startRebuildWorker(options: RebuildWorkerOptions): RebuildWorker
   const log = options.logger.child({ component: 'rebuild-worker' });
   let stopping = false;
   const lockDuration = options.lockDurationMs ?? 30_000;
+  const lockWaitMs = options.lockWaitMs ?? 10_000;
   const worker = new Worker<RebuildJobData, RebuildResult[]>(
     REBUILD_QUEUE,
     async (job: Job<RebuildJobData, RebuildResult[]>, token?: string) => {
       const { target, userId, batchSize } = job.data;
       log.info({ job: job.id, target, userId }, 'rebuild started');
       try {
-        return await rebuild(options.deps, target, {
-          ...(userId ? { userId } : {}),
-          ...(batchSize ? { batchSize } : {}),
-          switch: job.data.switch !== false,
-          onProgress: (p) => {
-            // Called after each committed batch: the place to stop without losing work.
-            if (stopping) throw new RebuildStoppingError();
-            job.updateProgress(toJobProgress(p)).catch((err) => log.warn({ err }, 'could not report rebuild progress'));
-          },
-        });
+        const names = target === 'all' ? options.deps.projections.map((p) => p.name) : [target];
+        const results: RebuildResult[] = [];
+        for (const name of names) {
+          // One projection at a time, so a wait for the lock never repeats a rebuild already done.
+          for (let waited = 0; ; waited += LOCK_RETRY_MS) {
+            try {
+              results.push(
+                ...(await rebuild(options.deps, name, {
+                  ...(userId ? { userId } : {}),
+                  ...(batchSize ? { batchSize } : {}),
+                  switch: job.data.switch !== false,
+                  onProgress: (p) => {
+                    // Called after each committed batch: the place to stop without losing work.
+                    if (stopping) throw new RebuildStoppingError();
+                    job.updateProgress(toJobProgress(p)).catch((err) => log.warn({ err }, 'could not report rebuild progress'));
+                  },
+                })),
+              );
+              break;
+            } catch (error) {
+              // The lock may be held for a moment by a projector creating a new read model; a long
+              // hold is another rebuild (e.g. `--here`): fail then, as the command would in process.
+              if (!(error instanceof RebuildLockedError) || waited >= lockWaitMs || stopping) throw error;
+              await new Promise((r) => setTimeout(r, LOCK_RETRY_MS));
+            }
+          }
+        }
+        return results;
       } catch (error) {
         if (error instanceof RebuildStoppingError && token) {
           await job.moveToWait(token);
