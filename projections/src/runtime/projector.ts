@@ -475,6 +475,9 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     // A running rebuild stops after its current batch and goes back to the queue for the next projector.
     await rebuildWorker?.stop();
     await loop.catch(() => undefined);
+    // Closing a BullMQ client while it still connects leaves its connection check rejecting with
+    // "Connection is closed" where nobody handles it: let each finish connecting (or fail) first.
+    await Promise.all([...workers, ...queues.values()].map((c) => c.waitUntilReady().catch(() => undefined)));
     await Promise.all(workers.map((w) => w.close()));
     await Promise.all([...queues.values()].map((q) => q.close()));
     await leader?.release();

@@ -137,6 +137,8 @@ export function startRebuildWorker(options: RebuildWorkerOptions): RebuildWorker
   return {
     async stop() {
       stopping = true;
+      // As in the projector: a worker closed while it still connects rejects unhandled.
+      await worker.waitUntilReady().catch(() => undefined);
       await worker.close();
     },
   };
