@@ -217,6 +217,7 @@ function printResults(results: RebuildResult[], userId: string | undefined): voi
  * this terminal, and a killed projector's rebuild is resumed by the next one); this process follows it.
  */
 async function rebuildThroughJob(redisUrl: string, data: RebuildJobData): Promise<RebuildResult[]> {
+  // Test hooks (not configuration): the projector process always uses the default prefix.
   const warnMs = Number(process.env.REBUILD_PICKUP_WARN_MS ?? 5000);
   const rq = await openRebuildQueue(redisConnection(redisUrl), process.env.BULLMQ_PREFIX ?? DEFAULT_BULL_PREFIX);
   try {
