@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Worker, type Queue, type QueueEvents } from 'bullmq';
+import type { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -15,7 +15,7 @@ import { countingProjection, expectedCounts, readCounts } from './test-projectio
 import { redisConnection, startProjector, type ProjectorHandle } from './projector.ts';
 import { liveTables, readRegistry } from './registry.ts';
 import { rebuild, type RebuildProgress, type RebuildResult } from './rebuild.ts';
-import { enqueueRebuild, followRebuild, openRebuildQueue, REBUILD_QUEUE, rebuildJobId, type RebuildJobData } from './rebuild-job.ts';
+import { enqueueRebuild, followRebuild, openRebuildQueue, rebuildJobId, type RebuildJobData } from './rebuild-job.ts';
 
 const logger = createLogger('silent');
 const projection = countingProjection();
@@ -160,38 +160,5 @@ describe('rebuilds as BullMQ jobs (services mode)', () => {
     expect(await readCounts(database.db, await liveTables(database.db, projection.name))).toEqual(expectedCounts(await readLog(store)));
     await second.stop();
   });
-
-  it('a killed projector\'s rebuild job is taken over by the next projector once its lock expired, from the checkpoint', async () => {
-    await append(store, 50);
-    const { job } = await enqueueRebuild(queue, { target: projection.name, batchSize: 5 });
-    // The "killed" projector: it builds a few batches, then dies (its advisory lock goes with its
-    // session; its job lock is no longer renewed).
-    let died!: () => void;
-    const dead = new Promise<void>((r) => (died = r));
-    const doomed = new Worker<RebuildJobData>(
-      REBUILD_QUEUE,
-      async () => {
-        let batches = 0;
-        await rebuild(deps(), projection.name, {
-          batchSize: 5,
-          onProgress: (p) => {
-            if (p.phase === 'building' && p.eventsDone > 0 && ++batches === 2) throw new Error('killed');
-          },
-        }).catch(() => undefined);
-        died();
-        return new Promise(() => {}); // never returns, as a dead process
-      },
-      { connection: redisConnection(requireRedisUrl()), prefix, lockDuration: 1000 },
-    );
-    doomed.on('error', () => undefined);
-    await dead;
-    await doomed.close(true);
-    expect(await job.getState()).toBe('active');
-    const next = await start();
-    const [r] = await followRebuild(job, events);
-    expect(r!.resumedFrom).not.toBeNull();
-    expect(r!.switched).toBe(true);
-    expect(await readCounts(database.db, await liveTables(database.db, projection.name))).toEqual(expectedCounts(await readLog(store)));
-    await next.stop();
-  });
 });
+
