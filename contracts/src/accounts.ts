@@ -41,6 +41,7 @@ export const brokerageOf = (key: string) => brokerages.find((b) => b.key === key
 
 export const accountMessages = {
   nameRequired: 'Account Name is required.',
+  nameCharacters: 'Account Name cannot contain control characters.',
   typeRequired: 'Account Type is required.',
   brokerageRequired: 'Brokerage is required.',
   commission: 'Commission must be a non-negative number.',
@@ -53,7 +54,13 @@ export const accountMessages = {
   imageMissing: 'An image is required.',
 } as const;
 
-const accountName = z.string({ error: accountMessages.nameRequired }).trim().min(1, accountMessages.nameRequired).max(60, 'Account Name cannot exceed 60 characters.');
+const accountName = z
+  .string({ error: accountMessages.nameRequired })
+  .trim()
+  .min(1, accountMessages.nameRequired)
+  .max(60, 'Account Name cannot exceed 60 characters.')
+  // Control characters (NUL cannot even be stored) have no place in a name shown on a card.
+  .refine((v) => !/\p{Cc}/u.test(v), accountMessages.nameCharacters);
 const accountType = z.union(accountTypes.map((t) => z.literal(t.code)) as unknown as [z.ZodLiteral<AccountTypeCode>, z.ZodLiteral<AccountTypeCode>], {
   error: accountMessages.typeRequired,
 });

@@ -55,7 +55,8 @@ export const fullName = z.string({ error: nameMessages.required }).superRefine((
 // E-mail: forced to lower case (sign-up and sign-in)
 
 export const emailMessages = { required: 'Email is required.', invalid: 'Invalid email format.' } as const;
-const emailShape = /^[^\s@]+@[^\s@]+\.[^\s@]{2,}$/;
+// No control characters (NUL cannot even be stored).
+const emailShape = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]{2,}$/u;
 
 export const email = z
   .string({ error: emailMessages.required })

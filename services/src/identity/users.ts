@@ -61,6 +61,8 @@ export async function findUserByUid(db: Kysely<any>, uid: string): Promise<UserR
 }
 
 export async function findUserByEmail(db: Kysely<any>, email: string): Promise<UserRecord | undefined> {
+  // PostgreSQL refuses NUL in text (a 500); no stored address contains a control character anyway.
+  if (/\p{Cc}/u.test(email)) return undefined;
   return (await selectUsers(db).where('u.email', '=', email.trim().toLowerCase()).executeTakeFirst()) as UserRecord | undefined;
 }
 
