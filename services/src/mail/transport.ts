@@ -1,4 +1,5 @@
 import nodemailer from 'nodemailer';
+import SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -20,10 +21,19 @@ export interface MailTransport {
 
 let fileSeq = 0;
 
+/**
+ * How long an SMTP connection may wait for the server (connect, greeting, each reply) before the send
+ * fails. Well below the worker's claim lease (60 s): nodemailer's own defaults (minutes) would let a
+ * stalled server hold a send past its lease, and another worker would then send the same mail again.
+ */
+export const SMTP_TIMEOUT_MS = 15_000;
+
 /** SMTP when a URL is given (smtp:// or smtps://), else `.eml` files in `<dataDir>/mail/`. */
-export function createMailTransport(options: { smtpUrl?: string | undefined; dataDir: string }): MailTransport {
+export function createMailTransport(options: { smtpUrl?: string | undefined; dataDir: string; timeoutMs?: number }): MailTransport {
   if (options.smtpUrl) {
-    const transporter = nodemailer.createTransport(options.smtpUrl);
+    const timeout = options.timeoutMs ?? SMTP_TIMEOUT_MS;
+    // Through SMTPTransport: nodemailer.createTransport({url, ...}) would drop every option but the URL.
+    const transporter = nodemailer.createTransport(new SMTPTransport({ url: options.smtpUrl, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout }));
     return {
       kind: 'smtp',
       async send(m) {

@@ -9,7 +9,7 @@ import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgre
 import { migrate } from '../platform/migrations.ts';
 import { enqueueMail } from './outbox.ts';
 import { createMailTransport } from './transport.ts';
-import { MailWorker } from './worker.ts';
+import { DEFAULT_LEASE_MS, MailWorker } from './worker.ts';
 import { verificationMail } from './templates.ts';
 import { latestMailFile, linksInMail } from './testing.ts';
 
@@ -17,6 +17,8 @@ import { latestMailFile, linksInMail } from './testing.ts';
 class TestSmtp {
   received: Array<{ to: string; raw: string }> = [];
   failNext = 0;
+  /** Reads the message but never answers the end of DATA (a hung server). */
+  stallData = false;
   server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -34,6 +36,7 @@ class TestSmtp {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
+        if (this.stallData) return;
         this.received.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), raw: Buffer.concat(chunks).toString('utf8') });
         cb();
       });
@@ -67,6 +70,7 @@ beforeEach(async () => {
   await db.db.deleteFrom('mail_outbox').execute();
   smtp.received = [];
   smtp.failNext = 0;
+  smtp.stallData = false;
 });
 
 const from = 'Options Journal <no-reply@journal.test>';
@@ -162,6 +166,34 @@ describe('mail outbox over SMTP', () => {
       clock.advance(-60_000);
     }
     expect(smtp.received.map((m) => m.to)).toEqual(['crash@example.com']);
+  });
+});
+
+describe('a hung SMTP server', () => {
+  it('fails the send by the transport timeout (so it cannot outlive its lease), releases the claim and sends once on retry', async () => {
+    const id = await enqueue('hung@example.com');
+    smtp.stallData = true;
+    const w = worker({ transport: createMailTransport({ smtpUrl, dataDir: '/nonexistent', timeoutMs: 300 }) });
+    expect(await w.drain()).toBe(0);
+    const row = await db.db.selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    expect(row.sent_at).toBeNull();
+    expect(row.claim_token).toBeNull();
+    expect(row.last_error).toMatch(/timeout/i);
+    expect(smtp.received).toHaveLength(0);
+    smtp.stallData = false;
+    clock.advance(30_000);
+    try {
+      expect(await w.drain()).toBe(1);
+      expect(await w.drain()).toBe(0);
+    } finally {
+      clock.advance(-30_000);
+    }
+    expect(smtp.received.map((m) => m.to)).toEqual(['hung@example.com']);
+  });
+
+  it('the default transport timeout is shorter than the default lease', async () => {
+    const { SMTP_TIMEOUT_MS } = await import('./transport.ts');
+    expect(SMTP_TIMEOUT_MS).toBeLessThan(DEFAULT_LEASE_MS / 2);
   });
 });
 

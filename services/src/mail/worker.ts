@@ -14,8 +14,9 @@ import type { MailTransport } from './transport.ts';
  *   (`claim_token`, `claimed_until`), so concurrent workers never pick the same row while the lease
  *   holds, and the row is marked sent (guarded by the claim token) right after the transport accepts it.
  * - The honest edge (at-least-once): if the process dies after the SMTP server accepted a message but
- *   before the `sent_at` update commits, or a send outlives its lease, the mail is sent again after the
- *   lease expires. Each outbox row keeps one Message-ID across attempts, so clients can fold duplicates.
+ *   before the `sent_at` update commits, the mail is sent again after the lease expires. (A send cannot
+ *   outlive its lease: the SMTP timeouts in transport.ts are far shorter.) Each outbox row keeps one
+ *   Message-ID across attempts, so clients can fold duplicates.
  * Failed sends are retried with exponential backoff (30 s doubling, capped at 1 h), and given up after
  * `maxAttempts` (`failed_at` set, error kept in `last_error`).
  */
@@ -43,6 +44,9 @@ interface ClaimedRow {
   claim_token: string;
 }
 
+/** A claim's lease; the SMTP transport's timeouts (transport.ts) stay well below it. */
+export const DEFAULT_LEASE_MS = 60_000;
+
 export const retryDelayMs = (attempts: number): number => Math.min(30_000 * 2 ** Math.max(0, attempts - 1), 3_600_000);
 
 export class MailWorker {
@@ -54,7 +58,7 @@ export class MailWorker {
   constructor(options: MailWorkerOptions) {
     this.#o = {
       batchSize: 10,
-      leaseMs: 60_000,
+      leaseMs: DEFAULT_LEASE_MS,
       maxAttempts: 8,
       pollMs: 1_000,
       domain: 'options-journal.local',
