@@ -375,6 +375,35 @@ describe('password change', () => {
   });
 });
 
+describe('stored secrets', () => {
+  it('passwords are argon2id hashes; reset and refresh tokens are stored only as hashes', async () => {
+    const s = await signInAs(t);
+    const user = await t.db.db.selectFrom('users').select('password_hash').where('uid', '=', s.userId).executeTakeFirstOrThrow();
+    expect(user.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect(user.password_hash).not.toContain(s.password);
+    await t.app.inject({ method: 'POST', url: api('/users/password-reset-request'), payload: { email: s.email } });
+    const { token } = (await lastMail(s.email, 'password-reset'))!;
+    const tokenRows = await t.db.db.selectFrom('user_tokens').select('token_hash').where('user_uid', '=', s.userId).execute();
+    expect(tokenRows.length).toBeGreaterThan(0);
+    for (const r of tokenRows) expect(r.token_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(tokenRows.map((r) => r.token_hash)).not.toContain(token);
+    const refreshRows = await t.db.db.selectFrom('refresh_tokens').select('token_hash').where('user_uid', '=', s.userId).execute();
+    expect(refreshRows.map((r) => r.token_hash)).not.toContain(s.refreshToken);
+    expect(JSON.stringify(refreshRows)).not.toContain(s.refreshToken.split('.')[1]);
+  });
+
+  it('a refused sign-up commits no user, no trial and no mail (one transaction)', async () => {
+    const { body } = await signup();
+    const mailsBefore = await mailCount(body.email);
+    const users = async () => Number((await t.db.db.selectFrom('users').select((eb) => eb.fn.countAll().as('c')).executeTakeFirstOrThrow()).c);
+    const usersBefore = await users();
+    const again = await signup({ email: body.email, name: 'Other Person' });
+    expect(again.res.statusCode).toBe(409);
+    expect(await mailCount(body.email)).toBe(mailsBefore);
+    expect(await users()).toBe(usersBefore);
+  });
+});
+
 describe('token edge cases', () => {
   it('verifying takes effect for an access token issued before (the principal comes from the database)', async () => {
     const { body } = await signup();
