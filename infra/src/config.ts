@@ -106,6 +106,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 
 /**
+ * For process entry points: a bad value ends start-up with the message naming the variable (exit code
+ * 2), not a stack trace.
+ */
+export function loadConfigOrExit(env: Record<string, string | undefined> = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(2);
+  }
+}
+
+/**
  * Embedded mode needs no setup, so a signing secret is generated on first start and kept in the data
  * directory (later starts reuse it, so sessions survive restarts). Production must pass JWT_SECRET.
  */

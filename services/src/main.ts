@@ -1,4 +1,4 @@
-import { loadConfig, ConfigError } from '@oj/infra/config';
+import { loadConfigOrExit } from '@oj/infra/config';
 import { buildApp } from './app/app.ts';
 import { createRuntime, type Runtime } from './platform/runtime.ts';
 import { startBackgroundWorkers } from './platform/workers.ts';
@@ -9,16 +9,7 @@ import { startBackgroundWorkers } from './platform/workers.ts';
  * one port.
  */
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
   const runtime: Runtime = await createRuntime(config);
   await startBackgroundWorkers(runtime, { projector: true, mail: true });
   const app = await buildApp(runtime.deps, { serveWeb: true });

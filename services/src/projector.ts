@@ -1,9 +1,9 @@
-import { loadConfig } from '@oj/infra/config';
+import { loadConfigOrExit } from '@oj/infra/config';
 import { createRuntime } from './platform/runtime.ts';
 import { startBackgroundWorkers } from './platform/workers.ts';
 
 /** Services mode: the projector process (dispatcher and lane workers), scaled by lanes. */
-const config = loadConfig();
+const config = loadConfigOrExit();
 const runtime = await createRuntime(config);
 await startBackgroundWorkers(runtime, { projector: true, mail: false });
 // PROJECTOR_WORK_LANES (default all) lets several projector processes split the lanes between them;

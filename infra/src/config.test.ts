@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+const base = { NODE_ENV: 'test', DATA_DIR: '/tmp/oj-config-test-unused', JWT_SECRET: 'x'.repeat(40) } as const;
+
+function failure(env: Record<string, string>): string {
+  try {
+    loadConfig({ ...base, ...env });
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('expected the configuration to be refused');
+}
+
+describe('configuration', () => {
+  it('selects the embedded default for every unset service URL', () => {
+    const config = loadConfig(base);
+    expect(config.mode).toEqual({ database: 'pglite', eventStore: 'postgres', projector: 'in-process', mail: 'files' });
+    expect(config.PORT).toBe(3000);
+    expect(config.PUBLIC_URL).toBe('http://localhost:3000');
+    expect(config.WEB_ORIGIN).toBe('http://localhost:3000');
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['DATABASE_URL', 'mysql://db/x'],
+    ['REDIS_URL', 'http://cache'],
+    ['EVENTSTORE_URL', 'tcp://es:1113'],
+    ['SMTP_URL', 'mail.example.com'],
+    ['PUBLIC_URL', 'not a url'],
+    ['JWT_SECRET', 'short'],
+    ['ACCESS_TOKEN_TTL_SECONDS', '5'],
+    ['REFRESH_TOKEN_TTL_DAYS', '0'],
+    ['PROJECTOR_LANES', '0'],
+    ['LOG_LEVEL', 'loud'],
+    ['NODE_ENV', 'staging'],
+    ['RATE_LIMIT_AUTH_PER_MINUTE', 'many'],
+  ])('refuses a bad %s (%s) with a message naming the variable', (name, value) => {
+    const message = failure({ [name]: value });
+    expect(message).toMatch(/^Invalid configuration:\n/);
+    expect(message).toContain(`  ${name}: `);
+  });
+
+  it('names every bad variable at once', () => {
+    const message = failure({ PORT: 'x', LOG_LEVEL: 'loud' });
+    expect(message).toContain('  PORT: ');
+    expect(message).toContain('  LOG_LEVEL: ');
+  });
+
+  it('requires JWT_SECRET in production instead of generating one', () => {
+    const { JWT_SECRET: _unused, ...rest } = base;
+    expect(() => loadConfig({ ...rest, NODE_ENV: 'production' })).toThrow('JWT_SECRET: required when NODE_ENV=production');
+  });
+});
