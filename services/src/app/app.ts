@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
@@ -41,7 +41,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   const app = Fastify({
     loggerInstance: options.logger === false ? undefined : (deps.logger as FastifyBaseLogger),
     genReqId: (req) => (typeof req.headers['x-request-id'] === 'string' && req.headers['x-request-id'].length <= 128 ? req.headers['x-request-id'] : randomUUID()),
-    requestIdLogLabel: 'requestId',
+    // Every request log line carries the id under `requestId` (fastify 5: set on the log controller).
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
     // Only a configured proxy may set the client address (rate limits key on it).
     trustProxy: deps.config.TRUST_PROXY,
     bodyLimit: 8 * 1024 * 1024,
