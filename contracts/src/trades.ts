@@ -82,6 +82,10 @@ export const tradeMessages = {
   accountNotOwned: 'Choose one of your own trade accounts: this account was not found.',
   noAccount: 'Create a trade account before adding trades.',
   idempotencyReuse: 'This Idempotency-Key was already used for a different request.',
+  closingStatus: 'Status must be a closing status: 2 (closed), 4 (assigned), 5 (called away), 6 (expired worthless) or 7 (exercised).',
+  // Bad input, not a rule of the spec: text PostgreSQL cannot store, and uids no trade can have.
+  unstorableText: 'Text cannot contain NUL characters or unpaired surrogates.',
+  invalidUid: 'Invalid trade uid.',
 } as const;
 
 export const TICKER_PATTERN = /^[A-Za-z0-9]{1,6}$/;
@@ -104,15 +108,32 @@ const int = z
   .int({ error: tradeMessages.invalidContractSize })
   .min(-CONTRACTS_MAX, tradeMessages.invalidContractSize)
   .max(CONTRACTS_MAX, `Must be at most ${CONTRACTS_MAX}.`);
-const dateText = z.string({ error: 'Date must be in YYYY-MM-DD format.' }).max(32);
 
-export const tagData = z.array(z.object({ name: z.string().trim().min(1).max(40) })).max(20).default([]);
+/**
+ * PostgreSQL text and jsonb cannot hold NUL, and jsonb refuses unpaired UTF-16 surrogates: such text
+ * must be refused as bad input (422) before it reaches a query or an event, never answer 500.
+ */
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const isStorableText = (s: string): boolean => !UNSTORABLE.test(s);
+const text = (max: number, error?: string) =>
+  z
+    .string(error ? { error } : undefined)
+    .max(max)
+    .refine(isStorableText, { error: tradeMessages.unstorableText });
+const dateText = text(32, 'Date must be in YYYY-MM-DD format.');
+/** Trade uids are uuids; anything else names no trade (and must not reach a query). */
+const tradeUid = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, tradeMessages.invalidUid);
+
+export const tagData = z
+  .array(z.object({ name: z.string().trim().min(1).max(40).refine(isStorableText, { error: tradeMessages.unstorableText }) }))
+  .max(20)
+  .default([]);
 
 /** The opening fields of a trade (add-trade `trade_data`, roll `new_trade`). */
 export const tradeData = z.object({
-  ticker: z.string({ error: tradeMessages.invalidTicker }).max(32),
-  strategy_uid: z.string({ error: tradeMessages.strategyRequired }).max(64),
-  account_uid: z.string({ error: tradeMessages.accountRequired }).max(64),
+  ticker: text(32, tradeMessages.invalidTicker),
+  strategy_uid: text(64, tradeMessages.strategyRequired),
+  account_uid: text(64, tradeMessages.accountRequired),
   strike_prices: z.array(num).max(8),
   trade_open_date: dateText,
   expiration_date: dateText,
@@ -125,7 +146,7 @@ export const tradeData = z.object({
   leaps_value: num.nullable().optional(),
   /** Ignored: the strategy decides credit or debit. Accepted so the console can send what it shows. */
   open_transaction: z.number().optional(),
-  notes: z.string().max(10_000).optional(),
+  notes: text(10_000).optional(),
 });
 export type TradeData = z.infer<typeof tradeData>;
 
@@ -184,7 +205,7 @@ export type SplitTradeRequest = z.infer<typeof splitTradeRequest>;
 
 export const updateTradeRequest = z
   .object({
-    ticker: z.string().max(32),
+    ticker: text(32),
     expiration_date: dateText,
     strike_prices: z.array(num).max(8),
     stock_price_at_open: num.nullable(),
@@ -192,9 +213,9 @@ export const updateTradeRequest = z
     trade_open_date: dateText,
     premium_at_open: num,
     contract_size: z.number({ error: tradeMessages.contractSizeMinEdit }).int({ error: tradeMessages.contractSizeMinEdit }).max(CONTRACTS_MAX, `Must be at most ${CONTRACTS_MAX}.`),
-    notes: z.string().max(10_000),
-    account_uid: z.string().max(64),
-    strategy_uid: z.string().max(64),
+    notes: text(10_000),
+    account_uid: text(64),
+    strategy_uid: text(64),
     net_fee_to_open: num,
     net_delta: num,
     open_transaction: z.number(),
@@ -203,8 +224,8 @@ export const updateTradeRequest = z
   .partial();
 export type UpdateTradeRequest = z.infer<typeof updateTradeRequest>;
 
-export const tradeUidParams = z.object({ uid: z.string().min(1).max(64) });
-export const outcomeParams = z.object({ outcome: closeActionPath, uid: z.string().min(1).max(64) });
+export const tradeUidParams = z.object({ uid: tradeUid });
+export const outcomeParams = z.object({ outcome: closeActionPath, uid: tradeUid });
 
 export const closeTradeResponse = z.object({ remaining_trade: tradeListItem.nullable(), closed_trade: tradeListItem });
 export const addClosedTradeResponse = z.object({ closed_trade: tradeListItem });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JournalEvent } from '@oj/contracts/journal-events';
+import { journalEventSchemas, type JournalEvent } from '@oj/contracts/journal-events';
 import type { TradeData } from '@oj/contracts/trades';
 import { AppError } from '../../app/errors.ts';
 import { decide, type JournalCommand } from './decide.ts';
@@ -345,5 +345,77 @@ describe('DeleteTrade', () => {
   it('closed trades are final', () => {
     const closed = given(...open('T'), ...when(state, close(normalClose)));
     thenFails(closed, { type: 'DeleteTrade', tradeId: 'T' }, 'conflict', 'Closed trades are final: this trade cannot be deleted.');
+  });
+});
+
+describe('audit of issue 4', () => {
+  const addClosed = (extra: Record<string, unknown>): JournalCommand => ({ type: 'AddClosedTrade', tradeId: 'T', data: { ...csp, status: 2, ...normalClose, ...extra } as never, tags: [] });
+  it.each([1, 3, 99])('add-closed-trade refuses status %i with a message about the status', (status) => {
+    thenFails(empty, addClosed({ status }), 'invalid', 'Status must be a closing status: 2 (closed), 4 (assigned), 5 (called away), 6 (expired worthless) or 7 (exercised).');
+  });
+
+  it('edit keeps the net delta in (0, 1] (§9)', () => {
+    const state = given(...open('T'));
+    const edit = (net_delta: number): JournalCommand => ({ type: 'EditTrade', tradeId: 'T', changes: { net_delta } });
+    thenFails(state, edit(0), 'invalid', 'Must be between 0 and 1.');
+    thenFails(state, edit(1.5), 'invalid', 'Must be between 0 and 1.');
+    expect(when(state, edit(1))).toEqual([{ type: 'TradeEdited', data: { tradeId: 'T', changes: { netDelta: 1 } } }]);
+  });
+
+  it('account, ticker, open date and contract size are locked on a split leg; notes and premium are not', () => {
+    const splitEvent = decide(
+      {
+        type: 'SplitTrade',
+        tradeId: 'S',
+        data: { closing_trade: { leg_index: 1, premium_at_open: 30, status: 2, trade_close_date: '2026-02-27', premium_at_close: 20, net_fee_to_close: 1, close_transaction: 1 }, opening_trade: { premium_at_open: 150 } },
+        closedLegId: 'L1',
+        openLegId: 'L0',
+      },
+      given(...open('S', spread)),
+      ctx,
+    );
+    const legs = given(...open('S', spread), ...splitEvent);
+    for (const changes of [{ ticker: 'MSFT' }, { account_uid: 'acct-2' }, { trade_open_date: '2026-02-03' }, { contract_size: 1 }]) {
+      thenFails(legs, { type: 'EditTrade', tradeId: 'L0', changes }, 'invalid', 'Account, ticker, open date and contract size cannot be changed on a trade that was rolled or split from another.');
+    }
+    expect(when(legs, { type: 'EditTrade', tradeId: 'L0', changes: { notes: 'leg', premium_at_open: 151 } })).toHaveLength(1);
+    thenFails(legs, { type: 'EditTrade', tradeId: 'L1', changes: { notes: 'x' } }, 'conflict', 'Closed trades are final: this trade cannot be edited.');
+    thenFails(legs, { type: 'DeleteTrade', tradeId: 'L1' }, 'conflict', 'Closed trades are final: this trade cannot be deleted.');
+  });
+
+  it('events record what was entered and the structure, never derived metrics', () => {
+    const derived = new Set(['npc', 'ror', 'aroc', 'arr', 'c', 'cg', 'do', 'collateral', 'netPremiumCaptured', 'returnOnRisk', 'annualisedReturn', 'capitalGain', 'daysHeld', 'daysOpen', 'status', 'netFee', 'profit']);
+    const keys = (x: unknown): string[] =>
+      Array.isArray(x) ? x.flatMap(keys) : x !== null && typeof x === 'object' ? Object.entries(x).flatMap(([k, v]) => [k, ...keys(v)]) : [];
+    const s0 = given(...open('S', spread));
+    const t0 = given(...open('T', { ...csp, expiration_date: '2026-03-20' }));
+    const events: JournalEvent[] = [
+      ...open('T'),
+      ...when(empty, addClosed({})),
+      ...when(t0, close({ ...normalClose, trade_close_date: '2026-02-27', contract_size: 1 })),
+      ...when(t0, {
+        type: 'RollTrade',
+        tradeId: 'T',
+        data: { old_trade: { trade_close_date: '2026-02-27', premium_at_close: 80, net_fee_to_close: 3, close_transaction: 2 }, new_trade: { expiration_date: '2026-04-17', contract_size: 2, strike_prices: [145], premium_at_open: 250, net_fee_to_open: 3, net_delta: 0.25, stock_price_at_open: 158 } },
+        tags: null,
+        newTradeId: 'N',
+        remainderId: 'R',
+      }),
+      ...when(s0, {
+        type: 'SplitTrade',
+        tradeId: 'S',
+        data: { closing_trade: { leg_index: 0, premium_at_open: 150, status: 2, trade_close_date: '2026-02-27', premium_at_close: 20, net_fee_to_close: 1, close_transaction: 2 }, opening_trade: { premium_at_open: 30 } },
+        closedLegId: 'L0',
+        openLegId: 'L1',
+      }),
+      ...when(t0, { type: 'EditTrade', tradeId: 'T', changes: { notes: 'edited', premium_at_open: 310 } }),
+      ...when(t0, { type: 'DeleteTrade', tradeId: 'T' }),
+    ];
+    expect(events.map((e) => e.type)).toEqual(['TradeOpened', 'TradeOpened', 'TradeClosed', 'TradeClosed', 'TradeRolled', 'TradeSplit', 'TradeEdited', 'TradeDeleted']);
+    for (const e of events) {
+      expect([e.type, keys(e.data).filter((k) => derived.has(k))]).toEqual([e.type, []]);
+      // Exactly the schema's fields: nothing computed slips in beside them.
+      expect(journalEventSchemas[e.type].strict().safeParse(e.data).success).toBe(true);
+    }
   });
 });

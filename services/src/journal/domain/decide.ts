@@ -208,7 +208,7 @@ function decideAddClosed(c: Extract<JournalCommand, { type: 'AddClosedTrade' }>,
   const strategy = strategyByUid(c.data.strategy_uid);
   fail(checkOpenFields(c.data, strategy, ctx.today));
   const action = actionByStatus[c.data.status];
-  if (!action) throw invalid([{ field: 'status', message: m.creditOrDebit }]);
+  if (!action) throw invalid([{ field: 'status', message: m.closingStatus }]);
   const terms = openTerms(c.data, strategy!, c.tags);
   const close = closeTermsOf(terms, action, c.data, terms.contractSize, ctx.today, 'addClosed');
   return [
@@ -383,7 +383,8 @@ function decideEdit(c: Extract<JournalCommand, { type: 'EditTrade' }>, state: Li
     if (!expIssue && merged.expirationDate < merged.openDate) push('expiration_date', m.expirationBeforeOpenEdit);
   }
   if (changes.strikePrices) issues.push(...checkStrikes(strategy, changes.strikePrices, 'edit'));
-  if (changes.netDelta !== undefined && !Number.isFinite(changes.netDelta)) push('net_delta', m.mustBeNumber);
+  // Delta stays in (0, 1] (§9), as on the add and roll forms.
+  if (changes.netDelta !== undefined) push('net_delta', !Number.isFinite(changes.netDelta) ? m.mustBeNumber : changes.netDelta > 0 && changes.netDelta <= 1 ? null : m.deltaRange);
   if (changes.contractSize !== undefined && !(changes.contractSize >= 1)) push('contract_size', m.contractSizeMinEdit);
   if (changes.premiumAtOpen !== undefined && changes.premiumAtOpen < 0) push('premium_at_open', m.positiveNumberEdit);
   if (changes.netFeeToOpen !== undefined && changes.netFeeToOpen < 0) push('net_fee_to_open', m.positiveNumberEdit);
