@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { addDays, isWeekend, newYorkDate } from '@oj/contracts/business-date';
-import { SCREENSHOT_DIR, launchBrowser, newContext, screenshots } from './support/browser.ts';
+import { DESKTOP, PHONE, SCREENSHOT_DIR, launchBrowser, newContext, screenshots } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
 
 /**
@@ -150,6 +150,37 @@ async function openList(path: string, heading: string, options: { reload?: boole
   await page.getByText(/Showing \d+ out of \d+ Trades/).waitFor();
 }
 
+/**
+ * WCAG contrast of an element's text against the first opaque background behind it (the status
+ * colours of the lists and forms are small bold type: they need 4.5:1).
+ */
+async function contrastOf(target: Locator): Promise<number> {
+  return target.evaluate((el) => {
+    const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
+    const lum = ([r = 0, g = 0, b = 0]: number[]) => {
+      const lin = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+      return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+    };
+    let bg: number[] = [255, 255, 255];
+    for (let n: Element | null = el; n; n = n.parentElement) {
+      const c = rgb(getComputedStyle(n).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] === 1)) {
+        bg = c.slice(0, 3);
+        break;
+      }
+    }
+    const [a, b] = [lum(rgb(getComputedStyle(el).color)), lum(bg)];
+    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+  });
+}
+
+/** Whether two elements' boxes overlap on the page. */
+async function overlaps(a: Locator, b: Locator): Promise<boolean> {
+  const [x, y] = [await a.boundingBox(), await b.boundingBox()];
+  if (!x || !y) throw new Error('element not laid out');
+  return x.x < y.x + y.width && y.x < x.x + x.width && x.y < y.y + y.height && y.y < x.y + x.height;
+}
+
 /** A mark on the window that a page load would wipe: the steps between set and check ran without one. */
 const markWindow = () => page.evaluate(() => ((window as unknown as { __noReload: boolean }).__noReload = true));
 const stillSameWindow = async () => expect(await page.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload === true)).toBe(true);
@@ -211,6 +242,13 @@ describe("a trader's day", () => {
 
   it('checks the add-trade messages in place, then adds a Cash-Secured Put', async () => {
     const d = await openNewTrade();
+    // The long form scrolls under its actions: Next is in view on arrival, on a laptop and on a phone.
+    for (const size of [DESKTOP, PHONE]) {
+      await page.setViewportSize(size);
+      const next = await d.getByRole('button', { name: 'Next' }).boundingBox();
+      expect(next && next.y + next.height <= size.height, `Next in view at ${size.width}px`).toBe(true);
+    }
+    await page.setViewportSize(DESKTOP);
     // The default account is preselected; the strategy waits for its type.
     expect(await d.getByLabel('Account').locator('option:checked').textContent()).toBe('Schwab Income');
     expect(await d.getByLabel(/^Strategy(?! Type)/).isDisabled()).toBe(true);
@@ -232,6 +270,8 @@ describe("a trader's day", () => {
     await d.getByText('Must be between 0 and 1.').waitFor();
     await d.getByText('Must be 1 or higher.').waitFor();
     await d.getByText('Expiration date must be on or after open date.').waitFor();
+    // Next is disabled while the form is invalid, so the form's own message shows with the fields'.
+    await d.getByText('There are errors in the form.').waitFor();
     // Non-blocking: a small premium gets a hint, not an error.
     await d.getByText(/Total premium is under \$10/).waitFor();
     // The notes counter turns amber with 20 or fewer characters left.
@@ -273,6 +313,15 @@ describe("a trader's day", () => {
     // The note shows as a tooltip on its icon.
     await row('AAPL').getByRole('button', { name: 'Notes: Wheel entry' }).hover();
     await page.getByRole('tooltip').getByText('Wheel entry').waitFor();
+    for (const label of [row('AAPL').locator('.tc-expiry'), row('AAPL').getByText('STO', { exact: true }), row('AAPL').getByRole('button', { name: 'Close AAPL' })]) {
+      expect(await contrastOf(label), await label.textContent() ?? '').toBeGreaterThanOrEqual(4.5);
+    }
+    // On a phone each trade is a card; the row menu in its corner covers none of the card's text.
+    await page.setViewportSize(PHONE);
+    for (const cell of ['td-strikes', 'td-ticker']) {
+      expect(await overlaps(row('AAPL').getByRole('button', { name: 'Actions for AAPL' }), row('AAPL').locator(`td.${cell} .tc-stack`)), cell).toBe(false);
+    }
+    await page.setViewportSize(DESKTOP);
     await screenshots(page, 'trades-open');
     await page.getByRole('button', { name: /Expiring trades/ }).click();
     const bell = page.getByRole('region', { name: 'Expiring trades' });
@@ -294,7 +343,7 @@ describe("a trader's day", () => {
     await page.keyboard.press('Enter');
     const d = dialog('Close Trade');
     await d.getByLabel('Contracts to Close').waitFor();
-    expect(await d.evaluate((el) => el.contains(document.activeElement))).toBe(true);
+    expect(await d.getByLabel('Close Action').evaluate((el) => el === document.activeElement)).toBe(true);
     await page.keyboard.press('Escape');
     await d.waitFor({ state: 'detached' });
     expect(await closeButton.evaluate((el) => el === document.activeElement)).toBe(true);
@@ -306,6 +355,8 @@ describe("a trader's day", () => {
     await d.getByText('Invalid Contract Size').waitFor();
     await d.getByText('Close date cannot be before the open date.').waitFor();
     await d.getByText('Transaction type is required.').waitFor();
+    // 5 of 3 contracts has no profit or loss to preview.
+    await d.locator('.pl-preview').getByText('—').waitFor();
     await screenshots(page, 'trade-close-errors', { fullPage: false });
 
     await d.getByLabel('Contracts to Close').fill('1');
@@ -642,6 +693,9 @@ describe("a trader's day", () => {
     await page.getByLabel('End Date').fill('2020-01-06');
     await page.getByText('End Date must be on or after Start Date').waitFor();
     expect(await apply.isDisabled()).toBe(true);
+    // The message under End Date pushes nothing: both inputs and Apply keep one top line.
+    const tops = await Promise.all([page.getByLabel('Start Date'), page.getByLabel('End Date'), apply].map(async (l) => Math.round((await l.boundingBox())?.y ?? -1)));
+    expect(new Set(tops).size, tops.join(',')).toBe(1);
     await screenshots(page, 'trades-filters');
     await page.getByLabel('End Date').fill(lastWeekday);
     await apply.click();

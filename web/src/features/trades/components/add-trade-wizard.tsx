@@ -192,6 +192,8 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
   const ce = (k: string) => close.shown(closeErrors, k);
   const groupStrategies = strategies.filter((s) => s.strategy_group === v.strategyType);
   const locked = close.values.choice !== 'close';
+  // Next stays disabled while the form is invalid, so the form-level message shows as soon as a field's does.
+  const showFormError = step === 0 && !message && Object.keys(errors).some((k) => e(k) !== undefined);
 
   return (
     <div className="trade-wizard">
@@ -201,10 +203,12 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
           {message.text}
         </Alert>
       )}
+      {showFormError && <Alert tone="danger">There are errors in the form.</Alert>}
       {step === 0 && (
         <div className="form-grid" ref={firstRef}>
           <SelectField
             label="Account"
+            autoFocusHere
             required
             value={v.account}
             onValue={(x) => set('account', x)}

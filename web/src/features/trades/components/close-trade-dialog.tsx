@@ -61,7 +61,8 @@ export function CloseTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
   const valid = Object.keys(errors).length === 0;
   const locked = v.choice !== 'close';
   const closed = parseNum(v.contractSize) ?? 0;
-  const pl = closeProfitLoss(trade.ot, trade.pao, trade.cs, closed, Number(v.transaction || 3), parseNum(v.premium) ?? 0);
+  // No figure for a contract count the trade does not have (5 of 3 would "earn" more than was opened).
+  const pl = errors.contractSize ? null : closeProfitLoss(trade.ot, trade.pao, trade.cs, closed, Number(v.transaction || 3), parseNum(v.premium) ?? 0);
 
   const choose = (choice: CloseChoice) => {
     if (choice === 'close') form.setValues((c) => ({ ...c, choice, transaction: '', premium: '', fee: '' }));
@@ -120,7 +121,7 @@ export function CloseTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
           {formError && <Alert tone="danger">{formError}</Alert>}
           {step === 0 ? (
             <div className="form-grid">
-              <SelectField label="Close Action" value={v.choice} onValue={(x) => choose(x as CloseChoice)} options={closeChoices(strategy, expired).map((c) => ({ value: c, label: closeChoiceLabel(c) }))} />
+              <SelectField label="Close Action" autoFocusHere value={v.choice} onValue={(x) => choose(x as CloseChoice)} options={closeChoices(strategy, expired).map((c) => ({ value: c, label: closeChoiceLabel(c) }))} />
               <NumberField
                 label="Contracts to Close"
                 required
@@ -188,11 +189,13 @@ export function CloseTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
   );
 }
 
-export function ProfitLoss({ value, label = 'Profit / Loss' }: { value: number; label?: string }) {
+/** The profit/loss preview; null (inputs that give no meaningful figure) shows a dash. */
+export function ProfitLoss({ value, label = 'Profit / Loss' }: { value: number | null; label?: string }) {
+  const tone = value === null || value === 0 ? '' : value > 0 ? 'tc-success' : 'tc-danger';
   return (
-    <div className={`pl-preview ${value > 0 ? 'tc-success' : value < 0 ? 'tc-danger' : ''}`} aria-live="polite">
+    <div className={`pl-preview ${tone}`} aria-live="polite">
       <span>{label}</span>
-      <strong>{formatMoney(value)}</strong>
+      <strong>{value === null ? '—' : formatMoney(value)}</strong>
     </div>
   );
 }

@@ -110,6 +110,7 @@ export function EditTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
               <SelectField
                 label="Account"
                 required
+                autoFocusHere={structural}
                 disabled={!structural}
                 value={v.account}
                 onValue={(x) => form.set('account', x)}
@@ -128,7 +129,7 @@ export function EditTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
                 maxLength={6}
                 autoComplete="off"
               />
-              <NumberField label={usesCostBasis ? 'Cost Basis (per share)' : 'Stock Price'} required value={v.price} onValue={(x) => form.set('price', x)} error={e('price')} />
+              <NumberField label={usesCostBasis ? 'Cost Basis (per share)' : 'Stock Price'} data-autofocus={!structural || undefined} required value={v.price} onValue={(x) => form.set('price', x)} error={e('price')} />
               <InputField label="Open Date" required type="date" max={today} disabled={!structural} value={v.openDate} onValue={(x) => form.set('openDate', x)} error={e('openDate')} />
               <InputField label="Expiration Date" required type="date" value={v.expirationDate} onValue={(x) => form.set('expirationDate', x)} error={e('expirationDate')} />
               <div className="form-strikes">

@@ -61,13 +61,24 @@ interface SelectFieldProps {
   required?: boolean;
   onBlur?: () => void;
   className?: string;
+  /** The control the dialog focuses when it opens (the Modal looks for `data-autofocus`). */
+  autoFocusHere?: boolean;
 }
 
-export function SelectField({ label, value, onValue, error, options, placeholder, disabled, required, onBlur, className }: SelectFieldProps) {
+export function SelectField({ label, value, onValue, error, options, placeholder, disabled, required, onBlur, className, autoFocusHere }: SelectFieldProps) {
   return (
     <FormField label={label} error={error ?? null} required={required} className={className}>
       {({ id, describedBy, invalid }) => (
-        <SelectInput id={id} aria-describedby={describedBy} aria-invalid={invalid || undefined} value={value} disabled={disabled} onBlur={onBlur} onChange={(e) => onValue(e.target.value)}>
+        <SelectInput
+          id={id}
+          aria-describedby={describedBy}
+          aria-invalid={invalid || undefined}
+          data-autofocus={autoFocusHere || undefined}
+          value={value}
+          disabled={disabled}
+          onBlur={onBlur}
+          onChange={(e) => onValue(e.target.value)}
+        >
           {placeholder !== undefined && <option value="">{placeholder}</option>}
           {options.map((o) => (
             <option key={o.value} value={o.value}>

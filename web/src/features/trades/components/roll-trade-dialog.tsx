@@ -64,7 +64,7 @@ export function RollTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
     v.newStrikes.every((s) => s.trim() !== '');
   const newCs = parseNum(v.newContractSize) ?? 0;
   const rollType = newCs === trade.cs ? 'Full Roll' : 'Partial Roll';
-  const pl = closeProfitLoss(trade.ot, trade.pao, trade.cs, newCs, Number(v.transaction || 3), parseNum(v.premiumToClose) ?? 0);
+  const pl = errors.newContractSize ? null : closeProfitLoss(trade.ot, trade.pao, trade.cs, newCs, Number(v.transaction || 3), parseNum(v.premiumToClose) ?? 0);
   const newPremium = parseNum(v.newPremium);
 
   const next = () => {
@@ -151,7 +151,7 @@ export function RollTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
             <div className="roll-columns">
               <fieldset className="roll-side">
                 <legend>Close {trade.ticker}</legend>
-                <InputField label="Close Date" required type="date" max={today} value={v.closeDate} onValue={(x) => form.set('closeDate', x)} error={e('closeDate')} />
+                <InputField label="Close Date" data-autofocus required type="date" max={today} value={v.closeDate} onValue={(x) => form.set('closeDate', x)} error={e('closeDate')} />
                 <SelectField label="Transaction" required value={v.transaction} onValue={(x) => form.set('transaction', x)} placeholder="Select" options={transactionOptions} error={e('transaction')} />
                 <NumberField label="Premium to Close (total)" required value={v.premiumToClose} onValue={(x) => form.set('premiumToClose', x)} error={e('premiumToClose')} />
                 <NumberField label="Close Fee" required value={v.fee} onValue={(x) => form.set('fee', x)} error={e('fee')} />

@@ -141,6 +141,7 @@ export function SplitTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
                 <NumberField
                   key={i}
                   label={`${legName(strategy, i, trade.sp)} premium`}
+                  data-autofocus={i === 0 || undefined}
                   required
                   value={legPremiums[i] ?? ''}
                   onValue={(x) => {

@@ -152,9 +152,11 @@ export function TradeFilterHeader({ value, onChange, onRefresh, refreshing, acco
                   </div>
                 )}
               </div>
-              <Button disabled={!customValid} onClick={() => onChange({ ...value, preset: 'custom', customSd: sd, customEd: ed })}>
-                Apply
-              </Button>
+              <div className="trade-filter-action">
+                <Button disabled={!customValid} onClick={() => onChange({ ...value, preset: 'custom', customSd: sd, customEd: ed })}>
+                  Apply
+                </Button>
+              </div>
             </div>
           )}
           <div className="trade-filter-field">
@@ -179,9 +181,11 @@ export function TradeFilterHeader({ value, onChange, onRefresh, refreshing, acco
               ))}
             </SelectInput>
           </div>
-          <Button variant="ghost" onClick={reset}>
-            Reset
-          </Button>
+          <div className="trade-filter-action">
+            <Button variant="ghost" onClick={reset}>
+              Reset
+            </Button>
+          </div>
         </div>
       )}
     </div>
