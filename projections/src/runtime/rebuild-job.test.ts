@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Queue, QueueEvents } from 'bullmq';
+import { Worker, type Queue, type QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
+import { sql } from 'kysely';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
 import { requireRedisUrl } from '@oj/infra/testing/env';
@@ -15,7 +16,7 @@ import { countingProjection, expectedCounts, readCounts } from './test-projectio
 import { redisConnection, startProjector, type ProjectorHandle } from './projector.ts';
 import { liveTables, readRegistry } from './registry.ts';
 import { rebuild, type RebuildProgress, type RebuildResult } from './rebuild.ts';
-import { enqueueRebuild, followRebuild, openRebuildQueue, rebuildJobId, type RebuildJobData } from './rebuild-job.ts';
+import { enqueueRebuild, followRebuild, openRebuildQueue, REBUILD_QUEUE, rebuildJobId, rebuildWorkerOptions, type RebuildJobData } from './rebuild-job.ts';
 
 const logger = createLogger('silent');
 const projection = countingProjection();
@@ -160,5 +161,45 @@ describe('rebuilds as BullMQ jobs (services mode)', () => {
     expect(await readCounts(database.db, await liveTables(database.db, projection.name))).toEqual(expectedCounts(await readLog(store)));
     await second.stop();
   });
-});
 
+  it("a killed projector's rebuild job is taken over by the next projector once its lock expired, from the checkpoint", async () => {
+    await append(store, 50);
+    const { job } = await enqueueRebuild(queue, { target: projection.name, batchSize: 5 });
+    // The killed projector: a worker with the projector's BullMQ options (a stand-in with other options,
+    // e.g. BullMQ's default 30 s stalled interval, would hold the queue's stalled-check key that long and
+    // delay the takeover past the test's timeout: why this test once hung). It builds two batches, then
+    // dies: its advisory lock is released (a dead session's would be), its job lock is no longer renewed.
+    // It runs no stalled check of its own, so nothing but the next projector can move the job.
+    let died!: () => void;
+    const dead = new Promise<void>((r) => (died = r));
+    const doomed = new Worker<RebuildJobData>(
+      REBUILD_QUEUE,
+      async () => {
+        let batches = 0;
+        await rebuild(deps(), projection.name, {
+          batchSize: 5,
+          onProgress: (p) => {
+            if (p.phase === 'building' && p.eventsDone > 0 && ++batches === 2) throw new Error('killed');
+          },
+        }).catch(() => undefined);
+        died();
+        return new Promise(() => {}); // never returns, as a dead process
+      },
+      { connection: redisConnection(requireRedisUrl()), prefix, ...rebuildWorkerOptions(1000), skipStalledCheck: true },
+    );
+    doomed.on('error', () => undefined);
+    await dead;
+    const building = await sql<{ done: number }>`select events_done::int as done from projection_rebuilds where projection = ${projection.name} and finished_at is null`.execute(database.db);
+    expect(building.rows.map((r) => r.done)).toEqual([10]);
+    await doomed.close(true);
+    expect(await job.getState()).toBe('active');
+    const next = await start();
+    const [r] = await followRebuild(job, events);
+    expect(r!.resumedFrom).not.toBeNull();
+    expect(r!.switched).toBe(true);
+    // Resumed after the two committed batches, not from the start.
+    expect(r!.eventsApplied).toBe((await readLog(store)).length - 10);
+    expect(await readCounts(database.db, await liveTables(database.db, projection.name))).toEqual(expectedCounts(await readLog(store)));
+    await next.stop();
+  });
+});

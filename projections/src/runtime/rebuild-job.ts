@@ -61,6 +61,22 @@ export interface RebuildWorkerOptions {
 
 const LOCK_RETRY_MS = 250;
 
+/**
+ * The BullMQ options of every rebuild worker. They must be the same in every process working the
+ * queue: the stalled check is throttled by one `stalled-check` key per queue that lives for the
+ * `stalledInterval` of whichever worker set it, so a single worker with a longer interval (BullMQ's
+ * default is 30 s) delays every other worker's takeover of a killed projector's job by that long.
+ */
+export function rebuildWorkerOptions(lockDuration = 30_000): { concurrency: 1; lockDuration: number; stalledInterval: number; maxStalledCount: number } {
+  return {
+    concurrency: 1,
+    lockDuration,
+    stalledInterval: Math.max(1000, Math.floor(lockDuration / 2)),
+    // A job whose projector was killed is put back, not failed, however often that happens.
+    maxStalledCount: 1000,
+  };
+}
+
 export interface RebuildWorker {
   /**
    * Stops at the next batch boundary (the batch and its checkpoint are committed) and puts the job
@@ -76,7 +92,6 @@ export interface RebuildWorker {
 export function startRebuildWorker(options: RebuildWorkerOptions): RebuildWorker {
   const log = options.logger.child({ component: 'rebuild-worker' });
   let stopping = false;
-  const lockDuration = options.lockDurationMs ?? 30_000;
   const lockWaitMs = options.lockWaitMs ?? 10_000;
   const worker = new Worker<RebuildJobData, RebuildResult[]>(
     REBUILD_QUEUE,
@@ -121,15 +136,7 @@ export function startRebuildWorker(options: RebuildWorkerOptions): RebuildWorker
         throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
       }
     },
-    {
-      connection: options.connection,
-      prefix: options.prefix,
-      concurrency: 1,
-      lockDuration,
-      stalledInterval: Math.max(1000, Math.floor(lockDuration / 2)),
-      // A job whose projector was killed is put back, not failed, however often that happens.
-      maxStalledCount: 1000,
-    },
+    { connection: options.connection, prefix: options.prefix, ...rebuildWorkerOptions(options.lockDurationMs) },
   );
   worker.on('failed', (job, err) => log.error({ job: job?.id, err }, 'rebuild failed'));
   worker.on('completed', (job) => log.info({ job: job.id }, 'rebuild finished'));
