@@ -16,6 +16,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
 import { claimDataDir } from './runtime/data-dir-lock.ts';
+import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
+import { upcastJournalEvent } from '@oj/infra/eventstore/create';
+import { smallJournal } from './trades/testing.ts';
 
 const run = promisify(execFile);
 const cli = join(import.meta.dirname, 'cli.ts');
@@ -56,6 +59,58 @@ describe('projections CLI', () => {
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('Unknown command frobnicate');
     expect(res.stderr).toContain('Usage: npm run projections');
+  });
+});
+
+describe('projections CLI on the embedded PGlite (no DATABASE_URL, no REDIS_URL)', () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'oj-cli-pglite-'));
+  });
+  afterAll(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('status, rebuild all and one user, diff, switch and retire on the data directory', { timeout: 240_000 }, async () => {
+    const env = { DATA_DIR: dataDir, PROJECTOR_LANES: '2' };
+    // The first command migrates the fresh data directory; then the small journal goes into its store
+    // (this process holds the directory only while it appends, as `npm start` would).
+    expect((await projections(['status'], env)).code).toBe(0);
+    const claim = claimDataDir(dataDir);
+    const db = await openDatabase({ dataDir: `${dataDir}/pg` });
+    try {
+      const store = new PostgresEventStore(db, { upcast: upcastJournalEvent });
+      for (const e of smallJournal('user-1', 'user-2').events) {
+        const { streamId, revision, position: _p, ...event } = e;
+        await store.append(streamId, [{ ...event, id: crypto.randomUUID() }], revision === 0 ? 'no_stream' : revision - 1);
+      }
+      await store.close();
+    } finally {
+      await db.close();
+      claim.release();
+    }
+    const events = smallJournal().events.length;
+    const built = await projections(['rebuild', 'all'], env);
+    expect(built.code, built.stderr).toBe(0);
+    expect(built.stdout).toMatch(new RegExp(`trades v\\d+: ${events} events applied, now live`));
+    const status = JSON.parse((await projections(['status', '--json'], env)).stdout);
+    const trades = status.projections.find((p: { name: string }) => p.name === 'trades');
+    // The small journal's rows: 11 trades (A, A2, A3, A4, B1, B2, C, D, E, F of user-1 and X of user-2),
+    // 8 lineages (G deleted included), 1 split, 10 + 1 daily records.
+    expect(trades.versions.find((v: { status: string }) => v.status === 'live').counts).toMatchObject({ trades: 11, trade_lineages: 8, split_history: 1, daily_premium: 11 });
+    const one = await projections(['rebuild', 'trades', '--user', 'user-1'], env);
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stdout).toMatch(/trades v\d+: recomputed user user-1 \(\d+ events\)/);
+    const again = await projections(['rebuild', 'trades', '--no-switch'], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('left building');
+    const diff = await projections(['diff', 'trades'], env);
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stdout.trim().split('\n').every((l) => l.endsWith(': identical'))).toBe(true);
+    const versions = JSON.parse((await projections(['status', '--json'], env)).stdout).projections.find((p: { name: string }) => p.name === 'trades').versions;
+    const building = versions.find((v: { status: string }) => v.status === 'building').version;
+    expect((await projections(['switch', 'trades', String(building)], env)).stdout).toContain(`trades v${building} is live`);
+    expect((await projections(['retire', 'trades'], env)).stdout).toMatch(/trades: dropped v\d+/);
   });
 });
 
