@@ -56,6 +56,12 @@ export const tradeListItem = z.object({
   cg: z.number().nullable(),
   /** Days open (open trades: to today) or held (closed trades). */
   do: z.number().int(),
+  /**
+   * Disposition of a finished trade (docs/formulas.md): Early Exit (closed before its expiration date),
+   * Closed (on it), Rolled, Assigned, Called Away, Expired, Exercised; null while open. The same
+   * classification as the dashboard's and pulse's disposition charts.
+   */
+  dis: z.string().nullable(),
   /** True when the lineage has a roll in it (the row menu shows Roll History). */
   rh: z.boolean(),
   created_at: z.string(),

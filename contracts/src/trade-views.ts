@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseIsoDate } from './business-date.ts';
 import { isoDate, paginated, paginationQuery, uid } from './common.ts';
 import { tradeListItem } from './trade-list-item.ts';
 
@@ -16,6 +17,9 @@ export const DATE_FILTER_MESSAGES = {
 
 export const PULSE_INVALID = 'Invalid ticker or timeframe';
 
+/** A filter date: the shape, and a real calendar date (2025-02-30 would reach SQL as an invalid date). */
+const filterDate = isoDate.refine((v) => parseIsoDate(v) !== null, { message: 'Date is invalid.' });
+
 /** The list filters of part 2 §3: ticker, account, strategy, start and end date (an inclusive range). */
 export const tradeFilters = z.object({
   ticker: z
@@ -26,8 +30,8 @@ export const tradeFilters = z.object({
     .optional(),
   au: uid.optional(),
   su: uid.optional(),
-  sd: isoDate.optional(),
-  ed: isoDate.optional(),
+  sd: filterDate.optional(),
+  ed: filterDate.optional(),
 });
 
 const withRangeRule = <T extends z.ZodType<{ sd?: string | undefined; ed?: string | undefined }>>(schema: T) =>

@@ -6,6 +6,7 @@ import {
   collateral,
   daysHeld,
   daysOpen,
+  disposition,
   netFee,
   netPremiumCaptured,
   returnOnRisk,
@@ -120,6 +121,7 @@ export function toListItem(r: TradeRecord, asOf: string): TradeListItem {
     aroc: f.aroc,
     cg: f.cg,
     do: f.do,
+    dis: disposition(r.status, r.close?.closeDate ?? null, r.expirationDate),
     rh: r.hasRollHistory,
     created_at: r.createdAt,
   };

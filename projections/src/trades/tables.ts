@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { TradeStatusCode } from '@oj/contracts/journal-events';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
-import { daysOpen } from '../formulas/formulas.ts';
+import { daysOpen, disposition } from '../formulas/formulas.ts';
 import type { TradeRecord } from './list-item.ts';
 
 /** Which list page a trade is on: 1 Open, 2 Closed (statuses 2, 4, 5, 6, 7), 3 Rolled. */
@@ -278,6 +278,7 @@ export function rowToListItem(row: TradeRow, today: string): TradeListItem {
     aroc: row.aroc,
     cg: row.cg,
     do: row.held ?? daysOpen(row.tod, today),
+    dis: disposition(row.status, row.tcd, row.ed),
     rh: row.rh,
     created_at: row.created_at,
   };

@@ -57,10 +57,35 @@ describe('status lists and expiring', () => {
     expect(body.total).toBe(6);
     const c = body.items.find((i: { uid: string }) => i.uid === 'C');
     expect(c).toMatchObject({ status: 5, npc: 500, c: 30000, ror: 1.66, aroc: 67.46, cg: 2000, do: 9, nftc: 0 });
+    const by = Object.fromEntries(body.items.map((i: { uid: string }) => [i.uid, i]));
+    // A: 1 of 3 contracts, its third of the 600 credit (200) and of the fee (1), bought back for 50 on
+    // 7 January, before the 16 January expiry: npc 150, c 10,000, ROR 148 / 10,000 = 1.48, held 2,
+    // ARR 1.48 x 365 / 2 = 270.10; an early exit.
+    expect(by.A).toMatchObject({ cs: 1, pao: 200, pac: 50, npc: 150, nfto: 1, nftc: 1, c: 10000, ror: 1.48, aroc: 270.1, cg: null, do: 2, dis: 'Early Exit', rh: true });
+    // A4: 2 contracts of the 90 put for 250, expired 30 January: npc 250, fees 2, c 18,000,
+    // ROR 248 / 18,000 = 1.3778 -> 1.38, held 16, ARR 1.37778 x 365 / 16 = 31.43.
+    expect(by.A4).toMatchObject({ status: 6, npc: 250, nfto: 2, nftc: 0, c: 18000, ror: 1.38, aroc: 31.43, cg: null, do: 16, dis: 'Expired' });
+    // B1 (split leg, long 395 put): debit 50, sold 70: npc 20, fees 1.5 (half the spread's 3) + 1,
+    // c = the debit 50, ROR 17.5 / 50 = 35, held 2, ARR 35 x 365 / 2 = 6,387.50.
+    expect(by.B1).toMatchObject({ auid: 'B', ot: 2, ct: 1, npc: 20, nfto: 1.5, nftc: 1, c: 50, ror: 35, aroc: 6387.5, cg: null, do: 2, dis: 'Early Exit' });
+    // B2 (naked 400 put) assigned: npc 200, c 40,000, ROR 198.5 / 40,000 = 0.49625 -> 0.5, held 10,
+    // ARR 0.49625 x 365 / 10 = 18.11; assignment of a single short put realises no capital gain: 0.
+    expect(by.B2).toMatchObject({ status: 4, npc: 200, nfto: 1.5, nftc: 0, c: 40000, ror: 0.5, aroc: 18.11, cg: 0, do: 10, dis: 'Assigned' });
+    expect(by.C).toMatchObject({ dis: 'Called Away' });
+    // D: long call scalp, -300 + 360 = 60, fees 2, c 300, ROR 19.33, one day for ARR: 7,056.67.
+    expect(by.D).toMatchObject({ npc: 60, nfto: 1, nftc: 1, c: 300, ror: 19.33, aroc: 7056.67, do: 0, dis: 'Early Exit' });
   });
 
   it('rolled list, pagination and filters', async () => {
-    expect(uids((await get('/trades/status/rolled')).json().items)).toEqual(['A3', 'A2']);
+    const rolled = (await get('/trades/status/rolled')).json();
+    expect(uids(rolled.items)).toEqual(['A3', 'A2']);
+    expect(rolled).toMatchObject({ page: 1, pages: 1, size: 10, total: 2 });
+    // A3: 2 contracts of the 95 put sold for 300 on 9 January, bought back for 40 on 14 January (rolled).
+    // npc = 300 - 40 = 260; fees 2 + 2 = 4; c = 95 x 100 x 2 = 19,000; ROR = 256 / 19,000 x 100 = 1.3474 -> 1.35;
+    // held 5 days; ARR = 1.347368 x 365 / 5 = 98.36.
+    expect(rolled.items[0]).toMatchObject({ uid: 'A3', status: 3, rf: 'A2', cs: 2, pao: 300, pac: 40, ct: 2, npc: 260, nfto: 2, nftc: 2, c: 19000, ror: 1.35, aroc: 98.36, cg: null, do: 5, rh: true, dis: 'Rolled' });
+    expect(uids((await get('/trades/status/open?ticker=AAPL&su=cash-secured-put&au=acct-1&sd=2026-01-20&ed=2026-01-20')).json().items)).toEqual(['F']);
+    expect(uids((await get('/trades/status/rolled?sd=2026-01-10')).json().items)).toEqual(['A3']);
     const p2 = (await get('/trades/status/closed?page=2&size=2')).json();
     expect(p2).toMatchObject({ page: 2, pages: 3, size: 2, total: 6 });
     expect(uids(p2.items)).toEqual(['B2', 'D']);
@@ -89,6 +114,44 @@ describe('status lists and expiring', () => {
       expect(r.json().message).toBe(message);
     }
     expect((await get('/trades/status/pending')).statusCode).toBe(422);
+  });
+
+  it.each([
+    '/trades/status/open?page=0',
+    '/trades/status/open?page=-1',
+    '/trades/status/open?page=abc',
+    '/trades/status/open?page=1.5',
+    '/trades/status/open?page=1e300',
+    '/trades/status/closed?size=0',
+    '/trades/status/closed?size=abc',
+    '/trades/status/closed?size=101',
+    '/trades/status/rolled?ticker=TOOLONGX',
+    '/trades/status/closed?sd=2025-02-30',
+    '/trades/status/closed?ed=2026-01-32',
+    '/trades/status/closed?sd=20260101',
+    '/trades/status/open?au=' + 'x'.repeat(65),
+    '/trades/expiring?page=0',
+    '/trades/expiring?size=-5',
+    '/trades/expiring?ed=2025-02-29',
+    '/trades/expiring?page=99999999999999999999',
+  ])('bad query %s is a 422, never a 500', async (path) => {
+    const r = await get(path);
+    expect(r.statusCode, r.body).toBe(422);
+    expect(typeof r.json().message).toBe('string');
+  });
+
+  it('a page past the end is empty, with the true totals', async () => {
+    expect((await get('/trades/status/closed?page=9&size=2')).json()).toEqual({ items: [], page: 9, pages: 3, size: 2, total: 6 });
+    expect((await get('/trades/expiring?page=2')).json()).toEqual({ items: [], page: 2, pages: 1, size: 10, total: 1 });
+  });
+
+  it('expiring filters: ticker, account, strategy, and ed bounding the open date', async () => {
+    // E: NVDA cash-secured put on acct-1, opened 12 January, expired 16 January, still open.
+    expect(uids((await get('/trades/expiring?ticker=nvda&au=acct-1&su=cash-secured-put')).json().items)).toEqual(['E']);
+    expect((await get('/trades/expiring?ticker=AAPL')).json().total).toBe(0);
+    expect((await get('/trades/expiring?su=naked-put')).json().total).toBe(0);
+    expect(uids((await get('/trades/expiring?ed=2026-01-12')).json().items)).toEqual(['E']);
+    expect((await get('/trades/expiring?ed=2026-01-11')).json().total).toBe(0);
   });
 });
 
@@ -139,6 +202,67 @@ describe('premium data and pulse', () => {
     expect(body.yearly_income).toEqual([{ year: 2026, income: 2260, realized: 1740, fees: 21, change: null }]);
   });
 
+  it('premium data: every field of the records, hand-computed', async () => {
+    const days = Object.fromEntries((await get('/metrics/premium-data')).json().daily_income.map((d: { id: string }) => [d.id, d]));
+    const zero = { np: 0, nf: 0, nd: 0, nep: 0, otc: 0, ctc: 0, iw: 0, npc: 0, cpt: 0, cg: 0, hp: 0, pr: 0, ttf: 0, incap: 0, wdc: 0, tickers: {}, ct: {}, sg: {}, dg: {}, snpc: {}, tnpc: {} };
+    const day = (date: string, over: Record<string, unknown>) => ({ id: date, income_date: date, ...zero, ...over });
+    // 6 January: the spread B (150 credit, fee 3, delta 0.15, expiring in 10 days), split later into a long
+    // 395 put (debit 50, fee 1.5) and a naked 400 put (credit 200, fee 1.5): each leg counts as opened.
+    // np = -50 + 200 = 150; running total 600 (5 Jan) + 150.
+    expect(days['2026-01-06']).toEqual(
+      day('2026-01-06', { np: 150, nf: 3, nd: 0.3, nep: 20, otc: 2, tickers: { SPY: 150 }, sg: { 'long-put': 1, 'naked-put': 1 }, net_premium_so_far: 750 }),
+    );
+    // 9 January: A2 (2 contracts, 400 credit, fee 2, opened 5 Jan) bought back for 100 (fee 2) and rolled into
+    // A3 (95 put, 300 credit, fee 2, delta 0.25, expiring 23 Jan: 14 days).
+    // np = 300 - 100 = 200, nf = 2 + 2 = 4; A2: npc 300, win (300 - 4 > 0), capture 300 / 400 = 75, held 4,
+    // fees 4, collateral 100 x 200 = 20,000, x 4 days = 80,000. Running total 600 + 150 + 450 + 130 + 200 = 1,530.
+    expect(days['2026-01-09']).toEqual(
+      day('2026-01-09', {
+        np: 200, nf: 4, nd: 0.25, nep: 14, otc: 1, ctc: 1, iw: 1, npc: 300, cpt: -100, hp: 4, pr: 75, ttf: 4, incap: 20000, wdc: 80000,
+        tickers: { AAPL: 200 }, ct: { AAPL: 1 }, sg: { 'cash-secured-put': 1 }, dg: { Rolled: 1 },
+        snpc: { 'cash-secured-put': { npc: 300, count: 1, iw: 1, dis: { Rolled: 1 } } },
+        tnpc: { AAPL: { npc: 300, count: 1, iw: 1, pr: 75, cg: 0, hp: 4, cs: 2 } },
+        net_premium_so_far: 1530,
+      }),
+    );
+    // 14 January: A3 bought back for 40 (fee 2) and rolled into A4 (90 put, 250 credit, fee 2, delta 0.2, 16 days).
+    // np = 250 - 40 = 210; A3: npc 260, capture 260 / 300 = 86.67, held 5, fees 4, collateral 19,000 (x 5 = 95,000).
+    // Running total 1,530 + 120 (E on 12 Jan) + 210 = 1,860.
+    expect(days['2026-01-14']).toEqual(
+      day('2026-01-14', {
+        np: 210, nf: 4, nd: 0.2, nep: 16, otc: 1, ctc: 1, iw: 1, npc: 260, cpt: -40, hp: 5, pr: 86.67, ttf: 4, incap: 19000, wdc: 95000,
+        tickers: { AAPL: 210 }, ct: { AAPL: 1 }, sg: { 'cash-secured-put': 1 }, dg: { Rolled: 1 },
+        snpc: { 'cash-secured-put': { npc: 260, count: 1, iw: 1, dis: { Rolled: 1 } } },
+        tnpc: { AAPL: { npc: 260, count: 1, iw: 1, pr: 86.67, cg: 0, hp: 5, cs: 2 } },
+        net_premium_so_far: 1860,
+      }),
+    );
+    // 16 January: B2 assigned (npc 200, fees 1.5, held 10, collateral 40,000, capital gain 0) and C called away
+    // (npc 500, fees 1, held 9, collateral 30,000, capital gain (320 - 300) x 100 = 2,000); both neutral closes
+    // at 0 with no fee: np 0. Capture 200 / 200 = 100 and 500 / 500 = 100. wdc 400,000 + 270,000.
+    expect(days['2026-01-16']).toEqual(
+      day('2026-01-16', {
+        ctc: 2, iw: 2, npc: 700, cg: 2000, hp: 19, pr: 200, ttf: 2.5, incap: 70000, wdc: 670000,
+        tickers: { MSFT: 0, SPY: 0 }, ct: { MSFT: 1, SPY: 1 }, dg: { Assigned: 1, 'Called Away': 1 },
+        snpc: { 'covered-call': { npc: 500, count: 1, iw: 1, dis: { 'Called Away': 1 } }, 'naked-put': { npc: 200, count: 1, iw: 1, dis: { Assigned: 1 } } },
+        tnpc: { MSFT: { npc: 500, count: 1, iw: 1, pr: 100, cg: 2000, hp: 9, cs: 1 }, SPY: { npc: 200, count: 1, iw: 1, pr: 100, cg: 0, hp: 10, cs: 1 } },
+        net_premium_so_far: 1860,
+      }),
+    );
+    // 20 January: F opened (400 credit, fee 1, delta 0.25, expiring 20 March: 59 days). Running total 2,260.
+    expect(days['2026-01-20']).toEqual(day('2026-01-20', { np: 400, nf: 1, nd: 0.25, nep: 59, otc: 1, tickers: { AAPL: 400 }, sg: { 'cash-secured-put': 1 }, net_premium_so_far: 2260 }));
+    // 30 January: A4 expired worthless: npc 250, open fee 2 only, held 16, collateral 18,000 (x 16 = 288,000), capture 100.
+    expect(days['2026-01-30']).toEqual(
+      day('2026-01-30', {
+        ctc: 1, iw: 1, npc: 250, hp: 16, pr: 100, ttf: 2, incap: 18000, wdc: 288000,
+        tickers: { AAPL: 0 }, ct: { AAPL: 1 }, dg: { Expired: 1 },
+        snpc: { 'cash-secured-put': { npc: 250, count: 1, iw: 1, dis: { Expired: 1 } } },
+        tnpc: { AAPL: { npc: 250, count: 1, iw: 1, pr: 100, cg: 0, hp: 16, cs: 2 } },
+        net_premium_so_far: 2260,
+      }),
+    );
+  });
+
   it('pulse: one ticker over a timeframe, computed like the daily records', async () => {
     const r = await get('/trades/tt/aapl?timeframe=5');
     expect(r.statusCode).toBe(200);
@@ -158,13 +282,34 @@ describe('premium data and pulse', () => {
         { disposition: 'Rolled', count: 2 },
       ],
     });
+    // Fees paid in the timeframe: open fees 1 (A) + 2 (A2) + 2 (A3) + 2 (A4) + 1 (F), close fees 1 + 2 + 2 + 0.
+    expect(body.quadrant.fees).toBe(13);
     expect(uids(body.open_trades)).toEqual(['F']);
     expect(uids(body.closed_trades)).toEqual(['A4', 'A3', 'A2', 'A']);
+    // MONTH (last 30 days: from 4 January) and QUARTER (90 days: from 5 November) hold the same AAPL trades.
+    const { from: _f, timeframe: _t, ...figures } = body;
+    expect((await get('/trades/tt/AAPL?timeframe=3')).json()).toEqual({ ...figures, timeframe: 3, from: '2026-01-04' });
+    expect((await get('/trades/tt/AAPL?timeframe=4')).json()).toEqual({ ...figures, timeframe: 4, from: '2025-11-05' });
+    // DAY: nothing today.
+    expect((await get('/trades/tt/AAPL?timeframe=1')).json()).toEqual({
+      ticker: 'AAPL', timeframe: 1, from: '2026-02-02', to: '2026-02-02', premium: 0,
+      gauges: { win_rate: null, ror: null, arr: null, capture_rate: null, delta: null, avg_days_to_expiry: null, avg_days_held: null },
+      quadrant: { net_premium: 0, net_profit_loss: 0, fees: 0, capital_gain: 0, opened: 0, closed: 0, wins: 0 },
+      income_by_strategy: [], disposition: [], open_trades: [], closed_trades: [],
+    });
+    // MSFT: C covered call, called away with a 2,000 capital gain; SPY: the split legs, one open trade none.
+    expect((await get('/trades/tt/MSFT?timeframe=5')).json()).toMatchObject({
+      premium: 500,
+      gauges: { win_rate: 100, ror: 1.66, arr: 67.46, capture_rate: 100, delta: 0.4, avg_days_to_expiry: 9, avg_days_held: 9 },
+      quadrant: { net_premium: 500, net_profit_loss: 499, fees: 1, capital_gain: 2000, opened: 1, closed: 1, wins: 1 },
+      income_by_strategy: [{ su: 'covered-call', npc: 500, count: 1 }],
+      disposition: [{ disposition: 'Called Away', count: 1 }],
+    });
     // The week (from Monday 2 February) has nothing.
     expect((await get('/trades/tt/AAPL?timeframe=2')).json()).toMatchObject({ from: '2026-02-02', premium: 0, open_trades: [], closed_trades: [] });
   });
 
-  it.each(['/trades/tt/AAPL?timeframe=6', '/trades/tt/AAPL', '/trades/tt/AAPL?timeframe=x', '/trades/tt/AA$L?timeframe=1', '/trades/tt/'])('pulse rejects %s', async (path) => {
+  it.each(['/trades/tt/AAPL?timeframe=6', '/trades/tt/AAPL', '/trades/tt/AAPL?timeframe=x', '/trades/tt/AA$L?timeframe=1', '/trades/tt/', '/trades/tt', '/trades/tt/?timeframe=1', '/trades/tt/%20?timeframe=1', '/trades/tt/TOOLONG?timeframe=1', '/trades/tt/AAPL?timeframe=0', '/trades/tt/AAPL?timeframe=2.5'])('pulse rejects %s', async (path) => {
     const r = await get(path);
     expect(r.statusCode).toBe(422);
     expect(r.json().message).toBe('Invalid ticker or timeframe');
@@ -175,6 +320,12 @@ describe('scoping', () => {
   it("another user sees only their own trades, and a foreign uid is 404", async () => {
     expect(uids((await get('/trades/status/open', otherAuth)).json().items)).toEqual(['X']);
     expect((await get('/trades/status/closed', otherAuth)).json().total).toBe(0);
+    expect((await get('/trades/status/rolled', otherAuth)).json()).toEqual({ items: [], page: 1, pages: 0, size: 10, total: 0 });
+    expect((await get('/trades/status/closed?ticker=AAPL', otherAuth)).json().total).toBe(0);
+    expect((await get('/trades/expiring?ticker=NVDA', otherAuth)).json().total).toBe(0);
+    expect((await get('/trades/tt/NVDA?timeframe=5', otherAuth)).json()).toMatchObject({ premium: 0, open_trades: [], closed_trades: [] });
+    // And user A does not see B's X (999 credit) anywhere.
+    expect((await get('/trades/trade-by-date/2026-01-08')).json().summary.premium).toBe(130);
     // X expired on 30 January and is still open.
     expect(uids((await get('/trades/expiring', otherAuth)).json().items)).toEqual(['X']);
     expect((await get('/trades/A3/roll-history', otherAuth)).statusCode).toBe(404);

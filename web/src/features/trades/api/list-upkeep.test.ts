@@ -36,6 +36,7 @@ const trade = (uid: string, over: Partial<TradeListItem> = {}): TradeListItem =>
   aroc: null,
   cg: null,
   do: 20,
+  dis: null,
   rh: false,
   created_at: '2026-11-02T15:00:00Z',
   ...over,
