@@ -219,7 +219,8 @@ export const updateTradeRequest = z
     net_fee_to_open: num,
     net_delta: num,
     open_transaction: z.number(),
-    tags: z.array(z.unknown()),
+    /** Never editable; accepted only to be compared (names or `{name}`), so bounded like tag_data. */
+    tags: z.array(z.union([text(40), z.object({ name: text(40) })])).max(20),
   })
   .partial();
 export type UpdateTradeRequest = z.infer<typeof updateTradeRequest>;

@@ -255,6 +255,28 @@ describe.each(adapters)('trade command rules on %s', (adapter) => {
     expect(theirs.statusCode, theirs.body).toBe(201);
   });
 
+  it('deeply nested JSON in any field is a 4xx, never a 500', async () => {
+    const trade = await addTrade();
+    const deep = '['.repeat(20_000) + ']'.repeat(20_000);
+    const cases: Array<['POST' | 'PATCH', string, string]> = [
+      ['PATCH', `/trades/update/${trade.uid}`, `{"tags":[{"name":${deep}}]}`],
+      ['PATCH', `/trades/update/${trade.uid}`, `{"tags":[${deep}]}`],
+      ['PATCH', `/trades/update/${trade.uid}`, `{"notes":${deep}}`],
+      ['POST', '/trades/add-trade', `{"trade_data":${deep},"tag_data":[{"name":${deep}}]}`],
+      ['POST', `/trades/roll/${trade.uid}`, `{"trade_roll_data":{"old_trade":${deep}}}`],
+      ['POST', `/trades/split-trade/${trade.uid}`, `{"trade_data":{"closing_trade":${deep}}}`],
+      ['POST', `/trades/close/${trade.uid}`, `{"premium_at_close":${deep}}`],
+    ];
+    for (const [method, path, payload] of cases) {
+      const r = await t.app.inject({ method, url: url(path), headers: { authorization: me.authorization, 'content-type': 'application/json' }, payload });
+      expect([path, payload.slice(0, 30), r.statusCode >= 400 && r.statusCode < 500]).toEqual([path, payload.slice(0, 30), true]);
+    }
+    const tags = await send('PATCH', `/trades/update/${trade.uid}`, { tags: [{ name: 'other' }] });
+    expect([tags.statusCode, tags.json().message]).toEqual([422, 'Strategy, transaction and tags cannot be changed.']);
+    expect((await send('PATCH', `/trades/update/${trade.uid}`, { tags: [], notes: 'same tags' })).statusCode).toBe(200);
+    expect(await eventsOf(me.userId, trade.uid)).toEqual(['TradeOpened', 'TradeEdited']);
+  });
+
   it('idempotency under concurrency: the same key sent 8 times at once gives one answer and one append', async () => {
     const body = { trade_data: tradeData(), tag_data: [] };
     const opens = await Promise.all(Array.from({ length: 8 }, () => send('POST', '/trades/add-trade', body, me, { 'idempotency-key': 'c-open' })));
