@@ -99,10 +99,15 @@ export const BACKDATE_YEARS = 2;
 // contracts) and every stored integer in range, so no input can break a read model.
 export const MONEY_MAX = 1_000_000_000;
 export const CONTRACTS_MAX = 100_000;
-const num = z
-  .number({ error: tradeMessages.mustBeNumber })
-  .min(-MONEY_MAX, `Must be at most ${MONEY_MAX}.`)
-  .max(MONEY_MAX, `Must be at most ${MONEY_MAX}.`);
+/** A money amount; `error` is what a missing or non-numeric value answers (the form's own wording). */
+const money = (error: string = tradeMessages.mustBeNumber) =>
+  z
+    .number({ error })
+    .min(-MONEY_MAX, `Must be at most ${MONEY_MAX}.`)
+    .max(MONEY_MAX, `Must be at most ${MONEY_MAX}.`);
+const num = money();
+/** A contract count with one message for missing, non-numeric, fractional or negative values. */
+const count = (error: string) => z.number({ error }).int({ error }).min(-CONTRACTS_MAX, error).max(CONTRACTS_MAX, `Must be at most ${CONTRACTS_MAX}.`);
 const int = z
   .number({ error: tradeMessages.mustBeNumber })
   .int({ error: tradeMessages.invalidContractSize })
@@ -134,16 +139,17 @@ export const tradeData = z.object({
   ticker: text(32, tradeMessages.invalidTicker),
   strategy_uid: text(64, tradeMessages.strategyRequired),
   account_uid: text(64, tradeMessages.accountRequired),
-  strike_prices: z.array(num).max(8),
-  trade_open_date: dateText,
-  expiration_date: dateText,
-  contract_size: int,
-  premium_at_open: num,
-  net_fee_to_open: num,
-  net_delta: num,
-  stock_price_at_open: num.nullable().optional(),
-  cost_basis: num.nullable().optional(),
-  leaps_value: num.nullable().optional(),
+  // Missing or mistyped values answer the add form's messages (§5 "Add trade").
+  strike_prices: z.array(money(tradeMessages.strikePositive), { error: tradeMessages.strikeForLeg(1) }).max(8),
+  trade_open_date: text(32, tradeMessages.openDateEmpty),
+  expiration_date: text(32, tradeMessages.expirationRequired),
+  contract_size: count(tradeMessages.contractSizeMin),
+  premium_at_open: money(tradeMessages.positiveNumber),
+  net_fee_to_open: money(tradeMessages.positiveNumber),
+  net_delta: money(tradeMessages.deltaRange),
+  stock_price_at_open: money(tradeMessages.positiveNumber).nullable().optional(),
+  cost_basis: money(tradeMessages.positiveNumber).nullable().optional(),
+  leaps_value: money(tradeMessages.positiveNumber).nullable().optional(),
   /** Ignored: the strategy decides credit or debit. Accepted so the console can send what it shows. */
   open_transaction: z.number().optional(),
   notes: text(10_000).optional(),
@@ -181,6 +187,10 @@ export const rollTradeRequest = z.object({
     /** The new trade's open date is the close date; ticker, strategy and account are the old trade's. */
     new_trade: tradeData.omit({ ticker: true, strategy_uid: true, account_uid: true, trade_open_date: true }).extend({
       trade_open_date: dateText.optional(),
+      // The roll form's wording where it differs from the add form's (§5 "Roll form").
+      strike_prices: z.array(money(tradeMessages.strikePositive), { error: tradeMessages.strikePositive }).max(8),
+      contract_size: count(tradeMessages.positiveNumber),
+      net_fee_to_open: money(tradeMessages.nonNegative),
     }),
   }),
   tag_data: tagData,

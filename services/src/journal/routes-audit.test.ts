@@ -255,6 +255,52 @@ describe.each(adapters)('trade command rules on %s', (adapter) => {
     expect(theirs.statusCode, theirs.body).toBe(201);
   });
 
+  it('missing or mistyped fields of the add and roll forms answer the form messages of §5', async () => {
+    const without = (key: string) => {
+      const data: Record<string, unknown> = tradeData();
+      delete data[key];
+      return data;
+    };
+    const addCases: Array<[Record<string, unknown>, string]> = [
+      [without('account_uid'), 'Account is required and cannot be null.'],
+      [tradeData({ account_uid: null }), 'Account is required and cannot be null.'],
+      [without('ticker'), 'Invalid Ticker'],
+      [without('trade_open_date'), 'Open date cannot be empty'],
+      [tradeData({ trade_open_date: '' }), 'Open date cannot be empty'],
+      [without('expiration_date'), 'Expiration date is required.'],
+      [without('strike_prices'), 'Invalid strike price for leg 1.'],
+      [tradeData({ strike_prices: [null] }), 'Strike price must be a positive number.'],
+      [without('contract_size'), 'Must be 1 or higher.'],
+      [tradeData({ contract_size: 1.5 }), 'Must be 1 or higher.'],
+      [without('premium_at_open'), 'Must be a positive number.'],
+      [without('net_fee_to_open'), 'Must be a positive number.'],
+      [tradeData({ net_delta: '0.3' }), 'Must be between 0 and 1.'],
+      [without('stock_price_at_open'), 'Must be a positive number.'],
+    ];
+    const { contract_size: _size, ...closing } = closeBody;
+    for (const [data, message] of addCases) {
+      for (const path of ['/trades/add-trade', '/trades/add-closed-trade']) {
+        const body = path === '/trades/add-trade' ? { trade_data: data, tag_data: [] } : { trade_data: { ...closing, ...data, status: 2 }, tag_data: [] };
+        const r = await send('POST', path, body);
+        expect([path, data, r.statusCode, r.json().message]).toEqual([path, data, 422, message]);
+      }
+    }
+    const trade = await addTrade();
+    const newTrade = (rollBody().trade_roll_data.new_trade as Record<string, unknown>);
+    const rollCases: Array<[Record<string, unknown>, string]> = [
+      [{ ...newTrade, contract_size: undefined }, 'Must be a positive number.'],
+      [{ ...newTrade, net_fee_to_open: undefined }, 'Must be a non-negative number.'],
+      [{ ...newTrade, strike_prices: undefined }, 'Strike price must be a positive number.'],
+      [{ ...newTrade, net_delta: undefined }, 'Must be between 0 and 1.'],
+      [{ ...newTrade, premium_at_open: undefined }, 'Must be a positive number.'],
+    ];
+    for (const [next, message] of rollCases) {
+      const r = await send('POST', `/trades/roll/${trade.uid}`, { trade_roll_data: { old_trade: rollBody().trade_roll_data.old_trade, new_trade: next }, tag_data: [] });
+      expect([next, r.statusCode, r.json().message]).toEqual([next, 422, message]);
+    }
+    expect(await eventsOf(me.userId, trade.uid)).toEqual(['TradeOpened']);
+  });
+
   it('deeply nested JSON in any field is a 4xx, never a 500', async () => {
     const trade = await addTrade();
     const deep = '['.repeat(20_000) + ']'.repeat(20_000);
