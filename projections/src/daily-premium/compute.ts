@@ -107,68 +107,32 @@ const bump = (m: Record<string, number>, k: string, by: number) => {
  */
 export function computeDailyRecords(keys: Iterable<string>, trades: readonly DayTrade[]): Map<string, DailyPremiumRecord> {
   const wanted = new Set(keys);
-  const out = new Map<string, DailyPremiumRecord>();
-  const get = (userId: string, date: string) => {
-    const k = dayKey(userId, date);
-    let r = out.get(k);
-    if (!r) out.set(k, (r = empty(userId, date)));
-    return r;
+  // Each wanted day's trades (opened or closed that day), each trade once per day.
+  const byDay = new Map<string, DayTrade[]>();
+  const add = (k: string, t: DayTrade) => {
+    const list = byDay.get(k);
+    if (list) list.push(t);
+    else byDay.set(k, [t]);
   };
-  // Sorted so that float sums (and map key order) do not depend on the order rows came back in.
+  for (const t of trades) {
+    const opened = dayKey(t.user_id, t.tod);
+    if (wanted.has(opened)) add(opened, t);
+    if (t.status !== 1 && t.tcd !== null && t.tcd !== t.tod) {
+      const closed = dayKey(t.user_id, t.tcd);
+      if (wanted.has(closed)) add(closed, t);
+    }
+  }
+  // Each day's trades sorted, so that float sums (and map key order) do not depend on the order rows
+  // came back in. Sorting per day, not all trades at once, is what keeps a whole-version recompute cheap.
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  const sorted = [...trades].sort((a, b) => cmp(a.tod, b.tod) || cmp(a.ticker, b.ticker) || cmp(a.su, b.su) || a.pao - b.pao || (a.pac ?? 0) - (b.pac ?? 0) || cmp(a.tcd ?? '', b.tcd ?? ''));
-  for (const t of sorted) {
-    if (wanted.has(dayKey(t.user_id, t.tod))) {
-      const r = get(t.user_id, t.tod);
-      const open = openSign(t.ot) * t.pao;
-      r.np += open;
-      r.nf += t.nfto;
-      bump(r.tickers, t.ticker, open);
-      if (t.pf === null) {
-        r.nd += t.nd;
-        r.nep += dayNumber(t.ed) - dayNumber(t.tod);
-        r.otc += 1;
-        bump(r.sg, t.su, 1);
-      }
-    }
-    if (t.status !== 1 && t.tcd !== null && wanted.has(dayKey(t.user_id, t.tcd))) {
-      const r = get(t.user_id, t.tcd);
-      const close = closeSign(t.ct) * (t.pac ?? 0);
-      const npc = t.npc ?? 0;
-      const fees = netFee(t.nfto, t.nftc);
-      const win = isWin(npc, fees);
-      const pcr = win ? (premiumCaptureRate(t.ot, t.pao, t.pac ?? 0, npc) ?? 0) : 0;
-      const held = t.held ?? 0;
-      const dis = disposition(t.status, t.tcd, t.ed) ?? 'Closed';
-      r.np += close;
-      r.nf += t.nftc ?? 0;
-      r.ctc += 1;
-      r.iw += win ? 1 : 0;
-      r.npc += npc;
-      r.cpt += close;
-      r.cg += t.cg ?? 0;
-      r.hp += held;
-      r.pr += pcr;
-      r.ttf += fees;
-      r.incap += t.c;
-      r.wdc += t.c * held;
-      bump(r.tickers, t.ticker, close);
-      bump(r.ct, t.ticker, 1);
-      bump(r.dg, dis, 1);
-      const s = (r.snpc[t.su] ??= { npc: 0, count: 0, iw: 0, dis: {} });
-      s.npc += npc;
-      s.count += 1;
-      s.iw += win ? 1 : 0;
-      bump(s.dis, dis, 1);
-      const k = (r.tnpc[t.ticker] ??= { npc: 0, count: 0, iw: 0, pr: 0, cg: 0, hp: 0, cs: 0 });
-      k.npc += npc;
-      k.count += 1;
-      k.iw += win ? 1 : 0;
-      k.pr += pcr;
-      k.cg += t.cg ?? 0;
-      k.hp += held;
-      k.cs += t.cs;
-    }
+  const order = (a: DayTrade, b: DayTrade) => cmp(a.tod, b.tod) || cmp(a.ticker, b.ticker) || cmp(a.su, b.su) || a.pao - b.pao || (a.pac ?? 0) - (b.pac ?? 0) || cmp(a.tcd ?? '', b.tcd ?? '');
+  const out = new Map<string, DailyPremiumRecord>();
+  for (const [key, dayTrades] of byDay) {
+    const [userId, date] = splitDayKey(key);
+    const r = empty(userId, date);
+    out.set(key, r);
+    dayTrades.sort(order);
+    for (const t of dayTrades) addTrade(r, date, t);
   }
   for (const r of out.values()) {
     for (const f of dailyNumericFields) r[f] = round2(r[f]);
@@ -189,6 +153,59 @@ export function computeDailyRecords(keys: Iterable<string>, trades: readonly Day
   return out;
 }
 
+/** Adds one trade's part in the record of `date`: its opening if opened that day, its close if closed that day. */
+function addTrade(r: DailyPremiumRecord, date: string, t: DayTrade): void {
+  if (t.tod === date) {
+    const open = openSign(t.ot) * t.pao;
+    r.np += open;
+    r.nf += t.nfto;
+    bump(r.tickers, t.ticker, open);
+    if (t.pf === null) {
+      r.nd += t.nd;
+      r.nep += dayNumber(t.ed) - dayNumber(t.tod);
+      r.otc += 1;
+      bump(r.sg, t.su, 1);
+    }
+  }
+  if (t.status !== 1 && t.tcd === date) {
+    const close = closeSign(t.ct) * (t.pac ?? 0);
+    const npc = t.npc ?? 0;
+    const fees = netFee(t.nfto, t.nftc);
+    const win = isWin(npc, fees);
+    const pcr = win ? (premiumCaptureRate(t.ot, t.pao, t.pac ?? 0, npc) ?? 0) : 0;
+    const held = t.held ?? 0;
+    const dis = disposition(t.status, t.tcd, t.ed) ?? 'Closed';
+    r.np += close;
+    r.nf += t.nftc ?? 0;
+    r.ctc += 1;
+    r.iw += win ? 1 : 0;
+    r.npc += npc;
+    r.cpt += close;
+    r.cg += t.cg ?? 0;
+    r.hp += held;
+    r.pr += pcr;
+    r.ttf += fees;
+    r.incap += t.c;
+    r.wdc += t.c * held;
+    bump(r.tickers, t.ticker, close);
+    bump(r.ct, t.ticker, 1);
+    bump(r.dg, dis, 1);
+    const s = (r.snpc[t.su] ??= { npc: 0, count: 0, iw: 0, dis: {} });
+    s.npc += npc;
+    s.count += 1;
+    s.iw += win ? 1 : 0;
+    bump(s.dis, dis, 1);
+    const k = (r.tnpc[t.ticker] ??= { npc: 0, count: 0, iw: 0, pr: 0, cg: 0, hp: 0, cs: 0 });
+    k.npc += npc;
+    k.count += 1;
+    k.iw += win ? 1 : 0;
+    k.pr += pcr;
+    k.cg += t.cg ?? 0;
+    k.hp += held;
+    k.cs += t.cs;
+  }
+}
+
 const DAY_MS = 86_400_000;
 /** Days since the epoch of a YYYY-MM-DD date (UTC), without building a Date. */
 function dayNumber(d: string): number {
@@ -202,5 +219,9 @@ export const splitDayKey = (k: string): [string, string] => {
 };
 
 function sortKeys<T>(m: Record<string, T>): Record<string, T> {
+  const keys = Object.keys(m);
+  // Most maps of a day hold one key: nothing to sort, and no copy to make (a whole-version recompute
+  // builds millions of them).
+  if (keys.length < 2) return m;
   return Object.fromEntries(Object.entries(m).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

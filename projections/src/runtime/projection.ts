@@ -17,7 +17,13 @@ export interface ProjectionContext {
   trx: Kysely<any>;
   /** Physical table names of the version being written, by logical name (e.g. `trades` -> `trades_v2`). */
   tables: Record<string, string>;
-  mode: 'live' | 'rebuild';
+  /**
+   * `live`: a lane batch of the live version. `rebuild`: a catch-up or a one-user recompute, where every
+   * row the events touch must be right when the transaction commits. `bulk`: a version that is not live
+   * yet, filled from the log in large batches; aggregates that `finishBulk` recomputes whole may be left
+   * out (recomputing them once at the end costs far less than once per batch that touches them).
+   */
+  mode: 'live' | 'rebuild' | 'bulk';
 }
 
 export interface Projection {
@@ -33,6 +39,11 @@ export interface Projection {
   createTables(db: Kysely<any>, tables: Record<string, string>): Promise<void>;
   /** Applies events, in log order, inside `ctx.trx`. Must be idempotent (see above). */
   apply(ctx: ProjectionContext, events: readonly StoredEvent[]): Promise<void>;
+  /**
+   * After the last `bulk` batch of a rebuild and before its catch-up and switch: computes what `bulk`
+   * batches left out, for the whole version. Idempotent: a rebuild killed during it runs it again.
+   */
+  finishBulk?(db: Kysely<any>, tables: Record<string, string>): Promise<void>;
   /** Deletes one user's rows (for a rebuild scoped to one user). */
   deleteUser(ctx: ProjectionContext, userId: string): Promise<void>;
   /** Rows per table, for status and for comparing versions. */

@@ -18,7 +18,8 @@ export interface RuntimeDeps {
 export interface RebuildProgress {
   projection: string;
   version: number;
-  phase: 'building' | 'switching' | 'done';
+  /** `finishing`: computing what the bulk batches left out (e.g. the daily premium records). */
+  phase: 'building' | 'finishing' | 'switching' | 'done';
   eventsDone: number;
   eventsTotal: number | null;
   /** Events per second over this run. */
@@ -32,6 +33,8 @@ export interface RebuildOptions {
   /** Events per read and per transaction (default 10,000). */
   batchSize?: number;
   onProgress?: (progress: RebuildProgress) => void;
+  /** Partitions of a batch applied concurrently, each on its own connection (default 2; 1 on PGlite). */
+  partitions?: number;
   /** Switch to live once caught up (default true). False leaves the version `building`, for `diff`. */
   switch?: boolean;
 }
@@ -79,6 +82,8 @@ async function rebuildVersion(deps: RuntimeDeps, projection: Projection, options
   const { database, eventStore } = deps;
   const db = database.db;
   const batchSize = options.batchSize ?? 10_000;
+  // PGlite has one connection: partitions would only queue behind each other there.
+  const partitions = database.kind === 'pglite' ? 1 : Math.max(1, options.partitions ?? 2);
   const lock = await tryLock(database, LOCK_REBUILD, projection.name);
   if (!lock) throw new RebuildLockedError(projection.name);
   try {
@@ -151,16 +156,27 @@ async function rebuildVersion(deps: RuntimeDeps, projection: Projection, options
         next = read(last.position);
         next.catch(() => {}); // awaited below; if the apply fails first, its rejection is not unhandled
       }
-      await db.transaction().execute(async (trx) => {
-        await projection.apply({ trx, tables, mode: 'rebuild' }, events);
-        await sql`update projection_rebuilds set commit = ${p.commit}, prepare = ${p.prepare}, events_done = events_done + ${events.length}, updated_at = now()
-          where projection = ${projection.name} and version = ${version}`.execute(trx);
-      });
+      // The batch's users are split into partitions applied side by side, each in its own transaction
+      // on its own connection, so PostgreSQL works on one while Node folds another. A user's events
+      // stay in one partition, in log order. The checkpoint moves only once every partition has
+      // committed; a rebuild killed in between re-applies the batch on resume, which the projections'
+      // revision guards turn into no-ops for the partitions that had committed.
+      await Promise.all(
+        partitionByUser(events, partitions).map((part) =>
+          db.transaction().execute((trx) => projection.apply({ trx, tables, mode: 'bulk' }, part)),
+        ),
+      );
+      await sql`update projection_rebuilds set commit = ${p.commit}, prepare = ${p.prepare}, events_done = events_done + ${events.length}, updated_at = now()
+        where projection = ${projection.name} and version = ${version}`.execute(db);
       checkpoint = last.position;
       done += events.length;
       applied += events.length;
       report('building');
       if (events.length < batchSize) break;
+    }
+    if (projection.finishBulk) {
+      report('finishing');
+      await projection.finishBulk(db, tables);
     }
     let switched = false;
     if (options.switch !== false) {
@@ -182,6 +198,14 @@ async function refreshCounts(deps: RuntimeDeps, name: string, version: number): 
   if (!projection?.countRows || !row) return;
   const counts = await projection.countRows(deps.database.db, row.tables);
   await sql`update projection_registry set counts = ${JSON.stringify(counts)}::jsonb, updated_at = now() where name = ${name} and version = ${version}`.execute(deps.database.db);
+}
+
+/** Splits a batch by user into at most `n` non-empty parts, each in log order. */
+function partitionByUser(events: readonly StoredEvent[], n: number): StoredEvent[][] {
+  if (n <= 1) return [events as StoredEvent[]];
+  const parts: StoredEvent[][] = Array.from({ length: n }, () => []);
+  for (const e of events) parts[laneOf(e.metadata.userId, n)]!.push(e);
+  return parts.filter((p) => p.length > 0);
 }
 
 /** Reads a range of the log (exclusive after, inclusive to), all of it. */
@@ -404,7 +428,9 @@ export async function diff(deps: RuntimeDeps, name: string, otherVersion?: numbe
       [d.onlyInOther, d.sampleOnlyInOther] = await only(b, a);
     }
     for (const c of shared.filter((c) => c.numeric)) {
-      const sum = async (t: string) => Number((await sql<{ s: number | null }>`select coalesce(sum(${sql.ref(c.name)}), 0)::float8 as s from ${sql.table(t)}`.execute(db)).rows[0]?.s ?? 0);
+      // Summed as numeric: a float sum depends on the rows' physical order, which two versions built
+      // differently (lane batches, bulk) do not share, and would report equal rows as a change.
+      const sum = async (t: string) => Number((await sql<{ s: number | null }>`select coalesce(sum(${sql.ref(c.name)}::numeric), 0)::float8 as s from ${sql.table(t)}`.execute(db)).rows[0]?.s ?? 0);
       const [x, y] = [await sum(a), await sum(b)];
       if (x !== y) d.totals.push({ column: c.name, live: x, other: y });
     }

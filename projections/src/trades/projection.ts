@@ -8,7 +8,7 @@ import { emptyLineage, evolveLineage, type LineageState, type SplitRecord } from
 import { toListItem, type TradeRecord } from './list-item.ts';
 import { createTradeCountsTable, createTradeTables, listOf, recordToRow, rowToRecord, tradeColumns, type TradeRow } from './tables.ts';
 import { createSplitHistoryTable, deleteUserSplits, insertSplits } from '../split-history/tables.ts';
-import { createDailyPremiumTable, dayKey, recomputeDays } from '../daily-premium/tables.ts';
+import { createDailyPremiumTable, dayKey, recomputeAllDays, recomputeDays } from '../daily-premium/tables.ts';
 
 /**
  * The trade journal's read models: trades (the lists, roll history and trades-by-date read it),
@@ -56,10 +56,11 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
     list.push(e);
   }
   if (!byLineage.size) return;
-  // A rebuild's batch and its checkpoint commit together: if a crash loses the commit, the rebuild
-  // resumes before it. So it need not wait for the WAL flush. (Live batches keep the default: BullMQ's
-  // bookkeeping in Redis must not run ahead of what is durable.)
-  if (ctx.mode === 'rebuild') await sql`set local synchronous_commit = off`.execute(trx);
+  // A bulk batch of a version that is not live yet: if a crash loses its commit, the rebuild resumes
+  // before it. So it need not wait for the WAL flush. (Live batches keep the default: BullMQ's
+  // bookkeeping in Redis must not run ahead of what is durable; so do a switch's catch-up and a one-user
+  // recompute, which write the live version.)
+  if (ctx.mode === 'bulk') await sql`set local synchronous_commit = off`.execute(trx);
   // Lineages are keyed by (user, lineage id): the stream names both.
   const keyJson = JSON.stringify(
     [...byLineage].map(([streamId, evs]) => {
@@ -157,7 +158,9 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
       on conflict (user_id, list) do update set n = ${C}.n + excluded.n`.execute(trx);
   }
   await insertSplits(trx, tables.split_history, splits);
-  await recomputeDays(trx, tables, days);
+  // In bulk, a day is touched by many batches (opens, then closes and rolls weeks later): finishBulk
+  // computes every day once from the finished trade rows instead.
+  if (ctx.mode !== 'bulk') await recomputeDays(trx, tables, days);
 }
 
 /** The read models' shape version; with the formulas' version it makes the projection's version. */
@@ -177,6 +180,7 @@ export const tradesProjection: Projection = {
     await createTradeCountsTable(db, tables.trade_counts);
   },
   apply: applyTradeEvents,
+  finishBulk: (db, t) => recomputeAllDays(db, asTables(t)),
   async deleteUser(ctx, userId) {
     const tables = asTables(ctx.tables);
     await sql`delete from ${sql.table(tables.trades)} where user_id = ${userId}`.execute(ctx.trx);
