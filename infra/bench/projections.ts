@@ -24,7 +24,7 @@ import { premiumData } from '@oj/projections/daily-premium/queries';
 import { generateJournal, HEAVY_USER } from './journal-generator.ts';
 
 /**
- * `npm run bench -- projections [--events N] [--live-seconds S] [--rebuild-only] [--keep]`
+ * `npm run bench -- projections [--events N] [--live-seconds S] [--rebuild-only] [--keep] [--partitions P] [--batch B]`
  * (`--rebuild-only` stops after step 3: for iterating on the rebuild with fewer events)
  *
  * On real PostgreSQL (DATABASE_URL) and Redis (REDIS_URL), in a fresh database:
@@ -45,6 +45,8 @@ interface Args {
   rate: number;
   keep: boolean;
   rebuildOnly: boolean;
+  partitions: number;
+  batchSize: number;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -58,6 +60,8 @@ function parseArgs(argv: string[]): Args {
     rate: Number(get('rate') ?? 200),
     keep: argv.includes('--keep'),
     rebuildOnly: argv.includes('--rebuild-only'),
+    partitions: Number(get('partitions') ?? 2),
+    batchSize: Number(get('batch') ?? 10_000),
   };
 }
 
@@ -179,10 +183,13 @@ export async function benchProjections(argv: string[]): Promise<Record<string, u
     log('rebuild of the trade read models');
     let lastLog = 0;
     const rebuildStarted = performance.now();
+    const phases: Record<string, number> = {};
     await rebuild(deps, TRADES_PROJECTION, {
-      batchSize: 10_000,
+      batchSize: args.batchSize,
+      partitions: args.partitions,
       onProgress: (p) => {
-        if (performance.now() - lastLog > 5000 || p.phase === 'done') {
+        phases[p.phase] ??= performance.now();
+        if (performance.now() - lastLog > 5000 || p.phase !== 'building') {
           lastLog = performance.now();
           log(`  ${p.phase} ${p.eventsDone}/${p.eventsTotal ?? '?'} ${Math.round(p.rate)} ev/s eta ${p.etaSeconds === null ? '?' : Math.round(p.etaSeconds)} s`);
         }
@@ -192,7 +199,17 @@ export async function benchProjections(argv: string[]): Promise<Record<string, u
     const rebuildRate = seeded.rows / rebuildSeconds;
     const tables = (await liveTables(db, TRADES_PROJECTION)) as unknown as TradeReadTables & Record<string, string>;
     const counts = await tradesProjection.countRows!(db, tables);
-    report.rebuild = { seconds: r2(rebuildSeconds), eventsPerSecond: Math.round(rebuildRate), ratioToCopyBaseline: r2(rebuildRate / baselineRate), rows: counts };
+    const phaseSeconds = (from: string, to: string) => (phases[from] && phases[to] ? r2((phases[to] - phases[from]) / 1000) : null);
+    report.rebuild = {
+      seconds: r2(rebuildSeconds),
+      eventsPerSecond: Math.round(rebuildRate),
+      ratioToCopyBaseline: r2(rebuildRate / baselineRate),
+      // Where the time went: the log applied in bulk batches, then the daily records computed once, then catch-up and switch.
+      phases: { batches: phaseSeconds('building', 'finishing'), finishing: phaseSeconds('finishing', 'switching'), switching: phaseSeconds('switching', 'done') },
+      partitions: args.partitions,
+      batchSize: args.batchSize,
+      rows: counts,
+    };
     log(`rebuild: ${Math.round(rebuildRate)} ev/s (${r2(rebuildSeconds)} s)`);
     if (args.rebuildOnly) return report;
     for (const t of Object.values(tables)) await sql`vacuum analyze ${sql.table(t)}`.execute(db);
@@ -265,14 +282,17 @@ async function measureLiveLag(o: {
   log('  projector started; catching up to the head');
   await projector.waitFor('head', 120_000);
   log('  caught up; appending');
-  const pending = new Map<string, { rev: number; at: number }>();
+  const pending = new Map<string, { userId: string; rev: number; at: number }>();
   const lags: number[] = [];
   let polling = true;
   const poller = (async () => {
     while (polling || pending.size) {
       if (pending.size) {
-        const lids = [...pending.keys()];
-        const { rows } = await sql<{ lid: string; rev: number }>`select lid, rev from ${sql.table(tables.trade_lineages!)} where lid in (select json_array_elements_text(${JSON.stringify(lids)}::json))`.execute(db);
+        // By the lineages' primary key (user, lineage): a lookup by lineage id alone would scan the
+        // whole table every 2 ms and load the server the projector is measured on.
+        const keys = JSON.stringify([...pending].map(([l, p]) => ({ u: p.userId, l })));
+        const { rows } = await sql<{ lid: string; rev: number }>`select g.lid, g.rev from json_to_recordset(${keys}::json) as k(u text, l text)
+          join ${sql.table(tables.trade_lineages!)} g on g.user_id = k.u and g.lid = k.l`.execute(db);
         const now = performance.now();
         for (const r of rows) {
           const p = pending.get(r.lid);
@@ -315,7 +335,7 @@ async function measureLiveLag(o: {
         ],
         'no_stream',
       );
-      pending.set(lid, { rev: 0, at: performance.now() });
+      pending.set(lid, { userId, rev: 0, at: performance.now() });
       appended++;
     })();
     inflight.add(p);
