@@ -61,7 +61,7 @@ function parseArgs(argv: string[]): Args {
     keep: argv.includes('--keep'),
     rebuildOnly: argv.includes('--rebuild-only'),
     partitions: Number(get('partitions') ?? 2),
-    batchSize: Number(get('batch') ?? 10_000),
+    batchSize: Number(get('batch') ?? 40_000),
   };
 }
 

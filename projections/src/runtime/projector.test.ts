@@ -268,6 +268,41 @@ describe('projector on PostgreSQL with BullMQ lanes', () => {
     await projector.stop();
   });
 
+  it('a rebuild killed after one partition of a batch committed re-applies the batch on resume, changing nothing twice', async () => {
+    const projector = await start();
+    await projector.waitFor(upTo(store), 30_000);
+    const log = await wholeLog(store);
+    // The third batch of 40 holds users of both partitions: one partition's transaction fails there.
+    const third = log.slice(80, 120);
+    const victim = third[0]!.metadata.userId;
+    const other = third.find((e) => laneOf(e.metadata.userId, 2) !== laneOf(victim, 2))!.metadata.userId;
+    let armed = true;
+    const failing = {
+      ...projection,
+      apply: async (ctx: Parameters<typeof projection.apply>[0], events: readonly StoredEvent[]) => {
+        if (armed && ctx.mode === 'bulk' && events.some((e) => e.id === third[0]!.id)) {
+          armed = false;
+          throw new Error('killed');
+        }
+        return projection.apply(ctx, events);
+      },
+    };
+    await expect(rebuild({ ...deps(), projections: [failing] }, projection.name, { batchSize: 40, partitions: 2 })).rejects.toThrow('killed');
+    const building = (await readRegistry(database.db, projection.name)).find((r) => r.status === 'building')!;
+    // The other partition committed its part of the failed batch; the checkpoint stayed before it.
+    const partial = await readCounts(database.db, building.tables);
+    const seenOf = (u: string, upTo: number) => log.slice(0, upTo).filter((e) => e.metadata.userId === u).length;
+    expect(partial.users[other]?.events).toBe(seenOf(other, 120));
+    expect(partial.users[victim]?.events ?? 0).toBe(seenOf(victim, 80));
+    const [resumed] = await rebuild(deps(), projection.name, { batchSize: 40, partitions: 2 });
+    expect(resumed!.resumedFrom).not.toBe('start');
+    expect(resumed!.switched).toBe(true);
+    await projector.waitFor(upTo(store), 30_000);
+    expect(await current(database)).toEqual(expectedCounts(await wholeLog(store)));
+    await retire(deps(), projection.name);
+    await projector.stop();
+  });
+
   it('runs one dispatcher at a time; another takes over when it stops', async () => {
     const a = await start();
     const b = await start();
