@@ -117,3 +117,58 @@ describe('a lost race', () => {
     expect(await stream(trade.uid)).toHaveLength(3);
   });
 });
+
+/**
+ * The handler remembers each lineage as it last read or appended it and decides on that without a
+ * read. Here the stream moves on behind its back (another gateway, in production): the decision must
+ * still end up made on the stream as it is.
+ */
+describe('a remembered lineage that went stale', () => {
+  const behindTheBack = async (uid: string, type: 'TradeEdited' | 'TradeDeleted' | 'TradeClosed', data: object) => {
+    const events = await stream(uid);
+    const last = events.at(-1)!;
+    await interleaving.store.append(
+      lineageStreamId(principal.userId, uid),
+      [{ id: uuidv7(), type, schemaVersion: 1, data, metadata: { ...last.metadata, correlationId: uuidv7(), causationId: null, idempotencyKey: null } }],
+      last.revision,
+    );
+  };
+
+  it('a still-valid command loses its append, re-reads and succeeds on top of the other change', async () => {
+    const trade = await open();
+    await edit(trade.uid, 'remembered');
+    await behindTheBack(trade.uid, 'TradeEdited', { tradeId: trade.uid, changes: { notes: 'elsewhere' } });
+    const answer = (await edit(trade.uid, 'mine')) as { notes: string };
+    expect(answer.notes).toBe('mine');
+    expect((await stream(trade.uid)).map((e) => [e.type, e.revision, (e.data as { changes?: { notes?: string } }).changes?.notes])).toEqual([
+      ['TradeOpened', 0, undefined],
+      ['TradeEdited', 1, 'remembered'],
+      ['TradeEdited', 2, 'elsewhere'],
+      ['TradeEdited', 3, 'mine'],
+    ]);
+  });
+
+  it('a command refused on the remembered state is decided again on a fresh read: a trade made elsewhere is found', async () => {
+    // The same partial close, once through the handler (to copy its event) and once behind its back.
+    const [copied, stale] = [await open(), await open()];
+    const partial = { contract_size: 1, trade_close_date: '2026-02-27', premium_at_close: 10, net_fee_to_close: 1, close_transaction: 2 } as const;
+    await runJournalCommand(ctx, caller(), { kind: 'close', uid: copied.uid, action: 'close', body: partial });
+    const closedEvent = (await stream(copied.uid)).at(-1)!;
+    const remainder = uuidv7();
+    const data = closedEvent.data as { tradeId: string; remainder: { tradeId: string } };
+    await behindTheBack(stale.uid, 'TradeClosed', { ...data, tradeId: stale.uid, remainder: { ...data.remainder, tradeId: remainder } });
+    await database.db.insertInto('trade_lineage_index').values({ trade_uid: remainder, user_id: principal.userId, lineage_id: stale.uid }).execute();
+    const answer = (await runJournalCommand(ctx, caller(), { kind: 'close', uid: remainder, action: 'close', body: partial })) as { closed_trade: { uid: string } };
+    expect(answer.closed_trade.uid).toBe(remainder);
+    expect((await stream(stale.uid)).map((e) => e.type)).toEqual(['TradeOpened', 'TradeClosed', 'TradeClosed']);
+  });
+
+  it('a command the fresh stream refuses is refused with the decider\'s answer, nothing appended', async () => {
+    const trade = await open();
+    await edit(trade.uid, 'remembered');
+    await behindTheBack(trade.uid, 'TradeDeleted', { tradeId: trade.uid });
+    const refused = await refusal(close(trade.uid));
+    expect(refused.kind).toBe('not_found');
+    expect((await stream(trade.uid)).map((e) => e.type)).toEqual(['TradeOpened', 'TradeEdited', 'TradeDeleted']);
+  });
+});

@@ -76,22 +76,46 @@ export async function runJournalCommand(ctx: JournalContext, caller: CommandCall
   const newTradeId = () => (key !== null ? deterministicUuid(userId, key, 'trade', String(tradeSeq++)) : uuidv7(now.getTime()));
   const eventId = (i: number) => (key !== null ? deterministicUuid(userId, key, String(i)) : uuidv7(now.getTime()));
 
-  const { command, lineageId, prefetched, ownAccount, fresh } = await commandOf(ctx, caller, request, newTradeId);
+  const plan = await commandOf(ctx, caller, request, newTradeId);
+  const { command, lineageId, ownAccount, fresh } = plan;
+  let prefetched = plan.prefetched;
+  let accountChecked = false;
   const streamId = lineageStreamId(userId, lineageId);
   const today = newYorkDate(now);
   const recordedAt = now.toISOString();
 
-  for (let attempt = 0; ; attempt++) {
-    // A new lineage under a fresh random id has no events yet: skip the read (a keyed retry must read).
-    const stored =
-      attempt === 0 && prefetched ? prefetched : fresh && key === null && attempt === 0 ? [] : await ctx.eventStore.readStream(streamId);
-    const state = foldStored(stored);
-    if (key !== null) {
+  // The lineage as this process last saw it, when it did: a command decided on it skips the stream
+  // read. Safe because the append states the revision the decision was made on: a stale state loses
+  // the append (a conflict) and is re-read like any lost race. A decision that fails on a remembered
+  // state is made again on a fresh read before the failure is answered.
+  let cached = prefetched ? undefined : lineageStates.get(streamId);
+  let raced = false;
+  for (;;) {
+    let state: Lineage;
+    let stored: StoredEvent[] | undefined;
+    const fromCache = cached !== undefined;
+    if (cached !== undefined) {
+      state = cached;
+      cached = undefined;
+    } else {
+      // A new lineage under a fresh random id has no events yet: skip the read (a keyed retry must read).
+      stored = prefetched ?? (fresh && key === null && !raced ? [] : await ctx.eventStore.readStream(streamId));
+      prefetched = undefined;
+      state = foldStored(stored);
+      if (stored.length > 0) rememberState(streamId, state);
+    }
+    if (key !== null && stored) {
       // A crash between the append and storing the answer: the events are there, the answer is not.
       const mine = stored.filter((e) => e.metadata.idempotencyKey === key && e.metadata.userId === userId);
       if (mine.length > 0) return remember(ctx, caller, request, answerOf(command.type, command.tradeId, mine.map(journalEventOf), state, today));
     }
-    const events = decide(command, state, { today });
+    let events: JournalEvent[];
+    try {
+      events = decide(command, state, { today });
+    } catch (error) {
+      if (fromCache) continue;
+      throw error;
+    }
     if (events.length === 0) return answerOf(command.type, command.tradeId, events, state, today);
     const created = events.flatMap(createdTradeIds);
     // The opening trade of a lineage is found by its stream id (see lineageOf); only derived trades need a row.
@@ -99,9 +123,10 @@ export async function runJournalCommand(ctx: JournalContext, caller: CommandCall
     // Before the append: a command addressing a new uid must find its stream without the projector. The
     // account check runs beside it (one round trip less); if it fails, the row points at nothing.
     await Promise.all([
-      ownAccount && attempt === 0 ? assertOwnAccount(ctx, userId, ownAccount) : undefined,
+      ownAccount && !accountChecked ? assertOwnAccount(ctx, userId, ownAccount) : undefined,
       indexRows.length > 0 ? ctx.db.insertInto('trade_lineage_index').values(indexRows).onConflict((oc) => oc.column('trade_uid').doNothing()).execute() : undefined,
     ]);
+    accountChecked = true;
     const metadata: EventMetadata = {
       userId,
       actor: { id: userId, role: caller.actorRole ?? 'trader' },
@@ -119,16 +144,40 @@ export async function runJournalCommand(ctx: JournalContext, caller: CommandCall
       // Only after the append: the cache must never know a uid whose trade may not exist.
       for (const uid of created) rememberLineage(uid, userId, lineageId);
     } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      if (attempt === 0) continue;
+      if (!(error instanceof WrongExpectedRevisionError)) {
+        lineageStates.delete(streamId);
+        throw error;
+      }
+      lineageStates.delete(streamId);
+      // A decision on a remembered state counts as the one re-read a lost race gets: a state goes stale
+      // only when the stream moved on without this process, which is a race all the same.
+      if (!raced) {
+        raced = true;
+        continue;
+      }
       throw new AppError('conflict', m.changedConcurrently);
     }
     let after: Lineage = state;
     events.forEach((e, i) => {
       after = evolve(after, e, { revision: revision + 1 + i, recordedAt, userId });
     });
-    return remember(ctx, caller, request, answerOf(command.type, command.tradeId, events, after, today));
+    const answer = await remember(ctx, caller, request, answerOf(command.type, command.tradeId, events, after, today));
+    // Only once the answer is stored: a keyed retry after a failure here must find the events by a read.
+    rememberState(streamId, after);
+    return answer;
   }
+}
+
+/**
+ * Stream id -> the lineage folded up to its last event, as this process last read or appended it
+ * (states are immutable: `evolve` returns new ones). Bounded: the oldest entries go first.
+ */
+const LINEAGE_STATES_MAX = 20_000;
+const lineageStates = new Map<string, Lineage>();
+function rememberState(streamId: string, state: Lineage): void {
+  lineageStates.delete(streamId);
+  if (lineageStates.size >= LINEAGE_STATES_MAX) lineageStates.delete(lineageStates.keys().next().value!);
+  lineageStates.set(streamId, state);
 }
 
 async function remember(ctx: JournalContext, caller: CommandCaller, request: JournalRequest, answer: JournalAnswer): Promise<JournalAnswer> {
