@@ -1,11 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Registry } from 'prom-client';
-import { Redis } from 'ioredis';
 import { migrateToLatest } from '@oj/infra/db/migrate';
 import { migrations as storeMigrations } from '@oj/infra/eventstore/migrations';
 import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
 import { createLogger } from '@oj/infra/logger';
 import { createTestDatabase } from '@oj/infra/testing/postgres';
+import { deleteRedisPrefix } from '@oj/infra/testing/redis';
 import { migrations } from './migrations.ts';
 import { startProjector } from './projector.ts';
 import { countingProjection } from './test-projection.ts';
@@ -123,23 +123,10 @@ export async function measureLiveLag(options: LiveLagOptions): Promise<LiveLagRe
   } finally {
     await store.close();
     await database.drop();
-    if (transport === 'bullmq') await cleanRedis(redisUrl!, prefix);
+    if (transport === 'bullmq') await deleteRedisPrefix(redisUrl!, prefix);
   }
 }
 
-async function cleanRedis(url: string, prefix: string): Promise<void> {
-  const redis = new Redis(url);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    await redis.quit();
-  }
-}
 
 // `node projections/src/runtime/lag-bench.ts [eventsPerSecond] [seconds]`: both transports (BullMQ when REDIS_URL is set).
 if (import.meta.main) {

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
 import { requireRedisUrl } from '@oj/infra/testing/env';
+import { deleteRedisPrefix } from '@oj/infra/testing/redis';
 import { migrateToLatest } from '@oj/infra/db/migrate';
 import { migrations as storeMigrations } from '@oj/infra/eventstore/migrations';
 import { START, comparePositions, positionToString, type EventStore, type LogPosition, type StoredEvent } from '@oj/infra/eventstore/port';
@@ -96,17 +96,7 @@ describe('projector (BullMQ lanes) stopped mid-stream, restarted, jobs delivered
     for (const h of handles) await h.stop();
     await store?.close();
     await database?.drop();
-    const redis = new Redis(requireRedisUrl());
-    try {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-        cursor = next;
-        if (keys.length) await redis.del(...keys);
-      } while (cursor !== '0');
-    } finally {
-      await redis.quit();
-    }
+    await deleteRedisPrefix(requireRedisUrl(), prefix);
   });
 
   it('leaves the read model equal to a clean run, and a rebuild from empty equal to it', async () => {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createPGliteDatabase, createTestDatabase } from '@oj/infra/testing/postgres';
 import { requireRedisUrl } from '@oj/infra/testing/env';
+import { deleteRedisPrefix } from '@oj/infra/testing/redis';
 import { migrateToLatest } from '@oj/infra/db/migrate';
 import { migrations as storeMigrations } from '@oj/infra/eventstore/migrations';
 import type { Database } from '@oj/infra/db/database';
@@ -83,19 +83,7 @@ async function setup(database: Database) {
   return new PostgresEventStore(database);
 }
 
-async function cleanRedis(prefix: string) {
-  const redis = new Redis(requireRedisUrl());
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    await redis.quit();
-  }
-}
+const cleanRedis = (prefix: string) => deleteRedisPrefix(requireRedisUrl(), prefix);
 
 const current = async (database: Database) => readCounts(database.db, await liveTables(database.db, projection.name));
 
