@@ -208,6 +208,11 @@ describe('session', () => {
     await page.goto('/accounts');
     await page.waitForURL('**/signin');
     expect(await storedToken()).toBeNull();
+    await page.getByRole('alert').filter({ hasText: 'Failed to refresh token.' }).waitFor();
+    // Said once: a later visit to the sign-in page shows no notice.
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await page.getByText('Failed to refresh token.').count()).toBe(0);
   });
 
   it('offers Send New Link when verification fails', async () => {

@@ -159,6 +159,19 @@ export async function logout(): Promise<void> {
   sessionStore.clear();
 }
 
+const SESSION_ENDED_KEY = 'oj.session.refresh-failed';
+
+/** Whether the last session of this tab ended because its token could not be refreshed (read once). */
+export function consumeRefreshFailure(): boolean {
+  try {
+    const failed = sessionStorage.getItem(SESSION_ENDED_KEY) !== null;
+    sessionStorage.removeItem(SESSION_ENDED_KEY);
+    return failed;
+  } catch {
+    return false;
+  }
+}
+
 function hardRedirectToSignIn(): void {
   // A full navigation drops every cached query and all in-memory state along with the session.
   if (window.location.pathname !== '/signin') window.location.assign('/signin');
@@ -175,6 +188,12 @@ export function installSession(): void {
     setAccessToken: (token) => sessionStore.setAccessToken(token),
     onSessionExpired: () => {
       sessionStore.clear();
+      // The sign-in page says why the user landed there (part 1 §8: "Failed to refresh token.").
+      try {
+        sessionStorage.setItem(SESSION_ENDED_KEY, '1');
+      } catch {
+        // storage unavailable: the sign-in page just shows no notice
+      }
       hardRedirectToSignIn();
     },
   });

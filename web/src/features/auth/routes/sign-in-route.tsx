@@ -7,7 +7,7 @@ import { Button } from '../../../components/ui/button.tsx';
 import { Checkbox, FormField, PasswordInput, TextInput } from '../../../components/ui/form-field.tsx';
 import { useLogin } from '../api/login.ts';
 import { AuthLayout } from '../components/auth-layout.tsx';
-import { sessionStore } from '../session-store.ts';
+import { consumeRefreshFailure, sessionStore } from '../session-store.ts';
 
 const REMEMBER_KEY = 'oj.signin.remember';
 
@@ -39,7 +39,7 @@ export function SignInRoute() {
   const [email, setEmail] = useState(initial.email);
   const [password, setPassword] = useState('');
   const [remember, setRemember] = useState(initial.remember);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(() => (consumeRefreshFailure() ? 'Failed to refresh token.' : null));
   const login = useLogin();
 
 
