@@ -37,6 +37,7 @@ describe('configuration', () => {
     ['LOG_LEVEL', 'loud'],
     ['NODE_ENV', 'staging'],
     ['RATE_LIMIT_AUTH_PER_MINUTE', 'many'],
+    ['BULLMQ_PREFIX', 'oj:prod'],
   ])('refuses a bad %s (%s) with a message naming the variable', (name, value) => {
     const message = failure({ [name]: value });
     expect(message).toMatch(/^Invalid configuration:\n/);

@@ -34,6 +34,11 @@ const configSchema = z.object({
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).default(900),
   REFRESH_TOKEN_TTL_DAYS: z.coerce.number().int().min(1).default(30),
   PROJECTOR_LANES: z.coerce.number().int().min(1).max(64).default(4),
+  /** BullMQ key prefix of the projector's lanes and rebuild jobs: projectors and the projections CLI of one deployment share it. */
+  BULLMQ_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or - (BullMQ keys are <prefix>:<queue>:...)')
+    .default('oj'),
   /** Lanes this projector process works (comma list, e.g. `0,1`); unset: all. Several processes split the lanes. */
   PROJECTOR_WORK_LANES: z
     .string()

@@ -188,10 +188,11 @@ describe('projections CLI with Redis: the rebuild is a job of the projector', ()
       child.on('exit', () => resolve());
     });
     expect(stderr).toContain('no projector is running? Start `npm run projector`, or pass --here to run it in this process');
-    const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, DATABASE_URL: database.url, REDIS_URL: requireRedisUrl(), PROJECTOR_LANES: '2' });
+    // The projector finds the CLI's job through the same BULLMQ_PREFIX setting.
+    const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, DATABASE_URL: database.url, REDIS_URL: requireRedisUrl(), PROJECTOR_LANES: '2', BULLMQ_PREFIX: prefix });
     const db = await openDatabase({ url: database.url, poolSize: 4 });
     const eventStore = await createEventStore(config, db);
-    const projector = await startProjector({ config, database: db, eventStore, logger: createLogger('silent'), metrics: new Registry(), projections: allProjections, bullPrefix: prefix });
+    const projector = await startProjector({ config, database: db, eventStore, logger: createLogger('silent'), metrics: new Registry(), projections: allProjections });
     try {
       expect(await exited, stderr).toBe(0);
       expect(stdout).toMatch(/v\d+: 0 events applied, now live/);

@@ -7,7 +7,7 @@ import { allProjections } from './catalogue.ts';
 import { claimDataDir, DataDirBusyError } from './runtime/data-dir-lock.ts';
 import { abandon, diff, rebuild, retire, rollback, switchVersion, type RebuildProgress, type RuntimeDeps } from './runtime/rebuild.ts';
 import { projectionsStatus } from './runtime/status.ts';
-import { DEFAULT_BULL_PREFIX, redisConnection } from './runtime/projector.ts';
+import { redisConnection } from './runtime/projector.ts';
 import { enqueueRebuild, followRebuild, openRebuildQueue, type RebuildJobData } from './runtime/rebuild-job.ts';
 import type { RebuildResult } from './runtime/rebuild.ts';
 
@@ -134,7 +134,7 @@ async function main(argv: string[]): Promise<number> {
       ...(values['batch-size'] ? { batchSize: Number(values['batch-size']) } : {}),
       switch: !values['no-switch'],
     };
-    printResults(await rebuildThroughJob(config.REDIS_URL, data), values.user);
+    printResults(await rebuildThroughJob(config.REDIS_URL, config.BULLMQ_PREFIX, data), values.user);
     return 0;
   }
   const { deps, close } = await open(config);
@@ -216,10 +216,10 @@ function printResults(results: RebuildResult[], userId: string | undefined): voi
  * Services mode: the rebuild is a `projector-rebuild` job run by a projector process (so it survives
  * this terminal, and a killed projector's rebuild is resumed by the next one); this process follows it.
  */
-async function rebuildThroughJob(redisUrl: string, data: RebuildJobData): Promise<RebuildResult[]> {
-  // Test hooks (not configuration): the projector process always uses the default prefix.
+async function rebuildThroughJob(redisUrl: string, prefix: string, data: RebuildJobData): Promise<RebuildResult[]> {
+  // A test hook, not configuration: how long to wait for a projector before warning that none runs.
   const warnMs = Number(process.env.REBUILD_PICKUP_WARN_MS ?? 5000);
-  const rq = await openRebuildQueue(redisConnection(redisUrl), process.env.BULLMQ_PREFIX ?? DEFAULT_BULL_PREFIX);
+  const rq = await openRebuildQueue(redisConnection(redisUrl), prefix);
   try {
     const { job, existing } = await enqueueRebuild(rq.queue, data);
     process.stderr.write(

@@ -16,13 +16,13 @@ import { rebuild, RebuildLockedError } from './rebuild.ts';
 import { startRebuildWorker, type RebuildWorker } from './rebuild-job.ts';
 
 export interface ProjectorOptions {
-  config: Pick<Config, 'PROJECTOR_LANES' | 'REDIS_URL'> & Partial<Pick<Config, 'PROJECTOR_WORK_LANES'>>;
+  config: Pick<Config, 'PROJECTOR_LANES' | 'REDIS_URL'> & Partial<Pick<Config, 'PROJECTOR_WORK_LANES' | 'BULLMQ_PREFIX'>>;
   database: Database;
   eventStore: EventStore;
   logger: Logger;
   metrics: Registry;
   projections: readonly Projection[];
-  /** BullMQ key prefix (tests isolate with a unique one). Default `oj` (DEFAULT_BULL_PREFIX). */
+  /** BullMQ key prefix (tests isolate with a unique one). Default: `config.BULLMQ_PREFIX`, else `oj` (DEFAULT_BULL_PREFIX). */
   bullPrefix?: string;
   /** Events per dispatcher read (default 1000). */
   readBatch?: number;
@@ -104,7 +104,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   const db = database.db;
   const lanes = options.config.PROJECTOR_LANES;
   const transport: 'bullmq' | 'in-process' = options.config.REDIS_URL ? 'bullmq' : 'in-process';
-  const prefix = options.bullPrefix ?? DEFAULT_BULL_PREFIX;
+  const prefix = options.bullPrefix ?? options.config.BULLMQ_PREFIX ?? DEFAULT_BULL_PREFIX;
   const readBatch = options.readBatch ?? 1000;
   const workLanes = options.workLanes ?? options.config.PROJECTOR_WORK_LANES;
   const pollMs = options.pollMs ?? 1000;
