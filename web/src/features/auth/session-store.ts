@@ -161,14 +161,21 @@ export async function logout(): Promise<void> {
 
 const SESSION_ENDED_KEY = 'oj.session.refresh-failed';
 
-/** Whether the last session of this tab ended because its token could not be refreshed (read once). */
-export function consumeRefreshFailure(): boolean {
+/** Whether the last session of this tab ended because its token could not be refreshed. */
+export function refreshFailed(): boolean {
   try {
-    const failed = sessionStorage.getItem(SESSION_ENDED_KEY) !== null;
-    sessionStorage.removeItem(SESSION_ENDED_KEY);
-    return failed;
+    return sessionStorage.getItem(SESSION_ENDED_KEY) !== null;
   } catch {
     return false;
+  }
+}
+
+/** Forgets the failed refresh once the sign-in page has said so. */
+export function forgetRefreshFailure(): void {
+  try {
+    sessionStorage.removeItem(SESSION_ENDED_KEY);
+  } catch {
+    // storage unavailable: nothing to forget
   }
 }
 

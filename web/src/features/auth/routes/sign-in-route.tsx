@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { loginRequest } from '@oj/contracts/users';
 import { ApiError } from '../../../lib/api-client.ts';
@@ -7,7 +7,7 @@ import { Button } from '../../../components/ui/button.tsx';
 import { Checkbox, FormField, PasswordInput, TextInput } from '../../../components/ui/form-field.tsx';
 import { useLogin } from '../api/login.ts';
 import { AuthLayout } from '../components/auth-layout.tsx';
-import { consumeRefreshFailure, sessionStore } from '../session-store.ts';
+import { forgetRefreshFailure, refreshFailed, sessionStore } from '../session-store.ts';
 
 const REMEMBER_KEY = 'oj.signin.remember';
 
@@ -39,8 +39,10 @@ export function SignInRoute() {
   const [email, setEmail] = useState(initial.email);
   const [password, setPassword] = useState('');
   const [remember, setRemember] = useState(initial.remember);
-  const [error, setError] = useState<string | null>(() => (consumeRefreshFailure() ? 'Failed to refresh token.' : null));
+  const [error, setError] = useState<string | null>(() => (refreshFailed() ? 'Failed to refresh token.' : null));
   const login = useLogin();
+  // Forgotten once shown (after the first commit: a render React throws away must not use it up).
+  useEffect(forgetRefreshFailure, []);
 
 
   const onSubmit = (e: FormEvent) => {
