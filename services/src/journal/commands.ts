@@ -144,11 +144,9 @@ export async function runJournalCommand(ctx: JournalContext, caller: CommandCall
       // Only after the append: the cache must never know a uid whose trade may not exist.
       for (const uid of created) rememberLineage(uid, userId, lineageId);
     } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError)) {
-        lineageStates.delete(streamId);
-        throw error;
-      }
+      // Whatever happened to the append, what this process remembers of the lineage may be behind now.
       lineageStates.delete(streamId);
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
       // A decision on a remembered state counts as the one re-read a lost race gets: a state goes stale
       // only when the stream moved on without this process, which is a race all the same.
       if (!raced) {
