@@ -179,9 +179,26 @@ export function forgetRefreshFailure(): void {
   }
 }
 
-function hardRedirectToSignIn(): void {
-  // A full navigation drops every cached query and all in-memory state along with the session.
-  if (window.location.pathname !== '/signin') window.location.assign('/signin');
+let ending = false;
+
+/**
+ * Ends this tab's session with a full navigation to /signin, which drops every cached query and all
+ * in-memory state along with it. Storage is cleared without a re-render: a re-render would send the
+ * route guard to /signin by itself, a client-side navigation racing the full one (and a page that
+ * navigates twice is one a test or a user sees flicker). Requests still in flight that fail meanwhile
+ * find the session already ending.
+ */
+function endSession(options: { broadcast: boolean }): void {
+  if (window.location.pathname === '/signin') {
+    sessionStore.clear(options);
+    return;
+  }
+  if (ending) return;
+  ending = true;
+  writeStorage(USER_KEY, null);
+  writeStorage(TOKEN_KEY, null);
+  if (options.broadcast) writeStorage(LOGOUT_MARKER_KEY, String(Date.now()));
+  window.location.assign('/signin');
 }
 
 let installed = false;
@@ -194,22 +211,20 @@ export function installSession(): void {
     getAccessToken: () => readStorage(TOKEN_KEY) ?? state.accessToken,
     setAccessToken: (token) => sessionStore.setAccessToken(token),
     onSessionExpired: () => {
-      sessionStore.clear();
       // The sign-in page says why the user landed there (part 1 §8: "Failed to refresh token.").
       try {
         sessionStorage.setItem(SESSION_ENDED_KEY, '1');
       } catch {
         // storage unavailable: the sign-in page just shows no notice
       }
-      hardRedirectToSignIn();
+      endSession({ broadcast: true });
     },
   });
   window.addEventListener('storage', (event) => {
     if (event.key === LOGOUT_MARKER_KEY && event.newValue) {
       // Another tab logged out: end this tab's session too (the server call is idempotent).
       void apiRequest('/users/logout', { method: 'POST', auth: false }).catch(() => undefined);
-      sessionStore.clear({ broadcast: false });
-      hardRedirectToSignIn();
+      endSession({ broadcast: false });
     } else if (event.key === USER_KEY || event.key === TOKEN_KEY) {
       sessionStore.reload();
     }
@@ -217,8 +232,9 @@ export function installSession(): void {
   window.addEventListener('pageshow', (event) => {
     // A page restored from the back-forward cache may show a signed-out user's data: start over.
     if (event.persisted && state.user) {
-      sessionStore.clear({ broadcast: false });
-      hardRedirectToSignIn();
+      // This page may have been cached while it was ending a session: end this one afresh.
+      ending = false;
+      endSession({ broadcast: false });
     }
   });
 }
