@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
+import { BoundedMap } from '@oj/infra/bounded-map';
 import { accessTokenClaims, type AccessTokenClaims, type SessionUser } from '@oj/contracts/users';
 
 /** 256 random bits, URL-safe: verification, reset and refresh token secrets. */
@@ -27,8 +28,7 @@ export async function signAccessToken(user: SessionUser, secret: string, now: Da
  * WebCrypto, key import included) was a seventh of the gateway's time per command. Bounded: the oldest
  * entries go first.
  */
-const VERIFIED_MAX = 10_000;
-const verified = new Map<string, { secret: string; claims: AccessTokenClaims }>();
+const verified = new BoundedMap<string, { secret: string; claims: AccessTokenClaims }>(10_000);
 
 /** The claims of a valid token, or null (bad signature, wrong algorithm, expired by the injected clock, malformed). */
 export async function verifyAccessToken(token: string, secret: string, now: Date): Promise<AccessTokenClaims | null> {
@@ -39,7 +39,6 @@ export async function verifyAccessToken(token: string, secret: string, now: Date
     const { payload } = await jwtVerify(token, keyOf(secret), { algorithms: ['HS256'], currentDate: now });
     const parsed = accessTokenClaims.safeParse(payload);
     if (!parsed.success) return null;
-    if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
     verified.set(token, { secret, claims: parsed.data });
     return parsed.data;
   } catch {

@@ -12,6 +12,7 @@ import {
   type UpdateTradeRequest,
 } from '@oj/contracts/trades';
 import type { Clock } from '@oj/infra/clock';
+import { BoundedMap } from '@oj/infra/bounded-map';
 import { deterministicUuid, uuidv7 } from '@oj/infra/ids';
 import { WrongExpectedRevisionError, type EventStore, type NewEvent, type StoredEvent } from '@oj/infra/eventstore/port';
 import { AppError } from '../app/errors.ts';
@@ -170,13 +171,8 @@ export async function runJournalCommand(ctx: JournalContext, caller: CommandCall
  * Stream id -> the lineage folded up to its last event, as this process last read or appended it
  * (states are immutable: `evolve` returns new ones). Bounded: the oldest entries go first.
  */
-const LINEAGE_STATES_MAX = 20_000;
-const lineageStates = new Map<string, Lineage>();
-function rememberState(streamId: string, state: Lineage): void {
-  lineageStates.delete(streamId);
-  if (lineageStates.size >= LINEAGE_STATES_MAX) lineageStates.delete(lineageStates.keys().next().value!);
-  lineageStates.set(streamId, state);
-}
+const lineageStates = new BoundedMap<string, Lineage>(20_000);
+const rememberState = (streamId: string, state: Lineage) => lineageStates.set(streamId, state);
 
 async function remember(ctx: JournalContext, caller: CommandCaller, request: JournalRequest, answer: JournalAnswer): Promise<JournalAnswer> {
   if (caller.idempotencyKey === null) return answer;
@@ -214,12 +210,8 @@ export function foldStored(stored: StoredEvent[]): Lineage {
  * changes once written, so a cached entry cannot go stale; it only saves the lookup round trip for the
  * common "open, then act on it" sequence. Bounded: the oldest entries go first.
  */
-const LINEAGE_CACHE_MAX = 50_000;
-const lineageCache = new Map<string, { userId: string; lineageId: string }>();
-function rememberLineage(uid: string, userId: string, lineageId: string): void {
-  if (lineageCache.size >= LINEAGE_CACHE_MAX) lineageCache.delete(lineageCache.keys().next().value!);
-  lineageCache.set(uid, { userId, lineageId });
-}
+const lineageCache = new BoundedMap<string, { userId: string; lineageId: string }>(50_000);
+const rememberLineage = (uid: string, userId: string, lineageId: string) => lineageCache.set(uid, { userId, lineageId });
 
 /**
  * The user's own lineage holding `uid`; a foreign uid is "not found", exactly like a missing one. A
@@ -248,8 +240,7 @@ async function lineageOf(ctx: JournalContext, userId: string, uid: string): Prom
  * Accounts known to belong to a user. Trade accounts are never deleted nor moved to another user, so a
  * positive answer stays true; only those are cached. Bounded: the oldest entries go first.
  */
-const ownedAccounts = new Set<string>();
-const OWNED_ACCOUNTS_MAX = 50_000;
+const ownedAccounts = new BoundedMap<string, true>(50_000);
 
 /** Creating trades needs an active subscription and a trade account of the user's own (403 otherwise). */
 async function assertOwnAccount(ctx: JournalContext, userId: string, accountUid: string): Promise<void> {
@@ -257,8 +248,7 @@ async function assertOwnAccount(ctx: JournalContext, userId: string, accountUid:
   const cacheKey = `${userId}/${accountUid}`;
   if (ownedAccounts.has(cacheKey)) return;
   if (await findAccountOfUser(ctx.db, userId, accountUid)) {
-    if (ownedAccounts.size >= OWNED_ACCOUNTS_MAX) ownedAccounts.delete(ownedAccounts.values().next().value!);
-    ownedAccounts.add(cacheKey);
+    ownedAccounts.set(cacheKey, true);
     return;
   }
   const any = await findDefaultAccountOfUser(ctx.db, userId);
