@@ -127,7 +127,6 @@ export async function measureLiveLag(options: LiveLagOptions): Promise<LiveLagRe
   }
 }
 
-
 // `node projections/src/runtime/lag-bench.ts [eventsPerSecond] [seconds]`: both transports (BullMQ when REDIS_URL is set).
 if (import.meta.main) {
   const eventsPerSecond = Number(process.argv[2] ?? 200);

@@ -107,6 +107,13 @@ function emit(next: SessionState): void {
   for (const l of listeners) l();
 }
 
+/** Removes the stored session; `broadcast` also tells the other tabs to sign out (the logout marker). */
+function forgetStoredSession(broadcast: boolean): void {
+  writeStorage(USER_KEY, null);
+  writeStorage(TOKEN_KEY, null);
+  if (broadcast) writeStorage(LOGOUT_MARKER_KEY, String(Date.now()));
+}
+
 export const sessionStore = {
   getState: (): SessionState => state,
   subscribe(listener: () => void): () => void {
@@ -138,9 +145,7 @@ export const sessionStore = {
   },
   /** Forgets the session in this tab and tells the other tabs (marker) unless they told us. */
   clear(options: { broadcast?: boolean } = {}): void {
-    writeStorage(USER_KEY, null);
-    writeStorage(TOKEN_KEY, null);
-    if (options.broadcast !== false) writeStorage(LOGOUT_MARKER_KEY, String(Date.now()));
+    forgetStoredSession(options.broadcast !== false);
     emit(build(null, null));
   },
   /** Re-reads storage (another tab signed in or refreshed the token). */
@@ -195,9 +200,7 @@ function endSession(options: { broadcast: boolean }): void {
   }
   if (ending) return;
   ending = true;
-  writeStorage(USER_KEY, null);
-  writeStorage(TOKEN_KEY, null);
-  if (options.broadcast) writeStorage(LOGOUT_MARKER_KEY, String(Date.now()));
+  forgetStoredSession(options.broadcast);
   window.location.assign('/signin');
 }
 
