@@ -16,6 +16,7 @@ import {
 } from './port.ts';
 import { assertEventIds, canonicalUuid } from './event-ids.ts';
 import { LocalSignal, pollingSubscription } from './subscription.ts';
+import { listenChannel, type ChannelListener } from '../db/listen.ts';
 
 /**
  * The event store on PostgreSQL (node-postgres) or PGlite, through kysely. Table: see migrations.ts.
@@ -89,7 +90,7 @@ export class PostgresEventStore implements EventStore {
     this.#signal = signal;
     // Other processes append too (gateway, CLI): on a server they wake us through NOTIFY. PGlite lives in
     // this process only, so the in-process signal is the whole story there.
-    this.#listener = database.pool ? new NotificationListener(database.pool, signal) : undefined;
+    this.#listener = database.pool ? new NotificationListener(database, signal) : undefined;
   }
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -227,7 +228,8 @@ export class PostgresEventStore implements EventStore {
       do {
         this.#notifyAgain = false;
         try {
-          await sql`select pg_notify(${CHANNEL}, '')`.execute(this.#db);
+          // A wake-up needs no durability: its commit does not wait for the WAL flush.
+          await sql`select set_config('synchronous_commit', 'off', true), pg_notify(${CHANNEL}, '')`.execute(this.#db);
         } catch {
           // Subscribers in other processes fall back to polling; the append itself has committed.
         }
@@ -353,71 +355,33 @@ function constraintOf(error: unknown): string | undefined {
 }
 
 /**
- * One LISTEN session per store, held only while it has subscriptions. It is a dedicated pool client
- * (LISTEN belongs to a session). If the session breaks, subscriptions carry on with their fallback poll
- * while a new one is opened.
+ * One LISTEN session per store, held only while it has subscriptions (see listenChannel: a dedicated
+ * session, reopened after it breaks). Meanwhile subscriptions carry on with their fallback poll. Each
+ * (re)connect fires the signal: whatever was appended while no session listened was announced to nobody.
  */
 class NotificationListener {
-  readonly #pool: pg.Pool;
+  readonly #database: Database;
   readonly #signal: LocalSignal;
   #refs = 0;
-  #client: pg.PoolClient | null = null;
-  #connecting: Promise<void> | null = null;
+  #channel: ChannelListener | null = null;
 
-  constructor(pool: pg.Pool, signal: LocalSignal) {
-    this.#pool = pool;
+  constructor(database: Database, signal: LocalSignal) {
+    this.#database = database;
     this.#signal = signal;
   }
 
   acquire(): void {
     this.#refs += 1;
-    this.#ensure();
+    if (this.#channel) return;
+    const fire = () => this.#signal.fire();
+    this.#channel = listenChannel(this.#database, CHANNEL, { notify: fire, live: fire });
   }
 
   async release(): Promise<void> {
     this.#refs -= 1;
     if (this.#refs > 0) return;
-    await this.#connecting;
-    if (this.#refs === 0) this.#drop();
-  }
-
-  #ensure(): void {
-    if (this.#client || this.#connecting) return;
-    this.#connecting = this.#connect().finally(() => (this.#connecting = null));
-  }
-
-  #drop(error?: Error): void {
-    const client = this.#client;
-    this.#client = null;
-    // A session that ran LISTEN must not go back to the pool for someone else's queries.
-    client?.release(error ?? true);
-  }
-
-  async #connect(): Promise<void> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch {
-      return;
-    }
-    client.on('notification', () => this.#signal.fire());
-    client.on('error', (error) => {
-      if (this.#client !== client) return;
-      this.#drop(error);
-      if (this.#refs > 0) this.#ensure();
-    });
-    try {
-      await client.query(`listen ${CHANNEL}`);
-    } catch {
-      client.release(true);
-      return;
-    }
-    if (this.#refs === 0) {
-      client.release(true);
-      return;
-    }
-    this.#client = client;
-    // Whatever was appended while this session connected was announced to nobody.
-    this.#signal.fire();
+    const channel = this.#channel;
+    this.#channel = null;
+    await channel?.close();
   }
 }
