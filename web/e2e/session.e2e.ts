@@ -88,6 +88,7 @@ describe('session', () => {
     await sql`update subscriptions set current_period_end = now() - interval '1 day' where user_uid = (select uid from users where email = ${email})`.execute(
       server.runtime.deps.database.db,
     );
+    await server.app.principals.settled();
     // The next token carries the expired status.
     await page.evaluate(() => localStorage.setItem('oj.session.token', 'x.y.z'));
     await page.goto('/calendar/income');
@@ -137,6 +138,7 @@ describe('session', () => {
     expect(await page.getByRole('link', { name: 'Users', exact: true }).count()).toBe(0);
 
     await sql`update users set role = 'Admin' where email = ${email}`.execute(server.runtime.deps.database.db);
+    await server.app.principals.settled();
     await page.evaluate(() => localStorage.setItem('oj.session.token', 'x.y.z'));
     await page.reload();
     await page.getByRole('heading', { name: 'User Profile' }).waitFor();

@@ -22,6 +22,8 @@ const list = async (authorization: string) => (await t.app.inject({ method: 'GET
 
 async function expireTrial(userId: string) {
   await t.db.db.updateTable('subscriptions').set({ current_period_end: new Date(t.clock.now().getTime() - 1000) }).where('user_uid', '=', userId).execute();
+  // Behind the gateway's back: wait until its principal cache has heard of the change.
+  await t.app.principals.settled();
 }
 
 describe('trade accounts', () => {

@@ -25,6 +25,8 @@ declare module 'fastify' {
     principal: Principal | null;
   }
   interface FastifyInstance {
+    /** The users behind access tokens, kept fresh by NOTIFY (identity/principal-cache.ts). */
+    principals: import('../identity/principal-cache.ts').PrincipalCache;
     /** onRequest hook: 401 without a valid access token (runs before body validation, so an anonymous caller learns nothing about the body rules). */
     requireUser: (request: FastifyRequest) => Promise<void>;
     /** onRequest hook: 401 without a token, 403 for an unverified user. Used by every private endpoint. */

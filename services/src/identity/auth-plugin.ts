@@ -3,7 +3,8 @@ import type { FastifyRequest } from 'fastify';
 import { AppError } from '../app/errors.ts';
 import type { Principal, Role } from '../app/principal.ts';
 import { verifyAccessToken } from './tokens.ts';
-import { findUserByUid, principalOfUser } from './users.ts';
+import { PrincipalCache } from './principal-cache.ts';
+import { principalOfUser } from './users.ts';
 
 export const authMessages = {
   missing: 'Not authenticated.',
@@ -14,11 +15,15 @@ export const authMessages = {
 
 /**
  * Bearer access tokens. The token proves who calls; the principal's role, verification and
- * subscription come from the database on each request, so verifying the e-mail, a role change or an
- * expiring subscription take effect at once rather than when the short-lived token runs out.
+ * subscription come from the database (through the principal cache, which the database keeps fresh by
+ * NOTIFY), so verifying the e-mail, a role change or an expiring subscription take effect at once rather
+ * than when the short-lived token runs out.
  */
 export const authPlugin = fp(async (app) => {
   app.decorateRequest('principal', null);
+  const principals = new PrincipalCache(app.deps.database);
+  app.decorate('principals', principals);
+  app.addHook('onClose', () => principals.close());
 
   const authenticate = async (request: FastifyRequest): Promise<Principal> => {
     if (request.principal) return request.principal;
@@ -26,11 +31,11 @@ export const authPlugin = fp(async (app) => {
     if (!header) throw new AppError('unauthorized', authMessages.missing);
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match?.[1]) throw new AppError('unauthorized', authMessages.invalid);
-    const { config, clock, database } = app.deps;
+    const { config, clock } = app.deps;
     const now = clock.now();
     const claims = await verifyAccessToken(match[1], config.JWT_SECRET, now);
     if (!claims) throw new AppError('unauthorized', authMessages.invalid);
-    const user = await findUserByUid(database.db, claims.sub);
+    const user = await principals.find(claims.sub);
     if (!user) throw new AppError('unauthorized', authMessages.invalid);
     request.principal = principalOfUser(user, now);
     return request.principal;

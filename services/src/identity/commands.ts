@@ -19,6 +19,7 @@ import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords.ts'
 import { startTrial } from './subscriptions.ts';
 import { randomToken, signAccessToken, tokenHash } from './tokens.ts';
 import { findUserByEmail, findUserByUid, sessionUserOf } from './users.ts';
+import { forgetPrincipal } from './principal-cache.ts';
 
 export interface IdentityContext {
   db: Kysely<any>;
@@ -112,13 +113,15 @@ async function consumeToken(trx: Kysely<any>, token: string, purpose: 'verify' |
 
 export async function verifyEmail(ctx: IdentityContext, token: string): Promise<void> {
   const now = ctx.clock.now();
-  const ok = await ctx.db.transaction().execute(async (trx) => {
+  const verified = await ctx.db.transaction().execute(async (trx) => {
     const userUid = await consumeToken(trx, token, 'verify', now);
-    if (!userUid) return false;
+    if (!userUid) return null;
     await trx.updateTable('users').set({ account_confirmed: true, updated_at: now }).where('uid', '=', userUid).execute();
-    return true;
+    return userUid;
   });
-  if (!ok) throw new AppError('bad_request', VERIFY_FAILED_MESSAGE, { resolution: 'Request a new verification link.' });
+  // This gateway's next request for the user must see it verified (other gateways hear it by NOTIFY).
+  if (verified) forgetPrincipal(verified);
+  if (!verified) throw new AppError('bad_request', VERIFY_FAILED_MESSAGE, { resolution: 'Request a new verification link.' });
 }
 
 async function sendVerification(ctx: IdentityContext, user: { uid: string; email: string; name: string }): Promise<void> {
@@ -256,6 +259,7 @@ export async function changePassword(ctx: IdentityContext, userUid: string, inpu
 
 /** CLI: make an existing user staff. */
 export async function setRole(ctx: IdentityContext, email: string, role: RoleName): Promise<boolean> {
-  const result = await ctx.db.updateTable('users').set({ role, account_confirmed: true, updated_at: ctx.clock.now() }).where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  const rows = await ctx.db.updateTable('users').set({ role, account_confirmed: true, updated_at: ctx.clock.now() }).where('email', '=', email.trim().toLowerCase()).returning('uid').execute();
+  for (const row of rows) forgetPrincipal(row.uid as string);
+  return rows.length > 0;
 }

@@ -81,4 +81,24 @@ export const migrations: MigrationSet = {
       await db.schema.dropTable('subscriptions').execute();
     },
   },
+  '202611231200_identity_principal_notify': {
+    async up(db: Kysely<any>) {
+      // Gateways keep the users behind access tokens in memory (principal-cache.ts). Every change to a
+      // user or a subscription, whoever makes it (a gateway, the admin CLI, psql), tells them which user
+      // changed. The trigger's argument names the column that holds the user's uid.
+      await sql`
+        create function oj_notify_principal() returns trigger language plpgsql as $$
+        begin
+          perform pg_notify('oj_principals', to_jsonb(coalesce(new, old)) ->> tg_argv[0]);
+          return null;
+        end $$`.execute(db);
+      await sql`create trigger users_notify_principal after update or delete on users for each row execute function oj_notify_principal('uid')`.execute(db);
+      await sql`create trigger subscriptions_notify_principal after insert or update or delete on subscriptions for each row execute function oj_notify_principal('user_uid')`.execute(db);
+    },
+    async down(db: Kysely<any>) {
+      await sql`drop trigger subscriptions_notify_principal on subscriptions`.execute(db);
+      await sql`drop trigger users_notify_principal on users`.execute(db);
+      await sql`drop function oj_notify_principal()`.execute(db);
+    },
+  },
 };

@@ -176,6 +176,7 @@ describe.each(adapters)('trade command rules on %s', (adapter) => {
     const spread = await send('POST', '/trades/add-trade', { trade_data: spreadData({ account_uid: lapsedAccount }), tag_data: [] }, lapsed);
     expect(spread.statusCode, spread.body).toBe(201);
     await t.db.db.updateTable('subscriptions').set({ current_period_end: new Date('2026-01-01T00:00:00Z') }).where('user_uid', '=', lapsed.userId).execute();
+    await t.app.principals.settled();
     const before = await userEventCount(lapsed.userId);
     const attempts: Array<[string, unknown]> = [
       ['/trades/add-trade', { trade_data: tradeData({ account_uid: lapsedAccount }), tag_data: [] }],

@@ -179,6 +179,7 @@ describe.each(adapters)('trade commands on %s', (adapter) => {
     const lapsed = await signInAs(t);
     const trade = await addTrade({}, me.authorization);
     await t.db.db.updateTable('subscriptions').set({ current_period_end: new Date('2026-01-01T00:00:00Z') }).where('user_uid', '=', lapsed.userId).execute();
+    await t.app.principals.settled();
     const expiredSub = await send('POST', '/trades/add-trade', { trade_data: tradeData(), tag_data: [] }, lapsed.authorization);
     expect(expiredSub.statusCode).toBe(403);
     expect(trade.uid).toBeTruthy();
