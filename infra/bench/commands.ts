@@ -2,6 +2,8 @@ import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import pg from 'pg';
 import { Registry } from 'prom-client';
 import { loadConfig } from '../src/config.ts';
@@ -19,7 +21,7 @@ import { runJournalCommand } from '@oj/services/journal/commands';
 import type { Principal } from '@oj/services/app/principal';
 
 /**
- * `npm run bench -- commands [--seconds S] [--runs R] [--levels 1,16,64]`
+ * `npm run bench -- commands [--seconds S] [--runs R] [--levels 1,16,64] [--warmup S] [--profile FILE]`
  *
  * On real PostgreSQL (DATABASE_URL), in a fresh database: the gateway listening on a local port, HTTP
  * clients with one keep-alive connection each, every client looping "open a trade, close it" (two
@@ -74,10 +76,44 @@ async function httpLoad(job: { address: string; headers: Record<string, string>;
   return { throughput: sorted.length / result.elapsed, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), errors: result.errors };
 }
 
+/** Profiles this thread (where the gateway runs) until stop(file) writes the .cpuprofile and a top-20 by self time. */
+async function startProfile(): Promise<{ stop(file: string): Promise<void> }> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop(file) {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      await writeFile(file, JSON.stringify(profile));
+      const total = profile.samples?.length ?? 0;
+      const hits = new Map<number, number>();
+      for (const id of profile.samples ?? []) hits.set(id, (hits.get(id) ?? 0) + 1);
+      const self = new Map<string, number>();
+      for (const node of profile.nodes) {
+        const f = node.callFrame;
+        const where = `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(infra|services|contracts|projections)\//, '$1/')}:${f.lineNumber + 1}`;
+        self.set(where, (self.get(where) ?? 0) + (hits.get(node.id) ?? 0));
+      }
+      const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 25);
+      process.stderr.write(`profile ${file}: ${total} samples; top self time:\n${top.map(([k, n]) => `  ${((100 * n) / total).toFixed(1).padStart(5)}%  ${k}`).join('\n')}\n`);
+    },
+  };
+}
+
 export async function main(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { seconds: { type: 'string', default: '5' }, runs: { type: 'string', default: '3' }, levels: { type: 'string', default: '1,16,64' } },
+    options: {
+      seconds: { type: 'string', default: '5' },
+      runs: { type: 'string', default: '3' },
+      levels: { type: 'string', default: '1,16,64' },
+      // Untimed load before the first run: the first seconds of a fresh process are the JIT's and the pools'.
+      warmup: { type: 'string', default: '3' },
+      // A CPU profile of the gateway's thread during the HTTP phase of the last run (open it in Chrome DevTools).
+      profile: { type: 'string' },
+    },
   });
   const seconds = Number(values.seconds);
   const runs = Number(values.runs);
@@ -121,9 +157,26 @@ export async function main(argv: string[]): Promise<void> {
   const caller = { principal, requestId: 'bench', idempotencyKey: null };
   const openRequest = { kind: 'addTrade' as const, body: JSON.parse(openBody) };
   const closeRequest = JSON.parse(closeBody);
+  const warmup = Number(values.warmup);
+  if (warmup > 0) {
+    const level = Math.max(...levels.filter((l) => l <= 16), levels[0]!);
+    await httpLoad({ address, headers, openBody, closeBody, level, seconds: warmup });
+    await load(level, warmup / 2, async () => {
+      const opened = (await runJournalCommand(ctx, caller, openRequest)) as { uid: string };
+      await runJournalCommand(ctx, caller, { kind: 'close', uid: opened.uid, action: 'close', body: closeRequest });
+      return [];
+    });
+    await load(level, warmup / 2, async (w) => {
+      await baselinePool.query('insert into bench_baseline (stream_id, payload) values ($1, $2)', [`w${w}`, payload]);
+      return [];
+    });
+    process.stderr.write(`warm-up: ${warmup} s of HTTP commands, then ${warmup / 2} s each of in-process commands and baseline inserts, at concurrency ${level}\n`);
+  }
   for (let run = 0; run < runs; run++) {
     for (const level of levels) {
+      const profiling = values.profile && run === runs - 1 ? await startProfile() : null;
       const commands = await httpLoad({ address, headers, openBody, closeBody, level, seconds });
+      if (profiling) await profiling.stop(`${values.profile}.c${level}.cpuprofile`);
       // The same commands without HTTP, authentication and serialization: the handler and the store alone.
       const direct = await load(level, seconds, async () => {
         const t0 = performance.now();
@@ -155,7 +208,7 @@ export async function main(argv: string[]): Promise<void> {
     return { level, commands: c, direct: d, baseline: b, ratio: c.throughput / b.throughput, errors: r.commands.reduce((n, s) => n + s.errors, 0) };
   });
   console.log(JSON.stringify({ machine, seconds, runs, rows }, null, 2));
-  console.log(`\nMachine: ${machine}. Medians of ${runs} runs of ${seconds} s per level.\n`);
+  console.log(`\nMachine: ${machine}. Medians of ${runs} runs of ${seconds} s per level, after ${warmup} s of warm-up.\n`);
   console.log('| concurrency | HTTP commands/s | p50 ms | p99 ms | in-process commands/s | in-process p99 ms | baseline inserts/s | baseline p50 ms | baseline p99 ms | HTTP / baseline |');
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
