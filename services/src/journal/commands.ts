@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { ActorRole, EventMetadata } from '@oj/contracts/events';
 import { journalEventSchemas, journalEventVersions, lineageStreamId, type CloseAction, type JournalEvent } from '@oj/contracts/journal-events';
@@ -55,6 +56,15 @@ export type JournalRequest =
 export const IDEMPOTENCY_KEY_MAX = 200;
 
 const requestName = (r: JournalRequest): string => (r.kind === 'close' ? `close:${r.action}:${r.uid}` : 'uid' in r ? `${r.kind}:${r.uid}` : r.kind);
+/**
+ * What a request asks for, as a digest: its name and its validated body. The body is the schema's
+ * output, whose keys follow the schema, so the same request sent with its fields in another order, or
+ * with unknown fields the schema drops, has the same digest.
+ */
+const requestHash = (r: JournalRequest): string =>
+  createHash('sha256')
+    .update(JSON.stringify([requestName(r), 'body' in r ? r.body : null]))
+    .digest('base64url');
 
 export async function runJournalCommand(ctx: JournalContext, caller: CommandCaller, request: JournalRequest): Promise<JournalAnswer> {
   const userId = caller.principal.userId;
@@ -62,12 +72,14 @@ export async function runJournalCommand(ctx: JournalContext, caller: CommandCall
   if (key !== null) {
     const stored = await ctx.db
       .selectFrom('journal_command_answers')
-      .select(['command', 'answer'])
+      .select(['command', 'request_hash', 'answer'])
       .where('user_id', '=', userId)
       .where('idempotency_key', '=', key)
       .executeTakeFirst();
     if (stored) {
-      if (stored.command !== requestName(request)) throw new AppError('conflict', m.idempotencyReuse);
+      // The key names one request: another command, or the same one with other contents, is refused.
+      const same = stored.command === requestName(request) && (stored.request_hash === null || stored.request_hash === requestHash(request));
+      if (!same) throw new AppError('conflict', m.idempotencyReuse);
       return (typeof stored.answer === 'string' ? JSON.parse(stored.answer) : stored.answer) as JournalAnswer;
     }
   }
@@ -182,6 +194,7 @@ async function remember(ctx: JournalContext, caller: CommandCaller, request: Jou
       user_id: caller.principal.userId,
       idempotency_key: caller.idempotencyKey,
       command: requestName(request),
+      request_hash: requestHash(request),
       answer: JSON.stringify(answer),
       created_at: ctx.clock.now(),
     })

@@ -39,4 +39,17 @@ export const migrations: MigrationSet = {
       await db.schema.dropTable('journal_command_answers').execute();
     },
   },
+  /**
+   * What the first request under a key asked for (a SHA-256 of its command and validated body): the key
+   * reused with other contents is refused instead of answered with the first request's answer. Rows
+   * stored before this column have none and are compared by command only, as before.
+   */
+  '202611231300_journal_command_answers_request_hash': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('journal_command_answers').addColumn('request_hash', 'text').execute();
+    },
+    async down(db: Kysely<any>) {
+      await db.schema.alterTable('journal_command_answers').dropColumn('request_hash').execute();
+    },
+  },
 };

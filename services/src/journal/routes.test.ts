@@ -276,7 +276,15 @@ describe.each(adapters)('trade commands on %s', (adapter) => {
     expect(events[1]!.metadata.idempotencyKey).toBe('close-1');
     // The key belongs to that request: another command with it is refused.
     const reuse = await send('DELETE', `/trades/${uid}`, undefined, me.authorization, { 'idempotency-key': 'close-1' });
-    expect(reuse.statusCode).toBe(409);
+    expect([reuse.statusCode, reuse.json().message]).toEqual([409, 'This Idempotency-Key was already used for a different request.']);
+    // So is the same route with other contents: a retry must be the same request, not a new one under an old key.
+    const otherBody = await send('POST', `/trades/close/${uid}`, { ...closeBody, contract_size: 1, premium_at_close: 99 }, me.authorization, { 'idempotency-key': 'close-1' });
+    expect([otherBody.statusCode, otherBody.json().message]).toEqual([409, 'This Idempotency-Key was already used for a different request.']);
+    // The same request with its fields in another order is the same request.
+    const reordered = Object.fromEntries(Object.entries({ ...closeBody, contract_size: 1 }).reverse());
+    const close2b = await send('POST', `/trades/close/${uid}`, reordered, me.authorization, { 'idempotency-key': 'close-1' });
+    expect(close2b.json()).toEqual(close1.json());
+    expect(await streamOf(me.userId, uid)).toHaveLength(2);
     // A crash between the append and storing the answer: the events carry the key, so the retry answers from them.
     await t.db.db.deleteFrom('journal_command_answers').where('user_id', '=', me.userId).where('idempotency_key', '=', 'close-1').execute();
     const close3 = await send('POST', `/trades/close/${uid}`, { ...closeBody, contract_size: 1 }, me.authorization, { 'idempotency-key': 'close-1' });
