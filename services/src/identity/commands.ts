@@ -119,9 +119,9 @@ export async function verifyEmail(ctx: IdentityContext, token: string): Promise<
     await trx.updateTable('users').set({ account_confirmed: true, updated_at: now }).where('uid', '=', userUid).execute();
     return userUid;
   });
-  // This gateway's next request for the user must see it verified (other gateways hear it by NOTIFY).
-  if (verified) forgetPrincipal(verified);
   if (!verified) throw new AppError('bad_request', VERIFY_FAILED_MESSAGE, { resolution: 'Request a new verification link.' });
+  // This gateway's next request for the user must see it verified (other gateways hear it by NOTIFY).
+  forgetPrincipal(verified);
 }
 
 async function sendVerification(ctx: IdentityContext, user: { uid: string; email: string; name: string }): Promise<void> {

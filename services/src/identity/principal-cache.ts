@@ -32,7 +32,10 @@ export class PrincipalCache {
   readonly #entries: BoundedMap<string, UserRecord>;
   readonly #listener: ChannelListener;
   readonly #barriers = new Map<string, () => void>();
-  /** Bumped by every forget: a read that started before one must not be kept. */
+  /**
+   * Bumped by every forget, and so by every change of the session (live and lost forget everything): a
+   * read that started before one must not be kept.
+   */
   #generation = 0;
 
   constructor(database: Database, options: { max?: number; retryMs?: number; load?: (uid: string) => Promise<UserRecord | undefined> } = {}) {
@@ -61,7 +64,7 @@ export class PrincipalCache {
     }
     const generation = this.#generation;
     const user = await this.#load(uid);
-    if (user && live && this.#listener.isLive && generation === this.#generation) this.#entries.set(uid, user);
+    if (user && live && generation === this.#generation) this.#entries.set(uid, user);
     return user;
   }
 
