@@ -76,7 +76,7 @@ async function httpLoad(job: { address: string; headers: Record<string, string>;
   return { throughput: sorted.length / result.elapsed, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), errors: result.errors };
 }
 
-/** Profiles this thread (where the gateway runs) until stop(file) writes the .cpuprofile and a top-20 by self time. */
+/** Profiles this thread (where the gateway runs) until stop(file) writes the .cpuprofile and prints the top 25 functions by self time. */
 async function startProfile(): Promise<{ stop(file: string): Promise<void> }> {
   const session = new Session();
   session.connect();
@@ -157,19 +157,25 @@ export async function main(argv: string[]): Promise<void> {
   const caller = { principal, requestId: 'bench', idempotencyKey: null };
   const openRequest = { kind: 'addTrade' as const, body: JSON.parse(openBody) };
   const closeRequest = JSON.parse(closeBody);
+  // The same commands without HTTP, authentication and serialization: the handler and the store alone.
+  const inProcess = async (): Promise<number[]> => {
+    const t0 = performance.now();
+    const opened = (await runJournalCommand(ctx, caller, openRequest)) as { uid: string };
+    const t1 = performance.now();
+    await runJournalCommand(ctx, caller, { kind: 'close', uid: opened.uid, action: 'close', body: closeRequest });
+    return [t1 - t0, performance.now() - t1];
+  };
+  const baselineInsert = async (w: number): Promise<number[]> => {
+    const t0 = performance.now();
+    await baselinePool.query('insert into bench_baseline (stream_id, payload) values ($1, $2)', [`w${w}`, payload]);
+    return [performance.now() - t0];
+  };
   const warmup = Number(values.warmup);
   if (warmup > 0) {
     const level = Math.max(...levels.filter((l) => l <= 16), levels[0]!);
     await httpLoad({ address, headers, openBody, closeBody, level, seconds: warmup });
-    await load(level, warmup / 2, async () => {
-      const opened = (await runJournalCommand(ctx, caller, openRequest)) as { uid: string };
-      await runJournalCommand(ctx, caller, { kind: 'close', uid: opened.uid, action: 'close', body: closeRequest });
-      return [];
-    });
-    await load(level, warmup / 2, async (w) => {
-      await baselinePool.query('insert into bench_baseline (stream_id, payload) values ($1, $2)', [`w${w}`, payload]);
-      return [];
-    });
+    await load(level, warmup / 2, inProcess);
+    await load(level, warmup / 2, baselineInsert);
     process.stderr.write(`warm-up: ${warmup} s of HTTP commands, then ${warmup / 2} s each of in-process commands and baseline inserts, at concurrency ${level}\n`);
   }
   for (let run = 0; run < runs; run++) {
@@ -177,19 +183,8 @@ export async function main(argv: string[]): Promise<void> {
       const profiling = values.profile && run === runs - 1 ? await startProfile() : null;
       const commands = await httpLoad({ address, headers, openBody, closeBody, level, seconds });
       if (profiling) await profiling.stop(`${values.profile}.c${level}.cpuprofile`);
-      // The same commands without HTTP, authentication and serialization: the handler and the store alone.
-      const direct = await load(level, seconds, async () => {
-        const t0 = performance.now();
-        const opened = (await runJournalCommand(ctx, caller, openRequest)) as { uid: string };
-        const t1 = performance.now();
-        await runJournalCommand(ctx, caller, { kind: 'close', uid: opened.uid, action: 'close', body: closeRequest });
-        return [t1 - t0, performance.now() - t1];
-      });
-      const baseline = await load(level, seconds, async (w) => {
-        const t0 = performance.now();
-        await baselinePool.query('insert into bench_baseline (stream_id, payload) values ($1, $2)', [`w${w}`, payload]);
-        return [performance.now() - t0];
-      });
+      const direct = await load(level, seconds, inProcess);
+      const baseline = await load(level, seconds, baselineInsert);
       results[level]!.commands.push(commands);
       results[level]!.direct.push(direct);
       results[level]!.baseline.push(baseline);
