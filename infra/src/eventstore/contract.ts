@@ -159,6 +159,40 @@ export function eventStoreContract(name: string, adapter: ContractAdapter): void
         expect(stored[1]!.data).toEqual({ i: (results.indexOf(won[0]!) as number) });
       });
 
+      it('concurrent appends to many streams are each judged on their own stream', async () => {
+        // Stores may write concurrent appends together (group commit): a stale expectation, a retry of
+        // stored events or an id stored elsewhere must fail or answer for its own append only.
+        const streams = Array.from({ length: 24 }, (_, i) => `${run}-many.s${i}`);
+        const firsts = await Promise.all(streams.map((s) => store.append(s, [event()], 'no_stream')));
+        const retried = [event(), event()];
+        const retriedAt = await store.append(`${run}-many.retried`, retried, 'no_stream');
+        const stolen = event();
+        await store.append(`${run}-many.owner`, [stolen], 'no_stream');
+        const outcomes = await Promise.allSettled([
+          ...streams.map((s, i) => (i % 6 === 5 ? store.append(s, [event()], 'no_stream') : store.append(s, [event(), event()], 0))),
+          store.append(`${run}-many.retried`, retried, 'no_stream'),
+          store.append(`${run}-many.thief`, [stolen], 'no_stream'),
+          store.append(`${run}-many.fresh`, [event()], 'no_stream'),
+        ]);
+        streams.forEach((s, i) => {
+          const outcome = outcomes[i]!;
+          if (i % 6 === 5) {
+            expect(outcome.status).toBe('rejected');
+            expect((outcome as PromiseRejectedResult).reason).toMatchObject({ streamId: s, expected: 'no_stream', actual: 0 });
+          } else {
+            expect(outcome).toMatchObject({ status: 'fulfilled', value: { nextExpectedRevision: 2 } });
+          }
+        });
+        expect(outcomes[24]).toEqual({ status: 'fulfilled', value: retriedAt });
+        expect(outcomes[25]!.status).toBe('rejected');
+        expect(outcomes[26]).toMatchObject({ status: 'fulfilled', value: { nextExpectedRevision: 0 } });
+        const lengths = await Promise.all(streams.map(async (s) => (await store.readStream(s)).length));
+        expect(lengths).toEqual(streams.map((_, i) => (i % 6 === 5 ? 1 : 3)));
+        expect(await store.readStream(`${run}-many.retried`)).toHaveLength(2);
+        expect(await store.readStream(`${run}-many.thief`)).toEqual([]);
+        expect(firsts.every((f) => f.nextExpectedRevision === 0)).toBe(true);
+      });
+
       it('20 concurrent appends with any all land, one revision each', async () => {
         const stream = `${run}-race.b`;
         const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.append(stream, [event('Raced', { i })], 'any')));

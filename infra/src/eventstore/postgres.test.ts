@@ -1,8 +1,11 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../testing/postgres.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { eventStoreContract } from './contract.ts';
 import { migrations } from './migrations.ts';
 import { PostgresEventStore } from './postgres.ts';
+import { WrongExpectedRevisionError, type NewEvent } from './port.ts';
 
 let database: TestDatabase | undefined;
 async function opened(): Promise<TestDatabase> {
@@ -18,4 +21,60 @@ eventStoreContract('PostgreSQL (node-postgres)', {
   open: async (options) => new PostgresEventStore(await opened(), { ...options, pollIntervalMs: 200 }),
   openPausing: async (afterInsert) => new PostgresEventStore(await opened(), { afterInsert }),
   teardown: async () => database?.drop(),
+});
+
+describe('group commit (node-postgres)', () => {
+  let own: TestDatabase;
+  let store: PostgresEventStore;
+  beforeAll(async () => {
+    own = await createTestDatabase('eventstore_group');
+    await migrateToLatest(own.db, [migrations]);
+    store = new PostgresEventStore(own);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await own?.drop();
+  });
+
+  const event = (n: number): NewEvent => ({
+    id: randomUUID(),
+    type: 'Grouped',
+    schemaVersion: 1,
+    data: { n },
+    metadata: { userId: 'u', actor: { id: 'u', role: 'system' }, correlationId: 'c', causationId: null, idempotencyKey: null, recordedAt: '2026-11-20T15:00:00.000Z', businessDate: '2026-11-20' },
+  });
+
+  it('writes concurrent appends together, each stream in revision order, each answer its own', async () => {
+    const streams = Array.from({ length: 40 }, (_, i) => `group-${i}`);
+    const answers = await Promise.all(streams.map((s, i) => store.append(s, [event(i), event(i), event(i)], 'no_stream')));
+    // Shared transactions: far fewer commits than appends (the first goes alone, the rest wait for it).
+    const commits = new Set(answers.map((a) => a.position.commit));
+    expect(commits.size).toBeLessThan(streams.length / 2);
+    for (const [i, s] of streams.entries()) {
+      const stored = await store.readStream(s);
+      expect(stored.map((e) => e.revision)).toEqual([0, 1, 2]);
+      expect(stored.every((e) => (e.data as { n: number }).n === i)).toBe(true);
+      // Positions follow revisions, and the answer is the last event's.
+      expect(stored[0]!.position.prepare < stored[1]!.position.prepare && stored[1]!.position.prepare < stored[2]!.position.prepare).toBe(true);
+      expect(stored[2]!.position).toEqual(answers[i]!.position);
+      expect(answers[i]!.nextExpectedRevision).toBe(2);
+    }
+  });
+
+  it('a write that fails as a whole sends each append on its own, and only the bad one fails', async () => {
+    const taken = event(0);
+    await store.append('group-owner', [taken], 'no_stream');
+    // The reused id makes the shared statement fail (a unique violation); the others must still land.
+    const outcomes = await Promise.allSettled([
+      store.append('group-a', [event(1)], 'no_stream'),
+      store.append('group-b', [event(2)], 'no_stream'),
+      store.append('group-thief', [event(3), taken], 'no_stream'),
+      store.append('group-c', [event(4)], 'no_stream'),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    // Judged alone, as before group commit: a partial overlap with stored events is not a retry.
+    expect((outcomes[2] as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
+    expect(await store.readStream('group-thief')).toEqual([]);
+    for (const s of ['group-a', 'group-b', 'group-c']) expect(await store.readStream(s)).toHaveLength(1);
+  });
 });

@@ -16,6 +16,7 @@ import {
 } from './port.ts';
 import { assertEventIds, canonicalUuid } from './event-ids.ts';
 import { LocalSignal, pollingSubscription } from './subscription.ts';
+import { GroupCommit } from './group-commit.ts';
 import { listenChannel, type ChannelListener } from '../db/listen.ts';
 
 /**
@@ -50,6 +51,13 @@ const MAX_ANY_RETRIES = 100;
 
 const VISIBLE = sql`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`;
 const COLUMNS = sql`transaction_id::text as commit_pos, global_position::text as prepare_pos, stream_id, revision, event_id::text as event_id, type, schema_version, data, metadata`;
+
+/** An append with an expected revision, as the group commit writes it. */
+interface GuardedAppend {
+  streamId: string;
+  events: NewEvent[];
+  expected: number | 'no_stream';
+}
 
 interface EventRow {
   commit_pos: string;
@@ -96,7 +104,7 @@ export class PostgresEventStore implements EventStore {
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     assertEventIds(streamId, events.map((e) => e.id));
     if (expected !== 'any' && !this.#afterInsert) {
-      const fast = await this.#appendInOneStatement(streamId, events, expected);
+      const fast = await this.#appendGrouped(streamId, events, expected);
       if (fast) return fast;
     }
     for (let attempt = 0; ; attempt++) {
@@ -143,39 +151,65 @@ export class PostgresEventStore implements EventStore {
 
   /**
    * The common case in one round trip: one statement inserts the events only if the stream is exactly at
-   * the expected revision. Any other outcome (a lost race, a
-   * retried append of stored ids, a stale expectation) answers null and the transactional path above
-   * decides what it was, as before.
+   * the expected revision, and concurrent appends share it (group commit, see group-commit.ts): each
+   * stream keeps its own guard, so one stale expectation costs only its own append. Any other outcome
+   * (a lost race, a retried append of stored ids, a stale expectation, a failed write) answers null and
+   * the transactional path above decides what it was, as before; a failed write sends every append of it
+   * there, one by one.
    */
-  async #appendInOneStatement(streamId: string, events: NewEvent[], expected: number | 'no_stream'): Promise<AppendResult | null> {
-    const first = expected === 'no_stream' ? 0 : expected + 1;
-    const values = events.map(
-      (e, i) =>
-        sql`(${streamId}, ${first + i}::int, ${e.id}::uuid, ${e.type}, ${e.schemaVersion}::int, ${JSON.stringify(e.data ?? null)}::jsonb, ${JSON.stringify(e.metadata)}::jsonb)`,
-    );
-    const guard =
-      expected === 'no_stream'
-        ? sql`not exists (select 1 from events where stream_id = ${streamId})`
-        : sql`(select max(revision) from events where stream_id = ${streamId}) = ${expected}::int`;
+  async #appendGrouped(streamId: string, events: NewEvent[], expected: number | 'no_stream'): Promise<AppendResult | null> {
     try {
-      const inserted = await sql<{ c: string; p: string; revision: number }>`
-        with ins as (
-          insert into events (stream_id, revision, event_id, type, schema_version, data, metadata)
-          select * from (values ${sql.join(values)}) as v(stream_id, revision, event_id, type, schema_version, data, metadata)
-          where ${guard}
-          returning transaction_id::text as c, global_position::text as p, revision
-        )
-        select c, p, revision from ins`.execute(this.#db);
-      if (inserted.rows.length !== events.length) return null;
-      const last = inserted.rows.reduce((a, b) => (b.revision > a.revision ? b : a));
-      // NOTIFY stays a statement of its own: inside this one it would hold the global notify lock through
-      // the commit's WAL flush and serialize every append.
-      this.#announce();
-      return { nextExpectedRevision: last.revision, position: { commit: BigInt(last.c), prepare: BigInt(last.p) } };
-    } catch (error) {
-      if (isUniqueViolation(error)) return null;
-      throw error;
+      return await this.#group.submit({ streamId, events, expected });
+    } catch {
+      return null;
     }
+  }
+
+  readonly #group = new GroupCommit<GuardedAppend, AppendResult | null>(
+    (appends) => this.#writeGuarded(appends),
+    (a) => a.streamId,
+    (a) => a.events.length,
+    // One write at a time gathers the most; its statement stays under PostgreSQL's 65,535 parameters.
+    { maxInFlight: 1, maxWeight: 1000 },
+  );
+
+  async #writeGuarded(appends: GuardedAppend[]): Promise<(AppendResult | null)[]> {
+    let ordinal = 0;
+    const values = appends.flatMap(({ streamId, events, expected }) => {
+      const first = expected === 'no_stream' ? 0 : expected + 1;
+      const guard = expected === 'no_stream' ? -1 : expected;
+      return events.map(
+        (e, i) =>
+          sql`(${streamId}, ${first + i}::int, ${e.id}::uuid, ${e.type}, ${e.schemaVersion}::int, ${JSON.stringify(e.data ?? null)}::jsonb, ${JSON.stringify(e.metadata)}::jsonb, ${guard}::int, ${ordinal++}::int)`,
+      );
+    });
+    // Rows go in as listed, so one stream's events take positions in revision order; each stream's guard reads the
+    // snapshot the statement started with, so it never sees the rows this statement inserts.
+    const inserted = await sql<{ stream_id: string; c: string; p: string; revision: number }>`
+      with v (stream_id, revision, event_id, type, schema_version, data, metadata, expected, ordinal) as (values ${sql.join(values)}),
+      ins as (
+        insert into events (stream_id, revision, event_id, type, schema_version, data, metadata)
+        select stream_id, revision, event_id, type, schema_version, data, metadata from v
+        where coalesce((select max(e.revision) from events e where e.stream_id = v.stream_id), -1) = v.expected
+        order by ordinal
+        returning stream_id, transaction_id::text as c, global_position::text as p, revision
+      )
+      select stream_id, c, p, revision from ins`.execute(this.#db);
+    const byStream = new Map<string, { c: string; p: string; revision: number }[]>();
+    for (const row of inserted.rows) {
+      const rows = byStream.get(row.stream_id);
+      if (rows) rows.push(row);
+      else byStream.set(row.stream_id, [row]);
+    }
+    // NOTIFY stays a statement of its own: inside this one it would hold the global notify lock through
+    // the commit's WAL flush and serialize every append.
+    if (inserted.rows.length > 0) this.#announce();
+    return appends.map(({ streamId, events }) => {
+      const rows = byStream.get(streamId);
+      if (!rows || rows.length !== events.length) return null;
+      const last = rows.reduce((a, b) => (b.revision > a.revision ? b : a));
+      return { nextExpectedRevision: last.revision, position: { commit: BigInt(last.c), prepare: BigInt(last.p) } };
+    });
   }
 
   /**
@@ -303,6 +337,7 @@ export class PostgresEventStore implements EventStore {
 
   /** Ends this store's subscriptions. The database handle belongs to the caller and stays open. */
   async close(): Promise<void> {
+    await this.#group.idle();
     await this.#notifying;
     await Promise.all([...this.#subscriptions].map((s) => s.close()));
   }
