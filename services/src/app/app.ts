@@ -1,7 +1,6 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
-import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -10,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppDeps } from './deps.ts';
 import { registerErrorHandler } from './plugins/error-handler.ts';
 import { registerObservability } from './plugins/observability.ts';
+import { registerSecurityHeaders } from './plugins/security-headers.ts';
 import { registerWebConsole } from './plugins/web-console.ts';
 import { healthRoutes } from './health-routes.ts';
 import { authPlugin } from '../identity/auth-plugin.ts';
@@ -55,7 +55,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   });
 
   // 1. External plugins.
-  await app.register(helmet, {
+  registerSecurityHeaders(app, {
     // The console is served from this origin; its styles are inline-free, scripts are same-origin modules.
     contentSecurityPolicy: {
       directives: {

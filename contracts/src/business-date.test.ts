@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { newYorkDate, parseIsoDate } from './business-date.ts';
+
+describe('newYorkDate', () => {
+  it('is the calendar date in New York, across midnight and both daylight-saving changes', () => {
+    const cases: [string, string][] = [
+      ['2026-11-20T04:59:59.999Z', '2026-11-19'], // 23:59:59 EST
+      ['2026-11-20T05:00:00.000Z', '2026-11-20'], // midnight EST
+      ['2026-07-01T03:59:00.000Z', '2026-06-30'], // 23:59 EDT
+      ['2026-07-01T04:00:00.000Z', '2026-07-01'],
+      ['2026-03-08T06:59:59.000Z', '2026-03-08'], // 01:59:59 EST, just before the spring change
+      ['2026-03-08T07:00:00.000Z', '2026-03-08'], // 03:00 EDT
+      ['2026-11-01T05:30:00.000Z', '2026-11-01'], // 01:30 EDT, before the fall change
+      ['2026-11-01T06:30:00.000Z', '2026-11-01'], // 01:30 EST, after it
+      ['2026-11-02T04:59:00.000Z', '2026-11-01'],
+      ['2026-11-02T05:00:00.000Z', '2026-11-02'],
+    ];
+    // In order and then shuffled, so the kept minute is both reused and replaced.
+    for (const [instant, date] of [...cases, ...[...cases].reverse()]) expect(newYorkDate(new Date(instant)), instant).toBe(date);
+    expect(newYorkDate(new Date('2026-11-20T05:00:30.000Z'))).toBe('2026-11-20');
+    expect(newYorkDate(new Date('2026-11-20T04:59:30.000Z'))).toBe('2026-11-19');
+  });
+
+  it('refuses an invalid instant as Intl does', () => {
+    expect(() => newYorkDate(new Date(Number.NaN))).toThrow(RangeError);
+  });
+});
+
+describe('parseIsoDate', () => {
+  it('reads real calendar dates', () => {
+    expect(parseIsoDate('2026-02-28')?.toISOString()).toBe('2026-02-28T00:00:00.000Z');
+    expect(parseIsoDate('2024-02-29')?.toISOString()).toBe('2024-02-29T00:00:00.000Z');
+    expect(parseIsoDate('0050-01-01')).toBeNull();
+  });
+
+  it.each(['2026-02-29', '2026-04-31', '2026-13-01', '2026-00-10', '2026-01-00', '2026-1-01', '26-01-01', '2026-01-01T00:00', ' 2026-01-01', ''])(
+    'refuses %j',
+    (value) => {
+      expect(parseIsoDate(value)).toBeNull();
+    },
+  );
+});
