@@ -10,7 +10,7 @@ const options: HelmetOptions = {
 /** What helmet's own middleware puts on a real response, per request (as @fastify/helmet applies it). */
 async function helmetPerRequest(): Promise<Record<string, unknown>> {
   const app = Fastify();
-  app.addHook('onRequest', (request, reply, done) => helmet(options)(request.raw, reply.raw, done));
+  app.addHook('onRequest', (request, reply, done) => helmet(options)(request.raw, reply.raw, (error?: unknown) => done(error as Error | undefined)));
   app.get('/x', async () => ({ ok: true }));
   const res = await app.inject({ method: 'GET', url: '/x' });
   await app.close();
