@@ -61,6 +61,21 @@ describe('group commit (node-postgres)', () => {
     }
   });
 
+  it('writes JSON null data in the shared write, as written', async () => {
+    const nullData = { ...event(0), data: null };
+    // The first append goes alone; the two after it wait and share the next write, unless one fails there.
+    const [, withNull, beside] = await Promise.all([
+      store.append('group-null-first', [event(1)], 'no_stream'),
+      store.append('group-null', [nullData, event(2)], 'no_stream'),
+      store.append('group-null-beside', [event(3)], 'no_stream'),
+    ]);
+    expect(withNull.position.commit).toBe(beside.position.commit);
+    expect(withNull.nextExpectedRevision).toBe(1);
+    const stored = await store.readStream('group-null');
+    expect(stored.map((e) => e.data)).toEqual([null, { n: 2 }]);
+    expect(stored[0]!.metadata).toEqual(nullData.metadata);
+  });
+
   it('a write that fails as a whole sends each append on its own, and only the bad one fails', async () => {
     const taken = event(0);
     await store.append('group-owner', [taken], 'no_stream');

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type pg from 'pg';
 import type { Database } from '../db/database.ts';
 import {
@@ -51,6 +51,33 @@ const MAX_ANY_RETRIES = 100;
 
 const VISIBLE = sql`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`;
 const COLUMNS = sql`transaction_id::text as commit_pos, global_position::text as prepare_pos, stream_id, revision, event_id::text as event_id, type, schema_version, data, metadata`;
+
+/**
+ * The group commit's write: every append of a write as one JSON array of rows (a fixed statement text,
+ * so it can be prepared), inserted in order (one stream's events take positions in revision order) where
+ * the row's stream is at its expected revision (-1: no stream). Each guard reads the snapshot the
+ * statement started with, so it never sees the rows the statement itself inserts. A JSON null `d` comes
+ * out of jsonb_to_recordset as SQL NULL: coalesce keeps it the JSON null it was.
+ */
+const APPEND_GUARDED_NAME = 'oj_events_append_guarded_v1';
+const APPEND_GUARDED = `
+  with ins as (
+    insert into events (stream_id, revision, event_id, type, schema_version, data, metadata)
+    select v.s, v.r, v.id, v.t, v.v, coalesce(v.d, 'null'::jsonb), v.m
+    from rows from (jsonb_to_recordset($1::jsonb) as (s text, r int, id uuid, t text, v int, d jsonb, m jsonb, e int))
+      with ordinality as v(s, r, id, t, v, d, m, e, ordinal)
+    where coalesce((select max(x.revision) from events x where x.stream_id = v.s), -1) = v.e
+    order by v.ordinal
+    returning stream_id, transaction_id::text as c, global_position::text as p, revision
+  )
+  select stream_id, c, p, revision from ins`;
+
+interface GuardedRow {
+  stream_id: string;
+  c: string;
+  p: string;
+  revision: number;
+}
 
 /** An append with an expected revision, as the group commit writes it. */
 interface GuardedAppend {
@@ -174,35 +201,25 @@ export class PostgresEventStore implements EventStore {
   );
 
   async #writeGuarded(appends: GuardedAppend[]): Promise<(AppendResult | null)[]> {
-    let ordinal = 0;
-    const values = appends.flatMap(({ streamId, events, expected }) => {
+    const rows = appends.flatMap(({ streamId, events, expected }) => {
       const first = expected === 'no_stream' ? 0 : expected + 1;
       const guard = expected === 'no_stream' ? -1 : expected;
-      return events.map(
-        (e, i) =>
-          sql`(${streamId}, ${first + i}::int, ${e.id}::uuid, ${e.type}, ${e.schemaVersion}::int, ${JSON.stringify(e.data ?? null)}::jsonb, ${JSON.stringify(e.metadata)}::jsonb, ${guard}::int, ${ordinal++}::int)`,
-      );
+      return events.map((e, i) => ({ s: streamId, r: first + i, id: e.id, t: e.type, v: e.schemaVersion, d: e.data ?? null, m: e.metadata, e: guard }));
     });
-    // Rows go in as listed, so one stream's events take positions in revision order; each stream's guard reads the
-    // snapshot the statement started with, so it never sees the rows this statement inserts.
-    const inserted = await sql<{ stream_id: string; c: string; p: string; revision: number }>`
-      with v (stream_id, revision, event_id, type, schema_version, data, metadata, expected, ordinal) as (values ${sql.join(values)}),
-      ins as (
-        insert into events (stream_id, revision, event_id, type, schema_version, data, metadata)
-        select stream_id, revision, event_id, type, schema_version, data, metadata from v
-        where coalesce((select max(e.revision) from events e where e.stream_id = v.stream_id), -1) = v.expected
-        order by ordinal
-        returning stream_id, transaction_id::text as c, global_position::text as p, revision
-      )
-      select stream_id, c, p, revision from ins`.execute(this.#db);
-    const byStream = new Map<string, { c: string; p: string; revision: number }[]>();
+    const values = [JSON.stringify(rows)];
+    // On a server, a named statement: prepared once per connection, so a write is not parsed and planned
+    // again (a third of a small write's time on the server).
+    const inserted = this.#pool
+      ? await this.#pool.query<GuardedRow>({ name: APPEND_GUARDED_NAME, text: APPEND_GUARDED, values })
+      : await this.#db.executeQuery<GuardedRow>(CompiledQuery.raw(APPEND_GUARDED, values));
+    const byStream = new Map<string, GuardedRow[]>();
     for (const row of inserted.rows) {
       const rows = byStream.get(row.stream_id);
       if (rows) rows.push(row);
       else byStream.set(row.stream_id, [row]);
     }
     // NOTIFY stays a statement of its own: inside this one it would hold the global notify lock through
-    // the commit's WAL flush and serialize every append.
+    // the commit's WAL flush, and every other process's appends would wait for it.
     if (inserted.rows.length > 0) this.#announce();
     return appends.map(({ streamId, events }) => {
       const rows = byStream.get(streamId);
