@@ -196,7 +196,8 @@ export class PostgresEventStore implements EventStore {
     (appends) => this.#writeGuarded(appends),
     (a) => a.streamId,
     (a) => a.events.length,
-    // One write at a time gathers the most; its statement stays under PostgreSQL's 65,535 parameters.
+    // One write at a time gathers the most (two measured worse); a write holds at most 1,000 events, so
+    // one JSON parameter and one transaction stay small.
     { maxInFlight: 1, maxWeight: 1000 },
   );
 
