@@ -6,10 +6,14 @@ import { z } from 'zod';
  * console forms use the same ones (and the checklists below for their live hints).
  */
 
-export const roleName = z.enum(['Admin', 'Super', 'Moderator', 'User']);
+/**
+ * Support reads one user's history for an audit (never writes trades); Operator runs the projections
+ * console. Both are staff: their own console never locks on a subscription.
+ */
+export const roleName = z.enum(['Admin', 'Super', 'Moderator', 'Support', 'Operator', 'User']);
 export type RoleName = z.infer<typeof roleName>;
 /** Roles whose subscription always shows as active. */
-export const staffRoles: readonly RoleName[] = ['Admin', 'Super', 'Moderator'];
+export const staffRoles: readonly RoleName[] = ['Admin', 'Super', 'Moderator', 'Support', 'Operator'];
 
 // ---------------------------------------------------------------------------------------------------
 // Name (sign-up, part 1 §5)
@@ -274,7 +278,7 @@ export const adminUser = z.object({
   account_confirmed: z.boolean(),
   has_trade_account: z.boolean(),
   agreed_to_terms: z.boolean(),
-  /** The user's role name (Admin, Super, Moderator, User). */
+  /** The user's role name (Admin, Super, Moderator, Support, Operator, User). */
   role_uid: roleName,
 });
 export type AdminUser = z.infer<typeof adminUser>;

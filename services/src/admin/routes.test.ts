@@ -78,4 +78,16 @@ describe('admin CLI', () => {
     expect(await runAdminCli(['create-admin', '--email', 'a@b.co', '--name', 'x', '--password', 'weak'], env(), quiet)).toBe(2);
     expect(await runAdminCli(['explode'], env(), quiet)).toBe(2);
   });
+
+  it('grant-role gives the Support and Operator roles (staff, never locked out); it needs --role', async () => {
+    const s = await signInAs(t);
+    expect(await runAdminCli(['grant-role', '--email', s.email], env(), quiet)).toBe(2);
+    expect(await runAdminCli(['grant-role', '--email', s.email, '--role', 'Janitor'], env(), quiet)).toBe(2);
+    expect(await runAdminCli(['grant-role', '--email', s.email, '--role', 'Support'], env(), quiet)).toBe(0);
+    const login = await t.app.inject({ method: 'POST', url: '/api/v1/users/login', payload: { email: s.email, password: s.password } });
+    expect(login.json().user).toMatchObject({ role: 'Support' });
+    // Support is not Admin: the admin lookup stays closed to it.
+    expect((await lookup(s.email, `Bearer ${login.json().access_token}`)).statusCode).toBe(403);
+    expect(await runAdminCli(['grant-role', '--email', s.email, '--role', 'Operator'], env(), quiet)).toBe(0);
+  });
 });

@@ -1,12 +1,13 @@
 import type { FastifyRequest } from 'fastify';
+import { roleName, type RoleName } from '@oj/contracts/users';
 import { AppError } from './errors.ts';
 
 /**
  * Who is calling, from a verified access token. Every trade query and command is scoped by
  * `userId` taken from here, never from the request body or path.
  */
-export const roles = ['Admin', 'Super', 'Moderator', 'User'] as const;
-export type Role = (typeof roles)[number];
+export const roles = roleName.options;
+export type Role = RoleName;
 
 export interface Principal {
   userId: string;

@@ -8,10 +8,10 @@ import { AppError } from '../app/errors.ts';
 import { createUser, setRole } from './commands.ts';
 
 export const usage = `Usage:
-  npm run admin -- create-admin --email <email> --name "<First Last>" --password <password> [--role Admin|Super|Moderator]
+  npm run admin -- create-admin --email <email> --name "<First Last>" --password <password> [--role Admin|Super|Moderator|Support|Operator]
       Creates a verified staff user (default role Admin). The password follows the sign-up rules.
-  npm run admin -- promote --email <email> [--role Admin|Super|Moderator|User]
-      Gives an existing user a role (default Admin) and marks the e-mail verified.
+  npm run admin -- grant-role --email <email> --role Admin|Super|Moderator|Support|Operator|User
+      Gives an existing user a role and marks the e-mail verified (\`promote\` is the same, default Admin).
 Uses the same DATABASE_URL / DATA_DIR as the server. In embedded mode (no DATABASE_URL) stop the server
 first: its PGlite database under DATA_DIR/pg can be open in one process at a time.`;
 
@@ -23,7 +23,11 @@ export async function runAdminCli(argv: string[], env: Record<string, string | u
     options: { email: { type: 'string' }, name: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' } },
     strict: true,
   });
-  if (command !== 'create-admin' && command !== 'promote') {
+  if (command !== 'create-admin' && command !== 'promote' && command !== 'grant-role') {
+    out.error(usage);
+    return 2;
+  }
+  if (command === 'grant-role' && !values.role) {
     out.error(usage);
     return 2;
   }
@@ -37,7 +41,7 @@ export async function runAdminCli(argv: string[], env: Record<string, string | u
   try {
     await migrate(database.db);
     const ctx = { db: database.db, clock: systemClock, config };
-    if (command === 'promote') {
+    if (command === 'promote' || command === 'grant-role') {
       if (!values.email) {
         out.error(usage);
         return 2;

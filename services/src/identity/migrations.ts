@@ -101,4 +101,15 @@ export const migrations: MigrationSet = {
       await sql`drop function oj_notify_principal()`.execute(db);
     },
   },
+  '202611241300_identity_support_operator_roles': {
+    async up(db: Kysely<any>) {
+      // Support (audit replay) and Operator (projections console) join the staff roles.
+      await sql`alter table users drop constraint if exists users_role_check`.execute(db);
+      await sql`alter table users add constraint users_role_check check (role in ('Admin', 'Super', 'Moderator', 'Support', 'Operator', 'User'))`.execute(db);
+    },
+    async down(db: Kysely<any>) {
+      await sql`alter table users drop constraint if exists users_role_check`.execute(db);
+      await sql`alter table users add constraint users_role_check check (role in ('Admin', 'Super', 'Moderator', 'User'))`.execute(db);
+    },
+  },
 };

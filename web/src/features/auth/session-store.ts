@@ -1,4 +1,4 @@
-import type { SessionUser } from '@oj/contracts/users';
+import { roleName, staffRoles, type RoleName, type SessionUser } from '@oj/contracts/users';
 import { apiRequest, configureApiClient } from '../../lib/api-client.ts';
 
 export type { SessionUser };
@@ -11,7 +11,7 @@ export type { SessionUser };
  * Both live in localStorage so every tab of the console shares one session; a logout marker written
  * there signs the other tabs out.
  */
-export type Role = 'Admin' | 'Super' | 'Moderator' | 'User';
+export type Role = RoleName;
 /** The role from the token; 7 when there is no token or no user in it (the spec's default). */
 export type Privilege = Role | 7;
 
@@ -51,7 +51,8 @@ export function derivePrivilege(token: string | null): Privilege {
   const claims = decodeTokenClaims(token);
   if (!claims) return 7;
   const role = claims.role;
-  if (role === 'Admin' || role === 'Super' || role === 'Moderator' || role === 'User') return role;
+  const parsed = roleName.safeParse(role);
+  if (parsed.success) return parsed.data;
   return 'User';
 }
 
@@ -63,7 +64,7 @@ export function deriveSubsStatus(token: string | null): number | null {
 
 /** Staff roles always have access; a User needs status 1 (trial) or 2 (active). */
 export function isSubscriptionActive(state: Pick<SessionState, 'privilege' | 'subsStatus'>): boolean {
-  if (state.privilege === 'Admin' || state.privilege === 'Super' || state.privilege === 'Moderator') return true;
+  if (state.privilege !== 7 && staffRoles.includes(state.privilege)) return true;
   return state.subsStatus === 1 || state.subsStatus === 2;
 }
 
