@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INVISIBLE_CHARACTERS } from './common.ts';
 
 /**
  * Identity contracts: sign-up, sign-in, verification, password reset and change, the session user and
@@ -64,7 +65,11 @@ const emailShape = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]{2,}$/u;
 
 export const email = z
   .string({ error: emailMessages.required })
+  // Before trimming: trim() would quietly drop a leading byte-order mark or a trailing U+2028 and let a
+  // look-alike of an existing address through. Such an address is refused, not cleaned.
+  .refine((v) => !INVISIBLE_CHARACTERS.test(v.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '')), { message: emailMessages.invalid, abort: true })
   .trim()
+  .normalize('NFC')
   .toLowerCase()
   .superRefine((v, ctx) => {
     if (v === '') ctx.addIssue({ code: 'custom', message: emailMessages.required });

@@ -8,6 +8,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fast
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from './deps.ts';
 import { registerErrorHandler } from './plugins/error-handler.ts';
+import { registerInputHygiene } from './plugins/input-hygiene.ts';
 import { registerObservability } from './plugins/observability.ts';
 import { registerSecurityHeaders } from './plugins/security-headers.ts';
 import { registerWebConsole } from './plugins/web-console.ts';
@@ -82,6 +83,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
 
   // 2. Application plugins.
   registerErrorHandler(app);
+  registerInputHygiene(app);
   registerObservability(app);
   await app.register(authPlugin);
 
