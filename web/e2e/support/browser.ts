@@ -1,9 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { findBrowser } from '@oj/infra/testing/preflight';
 
 /**
- * Debian's Chromium driven by playwright-core (nothing is downloaded). Screenshots go to
+ * A Chromium found on this machine (CHROMIUM_PATH, then chromium / chromium-browser / google-chrome on
+ * PATH, then Playwright's own browsers) driven by playwright-core: nothing is downloaded. Screenshots go to
  * `.artifacts/screenshots/<name>-<width>.png` at the repo root, at a desktop and a phone width.
  */
 export const DESKTOP = { width: 1366, height: 900 } as const;
@@ -12,8 +14,10 @@ export const SCREENSHOT_DIR = fileURLToPath(new URL('../../../.artifacts/screens
 
 /** `backForwardCache: true` keeps Chromium's back-forward cache on (playwright turns it off by default). */
 export async function launchBrowser(options: { backForwardCache?: boolean } = {}): Promise<Browser> {
+  const executablePath = findBrowser();
+  if (!executablePath) throw new Error('No Chromium found: install it (`sudo apt-get install chromium`) or set CHROMIUM_PATH.');
   return chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
     ignoreDefaultArgs: options.backForwardCache ? ['--disable-back-forward-cache'] : undefined,
