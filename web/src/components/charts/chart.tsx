@@ -1,0 +1,56 @@
+import ReactEChartsCore from 'echarts-for-react/lib/core';
+import type { CSSProperties } from 'react';
+import { echarts } from './echarts.ts';
+import { baseOption, useChartColors } from './chart-theme.ts';
+import './chart.css';
+
+export interface ChartProps {
+  /** ECharts option; merged over the console's defaults (palette, text colour, tooltip surface). */
+  option: Record<string, unknown>;
+  height?: number | string;
+  loading?: boolean;
+  /** No data to draw: shows `emptyText` instead of an empty set of axes. */
+  empty?: boolean;
+  emptyText?: string;
+  /** Accessible name: a canvas says nothing to a screen reader. */
+  label: string;
+  onEvents?: Record<string, (params: any) => void>;
+  className?: string;
+  style?: CSSProperties;
+}
+
+/**
+ * Every chart of the console: ECharts from the trimmed `echarts/core` build (./echarts.ts), the
+ * theme's colours, and the same loading and "No Data" states everywhere (part 2 §8).
+ */
+export function Chart({ option, height = 260, loading = false, empty = false, emptyText = 'No Data', label, onEvents, className, style }: ChartProps) {
+  const colors = useChartColors();
+  const box: CSSProperties = { height, ...style };
+  if (loading) {
+    return (
+      <div className={`oj-chart oj-chart--state ${className ?? ''}`} style={box} role="status" aria-label={`${label}: loading`}>
+        <span className="oj-chart__pulse" aria-hidden="true" />
+      </div>
+    );
+  }
+  if (empty) {
+    return (
+      <div className={`oj-chart oj-chart--state ${className ?? ''}`} style={box} role="img" aria-label={`${label}: ${emptyText}`}>
+        <span className="oj-chart__empty">{emptyText}</span>
+      </div>
+    );
+  }
+  return (
+    <div className={`oj-chart ${className ?? ''}`} style={box} role="img" aria-label={label}>
+      <ReactEChartsCore
+        echarts={echarts}
+        option={{ ...baseOption(colors), ...option }}
+        notMerge
+        lazyUpdate
+        style={{ height: '100%', width: '100%' }}
+        opts={{ renderer: 'canvas' }}
+        onEvents={onEvents ?? {}}
+      />
+    </div>
+  );
+}
