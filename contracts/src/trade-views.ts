@@ -156,7 +156,8 @@ export const pulseParams = z.object({
   ticker: z
     .string()
     .transform((s) => s.trim().toUpperCase())
-    .pipe(z.string().regex(/^[A-Z0-9]{1,6}$/, { error: PULSE_INVALID })),
+    // 1 to 5 letters or digits, the pulse form's rule (part 2 §5), so the server refuses what the form refuses.
+    .pipe(z.string().regex(/^[A-Z0-9]{1,5}$/, { error: PULSE_INVALID })),
 });
 export const pulseQuery = z.object({ timeframe: pulseTimeframe });
 export const pulseResponse = z.object({
@@ -190,3 +191,20 @@ export const pulseResponse = z.object({
   closed_trades: z.array(tradeListItem),
 });
 export type PulseResponse = z.infer<typeof pulseResponse>;
+
+/** /calendar/events: the user's open trades by expiration date, from today to 60 days ahead (New York dates). */
+export const upcomingExpirationsResponse = z.object({
+  from: isoDate,
+  to: isoDate,
+  days: z.array(
+    z.object({
+      date: isoDate,
+      count: z.number().int(),
+      contracts: z.number().int(),
+      /** Signed premium at open of the trades expiring that day (credits add, debits subtract). */
+      premium: z.number(),
+      trades: z.array(tradeListItem),
+    }),
+  ),
+});
+export type UpcomingExpirationsResponse = z.infer<typeof upcomingExpirationsResponse>;

@@ -16,10 +16,11 @@ import {
   tradeStatusParams,
   tradeUidParams,
   tradesByDateResponse,
+  upcomingExpirationsResponse,
 } from '@oj/contracts/trade-views';
 import { AppError } from '../app/errors.ts';
 import { principalOf } from '../app/principal.ts';
-import { ancestorOf, expiringList, premiumDataOf, pulseOf, rollHistoryOf, statusList, tradesOfDate, type TradeViewsContext } from './views.ts';
+import { ancestorOf, expiringList, premiumDataOf, pulseOf, rollHistoryOf, statusList, tradesOfDate, upcomingExpirationsOf, type TradeViewsContext } from './views.ts';
 
 const errors = { 401: errorBody, 403: errorBody, 404: errorBody, 422: errorBody, 503: errorBody };
 const security = [{ bearer: [] }];
@@ -56,6 +57,10 @@ export const tradeViewRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get('/metrics/premium-data', { ...guard, schema: { tags, security, response: { 200: premiumDataResponse, ...errors } } }, async (request) =>
     premiumDataOf(ctx, principalOf(request).userId),
+  );
+
+  app.get('/trades/upcoming-expirations', { ...guard, schema: { tags, security, response: { 200: upcomingExpirationsResponse, ...errors } } }, async (request) =>
+    upcomingExpirationsOf(ctx, principalOf(request).userId),
   );
 
   app.get(

@@ -12,6 +12,7 @@ import {
   type TradeListResponse,
   type TradeListStatus,
   type TradesByDateResponse,
+  type UpcomingExpirationsResponse,
 } from '@oj/contracts/trade-views';
 import { parseIsoDate } from '@oj/contracts/business-date';
 import { ProjectionNotLiveError, liveTables } from '@oj/projections/runtime/registry';
@@ -21,6 +22,7 @@ import { rollHistory } from '@oj/projections/roll-history/queries';
 import { splitHistory } from '@oj/projections/split-history/queries';
 import { premiumData } from '@oj/projections/daily-premium/queries';
 import { pulse } from '@oj/projections/pulse/queries';
+import { upcomingExpirations } from '@oj/projections/upcoming-expirations/queries';
 import { AppError } from '../app/errors.ts';
 
 /**
@@ -82,4 +84,8 @@ export async function premiumDataOf(ctx: TradeViewsContext, userId: string): Pro
 
 export async function pulseOf(ctx: TradeViewsContext, userId: string, ticker: string, timeframe: number): Promise<PulseResponse> {
   return pulse(ctx.db, await tables(ctx.db), userId, ticker, timeframe, businessDateOf(ctx.clock));
+}
+
+export async function upcomingExpirationsOf(ctx: TradeViewsContext, userId: string): Promise<UpcomingExpirationsResponse> {
+  return upcomingExpirations(ctx.db, await tables(ctx.db), userId, businessDateOf(ctx.clock));
 }

@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { physicalTables } from '@oj/projections/runtime/projection';
+import { tradesProjection } from '@oj/projections/trades/projection';
+import { smallJournal, terms } from '@oj/projections/trades/testing';
+import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
+
+/**
+ * The events calendar's upcoming expirations and the pulse ticker rule (issue 12), over the small
+ * journal plus a few open trades around the 60-day window. Today is Monday 2 February 2026 (New York).
+ */
+let t: TestApp;
+let auth: string;
+let otherAuth: string;
+let unverifiedAuth: string;
+
+const get = async (path: string, authorization = auth) => t.app.inject({ method: 'GET', url: `/api/v1${path}`, headers: { authorization } });
+
+beforeAll(async () => {
+  t = await createTestApp({ label: 'calendar_pulse', now: '2026-02-02T15:00:00Z' });
+  const me = await signInAs(t);
+  const other = await signInAs(t);
+  auth = me.authorization;
+  otherAuth = other.authorization;
+  unverifiedAuth = (await signInAs(t, { verified: false })).authorization;
+  const tables = physicalTables(tradesProjection, tradesProjection.version);
+  const db = t.db.db;
+  await tradesProjection.createTables(db, tables);
+  await db
+    .insertInto('projection_registry')
+    .values({ name: tradesProjection.name, version: tradesProjection.version, code_version: tradesProjection.version, status: 'live', lanes: 1, tables: JSON.stringify(tables) })
+    .execute();
+  const log = smallJournal(me.userId, other.userId);
+  const open = (user: string, id: string, o: Parameters<typeof terms>[0]) =>
+    log.append(user, id, { type: 'TradeOpened', data: { tradeId: id, lineageId: id, terms: terms({ openDate: '2026-01-26', ...o }) } });
+  open(me.userId, 'H', { ticker: 'SPY', contractSize: 2, premiumAtOpen: 150, expirationDate: '2026-02-02' });
+  open(me.userId, 'I', { ticker: 'TSLA', strategyUid: 'long-call', openTransaction: 2, premiumAtOpen: 300, expirationDate: '2026-02-06' });
+  open(me.userId, 'J', { ticker: 'QQQ', premiumAtOpen: 120, expirationDate: '2026-02-06' });
+  open(me.userId, 'K', { ticker: 'IWM', premiumAtOpen: 90, expirationDate: '2026-04-03' });
+  open(me.userId, 'L', { ticker: 'DIA', premiumAtOpen: 70, expirationDate: '2026-04-04' });
+  open(other.userId, 'Y', { ticker: 'QQQ', premiumAtOpen: 555, expirationDate: '2026-02-06' });
+  await db.transaction().execute((trx) => tradesProjection.apply({ trx, tables, mode: 'live' }, log.events));
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+describe('upcoming expirations (/calendar/events)', () => {
+  it("groups the user's open trades by expiration date, today to 60 days ahead, soonest first", async () => {
+    const r = await get('/trades/upcoming-expirations');
+    expect(r.statusCode).toBe(200);
+    const body = r.json();
+    // 2 February + 60 days = 3 April (February 2026 has 28 days). E expired on 16 January: not upcoming;
+    // L (4 April) is one day past the window; closed trades (A4, B2, C...) are never listed.
+    expect({ from: body.from, to: body.to }).toEqual({ from: '2026-02-02', to: '2026-04-03' });
+    expect(body.days.map((d: { date: string; trades: { uid: string }[] }) => [d.date, d.trades.map((x) => x.uid)])).toEqual([
+      ['2026-02-02', ['H']],
+      ['2026-02-06', ['I', 'J']],
+      ['2026-03-20', ['F']],
+      ['2026-04-03', ['K']],
+    ]);
+    // Credits add, debits subtract: 6 February is -300 (I, long call) + 120 (J) = -180.
+    expect(body.days.map((d: { count: number; contracts: number; premium: number }) => [d.count, d.contracts, d.premium])).toEqual([
+      [1, 2, 150],
+      [2, 2, -180],
+      [1, 1, 400],
+      [1, 1, 90],
+    ]);
+  });
+
+  it("shows another user only their own trades", async () => {
+    const body = (await get('/trades/upcoming-expirations', otherAuth)).json();
+    // X expired on 30 January; Y is theirs.
+    expect(body.days).toEqual([expect.objectContaining({ date: '2026-02-06', count: 1, premium: 555, trades: [expect.objectContaining({ uid: 'Y', ticker: 'QQQ' })] })]);
+  });
+
+  it('needs a verified user', async () => {
+    expect((await t.app.inject({ method: 'GET', url: '/api/v1/trades/upcoming-expirations' })).statusCode).toBe(401);
+    expect((await get('/trades/upcoming-expirations', unverifiedAuth)).statusCode).toBe(403);
+  });
+});
+
+describe('pulse ticker rule (part 2 §5: 1 to 5 letters or digits, like the form)', () => {
+  it.each(['ABCDEF', 'AAPL12', 'BRK.B', 'A-B'])('refuses %s with the spec message', async (ticker) => {
+    const r = await get(`/trades/tt/${encodeURIComponent(ticker)}?timeframe=5`);
+    expect(r.statusCode).toBe(422);
+    expect(r.json().message).toBe('Invalid ticker or timeframe');
+  });
+
+  it.each(['A', 'SPY', 'QQQ1', 'ABCDE', 'aapl'])('accepts %s (upper-cased)', async (ticker) => {
+    const r = await get(`/trades/tt/${ticker}?timeframe=5`);
+    expect(r.statusCode).toBe(200);
+    expect(r.json().ticker).toBe(ticker.toUpperCase());
+  });
+});
