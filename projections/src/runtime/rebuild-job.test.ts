@@ -16,7 +16,7 @@ import { countingProjection, expectedCounts, readCounts } from './test-projectio
 import { redisConnection, startProjector, type ProjectorHandle } from './projector.ts';
 import { liveTables, readRegistry } from './registry.ts';
 import { rebuild, type RebuildProgress, type RebuildResult } from './rebuild.ts';
-import { enqueueRebuild, followRebuild, openRebuildQueue, REBUILD_QUEUE, rebuildJobId, rebuildWorkerOptions, type RebuildJobData } from './rebuild-job.ts';
+import { enqueueRebuild, followRebuild, openRebuildQueue, REBUILD_QUEUE, rebuildJobId, rebuildWorkerOptions, startRebuildWorker, type RebuildJobData, type RebuildWorker } from './rebuild-job.ts';
 
 const logger = createLogger('silent');
 const projection = countingProjection();
@@ -201,5 +201,36 @@ describe('rebuilds as BullMQ jobs (services mode)', () => {
     expect(r!.eventsApplied).toBe((await readLog(store)).length - 10);
     expect(await readCounts(database.db, await liveTables(database.db, projection.name))).toEqual(expectedCounts(await readLog(store)));
     await next.stop();
+  });
+
+  it('a projector stopped once the switch committed (phase done) finishes the job instead of queueing a second rebuild', async () => {
+    await append(store, 30);
+    const versionsBefore = (await readRegistry(database.db, projection.name)).map((r) => r.version);
+    let worker: RebuildWorker | undefined;
+    let stopped: Promise<void> | undefined;
+    // Row counts are taken after the switch committed and before 'done' is reported: stop right there.
+    const stopAfterSwitch = {
+      ...projection,
+      countRows: (db: Parameters<NonNullable<typeof projection.countRows>>[0], tables: Record<string, string>) => {
+        stopped ??= worker!.stop();
+        return projection.countRows!(db, tables);
+      },
+    };
+    worker = startRebuildWorker({ connection: redisConnection(requireRedisUrl()), prefix, logger, deps: { ...deps(), projections: [stopAfterSwitch] } });
+    const { job } = await enqueueRebuild(queue, { target: projection.name, batchSize: 10 });
+    while (!stopped) await new Promise((r) => setTimeout(r, 10));
+    await stopped;
+    const afterStop = await readRegistry(database.db, projection.name);
+    const built = Math.max(...afterStop.map((r) => r.version));
+    expect(afterStop.find((r) => r.status === 'live')?.version).toBe(built);
+    // A next projector must find nothing left to do: the switch is done, no second full rebuild.
+    const next = startRebuildWorker({ connection: redisConnection(requireRedisUrl()), prefix, logger, deps: deps() });
+    try {
+      const [r] = await job.waitUntilFinished(events);
+      expect(r).toMatchObject({ projection: projection.name, version: built, switched: true });
+    } finally {
+      await next.stop();
+    }
+    expect((await readRegistry(database.db, projection.name)).map((r) => r.version)).toEqual([...new Set([...versionsBefore, built])].sort((a, b) => a - b));
   });
 });

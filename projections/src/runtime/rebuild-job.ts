@@ -10,6 +10,8 @@ export interface RebuildJobData {
   userId?: string;
   batchSize?: number;
   switch?: boolean;
+  /** Set by the worker: the projections of an `all` job already rebuilt (a stopped job resumes after them). */
+  finished?: RebuildResult[];
 }
 
 /** What `job.updateProgress` reports. */
@@ -100,8 +102,11 @@ export function startRebuildWorker(options: RebuildWorkerOptions): RebuildWorker
       log.info({ job: job.id, target, userId }, 'rebuild started');
       try {
         const names = target === 'all' ? options.deps.projections.map((p) => p.name) : [target];
-        const results: RebuildResult[] = [];
+        // Projections of an `all` job finished before a stop: the job resumes after them, so a stop
+        // never rebuilds (and switches) a finished projection a second time.
+        const results: RebuildResult[] = [...(job.data.finished ?? [])];
         for (const name of names) {
+          if (results.some((r) => r.projection === name)) continue;
           // One projection at a time, so a wait for the lock never repeats a rebuild already done.
           for (let waited = 0; ; waited += LOCK_RETRY_MS) {
             try {
@@ -111,12 +116,14 @@ export function startRebuildWorker(options: RebuildWorkerOptions): RebuildWorker
                   ...(batchSize ? { batchSize } : {}),
                   switch: job.data.switch !== false,
                   onProgress: (p) => {
-                    // Called after each committed batch: the place to stop without losing work.
-                    if (stopping) throw new RebuildStoppingError();
+                    // Called after each committed batch: the place to stop without losing work. Not at
+                    // 'done': the switch has committed, and requeueing would run a second full rebuild.
+                    if (stopping && p.phase !== 'done') throw new RebuildStoppingError();
                     job.updateProgress(toJobProgress(p)).catch((err) => log.warn({ err }, 'could not report rebuild progress'));
                   },
                 })),
               );
+              if (names.length > 1) await job.updateData({ ...job.data, finished: results });
               break;
             } catch (error) {
               // The lock may be held for a moment by a projector creating a new read model; a long
