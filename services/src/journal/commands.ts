@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { ActorRole, EventMetadata } from '@oj/contracts/events';
 import { journalEventSchemas, journalEventVersions, lineageStreamId, type CloseAction, type JournalEvent } from '@oj/contracts/journal-events';
 import { newYorkDate } from '@oj/contracts/business-date';
@@ -70,18 +70,8 @@ export async function runJournalCommand(ctx: JournalContext, caller: CommandCall
   const userId = caller.principal.userId;
   const key = caller.idempotencyKey;
   if (key !== null) {
-    const stored = await ctx.db
-      .selectFrom('journal_command_answers')
-      .select(['command', 'request_hash', 'answer'])
-      .where('user_id', '=', userId)
-      .where('idempotency_key', '=', key)
-      .executeTakeFirst();
-    if (stored) {
-      // The key names one request: another command, or the same one with other contents, is refused.
-      const same = stored.command === requestName(request) && (stored.request_hash === null || stored.request_hash === requestHash(request));
-      if (!same) throw new AppError('conflict', m.idempotencyReuse);
-      return (typeof stored.answer === 'string' ? JSON.parse(stored.answer) : stored.answer) as JournalAnswer;
-    }
+    const stored = await claimKey(ctx, userId, key, request);
+    if (stored) return stored;
   }
   const now = ctx.clock.now();
   // Ids come from the key when there is one, so a retry decides the very same trades and events.
@@ -186,6 +176,45 @@ export async function runJournalCommand(ctx: JournalContext, caller: CommandCall
 const lineageStates = new BoundedMap<string, Lineage>(20_000);
 const rememberState = (streamId: string, state: Lineage) => lineageStates.set(streamId, state);
 
+/**
+ * Binds the key to this request before anything is decided, so two requests sent at once under one key
+ * with different contents cannot both pass the check: their event ids come from the key alone, and the
+ * loser's append would otherwise be taken for a retry of the winner's and answered with events that were
+ * never stored. The claim is a row without an answer, inserted under the key's primary key: of two
+ * concurrent inserts one waits for the other and then finds its row. Answers the stored answer of a
+ * finished request; null when the caller goes on (it holds the claim, or the claim is the same request's:
+ * a concurrent duplicate or a retry after a failure or a crash, which the key's ids make safe). A request
+ * that fails keeps its claim: the key stays bound to that request, whose retry runs again.
+ */
+async function claimKey(ctx: JournalContext, userId: string, key: string, request: JournalRequest): Promise<JournalAnswer | null> {
+  const command = requestName(request);
+  const hash = requestHash(request);
+  const claimed = await ctx.db
+    .insertInto('journal_command_answers')
+    .values({ user_id: userId, idempotency_key: key, command, request_hash: hash, answer: null, created_at: ctx.clock.now() })
+    .onConflict((oc) => oc.columns(['user_id', 'idempotency_key']).doNothing())
+    .returning('user_id')
+    .executeTakeFirst();
+  if (claimed) return null;
+  const stored = await ctx.db
+    .selectFrom('journal_command_answers')
+    .select(['command', 'request_hash', 'answer'])
+    .where('user_id', '=', userId)
+    .where('idempotency_key', '=', key)
+    .executeTakeFirstOrThrow();
+  // The key names one request: another command, or the same one with other contents, is refused. Rows
+  // stored before the digest existed have none and are compared by command only.
+  const same = stored.command === command && (stored.request_hash === null || stored.request_hash === hash);
+  if (!same) throw new AppError('conflict', m.idempotencyReuse);
+  if (stored.answer === null) return null;
+  return (typeof stored.answer === 'string' ? JSON.parse(stored.answer) : stored.answer) as JournalAnswer;
+}
+
+/**
+ * Stores the first answer on the key's claim. Only a claim without an answer takes it: concurrent
+ * duplicates of one request answer alike, and the first stored stays. The insert covers a claim removed
+ * by hand (an operator clearing old answers).
+ */
 async function remember(ctx: JournalContext, caller: CommandCaller, request: JournalRequest, answer: JournalAnswer): Promise<JournalAnswer> {
   if (caller.idempotencyKey === null) return answer;
   await ctx.db
@@ -198,7 +227,13 @@ async function remember(ctx: JournalContext, caller: CommandCaller, request: Jou
       answer: JSON.stringify(answer),
       created_at: ctx.clock.now(),
     })
-    .onConflict((oc) => oc.columns(['user_id', 'idempotency_key']).doNothing())
+    .onConflict((oc) =>
+      oc
+        .columns(['user_id', 'idempotency_key'])
+        .doUpdateSet({ answer: sql`excluded.answer` })
+        .where('journal_command_answers.answer', 'is', null)
+        .where('journal_command_answers.request_hash', '=', requestHash(request)),
+    )
     .execute();
   return answer;
 }

@@ -52,4 +52,17 @@ export const migrations: MigrationSet = {
       await db.schema.alterTable('journal_command_answers').dropColumn('request_hash').execute();
     },
   },
+  /**
+   * A key is claimed before its command is decided (a row without an answer yet), so two concurrent
+   * requests under one key with different contents cannot both pass the digest check (issue 16, defect 9).
+   */
+  '202611241420_journal_command_answers_claim': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('journal_command_answers').alterColumn('answer', (c) => c.dropNotNull()).execute();
+    },
+    async down(db: Kysely<any>) {
+      await db.deleteFrom('journal_command_answers').where('answer', 'is', null).execute();
+      await db.schema.alterTable('journal_command_answers').alterColumn('answer', (c) => c.setNotNull()).execute();
+    },
+  },
 };
