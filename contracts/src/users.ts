@@ -287,3 +287,218 @@ export const adminUser = z.object({
   role_uid: roleName,
 });
 export type AdminUser = z.infer<typeof adminUser>;
+
+// ---------------------------------------------------------------------------------------------------
+// Profile form (part 2 §5). Its messages differ from sign-up's (no full stop, no two-word rule), so
+// they are their own set. The server answers with the first problem of a field; the form shows it live.
+
+export const profileNameMessages = {
+  required: 'Name is required',
+  min: 'Name must be at least 3 characters',
+  max: 'Name cannot exceed 20 characters',
+  charset: 'Name can only contain letters, spaces, hyphens, and apostrophes',
+  repeated: 'Name cannot contain repeated spaces, hyphens, or apostrophes',
+  edgeSpace: 'Name cannot start or end with a space',
+  numbersOrEmojis: 'Name cannot contain numbers or emojis',
+} as const;
+
+export const USERNAME_MIN = 2;
+export const USERNAME_MAX = 15;
+/** Never given to anybody: they read as staff or as a programming value. */
+export const RESERVED_USERNAMES: readonly string[] = ['admin', 'support', 'null', 'undefined', 'root'];
+
+export const usernameMessages = {
+  min: 'Username must be at least 2 characters',
+  max: 'Username cannot exceed 15 characters',
+  charset: 'Username can only contain letters, numbers, underscores, or periods',
+  consecutive: 'Username cannot contain consecutive special characters',
+  edge: 'Username cannot start or end with a special character',
+  lowercase: 'Username must be lowercase',
+  reserved: 'This username is reserved',
+  taken: 'This username is already taken. Please choose another one.',
+} as const;
+
+export const WEBSITE_MIN = 4;
+export const WEBSITE_MAX = 20;
+export const websiteMessages = {
+  min: 'Website must be at least 4 characters',
+  max: 'Website cannot exceed 20 characters',
+  // Not a spec rule: spaces and control characters cannot be part of an address (and NUL cannot be stored).
+  charset: 'Website cannot contain spaces or control characters',
+} as const;
+
+export const profileMessages = {
+  nothingToUpdate: 'Nothing to update.',
+  updated: 'Profile updated successfully!',
+  failed: 'Failed to update profile.',
+} as const;
+
+/** Every unmet profile-name rule, most specific first. */
+export function profileNameProblems(raw: string): string[] {
+  if (raw.trim() === '') return [profileNameMessages.required];
+  const out: string[] = [];
+  const numbersOrEmojis = /[\p{N}\p{Extended_Pictographic}]/u.test(raw);
+  if (numbersOrEmojis) out.push(profileNameMessages.numbersOrEmojis);
+  if (raw !== raw.trim()) out.push(profileNameMessages.edgeSpace);
+  if (!/^[\p{L}\p{M} '-]*$/u.test(raw) && !numbersOrEmojis) out.push(profileNameMessages.charset);
+  if (/[ '-]{2,}/.test(raw)) out.push(profileNameMessages.repeated);
+  if (raw.trim().length < NAME_MIN) out.push(profileNameMessages.min);
+  if (raw.length > NAME_MAX) out.push(profileNameMessages.max);
+  return out;
+}
+
+/** Every unmet username rule ('' is no username: allowed). */
+export function usernameProblems(raw: string): string[] {
+  if (raw === '') return [];
+  const out: string[] = [];
+  if (raw.length < USERNAME_MIN) out.push(usernameMessages.min);
+  if (raw.length > USERNAME_MAX) out.push(usernameMessages.max);
+  if (!/^[A-Za-z0-9_.]*$/.test(raw)) out.push(usernameMessages.charset);
+  if (/[_.]{2}/.test(raw)) out.push(usernameMessages.consecutive);
+  if (/^[_.]|[_.]$/.test(raw)) out.push(usernameMessages.edge);
+  if (/[A-Z]/.test(raw)) out.push(usernameMessages.lowercase);
+  if (RESERVED_USERNAMES.includes(raw.toLowerCase())) out.push(usernameMessages.reserved);
+  return out;
+}
+
+/** Every unmet website rule ('' is no website: allowed). */
+export function websiteProblems(raw: string): string[] {
+  if (raw === '') return [];
+  const out: string[] = [];
+  if (/[\s\p{Cc}]/u.test(raw)) out.push(websiteMessages.charset);
+  if (raw.length < WEBSITE_MIN) out.push(websiteMessages.min);
+  if (raw.length > WEBSITE_MAX) out.push(websiteMessages.max);
+  return out;
+}
+
+const firstProblem = (problems: (v: string) => string[]) => (v: string, ctx: z.core.$RefinementCtx<string>) => {
+  const [first] = problems(v);
+  if (first) ctx.addIssue({ code: 'custom', message: first });
+};
+
+export const profileName = z.string({ error: profileNameMessages.required }).superRefine(firstProblem(profileNameProblems));
+/** '' or null clears the username. */
+export const profileUsername = z
+  .string({ error: usernameMessages.charset })
+  .nullable()
+  .transform((v) => v ?? '')
+  .superRefine(firstProblem(usernameProblems));
+/** '' or null clears the website. Surrounding spaces are not part of an address. */
+export const profileWebsite = z
+  .string({ error: websiteMessages.charset })
+  .nullable()
+  .transform((v) => (v ?? '').trim())
+  .superRefine(firstProblem(websiteProblems));
+
+/** PATCH /users/update-profile: only the changed fields among name, username and website. */
+export const updateProfileRequest = z
+  .object({ name: profileName.optional(), username: profileUsername.optional(), website: profileWebsite.optional() })
+  .refine((b) => b.name !== undefined || b.username !== undefined || b.website !== undefined, { message: profileMessages.nothingToUpdate });
+export type UpdateProfileRequest = z.input<typeof updateProfileRequest>;
+
+export const profileFields = ['name', 'username', 'website'] as const;
+export type ProfileField = (typeof profileFields)[number];
+
+// ---------------------------------------------------------------------------------------------------
+// Profile images (part 2 §7, §8)
+
+/** Longest side of avatar and cover after the browser's resize (part 2 §9), JPEG quality 0.7. */
+export const PROFILE_IMAGE_MAX_SIDE = 600;
+export const PROFILE_IMAGE_QUALITY = 0.7;
+export const PROFILE_IMAGE_TIMEOUT_MS = 30_000;
+/** A picture file larger than this is refused before the browser even decodes it. */
+export const MAX_SOURCE_IMAGE_BYTES = 20 * 1024 * 1024;
+/** What the server accepts after that resize (a 600 px JPEG is far smaller; this is a bound, not a target). */
+export const MAX_PROFILE_IMAGE_BYTES = 2 * 1024 * 1024;
+export const imageFor = z.enum(['avatar', 'cover'], { error: 'image_for must be avatar or cover.' });
+export type ImageFor = z.infer<typeof imageFor>;
+
+export const userImageMessages = {
+  missing: 'An image is required.',
+  sourceTooLarge: 'The file is too large (at most 20 MB).',
+  tooLarge: 'The image is too large (at most 2 MB).',
+  notAnImage: 'The file is not an image.',
+  timeout: 'The upload took longer than 30 seconds.',
+} as const;
+
+/** "Failed to upload {avatar or cover} image: {reason}" (part 2 §8). */
+export const imageUploadFailed = (kind: ImageFor, reason: string): string => `Failed to upload ${kind} image: ${reason}`;
+
+/** POST /users/user-image: a base64 JPEG (a `data:` URL prefix is accepted). */
+export const userImageRequest = z.object({
+  image: z.string({ error: userImageMessages.missing }).min(1, userImageMessages.missing),
+  image_for: imageFor,
+});
+export type UserImageRequest = z.infer<typeof userImageRequest>;
+/** Both names are answered: the spec's console reads `image_url` or `url`. */
+export const userImageResponse = z.object({ image_for: imageFor, image_url: z.string(), url: z.string() });
+export type UserImageResponse = z.infer<typeof userImageResponse>;
+
+// ---------------------------------------------------------------------------------------------------
+// Contact (part 2 §5, §8)
+
+export const CONTACT_SUBJECT_MAX = 200;
+export const CONTACT_MESSAGE_MAX = 5000;
+export const contactMessages = {
+  required: 'Both Subject and Message fields are required.',
+  subjectTooLong: 'Subject cannot exceed 200 characters.',
+  messageTooLong: 'Message cannot exceed 5000 characters.',
+  charset: 'Subject and Message cannot contain control characters.',
+  success: 'Form submitted successfully!',
+  failed: 'Unable to send message',
+} as const;
+
+// Tabs and line breaks are text; other control characters (NUL cannot even be stored) are not.
+const noControl = (v: string) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(v);
+
+export const contactUsRequest = z.object({
+  subject: z
+    .string({ error: contactMessages.required })
+    .trim()
+    .min(1, contactMessages.required)
+    .max(CONTACT_SUBJECT_MAX, contactMessages.subjectTooLong)
+    .refine(noControl, contactMessages.charset),
+  message: z
+    .string({ error: contactMessages.required })
+    .trim()
+    .min(1, contactMessages.required)
+    .max(CONTACT_MESSAGE_MAX, contactMessages.messageTooLong)
+    .refine(noControl, contactMessages.charset),
+});
+export type ContactUsRequest = z.input<typeof contactUsRequest>;
+
+/** A stored contact message as support reads it (Admin > Messages). */
+export const contactMessage = z.object({
+  id: z.string(),
+  user_uid: z.string(),
+  user_email: z.string(),
+  user_name: z.string(),
+  subject: z.string(),
+  message: z.string(),
+  created_at: z.string(),
+  /** Whether the copy to SUPPORT_EMAIL was queued (false when no support address is configured). */
+  mailed: z.boolean(),
+});
+export type ContactMessage = z.infer<typeof contactMessage>;
+export const contactMessageSummary = contactMessage.omit({ message: true }).extend({ preview: z.string() });
+export type ContactMessageSummary = z.infer<typeof contactMessageSummary>;
+export const contactMessageParams = z.object({ id: z.uuid({ error: 'Message not found.' }) });
+
+/** A profile change as support reads it: who changed which field when, and the value before and after. */
+export const profileChange = z.object({
+  field: z.enum(profileFields).or(z.enum(['avatar', 'cover'])),
+  old_value: z.string().nullable(),
+  new_value: z.string().nullable(),
+  changed_by: z.string(),
+  changed_at: z.string(),
+});
+export type ProfileChange = z.infer<typeof profileChange>;
+
+// ---------------------------------------------------------------------------------------------------
+// Console configuration the browser needs before it draws trade rows (public, no secrets).
+
+export const consoleConfig = z.object({
+  /** URL template of ticker logos with `{ticker}` (e.g. https://logos.example/{ticker}.png); null: initials only. */
+  ticker_logo_url: z.string().nullable(),
+});
+export type ConsoleConfig = z.infer<typeof consoleConfig>;

@@ -67,6 +67,22 @@ const configSchema = z.object({
       return v.split(',').map((x) => x.trim()).filter(Boolean);
     }),
   RATE_LIMIT_AUTH_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+  /** Where contact-form messages are mailed (through the outbox); unset: they are only stored (Admin > Messages). */
+  SUPPORT_EMAIL: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .refine((v) => v === undefined || /^[^\s@]+@[^\s@]+\.[^\s@]{2,}$/.test(v), { message: 'must be an e-mail address' }),
+  /** Contact-form messages one user may send per hour. */
+  RATE_LIMIT_CONTACT_PER_HOUR: z.coerce.number().int().min(1).default(5),
+  /** Ticker logo URL template with {ticker} (https); unset: coloured initials only, no third-party request. */
+  TICKER_LOGO_URL: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .refine((v) => v === undefined || (/^https:\/\/[^\s"'<>]+$/.test(v) && v.includes('{ticker}')), { message: 'must be an https:// URL containing {ticker}' }),
 }).superRefine((c, ctx) => {
   const outside = c.PROJECTOR_WORK_LANES?.filter((lane) => lane >= c.PROJECTOR_LANES);
   if (outside?.length) {

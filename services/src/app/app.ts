@@ -22,6 +22,7 @@ import { journalRoutes } from '../journal/routes.ts';
 import { tradeViewRoutes } from '../trade-views/routes.ts';
 import { auditRoutes } from '../audit/routes.ts';
 import { operationsRoutes } from '../operations/routes.ts';
+import { profileRoutes } from '../profile/routes.ts';
 
 export { API_PREFIX } from './api-prefix.ts';
 import { API_PREFIX } from './api-prefix.ts';
@@ -99,6 +100,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
       await api.register(tradeViewRoutes);
       await api.register(auditRoutes);
       await api.register(operationsRoutes);
+      await api.register(profileRoutes);
     },
     { prefix: API_PREFIX },
   );
