@@ -36,7 +36,8 @@ export const tradeFilters = z.object({
 
 const withRangeRule = <T extends z.ZodType<{ sd?: string | undefined; ed?: string | undefined }>>(schema: T) =>
   schema.superRefine((q, ctx) => {
-    if (q.sd && q.ed) {
+    // zod runs an object's refinement even when a field already failed: only compare two real dates.
+    if (q.sd && q.ed && parseIsoDate(q.sd) !== null && parseIsoDate(q.ed) !== null) {
       if (q.ed < q.sd) ctx.addIssue({ code: 'custom', message: DATE_FILTER_MESSAGES.endBeforeStart, path: ['ed'] });
       else {
         const [y, m, d] = q.sd.split('-').map(Number) as [number, number, number];
