@@ -161,9 +161,7 @@ export const pulseParams = z.object({
     .pipe(z.string().regex(/^[A-Z0-9]{1,5}$/, { error: PULSE_INVALID })),
 });
 export const pulseQuery = z.object({ timeframe: pulseTimeframe });
-export const pulseResponse = z.object({
-  ticker: z.string(),
-  timeframe: z.number().int(),
+const pulseFigures = z.object({
   from: isoDate,
   to: isoDate,
   /** Headline: premium collected in the timeframe (opened and closed premiums, signed). */
@@ -188,8 +186,18 @@ export const pulseResponse = z.object({
   }),
   income_by_strategy: z.array(z.object({ su: z.string(), name: z.string(), npc: z.number(), count: z.number().int() })),
   disposition: z.array(z.object({ disposition: z.string(), count: z.number().int() })),
+});
+export type PulseFigures = z.infer<typeof pulseFigures>;
+export const pulseResponse = pulseFigures.extend({
+  ticker: z.string(),
+  timeframe: z.number().int(),
   open_trades: z.array(tradeListItem),
   closed_trades: z.array(tradeListItem),
+  /**
+   * The figures of every timeframe whose window lies inside this one (itself included), so the
+   * console re-filters without a fetch (part 2 §4); it filters the trade lists by open / close date.
+   */
+  covered: z.array(pulseFigures.extend({ timeframe: z.number().int() })),
 });
 export type PulseResponse = z.infer<typeof pulseResponse>;
 

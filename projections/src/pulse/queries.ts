@@ -35,20 +35,15 @@ export function pulseWindow(timeframe: number, today: string): { from: string; t
 }
 
 const TOP_STRATEGIES = 5;
+const PULSE_TIMEFRAMES = [1, 2, 3, 4, 5] as const;
 
-/**
- * What the Pulse page shows for one ticker and timeframe. Computed from the ticker's trade rows with
- * the same daily record function the dashboard's records come from, so both agree to the cent.
- */
-export async function pulse(db: Kysely<any>, tables: TradeReadTables, userId: string, ticker: string, timeframe: number, today: string): Promise<PulseResponse> {
-  const { from, to } = pulseWindow(timeframe, today);
-  const { rows } = await sql<TradeRow>`
-    select * from ${sql.table(tables.trades)} where user_id = ${userId} and ticker = ${ticker}
-      and ((tod >= ${from} and tod <= ${to}) or (tcd >= ${from} and tcd <= ${to}))
-    order by sort_date desc, uid desc`.execute(db);
+type PulseFigures = Omit<PulseResponse, 'ticker' | 'timeframe' | 'open_trades' | 'closed_trades' | 'covered'>;
+
+/** The figures of one window from the ticker's rows (every row opened or closed in a wider window). */
+function figuresOf(rows: readonly TradeRow[], userId: string, from: string, to: string): PulseFigures {
   const keys: string[] = [];
   for (let d = from, i = 0; i <= daysBetween(from, to); i++, d = addDays(d, 1)) keys.push(dayKey(userId, d));
-  const records = [...computeDailyRecords(keys, rows as DayTrade[]).values()];
+  const records = [...computeDailyRecords(keys, rows as unknown as DayTrade[]).values()];
   const sum = (f: (r: (typeof records)[number]) => number) => records.reduce((s, r) => s + f(r), 0);
   const t = {
     np: sum((r) => r.np),
@@ -82,10 +77,7 @@ export async function pulse(db: Kysely<any>, tables: TradeReadTables, userId: st
   const top = strategies.slice(0, TOP_STRATEGIES);
   const rest = strategies.slice(TOP_STRATEGIES);
   if (rest.length) top.push({ su: 'other', name: 'Other', npc: round2(rest.reduce((s, e) => s + e.npc, 0)), count: rest.reduce((s, e) => s + e.count, 0) });
-  const inWindow = (d: string | null) => d !== null && d >= from && d <= to;
   return {
-    ticker,
-    timeframe,
     from,
     to,
     premium: round2(t.np),
@@ -109,7 +101,40 @@ export async function pulse(db: Kysely<any>, tables: TradeReadTables, userId: st
     },
     income_by_strategy: top,
     disposition: [...dispositions].sort(([a], [b]) => a.localeCompare(b)).map(([disposition, count]) => ({ disposition, count })),
+  };
+}
+
+/**
+ * What the Pulse page shows for one ticker and timeframe. Computed from the ticker's trade rows with
+ * the same daily record function the dashboard's records come from, so both agree to the cent.
+ *
+ * `covered` carries the figures of every timeframe whose window lies inside the requested one (part 2
+ * §4: choosing such a timeframe only re-filters what is loaded). They are computed here, from the same
+ * rows and formulas, so the console never re-implements the aggregates; it only filters the trade
+ * lists by date. Windows compare by dates, not by code: early in January YTD is narrower than 90 days.
+ */
+export async function pulse(db: Kysely<any>, tables: TradeReadTables, userId: string, ticker: string, timeframe: number, today: string): Promise<PulseResponse> {
+  const { from, to } = pulseWindow(timeframe, today);
+  const { rows } = await sql<TradeRow>`
+    select * from ${sql.table(tables.trades)} where user_id = ${userId} and ticker = ${ticker}
+      and ((tod >= ${from} and tod <= ${to}) or (tcd >= ${from} and tcd <= ${to}))
+    order by sort_date desc, uid desc`.execute(db);
+  const covered: PulseResponse['covered'] = [];
+  let own: PulseFigures | null = null;
+  for (const tf of PULSE_TIMEFRAMES) {
+    const w = pulseWindow(tf, today);
+    if (w.from < from) continue;
+    const f = figuresOf(rows, userId, w.from, w.to);
+    if (tf === timeframe) own = f;
+    covered.push({ timeframe: tf, ...f });
+  }
+  const inWindow = (d: string | null) => d !== null && d >= from && d <= to;
+  return {
+    ticker,
+    timeframe,
+    ...own!,
     open_trades: rows.filter((r) => r.status === 1 && inWindow(r.tod)).map((r) => rowToListItem(r, today)),
     closed_trades: rows.filter((r) => r.status !== 1 && inWindow(r.tcd)).map((r) => rowToListItem(r, today)),
+    covered,
   };
 }

@@ -92,3 +92,26 @@ describe('pulse ticker rule (part 2 §5: 1 to 5 letters or digits, like the form
     expect(r.json().ticker).toBe(ticker.toUpperCase());
   });
 });
+
+describe('pulse re-filter data (part 2 §4)', () => {
+  it('carries the figures of every timeframe inside the requested window, equal to fetching each', async () => {
+    // On Monday 2 February 2026: DAY and WEEK start today, MONTH on 4 January, YTD on 1 January and
+    // QUARTER on 5 November: YTD covers DAY, WEEK and MONTH but not QUARTER; QUARTER covers all five.
+    const ytd = (await get('/trades/tt/AAPL?timeframe=5')).json();
+    expect(ytd.covered.map((c: { timeframe: number }) => c.timeframe)).toEqual([1, 2, 3, 5]);
+    const quarter = (await get('/trades/tt/AAPL?timeframe=4')).json();
+    expect(quarter.covered.map((c: { timeframe: number }) => c.timeframe)).toEqual([1, 2, 3, 4, 5]);
+    const day = (await get('/trades/tt/AAPL?timeframe=1')).json();
+    // On a Monday the week is the day: equal windows cover each other.
+    expect(day.covered.map((c: { timeframe: number }) => c.timeframe)).toEqual([1, 2]);
+    for (const tf of [1, 2, 3, 5]) {
+      const direct = (await get(`/trades/tt/AAPL?timeframe=${tf}`)).json();
+      const { ticker: _t, open_trades: _o, closed_trades: _c, covered: _v, ...figures } = direct;
+      expect(ytd.covered.find((c: { timeframe: number }) => c.timeframe === tf)).toEqual(figures);
+      expect(quarter.covered.find((c: { timeframe: number }) => c.timeframe === tf)).toEqual(figures);
+    }
+    // The YTD headline, by hand (docs/formulas.md): A 600 + A3 300 + A4 250 + F 400 opened, A closed
+    // for -50, A2 -100, A3 -40: 1,360; the month (from 4 January) loses nothing of it.
+    expect(ytd.covered.find((c: { timeframe: number }) => c.timeframe === 3).premium).toBe(1360);
+  });
+});

@@ -194,10 +194,12 @@ describe('histories and trades by date', () => {
 describe('premium data and pulse', () => {
   it('premium data: daily records with the running total, and yearly income', async () => {
     const body = (await get('/metrics/premium-data')).json();
-    expect(body.daily_income.map((d: { id: string }) => d.id)).toEqual([
+    // Every weekday of the window is answered (the running total needs them); these are the days with trades.
+    const active = body.daily_income.filter((d: { otc: number; ctc: number }) => d.otc + d.ctc > 0);
+    expect(active.map((d: { id: string }) => d.id)).toEqual([
       '2026-01-05', '2026-01-06', '2026-01-07', '2026-01-08', '2026-01-09', '2026-01-12', '2026-01-14', '2026-01-16', '2026-01-20', '2026-01-30',
     ]);
-    expect(body.daily_income[3]).toMatchObject({ income_date: '2026-01-08', np: 130, nf: 3, ctc: 2, iw: 2, net_premium_so_far: 600 + 150 + 450 + 130 });
+    expect(active[3]).toMatchObject({ income_date: '2026-01-08', np: 130, nf: 3, ctc: 2, iw: 2, net_premium_so_far: 600 + 150 + 450 + 130 });
     expect(body.daily_income.at(-1).net_premium_so_far).toBe(2260);
     expect(body.yearly_income).toEqual([{ year: 2026, income: 2260, realized: 1740, fees: 21, change: null }]);
   });
@@ -287,15 +289,15 @@ describe('premium data and pulse', () => {
     expect(uids(body.open_trades)).toEqual(['F']);
     expect(uids(body.closed_trades)).toEqual(['A4', 'A3', 'A2', 'A']);
     // MONTH (last 30 days: from 4 January) and QUARTER (90 days: from 5 November) hold the same AAPL trades.
-    const { from: _f, timeframe: _t, ...figures } = body;
-    expect((await get('/trades/tt/AAPL?timeframe=3')).json()).toEqual({ ...figures, timeframe: 3, from: '2026-01-04' });
-    expect((await get('/trades/tt/AAPL?timeframe=4')).json()).toEqual({ ...figures, timeframe: 4, from: '2025-11-05' });
+    const { from: _f, timeframe: _t, covered: _c, ...figures } = body;
+    expect((await get('/trades/tt/AAPL?timeframe=3')).json()).toEqual({ ...figures, timeframe: 3, from: '2026-01-04', covered: expect.any(Array) });
+    expect((await get('/trades/tt/AAPL?timeframe=4')).json()).toEqual({ ...figures, timeframe: 4, from: '2025-11-05', covered: expect.any(Array) });
     // DAY: nothing today.
     expect((await get('/trades/tt/AAPL?timeframe=1')).json()).toEqual({
       ticker: 'AAPL', timeframe: 1, from: '2026-02-02', to: '2026-02-02', premium: 0,
       gauges: { win_rate: null, ror: null, arr: null, capture_rate: null, delta: null, avg_days_to_expiry: null, avg_days_held: null },
       quadrant: { net_premium: 0, net_profit_loss: 0, fees: 0, capital_gain: 0, opened: 0, closed: 0, wins: 0 },
-      income_by_strategy: [], disposition: [], open_trades: [], closed_trades: [],
+      income_by_strategy: [], disposition: [], open_trades: [], closed_trades: [], covered: [expect.objectContaining({ timeframe: 1 }), expect.objectContaining({ timeframe: 2 })],
     });
     // MSFT: C covered call, called away with a 2,000 capital gain; SPY: the split legs, one open trade none.
     expect((await get('/trades/tt/MSFT?timeframe=5')).json()).toMatchObject({
@@ -334,7 +336,7 @@ describe('scoping', () => {
     const day = (await get('/trades/trade-by-date/2026-01-08', otherAuth)).json();
     expect(uids(day.open_trades)).toEqual(['X']);
     expect(day.summary).toMatchObject({ trades: 1, premium: 999 });
-    expect((await get('/metrics/premium-data', otherAuth)).json().daily_income).toHaveLength(1);
+    expect((await get('/metrics/premium-data', otherAuth)).json().daily_income.filter((d: { otc: number }) => d.otc > 0)).toHaveLength(1);
     expect((await get('/trades/tt/AAPL?timeframe=5', otherAuth)).json()).toMatchObject({ premium: 999, closed_trades: [] });
   });
 
