@@ -46,3 +46,32 @@ export function effectiveSubscriptionStatus(status: number, periodEnd: Date | nu
 
 /** Trial and active (within their period) grant access; the spec's login state reads 1 or 2 as active. */
 export const isActiveStatus = (effective: number): boolean => effective === subscriptionStatusCodes.trial || effective === subscriptionStatusCodes.active;
+
+/**
+ * `stripe`: the lifecycle above applies (trial, paid, grace, expiry). `self-hosted`: no STRIPE_SECRET_KEY
+ * is configured, nobody can pay, so every user has Premium without end and nobody is ever locked out.
+ */
+export const billingMode = z.enum(['stripe', 'self-hosted']);
+export type BillingMode = z.infer<typeof billingMode>;
+
+/** The card on file, as the provider describes it (never the number). */
+export const cardSummary = z.object({
+  brand: z.string(),
+  last4: z.string(),
+  exp_month: z.number().int().min(1).max(12),
+  exp_year: z.number().int(),
+});
+export type CardSummary = z.infer<typeof cardSummary>;
+
+/** GET /subscription/current with what the Subscription page needs beside the spec's fields. */
+export const subscriptionDetails = currentSubscription.extend({
+  mode: billingMode,
+  card: cardSummary.nullable(),
+  /** The provider's publishable key and the plan's price id (the page sends it back), null in self-hosted mode. */
+  publishable_key: z.string().nullable(),
+  price_id: z.string().nullable(),
+});
+export type SubscriptionDetails = z.infer<typeof subscriptionDetails>;
+
+/** Self-hosted mode's answer: an active subscription without an end. */
+export const selfHostedSubscription: CurrentSubscription = { status: subscriptionStatusCodes.active, cpe: null, cps: null, cape: false, pm: false, payment_status: null };

@@ -16,7 +16,7 @@ function failure(env: Record<string, string>): string {
 describe('configuration', () => {
   it('selects the embedded default for every unset service URL', () => {
     const config = loadConfig(base);
-    expect(config.mode).toEqual({ database: 'pglite', eventStore: 'postgres', projector: 'in-process', mail: 'files' });
+    expect(config.mode).toEqual({ database: 'pglite', eventStore: 'postgres', projector: 'in-process', mail: 'files', billing: 'self-hosted' });
     expect(config.PORT).toBe(3000);
     expect(config.PUBLIC_URL).toBe('http://localhost:3000');
     expect(config.WEB_ORIGIN).toBe('http://localhost:3000');

@@ -34,6 +34,11 @@ const configSchema = z.object({
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).default(900),
   REFRESH_TOKEN_TTL_DAYS: z.coerce.number().int().min(1).default(30),
   PROJECTOR_LANES: z.coerce.number().int().min(1).max(64).default(4),
+  /**
+   * `npm run gateway` only: HTTP processes behind the one port (Node's cluster module). More than one
+   * needs REDIS_URL, where the processes share their rate-limit counters.
+   */
+  GATEWAY_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
   /** BullMQ key prefix of the projector's lanes and rebuild jobs: projectors and the projections CLI of one deployment share it. */
   BULLMQ_PREFIX: z
     .string()
@@ -57,6 +62,10 @@ const configSchema = z.object({
   STRIPE_PUBLISHABLE_KEY: z.string().optional(),
   STRIPE_PRICE_ID: z.string().optional(),
   STRIPE_WEBHOOK_SECRET: z.string().optional(),
+  /** Where the Stripe SDK sends its requests (a local Stripe test server in tests); unset: api.stripe.com. */
+  STRIPE_API_URL: optionalUrl(['http', 'https']),
+  /** How often the billing scheduler looks for ended grace periods and periods, and sends reminders. */
+  BILLING_SCHEDULER_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(900),
   /** Which proxies may set X-Forwarded-For: unset/false (none), true (any: only behind a proxy that overwrites it), or comma-separated addresses/CIDRs. */
   TRUST_PROXY: z
     .string()
@@ -84,6 +93,9 @@ const configSchema = z.object({
     .transform((v) => (v === '' ? undefined : v))
     .refine((v) => v === undefined || (/^https:\/\/[^\s"'<>]+$/.test(v) && v.includes('{ticker}')), { message: 'must be an https:// URL containing {ticker}' }),
 }).superRefine((c, ctx) => {
+  if (c.GATEWAY_PROCESSES > 1 && !c.REDIS_URL) {
+    ctx.addIssue({ code: 'custom', path: ['GATEWAY_PROCESSES'], message: 'more than one gateway process needs REDIS_URL: the processes share their rate-limit counters there (each alone would allow the limit again)' });
+  }
   const outside = c.PROJECTOR_WORK_LANES?.filter((lane) => lane >= c.PROJECTOR_LANES);
   if (outside?.length) {
     ctx.addIssue({ code: 'custom', path: ['PROJECTOR_WORK_LANES'], message: `lane ${outside.join(', ')} does not exist: lanes are 0..${c.PROJECTOR_LANES - 1} (PROJECTOR_LANES=${c.PROJECTOR_LANES})` });
@@ -97,7 +109,7 @@ export interface Config extends RawConfig {
   WEB_ORIGIN: string;
   JWT_SECRET: string;
   /** Which store backs each piece, for logs and `/ready`. */
-  mode: { database: 'postgres' | 'pglite'; eventStore: 'postgres' | 'eventstoredb'; projector: 'bullmq' | 'in-process'; mail: 'smtp' | 'files' };
+  mode: { database: 'postgres' | 'pglite'; eventStore: 'postgres' | 'eventstoredb'; projector: 'bullmq' | 'in-process'; mail: 'smtp' | 'files'; billing: 'stripe' | 'self-hosted' };
 }
 
 export class ConfigError extends Error {}
@@ -122,6 +134,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       eventStore: raw.EVENTSTORE_URL ? 'eventstoredb' : 'postgres',
       projector: raw.REDIS_URL ? 'bullmq' : 'in-process',
       mail: raw.SMTP_URL ? 'smtp' : 'files',
+      // Without a Stripe key nobody can pay: a self-hosted journal gives every user Premium without end.
+      billing: raw.STRIPE_SECRET_KEY ? 'stripe' : 'self-hosted',
     },
   };
 }

@@ -37,7 +37,7 @@ export const authPlugin = fp(async (app) => {
     if (!claims) throw new AppError('unauthorized', authMessages.invalid);
     const user = await principals.find(claims.sub);
     if (!user) throw new AppError('unauthorized', authMessages.invalid);
-    request.principal = principalOfUser(user, now);
+    request.principal = principalOfUser(user, now, config.mode.billing);
     return request.principal;
   };
 

@@ -24,7 +24,7 @@ import { forgetPrincipal } from './principal-cache.ts';
 export interface IdentityContext {
   db: Kysely<any>;
   clock: Clock;
-  config: Pick<Config, 'JWT_SECRET' | 'ACCESS_TOKEN_TTL_SECONDS' | 'REFRESH_TOKEN_TTL_DAYS' | 'PUBLIC_URL'>;
+  config: Pick<Config, 'JWT_SECRET' | 'ACCESS_TOKEN_TTL_SECONDS' | 'REFRESH_TOKEN_TTL_DAYS' | 'PUBLIC_URL'> & Partial<Pick<Config, 'mode'>>;
 }
 
 const HOUR_MS = 3_600_000;
@@ -165,7 +165,7 @@ export async function accessTokenFor(ctx: IdentityContext, userUid: string): Pro
   const now = ctx.clock.now();
   const record = await findUserByUid(ctx.db, userUid);
   if (!record) throw new AppError('unauthorized', identityMessages.badRefreshToken);
-  const user = sessionUserOf(record, now);
+  const user = sessionUserOf(record, now, ctx.config.mode?.billing);
   return { user, accessToken: await signAccessToken(user, ctx.config.JWT_SECRET, now, ctx.config.ACCESS_TOKEN_TTL_SECONDS) };
 }
 

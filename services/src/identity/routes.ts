@@ -143,7 +143,7 @@ export const identityRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const user = await findUserByUid(ctx.db, principalOf(request).userId);
       if (!user) throw new AppError('unauthorized', 'Not authenticated.');
-      return currentUserOf(user, ctx.clock.now());
+      return currentUserOf(user, ctx.clock.now(), ctx.config.mode?.billing);
     },
   );
 

@@ -1,18 +1,32 @@
 import type { Kysely } from 'kysely';
-import { effectiveSubscriptionStatus, isActiveStatus, subscriptionStatusCodes, TRIAL_DAYS, type CurrentSubscription } from '@oj/contracts/subscriptions';
+import {
+  effectiveSubscriptionStatus,
+  isActiveStatus,
+  selfHostedSubscription,
+  subscriptionStatusCodes,
+  TRIAL_DAYS,
+  type BillingMode,
+  type CurrentSubscription,
+  type SubscriptionDetails,
+} from '@oj/contracts/subscriptions';
 import { staffRoles, type RoleName } from '@oj/contracts/users';
 import { AppError } from '../app/errors.ts';
 import type { Principal } from '../app/principal.ts';
 
 const DAY_MS = 86_400_000;
 
-interface SubscriptionRow {
+export interface SubscriptionRow {
   status: number;
   current_period_start: Date | null;
   current_period_end: Date | null;
   cancel_at_period_end: boolean;
   has_payment_method: boolean;
   payment_status: string | null;
+  // Projection columns of the subscription stream (billing); absent where only the fields above are read.
+  card_brand?: string | null;
+  card_last4?: string | null;
+  card_exp_month?: number | null;
+  card_exp_year?: number | null;
 }
 
 /** The 30-day free trial every new user starts with. Call inside the sign-up transaction. */
@@ -35,13 +49,17 @@ export async function startTrial(trx: Kysely<any>, userUid: string, now: Date): 
 export async function findSubscription(db: Kysely<any>, userUid: string): Promise<SubscriptionRow | undefined> {
   return (await db
     .selectFrom('subscriptions')
-    .select(['status', 'current_period_start', 'current_period_end', 'cancel_at_period_end', 'has_payment_method', 'payment_status'])
+    .select(['status', 'current_period_start', 'current_period_end', 'cancel_at_period_end', 'has_payment_method', 'payment_status', 'card_brand', 'card_last4', 'card_exp_month', 'card_exp_year'])
     .where('user_uid', '=', userUid)
     .executeTakeFirst()) as SubscriptionRow | undefined;
 }
 
-/** Effective status code and whether it grants access now; staff roles are always active. */
-export function subscriptionAccess(row: SubscriptionRow | undefined, role: RoleName, now: Date): { subsStatus: number; active: boolean } {
+/**
+ * Effective status code and whether it grants access now; staff roles are always active. In self-hosted
+ * mode (no Stripe key) nobody can pay, so every user is active without end whatever the row says.
+ */
+export function subscriptionAccess(row: SubscriptionRow | undefined, role: RoleName, now: Date, billing: BillingMode = 'stripe'): { subsStatus: number; active: boolean } {
+  if (billing === 'self-hosted') return { subsStatus: subscriptionStatusCodes.active, active: true };
   const subsStatus = row ? effectiveSubscriptionStatus(row.status, row.current_period_end, now) : subscriptionStatusCodes.unknown;
   return { subsStatus, active: staffRoles.includes(role) || isActiveStatus(subsStatus) };
 }
@@ -57,6 +75,19 @@ export function subscriptionView(row: SubscriptionRow | undefined): CurrentSubsc
     pm: row.has_payment_method,
     payment_status: row.payment_status === 'paid' || row.payment_status === 'open' ? row.payment_status : null,
   };
+}
+
+/** GET /subscription/current with the card, the mode and what the payment form needs. */
+export function subscriptionDetailsOf(
+  row: SubscriptionRow | undefined,
+  billing: { mode: BillingMode; publishableKey: string | null; priceId: string | null },
+): SubscriptionDetails {
+  if (billing.mode === 'self-hosted') return { ...selfHostedSubscription, mode: 'self-hosted', card: null, publishable_key: null, price_id: null };
+  const card =
+    row?.card_brand && row.card_last4 && row.card_exp_month && row.card_exp_year
+      ? { brand: row.card_brand, last4: row.card_last4, exp_month: row.card_exp_month, exp_year: row.card_exp_year }
+      : null;
+  return { ...subscriptionView(row), mode: 'stripe', card, publishable_key: billing.publishableKey, price_id: billing.priceId };
 }
 
 export const SUBSCRIPTION_EXPIRED_MESSAGE = 'Your subscription has expired, please renew';

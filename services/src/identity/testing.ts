@@ -50,6 +50,9 @@ export async function createTestApp(
     JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789',
     LOG_LEVEL: 'silent',
     RATE_LIMIT_AUTH_PER_MINUTE: '1000',
+    // The subscription lifecycle applies (trial, expiry, lock-out); without a key the deployment is
+    // self-hosted and nobody is ever locked out. No test using this default calls Stripe.
+    STRIPE_SECRET_KEY: 'sk_test_lifecycle_enforced',
     ...options.env,
   });
   const clock = new FixedClock(options.now ?? '2026-03-02T15:00:00Z');

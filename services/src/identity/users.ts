@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { CurrentUser, RoleName, SessionUser } from '@oj/contracts/users';
+import type { BillingMode } from '@oj/contracts/subscriptions';
 import type { Principal } from '../app/principal.ts';
 import { subscriptionAccess } from './subscriptions.ts';
 
@@ -66,7 +67,7 @@ export async function findUserByEmail(db: Kysely<any>, email: string): Promise<U
   return (await selectUsers(db).where('u.email', '=', email.trim().toLowerCase()).executeTakeFirst()) as UserRecord | undefined;
 }
 
-function access(user: UserRecord, now: Date) {
+function access(user: UserRecord, now: Date, billing: BillingMode) {
   const row =
     user.sub_status === null
       ? undefined
@@ -78,11 +79,12 @@ function access(user: UserRecord, now: Date) {
           has_payment_method: user.sub_pm ?? false,
           payment_status: user.sub_payment_status,
         };
-  return subscriptionAccess(row, user.role, now);
+  return subscriptionAccess(row, user.role, now, billing);
 }
 
-export function principalOfUser(user: UserRecord, now: Date): Principal {
-  const { subsStatus, active } = access(user, now);
+/** `billing`: the deployment's mode (config.mode.billing); self-hosted users are never locked out. */
+export function principalOfUser(user: UserRecord, now: Date, billing: BillingMode = 'stripe'): Principal {
+  const { subsStatus, active } = access(user, now, billing);
   return {
     userId: user.uid,
     email: user.email,
@@ -94,14 +96,14 @@ export function principalOfUser(user: UserRecord, now: Date): Principal {
   };
 }
 
-export function sessionUserOf(user: UserRecord, now: Date): SessionUser {
+export function sessionUserOf(user: UserRecord, now: Date, billing: BillingMode = 'stripe'): SessionUser {
   return {
     uid: user.uid,
     user_uid: user.uid,
     name: user.name,
     email: user.email,
     role: user.role,
-    subs_status: access(user, now).subsStatus,
+    subs_status: access(user, now, billing).subsStatus,
     uac: user.account_confirmed,
     tac: user.has_trade_account,
     agreed_to_terms: user.agreed_to_terms,
@@ -110,7 +112,7 @@ export function sessionUserOf(user: UserRecord, now: Date): SessionUser {
   };
 }
 
-export function currentUserOf(user: UserRecord, now: Date): CurrentUser {
+export function currentUserOf(user: UserRecord, now: Date, billing: BillingMode = 'stripe'): CurrentUser {
   return {
     uid: user.uid,
     name: user.name,
@@ -124,7 +126,7 @@ export function currentUserOf(user: UserRecord, now: Date): CurrentUser {
     account_confirmed: user.account_confirmed,
     has_trade_account: user.has_trade_account,
     role: user.role,
-    subs_status: access(user, now).subsStatus,
+    subs_status: access(user, now, billing).subsStatus,
     user_since: user.created_at.toISOString(),
   };
 }

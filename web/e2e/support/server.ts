@@ -68,6 +68,9 @@ export async function startServer(options: StartOptions = {}): Promise<E2eServer
     PUBLIC_URL: baseUrl,
     LOG_LEVEL: 'warn',
     RATE_LIMIT_AUTH_PER_MINUTE: '1000',
+    // The subscription lifecycle applies (trial, expiry, lock-out); without a key the deployment is
+    // self-hosted and nobody is ever locked out. No test using this default calls Stripe.
+    STRIPE_SECRET_KEY: 'sk_test_lifecycle_enforced',
     ...options.env,
   });
   let testDb: TestDatabase | null = null;

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { subscriptionDetails } from './subscriptions.ts';
+
+/** Part 2 §8: every payment and subscription message, shared by the server and the console. */
+export const billingMessages = {
+  paymentSetupFailed: 'Failed to initialize payment. Please try again.',
+  paymentFormNotReady: 'Payment form not ready. Please try again.',
+  unexpected: (reason: string) => `An unexpected error occurred: ${reason}`,
+  setupIntentNotSucceeded: (status: string) => `Setup Intent did not succeed. Status: ${status}`,
+  createFailed: (reason: string) => `Failed to create subscription: ${reason}`,
+  createError: (reason: string) => `Error creating subscription: ${reason}`,
+  updatePaymentFailed: 'Failed to update payment method.',
+  serverError: 'Server error. Please try again.',
+  paymentUpdated: 'Payment method updated!',
+  cancelFailed: 'Failed to cancel subscription. Please try again.',
+  uncancelFailed: 'Failed to uncancel subscription. Please try again.',
+  activatedTitle: 'Subscription Activated',
+  activated: 'Your Pro Plan is now active!',
+  canceled: 'Your subscription has been canceled.',
+  restored: 'Your subscription has been restored.',
+  cancelConfirm: 'Are you sure you want to cancel your subscription? You will lose access to premium features at the end of your billing cycle.',
+  uncancelConfirm: 'Your subscription will become active again.',
+  // Server-side refusals (409 for a transition the lifecycle does not allow, 4xx for bad input).
+  selfHosted: 'Payments are off on this self-hosted journal: every user has Premium without end.',
+  unknownPrice: 'Unknown price: this journal sells one plan.',
+  paymentMethodNotFound: 'Payment method not found.',
+  alreadySubscribed: 'You already have an active subscription.',
+  inGrace: 'Your last payment failed: update your payment method to renew.',
+  notActive: 'Only an active subscription can be canceled.',
+  alreadyCanceling: 'Your subscription is already set to cancel at the end of the billing period.',
+  nothingToUncancel: 'There is no scheduled cancellation to undo.',
+  periodEnded: 'The billing period has ended: reactivate your subscription instead.',
+  notExpired: 'Only an expired or canceled subscription can be reactivated.',
+  noPaymentMethod: 'Add a payment method first.',
+  cannotUpdatePayment: 'There is no subscription to update the payment method of.',
+  noTrialToStart: 'A trial has already started for this user.',
+  cardDeclined: 'Your card was declined.',
+  providerUnavailable: 'The payment provider could not be reached. Please try again.',
+  badSignature: 'Invalid webhook signature.',
+  changedConcurrently: 'The subscription changed at the same time. Please try again.',
+} as const;
+
+const stripeId = (prefix: string) =>
+  z
+    .string()
+    .min(1, 'is required')
+    .max(255)
+    .regex(new RegExp(`^${prefix}_[A-Za-z0-9_]+$`), `must be a ${prefix}_… id`);
+
+export const createPaymentIntentResponse = z.object({ clientSecret: z.string() });
+
+export const createSubscriptionRequest = z.object({
+  paymentMethodId: stripeId('pm'),
+  priceId: z.string().min(1).max(255),
+});
+export type CreateSubscriptionRequest = z.infer<typeof createSubscriptionRequest>;
+
+export const createSubscriptionResponse = z.object({ status: z.literal('success'), message: z.string(), subscription_data: subscriptionDetails });
+export type CreateSubscriptionResponse = z.infer<typeof createSubscriptionResponse>;
+
+/** Cancel, uncancel and reactivate answer the new state for the page (`frontend_data`). */
+export const frontendDataResponse = z.object({ message: z.string(), frontend_data: subscriptionDetails });
+export type FrontendDataResponse = z.infer<typeof frontendDataResponse>;
+
+export const updatePaymentMethodRequest = z.object({ paymentMethodId: stripeId('pm') });
+export type UpdatePaymentMethodRequest = z.infer<typeof updatePaymentMethodRequest>;
+export const updatePaymentMethodResponse = z.object({ status: z.literal('success'), message: z.string(), subscription_data: subscriptionDetails });
+
+export const webhookResponse = z.object({ received: z.literal(true), duplicate: z.boolean() });
