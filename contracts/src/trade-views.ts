@@ -148,7 +148,104 @@ export const yearlyIncome = z.object({
   /** Percent change of income against the previous year (part 2 §9 rule). */
   change: z.number().nullable(),
 });
-export const premiumDataResponse = z.object({ daily_income: z.array(dailyIncome), yearly_income: z.array(yearlyIncome) });
+
+/** Sums of the daily premium records of a date range (inclusive), the inputs of every period figure. */
+export const periodTotals = z.object({
+  np: z.number(),
+  nf: z.number(),
+  nd: z.number(),
+  nep: z.number(),
+  otc: z.number().int(),
+  ctc: z.number().int(),
+  iw: z.number().int(),
+  npc: z.number(),
+  cpt: z.number(),
+  cg: z.number(),
+  hp: z.number(),
+  pr: z.number(),
+  ttf: z.number(),
+  incap: z.number(),
+  wdc: z.number(),
+});
+export type PeriodTotals = z.infer<typeof periodTotals>;
+/** The dashboard's figures of a period (docs/formulas.md, "Dashboard"); null where the spec's ratio has no denominator. */
+export const periodMetrics = z.object({
+  premium: z.number(),
+  realized: z.number(),
+  fees: z.number(),
+  net_profit_loss: z.number(),
+  capital_gain: z.number(),
+  opened: z.number().int(),
+  closed: z.number().int(),
+  wins: z.number().int(),
+  win_rate: z.number().nullable(),
+  ror: z.number().nullable(),
+  arr: z.number().nullable(),
+  delta: z.number().nullable(),
+  retention: z.number().nullable(),
+  hold_days: z.number().nullable(),
+  avg_days_to_expiry: z.number().nullable(),
+});
+export type PeriodMetrics = z.infer<typeof periodMetrics>;
+export const periodSummary = z.object({ from: isoDate, to: isoDate, totals: periodTotals, metrics: periodMetrics });
+export type PeriodSummary = z.infer<typeof periodSummary>;
+
+/**
+ * The dashboard's periods (part 2 §2, §9). Calendar periods for the Income Quadrant (today, this week from
+ * Monday, this month, this year, each against the whole previous one; today against the previous weekday);
+ * rolling ones for the M / YTD / Y switches (M the last 30 days, YTD from 1 January, Y the last 12 months),
+ * with the previous 30 days and last year's same span for Performance Metrics.
+ */
+export const DASHBOARD_PERIODS = ['today', 'prev_day', 'week', 'prev_week', 'month', 'prev_month', 'year', 'prev_year', 'm', 'prev_m', 'ytd', 'prev_ytd', 'y'] as const;
+export type DashboardPeriod = (typeof DASHBOARD_PERIODS)[number];
+export const SWITCH_PERIODS = ['m', 'ytd', 'y'] as const;
+export type SwitchPeriod = (typeof SWITCH_PERIODS)[number];
+
+const namedCount = z.object({ key: z.string(), count: z.number().int() });
+/** What the M / YTD / Y widgets draw for one period (heat map, strategies, disposition, trade flow). */
+export const periodBreakdown = z.object({
+  /** Ticker -> trades closed, their npc and wins (heat map: size by count, colour by npc). */
+  tickers: z.array(z.object({ ticker: z.string(), count: z.number().int(), npc: z.number(), iw: z.number().int() })),
+  /** Strategy uid -> trades opened, most first. */
+  strategies: z.array(namedCount),
+  /** Disposition -> trades closed, most first. */
+  dispositions: z.array(namedCount),
+  /** Strategy uid -> disposition -> trades closed (the Trade Flow's edges). */
+  flows: z.array(z.object({ su: z.string(), disposition: z.string(), count: z.number().int() })),
+});
+export type PeriodBreakdown = z.infer<typeof periodBreakdown>;
+
+export const monthlyIncome = z.object({ month: z.string(), np: z.number(), npc: z.number(), nf: z.number(), otc: z.number().int(), ctc: z.number().int(), iw: z.number().int() });
+export type MonthlyIncome = z.infer<typeof monthlyIncome>;
+export const tickerIncome = z.object({ ticker: z.string(), npc: z.number(), count: z.number().int(), iw: z.number().int(), cg: z.number() });
+export type TickerIncome = z.infer<typeof tickerIncome>;
+
+/** The Open Trades snapshot: open trades now, their premium and collateral, the next to expire. */
+export const openTradesSnapshot = z.object({
+  count: z.number().int(),
+  premium: z.number(),
+  collateral: z.number(),
+  expiring_in_7_days: z.number().int(),
+  tickers: z.number().int(),
+  next: z.array(z.object({ uid: z.string(), ticker: z.string(), su: z.string(), ed: isoDate, tod: isoDate, premium: z.number(), cs: z.number().int() })),
+});
+export type OpenTradesSnapshot = z.infer<typeof openTradesSnapshot>;
+
+export const premiumDataResponse = z.object({
+  daily_income: z.array(dailyIncome),
+  yearly_income: z.array(yearlyIncome),
+  /** Today, New York: every period below ends on it. */
+  as_of: isoDate,
+  /** Lifetime: premium is every day's np (realized plus open premium, no capital gains or fees). */
+  lifetime: z.object({ premium: z.number(), realized: z.number(), fees: z.number(), opened: z.number().int(), closed: z.number().int(), wins: z.number().int(), unique_tickers: z.number().int() }),
+  periods: z.record(z.enum(DASHBOARD_PERIODS), periodSummary),
+  breakdowns: z.record(z.enum(SWITCH_PERIODS), periodBreakdown),
+  /** The last 12 months, oldest first, months without activity included. */
+  monthly_income: z.array(monthlyIncome),
+  /** Realized Income: the top 5 tickers by npc of the current year and the two before, newest year first. */
+  top_tickers: z.array(z.object({ year: z.number().int(), tickers: z.array(tickerIncome) })),
+  open_trades: openTradesSnapshot,
+});
 export type PremiumDataResponse = z.infer<typeof premiumDataResponse>;
 
 /** Pulse timeframes: DAY 1, WEEK 2 (from Monday), MONTH 3 (30 days), QUARTER 4 (90 days), YEAR 5 (year to date). */

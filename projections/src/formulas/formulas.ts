@@ -219,3 +219,48 @@ export function percentChange(current: number, previous: number): number | null 
   if (previous === 0) return current === 0 ? 0 : null;
   return round2(((current - previous) / Math.abs(previous)) * 100);
 }
+
+/** Sums of daily premium records over a period (the fields of part 2 §3 that add up). */
+export interface DaySums {
+  np: number;
+  nf: number;
+  nd: number;
+  nep: number;
+  otc: number;
+  ctc: number;
+  iw: number;
+  npc: number;
+  cpt: number;
+  cg: number;
+  hp: number;
+  pr: number;
+  ttf: number;
+  incap: number;
+  wdc: number;
+}
+
+/**
+ * Every dashboard figure of a period, from its day sums (part 2 §9; docs/formulas.md "Dashboard"):
+ * premium is the period's premium cash flow (np), realized the closed trades' npc, net P/L their npc
+ * minus all their fees; retention is the winners' average premium capture rate (the spec's "kept
+ * premium / wins"); the ratios are null when their denominator is 0 (the gauges then show No Data).
+ */
+export function periodFigures(s: DaySums) {
+  return {
+    premium: round2(s.np),
+    realized: round2(s.npc),
+    fees: round2(s.nf),
+    net_profit_loss: round2(s.npc - s.ttf),
+    capital_gain: round2(s.cg),
+    opened: s.otc,
+    closed: s.ctc,
+    wins: s.iw,
+    win_rate: winRate(s.iw, s.ctc),
+    ror: aggregateRor(s.npc, s.ttf, s.incap),
+    arr: aggregateArr(s.npc, s.ttf, s.wdc, s.incap),
+    delta: averageDelta(s.nd, s.otc),
+    retention: captureRateOfWins(s.pr, s.iw),
+    hold_days: holdPeriod(s.hp, s.ctc),
+    avg_days_to_expiry: averageDaysToExpiry(s.nep, s.otc),
+  };
+}

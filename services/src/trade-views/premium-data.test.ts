@@ -1,0 +1,199 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { physicalTables } from '@oj/projections/runtime/projection';
+import { tradesProjection } from '@oj/projections/trades/projection';
+import { smallJournal } from '@oj/projections/trades/testing';
+import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
+
+/**
+ * GET /metrics/premium-data as the dashboard reads it: every weekday with the running total, the period
+ * figures, the M / YTD / Y breakdowns, months, top tickers and the open trades snapshot, over the small
+ * journal of projections/src/trades/testing.ts. Every expected figure is worked out by hand from that
+ * journal's trades in the comments (docs/formulas.md has the per-trade arithmetic).
+ */
+let t: TestApp;
+let auth: string;
+let otherAuth: string;
+let emptyAuth: string;
+
+const get = (path: string, authorization = auth) => t.app.inject({ method: 'GET', url: `/api/v1${path}`, headers: { authorization } });
+
+beforeAll(async () => {
+  // Monday 2 February 2026, 10:00 in New York.
+  t = await createTestApp({ label: 'premium_data', now: '2026-02-02T15:00:00Z' });
+  const me = await signInAs(t);
+  const other = await signInAs(t);
+  const empty = await signInAs(t);
+  auth = me.authorization;
+  otherAuth = other.authorization;
+  emptyAuth = empty.authorization;
+  const tables = physicalTables(tradesProjection, tradesProjection.version);
+  const db = t.db.db;
+  await tradesProjection.createTables(db, tables);
+  await db
+    .insertInto('projection_registry')
+    .values({ name: tradesProjection.name, version: tradesProjection.version, code_version: tradesProjection.version, status: 'live', lanes: 1, tables: JSON.stringify(tables) })
+    .execute();
+  const log = smallJournal(me.userId, other.userId);
+  await db.transaction().execute((trx) => tradesProjection.apply({ trx, tables, mode: 'live' }, log.events));
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+/** Weekdays from 1 January 2024 (two years before 2026) to 2 February 2026, counted one by one. */
+function weekdaysOfWindow(): string[] {
+  const out: string[] = [];
+  for (let d = new Date(Date.UTC(2024, 0, 1)); d <= new Date(Date.UTC(2026, 1, 2)); d = new Date(d.getTime() + 86_400_000)) {
+    if (d.getUTCDay() !== 0 && d.getUTCDay() !== 6) out.push(d.toISOString().slice(0, 10));
+  }
+  return out;
+}
+
+describe('GET /metrics/premium-data for the dashboard', () => {
+  it('answers every weekday of the window with the running total, not only days with trades', async () => {
+    const r = await get('/metrics/premium-data');
+    expect(r.statusCode).toBe(200);
+    const body = r.json();
+    expect(body.as_of).toBe('2026-02-02');
+    // No trade falls on a weekend, so the days are exactly the window's weekdays.
+    expect(body.daily_income.map((d: { id: string }) => d.id)).toEqual(weekdaysOfWindow());
+    const by = Object.fromEntries(body.daily_income.map((d: { id: string }) => [d.id, d]));
+    // Before the first trade the total is 0; on a quiet Tuesday it carries the Monday's: 5 Jan 600, 6 Jan +150,
+    // 7 Jan +450, 8 Jan +130, 9 Jan +200, 12 Jan +120 (E) = 1,650, and 13 January adds nothing.
+    expect(by['2025-12-31']).toMatchObject({ np: 0, net_premium_so_far: 0, tickers: {} });
+    expect(by['2026-01-13']).toMatchObject({ np: 0, otc: 0, ctc: 0, net_premium_so_far: 1650 });
+    expect(by['2026-02-02']).toMatchObject({ np: 0, net_premium_so_far: 2260 });
+  });
+
+  it('computes the quadrant periods and their changes', async () => {
+    const { periods } = (await get('/metrics/premium-data')).json();
+    // Today (Monday 2 Feb) nothing; the previous weekday is Friday 30 January: A4 expired, np 0.
+    expect(periods.today).toMatchObject({ from: '2026-02-02', to: '2026-02-02', totals: { np: 0 } });
+    expect(periods.prev_day).toMatchObject({ from: '2026-01-30', to: '2026-01-30', totals: { np: 0, ctc: 1, npc: 250 } });
+    expect(periods.week).toMatchObject({ from: '2026-02-02', to: '2026-02-02' });
+    expect(periods.prev_week).toMatchObject({ from: '2026-01-26', to: '2026-02-01', totals: { np: 0, ctc: 1 } });
+    // This month (from 1 Feb) nothing; all of January's premium is the previous month: 2,260.
+    expect(periods.month.totals.np).toBe(0);
+    expect(periods.prev_month).toMatchObject({ from: '2026-01-01', to: '2026-01-31', totals: { np: 2260 } });
+    expect(periods.year).toMatchObject({ from: '2026-01-01', totals: { np: 2260 } });
+    expect(periods.prev_year).toMatchObject({ from: '2025-01-01', to: '2025-12-31', totals: { np: 0 } });
+    // Rolling periods: M from 4 January (30 days), Y from 3 February 2025, previous YTD to 2 February 2025.
+    expect(periods.m).toMatchObject({ from: '2026-01-04', to: '2026-02-02' });
+    expect(periods.prev_m).toMatchObject({ from: '2025-12-05', to: '2026-01-03', totals: { np: 0 } });
+    expect(periods.y.from).toBe('2025-02-03');
+    expect(periods.prev_ytd).toMatchObject({ from: '2025-01-01', to: '2025-02-02' });
+  });
+
+  it('computes the performance metrics and gauges of a period by hand', async () => {
+    const { periods, lifetime } = (await get('/metrics/premium-data')).json();
+    // Closed in January: A, B1, D, A2, A3, B2, C, A4 = 8, all kept money after fees: win rate 100.
+    // Fees of the closed trades 2 + 2.5 + 2 + 4 + 4 + 1.5 + 1 + 2 = 19; npc 150 + 20 + 60 + 300 + 260 + 200 + 500 + 250 = 1,740;
+    // collateral 10,000 + 50 + 300 + 20,000 + 19,000 + 40,000 + 30,000 + 18,000 = 137,350: ROR 1,721 / 137,350 = 1.253 -> 1.25.
+    // Days held x collateral: 20,000 + 100 + 0 + 80,000 + 95,000 + 400,000 + 270,000 + 288,000 = 1,153,100, average 8.3953 days:
+    // ARR 1.2530 x 365 / 8.3953 = 54.48. Hold days (2 + 2 + 0 + 4 + 5 + 10 + 9 + 16) / 8 = 6.
+    // Opened: A, B's two legs, C, D, A3, E, A4, F = 9 (A2 is A's remainder), deltas 0.3 + 0.3 + 0.4 + 0.5 + 0.25 + 0.2 + 0.2 + 0.25
+    // = 2.4: 0.27. Retention (winners' capture rates) 75 + 28.57 + 16.67 + 75 + 86.67 + 100 + 100 + 100 = 581.91 / 8 = 72.74.
+    // Days to expiry at open 11 + 10 + 10 + 9 + 43 + 14 + 4 + 16 + 59 = 176 / 9 = 19.56.
+    const expected = {
+      premium: 2260, realized: 1740, fees: 21, net_profit_loss: 1721, capital_gain: 2000, opened: 9, closed: 8, wins: 8,
+      win_rate: 100, ror: 1.25, arr: 54.48, delta: 0.27, retention: 72.74, hold_days: 6, avg_days_to_expiry: 19.56,
+    };
+    expect(periods.m.metrics).toEqual(expected);
+    expect(periods.ytd.metrics).toEqual(expected);
+    expect(periods.y.metrics).toEqual(expected);
+    expect(periods.m.totals).toMatchObject({ iw: 8, ctc: 8, otc: 9, npc: 1740, ttf: 19, incap: 137350, wdc: 1153100, hp: 48 });
+    // Nothing a year ago: every ratio has no denominator.
+    expect(periods.prev_ytd.metrics).toMatchObject({ premium: 0, win_rate: null, ror: null, arr: null, delta: null, retention: null, hold_days: null });
+    // Lifetime premium: every day's np (realized 1,740 + the open E 120 and F 400), no capital gains or fees.
+    expect(lifetime).toEqual({ premium: 2260, realized: 1740, fees: 21, opened: 9, closed: 8, wins: 8, unique_tickers: 5 });
+  });
+
+  it('breaks the M / YTD / Y periods down by ticker, strategy, disposition and flow', async () => {
+    const { breakdowns } = (await get('/metrics/premium-data')).json();
+    const m = breakdowns.m;
+    // Closed per ticker: AAPL A, A2, A3, A4 (npc 960); SPY B1, B2 (220); MSFT C (500); TSLA D (60).
+    expect(m.tickers).toEqual([
+      { ticker: 'AAPL', count: 4, npc: 960, iw: 4 },
+      { ticker: 'SPY', count: 2, npc: 220, iw: 2 },
+      { ticker: 'MSFT', count: 1, npc: 500, iw: 1 },
+      { ticker: 'TSLA', count: 1, npc: 60, iw: 1 },
+    ]);
+    // Opened per strategy: cash-secured puts A, A3, A4, E, F; one each of the rest (G was deleted).
+    expect(m.strategies).toEqual([
+      { key: 'cash-secured-put', count: 5 },
+      { key: 'covered-call', count: 1 },
+      { key: 'long-call', count: 1 },
+      { key: 'long-put', count: 1 },
+      { key: 'naked-put', count: 1 },
+    ]);
+    // A, B1 and D closed before expiry: early exits; A2, A3 rolled; B2 assigned; C called away; A4 expired.
+    expect(m.dispositions).toEqual([
+      { key: 'Early Exit', count: 3 },
+      { key: 'Rolled', count: 2 },
+      { key: 'Assigned', count: 1 },
+      { key: 'Called Away', count: 1 },
+      { key: 'Expired', count: 1 },
+    ]);
+    expect(m.flows).toEqual([
+      { su: 'cash-secured-put', disposition: 'Rolled', count: 2 },
+      { su: 'cash-secured-put', disposition: 'Early Exit', count: 1 },
+      { su: 'cash-secured-put', disposition: 'Expired', count: 1 },
+      { su: 'covered-call', disposition: 'Called Away', count: 1 },
+      { su: 'long-call', disposition: 'Early Exit', count: 1 },
+      { su: 'long-put', disposition: 'Early Exit', count: 1 },
+      { su: 'naked-put', disposition: 'Assigned', count: 1 },
+    ]);
+    expect(breakdowns.ytd).toEqual(m);
+    expect(breakdowns.y).toEqual(m);
+  });
+
+  it('answers 12 months, the top tickers of three years and the open trades snapshot', async () => {
+    const body = (await get('/metrics/premium-data')).json();
+    expect(body.monthly_income.map((m: { month: string }) => m.month)).toEqual([
+      '2025-03', '2025-04', '2025-05', '2025-06', '2025-07', '2025-08', '2025-09', '2025-10', '2025-11', '2025-12', '2026-01', '2026-02',
+    ]);
+    expect(body.monthly_income[10]).toEqual({ month: '2026-01', np: 2260, npc: 1740, nf: 21, otc: 9, ctc: 8, iw: 8 });
+    expect(body.monthly_income[0]).toEqual({ month: '2025-03', np: 0, npc: 0, nf: 0, otc: 0, ctc: 0, iw: 0 });
+    expect(body.top_tickers).toEqual([
+      {
+        year: 2026,
+        tickers: [
+          { ticker: 'AAPL', npc: 960, count: 4, iw: 4, cg: 0 },
+          { ticker: 'MSFT', npc: 500, count: 1, iw: 1, cg: 2000 },
+          { ticker: 'SPY', npc: 220, count: 2, iw: 2, cg: 0 },
+          { ticker: 'TSLA', npc: 60, count: 1, iw: 1, cg: 0 },
+        ],
+      },
+      { year: 2025, tickers: [] },
+      { year: 2024, tickers: [] },
+    ]);
+    // Open: E (NVDA 50 put, 120 credit, expired 16 Jan, still open) and F (AAPL 180 put, 400 credit, 20 March):
+    // collateral 5,000 + 18,000; E is within 7 days (past); F is the next to expire from today.
+    expect(body.open_trades).toEqual({
+      count: 2, premium: 520, collateral: 23000, expiring_in_7_days: 1, tickers: 2,
+      next: [{ uid: 'F', ticker: 'AAPL', su: 'cash-secured-put', ed: '2026-03-20', tod: '2026-01-20', premium: 400, cs: 1 }],
+    });
+  });
+
+  it('shows a user only their own figures, and an empty journal as zeros', async () => {
+    const other = (await get('/metrics/premium-data', otherAuth)).json();
+    // X: one AAPL put opened 8 January for 999, still open.
+    expect(other.lifetime).toEqual({ premium: 999, realized: 0, fees: 1, opened: 1, closed: 0, wins: 0, unique_tickers: 1 });
+    expect(other.periods.prev_month.totals.np).toBe(999);
+    expect(other.open_trades).toMatchObject({ count: 1, premium: 999, next: [] });
+    expect(other.top_tickers.flatMap((y: { tickers: unknown[] }) => y.tickers)).toEqual([]);
+    expect(other.breakdowns.m).toEqual({ tickers: [], strategies: [{ key: 'cash-secured-put', count: 1 }], dispositions: [], flows: [] });
+
+    const empty = (await get('/metrics/premium-data', emptyAuth)).json();
+    expect(empty.daily_income).toHaveLength(weekdaysOfWindow().length);
+    expect(empty.daily_income.every((d: { np: number; net_premium_so_far: number }) => d.np === 0 && d.net_premium_so_far === 0)).toBe(true);
+    expect(empty.yearly_income).toEqual([]);
+    expect(empty.lifetime).toEqual({ premium: 0, realized: 0, fees: 0, opened: 0, closed: 0, wins: 0, unique_tickers: 0 });
+    expect(empty.periods.y.metrics).toMatchObject({ premium: 0, win_rate: null, arr: null });
+    expect(empty.open_trades).toEqual({ count: 0, premium: 0, collateral: 0, expiring_in_7_days: 0, tickers: 0, next: [] });
+  });
+
+  it('needs a verified user', async () => {
+    expect((await t.app.inject({ method: 'GET', url: '/api/v1/metrics/premium-data' })).statusCode).toBe(401);
+  });
+});
