@@ -3,7 +3,7 @@ import { START, comparePositions, positionToString, type LogPosition, type Store
 import type { Projection } from './projection.ts';
 import { lockSwitchShared } from './locks.ts';
 import { matchesPrefixes, maxPosition, posParams, rowPosition } from './lanes.ts';
-import { readRegistry, runnable } from './registry.ts';
+import { readRegistry, runnable, type RegistryRow } from './registry.ts';
 
 /** A batch of one lane's events, in log order, with the position last handed to that lane before it. */
 export interface LaneBatch {
@@ -22,6 +22,37 @@ export class LaneGapError extends Error {
     super(`Lane ${lane} of ${projection}: batch follows ${positionToString(prev)} but the checkpoint is ${positionToString(checkpoint)}; an earlier batch is not applied yet`);
     this.name = 'LaneGapError';
   }
+}
+
+/**
+ * Thrown when the registry's live version of a read model is not one this worker's code can apply
+ * (built by other formulas, or a read model the code does not have): a rolled-back deploy, or old and
+ * new workers side by side. The batch is refused, not acknowledged: another worker (or this one once
+ * code and data agree again) applies it, so nothing is lost.
+ */
+export class ProjectionVersionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProjectionVersionError';
+  }
+}
+
+/** Live versions this code must apply; throws ProjectionVersionError for any it cannot. */
+export function applicableLive(projections: readonly Projection[], rows: readonly RegistryRow[]): Array<{ projection: Projection; row: RegistryRow }> {
+  for (const row of rows.filter((r) => r.status === 'live')) {
+    const code = projections.find((p) => p.name === row.name);
+    if (!code) {
+      throw new ProjectionVersionError(
+        `Read model ${row.name} v${row.version} is live but this worker's code does not have it: refusing the lane batch (not acknowledged) until a worker running code with ${row.name} takes it`,
+      );
+    }
+    if (code.version !== row.codeVersion) {
+      throw new ProjectionVersionError(
+        `Read model ${row.name} v${row.version} is live, built by formulas v${row.codeVersion}, but this worker runs formulas v${code.version}: refusing the lane batch (not acknowledged) until code and data agree (deploy the code of v${row.codeVersion}, or rebuild and switch with this code)`,
+      );
+    }
+  }
+  return runnable(projections, rows);
 }
 
 export interface AppliedCount {
@@ -63,7 +94,9 @@ export async function applyLaneBatch(db: Kysely<any>, projections: readonly Proj
   if (!last) return [];
   return db.transaction().execute(async (trx) => {
     await lockSwitchShared(trx);
-    const live = runnable(projections, await readRegistry(trx));
+    // Every live version must be one this code applies: acknowledging a batch that skipped one would
+    // leave that version's lane checkpoint behind for good (a hole, then LaneGapError forever).
+    const live = applicableLive(projections, await readRegistry(trx));
     const out: AppliedCount[] = [];
     for (const { projection, row } of live) {
       const checkpoint = await lockCheckpoint(trx, row.name, row.version, batch.lane);

@@ -4,6 +4,10 @@ import type { LaneLag } from './registry.ts';
 export interface ProjectorMetrics {
   applied: Counter<'projection' | 'lane'>;
   batchDuration: Histogram<'lane' | 'transport'>;
+  /** Lane batches refused or failed, by reason (`gap`, `version`, `revision`, `fenced`, `error`). */
+  laneFailures: Counter<'lane' | 'reason'>;
+  /** 1 while a lane keeps failing on the same batch (alert on it), 0 once it applies again. */
+  laneStuck: Gauge<'lane'>;
 }
 
 /** The projector running in this process answers the lag gauges (one per registry). */
@@ -67,8 +71,24 @@ export function projectorMetrics(registry: Registry, lag: () => Promise<LaneLag[
         registers: [registry],
       }),
   );
+  const laneFailures = getOrCreate(
+    registry,
+    'oj_projector_lane_failures_total',
+    () =>
+      new Counter({
+        name: 'oj_projector_lane_failures_total',
+        help: 'Lane batches refused or failed (gap: an earlier batch is pending; version: code and data versions out of step; revision: a stream revision gap; fenced: a stale dispatcher; error: anything else)',
+        labelNames: ['lane', 'reason'],
+        registers: [registry],
+      }),
+  );
+  const laneStuck = getOrCreate(
+    registry,
+    'oj_projector_lane_stuck',
+    () => new Gauge({ name: 'oj_projector_lane_stuck', help: '1 while a lane keeps failing on the same batch (its users read models stand still)', labelNames: ['lane'], registers: [registry] }),
+  );
   return {
-    metrics: { applied, batchDuration },
+    metrics: { applied, batchDuration, laneFailures, laneStuck },
     detach() {
       if (lagSources.get(registry) === lag) lagSources.delete(registry);
     },

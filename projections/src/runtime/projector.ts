@@ -68,6 +68,16 @@ export interface ProjectorHandle {
 
 export const DEFAULT_BULL_PREFIX = 'oj';
 
+/** The `reason` label of `oj_projector_lane_failures_total` for a lane batch failure. */
+export function failureReason(err: unknown): 'gap' | 'version' | 'revision' | 'fenced' | 'error' {
+  const name = err instanceof Error ? err.name : '';
+  if (name === 'LaneGapError') return 'gap';
+  if (name === 'ProjectionVersionError') return 'version';
+  if (name === 'StreamRevisionError') return 'revision';
+  if (name === 'DispatcherFencedError') return 'fenced';
+  return 'error';
+}
+
 export const laneQueueName = (lane: number) => `projector-lane-${lane}`;
 
 interface LaneJob {
@@ -145,9 +155,26 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     metrics.batchDuration.observe({ lane: String(lane), transport }, seconds);
     for (const c of counts) if (c.applied) metrics.applied.inc({ projection: c.projection, lane: String(lane) }, c.applied);
   };
+  /**
+   * Every failed lane batch is counted by reason. A gap is routine (an earlier batch of the lane is
+   * still pending or being retried) and logged at debug level; anything else means a lane that cannot
+   * move until someone acts (version skew, a revision gap, a handler bug): error level.
+   */
+  const laneFailed = (lane: number, err: unknown) => {
+    const reason = failureReason(err);
+    metrics.laneFailures.inc({ lane: String(lane), reason });
+    if (reason === 'gap') log.debug({ lane }, (err as Error).message);
+    else log.error({ lane, reason, err }, 'lane batch failed; retrying');
+  };
   const applyTimed = async (batch: LaneBatch) => {
     const started = performance.now();
-    const counts = await applyLaneBatch(db, projections, batch);
+    let counts: AppliedCount[];
+    try {
+      counts = await applyLaneBatch(db, projections, batch);
+    } catch (err) {
+      laneFailed(batch.lane, err);
+      throw err;
+    }
     record(batch.lane, counts, (performance.now() - started) / 1000);
     options.onApplied?.(batch);
     applied.fire();
@@ -192,9 +219,9 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
           settings: { backoffStrategy: (attempts: number) => Math.min(5000, 20 * 2 ** Math.min(attempts, 8)) },
         },
       );
+      // Batch failures are logged and counted where they happen (applyTimed); this sees the rest.
       worker.on('failed', (job, err) => {
-        if (err.name === 'LaneGapError') log.debug({ lane, job: job?.id }, err.message);
-        else log.error({ lane, job: job?.id, err }, 'lane batch failed; retrying');
+        if (!job) log.error({ lane, err }, 'lane job failed');
       });
       worker.on('error', (err) => log.error({ lane, err }, 'lane worker error'));
       workers.push(worker);
@@ -236,7 +263,10 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
         continue;
       }
       if (live && autoBuild === 'missing') {
-        log.warn({ projection: projection.name, live: live.version, liveFormulas: live.codeVersion, code: projection.version }, 'live read model was built by other formulas: it is not advanced until an operator rebuilds it');
+        log.error(
+          { projection: projection.name, live: live.version, liveFormulas: live.codeVersion, code: projection.version },
+          'live read model was built by other formulas: lane batches are refused (not acknowledged) until an operator rebuilds and switches with this code, or the code of the live version is deployed',
+        );
         continue;
       }
       log.info({ projection: projection.name }, 'building read model');
