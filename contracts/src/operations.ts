@@ -48,3 +48,157 @@ export const projectionsStatusResponse = z.object({
   ),
 });
 export type ProjectionsStatusResponse = z.infer<typeof projectionsStatusResponse>;
+
+// ---------------------------------------------------------------------------------------------------
+// The projections console (Admin and Operator): rebuilds with live progress, diffs, switch, rollback,
+// retire, the operator-actions log and the lag history. Every route answers 403 to other roles.
+
+/** Roles that may use the projections console; the BullMQ board is Admin only. */
+export const operatorRoles = ['Admin', 'Operator'] as const;
+
+const NAME = /^[a-z][a-z0-9_]{0,62}$/;
+export const projectionParams = z.object({ name: z.string().regex(NAME, 'Unknown projection name.') });
+
+const version = z.coerce.number({ error: 'Version must be a whole number.' }).int('Version must be a whole number.').min(1, 'Version must be a whole number.');
+
+export const rebuildRequest = z
+  .object({
+    /** Recompute one user's rows in the live version instead of building a new version. */
+    userId: z.uuid('User id must be a UUID.').optional(),
+    /**
+     * Switch once built (default false: the console builds beside the live version so the operator
+     * compares first). Ignored for a one-user rebuild, which never changes versions.
+     */
+    switch: z.boolean().optional(),
+  })
+  .strict();
+export type RebuildRequest = z.infer<typeof rebuildRequest>;
+
+export const rebuildPhase = z.enum(['queued', 'building', 'finishing', 'switching', 'done', 'failed']);
+export type RebuildPhase = z.infer<typeof rebuildPhase>;
+
+/** One rebuild as the console follows it (pushed over Server-Sent Events, also in `GET /operations/live`). */
+export const rebuildState = z.object({
+  /** `rebuild-<name>` or `rebuild-<name>-user-<id>` (the BullMQ job id in services mode). */
+  id: z.string(),
+  projection: z.string(),
+  userId: z.string().nullable(),
+  switch: z.boolean(),
+  /** The version being built (null until the runner reported it). */
+  version: z.number().int().nullable(),
+  phase: rebuildPhase,
+  eventsDone: z.number(),
+  eventsTotal: z.number().nullable(),
+  /** Events per second over this run. */
+  rate: z.number(),
+  etaSeconds: z.number().nullable(),
+  error: z.string().nullable(),
+  requestedBy: z.string().nullable(),
+  startedAt: z.string(),
+  updatedAt: z.string(),
+  runner: z.enum(['bullmq', 'in-process']),
+});
+export type RebuildState = z.infer<typeof rebuildState>;
+
+export const lagPoint = z.object({ projection: z.string(), lane: z.number().int(), behindEvents: z.number(), behindSeconds: z.number() });
+/** One lag sample of every live projection's lanes. */
+export const lagSample = z.object({ at: z.string(), lanes: z.array(lagPoint) });
+export type LagSample = z.infer<typeof lagSample>;
+
+/** The error a lane keeps failing on (BullMQ mode: the failed reason of the job it retries). */
+export const laneError = z.object({ lane: z.number().int(), message: z.string(), attempts: z.number().int(), at: z.string().nullable() });
+export type LaneError = z.infer<typeof laneError>;
+
+/** `GET /operations/live`, and the `snapshot` event of the stream. */
+export const operationsLive = z.object({
+  transport: z.enum(['bullmq', 'in-process']),
+  /** Seconds between lag samples; the history covers the last 15 minutes. */
+  sampleSeconds: z.number(),
+  lagHistory: z.array(lagSample),
+  rebuilds: z.array(rebuildState),
+  laneErrors: z.array(laneError),
+  /** Where the BullMQ board is mounted, for Admins with REDIS_URL set; null otherwise. */
+  queuesUrl: z.string().nullable(),
+});
+export type OperationsLive = z.infer<typeof operationsLive>;
+
+/** `GET /operations/projections/:name/diff?version=` (default: the building version). */
+export const diffQuery = z.object({ version: version.optional() });
+
+export const tableDiff = z.object({
+  table: z.string(),
+  live: z.string(),
+  other: z.string(),
+  rowsLive: z.number(),
+  rowsOther: z.number(),
+  onlyInLive: z.number(),
+  onlyInOther: z.number(),
+  sampleOnlyInLive: z.array(z.record(z.string(), z.unknown())),
+  sampleOnlyInOther: z.array(z.record(z.string(), z.unknown())),
+  totals: z.array(z.object({ column: z.string(), live: z.number(), other: z.number() })),
+  shapeChanged: z.string().optional(),
+});
+
+/** One column's changes between rows of the same key: "ror changed for 312 trades of 41 users, largest +3.2". */
+export const figureDelta = z.object({
+  table: z.string(),
+  column: z.string(),
+  rowsChanged: z.number(),
+  /** Distinct users of those rows (null when the table has no user column). */
+  users: z.number().nullable(),
+  /** The signed change of largest size (other minus live); null for non-numeric columns. */
+  largestDelta: z.number().nullable(),
+  samples: z.array(z.object({ key: z.record(z.string(), z.unknown()), user: z.string().nullable(), live: z.unknown(), other: z.unknown() })),
+});
+export type FigureDelta = z.infer<typeof figureDelta>;
+
+export const keyedRows = z.object({
+  table: z.string(),
+  /** Key columns used to match rows; empty when the table has no primary key (no per-row comparison). */
+  key: z.array(z.string()),
+  matched: z.number(),
+  onlyInLive: z.number(),
+  onlyInOther: z.number(),
+});
+
+export const diffResponse = z.object({
+  projection: z.string(),
+  live: z.object({ version: z.number().int(), codeVersion: z.number().int() }),
+  other: z.object({ version: z.number().int(), codeVersion: z.number().int(), status: z.enum(['live', 'building', 'retired']) }),
+  identical: z.boolean(),
+  tables: z.array(tableDiff),
+  keyed: z.array(keyedRows),
+  figures: z.array(figureDelta),
+});
+export type DiffResponse = z.infer<typeof diffResponse>;
+
+export const switchRequest = z.object({ version: version }).strict();
+export const retireRequest = z.object({ version: version.optional() }).strict();
+
+export const operatorActionKind = z.enum(['rebuild', 'rebuild-user', 'switch', 'rollback', 'retire', 'abandon']);
+export const operatorAction = z.object({
+  id: z.string(),
+  at: z.string(),
+  actorId: z.string(),
+  actorEmail: z.string(),
+  actorRole: z.string(),
+  action: operatorActionKind,
+  projection: z.string(),
+  version: z.number().int().nullable(),
+  userId: z.string().nullable(),
+  /** `ok` done, `queued` accepted (rebuilds run in the background), `refused` a 4xx, `failed` an error. */
+  outcome: z.enum(['ok', 'queued', 'refused', 'failed']),
+  message: z.string(),
+});
+export type OperatorAction = z.infer<typeof operatorAction>;
+
+export const actionsQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) });
+export const actionsResponse = z.object({ actions: z.array(operatorAction) });
+
+/** Answer of switch, rollback, retire and abandon: what happened, and the log entry it made. */
+export const operatorActionResult = z.object({ message: z.string(), action: operatorAction });
+export type OperatorActionResult = z.infer<typeof operatorActionResult>;
+
+/** `POST /operations/projections/:name/rebuild` (202): the rebuild now followed, and its log entry. */
+export const rebuildResponse = z.object({ rebuild: rebuildState, existing: z.boolean(), action: operatorAction });
+export type RebuildResponse = z.infer<typeof rebuildResponse>;

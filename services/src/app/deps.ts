@@ -4,6 +4,7 @@ import type { Database } from '@oj/infra/db/database';
 import type { EventStore, LogPosition } from '@oj/infra/eventstore/port';
 import type { Registry } from 'prom-client';
 import type { Logger } from 'pino';
+import type { Projection } from '@oj/projections/runtime/projection';
 
 /** A dependency `/ready` reports on. */
 export interface ReadinessCheck {
@@ -30,6 +31,13 @@ export interface AppDeps {
    * visible in embedded mode without making queries depend on it.
    */
   waitForProjections?: (timeoutMs?: number, position?: LogPosition) => Promise<void>;
+  /**
+   * Where rate-limit counters live when several gateway processes serve one port (Redis, shared by all
+   * of them); unset: in the process's memory.
+   */
+  rateLimitRedis?: import('ioredis').Redis;
+  /** The read models the operations console works on (default: the catalogue, `allProjections`; tests pass their own). */
+  projections?: readonly Projection[];
 }
 
 declare module 'fastify' {

@@ -1,47 +1,245 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import type { EventStore } from '@oj/infra/eventstore/port';
 import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
 import { countingProjection } from '@oj/projections/runtime/test-projection';
 import { rebuild } from '@oj/projections/runtime/rebuild';
+import { readRegistry } from '@oj/projections/runtime/registry';
 import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
 import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
 import { migrate } from '../platform/migrations.ts';
+import { appendPremiums, figuresProjection, rorV1, rorV2 } from './testing.ts';
 
 let t: TestApp;
 let database: TestDatabase;
 let store: EventStore;
+let admin: { authorization: string; email: string };
+let operator: { authorization: string; email: string };
+let user: { authorization: string };
 beforeAll(async () => {
   database = await createTestDatabase('operations_routes');
   await migrate(database.db);
   store = new PostgresEventStore(database);
   t = await createTestApp({ database, eventStore: store });
+  admin = await signInAs(t, { role: 'Admin' });
+  operator = await signInAs(t, { role: 'Operator' });
+  user = await signInAs(t, { role: 'User' });
 });
 afterAll(async () => {
-  await store?.close();
   await t?.close();
+  await store?.close();
 });
 
-const status = (authorization?: string) => t.app.inject({ method: 'GET', url: '/api/v1/operations/projections', ...(authorization ? { headers: { authorization } } : {}) });
+type Method = 'GET' | 'POST';
+const call = (method: Method, url: string, authorization?: string, payload?: unknown) =>
+  t.app.inject({ method, url: `/api/v1${url}`, ...(authorization ? { headers: { authorization } } : {}), ...(payload !== undefined ? { payload: payload as object } : {}) });
+
+/** Waits until the console reports the rebuild `id` finished (the in-process runner of this gateway). */
+async function settled(id: string) {
+  for (let i = 0; i < 400; i++) {
+    const live = (await call('GET', '/operations/live', operator.authorization)).json();
+    const r = live.rebuilds.find((x: { id: string }) => x.id === id);
+    if (r && (r.phase === 'done' || r.phase === 'failed')) return r;
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  throw new Error(`rebuild ${id} did not finish`);
+}
+
+const runtimeDeps = () => ({ database, eventStore: store, projections: t.deps.projections!, lanes: t.config.PROJECTOR_LANES });
 
 describe('GET /operations/projections', () => {
-  it('answers the registry, checkpoints and rebuilds to an Admin', async () => {
+  it('answers the registry, checkpoints and rebuilds to an Admin and an Operator', async () => {
     const projection = countingProjection({ name: 'ops_probe' });
     await rebuild({ database, eventStore: store, projections: [projection], lanes: 2 }, 'ops_probe');
-    const admin = await signInAs(t, { role: 'Admin' });
-    const res = await status(admin.authorization);
-    expect(res.statusCode).toBe(200);
-    const body = res.json();
-    expect(body.transport).toBe('in-process');
-    const probe = body.projections.find((p: { name: string }) => p.name === 'ops_probe');
-    expect(probe.versions).toMatchObject([{ version: 1, status: 'live', tables: { stream_counts: 'stream_counts_v1', user_sequences: 'user_sequences_v1' }, counts: { stream_counts: 0, user_sequences: 0 } }]);
-    expect(probe.versions[0].checkpoints).toHaveLength(2);
-    expect(probe.rebuilds).toMatchObject([{ version: 1, eventsDone: 0 }]);
-    expect(probe.warning).toBe('not in the running code catalogue');
+    for (const who of [admin, operator]) {
+      const res = await call('GET', '/operations/projections', who.authorization);
+      expect(res.statusCode).toBe(200);
+      const body = res.json();
+      expect(body.transport).toBe('in-process');
+      const probe = body.projections.find((p: { name: string }) => p.name === 'ops_probe');
+      expect(probe.versions).toMatchObject([{ version: 1, status: 'live', tables: { stream_counts: 'stream_counts_v1', user_sequences: 'user_sequences_v1' }, counts: { stream_counts: 0, user_sequences: 0 } }]);
+      expect(probe.versions[0].checkpoints).toHaveLength(2);
+      expect(probe.rebuilds).toMatchObject([{ version: 1, eventsDone: 0 }]);
+      expect(probe.warning).toBe('not in the running code catalogue');
+    }
+  });
+});
+
+describe('access', () => {
+  const routes: Array<[Method, string, unknown?]> = [
+    ['GET', '/operations/projections'],
+    ['GET', '/operations/live'],
+    ['GET', '/operations/stream'],
+    ['GET', '/operations/actions'],
+    ['GET', '/operations/projections/ops_figures/diff'],
+    ['POST', '/operations/projections/ops_figures/rebuild', {}],
+    ['POST', '/operations/projections/ops_figures/switch', { version: 1 }],
+    ['POST', '/operations/projections/ops_figures/rollback'],
+    ['POST', '/operations/projections/ops_figures/retire', {}],
+    ['POST', '/operations/projections/ops_figures/abandon'],
+    ['POST', '/operations/queues-session'],
+  ];
+  it.each(routes)('%s %s: 401 without a token, 403 for a normal user', async (method, url, body) => {
+    expect((await call(method, url, undefined, body)).statusCode).toBe(401);
+    const res = await call(method, url, user.authorization, body);
+    expect(res.statusCode).toBe(403);
+    expect(res.json().message).toBe('You do not have permission to do this.');
   });
 
-  it('is Admin only', async () => {
-    expect((await status()).statusCode).toBe(401);
-    const user = await signInAs(t, { role: 'User' });
-    expect((await status(user.authorization)).statusCode).toBe(403);
+  it('the queues board session is Admin only; without REDIS_URL there is no board', async () => {
+    expect((await call('POST', '/operations/queues-session', operator.authorization)).statusCode).toBe(403);
+    const res = await call('POST', '/operations/queues-session', admin.authorization);
+    expect(res.statusCode).toBe(404);
+    expect(res.json().message).toMatch(/needs REDIS_URL/);
+    expect((await call('GET', '/operations/queues/', admin.authorization)).statusCode).toBe(404);
+    expect((await call('GET', '/operations/live', admin.authorization)).json().queuesUrl).toBeNull();
+  });
+
+  it('nothing a normal user tried is in the operator log', async () => {
+    const actions = (await call('GET', '/operations/actions', admin.authorization)).json().actions;
+    expect(actions.filter((a: { actorRole: string }) => a.actorRole === 'User')).toEqual([]);
+  });
+});
+
+describe('a formula change, rehearsed end to end', () => {
+  // Hand-made journal: premiums per user and lineage. rorV2 differs from rorV1 for sums above 50.
+  const A = randomUUID();
+  const B = randomUUID();
+  const C = randomUUID();
+  const journal: Array<[string, string, number[]]> = [
+    [A, 'l1', [20, 40]], // 60: changes
+    [A, 'l2', [51]], // 51: changes
+    [A, 'l3', [10]],
+    [B, 'l1', [30]],
+    [B, 'l2', [25, 30]], // 55: changes
+    [C, 'l1', [70]], // 70: changes
+    [C, 'l2', [5, 5]],
+  ];
+  const changed = journal.filter(([, , p]) => p.reduce((a, b) => a + b, 0) > 50);
+
+  it('builds v1, rebuilds v2 beside it, diffs, switches, rolls back, switches again and retires', async () => {
+    for (const [u, l, p] of journal) await appendPremiums(store, u, l, p);
+    t.deps.projections = [figuresProjection(1)];
+
+    // v1: the first build of the read model, switched at once.
+    let res = await call('POST', '/operations/projections/ops_figures/rebuild', operator.authorization, { switch: true });
+    expect(res.statusCode).toBe(202);
+    expect(res.json().rebuild).toMatchObject({ id: 'rebuild-ops_figures', projection: 'ops_figures', switch: true, runner: 'in-process' });
+    expect((await settled('rebuild-ops_figures')).phase).toBe('done');
+    expect((await readRegistry(database.db, 'ops_figures')).map((r) => [r.version, r.status])).toEqual([[1, 'live']]);
+
+    // The code now has formulas v2. A rebuild killed after its first batch leaves v2 half built.
+    t.deps.projections = [figuresProjection(2)];
+    await expect(
+      rebuild(runtimeDeps(), 'ops_figures', {
+        batchSize: 3,
+        switch: false,
+        onProgress: (p) => {
+          if (p.phase === 'building' && p.eventsDone > 0) throw new Error('killed');
+        },
+      }),
+    ).rejects.toThrow('killed');
+    res = await call('POST', '/operations/projections/ops_figures/switch', operator.authorization, { version: 2 });
+    expect(res.statusCode).toBe(409);
+    expect(res.json().message).toBe('ops_figures v2 is not fully built: its rebuild stopped at 3 of 10 events.');
+
+    // The console resumes it beside the live version (no switch).
+    res = await call('POST', '/operations/projections/ops_figures/rebuild', operator.authorization, {});
+    expect(res.statusCode).toBe(202);
+    const done = await settled('rebuild-ops_figures');
+    expect(done).toMatchObject({ phase: 'done', version: 2, switch: false, eventsDone: 10, eventsTotal: 10 });
+    expect((await readRegistry(database.db, 'ops_figures')).map((r) => [r.version, r.status])).toEqual([
+      [1, 'live'],
+      [2, 'building'],
+    ]);
+
+    // The diff shows exactly the changed figure: ror, in the four streams above 50, of three users.
+    res = await call('GET', '/operations/projections/ops_figures/diff', operator.authorization);
+    expect(res.statusCode).toBe(200);
+    const diff = res.json();
+    expect(diff).toMatchObject({ projection: 'ops_figures', live: { version: 1, codeVersion: 1 }, other: { version: 2, codeVersion: 2, status: 'building' }, identical: false });
+    expect(diff.keyed).toEqual([{ table: 'stream_figures', key: ['stream_id'], matched: journal.length, onlyInLive: 0, onlyInOther: 0 }]);
+    expect(diff.figures.map((f: Record<string, unknown>) => ({ ...f, samples: undefined }))).toEqual([
+      { table: 'stream_figures', column: 'ror', rowsChanged: changed.length, users: new Set(changed.map(([u]) => u)).size, largestDelta: 1.5, samples: undefined },
+    ]);
+    expect(changed.length).toBe(4);
+    const sums = (f: (p: number) => number) => changed.reduce((s, [, , p]) => s + f(p.reduce((a, b) => a + b, 0)), 0);
+    expect(diff.figures[0].samples).toHaveLength(4);
+    expect(diff.figures[0].samples.reduce((s: number, x: { live: number }) => s + x.live, 0)).toBeCloseTo(sums(rorV1), 9);
+    expect(diff.figures[0].samples.reduce((s: number, x: { other: number }) => s + x.other, 0)).toBeCloseTo(sums(rorV2), 9);
+    const table = diff.tables.find((x: { table: string }) => x.table === 'stream_figures');
+    expect(table).toMatchObject({ rowsLive: 7, rowsOther: 7, onlyInLive: 4, onlyInOther: 4 });
+    expect(table.totals.map((x: { column: string }) => x.column)).toEqual(['ror']);
+
+    // Switch, and the impossible ones around it.
+    res = await call('POST', '/operations/projections/ops_figures/switch', admin.authorization, { version: 2 });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().message).toMatch(/^ops_figures v2 is live/);
+    expect((await call('POST', '/operations/projections/ops_figures/switch', operator.authorization, { version: 2 })).json().message).toBe('ops_figures v2 is already live.');
+    expect((await call('POST', '/operations/projections/ops_figures/switch', operator.authorization, { version: 9 })).statusCode).toBe(404);
+    res = await call('POST', '/operations/projections/ops_figures/switch', operator.authorization, { version: 'two' });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().message).toBe('Version must be a whole number.');
+    res = await call('GET', '/operations/projections/ops_figures/diff', operator.authorization);
+    expect(res.statusCode).toBe(409);
+    expect(res.json().message).toBe('ops_figures has no building version to compare with.');
+    expect((await call('POST', '/operations/projections/ops_figures/retire', operator.authorization, { version: 2 })).json().message).toBe(
+      'ops_figures v2 is live: only a retired version can be retired.',
+    );
+    const ror = async (version: number) =>
+      (await sql<{ ror: number }>`select ror from ${sql.table(`stream_figures_v${version}`)} order by ror`.execute(database.db)).rows.map((r) => r.ror);
+    expect(await ror(2)).toEqual(journal.map(([, , p]) => rorV2(p.reduce((a, b) => a + b, 0))).sort((a, b) => a - b));
+
+    // Rollback to v1, then switch to v2 again.
+    res = await call('POST', '/operations/projections/ops_figures/rollback', operator.authorization);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().message).toBe('ops_figures rolled back from v2 to v1.');
+    expect((await readRegistry(database.db, 'ops_figures')).map((r) => [r.version, r.status])).toEqual([
+      [1, 'live'],
+      [2, 'retired'],
+    ]);
+    res = await call('POST', '/operations/projections/ops_figures/switch', operator.authorization, { version: 2 });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().message).toMatch(/^ops_figures v2 is live again/);
+
+    // One user, recomputed in the live version.
+    await sql`update stream_figures_v2 set ror = -1 where user_id = ${A}`.execute(database.db);
+    res = await call('POST', '/operations/projections/ops_figures/rebuild', operator.authorization, { userId: A });
+    expect(res.statusCode).toBe(202);
+    expect(await settled(`rebuild-ops_figures-user-${A}`)).toMatchObject({ phase: 'done', userId: A, eventsDone: 4 });
+    expect(await ror(2)).toEqual(journal.map(([, , p]) => rorV2(p.reduce((a, b) => a + b, 0))).sort((a, b) => a - b));
+
+    // Retire v1: no rollback after that.
+    res = await call('POST', '/operations/projections/ops_figures/retire', operator.authorization, {});
+    expect(res.statusCode).toBe(200);
+    expect(res.json().message).toBe('Retired ops_figures v1: tables dropped, no rollback to it.');
+    expect((await readRegistry(database.db, 'ops_figures')).map((r) => [r.version, r.status])).toEqual([[2, 'live']]);
+    res = await call('POST', '/operations/projections/ops_figures/rollback', operator.authorization);
+    expect(res.statusCode).toBe(409);
+    expect(res.json().message).toBe('ops_figures has no retired version to roll back to.');
+    expect((await call('POST', '/operations/projections/nope/rebuild', operator.authorization, {})).statusCode).toBe(404);
+    expect((await call('POST', '/operations/projections/ops_figures/abandon', operator.authorization)).json().message).toBe('ops_figures has no building version to abandon.');
+
+    // Every action is in the log, newest first, with who and the outcome.
+    const actions = (await call('GET', '/operations/actions?limit=200', admin.authorization)).json().actions.filter((a: { projection: string }) => a.projection === 'ops_figures');
+    expect(actions.map((a: { action: string; outcome: string; version: number | null; actorEmail: string }) => [a.action, a.outcome, a.version, a.actorEmail]).reverse()).toEqual([
+      ['rebuild', 'ok', 1, operator.email],
+      ['switch', 'refused', 2, operator.email],
+      ['rebuild', 'ok', 2, operator.email],
+      ['switch', 'ok', 2, admin.email],
+      ['switch', 'refused', 2, operator.email],
+      ['switch', 'refused', 9, operator.email],
+      ['retire', 'refused', 2, operator.email],
+      ['rollback', 'ok', 1, operator.email],
+      ['switch', 'ok', 2, operator.email],
+      ['rebuild-user', 'ok', 2, operator.email],
+      ['retire', 'ok', 1, operator.email],
+      ['rollback', 'refused', null, operator.email],
+      ['abandon', 'refused', null, operator.email],
+    ]);
+    // Append-only: the table refuses changes whoever asks.
+    await expect(sql`delete from operator_actions`.execute(database.db)).rejects.toThrow(/append-only/);
+    await expect(sql`update operator_actions set message = 'x'`.execute(database.db)).rejects.toThrow(/append-only/);
   });
 });

@@ -1,20 +1,229 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { ServerResponse } from 'node:http';
+import { z } from 'zod';
 import { errorBody } from '@oj/contracts/common';
-import { projectionsStatusResponse } from '@oj/contracts/operations';
+import {
+  actionsQuery,
+  actionsResponse,
+  diffQuery,
+  diffResponse,
+  operationsLive,
+  operatorActionResult,
+  projectionParams,
+  projectionsStatusResponse,
+  rebuildRequest,
+  rebuildResponse,
+  retireRequest,
+  switchRequest,
+  type OperationsLive,
+  type OperatorAction,
+} from '@oj/contracts/operations';
 import { allProjections } from '@oj/projections/catalogue';
 import { projectionsStatus } from '@oj/projections/runtime/status';
+import { DEFAULT_BULL_PREFIX, redisConnection } from '@oj/projections/runtime/projector';
+import type { RuntimeDeps } from '@oj/projections/runtime/rebuild';
+import { AppError } from '../app/errors.ts';
+import { principalOf } from '../app/principal.ts';
+import { listActions, recordAction, type ActionInput } from './actions.ts';
+import { abandonBuild, checkRebuild, diffVersions, retireVersions, rollBack, switchTo } from './commands.ts';
+import { OperationsConsole } from './live.ts';
+import { QUEUES_URL, registerQueuesBoard, setBoardCookie } from './queues-board.ts';
 
-/** Operators' view of the read models. Rebuilds run from the CLI (`npm run projections`), not over HTTP. */
+const errors = { 401: errorBody, 403: errorBody, 404: errorBody, 409: errorBody, 422: errorBody };
+const doc = { tags: ['operations'], security: [{ bearer: [] }] };
+
+/**
+ * The projections console (Admin and Operator): status, live lag and rebuild progress (also pushed
+ * as Server-Sent Events), rebuilds, diffs, switch, rollback, retire, abandon, and the log of every
+ * operator action. Thin: the work is the projector runtime's (commands.ts calls it). The BullMQ board
+ * is mounted for Admins when REDIS_URL is set.
+ */
 export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const operator = app.requireRole('Admin', 'Operator');
+  const runtimeDeps = (): RuntimeDeps => {
+    const { config, database, eventStore, projections } = app.deps;
+    return { database, eventStore, projections: projections ?? allProjections, lanes: config.PROJECTOR_LANES };
+  };
+  const { config } = app.deps;
+  const live = new OperationsConsole({
+    deps: runtimeDeps,
+    bull: config.REDIS_URL ? { connection: redisConnection(config.REDIS_URL), prefix: config.BULLMQ_PREFIX ?? DEFAULT_BULL_PREFIX } : null,
+    onError: (err, what) => app.log.warn({ err }, `operations console: ${what} failed`),
+  });
+  const streams = new Set<ServerResponse>();
+  // Open event streams would keep the server from closing: end them first.
+  app.addHook('preClose', async () => {
+    for (const s of streams) s.end();
+  });
+  app.addHook('onClose', () => live.close());
+
+  const snapshot = async (request: FastifyRequest): Promise<OperationsLive> => {
+    await live.ensureStarted();
+    const admin = principalOf(request).role === 'Admin';
+    return { ...(await live.snapshot()), queuesUrl: admin && config.REDIS_URL ? `${QUEUES_URL}/` : null };
+  };
+
+  /** Runs an operator command and appends its outcome (done, refused with a 4xx, or failed) to the log. */
+  const act = async <T extends { message: string }>(
+    request: FastifyRequest,
+    input: Omit<ActionInput, 'outcome' | 'message'>,
+    run: () => Promise<T & { version?: number | null }>,
+  ): Promise<T & { action: OperatorAction }> => {
+    const actor = principalOf(request);
+    const db = app.deps.database.db;
+    try {
+      const result = await run();
+      const action = await recordAction(db, actor, { ...input, version: result.version ?? input.version ?? null, outcome: 'ok', message: result.message });
+      return { ...result, action };
+    } catch (error) {
+      const refused = error instanceof AppError && error.statusCode < 500;
+      await recordAction(db, actor, { ...input, outcome: refused ? 'refused' : 'failed', message: error instanceof Error ? error.message : String(error) }).catch((err) =>
+        request.log.error({ err }, 'could not record an operator action'),
+      );
+      throw error;
+    }
+  };
+
   app.get(
     '/operations/projections',
-    {
-      onRequest: app.requireRole('Admin'),
-      schema: { tags: ['operations'], security: [{ bearer: [] }], response: { 200: projectionsStatusResponse, 401: errorBody, 403: errorBody } },
-    },
-    async () => {
-      const { config, database, eventStore } = app.deps;
-      return projectionsStatus({ database, eventStore, projections: allProjections, lanes: config.PROJECTOR_LANES }, config.mode.projector);
+    { onRequest: operator, schema: { ...doc, response: { 200: projectionsStatusResponse, ...errors } } },
+    async () => projectionsStatus(runtimeDeps(), config.mode.projector),
+  );
+
+  app.get('/operations/live', { onRequest: operator, schema: { ...doc, response: { 200: operationsLive, ...errors } } }, async (request) => snapshot(request));
+
+  // Server-Sent Events: `snapshot` first (the same as /operations/live), then `rebuilds` whenever a
+  // rebuild moves and `lag` at every sample. A reload simply reconnects and gets a new snapshot.
+  app.get('/operations/stream', { onRequest: operator, schema: { ...doc, response: { ...errors } } }, async (request, reply: FastifyReply) => {
+    const first = await snapshot(request);
+    reply.hijack();
+    const res = reply.raw;
+    const headers = Object.fromEntries(Object.entries(reply.getHeaders()).filter(([, v]) => v !== undefined)) as Record<string, string>;
+    res.writeHead(200, {
+      ...headers,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      'x-request-id': request.id,
+    });
+    const send = (event: string, data: unknown) => {
+      if (!res.writableEnded) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    };
+    send('snapshot', first);
+    streams.add(res);
+    // Progress events come per committed batch (and per BullMQ event): coalesce bursts into one list.
+    let pending: NodeJS.Timeout | null = null;
+    const unsubscribe = live.subscribe((e) => {
+      if (e.type === 'lag') send('lag', { sample: e.sample, laneErrors: e.laneErrors });
+      else
+        pending ??= setTimeout(() => {
+          pending = null;
+          live.rebuilds
+            .list()
+            .then((list) => send('rebuilds', list))
+            .catch((err) => request.log.warn({ err }, 'could not list rebuilds'));
+        }, 150);
+    });
+    const ping = setInterval(() => !res.writableEnded && res.write(': ping\n\n'), 15_000);
+    const done = () => {
+      clearInterval(ping);
+      if (pending) clearTimeout(pending);
+      unsubscribe();
+      streams.delete(res);
+    };
+    res.on('close', done);
+    request.raw.on('close', done);
+  });
+
+  app.post(
+    '/operations/projections/:name/rebuild',
+    { onRequest: operator, schema: { ...doc, params: projectionParams, body: rebuildRequest, response: { 202: rebuildResponse, ...errors } } },
+    async (request, reply) => {
+      const { name } = request.params;
+      const { userId } = request.body;
+      const toSwitch = userId ? false : (request.body.switch ?? false);
+      const actor = principalOf(request);
+      const result = await act(request, { action: userId ? 'rebuild-user' : 'rebuild', projection: name, userId: userId ?? null }, async () => {
+        const deps = runtimeDeps();
+        await checkRebuild(deps, name, userId);
+        await live.ensureStarted();
+        const { state, existing } = await live.rebuilds.start({ projection: name, ...(userId ? { userId } : {}), switch: toSwitch, requestedBy: actor.email });
+        if (state.phase === 'failed') throw new AppError('conflict', state.error ?? `The rebuild of ${name} failed.`);
+        const what = userId ? `Rebuild of ${name} for user ${userId}` : `Rebuild of ${name}${state.version ? ` v${state.version}` : ''}${toSwitch ? ' (switches when built)' : ' beside the live version'}`;
+        const message = existing
+          ? `${what}: already ${state.phase === 'queued' ? 'queued' : 'running'}, following it.`
+          : state.phase === 'done'
+            ? `${what}: done (${state.eventsDone} events).`
+            : `${what}: ${state.phase === 'queued' ? 'queued' : 'started'}.`;
+        return { message, rebuild: state, existing, version: state.version };
+      });
+      // The log says `queued` for work that goes on after the answer.
+      reply.code(202);
+      return { rebuild: result.rebuild, existing: result.existing, action: result.action };
     },
   );
+
+  app.get(
+    '/operations/projections/:name/diff',
+    { onRequest: operator, schema: { ...doc, params: projectionParams, querystring: diffQuery, response: { 200: diffResponse, ...errors } } },
+    async (request) => diffVersions(runtimeDeps(), request.params.name, request.query.version),
+  );
+
+  app.post(
+    '/operations/projections/:name/switch',
+    { onRequest: operator, schema: { ...doc, params: projectionParams, body: switchRequest, response: { 200: operatorActionResult, ...errors } } },
+    async (request) => {
+      const { name } = request.params;
+      const { version } = request.body;
+      const r = await act(request, { action: 'switch', projection: name, version }, async () => ({ message: await switchTo(runtimeDeps(), live.rebuilds, name, version), version }));
+      return { message: r.message, action: r.action };
+    },
+  );
+
+  app.post(
+    '/operations/projections/:name/rollback',
+    { onRequest: operator, schema: { ...doc, params: projectionParams, response: { 200: operatorActionResult, ...errors } } },
+    async (request) => {
+      const r = await act(request, { action: 'rollback', projection: request.params.name }, () => rollBack(runtimeDeps(), live.rebuilds, request.params.name));
+      return { message: r.message, action: r.action };
+    },
+  );
+
+  app.post(
+    '/operations/projections/:name/retire',
+    { onRequest: operator, schema: { ...doc, params: projectionParams, body: retireRequest, response: { 200: operatorActionResult, ...errors } } },
+    async (request) => {
+      const { name } = request.params;
+      const { version } = request.body;
+      const r = await act(request, { action: 'retire', projection: name, version: version ?? null }, async () => {
+        const out = await retireVersions(runtimeDeps(), name, version);
+        return { message: out.message, version: out.versions.length === 1 ? out.versions[0]! : (version ?? null) };
+      });
+      return { message: r.message, action: r.action };
+    },
+  );
+
+  app.post(
+    '/operations/projections/:name/abandon',
+    { onRequest: operator, schema: { ...doc, params: projectionParams, response: { 200: operatorActionResult, ...errors } } },
+    async (request) => {
+      const r = await act(request, { action: 'abandon', projection: request.params.name }, () => abandonBuild(runtimeDeps(), live.rebuilds, request.params.name));
+      return { message: r.message, action: r.action };
+    },
+  );
+
+  app.get('/operations/actions', { onRequest: operator, schema: { ...doc, querystring: actionsQuery, response: { 200: actionsResponse, ...errors } } }, async (request) => ({
+    actions: await listActions(app.deps.database.db, request.query.limit),
+  }));
+
+  // The BullMQ board opens as a page of its own: this sets its short-lived cookie (Admin only).
+  app.post('/operations/queues-session', { onRequest: app.requireRole('Admin'), schema: { ...doc, response: { 200: z.object({ url: z.string() }), ...errors } } }, async (request, reply) => {
+    if (!config.REDIS_URL) throw new AppError('not_found', 'The queues board needs REDIS_URL: without Redis the lanes and rebuilds run in process, with no queues to show.');
+    setBoardCookie(app, reply, principalOf(request).userId);
+    return { url: `${QUEUES_URL}/` };
+  });
+
+  await registerQueuesBoard(app);
 };

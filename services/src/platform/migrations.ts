@@ -7,10 +7,11 @@ import { migrations as accounts } from '../accounts/migrations.ts';
 import { migrations as mail } from '../mail/migrations.ts';
 import { migrations as journal } from '../journal/migrations.ts';
 import { migrations as audit } from '../audit/migrations.ts';
+import { migrations as operations } from '../operations/migrations.ts';
 import { migrations as profile } from '../profile/migrations.ts';
 
 /** Every module's migrations, applied at start-up of each process (they are idempotent and locked). */
-export const allMigrations = [eventStore, projectorRuntime, identity, accounts, mail, journal, audit, profile];
+export const allMigrations = [eventStore, projectorRuntime, identity, accounts, mail, journal, audit, profile, operations];
 
 export function migrate(db: Kysely<any>): Promise<string[]> {
   return migrateToLatest(db, allMigrations);

@@ -1,0 +1,50 @@
+import { sql, type Kysely } from 'kysely';
+import type { OperatorAction } from '@oj/contracts/operations';
+import { uuidv7 } from '@oj/infra/ids';
+import type { Principal } from '../app/principal.ts';
+
+export type ActionKind = OperatorAction['action'];
+export type ActionOutcome = OperatorAction['outcome'];
+
+export interface ActionInput {
+  action: ActionKind;
+  projection: string;
+  version?: number | null;
+  userId?: string | null;
+  outcome: ActionOutcome;
+  message: string;
+}
+
+function toAction(r: any): OperatorAction {
+  return {
+    id: r.id,
+    at: (r.at instanceof Date ? r.at : new Date(r.at)).toISOString(),
+    actorId: r.actor_id,
+    actorEmail: r.actor_email,
+    actorRole: r.actor_role,
+    action: r.action,
+    projection: r.projection,
+    version: r.version === null ? null : Number(r.version),
+    userId: r.user_id ?? null,
+    outcome: r.outcome,
+    message: r.message,
+  };
+}
+
+/**
+ * Appends one entry to the operator-actions log (the table refuses any other write). The time is the
+ * database's wall clock, not the app's Clock: this is an audit record of when it really happened.
+ */
+export async function recordAction(db: Kysely<any>, actor: Principal, input: ActionInput): Promise<OperatorAction> {
+  const row = await sql<any>`insert into operator_actions (id, at, actor_id, actor_email, actor_role, action, projection, version, user_id, outcome, message)
+    values (${uuidv7()}, clock_timestamp(), ${actor.userId}, ${actor.email}, ${actor.role}, ${input.action}, ${input.projection}, ${input.version ?? null},
+      ${input.userId ?? null}, ${input.outcome}, ${input.message})
+    returning *`.execute(db);
+  return toAction(row.rows[0]);
+}
+
+/** Newest first. */
+export async function listActions(db: Kysely<any>, limit: number): Promise<OperatorAction[]> {
+  const rows = await sql<any>`select * from operator_actions order by at desc, id desc limit ${limit}`.execute(db);
+  return rows.rows.map(toAction);
+}

@@ -1,0 +1,131 @@
+import type { DiffResponse } from '@oj/contracts/operations';
+import { LOCK_REBUILD, tryLock } from '@oj/projections/runtime/locks';
+import type { Projection } from '@oj/projections/runtime/projection';
+import { readRebuilds, readRegistry, type RegistryRow } from '@oj/projections/runtime/registry';
+import { abandon, diff, RebuildLockedError, retire, rollback, switchVersion, type RuntimeDeps } from '@oj/projections/runtime/rebuild';
+import { diffFigures } from '@oj/projections/runtime/diff-figures';
+import { AppError } from '../app/errors.ts';
+import { isFinished, type RebuildRunner } from './rebuilds.ts';
+
+/**
+ * The console's operator commands over the projector runtime's own functions (rebuild.ts): each one
+ * first checks what would make it impossible and answers that as a 4xx with a message saying what to
+ * do, then calls the runtime, whose own refusals (thrown as plain errors) are mapped the same way.
+ */
+
+const conflict = (message: string, resolution?: string) => new AppError('conflict', message, resolution ? { resolution } : {});
+
+export function codeProjection(deps: RuntimeDeps, name: string): Projection {
+  const p = deps.projections.find((x) => x.name === name);
+  if (!p) throw new AppError('not_found', `Unknown projection ${name}.`, { detail: { known: deps.projections.map((x) => x.name) } });
+  return p;
+}
+
+async function versions(deps: RuntimeDeps, name: string): Promise<RegistryRow[]> {
+  codeProjection(deps, name);
+  return readRegistry(deps.database.db, name);
+}
+
+/** The runtime's refusals are plain errors with operator-facing messages: those become 409s. */
+const RUNTIME_REFUSALS = [/cannot catch up/, /has no version/, /no retired version/, /is not a retired version/, /keeps moving/, /keep moving/, /has no live version/, /no building version/, /not finished/, /not built/];
+function mapRuntimeError(error: unknown): never {
+  if (error instanceof RebuildLockedError) throw conflict(error.message, 'Wait for the running rebuild to finish, then try again.');
+  if (error instanceof Error && error.constructor === Error && RUNTIME_REFUSALS.some((r) => r.test(error.message))) throw conflict(error.message);
+  throw error;
+}
+
+/** A rebuild of `name` that is running now: through this console, or anywhere else (its advisory lock). */
+async function assertNoRebuildRunning(deps: RuntimeDeps, runner: RebuildRunner, name: string, what: string): Promise<void> {
+  const active = (await runner.list()).find((s) => s.projection === name && !s.userId && !isFinished(s));
+  if (active) throw conflict(`A rebuild of ${name} is running${active.version ? ` (v${active.version}, ${active.phase})` : ''}: ${what} once it has finished.`, 'Follow its progress on this page.');
+  const lock = await tryLock(deps.database, LOCK_REBUILD, name);
+  if (!lock) throw conflict(`A rebuild of ${name} is running in another process: ${what} once it has finished.`, 'See `npm run projections -- status`.');
+  await lock.release();
+}
+
+export async function switchTo(deps: RuntimeDeps, runner: RebuildRunner, name: string, version: number): Promise<string> {
+  const rows = await versions(deps, name);
+  const target = rows.find((r) => r.version === version);
+  if (!target) throw new AppError('not_found', `${name} has no version ${version}.`);
+  if (target.status === 'live') throw conflict(`${name} v${version} is already live.`);
+  await assertNoRebuildRunning(deps, runner, name, 'switch');
+  if (target.status === 'building') {
+    const progress = (await readRebuilds(deps.database.db)).find((r) => r.projection === name && r.version === version);
+    const last = (await runner.list()).find((s) => s.projection === name && !s.userId && s.version === version);
+    if (last?.phase === 'failed') throw conflict(`${name} v${version} is not fully built: its rebuild failed (${last.error}).`, 'Fix the cause and rebuild: it resumes from its checkpoint.');
+    if (!progress || (progress.eventsTotal !== null && progress.eventsDone < progress.eventsTotal)) {
+      throw conflict(
+        `${name} v${version} is not fully built: its rebuild stopped at ${progress?.eventsDone ?? 0} of ${progress?.eventsTotal ?? '?'} events.`,
+        'Rebuild it again: it resumes from its checkpoint, then switch.',
+      );
+    }
+  }
+  const applied = await switchVersion(deps, name, version).catch(mapRuntimeError);
+  return `${name} v${version} is live${target.status === 'retired' ? ' again' : ''} (${applied} event${applied === 1 ? '' : 's'} caught up).`;
+}
+
+export async function rollBack(deps: RuntimeDeps, runner: RebuildRunner, name: string): Promise<{ message: string; version: number }> {
+  const rows = await versions(deps, name);
+  if (!rows.some((r) => r.status === 'retired')) throw conflict(`${name} has no retired version to roll back to.`, 'A version is kept, retired, after each switch until it is retired here.');
+  await assertNoRebuildRunning(deps, runner, name, 'roll back');
+  const r = await rollback(deps, name).catch(mapRuntimeError);
+  return { message: `${name} rolled back from v${r.from ?? '-'} to v${r.to}.`, version: r.to };
+}
+
+export async function retireVersions(deps: RuntimeDeps, name: string, version?: number): Promise<{ message: string; versions: number[] }> {
+  const rows = await versions(deps, name);
+  if (version !== undefined) {
+    const row = rows.find((r) => r.version === version);
+    if (!row) throw new AppError('not_found', `${name} has no version ${version}.`);
+    if (row.status !== 'retired') throw conflict(`${name} v${version} is ${row.status}: only a retired version can be retired.`);
+  } else if (!rows.some((r) => r.status === 'retired')) throw conflict(`${name} has no retired version to retire.`);
+  const dropped = await retire(deps, name, version).catch(mapRuntimeError);
+  return { message: `Retired ${name} ${dropped.map((v) => `v${v}`).join(', ')}: tables dropped, no rollback to ${dropped.length === 1 ? 'it' : 'them'}.`, versions: dropped };
+}
+
+export async function abandonBuild(deps: RuntimeDeps, runner: RebuildRunner, name: string): Promise<{ message: string; version: number }> {
+  const rows = await versions(deps, name);
+  if (!rows.some((r) => r.status === 'building')) throw conflict(`${name} has no building version to abandon.`);
+  await assertNoRebuildRunning(deps, runner, name, 'abandon it');
+  const v = await abandon(deps, name).catch(mapRuntimeError);
+  if (v === null) throw conflict(`${name} has no building version to abandon.`);
+  return { message: `Abandoned ${name} v${v}: its tables are dropped.`, version: v };
+}
+
+/** Whole-row diff (runtime) and per-figure deltas by key (diff-figures) of a version against live. */
+export async function diffVersions(deps: RuntimeDeps, name: string, version?: number): Promise<DiffResponse> {
+  const rows = await versions(deps, name);
+  const live = rows.find((r) => r.status === 'live');
+  if (!live) throw conflict(`${name} has no live version to compare with.`);
+  const other = version !== undefined ? rows.find((r) => r.version === version) : rows.find((r) => r.status === 'building');
+  if (!other) {
+    if (version !== undefined) throw new AppError('not_found', `${name} has no version ${version}.`);
+    throw conflict(`${name} has no building version to compare with.`, 'Rebuild it without switching first, or pick a retired version.');
+  }
+  if (other.version === live.version) throw conflict(`${name} v${other.version} is the live version: pick another version to compare with it.`);
+  const tables = await diff(deps, name, other.version).catch(mapRuntimeError);
+  const { keyed, figures } = await diffFigures(deps.database.db, live.tables, other.tables);
+  const identical = tables.every((t) => !t.onlyInLive && !t.onlyInOther && !t.totals.length && !t.shapeChanged && t.rowsLive === t.rowsOther);
+  // Sample rows go to a browser as JSON: bigint and Date values are made plain.
+  const plain = (rows: unknown[]) => JSON.parse(JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))) as Array<Record<string, unknown>>;
+  return {
+    projection: name,
+    live: { version: live.version, codeVersion: live.codeVersion },
+    other: { version: other.version, codeVersion: other.codeVersion, status: other.status },
+    identical,
+    tables: tables.map((t) => ({ ...t, sampleOnlyInLive: plain(t.sampleOnlyInLive), sampleOnlyInOther: plain(t.sampleOnlyInOther) })),
+    keyed,
+    figures: figures.map((f) => ({ ...f, samples: plain(f.samples) as typeof f.samples })),
+  };
+}
+
+/** Checks a rebuild request before it is queued: the projection exists and, for one user, has a live version built by this code. */
+export async function checkRebuild(deps: RuntimeDeps, name: string, userId?: string): Promise<void> {
+  const projection = codeProjection(deps, name);
+  if (!userId) return;
+  const live = (await readRegistry(deps.database.db, name)).find((r) => r.status === 'live');
+  if (!live || live.codeVersion !== projection.version) {
+    throw conflict(`${name} has no live version built by the running code (v${projection.version}): rebuild the whole projection first.`);
+  }
+}
+
