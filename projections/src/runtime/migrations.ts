@@ -72,4 +72,11 @@ export const migrations: MigrationSet = {
       )`.execute(db);
     },
   },
+  '202611241400_rebuild_built_at': {
+    async up(db) {
+      // Set once a rebuild's bulk run and finishing step are complete (cleared when a run starts): only
+      // then may its version be switched live. A version killed before it would serve missing rows.
+      await sql`alter table projection_rebuilds add column if not exists built_at timestamptz`.execute(db);
+    },
+  },
 };

@@ -48,9 +48,35 @@ export interface RebuildResult {
 }
 
 export class RebuildLockedError extends Error {
-  constructor(name: string) {
-    super(`A rebuild of ${name} is already running (advisory lock held). Wait for it, or stop it: a killed rebuild resumes from its checkpoint.`);
+  /** `action`: what was refused (default: another rebuild); switch, rollback and retire name themselves. */
+  constructor(name: string, action?: 'switch' | 'rollback' | 'retire') {
+    super(
+      action
+        ? `Cannot ${action} ${name}: a rebuild of ${name} is running (advisory lock held). Wait for it to finish, or stop it (a killed rebuild resumes from its checkpoint), then ${action} again.`
+        : `A rebuild of ${name} is already running (advisory lock held). Wait for it, or stop it: a killed rebuild resumes from its checkpoint.`,
+    );
     this.name = 'RebuildLockedError';
+  }
+}
+
+/** Refused switch of a version whose rebuild did not complete its bulk run and finishing step. */
+export class UnfinishedBuildError extends Error {
+  constructor(name: string, version: number) {
+    super(
+      `${name} v${version} has not finished building (its rebuild stopped before the end of its bulk run or finishing step): run \`npm run projections -- rebuild ${name}\` to finish it (it resumes from its checkpoint), then switch.`,
+    );
+    this.name = 'UnfinishedBuildError';
+  }
+}
+
+/** Runs `f` holding the projection's rebuild lock, so no rebuild writes its tables meanwhile. */
+async function withRebuildLock<T>(deps: RuntimeDeps, name: string, action: 'switch' | 'rollback' | 'retire', f: () => Promise<T>): Promise<T> {
+  const lock = await tryLock(deps.database, LOCK_REBUILD, name);
+  if (!lock) throw new RebuildLockedError(name, action);
+  try {
+    return await f();
+  } finally {
+    await lock.release();
   }
 }
 
@@ -125,6 +151,8 @@ async function rebuildVersion(deps: RuntimeDeps, projection: Projection, options
       });
     }
     const tables = physicalTables(projection, version);
+    // Not switchable until this run has finished its bulk batches and finishing step again.
+    await sql`update projection_rebuilds set built_at = null where projection = ${projection.name} and version = ${version}`.execute(db);
     const total = eventStore.countAfter ? await eventStore.countAfter(START, prefixes) : null;
     if (total !== null) await sql`update projection_rebuilds set events_total = ${total} where projection = ${projection.name} and version = ${version}`.execute(db);
     const started = Date.now();
@@ -182,10 +210,12 @@ async function rebuildVersion(deps: RuntimeDeps, projection: Projection, options
       report('finishing');
       await projection.finishBulk(db, tables);
     }
+    await sql`update projection_rebuilds set built_at = now() where projection = ${projection.name} and version = ${version}`.execute(db);
     let switched = false;
     if (options.switch !== false) {
       report('switching');
-      applied += await switchVersion(deps, projection.name, version);
+      // Under this rebuild's lock already.
+      applied += await switchLocked(deps, projection.name, version);
       switched = true;
     }
     await refreshCounts(deps, projection.name, version);
@@ -237,6 +267,12 @@ async function readRange(eventStore: EventStore, after: LogPosition, prefixes: s
  * one. Returns the number of events applied during the catch-up.
  */
 export async function switchVersion(deps: RuntimeDeps, name: string, version: number): Promise<number> {
+  // Under the rebuild lock: a rebuild's bulk writes and its finishing step (which empties tables) must
+  // never run against a version that is live.
+  return withRebuildLock(deps, name, 'switch', () => switchLocked(deps, name, version));
+}
+
+async function switchLocked(deps: RuntimeDeps, name: string, version: number): Promise<number> {
   const { database, eventStore } = deps;
   const projection = deps.projections.find((p) => p.name === name);
   if (!projection) throw new Error(`Unknown projection ${name}`);
@@ -257,6 +293,10 @@ export async function switchVersion(deps: RuntimeDeps, name: string, version: nu
       const target = rows.find((r) => r.version === version);
       if (!target) throw new Error(`${name} has no version ${version}`);
       if (target.status === 'live') return { applied: 0 };
+      if (target.status === 'building') {
+        const built = await sql<{ built: boolean }>`select built_at is not null as built from projection_rebuilds where projection = ${name} and version = ${version}`.execute(trx);
+        if (!built.rows[0]?.built) throw new UnfinishedBuildError(name, version);
+      }
       const current = rows.find((r) => r.status === 'live');
       const t = await targetCheckpoints(deps, name, version, trx);
       const dispatcher = await readDispatcher(trx);
@@ -306,12 +346,14 @@ async function targetCheckpoints(deps: RuntimeDeps, name: string, version: numbe
 
 /** Switches back to the most recently retired version (still present until `retire`). */
 export async function rollback(deps: RuntimeDeps, name: string): Promise<{ from: number | null; to: number }> {
-  const rows = await readRegistry(deps.database.db, name);
-  const retired = rows.filter((r) => r.status === 'retired').sort((a, b) => (b.retiredAt?.getTime() ?? 0) - (a.retiredAt?.getTime() ?? 0) || b.version - a.version)[0];
-  if (!retired) throw new Error(`${name} has no retired version to roll back to`);
-  const from = rows.find((r) => r.status === 'live')?.version ?? null;
-  await switchVersion(deps, name, retired.version);
-  return { from, to: retired.version };
+  return withRebuildLock(deps, name, 'rollback', async () => {
+    const rows = await readRegistry(deps.database.db, name);
+    const retired = rows.filter((r) => r.status === 'retired').sort((a, b) => (b.retiredAt?.getTime() ?? 0) - (a.retiredAt?.getTime() ?? 0) || b.version - a.version)[0];
+    if (!retired) throw new Error(`${name} has no retired version to roll back to`);
+    const from = rows.find((r) => r.status === 'live')?.version ?? null;
+    await switchLocked(deps, name, retired.version);
+    return { from, to: retired.version };
+  });
 }
 
 async function dropVersion(db: Kysely<any>, row: RegistryRow): Promise<void> {
@@ -325,10 +367,13 @@ async function dropVersion(db: Kysely<any>, row: RegistryRow): Promise<void> {
 
 /** Drops the tables of a projection's retired versions (or one of them). After this, no rollback to them. */
 export async function retire(deps: RuntimeDeps, name: string, version?: number): Promise<number[]> {
-  const rows = (await readRegistry(deps.database.db, name)).filter((r) => r.status === 'retired' && (version === undefined || r.version === version));
-  if (version !== undefined && !rows.length) throw new Error(`${name} v${version} is not a retired version`);
-  for (const row of rows) await dropVersion(deps.database.db, row);
-  return rows.map((r) => r.version);
+  // Under the rebuild lock: a rollback to the version being dropped waits for it (or the other way round).
+  return withRebuildLock(deps, name, 'retire', async () => {
+    const rows = (await readRegistry(deps.database.db, name)).filter((r) => r.status === 'retired' && (version === undefined || r.version === version));
+    if (version !== undefined && !rows.length) throw new Error(`${name} v${version} is not a retired version`);
+    for (const row of rows) await dropVersion(deps.database.db, row);
+    return rows.map((r) => r.version);
+  });
 }
 
 /** Abandons a building version (drops its tables). */
