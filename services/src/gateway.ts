@@ -1,18 +1,66 @@
+import cluster from 'node:cluster';
+import { Redis } from 'ioredis';
 import { loadConfigOrExit } from '@oj/infra/config';
+import { createLogger } from '@oj/infra/logger';
 import { buildApp } from './app/app.ts';
 import { createRuntime } from './platform/runtime.ts';
 import { startBackgroundWorkers } from './platform/workers.ts';
 import { exportProjectionLag } from './platform/lag-metrics.ts';
 
-/** Services mode: the HTTP gateway (API and console). The projector runs as its own process. */
+/**
+ * Services mode: the HTTP gateway (API and console). The projector runs as its own process.
+ *
+ * With GATEWAY_PROCESSES > 1 this process only supervises: Node's cluster module forks that many
+ * gateways that accept connections on the one port (the primary hands them out in turn), and replaces
+ * one that dies. Nothing a gateway holds needs to be shared: appends are guarded by stream revision in
+ * the store, idempotency keys are claimed in PostgreSQL, the principal cache of each is kept fresh by
+ * NOTIFY, and the mail outbox claims its rows with SKIP LOCKED. Rate-limit counters go to Redis.
+ */
 const config = loadConfigOrExit();
-const runtime = await createRuntime(config);
-await startBackgroundWorkers(runtime, { projector: false, mail: true });
-exportProjectionLag(runtime);
-const app = await buildApp(runtime.deps, { serveWeb: true });
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void app.close().then(() => runtime.close()).then(() => process.exit(0)));
+
+if (config.GATEWAY_PROCESSES > 1 && cluster.isPrimary) {
+  const logger = createLogger(config.LOG_LEVEL);
+  let stopping = false;
+  const fork = () => cluster.fork();
+  for (let i = 0; i < config.GATEWAY_PROCESSES; i++) fork();
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    logger.error({ pid: worker.process.pid, code, signal }, 'gateway process died; starting another');
+    // A process that dies at once (bad configuration, port taken) would otherwise be forked in a tight loop.
+    setTimeout(fork, 1000).unref();
+  });
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(sig, () => {
+      stopping = true;
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(sig);
+      const timer = setTimeout(() => process.exit(0), 10_000);
+      cluster.on('exit', () => {
+        if (Object.keys(cluster.workers ?? {}).length === 0) {
+          clearTimeout(timer);
+          process.exit(0);
+        }
+      });
+    });
+  }
+  logger.info({ processes: config.GATEWAY_PROCESSES, port: config.PORT }, 'gateway supervisor started');
+} else {
+  const runtime = await createRuntime(config);
+  await startBackgroundWorkers(runtime, { projector: false, mail: true });
+  exportProjectionLag(runtime);
+  const rateLimitRedis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
+  // An unreachable Redis only means limits are not counted for a while (skipOnError): log, do not crash.
+  rateLimitRedis?.on('error', (err) => runtime.deps.logger.warn({ err: err.message }, 'rate-limit store unreachable'));
+  const app = await buildApp({ ...runtime.deps, rateLimitRedis }, { serveWeb: true });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () =>
+      void app
+        .close()
+        .then(() => rateLimitRedis?.quit())
+        .then(() => runtime.close())
+        .then(() => process.exit(0)),
+    );
+  }
+  await app.listen({ host: config.HOST, port: config.PORT });
+  const url = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${(app.server.address() as { port: number }).port}`;
+  app.log.info({ mode: config.mode, pid: process.pid }, `gateway listening on ${url} (console at ${url}/, API at ${url}/api/v1, docs at ${url}/api/v1/docs)`);
 }
-await app.listen({ host: config.HOST, port: config.PORT });
-const url = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${(app.server.address() as { port: number }).port}`;
-app.log.info({ mode: config.mode }, `gateway listening on ${url} (console at ${url}/, API at ${url}/api/v1, docs at ${url}/api/v1/docs)`);

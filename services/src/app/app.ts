@@ -22,6 +22,7 @@ import { journalRoutes } from '../journal/routes.ts';
 import { tradeViewRoutes } from '../trade-views/routes.ts';
 import { auditRoutes } from '../audit/routes.ts';
 import { operationsRoutes } from '../operations/routes.ts';
+import { billingRoutes } from '../billing/routes.ts';
 import { profileRoutes } from '../profile/routes.ts';
 
 export { API_PREFIX } from './api-prefix.ts';
@@ -71,8 +72,13 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   });
   await app.register(cors, { origin: deps.config.WEB_ORIGIN, credentials: true });
   await app.register(cookie);
-  // Global limit off; auth routes opt in with `config.rateLimit`.
-  await app.register(rateLimit, { global: false });
+  // Global limit off; auth routes opt in with `config.rateLimit`. Several gateway processes count in one
+  // Redis, or each would allow the limit again; if Redis is down, requests pass unlimited rather than fail
+  // (a login must not depend on the projector's queue store).
+  await app.register(rateLimit, {
+    global: false,
+    ...(deps.rateLimitRedis ? { redis: deps.rateLimitRedis, nameSpace: `${deps.config.BULLMQ_PREFIX}-rate-limit-`, skipOnError: true } : {}),
+  });
   await app.register(swagger, {
     openapi: {
       info: { title: 'Options Journal API', version: '1.0.0', description: 'Trade journal commands, read-model queries, identity and accounts.' },
@@ -100,6 +106,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
       await api.register(tradeViewRoutes);
       await api.register(auditRoutes);
       await api.register(operationsRoutes);
+      await api.register(billingRoutes);
       await api.register(profileRoutes);
     },
     { prefix: API_PREFIX },

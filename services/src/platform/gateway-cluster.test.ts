@@ -1,0 +1,122 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { requireRedisUrl } from '@oj/infra/testing/env';
+import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
+
+/**
+ * `npm run gateway` with GATEWAY_PROCESSES=2: two gateway processes behind one port, supervised by the
+ * cluster primary. Real processes, real PostgreSQL and Redis.
+ */
+
+const gatewayEntry = fileURLToPath(new URL('../gateway.ts', import.meta.url));
+let db: TestDatabase;
+let child: ChildProcess;
+let port: number;
+let dataDir: string;
+const prefix = `oj-cluster-${process.pid}`;
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const p = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(p));
+    });
+  });
+
+const workerPids = (): number[] => {
+  try {
+    return execFileSync('pgrep', ['-P', String(child.pid)]).toString().trim().split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+};
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+// A new connection per request, so the primary hands requests to both processes in turn.
+const get = (path: string) => fetch(`http://127.0.0.1:${port}${path}`, { headers: { connection: 'close' } });
+
+beforeAll(async () => {
+  db = await createTestDatabase('gateway_cluster');
+  port = await freePort();
+  dataDir = mkdtempSync(join(tmpdir(), 'oj-cluster-'));
+  child = spawn(process.execPath, [gatewayEntry], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'test',
+      DATABASE_URL: db.url,
+      REDIS_URL: requireRedisUrl(),
+      BULLMQ_PREFIX: prefix,
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      JWT_SECRET: 'cluster-test-secret-cluster-test-secret-0123',
+      LOG_LEVEL: 'error',
+      GATEWAY_PROCESSES: '2',
+      RATE_LIMIT_AUTH_PER_MINUTE: '4',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  await until('two gateway processes answering', async () => {
+    const ok = await get('/api/v1/health').then((r) => r.ok, () => false);
+    return ok && workerPids().length === 2 ? true : undefined;
+  });
+}, 90_000);
+
+afterAll(async () => {
+  if (child && child.exitCode === null) {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  const redis = new Redis(requireRedisUrl());
+  const keys = await redis.keys(`${prefix}-rate-limit-*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+  await db?.drop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('two gateway processes behind one port', () => {
+  it('share one rate limit: the limit is not doubled by the second process', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const r = await fetch(`http://127.0.0.1:${port}/api/v1/users/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', connection: 'close' },
+        body: JSON.stringify({ email: 'nobody@example.com', password: 'Wrong1!pass' }),
+      });
+      statuses.push(r.status);
+    }
+    // Four attempts a minute from this address, counted across both processes.
+    expect(statuses.filter((s) => s !== 429)).toHaveLength(4);
+    expect(statuses.slice(4).every((s) => s === 429)).toBe(true);
+  }, 60_000);
+
+  it('keeps serving when one process is killed, and the supervisor starts another', async () => {
+    const [victim, survivor] = workerPids();
+    expect(victim).toBeDefined();
+    process.kill(victim!, 'SIGKILL');
+    for (let i = 0; i < 10; i++) expect((await get('/api/v1/health')).status).toBe(200);
+    const pids = await until('a replacement process', () => {
+      const now = workerPids();
+      return now.length === 2 && !now.includes(victim!) ? now : undefined;
+    });
+    expect(pids).toContain(survivor);
+  }, 120_000);
+});
