@@ -9,7 +9,7 @@ import { readRegistry } from '@oj/projections/runtime/registry';
 import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
 import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
 import { migrate } from '../platform/migrations.ts';
-import { appendPremiums, figuresProjection, rorV1, rorV2 } from './testing.ts';
+import { appendPremiums, visible, figuresProjection, rorV1, rorV2 } from './testing.ts';
 
 let t: TestApp;
 let database: TestDatabase;
@@ -120,6 +120,7 @@ describe('a formula change, rehearsed end to end', () => {
 
   it('builds v1, rebuilds v2 beside it, diffs, switches, rolls back, switches again and retires', async () => {
     for (const [u, l, p] of journal) await appendPremiums(store, u, l, p);
+    await visible(store, 10);
     t.deps.projections = [figuresProjection(1)];
 
     // v1: the first build of the read model, switched at once.

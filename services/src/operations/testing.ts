@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
-import type { EventStore } from '@oj/infra/eventstore/port';
+import { START, type EventStore } from '@oj/infra/eventstore/port';
 import type { Projection } from '@oj/projections/runtime/projection';
 
 /**
@@ -68,4 +68,13 @@ export async function appendPremiums(store: EventStore, user: string, lineage: s
       'any',
     );
   }
+}
+
+/** Readers see a commit once every older transaction on the server ended (other tests run beside this one). */
+export async function visible(store: EventStore, n: number): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if ((await store.readAll({ after: START, limit: n + 1 })).length >= n) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`the log did not show ${n} events`);
 }

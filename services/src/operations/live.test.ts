@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { Queue } from 'bullmq';
+import { createLogger } from '@oj/infra/logger';
+import type { EventStore } from '@oj/infra/eventstore/port';
+import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
+import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
+import { laneQueueName, redisConnection } from '@oj/projections/runtime/projector';
+import { REBUILD_QUEUE, startRebuildWorker, type RebuildWorker } from '@oj/projections/runtime/rebuild-job';
+import { readRegistry } from '@oj/projections/runtime/registry';
+import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
+import { migrate } from '../platform/migrations.ts';
+import { appendPremiums, figuresProjection, visible } from './testing.ts';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const prefix = `ojops${randomUUID().slice(0, 8)}`;
+
+/** Reads Server-Sent Events from the running gateway until `until` accepts one (or throws on timeout). */
+async function readEvents(url: string, authorization: string, until: (event: string, data: any) => boolean): Promise<Array<{ event: string; data: any }>> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), 20_000);
+  const res = await fetch(url, { headers: { authorization, accept: 'text/event-stream' }, signal: abort.signal });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  const seen: Array<{ event: string; data: any }> = [];
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error('stream ended');
+      buffer += value;
+      let cut: number;
+      while ((cut = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        const event = /^event: (.*)$/m.exec(block)?.[1];
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        if (!event || !data) continue;
+        const e = { event, data: JSON.parse(data) };
+        seen.push(e);
+        if (until(e.event, e.data)) return seen;
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+    abort.abort();
+  }
+}
+
+describe('services mode (REDIS_URL): rebuilds are projector jobs, the board is for Admins', () => {
+  let t: TestApp;
+  let database: TestDatabase;
+  let store: EventStore;
+  let worker: RebuildWorker;
+  let base: string;
+  beforeAll(async () => {
+    database = await createTestDatabase('operations_live');
+    await migrate(database.db);
+    store = new PostgresEventStore(database);
+    t = await createTestApp({ database, eventStore: store, env: { REDIS_URL, BULLMQ_PREFIX: prefix, PROJECTOR_LANES: '2' } });
+    t.deps.projections = [figuresProjection(1)];
+    // The projector's rebuild worker, as `npm run projector` runs it.
+    worker = startRebuildWorker({ connection: redisConnection(REDIS_URL), prefix, logger: createLogger('silent'), deps: { database, eventStore: store, projections: t.deps.projections, lanes: 2 } });
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    await t?.close();
+    await store?.close();
+    for (const name of [REBUILD_QUEUE, laneQueueName(0), laneQueueName(1)]) {
+      const q = new Queue(name, { connection: redisConnection(REDIS_URL), prefix });
+      await q.obliterate({ force: true }).catch(() => undefined);
+      await q.close();
+    }
+  });
+
+  it('pushes a rebuild job’s progress over Server-Sent Events until it is done', async () => {
+    for (let i = 0; i < 5; i++) await appendPremiums(store, randomUUID(), 'l1', [10 * i, 5]);
+    await visible(store, 10);
+    const operator = await signInAs(t, { role: 'Operator' });
+    const events = readEvents(`${base}/api/v1/operations/stream`, operator.authorization, (event, data) => event === 'rebuilds' && data.some((r: { phase: string }) => r.phase === 'done'));
+    // The snapshot comes first; the rebuild is requested once the stream is open.
+    await new Promise((r) => setTimeout(r, 100));
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/operations/projections/ops_figures/rebuild', headers: { authorization: operator.authorization }, payload: { switch: true } });
+    expect(res.statusCode).toBe(202);
+    expect(res.json().rebuild).toMatchObject({ id: 'rebuild-ops_figures', runner: 'bullmq', requestedBy: operator.email });
+    const seen = await events;
+    expect(seen[0]!.event).toBe('snapshot');
+    expect(seen[0]!.data).toMatchObject({ transport: 'bullmq', queuesUrl: null });
+    const last = seen.at(-1)!.data.find((r: { id: string }) => r.id === 'rebuild-ops_figures');
+    expect(last).toMatchObject({ phase: 'done', version: 1, eventsDone: 10, eventsTotal: 10, runner: 'bullmq', requestedBy: operator.email });
+    expect((await readRegistry(database.db, 'ops_figures')).map((r) => [r.version, r.status])).toEqual([[1, 'live']]);
+  });
+
+  it('mounts the BullMQ board for Admins only, its UI from the package, nothing from another origin', async () => {
+    const admin = await signInAs(t, { role: 'Admin' });
+    const operator = await signInAs(t, { role: 'Operator' });
+    expect((await fetch(`${base}/api/v1/operations/queues/`)).status).toBe(401);
+    expect((await fetch(`${base}/api/v1/operations/queues/`, { headers: { authorization: operator.authorization } })).status).toBe(403);
+    expect((await fetch(`${base}/api/v1/operations/queues/api/queues`, { headers: { authorization: operator.authorization } })).status).toBe(403);
+    expect((await t.app.inject({ method: 'POST', url: '/api/v1/operations/queues-session', headers: { authorization: operator.authorization } })).statusCode).toBe(403);
+    expect((await t.app.inject({ method: 'GET', url: '/api/v1/operations/live', headers: { authorization: admin.authorization } })).json().queuesUrl).toBe('/api/v1/operations/queues/');
+
+    // The page opens by navigation: the Admin gets a cookie scoped to the board's path.
+    const session = await fetch(`${base}/api/v1/operations/queues-session`, { method: 'POST', headers: { authorization: admin.authorization } });
+    expect(session.status).toBe(200);
+    const cookie = session.headers.get('set-cookie')!;
+    expect(cookie).toMatch(/oj_queues=.*Path=\/api\/v1\/operations\/queues;.*HttpOnly/);
+    const page = await fetch(`${base}/api/v1/operations/queues/`, { headers: { cookie: cookie.split(';')[0]! } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('Projector queues');
+    expect(html).not.toMatch(/https?:\/\//);
+    const assets = [...html.matchAll(/(?:src|href)="(static\/[^"]+)"/g)].map((m) => m[1]!);
+    expect(assets.some((a) => a.endsWith('.js'))).toBe(true);
+    for (const a of assets) {
+      const r = await fetch(`${base}/api/v1/operations/queues/${a}`, { headers: { cookie: cookie.split(';')[0]! } });
+      expect(r.status, a).toBe(200);
+    }
+    const api = await fetch(`${base}/api/v1/operations/queues/api/queues`, { headers: { cookie: cookie.split(';')[0]! } });
+    expect(api.status).toBe(200);
+    const names = ((await api.json()) as { queues: Array<{ name: string }> }).queues.map((q: { name: string }) => q.name).sort();
+    expect(names).toEqual([REBUILD_QUEUE, laneQueueName(0), laneQueueName(1)].sort());
+    // A forged or foreign cookie is refused.
+    expect((await fetch(`${base}/api/v1/operations/queues/`, { headers: { cookie: `oj_queues=${admin.email}.9999999999.x` } })).status).toBe(401);
+  });
+});
