@@ -31,7 +31,9 @@ export async function runAdminCli(argv: string[], env: Record<string, string | u
     out.error(usage);
     return 2;
   }
-  const role = roleName.safeParse(values.role ?? 'Admin');
+  // `--role support` as the docs write it, or `Support` as the enum spells it.
+  const wanted = values.role ?? 'Admin';
+  const role = roleName.safeParse(roleName.options.find((r) => r.toLowerCase() === wanted.toLowerCase()) ?? wanted);
   if (!role.success) {
     out.error(`--role must be one of ${roleName.options.join(', ')}`);
     return 2;

@@ -1,0 +1,329 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
+import { Registry } from 'prom-client';
+import { auditMessages } from '@oj/contracts/audit';
+import { upcastJournalEvent } from '@oj/infra/eventstore/create';
+import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
+import { createLogger } from '@oj/infra/logger';
+import { createTestDatabase } from '@oj/infra/testing/postgres';
+import { allProjections } from '@oj/projections/catalogue';
+import { startProjector, type ProjectorHandle } from '@oj/projections/runtime/projector';
+import { liveTables } from '@oj/projections/runtime/registry';
+import { tradeTables } from '@oj/projections/trades/projection';
+import { login } from '../identity/commands.ts';
+import { runAdminCli } from '../identity/cli.ts';
+import { identityContext } from '../identity/routes.ts';
+import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
+import { SEED_PASSWORD, seedJournals } from '../journal/seed/generate.ts';
+
+/**
+ * Audit replay end to end on PostgreSQL: seeded journals with every kind of action (through the command
+ * handler), hand-made trades through the API, the projector in process; then the replay against the
+ * live read models, Verify finding a row corrupted by SQL, the access log, and the roles on every route.
+ * Today is Monday 2 March 2026.
+ */
+const TODAY = '2026-03-02';
+const url = (path: string) => `/api/v1${path}`;
+type Who = { userId: string; authorization: string; email?: string };
+
+describe('audit replay', () => {
+  let t: TestApp;
+  let store: PostgresEventStore;
+  let projector: ProjectorHandle;
+  let me: Who;
+  let other: Who;
+  let support: Who;
+  let admin: Who;
+  let seeded: Who[];
+  let account: string;
+  const reason = 'Ticket 4711: premium figures';
+
+  const get = (path: string, who: Who | null) => t.app.inject({ method: 'GET', url: url(path), headers: who ? { authorization: who.authorization } : {} });
+  const ok = async (path: string, who: Who) => {
+    const r = await get(path, who);
+    expect(r.statusCode, r.body).toBe(200);
+    return r.json();
+  };
+  const send = async (method: 'POST' | 'PATCH' | 'DELETE', path: string, payload?: unknown) => {
+    const r = await t.app.inject({ method, url: url(path), headers: { authorization: me.authorization }, ...(payload ? { payload: payload as object } : {}) });
+    expect(r.statusCode, r.body).toBeLessThan(300);
+    return r.json();
+  };
+  const settle = async () => {
+    const { rows } = await sql<{ c: string; p: string }>`select transaction_id::text as c, global_position::text as p from events where stream_id like 'trade-%' order by transaction_id desc, global_position desc limit 1`.execute(t.db.db);
+    if (rows[0]) await projector.waitFor({ commit: BigInt(rows[0].c), prepare: BigInt(rows[0].p) }, 60_000);
+  };
+  const q = (params: Record<string, string | number>) => new URLSearchParams({ reason, ...Object.fromEntries(Object.entries(params).map(([k, v]) => [k, String(v)])) }).toString();
+
+  // Hand-made history of `me` (the figures the sentences are checked against).
+  let opened: { uid: string };
+  let partial: { closed_trade: { uid: string }; remaining_trade: { uid: string } };
+  let roll: { new_trade_after_roll: { uid: string } };
+  let spread: { uid: string };
+
+  beforeAll(async () => {
+    const database = await createTestDatabase('audit');
+    store = new PostgresEventStore(database, { upcast: upcastJournalEvent, pollIntervalMs: 50 });
+    t = await createTestApp({ database, eventStore: store, now: `${TODAY}T15:00:00Z` });
+    projector = await startProjector({
+      config: { PROJECTOR_LANES: 2, REDIS_URL: undefined },
+      database: t.db,
+      eventStore: store,
+      logger: createLogger('silent'),
+      metrics: new Registry(),
+      projections: allProjections,
+      pollMs: 20,
+    });
+    me = await signInAs(t, { name: 'Tess Trader' });
+    other = await signInAs(t);
+    support = await signInAs(t, { role: 'Support', name: 'Sam Support' });
+    admin = await signInAs(t, { role: 'Admin' });
+    account = (await send('POST', '/accounts/add-account', { name: 'Main', broker: 'ibkr', ac_type: 1 })).uid;
+    const trade = (extra: Record<string, unknown> = {}) => ({
+      ticker: 'SPY', strategy_uid: 'cash-secured-put', account_uid: account, strike_prices: [400], trade_open_date: '2026-02-02', expiration_date: '2026-03-20',
+      contract_size: 3, premium_at_open: 300, net_fee_to_open: 1.95, net_delta: 0.3, stock_price_at_open: 420, notes: '', ...extra,
+    });
+    opened = await send('POST', '/trades/add-trade', { trade_data: trade(), tag_data: [] });
+    // 2 of 3 contracts at 0.30 a share: 2 x 100 x 0.30 = 60.
+    partial = await send('POST', `/trades/close/${opened.uid}`, { contract_size: 2, trade_close_date: '2026-02-20', premium_at_close: 60, net_fee_to_close: 1.3, close_transaction: 2 });
+    roll = await send('POST', `/trades/roll/${partial.remaining_trade.uid}`, {
+      trade_roll_data: {
+        old_trade: { trade_close_date: '2026-02-27', premium_at_close: 20, net_fee_to_close: 0.65, close_transaction: 2 },
+        new_trade: { expiration_date: '2026-04-17', contract_size: 1, strike_prices: [395], premium_at_open: 110, net_fee_to_open: 0.65, net_delta: 0.25, stock_price_at_open: 418 },
+      },
+      tag_data: [],
+    });
+    await send('PATCH', `/trades/update/${roll.new_trade_after_roll.uid}`, { notes: 'rolled down' });
+    spread = await send('POST', '/trades/add-trade', { trade_data: trade({ strategy_uid: 'bull-put-spread', strike_prices: [150, 145], contract_size: 1, premium_at_open: 120, net_fee_to_open: 2 }), tag_data: [] });
+    await send('POST', `/trades/split-trade/${spread.uid}`, {
+      trade_data: { closing_trade: { leg_index: 1, premium_at_open: 30, status: 2, trade_close_date: '2026-02-27', premium_at_close: 20, net_fee_to_close: 1, close_transaction: 1 }, opening_trade: { premium_at_open: 150 } },
+      tag_data: [],
+    });
+    const report = await seedJournals({ db: t.db.db, eventStore: store, config: t.config }, { users: 2, tradesPerUser: 60, seed: 11, today: TODAY });
+    const ctx = identityContext(t.deps);
+    seeded = await Promise.all(report.users.map(async (u) => ({ userId: u.userId, email: u.email, authorization: `Bearer ${(await login(ctx, { email: u.email, password: SEED_PASSWORD })).accessToken}` })));
+    await settle();
+  }, 180_000);
+  afterAll(async () => {
+    await projector?.stop();
+    await store?.close();
+    await t?.close();
+  });
+
+  const staffRoutes = () => [
+    `/audit/users?q=${encodeURIComponent(me.email ?? me.userId)}`,
+    `/audit/users/${me.userId}?${q({})}`,
+    `/audit/users/${me.userId}/timeline?${q({})}`,
+    `/audit/users/${me.userId}/as-of?${q({})}`,
+    `/audit/users/${me.userId}/events/00000000000000000001-00000000000000000001/diff?${q({})}`,
+    `/audit/users/${me.userId}/verify?${q({})}`,
+    `/audit/users/${me.userId}/export?${q({ format: 'jsonl' })}`,
+    '/audit/access-log',
+  ];
+
+  it('refuses every audit route to a normal user (403) and to nobody signed in (401), and records nothing', async () => {
+    const before = Number((await sql<{ n: string }>`select count(*)::text as n from events where stream_id like 'audit-access-%'`.execute(t.db.db)).rows[0]!.n);
+    for (const path of staffRoutes()) {
+      expect((await get(path, me)).statusCode, path).toBe(403);
+      expect((await get(path, other)).statusCode, path).toBe(403);
+      expect((await get(path, null)).statusCode, path).toBe(401);
+    }
+    // The access log is the admin's: support staff do not read it.
+    expect((await get('/audit/access-log', support)).statusCode).toBe(403);
+    const after = Number((await sql<{ n: string }>`select count(*)::text as n from events where stream_id like 'audit-access-%'`.execute(t.db.db)).rows[0]!.n);
+    expect(after).toBe(before);
+  });
+
+  it('requires a reason to open a history (422 with the message)', async () => {
+    const r = await get(`/audit/users/${me.userId}/timeline`, support);
+    expect(r.statusCode).toBe(422);
+    expect(r.json().message).toBe(auditMessages.reasonRequired);
+    const blank = await get(`/audit/users/${me.userId}/timeline?reason=%20%20`, support);
+    expect(blank.statusCode).toBe(422);
+    expect((await get(`/audit/users/not-a-user/timeline?${q({})}`, support)).statusCode).toBe(404);
+    expect((await get(`/audit/users/${me.userId}/timeline?${q({ cursor: 'nope' })}`, support)).statusCode).toBe(422);
+  });
+
+  it('finds a user by e-mail, username and uid', async () => {
+    await sql`update users set username = 'tess.t' where uid = ${me.userId}`.execute(t.db.db);
+    for (const term of [me.email!, 'TESS.T', me.userId]) {
+      const r = await ok(`/audit/users?q=${encodeURIComponent(term)}`, support);
+      expect(r.users.map((u: { uid: string }) => u.uid)).toEqual([me.userId]);
+    }
+    expect((await ok('/audit/users?q=nobody%40example.com', support)).users).toEqual([]);
+  });
+
+  it('reads the timeline in log order with sentences, filters and keyset pages', async () => {
+    const all = await ok(`/audit/users/${me.userId}/timeline?${q({ limit: 500 })}`, support);
+    expect(all.items.map((i: { type: string }) => i.type)).toEqual(['TradeOpened', 'TradeClosed', 'TradeRolled', 'TradeEdited', 'TradeOpened', 'TradeSplit']);
+    expect(all.total).toBe(6);
+    const [open, close, rolled] = all.items;
+    expect(open.sentence).toBe(`Opened 3 SPY 400P Cash-Secured Put, expiring 2026-03-20, at 1.00 credit, fee 1.95, as trade #${opened.uid.slice(-6)}`);
+    expect(close.sentence).toBe(`Closed 2 of 3 SPY 400P at 0.30, fee 1.30 on 2026-02-20; 1 contract remains as trade #${partial.remaining_trade.uid.slice(-6)}`);
+    expect(close.trades).toEqual([opened.uid, partial.remaining_trade.uid]);
+    expect(rolled.sentence).toContain('Rolled 1 SPY 400P at 0.20, fee 0.65 on 2026-02-27; rolled to 1 SPY 395P expiring 2026-04-17 at 1.10 credit');
+    expect(all.items[3].sentence).toContain('notes "" → "rolled down"');
+    expect(open.actor.role).toBe('trader');
+    expect(open.command).toBe('OpenTrade');
+    expect(open.business_date).toBe(TODAY);
+    expect(open.request_id).toBeTruthy();
+
+    // Pages of 2, forwards: the same events in the same order.
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { items: Array<{ position: string }>; next_cursor: string | null } = await ok(`/audit/users/${me.userId}/timeline?${q({ limit: 2, ...(cursor ? { cursor } : {}) })}`, support);
+      seen.push(...page.items.map((i) => i.position));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual(all.items.map((i: { position: string }) => i.position));
+    const back = await ok(`/audit/users/${me.userId}/timeline?${q({ limit: 3, direction: 'backward' })}`, support);
+    expect(back.items.map((i: { position: string }) => i.position)).toEqual(seen.slice(-3).reverse());
+
+    const byTrade = await ok(`/audit/users/${me.userId}/timeline?${q({ trade: partial.remaining_trade.uid })}`, support);
+    expect(byTrade.items.map((i: { type: string }) => i.type)).toEqual(['TradeClosed', 'TradeRolled']);
+    const byType = await ok(`/audit/users/${me.userId}/timeline?${q({ type: 'TradeSplit' })}`, support);
+    expect(byType.total).toBe(1);
+    const byLineage = await ok(`/audit/users/${me.userId}/timeline?${q({ lineage: spread.uid })}`, support);
+    expect(byLineage.items.map((i: { type: string }) => i.type)).toEqual(['TradeOpened', 'TradeSplit']);
+    expect((await ok(`/audit/users/${me.userId}/timeline?${q({ from: '2026-03-03' })}`, support)).total).toBe(0);
+  });
+
+  it('as of the last event equals the live read models, for the hand-made and the seeded journals (every kind of action)', async () => {
+    const tables = await liveTables(t.db.db, 'trades');
+    for (const who of [me, ...seeded]) {
+      const verified = await ok(`/audit/users/${who.userId}/verify?${q({})}`, support);
+      expect(verified.consistent, JSON.stringify(verified.differences.slice(0, 3))).toBe(true);
+      const liveTrades = Number((await sql<{ n: string }>`select count(*)::text as n from ${sql.table(tables.trades!)} where user_id = ${who.userId}`.execute(t.db.db)).rows[0]!.n);
+      expect(verified.rows.trades).toEqual({ live: liveTrades, replayed: liveTrades });
+      expect(liveTrades).toBeGreaterThan(0);
+      // The lists as of today, item by item, are the live lists' (first pages).
+      const view = await ok(`/audit/users/${who.userId}/as-of?${q({ date: TODAY, list_limit: 10 })}`, support);
+      for (const status of ['open', 'closed', 'rolled'] as const) {
+        const live = await ok(`/trades/status/${status}?size=10`, who);
+        expect(view.counts[status]).toBe(live.total);
+        expect(view[status].map((i: { uid: string }) => i.uid)).toEqual(live.items.map((i: { uid: string }) => i.uid));
+        expect(view[status]).toEqual(live.items);
+      }
+    }
+    const seededTypes = await sql<{ type: string }>`select distinct type from events where stream_id like ${`trade-${seeded[0]!.userId}.%`} or stream_id like ${`trade-${seeded[1]!.userId}.%`}`.execute(t.db.db);
+    expect(seededTypes.rows.map((r) => r.type).sort()).toEqual(['TradeClosed', 'TradeDeleted', 'TradeEdited', 'TradeOpened', 'TradeRolled', 'TradeSplit']);
+  });
+
+  it('shows the journal before and after a roll and a split, and what each event changed', async () => {
+    const tl = (await ok(`/audit/users/${me.userId}/timeline?${q({})}`, support)).items as Array<{ position: string; type: string }>;
+    const rollAt = tl.findIndex((i) => i.type === 'TradeRolled');
+    const beforeRoll = await ok(`/audit/users/${me.userId}/as-of?${q({ event: tl[rollAt - 1]!.position })}`, support);
+    const afterRoll = await ok(`/audit/users/${me.userId}/as-of?${q({ event: tl[rollAt]!.position })}`, support);
+    expect(beforeRoll.counts).toEqual({ open: 1, closed: 1, rolled: 0 });
+    expect(afterRoll.counts).toEqual({ open: 1, closed: 1, rolled: 1 });
+    expect(afterRoll.open[0].uid).toBe(roll.new_trade_after_roll.uid);
+    expect(afterRoll.roll_trees[0].nodes.map((n: { uid: string; depth: number }) => [n.uid, n.depth])).toEqual([
+      [opened.uid, 0],
+      [partial.remaining_trade.uid, 1],
+      [roll.new_trade_after_roll.uid, 2],
+    ]);
+    const splitAt = tl.findIndex((i) => i.type === 'TradeSplit');
+    const beforeSplit = await ok(`/audit/users/${me.userId}/as-of?${q({ event: tl[splitAt - 1]!.position })}`, support);
+    const afterSplit = await ok(`/audit/users/${me.userId}/as-of?${q({ event: tl[splitAt]!.position })}`, support);
+    expect(beforeSplit.split_trees).toEqual([]);
+    expect(afterSplit.split_trees).toHaveLength(1);
+    expect(afterSplit.split_trees[0].auid).toBe(spread.uid);
+    expect(afterSplit.counts.open).toBe(beforeSplit.counts.open); // the spread left, its open leg came
+    expect(afterSplit.counts.closed).toBe(beforeSplit.counts.closed + 1);
+    // Daily premium as of the roll: 2026-02-27 holds the roll's close (debit 20) and its new trade,
+    // opened that day (credit 110): 110 - 20 = 90; fees 0.65 + 0.65 = 1.30; one trade closed, one opened.
+    const feb27 = afterRoll.daily_premium.find((d: { income_date: string }) => d.income_date === '2026-02-27');
+    expect(feb27).toMatchObject({ np: 90, nf: 1.3, ctc: 1, otc: 1 });
+    expect(beforeRoll.daily_premium.find((d: { income_date: string }) => d.income_date === '2026-02-27')).toBeUndefined();
+
+    const diff = await ok(`/audit/users/${me.userId}/events/${tl[rollAt]!.position}/diff?${q({})}`, support);
+    const rolledTrade = diff.trades.find((c: { uid: string }) => c.uid === partial.remaining_trade.uid);
+    expect(rolledTrade.change).toBe('changed');
+    expect(rolledTrade.fields.find((f: { field: string }) => f.field === 'status')).toEqual({ field: 'status', before: 1, after: 3 });
+    expect(diff.trades.find((c: { uid: string }) => c.uid === roll.new_trade_after_roll.uid).change).toBe('created');
+    expect(diff.rows.find((r: { table: string; key: string }) => r.table === 'trades' && r.key === roll.new_trade_after_roll.uid).change).toBe('insert');
+    const day = diff.rows.find((r: { table: string; key: string }) => r.table === 'daily_premium' && r.key === '2026-02-27');
+    expect(day.change).toBe('insert');
+    const edit = tl.find((i) => i.type === 'TradeEdited')!;
+    const editDiff = await ok(`/audit/users/${me.userId}/events/${edit.position}/diff?${q({})}`, support);
+    expect(editDiff.trades[0].fields.find((f: { field: string }) => f.field === 'notes')).toEqual({ field: 'notes', before: '', after: 'rolled down' });
+    expect((await get(`/audit/users/${me.userId}/events/00000000000000000001-00000000000000000001/diff?${q({})}`, support)).statusCode).toBe(404);
+    expect((await get(`/audit/users/${me.userId}/as-of?${q({ formulas: 99 })}`, support)).json().message).toBe(auditMessages.formulasVersion(99));
+  });
+
+  it('Verify names a live row corrupted by SQL', async () => {
+    const tables = await liveTables(t.db.db, 'trades');
+    await sql`update ${sql.table(tables.trades!)} set pao = pao + 1 where user_id = ${me.userId} and uid = ${roll.new_trade_after_roll.uid}`.execute(t.db.db);
+    await sql`delete from ${sql.table(tables.daily_premium!)} where user_id = ${me.userId} and income_date = '2026-02-20'`.execute(t.db.db);
+    try {
+      const v = await ok(`/audit/users/${me.userId}/verify?${q({})}`, support);
+      expect(v.consistent).toBe(false);
+      expect(v.difference_count).toBe(2);
+      expect(v.differences).toContainEqual({ table: 'trades', key: roll.new_trade_after_roll.uid, kind: 'differs', fields: [{ field: 'pao', live: 111, replayed: 110 }] });
+      expect(v.differences).toContainEqual({ table: 'daily_premium', key: '2026-02-20', kind: 'only_replayed', fields: [] });
+    } finally {
+      await sql`update ${sql.table(tables.trades!)} set pao = pao - 1 where user_id = ${me.userId} and uid = ${roll.new_trade_after_roll.uid}`.execute(t.db.db);
+    }
+    expect(tradeTables).toContain('daily_premium');
+  });
+
+  it('exports JSON Lines and CSV with the SHA-256 of the file, and logs the digest', async () => {
+    const r = await get(`/audit/users/${me.userId}/export?${q({ format: 'jsonl' })}`, support);
+    expect(r.statusCode).toBe(200);
+    const digest = createHash('sha256').update(r.rawPayload).digest('hex');
+    expect(r.headers['x-export-sha256']).toBe(digest);
+    const lines = r.body.trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.type)).toEqual(['TradeOpened', 'TradeClosed', 'TradeRolled', 'TradeEdited', 'TradeOpened', 'TradeSplit']);
+    expect(lines[0].metadata.userId).toBe(me.userId);
+    expect(lines[0].data.terms.ticker).toBe('SPY');
+    const csv = await get(`/audit/users/${me.userId}/export?${q({ format: 'csv' })}`, support);
+    expect(csv.headers['x-export-sha256']).toBe(createHash('sha256').update(csv.rawPayload).digest('hex'));
+    const rows = csv.body.trimEnd().split('\r\n');
+    expect(rows).toHaveLength(7);
+    expect(rows[2]).toContain('Closed 2 of 3 SPY 400P at 0.30, fee 1.30');
+    const logged = await ok(`/audit/access-log?user=${me.userId}&limit=5`, admin);
+    expect(logged.items[0].digest).toBe(csv.headers['x-export-sha256']);
+    expect(logged.items[1].digest).toBe(digest);
+    expect(logged.items[1].view).toBe('export');
+  });
+
+  it('records every access (who, whose, reason, what, request id) and shows it to the admin and to the trader, nobody else', async () => {
+    const r = await t.app.inject({ method: 'GET', url: url(`/audit/users/${me.userId}/verify?${q({})}`), headers: { authorization: support.authorization, 'x-request-id': 'req-audit-1' } });
+    expect(r.statusCode).toBe(200);
+    const log = await ok('/audit/access-log?limit=200', admin);
+    const entry = log.items.find((i: { request_id: string }) => i.request_id === 'req-audit-1');
+    expect(entry).toMatchObject({ target_uid: me.userId, reason, view: 'verify', support: { uid: support.userId, name: 'Sam Support', role: 'Support' } });
+    const mine = await ok('/users/journal-access', me);
+    expect(mine.items[0]).toMatchObject({ by: 'Sam Support', role: 'Support', reason, view: 'verify' });
+    expect(mine.items.length).toBe(log.items.filter((i: { target_uid: string }) => i.target_uid === me.userId).length);
+    expect((await ok('/users/journal-access', other)).items).toEqual([]);
+    // Append-only: no route changes or removes the access log.
+    for (const method of ['DELETE', 'PATCH', 'PUT', 'POST'] as const) {
+      const w = await t.app.inject({ method, url: url('/audit/access-log'), headers: { authorization: admin.authorization } });
+      expect(w.statusCode).toBe(404);
+    }
+  });
+
+  it("a trade's history for its trader, with old and new values of edits; another user's trade is a 404", async () => {
+    const h = await ok(`/trades/${roll.new_trade_after_roll.uid}/history`, me);
+    expect(h.items.map((i: { type: string }) => i.type)).toEqual(['TradeOpened', 'TradeClosed', 'TradeRolled', 'TradeEdited']);
+    const edit = h.items[3];
+    expect(edit.trades[0].fields).toContainEqual({ field: 'notes', before: '', after: 'rolled down' });
+    expect((await get(`/trades/${roll.new_trade_after_roll.uid}/history`, other)).statusCode).toBe(404);
+    expect((await get(`/trades/${roll.new_trade_after_roll.uid}/history`, support)).statusCode).toBe(404);
+    expect((await get(`/trades/${roll.new_trade_after_roll.uid}/history`, null)).statusCode).toBe(401);
+  });
+
+  it('`npm run admin -- grant-role --role support` (any case) opens the audit routes', async () => {
+    const s = await signInAs(t);
+    expect((await get(`/audit/users?q=${encodeURIComponent(me.userId)}`, s)).statusCode).toBe(403);
+    const quiet = { log: () => undefined, error: () => undefined } as unknown as Console;
+    const env = { DATABASE_URL: t.db.url, DATA_DIR: t.dataDir, JWT_SECRET: t.config.JWT_SECRET, LOG_LEVEL: 'silent' };
+    expect(await runAdminCli(['grant-role', '--email', s.email, '--role', 'support'], env, quiet)).toBe(0);
+    const session = await login(identityContext(t.deps), { email: s.email, password: s.password });
+    const r = await get(`/audit/users?q=${encodeURIComponent(me.userId)}`, { userId: s.userId, authorization: `Bearer ${session.accessToken}` });
+    expect(r.statusCode).toBe(200);
+  });
+});

@@ -1,0 +1,510 @@
+import { createHash } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import type {
+  AsOfResponse,
+  AuditOverview,
+  AuditUser,
+  EventDiffResponse,
+  ExportFormat,
+  RowChange,
+  RowDifference,
+  TimelineEntry,
+  TimelineResponse,
+  TradeHistoryResponse,
+  VerifyResponse,
+} from '@oj/contracts/audit';
+import { auditMessages, timelineQuery } from '@oj/contracts/audit';
+import { lineageStreamId, userStreamPrefix, type JournalEventType } from '@oj/contracts/journal-events';
+import { comparePositions, positionFromString, positionToString, type EventStore, type StoredEvent } from '@oj/infra/eventstore/port';
+import type { Clock } from '@oj/infra/clock';
+import { businessDateOf } from '@oj/infra/clock';
+import { ProjectionNotLiveError, liveRow } from '@oj/projections/runtime/registry';
+import { TRADES_PROJECTION, tradeTables } from '@oj/projections/trades/projection';
+import { emptyLineage, evolveLineage, type LineageState } from '@oj/projections/trades/fold';
+import { rowToListItem, type TradesTable } from '@oj/projections/trades/tables';
+import { toRollHistoryItem } from '@oj/projections/roll-history/queries';
+import { splitRow } from '@oj/projections/split-history/tables';
+import { FORMULAS_VERSION, round2 } from '@oj/projections/formulas/formulas';
+import type { DailyPremiumRecord } from '@oj/projections/daily-premium/compute';
+import type { z } from 'zod';
+import { AppError } from '../app/errors.ts';
+import { findUserByEmail, findUserByUid, type UserRecord } from '../identity/users.ts';
+import { describeEvent, describeWithLineages, sameValue, timelineEntryOf, tradeChanges } from './describe.ts';
+import { allTradeRows, applyEvent, asJournalEvent, dailyRecords, formulaVersions, lineageOf, listOf, newReplay, replayEvents, replayRows, tradeRow, type Replay } from './replay.ts';
+import { createUserLog, type UserLog } from './user-log.ts';
+
+export interface AuditContext {
+  db: Kysely<any>;
+  eventStore: EventStore;
+  clock: Clock;
+}
+
+const log = (ctx: AuditContext): UserLog => createUserLog(ctx.eventStore, ctx.db);
+
+export function auditUserOf(u: UserRecord): AuditUser {
+  return { uid: u.uid, name: u.name, email: u.email, username: u.username, role: u.role, user_since: u.created_at.toISOString() };
+}
+
+/** By e-mail, username or uid (exact; an e-mail or username is matched without regard to case). */
+export async function findUsers(db: Kysely<any>, q: string): Promise<AuditUser[]> {
+  const term = q.trim();
+  if (/\p{Cc}/u.test(term)) return [];
+  const found = new Map<string, UserRecord>();
+  const byUid = await findUserByUid(db, term);
+  if (byUid) found.set(byUid.uid, byUid);
+  if (term.includes('@')) {
+    const byEmail = await findUserByEmail(db, term);
+    if (byEmail) found.set(byEmail.uid, byEmail);
+  }
+  const byUsername = await db.selectFrom('users').select('uid').where(sql<boolean>`lower(username) = ${term.toLowerCase()}`).execute();
+  for (const r of byUsername) {
+    const u = await findUserByUid(db, r.uid as string);
+    if (u) found.set(u.uid, u);
+  }
+  return [...found.values()].map(auditUserOf);
+}
+
+export async function targetUser(db: Kysely<any>, uid: string): Promise<AuditUser> {
+  const u = await findUserByUid(db, uid);
+  if (!u) throw new AppError('not_found', auditMessages.userNotFound);
+  return auditUserOf(u);
+}
+
+export async function overview(ctx: AuditContext, user: AuditUser): Promise<AuditOverview> {
+  const l = log(ctx);
+  const [first, last, events, lineages] = await Promise.all([
+    l.page({ userId: user.uid, direction: 'forward', limit: 1 }),
+    l.page({ userId: user.uid, direction: 'backward', limit: 1 }),
+    l.count({ userId: user.uid }),
+    countLineages(ctx, user.uid),
+  ]);
+  return {
+    user,
+    events,
+    lineages,
+    first_event_at: first[0]?.metadata.recordedAt ?? null,
+    last_event_at: last[0]?.metadata.recordedAt ?? null,
+    first_position: first[0] ? positionToString(first[0].position) : null,
+    last_position: last[0] ? positionToString(last[0].position) : null,
+    formulas_version: FORMULAS_VERSION,
+    formulas_versions: [...formulaVersions],
+  };
+}
+
+async function countLineages(ctx: AuditContext, userId: string): Promise<number> {
+  const r = await ctx.db.selectFrom('trade_lineage_index').select(sql<string>`count(distinct lineage_id)::text`.as('n')).where('user_id', '=', userId).executeTakeFirst();
+  return Number(r?.n ?? 0);
+}
+
+const foldInto = (state: LineageState, e: StoredEvent) => {
+  evolveLineage(state, asJournalEvent(e), { revision: e.revision, at: e.metadata.recordedAt });
+};
+
+/** Timeline entries of events, each described from its lineage's state just before it. */
+async function entriesOf(l: UserLog, userId: string, events: readonly StoredEvent[]): Promise<TimelineEntry[]> {
+  const streams = await l.streams([...new Set(events.map((e) => e.streamId))]);
+  const described = describeWithLineages(events, streams, foldInto, (streamId) => emptyLineage(userId, streamId.slice(userStreamPrefix(userId).length)));
+  return events.map((e) => {
+    const d = described.get(e.id);
+    const event = asJournalEvent(e);
+    return timelineEntryOf(e, event, d?.sentence ?? e.type, d?.lineageId ?? e.streamId.slice(userStreamPrefix(userId).length));
+  });
+}
+
+type TimelineArgs = z.output<typeof timelineQuery>;
+
+export function filterOf(userId: string, q: Pick<TimelineArgs, 'trade' | 'lineage' | 'type' | 'from' | 'to'>) {
+  return {
+    ...(q.lineage ? { streamId: lineageStreamId(userId, q.lineage) } : {}),
+    ...(q.type ? { types: [q.type] } : {}),
+    ...(q.trade ? { tradeId: q.trade } : {}),
+    ...(q.from ? { fromDate: q.from } : {}),
+    ...(q.to ? { toDate: q.to } : {}),
+  };
+}
+
+export async function timeline(ctx: AuditContext, userId: string, q: TimelineArgs): Promise<TimelineResponse> {
+  const l = log(ctx);
+  const filter = filterOf(userId, q);
+  const cursor = q.cursor ? positionFromString(q.cursor) : undefined;
+  const [events, total] = await Promise.all([
+    l.page({ userId, direction: q.direction, limit: q.limit + 1, ...filter, ...(cursor ? (q.direction === 'forward' ? { after: cursor } : { before: cursor }) : {}) }),
+    l.count({ userId, ...filter }),
+  ]);
+  const page = events.slice(0, q.limit);
+  const items = await entriesOf(l, userId, page);
+  return { items, next_cursor: events.length > q.limit && page.length ? positionToString(page.at(-1)!.position) : null, total };
+}
+
+/** The index of the event at `position` in the user's log, or a 404. */
+function indexOfPosition(events: readonly StoredEvent[], position: string): number {
+  const p = positionFromString(position);
+  let lo = 0;
+  let hi = events.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const c = comparePositions(events[mid]!.position, p);
+    if (c === 0) return mid;
+    if (c < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  throw new AppError('not_found', auditMessages.eventNotFound);
+}
+
+function checkFormulas(version: number | undefined): number {
+  const v = version ?? FORMULAS_VERSION;
+  if (!formulaVersions.includes(v)) {
+    const message = auditMessages.formulasVersion(v);
+    throw new AppError('invalid', message, { detail: [{ field: 'querystring.formulas', message }] });
+  }
+  return v;
+}
+
+const byListOrder = (a: TradesTable, b: TradesTable) => (a.sort_date < b.sort_date ? 1 : a.sort_date > b.sort_date ? -1 : a.uid < b.uid ? 1 : a.uid > b.uid ? -1 : 0);
+
+export interface AsOfArgs {
+  event?: string | undefined;
+  date?: string | undefined;
+  formulas?: number | undefined;
+  list_limit: number;
+  trade?: string | undefined;
+}
+
+/** The journal as it stood right after an event (or at the end of a New York date), replayed through the projection's code. */
+export async function asOf(ctx: AuditContext, userId: string, q: AsOfArgs): Promise<AsOfResponse> {
+  const started = performance.now();
+  const formulas = checkFormulas(q.formulas);
+  const l = log(ctx);
+  const events = await l.all(userId);
+  let n: number;
+  if (q.event) n = indexOfPosition(events, q.event) + 1;
+  else if (q.date) {
+    n = 0;
+    for (let i = 0; i < events.length; i++) if (events[i]!.metadata.businessDate <= q.date) n = i + 1;
+  } else n = events.length;
+  const replay = replayEvents(userId, events.slice(0, n));
+  const last = n > 0 ? events[n - 1]! : null;
+  const date = q.date ?? last?.metadata.businessDate ?? businessDateOf(ctx.clock);
+  const rows = allTradeRows(replay);
+  const lists: Record<1 | 2 | 3, TradesTable[]> = { 1: [], 2: [], 3: [] };
+  for (const r of rows) lists[r.list].push(r);
+  for (const list of Object.values(lists)) list.sort(byListOrder);
+  const items = (list: TradesTable[]) => list.slice(0, q.list_limit).map((r) => rowToListItem(r as never, date));
+
+  const daily = dailyRecords(userId, rows).filter((d) => d.income_date <= date);
+  daily.sort((a, b) => (a.income_date < b.income_date ? 1 : -1));
+  const at = last ? (await entriesOf(l, userId, [last]))[0]! : null;
+  return {
+    at,
+    date: q.date ?? null,
+    events_replayed: n,
+    formulas_version: formulas,
+    counts: { open: lists[1].length, closed: lists[2].length, rolled: lists[3].length },
+    open: items(lists[1]),
+    closed: items(lists[2]),
+    rolled: items(lists[3]),
+    roll_trees: rollTrees(replay, q.trade),
+    split_trees: splitTrees(replay, q.trade),
+    daily_premium: daily.slice(0, 60).map((d) => ({ income_date: d.income_date, np: d.np, nf: d.nf, npc: d.npc, otc: d.otc, ctc: d.ctc, iw: d.iw })),
+    totals: {
+      net_premium: round2(daily.reduce((s, d) => s + d.np, 0)),
+      fees: round2(daily.reduce((s, d) => s + d.nf, 0)),
+      net_premium_captured: round2(daily.reduce((s, d) => s + d.npc, 0)),
+      days: daily.length,
+    },
+    elapsed_ms: Math.round(performance.now() - started),
+  };
+}
+
+const TREE_LIMIT = 20;
+
+/** Lineages in the view: the focused trade's, or the most recently changed ones with the given shape. */
+function pickLineages(replay: Replay, trade: string | undefined, has: (l: LineageState) => boolean): LineageState[] {
+  const all = [...replay.lineages.values()];
+  if (trade) return all.filter((l) => l.trades.has(trade) || l.lineageId === trade || l.splits.some((s) => s.auid === trade));
+  const picked: LineageState[] = [];
+  for (let i = all.length - 1; i >= 0 && picked.length < TREE_LIMIT; i--) if (has(all[i]!)) picked.push(all[i]!);
+  return picked;
+}
+
+function rollTrees(replay: Replay, trade: string | undefined): AsOfResponse['roll_trees'] {
+  return pickLineages(replay, trade, (l) => l.hasRollHistory || [...l.trades.values()].some((t) => t.partialOf !== null)).map((l) => {
+    const items = [...l.trades.values()].map((t) => toRollHistoryItem(tradeRow(t) as never));
+    const uids = new Set(items.map((i) => i.uid));
+    const children = new Map<string | null, typeof items>();
+    for (const i of items) {
+      const parent = i.rolled_from_uid !== null && uids.has(i.rolled_from_uid) ? i.rolled_from_uid : null;
+      children.set(parent, [...(children.get(parent) ?? []), i]);
+    }
+    const nodes: AsOfResponse['roll_trees'][number]['nodes'] = [];
+    const visit = (parent: string | null, depth: number) => {
+      const list = (children.get(parent) ?? []).sort((a, b) => (a.trade_open_date < b.trade_open_date ? -1 : a.trade_open_date > b.trade_open_date ? 1 : 0));
+      for (const i of list) {
+        nodes.push({
+          uid: i.uid,
+          parent,
+          depth,
+          status: i.status,
+          strike_prices: i.strike_prices,
+          contract_size: i.contract_size,
+          premium_at_open: i.premium_at_open,
+          premium_at_close: i.premium_at_close,
+          trade_open_date: i.trade_open_date,
+          trade_close_date: i.trade_close_date,
+          expiration_date: i.expiration_date,
+        });
+        visit(i.uid, depth + 1);
+      }
+    };
+    visit(null, 0);
+    return { lineage_id: l.lineageId, ticker: [...l.trades.values()][0]?.ticker ?? '', nodes };
+  });
+}
+
+function splitTrees(replay: Replay, trade: string | undefined): AsOfResponse['split_trees'] {
+  return pickLineages(replay, trade, (l) => l.splits.length > 0).flatMap((l) =>
+    l.splits.map((s) => {
+      const row = splitRow(s);
+      return {
+        auid: row.auid,
+        lineage_id: row.lid,
+        su: row.su,
+        cause: row.gene.cause,
+        created_at: row.created_at,
+        legs: row.trades.map((uid) => {
+          const t = l.trades.get(uid);
+          return { uid, status: t?.status ?? null, strike_prices: t?.strikePrices ?? [], su: t?.strategyUid ?? null };
+        }),
+      };
+    }),
+  );
+}
+
+/** Fields of two rows that differ (canonical JSON: key order inside JSON columns does not count). */
+function fieldDiff(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): Array<{ field: string; before: unknown; after: unknown }> {
+  const keys = new Set([...Object.keys(a ?? {}), ...Object.keys(b ?? {})]);
+  const out: Array<{ field: string; before: unknown; after: unknown }> = [];
+  for (const k of keys) {
+    const x = a?.[k] ?? null;
+    const y = b?.[k] ?? null;
+    if (canon(x) !== canon(y)) out.push({ field: k, before: x, after: y });
+  }
+  return out;
+}
+
+/** JSON with object keys sorted, so rows compare by value. */
+export function canon(v: unknown): string {
+  if (v === undefined) return 'null';
+  if (v instanceof Date) return JSON.stringify(v.toISOString());
+  if (v === null || typeof v !== 'object') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(canon).join(',')}]`;
+  return `{${Object.keys(v)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canon((v as Record<string, unknown>)[k])}`)
+    .join(',')}}`;
+}
+
+function rowChanges(table: string, keyOf: (r: any) => string, before: readonly object[], after: readonly object[]): RowChange[] {
+  const b = new Map(before.map((r) => [keyOf(r), r as Record<string, unknown>]));
+  const a = new Map(after.map((r) => [keyOf(r), r as Record<string, unknown>]));
+  const out: RowChange[] = [];
+  for (const [key, row] of a) {
+    const old = b.get(key);
+    const fields = fieldDiff(old, row);
+    if (!fields.length) continue;
+    out.push({ table, key, change: old ? 'update' : 'insert', fields });
+  }
+  for (const [key, old] of b) if (!a.has(key)) out.push({ table, key, change: 'delete', fields: fieldDiff(old, undefined) });
+  return out;
+}
+
+/** What one event changed: each trade's fields before and after, and the read-model rows it changed. */
+export async function eventDiff(ctx: AuditContext, userId: string, position: string): Promise<EventDiffResponse> {
+  const l = log(ctx);
+  const events = await l.all(userId);
+  const i = indexOfPosition(events, position);
+  const e = events[i]!;
+  const replay = replayEvents(userId, events.slice(0, i));
+  const lineage = lineageOf(replay, e.streamId);
+  const before = new Map(lineage.trades);
+  const lineageBefore = { lid: lineage.lineageId, user_id: userId, rev: lineage.revision, has_roll: lineage.hasRollHistory };
+  const splitsBefore = lineage.splits.map(splitRow);
+  const countsBefore = listCounts(replay);
+  const event = asJournalEvent(e);
+  const sentence = describeEvent(event, before);
+  applyEvent(replay, e);
+  const after = lineage.trades;
+  const trades = tradeChanges(before, after);
+
+  // Daily premium: the days any changed trade was opened or closed on, before and after, from every
+  // trade of the user on those days (the other lineages are the same on both sides).
+  const changedBefore = [...before.values()].filter((t) => after.get(t.uid) !== t).map(tradeRow);
+  const changedAfter = [...after.values()].filter((t) => before.get(t.uid) !== t).map(tradeRow);
+  const days = new Set<string>();
+  for (const t of [...changedBefore, ...changedAfter]) {
+    days.add(t.tod);
+    if (t.tcd) days.add(t.tcd);
+  }
+  const others: TradesTable[] = [];
+  for (const [streamId, other] of replay.lineages) {
+    if (streamId === e.streamId) continue;
+    for (const t of other.trades.values()) if (days.has(t.openDate) || (t.close && days.has(t.close.closeDate))) others.push(tradeRow(t));
+  }
+  const unchanged = [...after.values()].filter((t) => before.get(t.uid) === t).map(tradeRow);
+  const dailyBefore = dailyRecords(userId, [...others, ...unchanged, ...changedBefore], days);
+  const dailyAfter = dailyRecords(userId, [...others, ...unchanged, ...changedAfter], days);
+  const countsAfter = listCounts(replay);
+
+  const rows: RowChange[] = [
+    ...rowChanges('trades', (r: TradesTable) => r.uid, changedBefore, changedAfter),
+    ...rowChanges('trade_lineages', (r) => r.lid, i > 0 && lineageBefore.rev >= 0 ? [lineageBefore] : [], [{ lid: lineage.lineageId, user_id: userId, rev: lineage.revision, has_roll: lineage.hasRollHistory }]),
+    ...rowChanges('split_history', (r) => r.auid, splitsBefore, lineage.splits.map(splitRow)),
+    ...rowChanges('daily_premium', (r: DailyPremiumRecord) => r.income_date, dailyBefore, dailyAfter),
+    ...rowChanges('trade_counts', (r) => String(r.list), countsBefore, countsAfter),
+  ];
+  return { event: timelineEntryOf(e, event, sentence, lineage.lineageId), trades, rows, data: e.data };
+}
+
+function listCounts(replay: Replay): Array<{ user_id: string; list: number; n: number }> {
+  const counts = new Map<number, number>();
+  for (const l of replay.lineages.values()) for (const t of l.trades.values()) counts.set(listOf(t.status), (counts.get(listOf(t.status)) ?? 0) + 1);
+  return [...counts].map(([list, n]) => ({ user_id: replay.userId, list, n }));
+}
+
+const VERIFY_LIST_LIMIT = 200;
+
+/** Keys of each live table's rows within one user. */
+const tableKeys: Record<(typeof tradeTables)[number], (r: any) => string> = {
+  trades: (r) => r.uid,
+  trade_lineages: (r) => r.lid,
+  split_history: (r) => r.auid,
+  daily_premium: (r) => String(r.income_date),
+  trade_counts: (r) => String(r.list),
+};
+
+/**
+ * Replays the user's whole history and compares every read-model row of the user with the live
+ * version's, field by field. A trade count of 0 is the same as no count row (the live table keeps a
+ * row that went down to 0).
+ */
+export async function verify(ctx: AuditContext, userId: string): Promise<VerifyResponse> {
+  const started = performance.now();
+  const row = await liveRow(ctx.db, TRADES_PROJECTION);
+  if (!row) throw new AppError('unavailable', new ProjectionNotLiveError(TRADES_PROJECTION).message);
+  const l = log(ctx);
+  const [events, live] = await Promise.all([
+    l.all(userId),
+    Promise.all(tradeTables.map(async (t) => [t, (await sql<Record<string, unknown>>`select * from ${sql.table(row.tables[t]!)} where user_id = ${userId}`.execute(ctx.db)).rows] as const)),
+  ]);
+  const replayed = replayRows(replayEvents(userId, events)) as unknown as Record<string, Record<string, unknown>[]>;
+  const differences: RowDifference[] = [];
+  let count = 0;
+  const rows: VerifyResponse['rows'] = {};
+  for (const [table, liveRows] of live) {
+    const keyOf = tableKeys[table];
+    const keep = (r: Record<string, unknown>) => table !== 'trade_counts' || Number(r.n) !== 0;
+    const mine = new Map((replayed[table] ?? []).filter(keep).map((r) => [keyOf(r), r]));
+    const theirs = new Map(liveRows.filter(keep).map((r) => [keyOf(r), r]));
+    rows[table] = { live: theirs.size, replayed: mine.size };
+    const push = (d: RowDifference) => {
+      count++;
+      if (differences.length < VERIFY_LIST_LIMIT) differences.push(d);
+    };
+    for (const [key, r] of theirs) {
+      const m = mine.get(key);
+      if (!m) {
+        push({ table, key, kind: 'only_live', fields: [] });
+        continue;
+      }
+      const fields = fieldDiff(r, m).map((f) => ({ field: f.field, live: f.before, replayed: f.after }));
+      if (fields.length) push({ table, key, kind: 'differs', fields });
+    }
+    for (const key of mine.keys()) if (!theirs.has(key)) push({ table, key, kind: 'only_replayed', fields: [] });
+  }
+  return {
+    consistent: count === 0,
+    events_replayed: events.length,
+    version: row.version,
+    rows,
+    differences,
+    difference_count: count,
+    elapsed_ms: Math.round(performance.now() - started),
+  };
+}
+
+const csvField = (v: unknown): string => {
+  const s = v === null || v === undefined ? '' : String(v);
+  // Quote always; a leading =, +, - or @ would be a formula to a spreadsheet.
+  const safe = /^[=+\-@]/.test(s) ? `'${s}` : s;
+  return `"${safe.replace(/"/g, '""')}"`;
+};
+export const CSV_COLUMNS = ['position', 'recorded_at', 'business_date', 'actor_role', 'actor_id', 'command', 'request_id', 'idempotency_key', 'event_type', 'lineage_id', 'revision', 'event_id', 'trades', 'sentence'] as const;
+
+export interface ExportFile {
+  body: Buffer;
+  digest: string;
+  filename: string;
+  contentType: string;
+  events: number;
+}
+
+/**
+ * The user's events as JSON Lines (one event per line, envelope and data, in log order) or the
+ * timeline as CSV; with the SHA-256 of exactly these bytes.
+ */
+export async function exportHistory(ctx: AuditContext, userId: string, format: ExportFormat): Promise<ExportFile> {
+  const events = await log(ctx).all(userId);
+  const chunks: string[] = [];
+  if (format === 'jsonl') {
+    for (const e of events) {
+      chunks.push(
+        `${JSON.stringify({ position: positionToString(e.position), stream_id: e.streamId, revision: e.revision, id: e.id, type: e.type, schema_version: e.schemaVersion, metadata: e.metadata, data: e.data })}\n`,
+      );
+    }
+  } else {
+    chunks.push(`${CSV_COLUMNS.join(',')}\r\n`);
+    const replay = newReplay(userId);
+    for (const e of events) {
+      const event = asJournalEvent(e);
+      const lineage = lineageOf(replay, e.streamId);
+      const entry = timelineEntryOf(e, event, describeEvent(event, lineage.trades), lineage.lineageId);
+      applyEvent(replay, e);
+      const values = [entry.position, entry.recorded_at, entry.business_date, entry.actor.role, entry.actor.id, entry.command, entry.request_id, entry.idempotency_key, entry.type, entry.lineage_id, entry.revision, entry.event_id, entry.trades.join(' '), entry.sentence];
+      chunks.push(`${values.map(csvField).join(',')}\r\n`);
+    }
+  }
+  const body = Buffer.from(chunks.join(''), 'utf8');
+  const digest = createHash('sha256').update(body).digest('hex');
+  const stamp = businessDateOf(ctx.clock);
+  return { body, digest, filename: `journal-${userId}-${stamp}.${format === 'jsonl' ? 'jsonl' : 'csv'}`, contentType: format === 'jsonl' ? 'application/x-ndjson' : 'text/csv; charset=utf-8', events: events.length };
+}
+
+/** A trade's lineage for its owner: every event and what it changed. 404 when the trade is not the caller's. */
+export async function tradeHistory(ctx: AuditContext, userId: string, tradeUid: string): Promise<TradeHistoryResponse> {
+  const row = await ctx.db.selectFrom('trade_lineage_index').select('lineage_id').where('trade_uid', '=', tradeUid).where('user_id', '=', userId).executeTakeFirst();
+  if (!row) throw new AppError('not_found', auditMessages.tradeNotFound);
+  const lineageId = row.lineage_id as string;
+  const streamId = lineageStreamId(userId, lineageId);
+  const events = await ctx.eventStore.readStream(streamId);
+  const described = describeWithLineages(events, new Map([[streamId, events]]), foldInto, () => emptyLineage(userId, lineageId));
+  return {
+    uid: tradeUid,
+    lineage_id: lineageId,
+    items: events.map((e) => {
+      const d = described.get(e.id)!;
+      return {
+        position: positionToString(e.position),
+        revision: e.revision,
+        recorded_at: e.metadata.recordedAt,
+        business_date: e.metadata.businessDate,
+        type: e.type as JournalEventType,
+        command: e.metadata.command ?? null,
+        actor_role: e.metadata.actor.role,
+        sentence: d.sentence,
+        trades: d.changes,
+      };
+    }),
+  };
+}
+
+export { sameValue };
