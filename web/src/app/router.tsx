@@ -25,9 +25,16 @@ const privateRoutes: RouteObject[] = [
   { path: 'pulse', handle: { requiresActiveSubscription: true }, lazy: comingSoon('Pulse', 'Ticker analysis: income, win rate and dispositions per symbol.') },
   { path: 'profile', lazy: async () => ({ Component: (await import('../features/profile/routes/profile-route.tsx')).ProfileRoute }) },
   { path: 'subscription', lazy: comingSoon('Manage Your Subscription', 'Your plan, trial and billing history.') },
-  { path: 'getting-started', lazy: comingSoon('Getting Started', 'A step-by-step tutorial: trade accounts, opening, closing, rolling and breaking trades.') },
-  { path: 'faq', lazy: comingSoon('FAQ', 'Answers about the journal, billing and trade entry.') },
-  { path: 'contact', lazy: comingSoon('Contact Us', 'Send us a subject and a message.') },
+  {
+    path: 'getting-started',
+    lazy: async () => ({ Component: (await import('../features/getting-started/routes/getting-started-route.tsx')).GettingStartedRoute }),
+  },
+  { path: 'faq', lazy: async () => ({ Component: (await import('../features/faq/routes/faq-route.tsx')).FaqRoute }) },
+  { path: 'contact', lazy: async () => ({ Component: (await import('../features/contact/routes/contact-route.tsx')).ContactRoute }) },
+  {
+    path: 'admin/messages',
+    lazy: async () => ({ Component: (await import('../features/contact/routes/admin-messages-route.tsx')).AdminMessagesRoute }),
+  },
   {
     path: 'terms',
     lazy: async () => ({ Component: (await import('../features/misc/routes/legal-route.tsx')).TermsRoute }),

@@ -27,7 +27,11 @@ const more: Entry[] = [
   { to: '/getting-started', label: 'Tutorial', icon: 'tutorial' },
   { to: '/faq', label: 'FAQ', icon: 'faq' },
 ];
-const admin: Entry[] = [{ to: '/admin/users/user', label: 'Users', icon: 'users' }];
+// Users is the Admin-only lookup (part 2 §6); contact messages are read by Admin and Support.
+const admin: (Entry & { roles: string[] })[] = [
+  { to: '/admin/users/user', label: 'Users', icon: 'users', roles: ['Admin'] },
+  { to: '/admin/messages', label: 'Messages', icon: 'mail', roles: ['Admin', 'Support'] },
+];
 
 export interface SidebarProps {
   contracted: boolean;
@@ -95,11 +99,11 @@ export function Sidebar({ contracted, onToggleContracted, mobileOpen, onNavigate
             <Item key={e.to} entry={e} contracted={contracted} onNavigate={onNavigate} />
           ))}
         </ul>
-        {session.isAdmin && (
+        {admin.some((e) => e.roles.includes(String(session.privilege))) && (
           <>
             <div className="nav-group-title">Admin</div>
             <ul>
-              {admin.map((e) => (
+              {admin.filter((e) => e.roles.includes(String(session.privilege))).map((e) => (
                 <Item key={e.to} entry={e} contracted={contracted} onNavigate={onNavigate} />
               ))}
             </ul>

@@ -5,23 +5,21 @@ import { PageHeader } from '../../../components/layout/page-header.tsx';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Avatar } from '../../../components/ui/avatar.tsx';
 import { Badge } from '../../../components/ui/badge.tsx';
-import { Button } from '../../../components/ui/button.tsx';
 import { Icon } from '../../../components/ui/icons.tsx';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { useCurrentUser } from '../api/get-current-user.ts';
 import { ChangePasswordCard } from '../components/change-password-card.tsx';
+import { ProfileForm } from '../components/profile-form.tsx';
+import { ProfileImageButton } from '../components/profile-image-button.tsx';
+import { maskEmail } from '../utils/mask-email.ts';
+import '../components/profile.css';
 
 const statusLabels: Record<number, string> = { 1: 'Free trial', 2: 'Active', 3: 'Expired', 4: 'Canceled', 5: 'Grace period', 6: 'Pending', 7: 'Unknown' };
-
-/** j•••••@example.com */
-function maskEmail(email: string): string {
-  const [local = '', domain = ''] = email.split('@');
-  return `${local.slice(0, 1)}${'•'.repeat(Math.max(3, local.length - 1))}@${domain}`;
-}
 
 export function ProfileRoute() {
   const profile = useCurrentUser();
   const [showEmail, setShowEmail] = useState(false);
+  const [imageError, setImageError] = useState<string | null>(null);
 
   if (profile.isPending) return <p className="muted">Loading user profile...</p>;
   if (profile.isError) return <Alert tone="danger">{errorMessage(profile.error, 'Failed to fetch profile.')}</Alert>;
@@ -45,7 +43,16 @@ export function ProfileRoute() {
                 <Icon name={showEmail ? 'eyeOff' : 'eye'} size={16} />
               </button>
             </div>
-            {u.username && <div className="muted">@{u.username}</div>}
+            {u.username && <div className="muted profile-username">@{u.username}</div>}
+            <div className="profile-image-actions">
+              <ProfileImageButton imageFor="avatar" onError={setImageError} />
+              <ProfileImageButton imageFor="cover" onError={setImageError} />
+            </div>
+            {imageError && (
+              <Alert tone="danger" onClose={() => setImageError(null)}>
+                {imageError}
+              </Alert>
+            )}
           </div>
         </section>
         <section className="card" aria-labelledby="account-status-title">
@@ -66,15 +73,7 @@ export function ProfileRoute() {
             <dd>{formatDate(u.user_since)}</dd>
           </dl>
         </section>
-        <section className="card" aria-labelledby="profile-form-title">
-          <h2 id="profile-form-title" className="card-title">
-            Profile details
-          </h2>
-          <p className="muted">Editing your name, username, website, avatar and cover image is coming soon.</p>
-          <Button variant="secondary" disabled>
-            Update
-          </Button>
-        </section>
+        <ProfileForm user={u} />
         <ChangePasswordCard />
       </div>
     </>

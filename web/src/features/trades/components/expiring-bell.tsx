@@ -8,6 +8,7 @@ import { BELL_SIZE, useExpiringSummary } from '../api/get-expiring-trades.ts';
 import { expiryDisplay } from '../utils/expiry.ts';
 import { BellIcon } from './icons.tsx';
 import './bell.css';
+import { TickerLogo } from '../../../components/ticker-logo.tsx';
 
 /**
  * The top bar's bell: at most five expired or nearly expiring trades, soonest first, with a link to
@@ -75,8 +76,11 @@ export function ExpiringBell() {
                 const { text, tone } = expiryDisplay(daysBetween(today, t.ed));
                 return (
                   <li key={t.uid} className="bell-item">
-                    <div>
-                      <strong>{t.ticker}</strong> <span className="muted">{strategyByUid(t.su)?.name ?? ''}</span>
+                    <div className="ticker-with-logo">
+                      <TickerLogo ticker={t.ticker} size={22} />
+                      <span>
+                        <strong>{t.ticker}</strong> <span className="muted">{strategyByUid(t.su)?.name ?? ''}</span>
+                      </span>
                     </div>
                     <div className="bell-item-meta">
                       <span>{formatDate(t.ed)}</span>

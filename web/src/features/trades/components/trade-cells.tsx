@@ -2,6 +2,7 @@ import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { strategyByUid } from '@oj/contracts/strategies';
 import { daysBetween } from '@oj/contracts/business-date';
 import { Tooltip } from '../../../components/ui/tooltip.tsx';
+import { TickerLogo } from '../../../components/ticker-logo.tsx';
 import { formatDate } from '../../../lib/format.ts';
 import { expiryDisplay } from '../utils/expiry.ts';
 import { formatStrikes, trimNumber } from '../utils/trade-labels.ts';
@@ -13,18 +14,21 @@ export const strategyName = (su: string): string => strategyByUid(su)?.name ?? s
 /** Ticker over strategy, with the note as a tooltip on its icon. */
 export function TickerCell({ trade }: { trade: TradeListItem }) {
   return (
-    <div className="tc-stack">
-      <span className="tc-ticker">
-        {trade.ticker}
-        {trade.notes && (
-          <Tooltip content={trade.notes}>
-            <button type="button" className="tc-note" aria-label={`Notes: ${trade.notes}`}>
-              <NoteIcon />
-            </button>
-          </Tooltip>
-        )}
-      </span>
-      <span className="tc-sub">{strategyName(trade.su)}</span>
+    <div className="ticker-with-logo">
+      <TickerLogo ticker={trade.ticker} />
+      <div className="tc-stack">
+        <span className="tc-ticker">
+          {trade.ticker}
+          {trade.notes && (
+            <Tooltip content={trade.notes}>
+              <button type="button" className="tc-note" aria-label={`Notes: ${trade.notes}`}>
+                <NoteIcon />
+              </button>
+            </Tooltip>
+          )}
+        </span>
+        <span className="tc-sub">{strategyName(trade.su)}</span>
+      </div>
     </div>
   );
 }

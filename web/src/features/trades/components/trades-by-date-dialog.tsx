@@ -10,6 +10,7 @@ import { closeActionLabel, formatStrikes, openActionLabel } from '../utils/trade
 import { Summary } from './form-controls.tsx';
 import { strategyName } from './trade-cells.tsx';
 import './trade-dialogs.css';
+import { TickerLogo } from '../../../components/ticker-logo.tsx';
 
 function Section({ title, trades, closing = false }: { title: string; trades: TradeListItem[]; closing?: boolean }) {
   return (
@@ -23,7 +24,7 @@ function Section({ title, trades, closing = false }: { title: string; trades: Tr
         <ul className="by-date-list">
           {trades.map((t) => (
             <li key={t.uid}>
-              <strong>{t.ticker}</strong> <span className="muted">{strategyName(t.su)}</span> <span>{formatStrikes(t.sp)}</span>{' '}
+              <TickerLogo ticker={t.ticker} size={20} /> <strong>{t.ticker}</strong> <span className="muted">{strategyName(t.su)}</span> <span>{formatStrikes(t.sp)}</span>{' '}
               <span className="tc-num">
                 {formatMoney(t.pao)} {openActionLabel(t.ot)}
                 {closing && t.pac !== null ? ` · ${formatMoney(t.pac)} ${closeActionLabel(t.ct)}` : ''}

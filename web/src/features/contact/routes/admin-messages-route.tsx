@@ -1,0 +1,144 @@
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { errorMessage } from '../../../lib/api-client.ts';
+import { formatDateTime } from '../../../lib/format.ts';
+import { PageHeader } from '../../../components/layout/page-header.tsx';
+import { Alert } from '../../../components/ui/alert.tsx';
+import { Badge } from '../../../components/ui/badge.tsx';
+import { Button } from '../../../components/ui/button.tsx';
+import { EmptyState } from '../../../components/ui/empty-state.tsx';
+import { Icon } from '../../../components/ui/icons.tsx';
+import { Spinner } from '../../../components/ui/spinner.tsx';
+import { useSession } from '../../auth/hooks/use-session.ts';
+import { useContactMessage, useContactMessages, useProfileChanges } from '../api/get-contact-messages.ts';
+import '../components/contact.css';
+
+const fieldLabels: Record<string, string> = { name: 'Name', username: 'Username', website: 'Website', avatar: 'Avatar', cover: 'Cover image' };
+
+function MessageReader({ id }: { id: string }) {
+  const message = useContactMessage(id);
+  const changes = useProfileChanges(message.data?.user_uid ?? null);
+  if (message.isPending) return <Spinner label="Loading message..." />;
+  if (message.isError) return <Alert tone="danger">{errorMessage(message.error, 'Failed to load the message.')}</Alert>;
+  const m = message.data;
+  return (
+    <article className="message-reader" aria-label="Message">
+      <h2 className="card-title">{m.subject}</h2>
+      <dl className="details-grid">
+        <dt>From</dt>
+        <dd>
+          {m.user_name} &lt;{m.user_email}&gt;
+        </dd>
+        <dt>User id</dt>
+        <dd className="mono">{m.user_uid}</dd>
+        <dt>Sent</dt>
+        <dd>{formatDateTime(m.created_at)}</dd>
+        <dt>Mailed to support</dt>
+        <dd>{m.mailed ? <Badge tone="success">Yes</Badge> : <Badge tone="neutral">No (SUPPORT_EMAIL not set)</Badge>}</dd>
+      </dl>
+      {/* Plain text: whatever the user typed is shown as text, never as markup. */}
+      <p className="message-body">{m.message}</p>
+      <h3 className="message-subtitle">Profile changes of this user</h3>
+      {changes.isPending ? (
+        <Spinner size="sm" label="Loading changes..." />
+      ) : changes.isError ? (
+        <Alert tone="danger">{errorMessage(changes.error, 'Failed to load the profile changes.')}</Alert>
+      ) : changes.data.length === 0 ? (
+        <p className="muted">No profile changes.</p>
+      ) : (
+        <table className="profile-changes">
+          <thead>
+            <tr>
+              <th>When</th>
+              <th>Field</th>
+              <th>Before</th>
+              <th>After</th>
+            </tr>
+          </thead>
+          <tbody>
+            {changes.data.map((c, i) => (
+              <tr key={`${c.changed_at}-${c.field}-${i}`}>
+                <td className="nowrap">{formatDateTime(c.changed_at)}</td>
+                <td>{fieldLabels[c.field] ?? c.field}</td>
+                <td className="wrap-anywhere">{c.old_value ?? <span className="muted">(none)</span>}</td>
+                <td className="wrap-anywhere">{c.new_value ?? <span className="muted">(none)</span>}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </article>
+  );
+}
+
+/** /admin/messages: contact messages for Admin and Support, newest first, with the sender's profile history. */
+export function AdminMessagesRoute() {
+  const session = useSession();
+  const allowed = session.privilege === 'Admin' || session.privilege === 'Support';
+  const [page, setPage] = useState(1);
+  const [selected, setSelected] = useState<string | null>(null);
+  const list = useContactMessages(allowed ? page : 0);
+
+  if (!allowed) {
+    return (
+      <div className="card">
+        <EmptyState
+          icon={<Icon name="lock" size={26} />}
+          title="Support staff only"
+          description={<p>Contact messages are read by administrators and support staff.</p>}
+          action={
+            <Link to="/dashboard" className="btn btn-secondary btn-md">
+              Back to dashboard
+            </Link>
+          }
+        />
+      </div>
+    );
+  }
+
+  return (
+    <>
+      <PageHeader title="Messages" breadcrumb={[{ label: 'Admin' }, { label: 'Messages' }]} description="What users sent through Contact Us." />
+      <div className="messages-layout">
+        <section className="card messages-list" aria-label="Contact messages">
+          {list.isPending ? (
+            <Spinner label="Loading messages..." />
+          ) : list.isError ? (
+            <Alert tone="danger">{errorMessage(list.error, 'Failed to load messages.')}</Alert>
+          ) : list.data.items.length === 0 ? (
+            <EmptyState icon={<Icon name="mail" size={26} />} title="No messages yet" />
+          ) : (
+            <>
+              <ul className="message-items">
+                {list.data.items.map((m) => (
+                  <li key={m.id}>
+                    <button type="button" className={`message-item${selected === m.id ? ' active' : ''}`} aria-pressed={selected === m.id} onClick={() => setSelected(m.id)}>
+                      <span className="message-item-head">
+                        <strong>{m.subject}</strong>
+                        <span className="muted nowrap message-meta">{formatDateTime(m.created_at)}</span>
+                      </span>
+                      <span className="muted message-meta">{m.user_name} · {m.user_email}</span>
+                      <span className="message-item-preview">{m.preview}</span>
+                    </button>
+                  </li>
+                ))}
+              </ul>
+              <div className="messages-pager">
+                <Button variant="secondary" size="sm" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
+                  Previous
+                </Button>
+                <span className="muted message-meta">
+                  Page {list.data.page} of {list.data.pages} · {list.data.total} messages
+                </span>
+                <Button variant="secondary" size="sm" disabled={page >= list.data.pages} onClick={() => setPage((p) => p + 1)}>
+                  Next
+                </Button>
+              </div>
+            </>
+          )}
+        </section>
+        <section className="card messages-reader">{selected ? <MessageReader id={selected} /> : <p className="muted">Choose a message to read it.</p>}</section>
+      </div>
+    </>
+  );
+}
