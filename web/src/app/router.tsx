@@ -20,9 +20,13 @@ const privateRoutes: RouteObject[] = [
     path: 'accounts',
     lazy: async () => ({ Component: (await import('../features/accounts/routes/accounts-route.tsx')).AccountsRoute }),
   },
-  { path: 'calendar/income', handle: { requiresActiveSubscription: true }, lazy: comingSoon('Income', 'A monthly calendar of the premium you collected, day by day.') },
-  { path: 'calendar/events', lazy: comingSoon('Events', 'Upcoming expirations and market events.') },
-  { path: 'pulse', handle: { requiresActiveSubscription: true }, lazy: comingSoon('Pulse', 'Ticker analysis: income, win rate and dispositions per symbol.') },
+  { path: 'calendar/income', handle: { requiresActiveSubscription: true }, lazy: async () => ({ Component: (await import('./routes/income-calendar-page.tsx')).IncomeCalendarPage }) },
+  {
+    path: 'calendar/events',
+    handle: { requiresActiveSubscription: true },
+    lazy: async () => ({ Component: (await import('../features/calendar/routes/events-route.tsx')).EventsRoute }),
+  },
+  { path: 'pulse', handle: { requiresActiveSubscription: true }, lazy: async () => ({ Component: (await import('../features/pulse/routes/pulse-route.tsx')).PulseRoute }) },
   { path: 'profile', lazy: async () => ({ Component: (await import('../features/profile/routes/profile-route.tsx')).ProfileRoute }) },
   { path: 'subscription', lazy: comingSoon('Manage Your Subscription', 'Your plan, trial and billing history.') },
   {

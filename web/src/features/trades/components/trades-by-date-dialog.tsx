@@ -1,4 +1,5 @@
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
+import type { ReactNode } from 'react';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { EmptyState } from '../../../components/ui/empty-state.tsx';
 import { Modal } from '../../../components/ui/modal.tsx';
@@ -38,12 +39,12 @@ function Section({ title, trades, closing = false }: { title: string; trades: Tr
 }
 
 /** Trades-by-date: Summary, Open Trades, Scalp Trades, Closed Trades (part 1 §2). */
-export function TradesByDateDialog({ date, onClose }: { date: string; onClose: () => void }) {
+export function TradesByDateDialog({ date, onClose, footer }: { date: string; onClose: () => void; footer?: ReactNode }) {
   const query = useTradesByDate(date);
   const day = query.data;
   const failure = query.error instanceof ApiError && typeof query.error.detail === 'string' ? query.error.detail : 'Failed to fetch trades.';
   return (
-    <Modal open onClose={onClose} title={`Trades on ${formatDate(date)}`} size="md">
+    <Modal open onClose={onClose} title={`Trades on ${formatDate(date)}`} size="md" footer={footer}>
       {query.isPending ? (
         <div className="dialog-loading">
           <Spinner label="Loading trades" />

@@ -1,0 +1,68 @@
+import { lazy, Suspense, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { checkOpenDate } from '@oj/contracts/trades';
+import { Button } from '../../components/ui/button.tsx';
+import { Icon } from '../../components/ui/icons.tsx';
+import { todayInNewYork } from '../../lib/format.ts';
+import { useAccounts } from '../../features/accounts/api/get-accounts.ts';
+import { useSession } from '../../features/auth/hooks/use-session.ts';
+import { calendarKeys } from '../../features/calendar/api/get-premium-data.ts';
+import { IncomeCalendarRoute } from '../../features/calendar/routes/income-calendar-route.tsx';
+import { AddOpenTradeDialog } from '../../features/trades/components/new-trade-dialogs.tsx';
+import { TradesByDateDialog } from '../../features/trades/components/trades-by-date-dialog.tsx';
+
+// The Trade Summary card draws a chart: its code (ECharts) loads when it is opened, not with the month.
+const TradeSummaryShareModal = lazy(async () => ({ default: (await import('../../features/share/components/trade-summary-share.tsx')).TradeSummaryShareModal }));
+
+/**
+ * The income calendar composed by the app, because features do not import each other: the calendar
+ * feature draws the month, the trades feature owns the day's dialog and the add-trade form, and the
+ * share feature the Trade Summary card. A trade can be added on the clicked day where the add form
+ * would accept that open date (a weekday, not in the future, at most 2 years back: part 1 §5), with
+ * an active subscription and a trade account.
+ */
+function CalendarDay({ date, onClose }: { date: string; onClose: () => void }) {
+  const [adding, setAdding] = useState(false);
+  const session = useSession();
+  const accounts = useAccounts();
+  const queryClient = useQueryClient();
+  const canAdd = session.subscriptionActive && (accounts.data?.length ?? 0) > 0 && checkOpenDate(date, todayInNewYork()) === null;
+  if (adding) {
+    return (
+      <AddOpenTradeDialog
+        open
+        initialDate={date}
+        onClose={() => {
+          setAdding(false);
+          void queryClient.invalidateQueries({ queryKey: calendarKeys.premium });
+        }}
+      />
+    );
+  }
+  return (
+    <TradesByDateDialog
+      date={date}
+      onClose={onClose}
+      footer={
+        canAdd ? (
+          <Button icon={<Icon name="plus" size={16} />} onClick={() => setAdding(true)}>
+            Add a trade on this day
+          </Button>
+        ) : undefined
+      }
+    />
+  );
+}
+
+export function IncomeCalendarPage() {
+  return (
+    <IncomeCalendarRoute
+      renderDay={(date, onClose) => <CalendarDay date={date} onClose={onClose} />}
+      renderSummary={(summary, onClose) => (
+        <Suspense fallback={null}>
+          <TradeSummaryShareModal open onClose={onClose} summary={summary} />
+        </Suspense>
+      )}
+    />
+  );
+}

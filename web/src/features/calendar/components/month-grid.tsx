@@ -1,0 +1,64 @@
+import type { DailyIncome } from '@oj/contracts/trade-views';
+import { formatLongDate, formatMoneyShort } from '../../../lib/format.ts';
+import { dayTone, monthWeeks } from '../utils/month.ts';
+
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+
+export interface MonthGridProps {
+  month: string;
+  byDate: Map<string, DailyIncome>;
+  /** Today in New York: later days cannot be opened (part 2 §2). */
+  today: string;
+  onOpenDay: (date: string) => void;
+}
+
+/** The month's days coloured by net premium: green collected, red paid, yellow even, none without trades. */
+export function MonthGrid({ month, byDate, today, onOpenDay }: MonthGridProps) {
+  return (
+    <div className="cal-grid" role="grid" aria-label="Income calendar">
+      <div className="cal-row cal-head" role="row">
+        {WEEKDAYS.map((d) => (
+          <div key={d} role="columnheader" className="cal-weekday">
+            <span className="cal-weekday-long">{d}</span>
+            <span className="cal-weekday-short" aria-hidden="true">
+              {d[0]}
+            </span>
+          </div>
+        ))}
+      </div>
+      {monthWeeks(month).map((week, i) => (
+        <div key={i} className="cal-row" role="row">
+          {week.map((date, j) => {
+            if (!date) return <div key={`blank-${j}`} className="cal-day cal-day-blank" role="gridcell" aria-hidden="true" />;
+            const r = byDate.get(date);
+            const tone = dayTone(r);
+            const future = date > today;
+            const label = tone === 'none' ? '' : tone === 'even' ? 'Even' : formatMoneyShort(r!.np);
+            const trades = r ? r.otc + r.ctc : 0;
+            return (
+              <div key={date} role="gridcell" className="cal-cell">
+                <button
+                  type="button"
+                  className={`cal-day cal-tone-${tone}${date === today ? ' is-today' : ''}${j === 0 || j === 6 ? ' is-weekend' : ''}`}
+                  data-date={date}
+                  data-tone={tone}
+                  disabled={future}
+                  aria-label={`${formatLongDate(date)}${label ? `: ${label}` : ': no trades'}`}
+                  onClick={() => onOpenDay(date)}
+                >
+                  <span className="cal-day-num">{Number(date.slice(8))}</span>
+                  {label && <span className="cal-day-amount">{label}</span>}
+                  {trades > 0 && (
+                    <span className="cal-day-trades" aria-hidden="true">
+                      {trades} {trades === 1 ? 'trade' : 'trades'}
+                    </span>
+                  )}
+                </button>
+              </div>
+            );
+          })}
+        </div>
+      ))}
+    </div>
+  );
+}

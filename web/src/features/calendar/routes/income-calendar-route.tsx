@@ -1,0 +1,123 @@
+import { useMemo, useState, type ReactNode } from 'react';
+import { useSearchParams } from 'react-router';
+import { PageHeader } from '../../../components/layout/page-header.tsx';
+import { Alert } from '../../../components/ui/alert.tsx';
+import { Button } from '../../../components/ui/button.tsx';
+import { Icon } from '../../../components/ui/icons.tsx';
+import { Spinner } from '../../../components/ui/spinner.tsx';
+import { errorMessage } from '../../../lib/api-client.ts';
+import { formatMoney, formatPercent, todayInNewYork } from '../../../lib/format.ts';
+import { usePremiumData } from '../api/get-premium-data.ts';
+import { MonthGrid } from '../components/month-grid.tsx';
+import { monthLabel, monthOf, monthStats, recordsByDate, shiftMonth, type MonthStats } from '../utils/month.ts';
+import '../calendar.css';
+
+export type MonthSummary = MonthStats & { monthLabel: string };
+
+export interface IncomeCalendarRouteProps {
+  /** The day's trades (the app composes the trades feature's dialog in here). */
+  renderDay?: (date: string, onClose: () => void) => ReactNode;
+  /** The Trade Summary share modal (composed by the app from the share feature). */
+  renderSummary?: (summary: MonthSummary, onClose: () => void) => ReactNode;
+}
+
+const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
+
+/**
+ * Income calendar (part 2 §2): a month of days coloured by net premium, previous / next, Refresh,
+ * Trade Summary, and a click on a day up to today (New York) opens that day's trades. The month is
+ * kept in the address (?month=YYYY-MM) so a reload or a shared link shows the same month.
+ */
+export function IncomeCalendarRoute({ renderDay, renderSummary }: IncomeCalendarRouteProps) {
+  const today = todayInNewYork();
+  const [params, setParams] = useSearchParams();
+  const asked = params.get('month');
+  const month = asked && MONTH.test(asked) ? asked : monthOf(today);
+  const premium = usePremiumData();
+  const [openDay, setOpenDay] = useState<string | null>(null);
+  const [summaryOpen, setSummaryOpen] = useState(false);
+  const byDate = useMemo(() => recordsByDate(premium.data?.daily_income ?? []), [premium.data]);
+  const stats = useMemo(() => monthStats(month, byDate, today), [month, byDate, today]);
+  const go = (m: string) => setParams(m === monthOf(today) ? {} : { month: m }, { replace: true });
+  const isCurrent = month === monthOf(today);
+
+  return (
+    <>
+      <PageHeader
+        title="Income"
+        breadcrumb={[{ label: 'Home', to: '/dashboard' }, { label: 'Calendar' }]}
+        actions={
+          <>
+            <Button variant="secondary" icon={<Icon name="layers" size={16} />} onClick={() => setSummaryOpen(true)} disabled={!premium.data}>
+              Trade Summary
+            </Button>
+            <Button variant="secondary" icon={<Icon name="rolled" size={16} />} onClick={() => void premium.refetch()} loading={premium.isFetching && !premium.isPending}>
+              Refresh
+            </Button>
+          </>
+        }
+      />
+      <section className="card cal-card" aria-label={`Income for ${monthLabel(month)}`}>
+        <div className="cal-toolbar">
+          <div className="cal-nav">
+            <button type="button" className="icon-button" aria-label="Previous month" onClick={() => go(shiftMonth(month, -1))}>
+              <Icon name="chevronLeft" />
+            </button>
+            <h2 className="cal-month" aria-live="polite">
+              {monthLabel(month)}
+            </h2>
+            <button type="button" className="icon-button" aria-label="Next month" onClick={() => go(shiftMonth(month, 1))}>
+              <Icon name="chevronRight" />
+            </button>
+            {!isCurrent && (
+              <Button variant="ghost" size="sm" onClick={() => go(monthOf(today))}>
+                Today
+              </Button>
+            )}
+          </div>
+          <dl className="cal-totals">
+            <div>
+              <dt>Net premium</dt>
+              <dd className={stats.premium > 0 ? 'cal-pos' : stats.premium < 0 ? 'cal-neg' : ''} data-testid="month-premium">
+                {formatMoney(stats.premium)}
+              </dd>
+            </div>
+            <div>
+              <dt>Active days</dt>
+              <dd>{stats.activeDays}</dd>
+            </div>
+            <div>
+              <dt>Win rate</dt>
+              <dd>{formatPercent(stats.winRate)}</dd>
+            </div>
+          </dl>
+        </div>
+        {premium.isError && <Alert tone="danger">{errorMessage(premium.error, 'Failed to fetch premium data')}</Alert>}
+        <div className="cal-body">
+          {premium.isPending && (
+            <div className="cal-loading" role="status">
+              <Spinner label="Loading income" />
+            </div>
+          )}
+          <MonthGrid month={month} byDate={byDate} today={today} onOpenDay={(d) => d <= today && setOpenDay(d)} />
+        </div>
+        <ul className="cal-legend" aria-label="Legend">
+          <li>
+            <span className="cal-swatch cal-tone-positive" /> Net premium collected
+          </li>
+          <li>
+            <span className="cal-swatch cal-tone-negative" /> Net premium paid
+          </li>
+          <li>
+            <span className="cal-swatch cal-tone-even" /> Even
+          </li>
+          <li>
+            <span className="cal-swatch cal-tone-none" /> No trades
+          </li>
+        </ul>
+      </section>
+      {openDay && renderDay?.(openDay, () => setOpenDay(null))}
+      {summaryOpen && renderSummary?.({ ...stats, monthLabel: monthLabel(month) }, () => setSummaryOpen(false))}
+    </>
+  );
+}

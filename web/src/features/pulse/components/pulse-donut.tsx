@@ -1,0 +1,38 @@
+import { Chart } from '../../../components/charts/chart.tsx';
+import { formatMoney } from '../../../lib/format.ts';
+
+export interface DonutSlice {
+  name: string;
+  value: number;
+  /** The tooltip's text; the value when absent. */
+  caption?: string;
+}
+
+/** A donut chart; "No Data" when nothing is in it (part 2 §8). */
+/** `center` is the figure in the hole (the signed total: a slice's size is its absolute amount). */
+export function PulseDonut({ label, slices, center, money = false }: { label: string; slices: DonutSlice[]; center: string; money?: boolean }) {
+  return (
+    <Chart
+      label={label}
+      height={260}
+      empty={slices.length === 0}
+      option={{
+        tooltip: { trigger: 'item', formatter: (p: { name: string; value: number; percent: number; data: DonutSlice }) => `${p.name}<br/><b>${p.data.caption ?? (money ? formatMoney(p.value) : p.value)}</b> (${p.percent}%)` },
+        legend: { bottom: 0, type: 'scroll', icon: 'circle', itemWidth: 8, itemHeight: 8, textStyle: { fontSize: 11 } },
+        series: [
+          {
+            type: 'pie',
+            radius: ['52%', '76%'],
+            center: ['50%', '44%'],
+            avoidLabelOverlap: true,
+            itemStyle: { borderRadius: 6, borderWidth: 2, borderColor: 'transparent' },
+            label: { show: true, position: 'center', formatter: () => center, fontSize: 16, fontWeight: 700 },
+            labelLine: { show: false },
+            emphasis: { scale: true, scaleSize: 4, label: { show: true } },
+            data: slices,
+          },
+        ],
+      }}
+    />
+  );
+}

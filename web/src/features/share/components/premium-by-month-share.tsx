@@ -1,0 +1,55 @@
+import { Chart } from '../../../components/charts/chart.tsx';
+import { formatMoney, formatMoneyShort } from '../../../lib/format.ts';
+import { cardChartBase } from '../utils/card-theme.ts';
+import { ShareModal } from './share-modal.tsx';
+import { CardHeader, CardStat, toneOf } from './card-parts.tsx';
+
+export interface PremiumByMonthShareProps {
+  open: boolean;
+  onClose: () => void;
+  /** Oldest first; 'YYYY-MM' and the month's net premium. */
+  months: { month: string; premium: number }[];
+}
+
+const short = (month: string) => {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  return new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'short' }).format(new Date(Date.UTC(y, m - 1, 1))) + ` '${String(y).slice(2)}`;
+};
+
+/** Share card of Income By Month (last 12 months, part 2 §2). */
+export function PremiumByMonthShareModal({ open, onClose, months }: PremiumByMonthShareProps) {
+  const total = months.reduce((s, m) => s + m.premium, 0);
+  const best = months.reduce<(typeof months)[number] | null>((b, m) => (!b || m.premium > b.premium ? m : b), null);
+  const text = `${formatMoney(total)} in option premium over the last ${months.length} months${best ? `, best month ${short(best.month)} (${formatMoney(best.premium)})` : ''}. #options #optionsincome`;
+  return (
+    <ShareModal open={open} onClose={onClose} title="Share Premium Income by Month" shareText={text} shareError="Failed to share monthly income." fileName="premium-income-by-month.png">
+      {(c) => (
+        <>
+          <CardHeader colors={c} title="Premium Income by Month" subtitle={months.length ? `${short(months[0]!.month)} – ${short(months.at(-1)!.month)}` : undefined} />
+          <div className="share-grid share-grid-2">
+            <CardStat colors={c} label="Total" value={formatMoney(total)} tone={toneOf(total)} />
+            <CardStat colors={c} label="Best month" value={best ? formatMoney(best.premium) : '—'} hint={best ? short(best.month) : undefined} />
+          </div>
+          <Chart
+            label="Premium income by month"
+            height={230}
+            empty={months.length === 0}
+            option={{
+              ...cardChartBase(c),
+              grid: { left: 8, right: 8, top: 16, bottom: 4, containLabel: true },
+              xAxis: { type: 'category', data: months.map((m) => short(m.month)), axisLine: { lineStyle: { color: c.border } }, axisTick: { show: false }, axisLabel: { color: c.muted, fontSize: 10 } },
+              yAxis: { type: 'value', splitLine: { lineStyle: { color: c.border } }, axisLabel: { color: c.muted, fontSize: 10, formatter: (v: number) => formatMoneyShort(v) } },
+              series: [
+                {
+                  type: 'bar',
+                  barMaxWidth: 26,
+                  data: months.map((m) => ({ value: m.premium, itemStyle: { color: m.premium >= 0 ? c.positive : c.negative, borderRadius: m.premium >= 0 ? [4, 4, 0, 0] : [0, 0, 4, 4] } })),
+                },
+              ],
+            }}
+          />
+        </>
+      )}
+    </ShareModal>
+  );
+}

@@ -1,0 +1,126 @@
+import { useRef, useState, type ReactNode } from 'react';
+import { Alert } from '../../../components/ui/alert.tsx';
+import { Button } from '../../../components/ui/button.tsx';
+import { Icon } from '../../../components/ui/icons.tsx';
+import { Modal } from '../../../components/ui/modal.tsx';
+import { CARD_COLORS, type CardColors, type CardTheme } from '../utils/card-theme.ts';
+import { SHARE_IMAGE, openComposer } from '../utils/share-links.ts';
+import '../share.css';
+
+export const IMAGE_ERROR = 'Failed to generate or download image.';
+
+export interface ShareModalProps {
+  open: boolean;
+  onClose: () => void;
+  title: string;
+  /** The post's text for Share. */
+  shareText: string;
+  /** The spec's message when sharing fails (part 2 §8), e.g. "Failed to share period income.". */
+  shareError: string;
+  /** The weekly and the heat-map cards cannot be shared as text (part 2 §2): Share is disabled. */
+  shareDisabled?: boolean;
+  fileName: string;
+  /** The card's content, drawn in the chosen theme's colours. */
+  children: (colors: CardColors, theme: CardTheme) => ReactNode;
+  defaultTheme?: CardTheme;
+}
+
+/** Renders the card to a PNG in the browser (modern-screenshot) and downloads it; nothing is uploaded. */
+async function downloadPng(node: HTMLElement, fileName: string, background: string): Promise<void> {
+  const { domToPng } = await import('modern-screenshot');
+  const url = await domToPng(node, { ...SHARE_IMAGE, backgroundColor: background });
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = fileName;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+}
+
+/**
+ * The frame of every share card (part 2 §2 "Share modals"): the card, a dark/light switch, Share,
+ * Download and Close. The card is a fixed-width element so the image is the same on a phone and a
+ * desktop; on a narrow screen it scrolls sideways inside the dialog rather than reflowing.
+ */
+export function ShareModal({ open, onClose, title, shareText, shareError, shareDisabled = false, fileName, children, defaultTheme = 'dark' }: ShareModalProps) {
+  const [theme, setTheme] = useState<CardTheme>(defaultTheme);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const cardRef = useRef<HTMLDivElement>(null);
+  const colors = CARD_COLORS[theme];
+
+  const share = () => {
+    setError(null);
+    try {
+      if (!openComposer(shareText)) setError(shareError);
+    } catch {
+      setError(shareError);
+    }
+  };
+  const download = async () => {
+    setError(null);
+    const node = cardRef.current;
+    if (!node) return setError(IMAGE_ERROR);
+    setBusy(true);
+    try {
+      await downloadPng(node, fileName, colors.bg);
+    } catch {
+      setError(IMAGE_ERROR);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Modal
+      open={open}
+      onClose={onClose}
+      title={title}
+      size="lg"
+      className="share-modal"
+      footer={
+        <>
+          <div className="share-theme" role="group" aria-label="Card theme">
+            <button type="button" className={`share-theme-option${theme === 'light' ? ' is-active' : ''}`} aria-pressed={theme === 'light'} onClick={() => setTheme('light')}>
+              <Icon name="sun" size={15} /> Light
+            </button>
+            <button type="button" className={`share-theme-option${theme === 'dark' ? ' is-active' : ''}`} aria-pressed={theme === 'dark'} onClick={() => setTheme('dark')}>
+              <Icon name="moon" size={15} /> Dark
+            </button>
+          </div>
+          <span className="share-spacer" />
+          <Button variant="secondary" onClick={onClose}>
+            Close
+          </Button>
+          <Button variant="secondary" icon={<Icon name="share" size={16} />} onClick={share} disabled={shareDisabled} title={shareDisabled ? 'Sharing this card as a post is not available' : undefined}>
+            Share
+          </Button>
+          <Button icon={<Icon name="image" size={16} />} onClick={() => void download()} loading={busy}>
+            Download
+          </Button>
+        </>
+      }
+    >
+      {error && (
+        <Alert tone="danger" className="share-error">
+          {error}
+        </Alert>
+      )}
+      <div className="share-stage">
+        <div
+          ref={cardRef}
+          className="share-card"
+          data-card-theme={theme}
+          data-testid="share-card"
+          style={{ background: colors.bg, color: colors.text, borderColor: colors.border }}
+        >
+          {children(colors, theme)}
+          <div className="share-card-brand" style={{ color: colors.muted }}>
+            <span className="share-card-mark" style={{ background: colors.accent }} aria-hidden="true" />
+            Options Journal
+          </div>
+        </div>
+      </div>
+    </Modal>
+  );
+}

@@ -1,0 +1,44 @@
+import type { TradeListItem } from '@oj/contracts/trade-list-item';
+import { formatDate, formatMoney, formatPercent } from '../../../lib/format.ts';
+import { ShareModal } from './share-modal.tsx';
+import { CardHeader, CardStat, toneOf } from './card-parts.tsx';
+
+export interface TradeShareProps {
+  open: boolean;
+  onClose: () => void;
+  trade: TradeListItem;
+  /** The strategy's display name (the catalogue lives with the caller). */
+  strategyName: string;
+}
+
+const strikes = (sp: number[]) => sp.map((s) => `$${s}`).join(' / ');
+
+/** A trade's share card: what was traded, what it returned (part 2 §2 "trade share cards"). */
+export function TradeShareModal({ open, onClose, trade: t, strategyName }: TradeShareProps) {
+  const closed = t.status !== 1;
+  const result = closed ? t.npc : null;
+  const text = closed
+    ? `${t.ticker} ${strategyName} ${strikes(t.sp)}: ${formatMoney(t.npc)} captured${t.ror !== null ? `, ${formatPercent(t.ror)} return on risk` : ''} in ${t.do === 0 ? 'one day' : `${t.do} days`}. #options`
+    : `Opened ${t.ticker} ${strategyName} ${strikes(t.sp)} for ${formatMoney(t.pao)}, expiring ${formatDate(t.ed)}. #options`;
+  return (
+    <ShareModal open={open} onClose={onClose} title="Share Trade" shareText={text} shareError="Failed to share trade details." fileName={`trade-${t.ticker.toLowerCase()}-${t.tcd ?? t.tod}.png`}>
+      {(c) => (
+        <>
+          <CardHeader colors={c} title={`${t.ticker} · ${strategyName}`} subtitle={`${strikes(t.sp)} · ${t.cs} contract${t.cs === 1 ? '' : 's'} · exp ${formatDate(t.ed)}`} />
+          <div className="share-hero" style={{ color: result === null ? c.text : result > 0 ? c.positive : result < 0 ? c.negative : c.even }}>
+            {formatMoney(closed ? t.npc : t.pao)}
+            <span style={{ color: c.muted }}>{closed ? (t.dis ?? 'Closed') : 'Premium at open'}</span>
+          </div>
+          <div className="share-grid share-grid-3">
+            <CardStat colors={c} label="Opened" value={formatDate(t.tod)} />
+            <CardStat colors={c} label={closed ? 'Closed' : 'Days open'} value={closed ? formatDate(t.tcd) : String(t.do)} />
+            <CardStat colors={c} label="Days held" value={closed ? (t.do === 0 ? 'Scalp' : String(t.do)) : '—'} />
+            <CardStat colors={c} label="Return on risk" value={formatPercent(t.ror)} tone={toneOf(t.ror)} />
+            <CardStat colors={c} label="Annualised" value={formatPercent(t.aroc)} tone={toneOf(t.aroc)} />
+            <CardStat colors={c} label="Collateral" value={formatMoney(t.c)} />
+          </div>
+        </>
+      )}
+    </ShareModal>
+  );
+}
