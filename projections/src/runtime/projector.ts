@@ -11,7 +11,7 @@ import { applyLaneBatch, type AppliedCount, type LaneBatch } from './apply.ts';
 import { LOCK_DISPATCHER, LOCK_REBUILD, tryLock, type SessionLock } from './locks.ts';
 import { fromWire, laneOf, maxPosition, posParams, toWire, type WireEvent } from './lanes.ts';
 import { projectorMetrics } from './metrics.ts';
-import { readCheckpoints, readDispatcher, readLag, readRegistry, runnable, type LaneLag } from './registry.ts';
+import { readCheckpoints, readDispatcher, readLag, readRegistry, relane, runnable, type LaneLag } from './registry.ts';
 import { rebuild, RebuildLockedError } from './rebuild.ts';
 import { startRebuildWorker, type RebuildWorker } from './rebuild-job.ts';
 
@@ -289,16 +289,28 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     });
   };
 
-  /** Lanes of the previous lane count must be empty before routing changes, or a user's order could break. */
+  /**
+   * Lanes of the previous lane count must be empty before routing changes, or a user's order could
+   * break. Nothing is recorded until they are: a projector stopped during the drain leaves the old
+   * count in place, and the next start drains again. Then `relane` re-keys every lane row in one
+   * transaction (see there).
+   */
   const drainIfLanesChanged = async () => {
     const state = await readDispatcher(db);
-    if (state.lanes === null || state.lanes === lanes) return;
+    if (state.lanes === null) return;
+    const stray = [...state.lastDispatched.keys()].some((lane) => lane >= lanes);
+    if (state.lanes === lanes && !stray) return;
     log.info({ from: state.lanes, to: lanes }, 'lane count changed: draining the old lanes first');
+    let waited = 0;
     while (!stopped) {
-      if (await lanesDrained(state.lastDispatched)) break;
+      if (await relane(db, lanes)) {
+        log.info({ from: state.lanes, to: lanes }, 'old lanes drained: routing with the new lane count');
+        return;
+      }
+      // A drain that does not end is a lane that does not move (nobody works it, or it fails): say so.
+      if ((waited += 200) % 30_000 === 0) log.error({ from: state.lanes, to: lanes, waitedMs: waited }, 'lane count change still waiting for the old lanes to drain: is every old lane worked (PROJECTOR_WORK_LANES), and none stuck?');
       await sleep(200);
     }
-    await persist(state.checkpoint, new Map());
   };
 
   const lanesDrained = async (lastDispatched: Map<number, LogPosition>, goal?: LogPosition) => {

@@ -5,7 +5,7 @@ import { physicalTables, type Projection } from './projection.ts';
 import { LOCK_REBUILD, lockSwitchExclusive, lockSwitchShared, tryLock } from './locks.ts';
 import { laneOf, matchesPrefixes, maxPosition, minPosition, posParams, rowPosition } from './lanes.ts';
 import { lockCheckpoint } from './apply.ts';
-import { readCheckpoints, readDispatcher, readRegistry, runnable, type RegistryRow } from './registry.ts';
+import { readCheckpoints, readDispatcher, readRegistry, runnable, writeLaneCheckpoints, type RegistryRow } from './registry.ts';
 
 export interface RuntimeDeps {
   database: Database;
@@ -300,7 +300,9 @@ async function switchLocked(deps: RuntimeDeps, name: string, version: number): P
       const current = rows.find((r) => r.status === 'live');
       const t = await targetCheckpoints(deps, name, version, trx);
       const dispatcher = await readDispatcher(trx);
-      const laneCount = Math.max(deps.lanes, dispatcher.lanes ?? 0);
+      // The count the dispatcher routes with now (during a lane-count drain still the old one, which
+      // the drain re-keys afterwards), not this process's PROJECTOR_LANES.
+      const laneCount = dispatcher.lanes ?? deps.lanes;
       let m = [...t.values()].reduce((a, b) => maxPosition(a, b), START);
       if (current) for (const p of (await readCheckpoints(trx, name, current.version)).values()) m = maxPosition(m, p);
       // Events up to the dispatcher's checkpoint were handed out already (a new read model would never
@@ -316,11 +318,8 @@ async function switchLocked(deps: RuntimeDeps, name: string, version: number): P
         throw new Error(`${name} v${version} was built by formulas v${target.codeVersion} and the code is v${projection.version}: it cannot catch up. Rebuild instead.`);
       }
       if (catchUp.length) await projection.apply({ trx, tables: target.tables, mode: 'rebuild' }, catchUp);
-      await sql`delete from projection_checkpoints where projection = ${name} and version = ${version}`.execute(trx);
+      await writeLaneCheckpoints(trx, name, version, laneCount, m);
       const mp = posParams(m);
-      for (let lane = 0; lane < laneCount; lane++) {
-        await sql`insert into projection_checkpoints (projection, version, lane, commit, prepare) values (${name}, ${version}, ${lane}, ${mp.commit}, ${mp.prepare})`.execute(trx);
-      }
       if (current) await sql`update projection_registry set status = 'retired', retired_at = now(), updated_at = now() where name = ${name} and version = ${current.version}`.execute(trx);
       await sql`update projection_registry set status = 'live', live_since = now(), retired_at = null, lanes = ${laneCount}, updated_at = now() where name = ${name} and version = ${version}`.execute(trx);
       await sql`update projection_rebuilds set finished_at = now(), commit = ${mp.commit}, prepare = ${mp.prepare}, updated_at = now() where projection = ${name} and version = ${version}`.execute(trx);

@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import { START, comparePositions, positionToString, type EventStore, type LogPosition } from '@oj/infra/eventstore/port';
 import type { Projection } from './projection.ts';
-import { laneOf, matchesPrefixes, minPosition, rowPosition } from './lanes.ts';
+import { laneOf, matchesPrefixes, maxPosition, minPosition, posParams, rowPosition } from './lanes.ts';
+import { lockSwitchExclusive } from './locks.ts';
 
 export type VersionStatus = 'live' | 'building' | 'retired';
 
@@ -93,6 +94,55 @@ export async function readDispatcher(db: Kysely<any>): Promise<DispatcherState> 
     lanes: row ? Number(row.lanes) : null,
     lastDispatched: new Map(l.rows.map((r) => [Number(r.lane), rowPosition(r)])),
   };
+}
+
+/**
+ * Changes the lane count the dispatcher routes with, if the lanes of the recorded count are drained:
+ * every live version has applied everything handed to every lane (`projector_lanes`). Then every event
+ * up to the dispatcher's checkpoint D is applied for every user, so in ONE transaction, under the
+ * exclusive switch lock (no lane batch in flight, no switch), each live version's checkpoints are
+ * replaced by one per new lane at max(D, its furthest lane) (positions past D only come from a switch's
+ * catch-up, which sets every lane alike), the lane rows by one per new lane at D, and the new count is
+ * recorded, in the dispatcher and in each live version's registry row (the count its checkpoints are
+ * keyed with). Returns false, recording nothing, while a lane is not drained. Every live version
+ * counts, including one the running code cannot apply: its lanes must not be re-keyed behind its back.
+ */
+export async function relane(db: Kysely<any>, lanes: number): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    await lockSwitchExclusive(trx);
+    const state = await readDispatcher(trx);
+    const live = (await readRegistry(trx)).filter((r) => r.status === 'live');
+    const targets: Array<{ row: RegistryRow; at: LogPosition }> = [];
+    for (const row of live) {
+      const cps = await readCheckpoints(trx, row.name, row.version);
+      // A lane with no checkpoint row has applied nothing to this version since it went live (a batch
+      // creates the row), and at the switch every lane was at least at its lowest lane: that bounds it.
+      const floor = cps.size ? [...cps.values()].reduce((a, b) => minPosition(a, b)) : START;
+      for (const [lane, last] of state.lastDispatched) {
+        if (comparePositions(cps.get(lane) ?? floor, last) < 0) return false;
+      }
+      targets.push({ row, at: [...cps.values()].reduce((a, b) => maxPosition(a, b), state.checkpoint) });
+    }
+    for (const { row, at } of targets) await writeLaneCheckpoints(trx, row.name, row.version, lanes, at);
+    await sql`update projection_registry set lanes = ${lanes}, updated_at = now() where status = 'live'`.execute(trx);
+    await sql`delete from projector_lanes`.execute(trx);
+    const d = posParams(state.checkpoint);
+    for (let lane = 0; lane < lanes; lane++) {
+      await sql`insert into projector_lanes (lane, commit, prepare) values (${lane}, ${d.commit}, ${d.prepare})`.execute(trx);
+    }
+    await sql`insert into projector_dispatcher (id, commit, prepare, lanes) values ('main', ${d.commit}, ${d.prepare}, ${lanes})
+      on conflict (id) do update set lanes = excluded.lanes, updated_at = now()`.execute(trx);
+    return true;
+  });
+}
+
+/** Replaces a version's checkpoints with one per lane (0..lanes-1), all at `at`. */
+export async function writeLaneCheckpoints(trx: Kysely<any>, name: string, version: number, lanes: number, at: LogPosition): Promise<void> {
+  await sql`delete from projection_checkpoints where projection = ${name} and version = ${version}`.execute(trx);
+  const p = posParams(at);
+  for (let lane = 0; lane < lanes; lane++) {
+    await sql`insert into projection_checkpoints (projection, version, lane, commit, prepare) values (${name}, ${version}, ${lane}, ${p.commit}, ${p.prepare})`.execute(trx);
+  }
 }
 
 /** Live versions whose formulas are the running code's (only those the projector can advance). */
