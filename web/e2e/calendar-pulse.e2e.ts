@@ -1,0 +1,437 @@
+import { readFileSync } from 'node:fs';
+import { inflateSync } from 'node:zlib';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { addDays, isWeekend, newYorkDate } from '@oj/contracts/business-date';
+import { DESKTOP, SCREENSHOT_DIR, launchBrowser, newContext, screenshotAt } from './support/browser.ts';
+import { startServer, type E2eServer } from './support/server.ts';
+
+/**
+ * Income calendar, events, pulse and share cards in Chromium against the real product (issue 12). The
+ * journal is seeded through the API on last week's weekdays; every figure checked on screen is worked
+ * out here from the seeded trades (the day's premium cash flow: + credit / - debit at open on the open
+ * date, + credit / - debit at close on the close date), never read back from the API. A share card's
+ * PNG is decoded here: signature, size (the card at scale 2) and pixels of the chosen theme.
+ */
+const PHONE = { width: 390, height: 844 } as const;
+
+interface Trader {
+  email: string;
+  password: string;
+  account: string;
+  token: string;
+}
+
+async function json<T>(res: Response): Promise<T> {
+  const body = (await res.json()) as T;
+  if (!res.ok) throw new Error(`${res.status}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+async function createTrader(server: E2eServer, name: string): Promise<Trader> {
+  const email = `${name}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const password = 'Wheel#2024a';
+  const api = (path: string, init: RequestInit = {}) => fetch(`${server.baseUrl}/api/v1${path}`, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
+  await json(await api('/users/signup', { method: 'POST', body: JSON.stringify({ name: 'Pat Premium', email, password, agreed_to_terms: true }) }));
+  const link = await server.waitForLink('/users/account-verify', { to: email });
+  await json(await api(`/users/verify/${new URL(link).searchParams.get('token')}`));
+  const { access_token } = await json<{ access_token: string }>(await api('/users/login', { method: 'POST', body: JSON.stringify({ email, password }) }));
+  const a = await json<{ uid: string }>(
+    await api('/accounts/add-account', { method: 'POST', headers: { authorization: `Bearer ${access_token}` }, body: JSON.stringify({ name: 'Income', broker: 'schwab', ac_type: 2 }) }),
+  );
+  return { email, password, account: a.uid, token: access_token };
+}
+
+async function signIn(page: Page, t: Trader): Promise<void> {
+  await page.goto('/signin');
+  await page.getByLabel('Email').fill(t.email);
+  await page.getByLabel('Password', { exact: true }).fill(t.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL('**/dashboard');
+}
+
+// --- The seeded journal -------------------------------------------------------------------------------
+
+const today = newYorkDate(new Date());
+/** Last week's Monday to Friday (all in the past, whatever today is). */
+const lastMonday = (() => {
+  const dow = new Date(`${today}T00:00:00Z`).getUTCDay();
+  return addDays(today, -((dow + 6) % 7) - 7);
+})();
+const [d1, d2, d3, d4, d5] = [0, 1, 2, 3, 4].map((i) => addDays(lastMonday, i)) as [string, string, string, string, string];
+const expiry = (() => {
+  let d = addDays(today, 25);
+  while (isWeekend(d)) d = addDays(d, 1);
+  return d;
+})();
+
+interface Seed {
+  ticker: string;
+  strategy: string;
+  /** 1 credit (sold to open), 2 debit (bought to open): the strategy decides, this says which it is. */
+  ot: 1 | 2;
+  tod: string;
+  pao: number;
+  close?: { tcd: string; pac: number; ct: 1 | 2 };
+}
+
+const SEEDS: Seed[] = [
+  { ticker: 'SPY', strategy: 'cash-secured-put', ot: 1, tod: d1, pao: 250 },
+  { ticker: 'AAPL', strategy: 'cash-secured-put', ot: 1, tod: d1, pao: 400 },
+  { ticker: 'TSLA', strategy: 'long-call', ot: 2, tod: d2, pao: 300 },
+  { ticker: 'AAPL', strategy: 'cash-secured-put', ot: 1, tod: d2, pao: 200, close: { tcd: d5, pac: 50, ct: 2 } },
+  { ticker: 'QQQ', strategy: 'cash-secured-put', ot: 1, tod: d3, pao: 100, close: { tcd: d3, pac: 100, ct: 2 } },
+  { ticker: 'IWM', strategy: 'cash-secured-put', ot: 1, tod: d5, pao: 120 },
+];
+
+const sign = (t: 1 | 2) => (t === 1 ? 1 : -1);
+/** The premium cash flow of each date, by hand from the seeds. */
+function flowsByDate(seeds: Seed[], ticker?: string): Map<string, number> {
+  const m = new Map<string, number>();
+  const add = (d: string, v: number) => m.set(d, (m.get(d) ?? 0) + v);
+  for (const s of seeds) {
+    if (ticker && s.ticker !== ticker) continue;
+    add(s.tod, sign(s.ot) * s.pao);
+    if (s.close) add(s.close.tcd, sign(s.close.ct) * s.close.pac);
+  }
+  return m;
+}
+const activeDates = new Set(SEEDS.flatMap((s) => [s.tod, ...(s.close ? [s.close.tcd] : [])]));
+
+async function seed(server: E2eServer, t: Trader, s: Seed): Promise<void> {
+  const trade_data = {
+    ticker: s.ticker,
+    account_uid: t.account,
+    strategy_uid: s.strategy,
+    strike_prices: [s.strategy === 'long-call' ? 250 : 100],
+    trade_open_date: s.tod,
+    expiration_date: expiry,
+    contract_size: 1,
+    premium_at_open: s.pao,
+    net_fee_to_open: 0.65,
+    open_transaction: s.ot,
+    net_delta: 0.2,
+    stock_price_at_open: 105,
+    cost_basis: null,
+    notes: '',
+    ...(s.close ? { trade_close_date: s.close.tcd, premium_at_close: s.close.pac, net_fee_to_close: 0.65, close_transaction: s.close.ct, status: 2 } : {}),
+  };
+  const res = await fetch(`${server.baseUrl}/api/v1/trades/${s.close ? 'add-closed-trade' : 'add-trade'}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${t.token}` },
+    body: JSON.stringify({ trade_data, tag_data: [] }),
+  });
+  expect(res.status, await res.clone().text()).toBe(201);
+}
+
+// --- A small PNG reader (8-bit RGB / RGBA, non-interlaced): enough to check a share image's pixels. -----
+
+interface Png {
+  width: number;
+  height: number;
+  pixel(x: number, y: number): [number, number, number, number];
+}
+
+function decodePng(buf: Buffer): Png {
+  expect([...buf.subarray(0, 8)]).toEqual([137, 80, 78, 71, 13, 10, 26, 10]);
+  let pos = 8;
+  let width = 0;
+  let height = 0;
+  let colorType = 0;
+  const idat: Buffer[] = [];
+  while (pos < buf.length) {
+    const len = buf.readUInt32BE(pos);
+    const type = buf.toString('ascii', pos + 4, pos + 8);
+    const data = buf.subarray(pos + 8, pos + 8 + len);
+    if (type === 'IHDR') {
+      width = data.readUInt32BE(0);
+      height = data.readUInt32BE(4);
+      expect(data[8]).toBe(8);
+      colorType = data[9]!;
+      expect(data[12]).toBe(0);
+    } else if (type === 'IDAT') idat.push(data);
+    else if (type === 'IEND') break;
+    pos += 12 + len;
+  }
+  const bpp = colorType === 6 ? 4 : colorType === 2 ? 3 : 0;
+  expect(bpp).toBeGreaterThan(0);
+  const raw = inflateSync(Buffer.concat(idat));
+  const stride = width * bpp;
+  const out = Buffer.alloc(stride * height);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)]!;
+    const line = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
+    for (let x = 0; x < stride; x++) {
+      const a = x >= bpp ? out[y * stride + x - bpp]! : 0;
+      const b = y > 0 ? out[(y - 1) * stride + x]! : 0;
+      const c = x >= bpp && y > 0 ? out[(y - 1) * stride + x - bpp]! : 0;
+      const p = a + b - c;
+      const pr = Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
+      const v = line[x]!;
+      out[y * stride + x] = (filter === 0 ? v : filter === 1 ? v + a : filter === 2 ? v + b : filter === 3 ? v + ((a + b) >> 1) : v + pr) & 0xff;
+    }
+  }
+  return {
+    width,
+    height,
+    pixel(x, y) {
+      const i = y * stride + x * bpp;
+      return [out[i]!, out[i + 1]!, out[i + 2]!, bpp === 4 ? out[i + 3]! : 255];
+    },
+  };
+}
+
+// --- The run ---------------------------------------------------------------------------------------------
+
+let server: E2eServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let trader: Trader;
+const pageErrors: string[] = [];
+const pulseRequests: string[] = [];
+
+beforeAll(async () => {
+  server = await startServer();
+  trader = await createTrader(server, 'pat.calendar');
+  for (const s of SEEDS) await seed(server, trader, s);
+  // The trades went in behind the console's back: wait until the daily records have all of them.
+  const expectedTotal = [...flowsByDate(SEEDS).values()].reduce((a, b) => a + b, 0);
+  for (let i = 0; ; i++) {
+    const body = await json<{ daily_income: { np: number; otc: number; ctc: number }[] }>(
+      await fetch(`${server.baseUrl}/api/v1/metrics/premium-data`, { headers: { authorization: `Bearer ${trader.token}` } }),
+    );
+    const active = body.daily_income.filter((r) => r.otc + r.ctc > 0);
+    if (active.length === activeDates.size && Math.abs(active.reduce((a, r) => a + r.np, 0) - expectedTotal) < 0.005) break;
+    if (i > 100) throw new Error('the daily records never caught up with the seeded trades');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  browser = await launchBrowser();
+  context = await newContext(browser, server.baseUrl);
+  // Share opens the social network's composer: answer it here (no network in tests) and record it.
+  await context.route('https://twitter.com/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>compose</title>' }));
+  page = await context.newPage();
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  page.on('request', (r) => {
+    if (r.url().includes('/api/v1/trades/tt/')) pulseRequests.push(r.url());
+  });
+  await signIn(page, trader);
+});
+
+afterEach(async ({ task }) => {
+  if (task.result?.state === 'fail') await page.screenshot({ path: `${SCREENSHOT_DIR}failed-${task.name.replace(/\W+/g, '-')}.png` }).catch(() => undefined);
+});
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await server?.close();
+});
+
+const money = (v: number) => `${v < 0 ? '-' : ''}$${Math.abs(v).toFixed(2)}`;
+/** The console's full money format ($1,234.56), for figures not abbreviated. */
+const usd = (v: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(v);
+const cell = (date: string) => page.locator(`.cal-day[data-date="${date}"]`);
+
+describe('income calendar', () => {
+  it("colours last week's days by their net premium, computed from the seeded trades", async () => {
+    const flows = flowsByDate(SEEDS);
+    // By hand: d1 SPY +250 and AAPL +400 = 650; d2 TSLA bought -300, AAPL sold +200 = -100; d3 QQQ sold 100
+    // and bought back 100 = 0 (Even); d4 nothing; d5 AAPL bought back -50, IWM sold +120 = 70.
+    expect([d1, d2, d3, d4, d5].map((d) => flows.get(d) ?? null)).toEqual([650, -100, 0, null, 70]);
+    const expected = { [d1]: ['positive', money(650)], [d2]: ['negative', money(-100)], [d3]: ['even', 'Even'], [d4]: ['none', ''], [d5]: ['positive', money(70)] };
+    for (const month of new Set([d1, d5].map((d) => d.slice(0, 7)))) {
+      await page.goto(`/calendar/income?month=${month}`);
+      await page.getByRole('heading', { name: 'Income', exact: true }).waitFor();
+      await page.locator('.cal-day[data-tone]:not([data-tone="none"])').first().waitFor();
+      for (const [date, [tone, text]] of Object.entries(expected)) {
+        if (!date.startsWith(month)) continue;
+        expect(await cell(date).getAttribute('data-tone'), date).toBe(tone);
+        expect((await cell(date).locator('.cal-day-amount').allTextContents()).join(''), date).toBe(text);
+      }
+    }
+    // Tomorrow (New York) cannot be opened.
+    const tomorrow = addDays(today, 1);
+    await page.goto(`/calendar/income?month=${tomorrow.slice(0, 7)}`);
+    expect(await cell(tomorrow).isDisabled()).toBe(true);
+  });
+
+  it("opens a day's trades, with adding a trade on that day", async () => {
+    await page.goto(`/calendar/income?month=${d1.slice(0, 7)}`);
+    await cell(d1).click();
+    const dialog = page.getByRole('dialog', { name: /Trades on/ });
+    await dialog.getByText('Summary').first().waitFor();
+    // Two trades opened on d1: 250 + 400.
+    await dialog.getByText(usd(650)).first().waitFor();
+    await dialog.getByRole('button', { name: 'Add a trade on this day' }).waitFor();
+    await screenshotAt(page, 'calendar-day-dialog', DESKTOP, { fullPage: false });
+    await page.keyboard.press('Escape');
+    await screenshotAt(page, 'calendar-income', DESKTOP);
+    await screenshotAt(page, 'calendar-income', PHONE);
+  });
+
+  it('shows the Trade Summary of the month and downloads it as a PNG of the card at scale 2', async () => {
+    const month = d5.slice(0, 7);
+    await page.goto(`/calendar/income?month=${month}`);
+    await page.locator('.cal-day[data-tone="positive"]').first().waitFor();
+    await page.getByRole('button', { name: 'Trade Summary' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Trade Summary' });
+    const card = dialog.getByTestId('share-card');
+    await card.waitFor();
+    // The month's premium, by hand: the flows of the seeds dated in this month, up to today.
+    const monthFlows = [...flowsByDate(SEEDS)].filter(([d]) => d.startsWith(month) && d <= today).reduce((a, [, v]) => a + v, 0);
+    expect(await dialog.getByTestId('summary-premium').textContent()).toBe(usd(monthFlows));
+    // Closed in the month: AAPL (npc 200 - 50 = 150, a win) and QQQ (npc 0, fees 1.30: a loss): 1 of 2 = 50%,
+    // when both closing dates are in this month.
+    if (d3.startsWith(month) && d5.startsWith(month)) {
+      expect(await dialog.getByTestId('summary-win-rate').textContent()).toBe('50.00%');
+      // ROIC = (150 + 0 - fees 1.30 x 2) / collateral (strike 100 x 100 = 10,000 each) = 147.4 / 20,000 = 0.74%.
+      expect(await dialog.getByTestId('summary-roic').textContent()).toBe('0.74%');
+    }
+    await dialog.locator('canvas').first().waitFor();
+    await screenshotAt(page, 'share-trade-summary-dark', DESKTOP, { fullPage: false });
+
+    const box = (await card.boundingBox())!;
+    const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Download' }).click()]);
+    const monthName = new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'long' }).format(new Date(`${month}-01T00:00:00Z`)).toLowerCase();
+    expect(download.suggestedFilename()).toBe(`trade-summary-${monthName}-${month.slice(0, 4)}.png`);
+    const png = decodePng(readFileSync((await download.path())!));
+    expect(png.width).toBe(Math.round(box.width * 2));
+    // The height may be a fraction of a pixel: the canvas rounds it.
+    expect(Math.abs(png.height - box.height * 2)).toBeLessThanOrEqual(1);
+    // Dark card: its padding is the dark background #0b1120; the hero figure is drawn in the positive green.
+    const bg = png.pixel(Math.round(10 * 2), Math.round(png.height / 2));
+    expect(bg.slice(0, 3)).toEqual([11, 17, 32]);
+    expect(bg[3]).toBe(255);
+
+    await dialog.getByRole('button', { name: 'Light' }).click();
+    expect(await card.getAttribute('data-card-theme')).toBe('light');
+    await screenshotAt(page, 'share-trade-summary-light', DESKTOP, { fullPage: false });
+    await screenshotAt(page, 'share-trade-summary-light', PHONE, { fullPage: false });
+    const [light] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Download' }).click()]);
+    const lightPng = decodePng(readFileSync((await light.path())!));
+    expect(lightPng.pixel(20, Math.round(lightPng.height / 2)).slice(0, 3)).toEqual([255, 255, 255]);
+    // Somewhere on the card is the positive green of the light theme (#0f9d6b), in the hero or the chart.
+    let green = false;
+    for (let y = 0; y < lightPng.height && !green; y += 2) for (let x = 0; x < lightPng.width && !green; x += 2) {
+      const [r, g, b] = lightPng.pixel(x, y);
+      green = Math.abs(r - 15) < 6 && Math.abs(g - 157) < 6 && Math.abs(b - 107) < 6;
+    }
+    expect(green).toBe(true);
+
+    // Share opens the composer with the month's text; nothing is sent to our server.
+    const [popup] = await Promise.all([context.waitForEvent('page'), dialog.getByRole('button', { name: 'Share' }).click()]);
+    expect(decodeURIComponent(popup.url())).toContain('https://twitter.com/intent/tweet?text=');
+    await popup.close();
+    await page.keyboard.press('Escape');
+  });
+});
+
+describe('events', () => {
+  it('lists the open trades by expiration date', async () => {
+    await page.goto('/calendar/events');
+    const day = page.locator(`.ev-day[data-date="${expiry}"]`);
+    await day.waitFor();
+    // Open now: SPY, AAPL (d1), TSLA, IWM, all expiring on the same day; the closed ones are not events.
+    const open = SEEDS.filter((s) => !s.close);
+    await day.getByText(`${open.length} trades`).waitFor();
+    for (const s of open) await day.getByText(s.ticker, { exact: true }).waitFor();
+    await screenshotAt(page, 'calendar-events', DESKTOP);
+    await screenshotAt(page, 'calendar-events', PHONE);
+  });
+});
+
+describe('pulse', () => {
+  const ytdFrom = `${today.slice(0, 4)}-01-01`;
+  const monthFrom = addDays(today, -29);
+  const aapl = (from: string) => [...flowsByDate(SEEDS, 'AAPL')].filter(([d]) => d >= from && d <= today).reduce((a, [, v]) => a + v, 0);
+
+  it('checks the ticker, then shows the headline premium computed from the seeded trades', async () => {
+    await page.goto('/pulse');
+    const input = page.getByLabel('Ticker');
+    await page.getByRole('button', { name: 'YTD' }).click();
+    await page.getByText('Ticker is required').waitFor();
+    await input.fill('toolong');
+    await page.getByText('Invalid Ticker').waitFor();
+    expect(await input.inputValue()).toBe('TOOLONG');
+    await input.fill('aapl');
+    expect(await input.inputValue()).toBe('AAPL');
+    await page.getByRole('button', { name: 'YTD' }).click();
+    // By hand: AAPL sold for 400 on d1 and for 200 on d2, bought back for 50 on d5: 550 in the year when all are in it.
+    const ytd = aapl(ytdFrom);
+    await page.getByTestId('pulse-premium').getByText(usd(ytd), { exact: true }).waitFor();
+    const section = (name: string) => page.getByRole('region', { name });
+    await section('Closed trades').locator('tbody tr').first().waitFor();
+    expect(await section('Closed trades').locator('tbody tr').count()).toBe(SEEDS.filter((s) => s.ticker === 'AAPL' && s.close && s.close.tcd >= ytdFrom).length);
+    expect(await section('Open trades').locator('tbody tr').count()).toBe(SEEDS.filter((s) => s.ticker === 'AAPL' && !s.close && s.tod >= ytdFrom).length);
+    await page.locator('.pulse-gauges canvas').first().waitFor();
+    await screenshotAt(page, 'pulse', DESKTOP);
+    await screenshotAt(page, 'pulse', PHONE);
+  });
+
+  it('re-filters a narrower timeframe without fetching, and clears on a new ticker', async () => {
+    const before = pulseRequests.length;
+    await page.getByRole('button', { name: 'M', exact: true }).click();
+    await page.getByTestId('pulse-premium').getByText(usd(aapl(monthFrom)), { exact: true }).waitFor();
+    // The last 30 days lie inside the year (after 30 January): shown from the loaded answer, no request.
+    expect(pulseRequests.length - before).toBe(monthFrom >= ytdFrom ? 0 : 1);
+    await page.getByLabel('Ticker').fill('MSFT');
+    expect(await page.getByTestId('pulse-premium').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'M', exact: true }).getAttribute('aria-pressed')).toBe('false');
+  });
+});
+
+describe('empty journal', () => {
+  it('renders the calendar, events and pulse without trades', async () => {
+    const empty = await createTrader(server, 'pat.empty');
+    const ctx = await newContext(browser, server.baseUrl);
+    const p = await ctx.newPage();
+    const errors: string[] = [];
+    p.on('pageerror', (e) => errors.push(String(e)));
+    await signIn(p, empty);
+    await p.goto('/calendar/income');
+    await p.locator('.cal-day').first().waitFor();
+    await p.getByTestId('month-premium').getByText('$0.00').waitFor();
+    expect(await p.locator('.cal-day[data-tone]:not([data-tone="none"])').count()).toBe(0);
+    await screenshotAt(p, 'calendar-income-empty', DESKTOP);
+    await p.goto('/calendar/events');
+    await p.getByText('No expirations in the next 60 days').waitFor();
+    await p.goto('/pulse');
+    await p.getByLabel('Ticker').fill('AAPL');
+    await p.getByRole('button', { name: 'YTD' }).click();
+    await p.getByText('No open trades available.').waitFor();
+    await p.getByText('No closed trades available.').waitFor();
+    expect(await p.getByText('No Data').count()).toBe(2);
+    await p.getByTestId('pulse-premium').getByText('$0.00').waitFor();
+    await screenshotAt(p, 'pulse-empty', DESKTOP);
+    await screenshotAt(p, 'pulse-empty', PHONE);
+    expect(errors).toEqual([]);
+    await ctx.close();
+  });
+});
+
+describe('expired subscription', () => {
+  it('shows the locked screen on lists, calendar and pulse, and keeps the data', async () => {
+    const db = server.runtime.deps.database.db;
+    await sql`update subscriptions set current_period_end = now() - interval '1 day' where user_uid = (select uid from users where email = ${trader.email})`.execute(db);
+    await server.app.principals.settled();
+    // A stale token makes the console refresh it; the new one carries the expired status.
+    await page.evaluate(() => localStorage.setItem('oj.session.token', 'x.y.z'));
+    for (const path of ['/calendar/income', '/calendar/events', '/pulse', '/trades/open']) {
+      await page.goto(path);
+      await page.getByRole('heading', { name: 'Your subscription has expired, please renew' }).waitFor();
+      expect(await page.locator('.cal-grid, .pulse-controls, .ev-list').count(), path).toBe(0);
+    }
+    await screenshotAt(page, 'calendar-locked', PHONE);
+
+    // Renewed: the same days are coloured as before; nothing was removed.
+    await sql`update subscriptions set current_period_end = now() + interval '30 days' where user_uid = (select uid from users where email = ${trader.email})`.execute(db);
+    await server.app.principals.settled();
+    await page.evaluate(() => localStorage.setItem('oj.session.token', 'x.y.z'));
+    await page.goto(`/calendar/income?month=${d1.slice(0, 7)}`);
+    await page.locator('.cal-grid').waitFor();
+    await page.locator(`.cal-day[data-date="${d1}"][data-tone="positive"]`).waitFor();
+    expect(pageErrors).toEqual([]);
+  });
+});
