@@ -2,7 +2,6 @@ import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorBody } from '@oj/contracts/common';
-import { currentSubscription } from '@oj/contracts/subscriptions';
 import {
   PASSWORD_UPDATED_MESSAGE,
   RESEND_VERIFICATION_MESSAGE,
@@ -39,7 +38,6 @@ import {
   type IdentityContext,
   type IssuedSession,
 } from './commands.ts';
-import { findSubscription, subscriptionView } from './subscriptions.ts';
 import { currentUserOf, findUserByUid } from './users.ts';
 import { AppError } from '../app/errors.ts';
 
@@ -156,9 +154,5 @@ export const identityRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.get(
-    '/subscription/current',
-    { onRequest: app.requireVerifiedUser, schema: { tags: ['subscription'], security: [{ bearer: [] }], response: { 200: currentSubscription, ...errors } } },
-    async (request) => subscriptionView(await findSubscription(ctx.db, principalOf(request).userId)),
-  );
+  // GET /subscription/current is billing's (billing/routes.ts): the subscription is its projection.
 };

@@ -9,9 +9,10 @@ import { migrations as journal } from '../journal/migrations.ts';
 import { migrations as audit } from '../audit/migrations.ts';
 import { migrations as operations } from '../operations/migrations.ts';
 import { migrations as profile } from '../profile/migrations.ts';
+import { migrations as billing } from '../billing/migrations.ts';
 
 /** Every module's migrations, applied at start-up of each process (they are idempotent and locked). */
-export const allMigrations = [eventStore, projectorRuntime, identity, accounts, mail, journal, audit, profile, operations];
+export const allMigrations = [eventStore, projectorRuntime, identity, accounts, mail, journal, audit, profile, operations, billing];
 
 export function migrate(db: Kysely<any>): Promise<string[]> {
   return migrateToLatest(db, allMigrations);

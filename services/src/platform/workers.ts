@@ -1,6 +1,7 @@
 import { allProjections } from '@oj/projections/catalogue';
 import { startProjector } from '@oj/projections/runtime/projector';
 import { startMailWorker } from '../mail/start.ts';
+import { startBillingScheduler } from '../billing/scheduler-worker.ts';
 import type { BackgroundWorker, Runtime } from './runtime.ts';
 
 type Which = { projector: boolean; mail: boolean };
@@ -38,6 +39,16 @@ const starters: WorkerStarter[] = [
     enabled: (which) => which.mail,
     async start(runtime) {
       return startMailWorker(runtime.deps);
+    },
+  },
+  {
+    // Writes reminder mails through the outbox and ends grace periods: it runs where the mail worker
+    // does (the gateway, the all-in-one process). Self-hosted mode has no lifecycle to run.
+    name: 'billing-scheduler',
+    enabled: (which) => which.mail,
+    async start(runtime) {
+      if (runtime.deps.config.mode.billing !== 'stripe') return { name: 'billing-scheduler', stop: async () => {} };
+      return startBillingScheduler(runtime.deps);
     },
   },
 ];

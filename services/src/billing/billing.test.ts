@@ -1,0 +1,301 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { billingMessages as m } from '@oj/contracts/billing';
+import { runBillingTick } from './scheduler.ts';
+import { startBillingApp, type BillingApp } from './testing/billing-harness.ts';
+import { PRICE_CENTS, PRICE_ID } from './testing/stripe-test-server.ts';
+
+const DAY = 86_400_000;
+let b: BillingApp;
+beforeAll(async () => {
+  b = await startBillingApp('billing');
+});
+afterAll(async () => b?.close());
+
+const tick = () => runBillingTick({ db: b.t.db.db, eventStore: b.t.deps.eventStore, clock: b.t.clock, publicUrl: 'http://journal.test' });
+const at = <T>(iso: string, fn: () => Promise<T>) => {
+  b.t.clock.set(iso);
+  b.syncStripeClock();
+  return fn();
+};
+/** Each scenario has its own user and starts at its sign-up; the clock is the test's to move. */
+const start = '2026-03-02T15:00:00.000Z';
+const trialEnd = '2026-04-01T15:00:00.000Z';
+
+describe('trial to paid, renewal', () => {
+  it('saves a card in the trial, subscribes (charged at the trial end), renews monthly', async () => {
+    b.t.clock.set(start);
+    const u = await b.user();
+    expect(await b.status(u)).toMatchObject({ status: 1, pm: false, cpe: trialEnd, mode: 'stripe', publishable_key: 'pk_test_billing', price_id: PRICE_ID });
+
+    const pm = await b.saveCard(u);
+    const created = await b.call(u, 'POST', '/auth/create-subscription', { paymentMethodId: pm, priceId: PRICE_ID });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect(created.body).toMatchObject({ status: 'success', message: m.activated, subscription_data: { status: 1, pm: true, cpe: trialEnd, payment_status: 'paid', card: { last4: '4242', exp_month: 8, exp_year: 2030 } } });
+    // Stripe was asked for a trialing subscription that charges at our trial's end.
+    const subId = await b.subscriptionIdOf(u.userId);
+    expect(b.stripe.subscriptions.get(subId)).toMatchObject({ status: 'trialing', trial_end: Date.parse(trialEnd) / 1000, default_payment_method: pm });
+    // Stripe's webhooks for what the API already recorded decide nothing new.
+    const before = (await b.stream(u.userId)).length;
+    expect((await b.deliver(b.stripe.event('setup_intent.succeeded', b.stripe.setupIntents.values().next().value!))).status).toBe(200);
+    expect((await b.deliver(b.stripe.event('invoice.paid', b.stripe.invoices.get(b.stripe.subscriptions.get(subId)!.latest_invoice)!))).status).toBe(200);
+    expect(await b.stream(u.userId)).toHaveLength(before);
+
+    // The trial ends: Stripe charges 4.99 and says so.
+    await at(trialEnd, async () => {
+      const { invoice, paid } = b.stripe.renew(subId);
+      expect([paid, invoice.amount_paid]).toEqual([true, PRICE_CENTS]);
+      expect((await b.deliver(b.stripe.event('invoice.paid', invoice))).status).toBe(200);
+    });
+    expect(await b.status(u)).toMatchObject({ status: 2, cps: trialEnd, cpe: new Date(Date.parse(trialEnd) + 30 * DAY).toISOString(), payment_status: 'paid' });
+    expect(await b.subsStatus(u)).toBe(2);
+
+    // A month later: renewed again.
+    const renewedAt = new Date(Date.parse(trialEnd) + 30 * DAY).toISOString();
+    await at(renewedAt, async () => b.deliver(b.stripe.event('invoice.paid', b.stripe.renew(subId).invoice)));
+    expect((await b.status(u)).cpe).toBe(new Date(Date.parse(renewedAt) + 30 * DAY).toISOString());
+
+    const events = await b.stream(u.userId);
+    expect(events.map((e) => [e.type, e.actor])).toEqual([
+      ['TrialStarted', u.userId],
+      ['PaymentMethodAttached', u.userId],
+      ['SubscriptionActivated', u.userId],
+      ['RenewalSucceeded', 'stripe-webhook'],
+      ['RenewalSucceeded', 'stripe-webhook'],
+    ]);
+    // One Stripe customer for the user, however many calls needed it; every POST carried an idempotency key.
+    expect(b.stripe.requests.filter((r) => r.method === 'POST' && r.path === '/v1/customers' && r.params.metadata?.user_uid === u.userId)).toHaveLength(1);
+    expect(b.stripe.requests.filter((r) => r.method === 'POST' && !r.idempotencyKey)).toEqual([]);
+  });
+
+  it('after the trial ended, subscribing charges at once and lets the user back in with their data', async () => {
+    b.t.clock.set(start);
+    const u = await b.user();
+    const account = await b.call(u, 'POST', '/accounts/add-account', { name: 'Main', broker: 'ibkr', ac_type: 1 });
+    expect(account.status).toBe(201);
+    await at('2026-04-05T12:00:00.000Z', async () => {
+      expect(await b.subsStatus(u)).toBe(3);
+      expect((await b.call(u, 'POST', '/accounts/add-account', { name: 'Second', broker: 'ibkr', ac_type: 1 })).status).toBe(403);
+      const paid = await b.subscribe(u);
+      expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+      expect(paid.body.subscription_data).toMatchObject({ status: 2, cps: '2026-04-05T12:00:00.000Z', cpe: '2026-05-05T12:00:00.000Z', payment_status: 'paid' });
+      expect(b.stripe.subscriptions.get(await b.subscriptionIdOf(u.userId))!.status).toBe('active');
+      expect(await b.subsStatus(u)).toBe(2);
+      const accounts = await b.call(u, 'GET', '/accounts/');
+      expect(accounts.body.map((a: { name: string }) => a.name)).toEqual(['Main']);
+      expect((await b.call(u, 'POST', '/accounts/add-account', { name: 'Second', broker: 'ibkr', ac_type: 1 })).status).toBe(201);
+    });
+  });
+
+  it('a declined first charge is a 402 with the card message and records nothing', async () => {
+    b.t.clock.set('2026-04-10T12:00:00.000Z');
+    const u = await b.user({});
+    await at('2026-05-20T12:00:00.000Z', async () => {
+      const res = await b.subscribe(u, { declined: true });
+      expect([res.status, res.body.message]).toEqual([402, 'Your card was declined.']);
+      expect((await b.stream(u.userId)).map((e) => e.type)).toEqual([]);
+      expect(await b.subsStatus(u)).toBe(3);
+    });
+  });
+
+  it('refuses a bad body, an unknown price and a second subscription', async () => {
+    b.t.clock.set(start);
+    const u = await b.user();
+    expect((await b.call(u, 'POST', '/auth/create-subscription', { paymentMethodId: 'card 4242', priceId: PRICE_ID })).status).toBe(422);
+    const pm = await b.saveCard(u);
+    expect(await b.call(u, 'POST', '/auth/create-subscription', { paymentMethodId: pm, priceId: 'price_other' })).toMatchObject({ status: 422, body: { message: m.unknownPrice } });
+    expect((await b.call(u, 'POST', '/auth/create-subscription', { paymentMethodId: pm, priceId: PRICE_ID })).status).toBe(200);
+    expect(await b.call(u, 'POST', '/auth/create-subscription', { paymentMethodId: pm, priceId: PRICE_ID })).toMatchObject({ status: 409, body: { message: m.alreadySubscribed } });
+    expect(await b.call(u, 'POST', '/auth/cancel-subscription')).toMatchObject({ status: 409, body: { message: m.notActive } });
+  });
+});
+
+/** A user on a paid plan from `start` (subscribed after a trial that ended at once). */
+async function paidUser() {
+  b.t.clock.set(start);
+  const u = await b.user();
+  const res = await at('2026-04-02T10:00:00.000Z', () => b.subscribe(u));
+  if (res.status !== 200) throw new Error(JSON.stringify(res.body));
+  return { ...u, subId: await b.subscriptionIdOf(u.userId) };
+}
+const periodEnd = '2026-05-02T10:00:00.000Z';
+
+describe('failed payments and the grace period', () => {
+  it('a failed renewal starts 2 days of grace; unpaid, the scheduler expires it; reactivation restores', async () => {
+    const u = await paidUser();
+    // The card starts failing at Stripe.
+    const declined = b.stripe.createPaymentMethod({ customer: b.stripe.subscriptions.get(u.subId)!.customer, declined: true });
+    b.stripe.subscriptions.get(u.subId)!.default_payment_method = declined.id;
+    const failed = await at(periodEnd, async () => {
+      const { invoice, paid } = b.stripe.renew(u.subId);
+      expect(paid).toBe(false);
+      const event = b.stripe.event('invoice.payment_failed', invoice);
+      expect((await b.deliver(event)).status).toBe(200);
+      return event;
+    });
+    expect(await b.status(u)).toMatchObject({ status: 5, payment_status: 'open' });
+    expect(await b.subsStatus(u)).toBe(5);
+    expect((await b.row(u.userId)).grace_ends_at).toEqual(new Date('2026-05-04T10:00:00.000Z'));
+    // Stripe retries the charge and fails again: the grace period does not restart.
+    await at('2026-05-03T10:00:00.000Z', async () => b.deliver(b.stripe.event('invoice.payment_failed', JSON.parse(failed.payload).data.object)));
+    expect((await b.row(u.userId)).grace_ends_at).toEqual(new Date('2026-05-04T10:00:00.000Z'));
+
+    await at('2026-05-04T09:59:59.000Z', async () => expect((await tick()).gracesExpired).toBe(0));
+    await at('2026-05-04T10:00:00.000Z', async () => expect((await tick()).gracesExpired).toBe(1));
+    expect(await b.status(u)).toMatchObject({ status: 3 });
+    expect(await at('2026-05-04T11:00:00.000Z', () => tick())).toMatchObject({ gracesExpired: 0 });
+
+    // Reactivate: a new paid period at once, on the card on file.
+    const back = await at('2026-05-06T08:00:00.000Z', () => b.call(u, 'POST', '/auth/reactivate-subscription'));
+    expect(back.status, JSON.stringify(back.body)).toBe(200);
+    expect(back.body).toMatchObject({ message: m.activated, frontend_data: { status: 2, cps: '2026-05-06T08:00:00.000Z', cpe: '2026-06-05T08:00:00.000Z' } });
+    expect((await b.stream(u.userId)).map((e) => [e.type, e.actor]).slice(-3)).toEqual([
+      ['PaymentFailed', 'stripe-webhook'],
+      ['GraceExpired', 'billing-scheduler'],
+      ['Reactivated', u.userId],
+    ]);
+  });
+
+  it('in the grace period a new card (Renew) pays the open invoice at once; the webhook adds nothing', async () => {
+    const u = await paidUser();
+    const declined = b.stripe.createPaymentMethod({ customer: b.stripe.subscriptions.get(u.subId)!.customer, declined: true });
+    b.stripe.subscriptions.get(u.subId)!.default_payment_method = declined.id;
+    const invoice = await at(periodEnd, async () => {
+      const { invoice } = b.stripe.renew(u.subId);
+      await b.deliver(b.stripe.event('invoice.payment_failed', invoice));
+      return invoice;
+    });
+    expect((await b.status(u)).status).toBe(5);
+    const renewed = await at('2026-05-03T09:00:00.000Z', async () => {
+      const pm = await b.saveCard(u, { last4: '1881', expMonth: 11, expYear: 2031 });
+      return b.call(u, 'POST', '/auth/update-payment-method', { paymentMethodId: pm });
+    });
+    expect(renewed.status, JSON.stringify(renewed.body)).toBe(200);
+    expect(renewed.body).toMatchObject({ status: 'success', message: m.paymentUpdated, subscription_data: { status: 2, payment_status: 'paid', cpe: '2026-06-01T10:00:00.000Z', card: { last4: '1881', exp_month: 11, exp_year: 2031 } } });
+    expect(b.stripe.invoices.get(invoice.id)!.status).toBe('paid');
+    const n = (await b.stream(u.userId)).length;
+    await at('2026-05-03T09:00:05.000Z', async () => b.deliver(b.stripe.event('invoice.paid', b.stripe.invoices.get(invoice.id)!)));
+    expect(await b.stream(u.userId)).toHaveLength(n);
+    expect(await at('2026-05-10T00:00:00.000Z', () => tick())).toMatchObject({ gracesExpired: 0 });
+    expect((await b.status(u)).status).toBe(2);
+  });
+});
+
+describe('cancel, uncancel, expiry at the period end, reactivation', () => {
+  it('cancel keeps access to the period end; uncancel restores; at the end it is canceled; reactivate', async () => {
+    const u = await paidUser();
+    const cancel = await at('2026-04-20T00:00:00.000Z', () => b.call(u, 'POST', '/auth/cancel-subscription'));
+    expect(cancel).toMatchObject({ status: 200, body: { message: m.canceled, frontend_data: { status: 2, cape: true, cpe: periodEnd } } });
+    expect(b.stripe.subscriptions.get(u.subId)!.cancel_at_period_end).toBe(true);
+    expect(await b.call(u, 'POST', '/auth/cancel-subscription')).toMatchObject({ status: 409, body: { message: m.alreadyCanceling } });
+    expect(await b.subsStatus(u)).toBe(2);
+    // Stripe's echo of our own change decides nothing.
+    const n = (await b.stream(u.userId)).length;
+    await b.deliver(b.stripe.event('customer.subscription.updated', b.stripe.subscriptions.get(u.subId)!));
+    expect(await b.stream(u.userId)).toHaveLength(n);
+
+    const uncancel = await at('2026-04-21T00:00:00.000Z', () => b.call(u, 'POST', '/auth/reactivate-subscription'));
+    expect(uncancel).toMatchObject({ status: 200, body: { message: m.restored, frontend_data: { status: 2, cape: false } } });
+    expect(b.stripe.subscriptions.get(u.subId)!.cancel_at_period_end).toBe(false);
+
+    await at('2026-04-22T00:00:00.000Z', () => b.call(u, 'POST', '/auth/cancel-subscription'));
+    await at('2026-05-02T09:59:59.000Z', async () => expect((await tick()).periodsEnded).toBe(0));
+    await at(periodEnd, async () => expect((await tick()).periodsEnded).toBe(1));
+    expect(await b.status(u)).toMatchObject({ status: 4, cape: false });
+    expect(await b.subsStatus(u)).toBe(4);
+    // Stripe deletes the subscription at the period end too: already recorded, nothing new.
+    const m2 = (await b.stream(u.userId)).length;
+    await at('2026-05-02T10:00:30.000Z', async () => b.deliver(b.stripe.event('customer.subscription.deleted', { ...b.stripe.subscriptions.get(u.subId)!, status: 'canceled' })));
+    expect(await b.stream(u.userId)).toHaveLength(m2);
+    expect(await b.call(u, 'POST', '/auth/cancel-subscription')).toMatchObject({ status: 409, body: { message: m.notActive } });
+
+    const back = await at('2026-05-09T00:00:00.000Z', () => b.call(u, 'POST', '/auth/reactivate-subscription'));
+    expect(back).toMatchObject({ status: 200, body: { frontend_data: { status: 2, cape: false, cpe: '2026-06-08T00:00:00.000Z' } } });
+    expect((await b.stream(u.userId)).map((e) => [e.type, e.actor]).slice(-6)).toEqual([
+      ['SubscriptionActivated', u.userId],
+      ['CancellationScheduled', u.userId],
+      ['CancellationUndone', u.userId],
+      ['CancellationScheduled', u.userId],
+      ['SubscriptionExpired', 'billing-scheduler'],
+      ['Reactivated', u.userId],
+    ]);
+  });
+
+  it('card update on an active plan replaces the card on file and the subscription default', async () => {
+    const u = await paidUser();
+    const pm = await at('2026-04-15T00:00:00.000Z', () => b.saveCard(u, { last4: '5556', expMonth: 1, expYear: 2029 }));
+    const res = await b.call(u, 'POST', '/auth/update-payment-method', { paymentMethodId: pm });
+    expect(res).toMatchObject({ status: 200, body: { status: 'success', subscription_data: { status: 2, card: { last4: '5556', exp_month: 1, exp_year: 2029 } } } });
+    expect(b.stripe.subscriptions.get(u.subId)!.default_payment_method).toBe(pm);
+    expect(b.stripe.customers.get(b.stripe.subscriptions.get(u.subId)!.customer)!.invoice_settings.default_payment_method).toBe(pm);
+    expect((await b.stream(u.userId)).at(-1)).toMatchObject({ type: 'PaymentMethodUpdated', actor: u.userId, data: { paymentMethod: { id: pm } } });
+  });
+});
+
+describe('webhooks', () => {
+  it('a bad signature is a 400 and records nothing', async () => {
+    const u = await paidUser();
+    const n = (await b.stream(u.userId)).length;
+    const event = b.stripe.event('customer.subscription.deleted', b.stripe.subscriptions.get(u.subId)!);
+    expect(await b.deliver(event, 'whsec_wrong')).toMatchObject({ status: 400, body: { message: m.badSignature } });
+    const tampered = { payload: event.payload.replace('"customer.subscription.deleted"', '"customer.subscription.updated"'), signature: event.signature };
+    expect((await b.deliver(tampered)).status).toBe(400);
+    const unsigned = await b.t.app.inject({ method: 'POST', url: '/api/v1/payments/stripe/webhook', headers: { 'content-type': 'application/json' }, payload: event.payload });
+    expect(unsigned.statusCode).toBe(400);
+    expect(await b.stream(u.userId)).toHaveLength(n);
+    expect(await b.t.db.db.selectFrom('billing_stripe_events').select('event_id').where('event_id', '=', event.id).execute()).toEqual([]);
+    expect((await b.status(u)).status).toBe(2);
+  });
+
+  it('a redelivered event is processed once; an older customer.subscription.updated never overwrites a newer one', async () => {
+    const u = await paidUser();
+    const sub = b.stripe.subscriptions.get(u.subId)!;
+    const newer = b.stripe.event('customer.subscription.updated', { ...sub, cancel_at_period_end: true }, { created: 2_000_000_000 });
+    const older = b.stripe.event('customer.subscription.updated', { ...sub, cancel_at_period_end: false }, { created: 1_999_999_000 });
+    expect((await b.deliver(newer)).body).toEqual({ received: true, duplicate: false });
+    expect((await b.deliver(newer)).body).toEqual({ received: true, duplicate: true });
+    const n = (await b.stream(u.userId)).length;
+    expect((await b.deliver(older)).body).toEqual({ received: true, duplicate: false });
+    expect(await b.stream(u.userId)).toHaveLength(n);
+    expect(await b.status(u)).toMatchObject({ cape: true });
+    expect((await b.stream(u.userId)).filter((e) => e.type === 'CancellationScheduled').map((e) => e.actor)).toEqual(['stripe-webhook']);
+    // The same event after a crash between append and its row: the stream knows it (deterministic ids).
+    await b.t.db.db.deleteFrom('billing_stripe_events').where('event_id', '=', newer.id).execute();
+    expect((await b.deliver(newer)).body).toEqual({ received: true, duplicate: false });
+    expect(await b.stream(u.userId)).toHaveLength(n);
+  });
+
+  it('events of unknown customers and of types not handled are acknowledged and change nothing', async () => {
+    const res = await b.deliver(b.stripe.event('invoice.paid', { ...b.stripe.invoices.values().next().value!, customer: 'cus_nobody' }));
+    expect(res).toMatchObject({ status: 200, body: { received: true } });
+    expect((await b.deliver(b.stripe.event('plan.created', { id: 'plan_1', object: 'plan' }))).status).toBe(200);
+  });
+});
+
+describe('isolation', () => {
+  it('a user can use neither another user\'s card nor change their subscription', async () => {
+    const a = await paidUser();
+    const other = await b.user();
+    const aCard = b.stripe.subscriptions.get(a.subId)!.default_payment_method as string;
+    const aBefore = await b.stream(a.userId);
+    expect(await b.call(other, 'POST', '/auth/create-subscription', { paymentMethodId: aCard, priceId: PRICE_ID })).toMatchObject({ status: 404, body: { message: m.paymentMethodNotFound } });
+    expect((await b.call(other, 'POST', '/auth/cancel-subscription')).status).toBe(409);
+    expect((await b.call(other, 'POST', '/auth/reactivate-subscription')).status).toBe(409);
+    expect((await b.call(other, 'POST', '/auth/update-payment-method', { paymentMethodId: aCard })).status).toBe(409);
+    const mine = await b.status(other);
+    expect([mine.status, mine.card, mine.pm]).toEqual([1, null, false]);
+    expect(await b.stream(a.userId)).toEqual(aBefore);
+    // Stripe's events about A's customer change A only.
+    await b.deliver(b.stripe.event('customer.subscription.updated', { ...b.stripe.subscriptions.get(a.subId)!, cancel_at_period_end: true }));
+    expect((await b.status(a)).cape).toBe(true);
+    expect((await b.status(other)).cape).toBe(false);
+    // The refused calls were refused before anything was appended for the other user either.
+    expect(await b.stream(other.userId)).toEqual([]);
+  });
+
+  it('every billing call needs a signed-in verified user', async () => {
+    for (const path of ['/auth/create-payment-intent', '/auth/create-subscription', '/auth/cancel-subscription', '/auth/reactivate-subscription', '/auth/update-payment-method']) {
+      expect((await b.t.app.inject({ method: 'POST', url: `/api/v1${path}` })).statusCode).toBe(401);
+    }
+    expect((await b.t.app.inject({ method: 'GET', url: '/api/v1/subscription/current' })).statusCode).toBe(401);
+  });
+});

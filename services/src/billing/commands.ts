@@ -1,0 +1,302 @@
+import type { Kysely } from 'kysely';
+import { billingMessages as m, type CreateSubscriptionRequest } from '@oj/contracts/billing';
+import { effectiveSubscriptionStatus, subscriptionStatusCodes as codes, type SubscriptionDetails } from '@oj/contracts/subscriptions';
+import type { Config } from '@oj/infra/config';
+import { uuidv7 } from '@oj/infra/ids';
+import type { Logger } from 'pino';
+import { AppError } from '../app/errors.ts';
+import type { Principal } from '../app/principal.ts';
+import { findSubscription, subscriptionDetailsOf } from '../identity/subscriptions.ts';
+import { assertAllowed, SubscriptionConflict, type PaymentMethodFacts } from './domain/decide.ts';
+import { decide } from './domain/decide.ts';
+import type { SubscriptionState } from './domain/state.ts';
+import type { Stripe } from './stripe-client.ts';
+import { loadSubscription, runCommand, userActor, type StoreContext } from './store.ts';
+
+/**
+ * The user's billing commands (part 2 §7). Each one checks the lifecycle first, acts at Stripe (every call
+ * with an idempotency key derived from what it does and the stream revision it was decided on, so a
+ * retried request is the same request at Stripe), then records what Stripe answered as events.
+ */
+export interface BillingContext extends StoreContext {
+  config: Pick<Config, 'mode' | 'STRIPE_PRICE_ID' | 'STRIPE_PUBLISHABLE_KEY' | 'STRIPE_WEBHOOK_SECRET'>;
+  stripe: Stripe | null;
+  logger?: Logger;
+}
+
+type Caller = Pick<Principal, 'userId' | 'email'>;
+
+export async function subscriptionDetails(ctx: Pick<BillingContext, 'db' | 'config'>, userId: string): Promise<SubscriptionDetails> {
+  return subscriptionDetailsOf(await findSubscription(ctx.db, userId), {
+    mode: ctx.config.mode.billing,
+    publishableKey: ctx.config.STRIPE_PUBLISHABLE_KEY ?? null,
+    priceId: ctx.config.STRIPE_PRICE_ID ?? null,
+  });
+}
+
+function stripeOf(ctx: BillingContext): Stripe {
+  if (!ctx.stripe || ctx.config.mode.billing !== 'stripe') throw new AppError('conflict', m.selfHosted);
+  return ctx.stripe;
+}
+
+const conflictOf = (fn: () => void) => {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof SubscriptionConflict) throw new AppError('conflict', error.message);
+    throw error;
+  }
+};
+
+/** Stripe's refusals: a card problem is the user's to fix (402, Stripe's message); the rest is ours (503). */
+function providerError(error: unknown, fallback: string, logger?: Logger): never {
+  if (error instanceof AppError) throw error;
+  const e = error as { type?: string; message?: string; code?: string; statusCode?: number };
+  if (e?.type === 'StripeCardError') throw new AppError('payment_required', e.message ?? m.cardDeclined);
+  if (e?.type === 'StripeInvalidRequestError' && e.code === 'resource_missing') throw new AppError('not_found', m.paymentMethodNotFound);
+  logger?.error({ err: error }, 'stripe call failed');
+  throw new AppError('unavailable', fallback, { resolution: m.providerUnavailable });
+}
+
+/** The user's Stripe customer, created once (idempotency key and primary key both per user). */
+export async function ensureCustomer(ctx: BillingContext, caller: Caller): Promise<string> {
+  const stored = await customerOf(ctx.db, caller.userId);
+  if (stored) return stored;
+  const customer = await stripeOf(ctx).customers.create({ email: caller.email, metadata: { user_uid: caller.userId } }, { idempotencyKey: `customer:${caller.userId}` });
+  await ctx.db
+    .insertInto('billing_customers')
+    .values({ user_uid: caller.userId, stripe_customer_id: customer.id, created_at: ctx.clock.now() })
+    .onConflict((oc) => oc.column('user_uid').doNothing())
+    .execute();
+  return (await customerOf(ctx.db, caller.userId))!;
+}
+
+export async function customerOf(db: Kysely<any>, userId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('billing_customers').select('stripe_customer_id').where('user_uid', '=', userId).executeTakeFirst();
+  return row?.stripe_customer_id as string | undefined;
+}
+
+export async function userOfCustomer(db: Kysely<any>, customerId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('billing_customers').select('user_uid').where('stripe_customer_id', '=', customerId).executeTakeFirst();
+  return row?.user_uid as string | undefined;
+}
+
+export const cardOf = (pm: Stripe.PaymentMethod): PaymentMethodFacts['card'] =>
+  pm.card ? { brand: pm.card.brand, last4: pm.card.last4, exp_month: pm.card.exp_month, exp_year: pm.card.exp_year } : null;
+
+/**
+ * The payment method, made the customer's default. A payment method of another customer is "not found":
+ * a user can never use (or learn about) someone else's card.
+ */
+async function adoptPaymentMethod(ctx: BillingContext, customerId: string, paymentMethodId: string): Promise<PaymentMethodFacts> {
+  const stripe = stripeOf(ctx);
+  let pm: Stripe.PaymentMethod;
+  try {
+    pm = await stripe.paymentMethods.retrieve(paymentMethodId);
+  } catch (error) {
+    return providerError(error, m.updatePaymentFailed, ctx.logger);
+  }
+  const owner = typeof pm.customer === 'string' ? pm.customer : (pm.customer?.id ?? null);
+  if (owner !== null && owner !== customerId) throw new AppError('not_found', m.paymentMethodNotFound);
+  try {
+    if (owner === null) await stripe.paymentMethods.attach(paymentMethodId, { customer: customerId }, { idempotencyKey: `attach:${customerId}:${paymentMethodId}` });
+    await stripe.customers.update(customerId, { invoice_settings: { default_payment_method: paymentMethodId } }, { idempotencyKey: `default-pm:${customerId}:${paymentMethodId}` });
+  } catch (error) {
+    return providerError(error, m.updatePaymentFailed, ctx.logger);
+  }
+  return { id: pm.id, card: cardOf(pm) };
+}
+
+/** The period of a subscription (API 2025 "basil": on its item) and its latest invoice. */
+export function periodOf(sub: Stripe.Subscription): { periodStart: string; periodEnd: string; invoiceId: string | null } {
+  const item = sub.items.data[0];
+  const start = item?.current_period_start ?? sub.start_date;
+  const end = item?.current_period_end ?? sub.trial_end ?? start;
+  const invoice = sub.latest_invoice;
+  return {
+    periodStart: new Date(start * 1000).toISOString(),
+    periodEnd: new Date(end * 1000).toISOString(),
+    invoiceId: invoice === null ? null : typeof invoice === 'string' ? invoice : (invoice.id ?? null),
+  };
+}
+
+/** POST auth/create-payment-intent: a SetupIntent saves a card without charging it (the trial needs none). */
+export async function createSetupIntent(ctx: BillingContext, caller: Caller): Promise<{ clientSecret: string }> {
+  const stripe = stripeOf(ctx);
+  try {
+    const customer = await ensureCustomer(ctx, caller);
+    const intent = await stripe.setupIntents.create(
+      { customer, usage: 'off_session', payment_method_types: ['card'], metadata: { user_uid: caller.userId } },
+      // A SetupIntent charges nothing; a fresh one per request lets a user whose card failed try again.
+      { idempotencyKey: `setup-intent:${caller.userId}:${uuidv7(ctx.clock.now().getTime())}` },
+    );
+    if (!intent.client_secret) throw new Error('SetupIntent without client_secret');
+    return { clientSecret: intent.client_secret };
+  } catch (error) {
+    return providerError(error, m.paymentSetupFailed, ctx.logger);
+  }
+}
+
+const inTrial = (state: SubscriptionState, now: Date) =>
+  state.status === codes.trial && effectiveSubscriptionStatus(state.status, state.periodEnd ? new Date(state.periodEnd) : null, now) === codes.trial;
+
+/** POST auth/create-subscription: in the trial the first charge is at its end; after it, at once. */
+export async function createSubscription(ctx: BillingContext, caller: Caller, input: CreateSubscriptionRequest): Promise<SubscriptionDetails> {
+  const stripe = stripeOf(ctx);
+  if (input.priceId !== ctx.config.STRIPE_PRICE_ID) throw new AppError('invalid', m.unknownPrice, { detail: [{ field: 'priceId', message: m.unknownPrice }] });
+  const now = ctx.clock.now();
+  const { state } = await loadSubscription(ctx, caller.userId);
+  conflictOf(() => assertAllowed('Subscribe', state, { now }));
+  const customerId = await ensureCustomer(ctx, caller).catch((e) => providerError(e, m.serverError, ctx.logger));
+  const paymentMethod = await adoptPaymentMethod(ctx, customerId, input.paymentMethodId);
+  const trialing = inTrial(state, now);
+  let sub: Stripe.Subscription;
+  try {
+    sub = await stripe.subscriptions.create(
+      {
+        customer: customerId,
+        items: [{ price: input.priceId }],
+        default_payment_method: paymentMethod.id,
+        // A declined first charge fails this call instead of leaving an incomplete subscription behind.
+        payment_behavior: 'error_if_incomplete',
+        ...(trialing && state.periodEnd ? { trial_end: Math.floor(new Date(state.periodEnd).getTime() / 1000) } : {}),
+        metadata: { user_uid: caller.userId },
+      },
+      { idempotencyKey: `subscribe:${caller.userId}:${state.revision}:${paymentMethod.id}` },
+    );
+  } catch (error) {
+    return providerError(error, m.serverError, ctx.logger);
+  }
+  if (sub.status !== 'active' && sub.status !== 'trialing') throw new AppError('payment_required', m.setupIntentNotSucceeded(sub.status));
+  const period = periodOf(sub);
+  await runCommand(
+    ctx,
+    caller.userId,
+    (s) => decide({ type: 'Subscribe', customerId, paymentMethod, stripeSubscriptionId: sub.id, trialing: sub.status === 'trialing', ...period }, s, { now }),
+    { actor: userActor(caller.userId), command: 'Subscribe' },
+  );
+  return subscriptionDetails(ctx, caller.userId);
+}
+
+/** POST /auth/cancel-subscription: cancel at the period end; access stays until then. */
+export async function cancelSubscription(ctx: BillingContext, caller: Caller): Promise<SubscriptionDetails> {
+  const stripe = stripeOf(ctx);
+  const now = ctx.clock.now();
+  const { state } = await loadSubscription(ctx, caller.userId);
+  conflictOf(() => assertAllowed('Cancel', state, { now }));
+  try {
+    await stripe.subscriptions.update(state.stripeSubscriptionId!, { cancel_at_period_end: true }, { idempotencyKey: `cancel:${state.stripeSubscriptionId}:${state.revision}` });
+  } catch (error) {
+    return providerError(error, m.cancelFailed, ctx.logger);
+  }
+  await runCommand(ctx, caller.userId, (s) => decide({ type: 'Cancel' }, s, { now }), { actor: userActor(caller.userId), command: 'Cancel' });
+  return subscriptionDetails(ctx, caller.userId);
+}
+
+/**
+ * POST /auth/reactivate-subscription: within the period a scheduled cancellation is undone (Uncancel);
+ * after an expiry a new paid period starts at once on the card on file (Reactivate).
+ */
+export async function reactivateSubscription(ctx: BillingContext, caller: Caller): Promise<{ details: SubscriptionDetails; message: string }> {
+  const stripe = stripeOf(ctx);
+  const now = ctx.clock.now();
+  const { state } = await loadSubscription(ctx, caller.userId);
+  const periodLive = state.periodEnd !== null && new Date(state.periodEnd).getTime() > now.getTime();
+  if (state.cancelAtPeriodEnd && periodLive) {
+    conflictOf(() => assertAllowed('Uncancel', state, { now }));
+    try {
+      await stripe.subscriptions.update(state.stripeSubscriptionId!, { cancel_at_period_end: false }, { idempotencyKey: `uncancel:${state.stripeSubscriptionId}:${state.revision}` });
+    } catch (error) {
+      return providerError(error, m.uncancelFailed, ctx.logger);
+    }
+    await runCommand(ctx, caller.userId, (s) => decide({ type: 'Uncancel' }, s, { now }), { actor: userActor(caller.userId), command: 'Uncancel' });
+    return { details: await subscriptionDetails(ctx, caller.userId), message: m.restored };
+  }
+  conflictOf(() => assertAllowed('Reactivate', state, { now }));
+  const price = ctx.config.STRIPE_PRICE_ID;
+  if (!price) throw new AppError('unavailable', m.serverError, { resolution: 'STRIPE_PRICE_ID is not configured.' });
+  let sub: Stripe.Subscription;
+  try {
+    sub = await stripe.subscriptions.create(
+      {
+        customer: state.customerId!,
+        items: [{ price }],
+        default_payment_method: state.paymentMethod!.id,
+        payment_behavior: 'error_if_incomplete',
+        metadata: { user_uid: caller.userId },
+      },
+      { idempotencyKey: `reactivate:${caller.userId}:${state.revision}` },
+    );
+  } catch (error) {
+    return providerError(error, m.serverError, ctx.logger);
+  }
+  const period = periodOf(sub);
+  await runCommand(ctx, caller.userId, (s) => decide({ type: 'Reactivate', stripeSubscriptionId: sub.id, ...period }, s, { now }), {
+    actor: userActor(caller.userId),
+    command: 'Reactivate',
+  });
+  return { details: await subscriptionDetails(ctx, caller.userId), message: m.activated };
+}
+
+/**
+ * POST /auth/update-payment-method: the new card becomes the default for the customer and the
+ * subscription. In the grace period the open invoice is paid with it at once (Renew).
+ */
+export async function updatePaymentMethod(ctx: BillingContext, caller: Caller, paymentMethodId: string): Promise<SubscriptionDetails> {
+  const stripe = stripeOf(ctx);
+  const now = ctx.clock.now();
+  const { state } = await loadSubscription(ctx, caller.userId);
+  conflictOf(() => assertAllowed('UpdatePaymentMethod', state, { now }));
+  const customerId = state.customerId ?? (await ensureCustomer(ctx, caller));
+  const paymentMethod = await adoptPaymentMethod(ctx, customerId, paymentMethodId);
+  const subscriptionId = state.stripeSubscriptionId!;
+  try {
+    await stripe.subscriptions.update(subscriptionId, { default_payment_method: paymentMethod.id }, { idempotencyKey: `sub-pm:${subscriptionId}:${paymentMethod.id}` });
+  } catch (error) {
+    return providerError(error, m.updatePaymentFailed, ctx.logger);
+  }
+  await runCommand(ctx, caller.userId, (s) => decide({ type: 'UpdatePaymentMethod', customerId, paymentMethod }, s, { now }), {
+    actor: userActor(caller.userId),
+    command: 'UpdatePaymentMethod',
+  });
+  if (state.status === codes.due) await payOpenInvoice(ctx, caller.userId, subscriptionId, paymentMethod.id);
+  return subscriptionDetails(ctx, caller.userId);
+}
+
+async function payOpenInvoice(ctx: BillingContext, userId: string, subscriptionId: string, paymentMethodId: string): Promise<void> {
+  const stripe = stripeOf(ctx);
+  let invoice: Stripe.Invoice;
+  try {
+    const open = await stripe.invoices.list({ subscription: subscriptionId, status: 'open', limit: 1 });
+    const first = open.data[0];
+    if (!first?.id) return;
+    invoice = await stripe.invoices.pay(first.id, { payment_method: paymentMethodId }, { idempotencyKey: `pay:${first.id}:${paymentMethodId}` });
+  } catch (error) {
+    return providerError(error, m.updatePaymentFailed, ctx.logger);
+  }
+  if (invoice.status !== 'paid' || !invoice.id) return;
+  const period = invoicePeriod(invoice);
+  const now = ctx.clock.now();
+  // The invoice.paid webhook will say the same; the invoice id makes it one renewal.
+  await runCommand(
+    ctx,
+    userId,
+    (s) => decide({ type: 'RecordInvoicePaid', stripeSubscriptionId: subscriptionId, invoiceId: invoice.id!, amountPaid: invoice.amount_paid, ...period }, s, { now }),
+    { actor: userActor(userId), command: 'RecordInvoicePaid' },
+  );
+}
+
+/** The service period an invoice pays for: its subscription line's period. */
+export function invoicePeriod(invoice: Stripe.Invoice): { periodStart: string; periodEnd: string } {
+  const line = invoice.lines?.data.find((l) => l.parent?.subscription_item_details) ?? invoice.lines?.data[0];
+  const start = line?.period.start ?? invoice.period_start;
+  const end = line?.period.end ?? invoice.period_end;
+  return { periodStart: new Date(start * 1000).toISOString(), periodEnd: new Date(end * 1000).toISOString() };
+}
+
+export const invoiceSubscriptionId = (invoice: Stripe.Invoice): string | null => {
+  const ref = invoice.parent?.subscription_details?.subscription;
+  if (ref) return typeof ref === 'string' ? ref : ref.id;
+  const line = invoice.lines?.data.find((l) => l.parent?.subscription_item_details?.subscription);
+  return line?.parent?.subscription_item_details?.subscription ?? null;
+};

@@ -1,0 +1,127 @@
+import { sql } from 'kysely';
+import { newYorkDate } from '@oj/contracts/business-date';
+import { subscriptionStatusCodes as codes } from '@oj/contracts/subscriptions';
+import type { Logger } from 'pino';
+import { AppError } from '../app/errors.ts';
+import { enqueueMail } from '../mail/outbox.ts';
+import { decide, type SubscriptionCommand } from './domain/decide.ts';
+import { cardExpiringMail, trialEndingMail } from './reminder-mails.ts';
+import { runCommand, schedulerActor, type StoreContext } from './store.ts';
+
+const DAY_MS = 86_400_000;
+export const TRIAL_REMINDER_DAYS = 7;
+
+export interface TickContext extends StoreContext {
+  publicUrl: string;
+  logger?: Logger;
+}
+
+export interface TickResult {
+  gracesExpired: number;
+  periodsEnded: number;
+  trialReminders: number;
+  cardReminders: number;
+}
+
+/**
+ * One pass of the billing scheduler: ends what the clock ends (grace periods after 2 days, cancelled
+ * subscriptions and trials without a subscription at their period end) as events of the scheduler, and
+ * sends the reminder mails. Each step is safe to run twice or in two processes at once: the decider
+ * refuses a transition already made (the stream's expected revision decides a race), and a reminder's key
+ * is inserted in the transaction that enqueues its mail, so it is sent exactly once.
+ */
+export async function runBillingTick(ctx: TickContext): Promise<TickResult> {
+  const now = ctx.clock.now();
+  const result: TickResult = { gracesExpired: 0, periodsEnded: 0, trialReminders: 0, cardReminders: 0 };
+  const apply = async (userId: string, command: SubscriptionCommand): Promise<boolean> => {
+    try {
+      const { appended } = await runCommand(ctx, userId, (state) => decide(command, state, { now }), { actor: schedulerActor, command: command.type });
+      return appended.length > 0;
+    } catch (error) {
+      // Another process (or Stripe's webhook) got there first: nothing to do.
+      if (error instanceof AppError && error.kind === 'conflict') return false;
+      throw error;
+    }
+  };
+
+  const graces = await ctx.db.selectFrom('subscriptions').select('user_uid').where('status', '=', codes.due).where('grace_ends_at', '<=', now).execute();
+  for (const { user_uid } of graces) if (await apply(user_uid, { type: 'ExpireGrace' })) result.gracesExpired += 1;
+
+  const ended = await ctx.db
+    .selectFrom('subscriptions')
+    .select('user_uid')
+    .where('current_period_end', '<=', now)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('status', '=', codes.active), eb('cancel_at_period_end', '=', true)]),
+        eb.and([eb('status', '=', codes.trial), eb('stripe_subscription_id', 'is', null)]),
+      ]),
+    )
+    .execute();
+  for (const { user_uid } of ended) if (await apply(user_uid, { type: 'ExpireAtPeriodEnd' })) result.periodsEnded += 1;
+
+  result.trialReminders = await sendTrialReminders(ctx, now);
+  result.cardReminders = await sendCardReminders(ctx, now);
+  return result;
+}
+
+/** Inserts the reminder's key and its mail in one transaction; false when it was sent before. */
+async function remindOnce(ctx: TickContext, key: string, userId: string, kind: string, send: (trx: any) => Promise<unknown>): Promise<boolean> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const inserted = await trx
+      .insertInto('billing_reminders')
+      .values({ key, user_uid: userId, kind, sent_at: ctx.clock.now() })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .returning('key')
+      .executeTakeFirst();
+    if (!inserted) return false;
+    await send(trx);
+    return true;
+  });
+}
+
+async function sendTrialReminders(ctx: TickContext, now: Date): Promise<number> {
+  const rows = await ctx.db
+    .selectFrom('subscriptions as s')
+    .innerJoin('users as u', 'u.uid', 's.user_uid')
+    .select(['s.user_uid', 's.current_period_end', 's.has_payment_method', 'u.email', 'u.name'])
+    .where('s.status', '=', codes.trial)
+    .where('u.role', '=', 'User')
+    .where('s.current_period_end', '>', now)
+    .where('s.current_period_end', '<=', new Date(now.getTime() + TRIAL_REMINDER_DAYS * DAY_MS))
+    .execute();
+  let sent = 0;
+  for (const row of rows) {
+    const end = row.current_period_end as Date;
+    // One per trial: the trial is named by its end.
+    const key = `trial-ending:${row.user_uid}:${end.toISOString()}`;
+    const mail = trialEndingMail(ctx.publicUrl, row.email, row.name, end, row.has_payment_method);
+    if (await remindOnce(ctx, key, row.user_uid, 'trial-ending', (trx) => enqueueMail(trx, mail, now))) sent += 1;
+  }
+  return sent;
+}
+
+async function sendCardReminders(ctx: TickContext, now: Date): Promise<number> {
+  // A card is valid to the end of its expiry month: the reminder goes in the month before (New York).
+  const [year, month] = newYorkDate(now).split('-').map(Number) as [number, number];
+  const expYear = month === 12 ? year + 1 : year;
+  const expMonth = month === 12 ? 1 : month + 1;
+  const rows = await ctx.db
+    .selectFrom('subscriptions as s')
+    .innerJoin('users as u', 'u.uid', 's.user_uid')
+    .select(['s.user_uid', 's.card_brand', 's.card_last4', 's.card_exp_month', 's.card_exp_year', 'u.email', 'u.name'])
+    .where('s.card_exp_year', '=', expYear)
+    .where('s.card_exp_month', '=', expMonth)
+    .where('s.stripe_subscription_id', 'is not', null)
+    .where('s.cancel_at_period_end', '=', false)
+    .where(sql<boolean>`s.status in (${sql.join([codes.trial, codes.active, codes.due])})`)
+    .execute();
+  let sent = 0;
+  for (const row of rows) {
+    const card = { brand: row.card_brand as string, last4: row.card_last4 as string, expMonth, expYear };
+    const key = `card-expiring:${row.user_uid}:${card.brand}-${card.last4}:${expYear}-${String(expMonth).padStart(2, '0')}`;
+    const mail = cardExpiringMail(ctx.publicUrl, row.email, row.name, card);
+    if (await remindOnce(ctx, key, row.user_uid, 'card-expiring', (trx) => enqueueMail(trx, mail, now))) sent += 1;
+  }
+  return sent;
+}

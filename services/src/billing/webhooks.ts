@@ -1,0 +1,94 @@
+import { billingMessages as m } from '@oj/contracts/billing';
+import { AppError } from '../app/errors.ts';
+import { cardOf, invoicePeriod, invoiceSubscriptionId, userOfCustomer, type BillingContext } from './commands.ts';
+import { decide, type SubscriptionCommand } from './domain/decide.ts';
+import type { Stripe } from './stripe-client.ts';
+import { runCommand, stripeActor } from './store.ts';
+
+/**
+ * POST /payments/stripe/webhook. The signature is checked on the raw body before anything is read or
+ * written (a bad one is a 400 and leaves no trace). Each Stripe event id is handled once: the
+ * `billing_stripe_events` row answers a redelivery at once, and should a crash come between the append and
+ * that row, the stream itself knows the event (its events carry the Stripe id) and decides nothing again.
+ * Order is Stripe's to choose: the decider drops an older state of a subscription (see SyncStripeSubscription).
+ */
+export async function handleStripeWebhook(ctx: BillingContext, rawBody: Buffer, signature: string | undefined): Promise<{ duplicate: boolean }> {
+  const secret = ctx.config.STRIPE_WEBHOOK_SECRET;
+  if (!ctx.stripe || ctx.config.mode.billing !== 'stripe' || !secret) throw new AppError('not_found', m.selfHosted);
+  let event: Stripe.Event;
+  try {
+    event = ctx.stripe.webhooks.constructEvent(rawBody, signature ?? '', secret);
+  } catch {
+    throw new AppError('bad_request', m.badSignature);
+  }
+  const known = await ctx.db.selectFrom('billing_stripe_events').select('event_id').where('event_id', '=', event.id).executeTakeFirst();
+  if (known) return { duplicate: true };
+
+  const routed = await commandOf(ctx, event);
+  let appended = 0;
+  if (routed) {
+    const now = ctx.clock.now();
+    const result = await runCommand(ctx, routed.userId, (state) => decide(routed.command, state, { now }), {
+      actor: stripeActor,
+      command: routed.command.type,
+      causationId: event.id,
+    });
+    appended = result.appended.length;
+  }
+  await ctx.db
+    .insertInto('billing_stripe_events')
+    .values({ event_id: event.id, type: event.type, user_uid: routed?.userId ?? null, appended, processed_at: ctx.clock.now() })
+    .onConflict((oc) => oc.column('event_id').doNothing())
+    .execute();
+  return { duplicate: false };
+}
+
+const idOf = (ref: string | { id: string } | null | undefined): string | null => (ref == null ? null : typeof ref === 'string' ? ref : ref.id);
+
+/** The user (through the Stripe customer) and the command an event means; null for anything else. */
+async function commandOf(ctx: BillingContext, event: Stripe.Event): Promise<{ userId: string; command: SubscriptionCommand } | null> {
+  const stripe = { eventId: event.id, created: event.created };
+  const forCustomer = async (customer: string | { id: string } | null | undefined, command: SubscriptionCommand | null) => {
+    const customerId = idOf(customer);
+    if (!customerId || !command) return null;
+    const userId = await userOfCustomer(ctx.db, customerId);
+    return userId ? { userId, command } : null;
+  };
+  switch (event.type) {
+    case 'invoice.paid': {
+      const invoice = event.data.object;
+      const subscriptionId = invoiceSubscriptionId(invoice);
+      if (!subscriptionId || !invoice.id) return null;
+      return forCustomer(invoice.customer, { type: 'RecordInvoicePaid', stripeSubscriptionId: subscriptionId, invoiceId: invoice.id, amountPaid: invoice.amount_paid, ...invoicePeriod(invoice), stripe });
+    }
+    case 'invoice.payment_failed': {
+      const invoice = event.data.object;
+      const subscriptionId = invoiceSubscriptionId(invoice);
+      if (!subscriptionId || !invoice.id) return null;
+      return forCustomer(invoice.customer, { type: 'RecordPaymentFailed', stripeSubscriptionId: subscriptionId, invoiceId: invoice.id, stripe });
+    }
+    case 'customer.subscription.updated': {
+      const sub = event.data.object;
+      return forCustomer(sub.customer, { type: 'SyncStripeSubscription', stripeSubscriptionId: sub.id, stripeStatus: sub.status, cancelAtPeriodEnd: sub.cancel_at_period_end, stripe });
+    }
+    case 'customer.subscription.deleted': {
+      const sub = event.data.object;
+      return forCustomer(sub.customer, { type: 'RecordSubscriptionDeleted', stripeSubscriptionId: sub.id, stripe });
+    }
+    case 'payment_method.attached': {
+      const pm = event.data.object;
+      const customerId = idOf(pm.customer);
+      return forCustomer(customerId, customerId ? { type: 'RecordPaymentMethodAttached', customerId, paymentMethod: { id: pm.id, card: cardOf(pm) }, stripe } : null);
+    }
+    case 'setup_intent.succeeded': {
+      const intent = event.data.object;
+      const customerId = idOf(intent.customer);
+      const pmRef = intent.payment_method;
+      if (!customerId || !pmRef) return null;
+      const pm = typeof pmRef === 'string' ? await ctx.stripe!.paymentMethods.retrieve(pmRef) : pmRef;
+      return forCustomer(customerId, { type: 'RecordPaymentMethodAttached', customerId, paymentMethod: { id: pm.id, card: cardOf(pm) }, stripe });
+    }
+    default:
+      return null;
+  }
+}
