@@ -48,6 +48,10 @@ const privateRoutes: RouteObject[] = [
     lazy: async () => ({ Component: (await import('../features/misc/routes/legal-route.tsx')).PrivacyRoute }),
   },
   {
+    path: 'operations',
+    lazy: async () => ({ Component: (await import('../features/operations/routes/operations-route.tsx')).OperationsRoute }),
+  },
+  {
     path: 'admin/users/user',
     lazy: async () => ({ Component: (await import('../features/admin/routes/admin-user-route.tsx')).AdminUserRoute }),
   },

@@ -31,6 +31,7 @@ const more: Entry[] = [
 const admin: (Entry & { roles: string[] })[] = [
   { to: '/admin/users/user', label: 'Users', icon: 'users', roles: ['Admin'] },
   { to: '/admin/messages', label: 'Messages', icon: 'mail', roles: ['Admin', 'Support'] },
+  { to: '/operations', label: 'Operations', icon: 'layers', roles: ['Admin', 'Operator'] },
 ];
 
 export interface SidebarProps {

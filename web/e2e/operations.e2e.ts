@@ -1,0 +1,205 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { addDays, isWeekend, newYorkDate } from '@oj/contracts/business-date';
+import { createUser } from '@oj/services/identity/commands';
+import { identityContext } from '@oj/services/identity/routes';
+import { readRegistry } from '@oj/projections/runtime/registry';
+import { launchBrowser, newContext, screenshots } from './support/browser.ts';
+import { startServer, type E2eServer } from './support/server.ts';
+
+/**
+ * The projections console (issue 16) in Chromium against the real product: an operator rebuilds the
+ * trades read model beside the live one and watches its progress, reloads the page and still sees it,
+ * compares the new version with live (the live one was damaged on purpose: one figure of some trades,
+ * so the diff has a figure delta the test computes by hand), switches, and rolls back, while a trader's
+ * commands keep flowing. Every trade the trader added is in the list afterwards.
+ */
+async function json<T>(res: Response): Promise<T> {
+  const body = (await res.json()) as T;
+  if (!res.ok) throw new Error(`${res.status}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+describe('projections console', () => {
+  let server: E2eServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let token: string;
+  let account: string;
+  let traderId: string;
+  const operator = { email: `olga.operator.${Date.now()}@example.com`, password: 'Replay#2026a' };
+  let added = 0;
+  let flowing = true;
+  let flow: Promise<void> = Promise.resolve();
+  const today = newYorkDate(new Date());
+  let openDate = today;
+  while (isWeekend(openDate)) openDate = addDays(openDate, -1);
+  let expiry = addDays(today, 30);
+  while (isWeekend(expiry)) expiry = addDays(expiry, 1);
+
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(`${server.baseUrl}/api/v1${path}`, { ...init, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...(init.headers ?? {}) } });
+  const addTrade = async (ticker: string, premium: number) => {
+    const res = await api('/trades/add-trade', {
+      method: 'POST',
+      body: JSON.stringify({
+        trade_data: {
+          ticker,
+          account_uid: account,
+          strategy_uid: 'cash-secured-put',
+          strike_prices: [50],
+          trade_open_date: openDate,
+          expiration_date: expiry,
+          contract_size: 1,
+          premium_at_open: premium,
+          net_fee_to_open: 0.65,
+          open_transaction: 1,
+          net_delta: 0.2,
+          stock_price_at_open: 55,
+          cost_basis: null,
+          notes: '',
+        },
+        tag_data: [],
+      }),
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    added++;
+  };
+  // The seeded journal: 12 trades on K tickers and 12 on other tickers.
+  const seeded = [...Array.from({ length: 12 }, (_, i) => [`K${String.fromCharCode(65 + i)}`, 100 + i] as const), ...Array.from({ length: 12 }, (_, i) => [`M${String.fromCharCode(65 + i)}`, 200 + i] as const)];
+  const damagedTickers = seeded.filter(([t]) => t.startsWith('K')).length;
+
+  beforeAll(async () => {
+    server = await startServer();
+    const email = `tom.trader.${Date.now()}@example.com`;
+    const password = 'Wheel#2024a';
+    await json(await api('/users/signup', { method: 'POST', body: JSON.stringify({ name: 'Tom Trader', email, password, agreed_to_terms: true }) }));
+    const link = await server.waitForLink('/users/account-verify', { to: email });
+    await json(await api(`/users/verify/${new URL(link).searchParams.get('token')}`));
+    token = (await json<{ access_token: string; user: { uid: string } }>(await api('/users/login', { method: 'POST', body: JSON.stringify({ email, password }) }))).access_token;
+    traderId = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).sub;
+    account = (await json<{ uid: string }>(await api('/accounts/add-account', { method: 'POST', body: JSON.stringify({ name: 'Main', broker: 'schwab', ac_type: 2 }) }))).uid;
+    for (const [ticker, premium] of seeded) await addTrade(ticker, premium);
+    // The operator, as `npm run admin -- grant-role --role Operator` makes one.
+    await createUser(identityContext(server.runtime.deps), { name: 'Olga Operator', email: operator.email, password: operator.password, role: 'Operator', verified: true });
+    browser = await launchBrowser();
+    context = await newContext(browser, server.baseUrl);
+    page = await context.newPage();
+  }, 120_000);
+
+  afterAll(async () => {
+    flowing = false;
+    await flow.catch(() => undefined);
+    await context?.close();
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('rebuilds, shows progress, diffs, switches and rolls back while trades keep coming', async () => {
+    const db = server.runtime.deps.database.db;
+    // Wait until the seeded trades are in the live read model, then damage one figure of the K trades
+    // in it: the rebuild recomputes them from the log, so the diff must show exactly this.
+    for (let i = 0; ; i++) {
+      const n = (await json<{ total: number }>(await api('/trades/status/open?page=1&size=100'))).total;
+      if (n === seeded.length) break;
+      if (i > 200) throw new Error(`open trades ${n}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const live1 = (await readRegistry(db, 'trades')).find((r) => r.status === 'live')!;
+    const v1 = live1.version;
+    const v2 = v1 + 1;
+    await sql`update ${sql.table(live1.tables.trades!)} set pao = pao + 5 where user_id = ${traderId} and ticker like 'K%'`.execute(db);
+
+    // Commands keep flowing for the whole walk.
+    flow = (async () => {
+      let i = 0;
+      while (flowing) {
+        await addTrade(`F${String.fromCharCode(65 + (i % 26))}${Math.floor(i / 26)}`, 300 + i);
+        i++;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    })();
+
+    await page.goto('/signin');
+    await page.getByLabel('Email').fill(operator.email);
+    await page.getByLabel('Password', { exact: true }).fill(operator.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL('**/dashboard');
+    await page.getByRole('link', { name: 'Operations' }).click();
+    await page.waitForURL('**/operations');
+    const card = page.getByTestId('projection-trades');
+    await card.getByRole('heading', { name: 'trades' }).waitFor();
+    await page.getByTestId('live-pill').getByText('Live').waitFor();
+    await card.locator(`tr[data-version="${v1}"][data-status="live"]`).waitFor();
+    await card.getByTestId('lane-0').waitFor();
+    await screenshots(page, 'operations-overview');
+
+    // Rebuild beside live.
+    await card.getByTestId('rebuild-button').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText(`v${v2} is built beside the live version`).waitFor();
+    await dialog.getByRole('button', { name: 'Rebuild' }).click();
+    const progress = card.getByTestId('rebuild-rebuild-trades');
+    await progress.waitFor();
+    await card.locator('[data-testid="rebuild-rebuild-trades"][data-phase="done"]').waitFor({ timeout: 60_000 });
+    const events = (await progress.getByTestId('rebuild-events').innerText()).split('/').map((s) => Number(s.replace(/[^0-9]/g, '')));
+    expect(events[0]).toBe(events[1]);
+    expect(events[0]).toBeGreaterThanOrEqual(seeded.length);
+    await card.locator(`tr[data-version="${v2}"][data-status="building"]`).waitFor();
+
+    // A reload keeps what the server knows: the finished rebuild and the building version.
+    await page.reload();
+    await card.locator('[data-testid="rebuild-rebuild-trades"][data-phase="done"]').waitFor();
+    await screenshots(page, 'operations-rebuilt');
+
+    // The diff: the damaged figure, for exactly the damaged trades, of one user.
+    await card.getByTestId(`compare-v${v2}`).click();
+    const diff = card.getByTestId('diff-panel');
+    const deltas = diff.getByTestId('figure-deltas');
+    await deltas.waitFor();
+    await deltas.getByText(`PAO changed for ${damagedTickers} trades of 1 user, largest −5`).waitFor();
+    await screenshots(page, 'operations-diff');
+
+    // Switch, with confirmation.
+    await diff.getByRole('button', { name: `Switch to v${v2}` }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Switch' }).click();
+    await card.locator(`tr[data-version="${v2}"][data-status="live"]`).waitFor();
+    await card.locator(`tr[data-version="${v1}"][data-status="retired"]`).waitFor();
+    expect((await readRegistry(db, 'trades')).find((r) => r.status === 'live')!.version).toBe(v2);
+    await screenshots(page, 'operations-switched');
+
+    // Roll back, with confirmation.
+    await card.getByTestId('rollback-button').click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Roll back' }).click();
+    await card.locator(`tr[data-version="${v1}"][data-status="live"]`).waitFor();
+    await card.locator(`tr[data-version="${v2}"][data-status="retired"]`).waitFor();
+
+    // Every action is in the log with the operator's name on it.
+    const log = page.getByTestId('actions-log');
+    await log.locator('li[data-action="rollback"][data-outcome="ok"]').waitFor();
+    await log.locator('li[data-action="switch"][data-outcome="ok"]').waitFor();
+    await log.locator('li[data-action="rebuild"][data-outcome="ok"]').waitFor();
+    expect(await log.getByText(operator.email).count()).toBe(3);
+    await screenshots(page, 'operations-rolled-back');
+
+    // Stop the flow: every trade added during the walk is in the live read model (the first version again).
+    flowing = false;
+    await flow;
+    expect(added).toBeGreaterThan(seeded.length);
+    for (let i = 0; ; i++) {
+      const n = (await json<{ total: number }>(await api('/trades/status/open?page=1&size=100'))).total;
+      if (n === added) break;
+      if (i > 300) throw new Error(`open trades ${n}, added ${added}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }, 180_000);
+
+  it('is not for traders', async () => {
+    const trader = await context.browser()!.newContext({ baseURL: server.baseUrl });
+    const res = await trader.request.get('/api/v1/operations/projections', { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status()).toBe(403);
+    await trader.close();
+  });
+});

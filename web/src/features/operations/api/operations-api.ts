@@ -1,0 +1,60 @@
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type {
+  DiffResponse,
+  OperatorAction,
+  OperatorActionResult,
+  ProjectionsStatusResponse,
+  RebuildRequest,
+  RebuildResponse,
+} from '@oj/contracts/operations';
+import { api } from '../../../lib/api-client.ts';
+
+const path = (name: string, what: string) => `/operations/projections/${encodeURIComponent(name)}/${what}`;
+
+export const statusQueryOptions = () =>
+  queryOptions({
+    queryKey: ['operations', 'status'] as const,
+    queryFn: ({ signal }) => api.get<ProjectionsStatusResponse>('/operations/projections', { signal }),
+    // Counts and checkpoints move with every lane batch; lag itself comes over the event stream.
+    refetchInterval: 10_000,
+  });
+
+export const actionsQueryOptions = () =>
+  queryOptions({
+    queryKey: ['operations', 'actions'] as const,
+    queryFn: ({ signal }) => api.get<{ actions: OperatorAction[] }>('/operations/actions', { signal, query: { limit: 50 } }),
+  });
+
+export const diffQueryOptions = (name: string, version: number) =>
+  queryOptions({
+    queryKey: ['operations', 'diff', name, version] as const,
+    queryFn: ({ signal }) => api.get<DiffResponse>(path(name, 'diff'), { signal, query: { version } }),
+    retry: false,
+    staleTime: Infinity,
+  });
+
+export const useProjectionsStatus = () => useQuery(statusQueryOptions());
+export const useOperatorActions = () => useQuery(actionsQueryOptions());
+export const useDiff = (name: string, version: number | null) => useQuery({ ...diffQueryOptions(name, version ?? 0), enabled: version !== null });
+
+/** Every operator command refreshes the status and the actions log (the server recorded it). */
+function useOperatorMutation<V, R>(run: (v: V) => Promise<R>) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: run,
+    onSettled: () => {
+      void client.invalidateQueries({ queryKey: ['operations', 'status'] });
+      void client.invalidateQueries({ queryKey: ['operations', 'actions'] });
+      void client.invalidateQueries({ queryKey: ['operations', 'diff'] });
+    },
+  });
+}
+
+export const useRebuild = () => useOperatorMutation((v: { name: string } & RebuildRequest) => api.post<RebuildResponse>(path(v.name, 'rebuild'), { ...(v.userId ? { userId: v.userId } : {}), ...(v.switch ? { switch: true } : {}) }));
+export const useSwitch = () => useOperatorMutation((v: { name: string; version: number }) => api.post<OperatorActionResult>(path(v.name, 'switch'), { version: v.version }));
+export const useRollback = () => useOperatorMutation((v: { name: string }) => api.post<OperatorActionResult>(path(v.name, 'rollback')));
+export const useRetire = () => useOperatorMutation((v: { name: string; version?: number }) => api.post<OperatorActionResult>(path(v.name, 'retire'), v.version ? { version: v.version } : {}));
+export const useAbandon = () => useOperatorMutation((v: { name: string }) => api.post<OperatorActionResult>(path(v.name, 'abandon')));
+
+/** Asks for the board's cookie (Admin), then the board opens in a new tab. */
+export const openQueuesSession = () => api.post<{ url: string }>('/operations/queues-session');

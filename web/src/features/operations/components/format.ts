@@ -1,0 +1,53 @@
+import type { FigureDelta, RebuildState } from '@oj/contracts/operations';
+
+export const int = (n: number) => Math.round(n).toLocaleString('en-US');
+
+export function duration(seconds: number | null): string {
+  if (seconds === null || !Number.isFinite(seconds)) return '—';
+  if (seconds < 1) return '<1s';
+  if (seconds < 60) return `${Math.ceil(seconds)}s`;
+  const m = Math.floor(seconds / 60);
+  if (m < 60) return `${m}m ${String(Math.ceil(seconds % 60)).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
+}
+
+export const timeAgo = (iso: string | null, now = Date.now()) => {
+  if (!iso) return '—';
+  const s = Math.max(0, (now - Date.parse(iso)) / 1000);
+  if (s < 60) return 'just now';
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  return new Date(iso).toLocaleDateString('en-US', { month: 'short', day: 'numeric' });
+};
+
+export const dateTime = (iso: string) => new Date(iso).toLocaleString('en-US', { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+
+const SHORT = /^[a-z]{1,4}$/;
+/** Trade list items use short names (`ror`, `aroc`, `npc`): those read better upper-cased. */
+export const figureLabel = (column: string) => (SHORT.test(column) ? column.toUpperCase() : column.replace(/_/g, ' '));
+
+const signed = (n: number) => `${n > 0 ? '+' : n < 0 ? '−' : '±'}${Math.abs(n).toLocaleString('en-US', { maximumFractionDigits: 4 })}`;
+
+/** "ROR changed for 312 trades of 41 users, largest +3.2". */
+export function figureSentence(f: FigureDelta): string {
+  const rows = f.table === 'trades' ? `${int(f.rowsChanged)} trade${f.rowsChanged === 1 ? '' : 's'}` : `${int(f.rowsChanged)} row${f.rowsChanged === 1 ? '' : 's'} of ${f.table}`;
+  const users = f.users === null ? '' : ` of ${int(f.users)} user${f.users === 1 ? '' : 's'}`;
+  const largest = f.largestDelta === null ? '' : `, largest ${signed(f.largestDelta)}`;
+  return `${figureLabel(f.column)} changed for ${rows}${users}${largest}`;
+}
+
+export const phaseLabel: Record<RebuildState['phase'], string> = {
+  queued: 'Queued',
+  building: 'Building',
+  finishing: 'Finishing',
+  switching: 'Switching',
+  done: 'Done',
+  failed: 'Failed',
+};
+
+export const short = (v: unknown): string => {
+  if (v === null || v === undefined) return '∅';
+  if (typeof v === 'number') return v.toLocaleString('en-US', { maximumFractionDigits: 6 });
+  if (typeof v === 'string') return v.length > 14 ? `${v.slice(0, 8)}…` : v;
+  return JSON.stringify(v).slice(0, 40);
+};

@@ -1,0 +1,55 @@
+import ReactEChartsCore from 'echarts-for-react/lib/core';
+import * as echarts from 'echarts/core';
+import { LineChart } from 'echarts/charts';
+import { GridComponent, TooltipComponent } from 'echarts/components';
+import { CanvasRenderer } from 'echarts/renderers';
+import type { LagSample } from '@oj/contracts/operations';
+import { useChartColors } from '../../../components/charts/chart-theme.ts';
+
+// Only what this small chart draws: a line on a time axis with a tooltip.
+echarts.use([LineChart, GridComponent, TooltipComponent, CanvasRenderer]);
+
+/** Events behind for one lane over the samples given (the last 15 minutes). */
+export function LagChart({ samples, projection, lane, height = 64 }: { samples: readonly LagSample[]; projection: string; lane: number; height?: number }) {
+  const colors = useChartColors();
+  const points = samples.map((s) => {
+    const p = s.lanes.find((l) => l.projection === projection && l.lane === lane);
+    return [Date.parse(s.at), p?.behindEvents ?? 0] as [number, number];
+  });
+  const stuck = points.length > 0 && points.at(-1)![1] > 0;
+  const color = stuck ? colors.warning : colors.primary;
+  const now = Date.now();
+  const option = {
+    animation: false,
+    grid: { left: 28, right: 6, top: 6, bottom: 18 },
+    tooltip: {
+      trigger: 'axis',
+      backgroundColor: colors.surface,
+      borderColor: colors.border,
+      textStyle: { color: colors.text, fontSize: 11 },
+      valueFormatter: (v: number) => `${v.toLocaleString('en-US')} behind`,
+    },
+    xAxis: {
+      type: 'time',
+      min: now - 15 * 60 * 1000,
+      max: now,
+      splitNumber: 3,
+      axisLabel: { color: colors.subtle, fontSize: 9, hideOverlap: true, formatter: '{HH}:{mm}' },
+      axisLine: { lineStyle: { color: colors.border } },
+      axisTick: { show: false },
+    },
+    yAxis: {
+      type: 'value',
+      minInterval: 1,
+      splitNumber: 2,
+      axisLabel: { color: colors.subtle, fontSize: 9 },
+      splitLine: { lineStyle: { color: colors.border, type: 'dashed' } },
+    },
+    series: [{ type: 'line', data: points, showSymbol: false, smooth: false, step: 'end', lineStyle: { width: 1.5, color }, areaStyle: { color, opacity: 0.12 } }],
+  };
+  return (
+    <div className="ops-lag-chart" role="img" aria-label={`Lane ${lane} of ${projection}: events behind over the last 15 minutes`} style={{ height }}>
+      <ReactEChartsCore echarts={echarts} option={option} notMerge lazyUpdate style={{ height: '100%', width: '100%' }} opts={{ renderer: 'canvas' }} />
+    </div>
+  );
+}

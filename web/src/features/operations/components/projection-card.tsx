@@ -1,0 +1,302 @@
+import { useState } from 'react';
+import { rebuildRequest, type OperationsLive, type ProjectionsStatusResponse } from '@oj/contracts/operations';
+import { Alert } from '../../../components/ui/alert.tsx';
+import { Badge, type BadgeTone } from '../../../components/ui/badge.tsx';
+import { Button } from '../../../components/ui/button.tsx';
+import { ConfirmDialog } from '../../../components/ui/confirm-dialog.tsx';
+import { Checkbox, FormField, TextInput } from '../../../components/ui/form-field.tsx';
+import { Modal } from '../../../components/ui/modal.tsx';
+import { useToast } from '../../../components/ui/toast.tsx';
+import { errorMessage } from '../../../lib/api-client.ts';
+import { useAbandon, useRebuild, useRetire, useRollback, useSwitch } from '../api/operations-api.ts';
+import { DiffPanel } from './diff-panel.tsx';
+import { int, timeAgo } from './format.ts';
+import { LagChart } from './lag-chart.tsx';
+import { RebuildProgress } from './rebuild-progress.tsx';
+
+type ProjectionStatus = ProjectionsStatusResponse['projections'][number];
+type Confirm = { kind: 'rebuild' } | { kind: 'switch'; version: number } | { kind: 'rollback'; version: number } | { kind: 'retire'; version: number } | { kind: 'abandon'; version: number };
+
+const statusTone: Record<string, BadgeTone> = { live: 'success', building: 'primary', retired: 'neutral' };
+
+/** One read model: its versions, lanes with live lag, rebuild progress, and the operator's actions on it. */
+export function ProjectionCard({ projection, live }: { projection: ProjectionStatus; live: OperationsLive | null }) {
+  const toast = useToast();
+  const [confirm, setConfirm] = useState<Confirm | null>(null);
+  const [switchWhenBuilt, setSwitchWhenBuilt] = useState(false);
+  const [compare, setCompare] = useState<number | null>(null);
+  const [userOpen, setUserOpen] = useState(false);
+  const [userId, setUserId] = useState('');
+  const [userError, setUserError] = useState<string | null>(null);
+  const rebuild = useRebuild();
+  const doSwitch = useSwitch();
+  const rollback = useRollback();
+  const retire = useRetire();
+  const abandon = useAbandon();
+  const name = projection.name;
+
+  const versions = [...projection.versions].sort((a, b) => b.version - a.version);
+  const liveVersion = versions.find((v) => v.status === 'live');
+  const building = versions.find((v) => v.status === 'building');
+  const lastRetired = versions.filter((v) => v.status === 'retired').sort((a, b) => (b.retiredAt ?? '').localeCompare(a.retiredAt ?? '') || b.version - a.version)[0];
+  const rebuilds = (live?.rebuilds ?? []).filter((r) => r.projection === name);
+  const current = rebuilds.find((r) => !r.userId);
+  const running = current && current.phase !== 'done' && current.phase !== 'failed';
+  const userRebuild = rebuilds.find((r) => r.userId);
+  const stopped = building && !running ? projection.rebuilds.find((r) => r.version === building.version && !r.finishedAt) : undefined;
+  const stoppedShort = stopped && stopped.eventsTotal !== null && stopped.eventsDone < stopped.eventsTotal;
+  const inCode = projection.codeVersion !== null;
+
+  const busy = rebuild.isPending || doSwitch.isPending || rollback.isPending || retire.isPending || abandon.isPending;
+  const [actionError, setActionError] = useState<string | null>(null);
+  const run = async (fn: () => Promise<{ message: string } | { rebuild: { id: string }; action: { message: string } }>) => {
+    setActionError(null);
+    try {
+      const r = await fn();
+      toast.success('message' in r ? r.message : r.action.message);
+      setConfirm(null);
+      return true;
+    } catch (err) {
+      setActionError(errorMessage(err, 'The action failed.'));
+      return false;
+    }
+  };
+  const onConfirm = () => {
+    if (!confirm) return;
+    if (confirm.kind === 'rebuild') void run(() => rebuild.mutateAsync({ name, switch: switchWhenBuilt }));
+    if (confirm.kind === 'switch') void run(() => doSwitch.mutateAsync({ name, version: confirm.version })).then((ok) => ok && setCompare(null));
+    if (confirm.kind === 'rollback') void run(() => rollback.mutateAsync({ name }));
+    if (confirm.kind === 'retire') void run(() => retire.mutateAsync({ name, version: confirm.version }));
+    if (confirm.kind === 'abandon') void run(() => abandon.mutateAsync({ name })).then((ok) => ok && setCompare(null));
+  };
+  const submitUser = async () => {
+    const parsed = rebuildRequest.safeParse({ userId: userId.trim() });
+    if (!parsed.success) {
+      setUserError(parsed.error.issues[0]?.message ?? 'User id must be a UUID.');
+      return;
+    }
+    setUserError(null);
+    try {
+      const r = await rebuild.mutateAsync({ name, userId: parsed.data.userId! });
+      toast.success(r.action.message);
+      setUserOpen(false);
+      setUserId('');
+    } catch (err) {
+      setUserError(errorMessage(err, 'The rebuild failed.'));
+    }
+  };
+
+  const next = Math.max(0, ...versions.map((v) => v.version)) + 1;
+  const confirmText: Record<Confirm['kind'], { title: string; label: string; tone: 'primary' | 'danger' }> = {
+    rebuild: { title: building ? `Resume the build of ${name} v${building.version}?` : `Rebuild ${name}?`, label: building ? 'Resume' : 'Rebuild', tone: 'primary' },
+    switch: { title: `Switch ${name} to v${confirm && 'version' in confirm ? confirm.version : ''}?`, label: 'Switch', tone: 'primary' },
+    rollback: { title: `Roll ${name} back to v${confirm && 'version' in confirm ? confirm.version : ''}?`, label: 'Roll back', tone: 'danger' },
+    retire: { title: `Retire ${name} v${confirm && 'version' in confirm ? confirm.version : ''}?`, label: 'Retire', tone: 'danger' },
+    abandon: { title: `Abandon ${name} v${confirm && 'version' in confirm ? confirm.version : ''}?`, label: 'Abandon', tone: 'danger' },
+  };
+  const confirmMessage = () => {
+    if (!confirm) return null;
+    switch (confirm.kind) {
+      case 'rebuild':
+        return (
+          <>
+            <p>
+              {building
+                ? `v${building.version} continues from its checkpoint.`
+                : `v${next} is built beside the live version from the whole log, with the formulas of the running code (v${projection.codeVersion}).`}{' '}
+              The live version keeps serving meanwhile.
+            </p>
+            <Checkbox label="Switch to it as soon as it is built (no comparison first)" checked={switchWhenBuilt} onChange={(e) => setSwitchWhenBuilt(e.target.checked)} />
+          </>
+        );
+      case 'switch':
+        return <p>In one transaction, v{confirm.version} is caught up and becomes live; {liveVersion ? `v${liveVersion.version} is retired and kept for a rollback.` : 'there is no live version now.'}</p>;
+      case 'rollback':
+        return <p>v{confirm.version} is caught up with the events since it was retired and becomes live again; {liveVersion ? `v${liveVersion.version}` : 'the live version'} is retired.</p>;
+      case 'retire':
+        return <p>The tables of v{confirm.version} are dropped. There is no rollback to it after this.</p>;
+      case 'abandon':
+        return <p>The half-built tables of v{confirm.version} are dropped. A later rebuild starts from the beginning.</p>;
+    }
+  };
+
+  const samples = live?.lagHistory ?? [];
+  const latest = samples.at(-1);
+  const lanes = projection.lag.length ? projection.lag : (liveVersion?.checkpoints ?? []).map((c) => ({ lane: c.lane, checkpoint: c.position, behindEvents: 0, behindSeconds: 0, capped: false, version: liveVersion!.version }));
+
+  return (
+    <article className="card ops-card ops-projection" data-testid={`projection-${name}`} aria-labelledby={`ops-${name}-title`}>
+      <header className="ops-projection-head">
+        <div>
+          <h2 id={`ops-${name}-title`} className="ops-card-title">
+            {name}
+          </h2>
+          <p className="ops-muted">
+            Formulas in the running code: {projection.codeVersion === null ? 'none (not in the catalogue)' : `v${projection.codeVersion}`}
+            {liveVersion ? ` · live v${liveVersion.version}` : ''}
+          </p>
+        </div>
+        <div className="ops-head-actions">
+          {inCode && (
+            <>
+              <Button size="sm" onClick={() => (setSwitchWhenBuilt(false), setActionError(null), setConfirm({ kind: 'rebuild' }))} disabled={Boolean(running)} data-testid="rebuild-button">
+                {building && !running ? `Resume v${building.version}` : 'Rebuild'}
+              </Button>
+              <Button size="sm" variant="secondary" onClick={() => (setUserError(null), setUserOpen(true))} disabled={!liveVersion}>
+                Rebuild one user
+              </Button>
+            </>
+          )}
+          {lastRetired && (
+            <Button size="sm" variant="secondary" onClick={() => (setActionError(null), setConfirm({ kind: 'rollback', version: lastRetired.version }))} data-testid="rollback-button">
+              Roll back to v{lastRetired.version}
+            </Button>
+          )}
+        </div>
+      </header>
+
+      {projection.warning && <Alert tone="warning">{projection.warning}</Alert>}
+
+      {(current || userRebuild) && (
+        <div className="ops-rebuilds" aria-live="polite">
+          {current && <RebuildProgress rebuild={current} />}
+          {userRebuild && <RebuildProgress rebuild={userRebuild} />}
+        </div>
+      )}
+      {stopped && !current && (
+        <Alert tone="warning" title={`The build of v${stopped.version} is not running`}>
+          {stoppedShort ? `It stopped at ${int(stopped.eventsDone)} of ${int(stopped.eventsTotal ?? 0)} events. ` : ''}Resume it to finish it: it continues from its checkpoint.
+        </Alert>
+      )}
+
+      <div className="ops-table-wrap">
+        <table className="ops-table ops-versions" data-testid="versions">
+          <thead>
+            <tr>
+              <th>Version</th>
+              <th>Status</th>
+              <th>Formulas</th>
+              <th className="num">Rows</th>
+              <th>Since</th>
+              <th aria-label="Actions" />
+            </tr>
+          </thead>
+          <tbody>
+            {versions.map((v) => {
+              const rows = Object.values(v.counts).reduce((a, b) => a + b, 0);
+              return (
+                <tr key={v.version} data-version={v.version} data-status={v.status}>
+                  <td className="mono">v{v.version}</td>
+                  <td>
+                    <Badge tone={statusTone[v.status] ?? 'neutral'}>{v.status}</Badge>
+                  </td>
+                  <td>v{v.codeVersion}</td>
+                  <td className="num" title={Object.entries(v.counts).map(([t, n]) => `${t}: ${int(n)}`).join('\n')}>
+                    {Object.keys(v.counts).length ? int(rows) : '—'}
+                  </td>
+                  <td className="ops-muted">{timeAgo(v.status === 'live' ? v.liveSince : v.status === 'retired' ? v.retiredAt : v.createdAt)}</td>
+                  <td className="ops-row-actions">
+                    {v.status !== 'live' && liveVersion && (
+                      <Button size="sm" variant="ghost" onClick={() => setCompare(v.version)} data-testid={`compare-v${v.version}`}>
+                        Compare
+                      </Button>
+                    )}
+                    {v.status !== 'live' && inCode && (
+                      <Button size="sm" variant="ghost" onClick={() => (setActionError(null), setConfirm({ kind: 'switch', version: v.version }))} disabled={Boolean(running && v.status === 'building')}>
+                        Switch
+                      </Button>
+                    )}
+                    {v.status === 'retired' && (
+                      <Button size="sm" variant="ghost" className="ops-danger-text" onClick={() => (setActionError(null), setConfirm({ kind: 'retire', version: v.version }))}>
+                        Retire
+                      </Button>
+                    )}
+                    {v.status === 'building' && !running && (
+                      <Button size="sm" variant="ghost" className="ops-danger-text" onClick={() => (setActionError(null), setConfirm({ kind: 'abandon', version: v.version }))}>
+                        Abandon
+                      </Button>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+
+      {compare !== null && (
+        <DiffPanel
+          name={name}
+          version={compare}
+          canSwitch={inCode && !running}
+          onSwitch={() => (setActionError(null), setConfirm({ kind: 'switch', version: compare }))}
+          onClose={() => setCompare(null)}
+        />
+      )}
+
+      {lanes.length > 0 && (
+        <div className="ops-lanes" data-testid="lanes">
+          {lanes.map((l) => {
+            const now = latest?.lanes.find((x) => x.projection === name && x.lane === l.lane);
+            const behind = now?.behindEvents ?? l.behindEvents;
+            const seconds = now?.behindSeconds ?? l.behindSeconds;
+            const error = live?.laneErrors.find((e) => e.lane === l.lane);
+            return (
+              <div key={l.lane} className={`ops-lane${behind > 0 ? ' is-behind' : ''}${error ? ' is-stuck' : ''}`} data-testid={`lane-${l.lane}`}>
+                <div className="ops-lane-head">
+                  <strong>Lane {l.lane}</strong>
+                  <span className={behind > 0 ? 'ops-lag-behind' : 'ops-lag-ok'}>{behind > 0 ? `${int(behind)}${l.capped ? '+' : ''} behind · ${seconds.toFixed(1)}s` : 'caught up'}</span>
+                </div>
+                <LagChart samples={samples} projection={name} lane={l.lane} />
+                <div className="ops-muted mono ops-lane-cp" title="Checkpoint (log position)">
+                  @ {l.checkpoint}
+                </div>
+                {error && (
+                  <p className="ops-error" title={error.message}>
+                    Stuck after {error.attempts} attempts: {error.message}
+                  </p>
+                )}
+              </div>
+            );
+          })}
+        </div>
+      )}
+
+      <ConfirmDialog
+        open={confirm !== null}
+        title={confirm ? confirmText[confirm.kind].title : ''}
+        message={confirmMessage()}
+        confirmLabel={confirm ? confirmText[confirm.kind].label : 'Yes'}
+        tone={confirm ? confirmText[confirm.kind].tone : 'primary'}
+        busy={busy}
+        error={actionError}
+        onConfirm={onConfirm}
+        onCancel={() => setConfirm(null)}
+      />
+      <Modal
+        open={userOpen}
+        onClose={() => setUserOpen(false)}
+        title={`Rebuild one user of ${name}`}
+        size="sm"
+        dismissible={!rebuild.isPending}
+        footer={
+          <>
+            <Button variant="secondary" onClick={() => setUserOpen(false)} disabled={rebuild.isPending}>
+              Cancel
+            </Button>
+            <Button onClick={() => void submitUser()} loading={rebuild.isPending}>
+              Rebuild user
+            </Button>
+          </>
+        }
+      >
+        <p className="ops-muted">Recomputes this user&apos;s rows in the live version, in one transaction. Versions do not change.</p>
+        <FormField label="User id" error={userError ?? undefined}>
+          {({ id, describedBy, invalid }) => (
+            <TextInput id={id} aria-describedby={describedBy} aria-invalid={invalid} value={userId} onChange={(e) => setUserId(e.target.value)} placeholder="0197…-…" autoComplete="off" spellCheck={false} />
+          )}
+        </FormField>
+      </Modal>
+    </article>
+  );
+}

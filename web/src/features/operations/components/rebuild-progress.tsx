@@ -1,0 +1,62 @@
+import type { RebuildState } from '@oj/contracts/operations';
+import { Badge, type BadgeTone } from '../../../components/ui/badge.tsx';
+import { duration, int, phaseLabel, timeAgo } from './format.ts';
+
+const tone: Record<RebuildState['phase'], BadgeTone> = { queued: 'neutral', building: 'primary', finishing: 'info', switching: 'info', done: 'success', failed: 'danger' };
+
+/** One rebuild: phase, a bar, events done of total, events/s and ETA (pushed by the server as it goes). */
+export function RebuildProgress({ rebuild }: { rebuild: RebuildState }) {
+  const ratio = rebuild.phase === 'done' ? 1 : rebuild.eventsTotal ? Math.min(1, rebuild.eventsDone / rebuild.eventsTotal) : 0;
+  const active = rebuild.phase !== 'done' && rebuild.phase !== 'failed';
+  const what = rebuild.userId ? `User ${rebuild.userId.slice(0, 8)}…` : `v${rebuild.version ?? '…'}${rebuild.switch ? ' · switches when built' : ' · beside live'}`;
+  return (
+    <div className={`ops-rebuild${active ? ' is-active' : ''}`} data-testid={`rebuild-${rebuild.id}`} data-phase={rebuild.phase}>
+      <div className="ops-rebuild-head">
+        <Badge tone={tone[rebuild.phase]}>{phaseLabel[rebuild.phase]}</Badge>
+        <span className="ops-rebuild-what">Rebuild {what}</span>
+        <span className="ops-muted ops-rebuild-who">
+          {rebuild.requestedBy ? `${rebuild.requestedBy} · ` : ''}
+          {timeAgo(rebuild.startedAt)}
+        </span>
+      </div>
+      {!rebuild.userId && (
+        <div
+          className="ops-bar"
+          role="progressbar"
+          aria-label={`Rebuild of ${rebuild.projection}`}
+          aria-valuemin={0}
+          aria-valuemax={100}
+          aria-valuenow={Math.round(ratio * 100)}
+        >
+          <span style={{ width: `${ratio * 100}%` }} />
+        </div>
+      )}
+      <dl className="ops-rebuild-stats">
+        <div>
+          <dt>Events</dt>
+          <dd data-testid="rebuild-events">
+            {int(rebuild.eventsDone)}
+            {rebuild.eventsTotal !== null && !rebuild.userId ? ` / ${int(rebuild.eventsTotal)}` : ''}
+          </dd>
+        </div>
+        {!rebuild.userId && (
+          <>
+            <div>
+              <dt>Rate</dt>
+              <dd>{active ? `${int(rebuild.rate)} ev/s` : '—'}</dd>
+            </div>
+            <div>
+              <dt>ETA</dt>
+              <dd>{active ? duration(rebuild.etaSeconds) : '—'}</dd>
+            </div>
+          </>
+        )}
+        <div>
+          <dt>Runner</dt>
+          <dd>{rebuild.runner === 'bullmq' ? 'projector job' : 'in process'}</dd>
+        </div>
+      </dl>
+      {rebuild.error && <p className="ops-error">{rebuild.error}</p>}
+    </div>
+  );
+}

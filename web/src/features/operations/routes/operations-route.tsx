@@ -1,0 +1,118 @@
+import { useEffect, useRef } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { Link } from 'react-router';
+import type { RebuildState } from '@oj/contracts/operations';
+import { PageHeader } from '../../../components/layout/page-header.tsx';
+import { Alert } from '../../../components/ui/alert.tsx';
+import { Button } from '../../../components/ui/button.tsx';
+import { EmptyState } from '../../../components/ui/empty-state.tsx';
+import { Icon } from '../../../components/ui/icons.tsx';
+import { Spinner } from '../../../components/ui/spinner.tsx';
+import { useToast } from '../../../components/ui/toast.tsx';
+import { errorMessage } from '../../../lib/api-client.ts';
+import { useSession } from '../../auth/hooks/use-session.ts';
+import { openQueuesSession, useProjectionsStatus } from '../api/operations-api.ts';
+import { useOperationsStream } from '../api/use-operations-stream.ts';
+import { ActionsLog } from '../components/actions-log.tsx';
+import { ProjectionCard } from '../components/projection-card.tsx';
+import '../components/operations.css';
+
+/** /operations: the projections console (Admin and Operator). */
+export function OperationsRoute() {
+  const session = useSession();
+  const allowed = session.privilege === 'Admin' || session.privilege === 'Operator';
+  if (!allowed) {
+    return (
+      <div className="card">
+        <EmptyState
+          icon={<Icon name="lock" size={26} />}
+          title="Operators only"
+          description={<p>The projections console is for administrators and operators.</p>}
+          action={
+            <Link to="/dashboard" className="btn btn-secondary btn-md">
+              Back to dashboard
+            </Link>
+          }
+        />
+      </div>
+    );
+  }
+  return <OperationsConsole />;
+}
+
+function OperationsConsole() {
+  const client = useQueryClient();
+  const toast = useToast();
+  const status = useProjectionsStatus();
+  // A rebuild that changes phase changes versions and counts: refresh the status then, not on a timer only.
+  const phases = useRef(new Map<string, string>());
+  const onRebuilds = (rebuilds: RebuildState[]) => {
+    let changed = false;
+    for (const r of rebuilds) {
+      if (phases.current.get(r.id) !== r.phase) changed = true;
+      phases.current.set(r.id, r.phase);
+    }
+    if (changed) {
+      void client.invalidateQueries({ queryKey: ['operations', 'status'] });
+      void client.invalidateQueries({ queryKey: ['operations', 'actions'] });
+    }
+  };
+  const stream = useOperationsStream(onRebuilds);
+  const live = stream.live;
+  useEffect(() => () => phases.current.clear(), []);
+
+  const openQueues = async () => {
+    try {
+      const { url } = await openQueuesSession();
+      window.open(url, '_blank', 'noopener');
+    } catch (err) {
+      toast.error('Could not open the queues', errorMessage(err, 'Try again.'));
+    }
+  };
+
+  return (
+    <div className="ops-page">
+      <PageHeader
+        title="Projections"
+        description="Read models built from the trade journal: versions, lanes, rebuilds, and what a new version changes before it goes live."
+        actions={
+          <div className="ops-header-actions">
+            <span className={`ops-live-pill${stream.connected ? ' is-on' : ''}`} role="status" data-testid="live-pill">
+              <span aria-hidden="true" className="ops-dot" />
+              {stream.connected ? 'Live' : 'Reconnecting…'}
+            </span>
+            {live?.queuesUrl && (
+              <Button size="sm" variant="secondary" onClick={() => void openQueues()} icon={<Icon name="external" size={16} />}>
+                Queues
+              </Button>
+            )}
+          </div>
+        }
+      />
+      {stream.error && !stream.connected && <Alert tone="warning">{stream.error}</Alert>}
+      {status.isPending ? (
+        <div className="ops-center">
+          <Spinner label="Loading projections" />
+        </div>
+      ) : status.isError ? (
+        <Alert tone="danger">{errorMessage(status.error, 'Could not load the projections.')}</Alert>
+      ) : (
+        <>
+          <p className="ops-muted ops-meta">
+            {status.data.lanes} lanes · {status.data.transport === 'bullmq' ? 'BullMQ lanes and rebuild jobs' : 'in-process lanes and rebuilds'} · lag sampled every {live?.sampleSeconds ?? 5}s, last 15 minutes
+          </p>
+          <div className="ops-layout">
+            <div className="ops-main">
+              {status.data.projections.map((p) => (
+                <ProjectionCard key={p.name} projection={p} live={live} />
+              ))}
+            </div>
+            <aside className="ops-side">
+              <ActionsLog />
+            </aside>
+          </div>
+        </>
+      )}
+    </div>
+  );
+}
