@@ -169,4 +169,34 @@ describe('lane count changes with BullMQ lanes', () => {
     expect(await t.laneRows()).toEqual({ lanes: 2, dispatched: range(2), checkpoints: range(2), registryLanes: 2 });
     await next.stop();
   }, 120_000);
+
+  it('a rollback catches the retired version up by the lane count its checkpoints were written with', async () => {
+    // 2 lanes, lane 0 unworked: at the switch the old version's lane 0 is behind its lane 1.
+    const lagging = await start(2, { workLanes: [1] });
+    await t.append(40);
+    while (comparePositions((await readDispatcher(t.database.db)).checkpoint, t.last) < 0) await new Promise((r) => setTimeout(r, 10));
+    const deps = (lanes: number) => ({ database: t.database, eventStore: t.store, projections: [projection], lanes });
+    const old = (await readRegistry(t.database.db, projection.name)).find((r) => r.status === 'live')!;
+    const [built] = await rebuild(deps(2), projection.name);
+    expect(built!.switched).toBe(true);
+    await lagging.stop();
+    const oldCps = await readCheckpoints(t.database.db, projection.name, old.version);
+    expect(comparePositions(oldCps.get(0)!, oldCps.get(1)!)).toBeLessThan(0);
+    // Users whose events the old version's lane 0 lacks, and whom 5 lanes would route to lane 1.
+    const log = await t.wholeLog();
+    const exposed = log.filter((e) => laneOf(e.metadata.userId, 2) === 0 && laneOf(e.metadata.userId, 5) === 1 && comparePositions(e.position, oldCps.get(0)!) > 0);
+    expect(exposed.length).toBeGreaterThan(0);
+
+    // Now 5 lanes; roll back to the version keyed with 2.
+    const wide = await start(5);
+    await t.append(20);
+    await wide.waitFor(t.last, 30_000);
+    const back = await rollback(deps(5), projection.name);
+    expect(back.to).toBe(old.version);
+    await t.append(20);
+    await wide.waitFor(t.last, 30_000);
+    expect(await t.current()).toEqual(expectedCounts(await t.wholeLog()));
+    expect(await t.laneRows()).toEqual({ lanes: 5, dispatched: range(5), checkpoints: range(5), registryLanes: 5 });
+    await wide.stop();
+  }, 120_000);
 });

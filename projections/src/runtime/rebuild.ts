@@ -243,7 +243,7 @@ function partitionByUser(events: readonly StoredEvent[], n: number): StoredEvent
 }
 
 /** Reads a range of the log (exclusive after, inclusive to), all of it. */
-async function readRange(eventStore: EventStore, after: LogPosition, prefixes: string[], to?: LogPosition): Promise<StoredEvent[]> {
+async function readRange(eventStore: EventStore, after: LogPosition, prefixes: string[], to?: LogPosition, max = Number.POSITIVE_INFINITY): Promise<StoredEvent[]> {
   const out: StoredEvent[] = [];
   let cursor = after;
   for (;;) {
@@ -251,6 +251,7 @@ async function readRange(eventStore: EventStore, after: LogPosition, prefixes: s
     for (const e of batch) {
       if (to && comparePositions(e.position, to) > 0) return out;
       out.push(e);
+      if (out.length >= max) return out;
     }
     const last = batch.at(-1);
     if (!last || batch.length < 5000) return out;
@@ -277,15 +278,26 @@ async function switchLocked(deps: RuntimeDeps, name: string, version: number): P
   const projection = deps.projections.find((p) => p.name === name);
   if (!projection) throw new Error(`Unknown projection ${name}`);
   const prefixes = [...projection.streamPrefixes];
+  // A retired version may be far behind (rolled back to weeks later): bring it near the head first in
+  // bounded batches, each its own transaction (it is not live, and the rebuild lock keeps every other
+  // writer away), so the switch transaction below only reads and applies the last few events.
+  const target = (await readRegistry(database.db, name)).find((r) => r.version === version);
+  if (!target) throw new Error(`${name} has no version ${version}`);
+  if (target.status === 'live') return 0;
+  if (target.status === 'building') await assertBuilt(database.db, name, version);
+  await catchUpTarget(deps, projection, version);
   for (let attempt = 0; ; attempt++) {
     // Pre-read what the catch-up may need (outside the transaction: PGlite has one connection),
     // then check under the lock that it covers M; retry in the rare case lanes moved past it.
     const head = await eventStore.head();
     const before = await targetCheckpoints(deps, name, version);
-    let from = [...before.values()].reduce((a, b) => minPosition(a, b));
-    // A retired version may lack lanes added since (they start empty): read from the start then.
-    if (!before.has(-1) && before.size < Math.max(deps.lanes, (await readDispatcher(database.db)).lanes ?? 0)) from = START;
-    const events = await readRange(eventStore, from, prefixes);
+    const from = [...before.values()].reduce((a, b) => minPosition(a, b));
+    const events = await readRange(eventStore, from, prefixes, undefined, CATCH_UP_LIMIT);
+    if (events.length >= CATCH_UP_LIMIT) {
+      // The lanes ran far ahead meanwhile: catch up in batches again rather than in this transaction.
+      await catchUpTarget(deps, projection, version);
+      continue;
+    }
     const covered = maxPosition(head ?? START, events.at(-1)?.position ?? START);
     const result = await database.db.transaction().execute(async (trx) => {
       await lockSwitchExclusive(trx);
@@ -293,10 +305,7 @@ async function switchLocked(deps: RuntimeDeps, name: string, version: number): P
       const target = rows.find((r) => r.version === version);
       if (!target) throw new Error(`${name} has no version ${version}`);
       if (target.status === 'live') return { applied: 0 };
-      if (target.status === 'building') {
-        const built = await sql<{ built: boolean }>`select built_at is not null as built from projection_rebuilds where projection = ${name} and version = ${version}`.execute(trx);
-        if (!built.rows[0]?.built) throw new UnfinishedBuildError(name, version);
-      }
+      if (target.status === 'building') await assertBuilt(trx, name, version);
       const current = rows.find((r) => r.status === 'live');
       const t = await targetCheckpoints(deps, name, version, trx);
       const dispatcher = await readDispatcher(trx);
@@ -309,8 +318,10 @@ async function switchLocked(deps: RuntimeDeps, name: string, version: number): P
       // get them from a lane): the switch applies them itself.
       m = maxPosition(m, dispatcher.checkpoint);
       if (comparePositions(m, covered) > 0) return null;
+      // The target's checkpoints are keyed with the lane count they were written with (its registry
+      // row's), which may not be today's.
       const behind = (e: StoredEvent) => {
-        const cp = t.get(-1) ?? t.get(laneOf(e.metadata.userId, laneCount)) ?? START;
+        const cp = checkpointOf(t, target, e);
         return comparePositions(e.position, cp) > 0 && comparePositions(e.position, m) <= 0 && matchesPrefixes(e.streamId, prefixes);
       };
       const catchUp = events.filter(behind);
@@ -327,6 +338,64 @@ async function switchLocked(deps: RuntimeDeps, name: string, version: number): P
     });
     if (result) return result.applied;
     if (attempt > 20) throw new Error(`Could not switch ${name}: lanes keep moving past the catch-up read`);
+  }
+}
+
+async function assertBuilt(db: Kysely<any>, name: string, version: number): Promise<void> {
+  const built = await sql<{ built: boolean }>`select built_at is not null as built from projection_rebuilds where projection = ${name} and version = ${version}`.execute(db);
+  if (!built.rows[0]?.built) throw new UnfinishedBuildError(name, version);
+}
+
+/** Events a switch reads and applies inside its one transaction at most; more are caught up in batches first. */
+const CATCH_UP_LIMIT = 5000;
+
+/** The target's checkpoint for an event's user: its rebuild's (-1), or its lane's by the target's own lane count. */
+function checkpointOf(t: Map<number, LogPosition>, target: RegistryRow, e: StoredEvent): LogPosition {
+  const all = t.get(-1);
+  if (all) return all;
+  // A lane with no row never applied anything: its users are at the version's lowest lane at most.
+  return t.get(laneOf(e.metadata.userId, target.lanes)) ?? [...t.values()].reduce((a, b) => minPosition(a, b), t.values().next().value ?? START);
+}
+
+/**
+ * Applies the log to a version that is not live (retired, or built) up to about the head, in batches
+ * of `batchSize`, one transaction each together with its checkpoints: a building version's rebuild
+ * checkpoint, or a retired version's lane checkpoints (mapped with the lane count they were written
+ * with, then all moved to the batch's end, since everything up to it is applied for every user).
+ * Streams the log instead of holding it in memory; a failure leaves a consistent checkpoint behind.
+ */
+async function catchUpTarget(deps: RuntimeDeps, projection: Projection, version: number, batchSize = CATCH_UP_LIMIT): Promise<number> {
+  const { database, eventStore } = deps;
+  const prefixes = [...projection.streamPrefixes];
+  let applied = 0;
+  for (;;) {
+    const before = await targetCheckpoints(deps, projection.name, version);
+    const from = [...before.values()].reduce((a, b) => minPosition(a, b));
+    const events = await eventStore.readAll({ after: from, streamPrefixes: prefixes, limit: batchSize });
+    const last = events.at(-1);
+    if (!last) return applied;
+    const done = await database.db.transaction().execute(async (trx) => {
+      const target = (await readRegistry(trx, projection.name)).find((r) => r.version === version);
+      if (!target) throw new Error(`${projection.name} has no version ${version}`);
+      if (target.status === 'live') return null;
+      const t = await targetCheckpoints(deps, projection.name, version, trx);
+      const fresh = events.filter((e) => comparePositions(e.position, checkpointOf(t, target, e)) > 0 && matchesPrefixes(e.streamId, prefixes));
+      if (fresh.length && target.codeVersion !== projection.version) {
+        throw new Error(`${projection.name} v${version} was built by formulas v${target.codeVersion} and the code is v${projection.version}: it cannot catch up. Rebuild instead.`);
+      }
+      if (fresh.length) await projection.apply({ trx, tables: target.tables, mode: 'rebuild' }, fresh);
+      const p = posParams(last.position);
+      if (target.status === 'building') {
+        await sql`update projection_rebuilds set commit = ${p.commit}, prepare = ${p.prepare}, updated_at = now() where projection = ${projection.name} and version = ${version}`.execute(trx);
+      } else {
+        const at = [...t.values()].reduce((a, b) => maxPosition(a, b), last.position);
+        await writeLaneCheckpoints(trx, projection.name, version, target.lanes, at);
+      }
+      return fresh.length;
+    });
+    if (done === null) return applied;
+    applied += done;
+    if (events.length < batchSize) return applied;
   }
 }
 
