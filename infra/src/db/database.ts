@@ -47,6 +47,12 @@ export interface OpenDatabaseOptions {
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.url) {
     const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 20, types: pgTypes });
+    // A connection that breaks (a restart, a failover, a killed backend) emits 'error': through the pool
+    // while idle, on the client itself while checked out between two queries. With no listener either
+    // one ends the process. The query in flight, or the next one on that client, fails on its own and is
+    // answered (503 at the gateway); the pool drops the broken client and opens a new one.
+    pool.on('error', () => undefined);
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', pool, close: () => db.destroy() };
   }

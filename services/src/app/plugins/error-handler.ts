@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { WrongExpectedRevisionError } from '@oj/infra/eventstore/port';
+import { isConnectionLost } from '@oj/infra/db/errors';
 import { AppError } from '../errors.ts';
 
 /**
@@ -22,6 +23,12 @@ export function registerErrorHandler(app: FastifyInstance): void {
     }
     if (error instanceof WrongExpectedRevisionError) {
       return reply.status(409).send({ message: 'The trade was changed by another request. Reload and try again.' });
+    }
+    if (isConnectionLost(error)) {
+      // Not the request's fault and not a bug: the database was unreachable. Nothing was half-written
+      // (one transaction per command); a retry with the same Idempotency-Key is safe.
+      request.log.warn({ err: error }, 'database unreachable');
+      return reply.status(503).header('retry-after', '1').send({ message: 'The journal cannot reach its database right now. Please try again in a moment.' });
     }
     if (isResponseSerializationError(error)) {
       request.log.error({ err: error }, 'response did not match its schema');
