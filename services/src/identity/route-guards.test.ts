@@ -22,6 +22,8 @@ const PUBLIC = new Set([
   'POST /api/v1/users/password-reset/{token}',
   // Cover images for <img> tags (random, unguessable names).
   'GET /api/v1/uploads/{file}',
+  // Stripe's webhook: no token; the Stripe-Signature on the raw body is its guard (billing tests).
+  'POST /api/v1/payments/stripe/webhook',
 ]);
 /** Signed in but unverified is enough here: it is how that user gets a new verification link. */
 const UNVERIFIED_ALLOWED = new Set(['GET /api/v1/users/request-verification-link']);
