@@ -2,6 +2,8 @@ import { closeSign, disposition, isWin, netFee, openSign, premiumCaptureRate, ro
 
 /** The trade facts a day's record is computed from (a subset of a trades row). */
 export interface DayTrade {
+  /** The trade's uid: unique within a user, so it orders a day's trades totally (see computeDailyRecords). */
+  uid: string;
   user_id: string;
   ticker: string;
   su: string;
@@ -123,9 +125,12 @@ export function computeDailyRecords(keys: Iterable<string>, trades: readonly Day
     }
   }
   // Each day's trades sorted, so that float sums (and map key order) do not depend on the order rows
-  // came back in. Sorting per day, not all trades at once, is what keeps a whole-version recompute cheap.
-  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  const order = (a: DayTrade, b: DayTrade) => cmp(a.tod, b.tod) || cmp(a.ticker, b.ticker) || cmp(a.su, b.su) || a.pao - b.pao || (a.pac ?? 0) - (b.pac ?? 0) || cmp(a.tcd ?? '', b.tcd ?? '');
+  // came back in: a live version (rows rewritten batch by batch) and a rebuild (rows written in bulk)
+  // read them in different physical orders. The order must be total: trades tied on every figure but
+  // one (three puts opened alike but for their deltas) summed in two orders can round to two values
+  // (0.005 + 0.565 + 0.695 is 1.27 or 1.26). A day's trades are one user's, whose uids are unique.
+  // Sorting per day, not all trades at once, is what keeps a whole-version recompute cheap.
+  const order = (a: DayTrade, b: DayTrade) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
   const out = new Map<string, DailyPremiumRecord>();
   for (const [key, dayTrades] of byDay) {
     const [userId, date] = splitDayKey(key);

@@ -33,7 +33,7 @@ export async function createDailyPremiumTable(db: Kysely<any>, t: string): Promi
   )`.execute(db);
 }
 
-const dayTradeColumns = sql.raw('user_id, ticker, su, tod, tcd, ed, status, ot, ct, pao, pac, npc, nfto, nftc, nd, c, cg, held, cs, pf');
+const dayTradeColumns = sql.raw('uid, user_id, ticker, su, tod, tcd, ed, status, ot, ct, pao, pac, npc, nfto, nftc, nd, c, cg, held, cs, pf');
 
 /**
  * Recomputes the records of the touched (user, date) keys from the trades rows as they are now (so
@@ -49,11 +49,11 @@ export async function recomputeDays(trx: Kysely<any>, tables: { trades: string; 
   }));
   // Lateral joins make each key an index lookup ((user_id, tod) and (user_id, tcd)) whatever the
   // planner guesses about the key list; a trade opened and closed on two touched days comes back twice.
-  const { rows } = await sql<DayTrade & { uid: string }>`
+  const { rows } = await sql<DayTrade>`
     with k as materialized (select u, d from json_to_recordset(${keyJson}::json) as x(u text, d date))
-    select t.* from k cross join lateral (select uid, ${dayTradeColumns} from ${T} where user_id = k.u and tod = k.d) t
+    select t.* from k cross join lateral (select ${dayTradeColumns} from ${T} where user_id = k.u and tod = k.d) t
     union all
-    select t.* from k cross join lateral (select uid, ${dayTradeColumns} from ${T} where user_id = k.u and tcd = k.d) t`.execute(trx);
+    select t.* from k cross join lateral (select ${dayTradeColumns} from ${T} where user_id = k.u and tcd = k.d) t`.execute(trx);
   const seen = new Set<string>();
   const trades = rows.filter((r) => {
     const k = `${r.user_id}\u0000${r.uid}`;

@@ -156,6 +156,14 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
     const C = sql.table(tables.trade_counts);
     await sql`insert into ${C} (user_id, list, n) select u, list, d from json_to_recordset(${JSON.stringify(deltas)}::json) as x(u text, list smallint, d integer)
       on conflict (user_id, list) do update set n = ${C}.n + excluded.n`.execute(trx);
+    // A list back to no trades loses its row: a rebuild, whose batches net an open and its close out
+    // before writing, never writes one, and the live version must hold exactly the rebuild's rows
+    // (readers take a missing row as 0). Only a decrease can reach 0.
+    const emptied = deltas.filter((c) => c.d < 0);
+    if (emptied.length) {
+      await sql`delete from ${C} where n = 0 and (user_id, list) in (
+        select u, list from json_to_recordset(${JSON.stringify(emptied)}::json) as x(u text, list smallint))`.execute(trx);
+    }
   }
   await insertSplits(trx, tables.split_history, splits);
   // In bulk, a day is touched by many batches (opens, then closes and rolls weeks later): finishBulk
@@ -178,6 +186,10 @@ export const tradesProjection: Projection = {
     await createSplitHistoryTable(db, tables.split_history);
     await createDailyPremiumTable(db, tables.daily_premium);
     await createTradeCountsTable(db, tables.trade_counts);
+    // Versions projected before lists at 0 lost their rows still hold some: removed when the version is
+    // opened (at every start), so live and a rebuild compare equal. A concurrent batch that raises one
+    // first is safe: the delete re-checks n on the row it waited for.
+    await sql`delete from ${sql.table(tables.trade_counts)} where n = 0`.execute(db);
   },
   apply: applyTradeEvents,
   finishBulk: (db, t) => recomputeAllDays(db, asTables(t)),

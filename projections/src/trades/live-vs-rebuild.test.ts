@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
+import { migrateToLatest } from '@oj/infra/db/migrate';
+import { migrations as storeMigrations } from '@oj/infra/eventstore/migrations';
+import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
+import { START, comparePositions, type LogPosition, type StoredEvent } from '@oj/infra/eventstore/port';
+import { migrations as runtimeMigrations } from '../runtime/migrations.ts';
+import { applyLaneBatch } from '../runtime/apply.ts';
+import { laneOf } from '../runtime/lanes.ts';
+import { diff, rebuild } from '../runtime/rebuild.ts';
+import { computeDailyRecords, dayKey, type DayTrade } from '../daily-premium/compute.ts';
+import { tradesProjection } from './projection.ts';
+import { JournalLog, smallJournal, terms } from './testing.ts';
+
+/**
+ * Issue 16, defect 10: a version built live (one-event lane batches) and the same log rebuilt (bulk
+ * batches, then the daily records computed once) must be equal row for row, so `diff` says
+ * "identical". Two ways they were not: per-list counts that went back to 0 stayed live as rows with
+ * n = 0 that a rebuild never writes, and the daily records' float sums followed the order trades came
+ * back in when trades tied on the sort key.
+ */
+
+/** Three puts opened the same day on the same terms but their deltas: 0.005 + 0.565 + 0.695 rounds to 1.27 or 1.26 by order. */
+function tiedJournal(log: JournalLog, user: string): void {
+  [0.005, 0.565, 0.695].forEach((netDelta, i) =>
+    log.append(user, `T${i}`, { type: 'TradeOpened', data: { tradeId: `T${i}`, lineageId: `T${i}`, terms: terms({ ticker: 'QQQ', openDate: '2026-01-21', expirationDate: '2026-02-20', netDelta }) } }),
+  );
+}
+
+/** A user whose only trade is opened and then closed (open list back to 0), and one whose only trade is opened and deleted (all lists 0). */
+function emptiedJournal(log: JournalLog): void {
+  log.append('user-3', 'Z', { type: 'TradeOpened', data: { tradeId: 'Z', lineageId: 'Z', terms: terms({ ticker: 'IWM', openDate: '2026-01-12', expirationDate: '2026-01-30' }) } });
+  log.append('user-3', 'Z', {
+    type: 'TradeClosed',
+    data: { tradeId: 'Z', close: { closeAction: 'close', closeDate: '2026-01-13', contractsClosed: 1, premiumAtClose: 20, netFeeToClose: 1, closeTransaction: 2 }, closedPart: { premiumAtOpen: 200, netFeeToOpen: 1 }, remainder: null },
+  });
+  log.append('user-4', 'Y', { type: 'TradeOpened', data: { tradeId: 'Y', lineageId: 'Y', terms: terms({ ticker: 'DIA', openDate: '2026-01-12' }) } });
+  log.append('user-4', 'Y', { type: 'TradeDeleted', data: { tradeId: 'Y' } });
+}
+
+describe('daily premium records do not depend on the order trades come back in', () => {
+  it('every order of three trades tied on ticker, strategy, dates and premiums gives the same record', () => {
+    const trades: DayTrade[] = [0.005, 0.565, 0.695].map((nd, i) => ({
+      uid: `T${i}`, user_id: 'u', ticker: 'QQQ', su: 'cash-secured-put', tod: '2026-01-21', tcd: null, ed: '2026-02-20', status: 1, ot: 1, ct: null,
+      pao: 200, pac: null, npc: null, nfto: 1, nftc: null, nd, c: 10000, cg: null, held: null, cs: 1, pf: null,
+    }));
+    const [a, b, c] = trades as [DayTrade, DayTrade, DayTrade];
+    const orders = [[a, b, c], [a, c, b], [b, a, c], [b, c, a], [c, a, b], [c, b, a]];
+    const key = dayKey('u', '2026-01-21');
+    const records = orders.map((o) => computeDailyRecords([key], o).get(key));
+    for (const r of records) expect(r).toEqual(records[0]);
+    expect(records[0]!.nd).toBe(1.27);
+  });
+});
+
+describe('trades projection: live equals a rebuild (PostgreSQL)', () => {
+  const LANES = 2;
+  let database: TestDatabase;
+  let store: PostgresEventStore;
+  const deps = () => ({ database, eventStore: store, projections: [tradesProjection], lanes: LANES });
+
+  beforeAll(async () => {
+    database = await createTestDatabase('trades_live_rebuild');
+    await migrateToLatest(database.db, [storeMigrations, runtimeMigrations]);
+    store = new PostgresEventStore(database);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await database?.drop();
+  });
+
+  it('counts that went back to 0 and tied trades: diff reports every table identical', async () => {
+    // The live version exists before the first event, as on a new deployment.
+    await rebuild(deps(), tradesProjection.name);
+    const log = smallJournal();
+    tiedJournal(log, 'user-1');
+    emptiedJournal(log);
+    let last: LogPosition = START;
+    for (const e of log.events) last = (await store.append(e.streamId, [{ id: crypto.randomUUID(), type: e.type, schemaVersion: e.schemaVersion, data: e.data, metadata: e.metadata }], 'any')).position;
+    let stored: StoredEvent[] = [];
+    while (comparePositions(stored.at(-1)?.position ?? START, last) < 0) stored = await store.readAll({ limit: 10_000, streamPrefixes: ['trade-'] });
+    // Live: every event its own lane batch, as a lane worker applies them under light load.
+    const prev = new Map<number, LogPosition>();
+    for (const e of stored) {
+      const lane = laneOf(e.metadata.userId, LANES);
+      await applyLaneBatch(database.db, [tradesProjection], { lane, prev: prev.get(lane) ?? START, events: [e] });
+      prev.set(lane, e.position);
+    }
+    await rebuild(deps(), tradesProjection.name, { switch: false });
+    const tables = await diff(deps(), tradesProjection.name);
+    expect(tables.map((t) => t.table).sort()).toEqual([...tradesProjection.tables].sort());
+    for (const t of tables) {
+      expect({ table: t.table, onlyInLive: t.sampleOnlyInLive, onlyInOther: t.sampleOnlyInOther, totals: t.totals, rows: t.rowsLive - t.rowsOther }).toEqual({
+        table: t.table, onlyInLive: [], onlyInOther: [], totals: [], rows: 0,
+      });
+    }
+  });
+});
