@@ -2,7 +2,8 @@ import type { DiffResponse } from '@oj/contracts/operations';
 import { LOCK_REBUILD, tryLock } from '@oj/projections/runtime/locks';
 import type { Projection } from '@oj/projections/runtime/projection';
 import { readRebuilds, readRegistry, type RegistryRow } from '@oj/projections/runtime/registry';
-import { abandon, diff, RebuildLockedError, retire, rollback, switchVersion, type RuntimeDeps } from '@oj/projections/runtime/rebuild';
+import { abandon, diff, RebuildLockedError, retire, rollback, switchVersion, UnfinishedBuildError, type RuntimeDeps } from '@oj/projections/runtime/rebuild';
+import { sql } from 'kysely';
 import { diffFigures } from '@oj/projections/runtime/diff-figures';
 import { AppError } from '../app/errors.ts';
 import { isFinished, type RebuildRunner } from './rebuilds.ts';
@@ -30,6 +31,7 @@ async function versions(deps: RuntimeDeps, name: string): Promise<RegistryRow[]>
 const RUNTIME_REFUSALS = [/cannot catch up/, /has no version/, /no retired version/, /is not a retired version/, /keeps moving/, /keep moving/, /has no live version/, /no building version/, /not finished/, /not built/];
 function mapRuntimeError(error: unknown): never {
   if (error instanceof RebuildLockedError) throw conflict(error.message, 'Wait for the running rebuild to finish, then try again.');
+  if (error instanceof UnfinishedBuildError) throw conflict(error.message, 'Rebuild it again from this page: it resumes from its checkpoint.');
   if (error instanceof Error && error.constructor === Error && RUNTIME_REFUSALS.some((r) => r.test(error.message))) throw conflict(error.message);
   throw error;
 }
@@ -43,6 +45,11 @@ async function assertNoRebuildRunning(deps: RuntimeDeps, runner: RebuildRunner, 
   await lock.release();
 }
 
+const liveNow = (rows: RegistryRow[], version: number) => {
+  const before = rows.find((r) => r.status === 'live');
+  return before && before.version !== version ? `; v${before.version} is retired, kept for a rollback` : '';
+};
+
 export async function switchTo(deps: RuntimeDeps, runner: RebuildRunner, name: string, version: number): Promise<string> {
   const rows = await versions(deps, name);
   const target = rows.find((r) => r.version === version);
@@ -51,17 +58,23 @@ export async function switchTo(deps: RuntimeDeps, runner: RebuildRunner, name: s
   await assertNoRebuildRunning(deps, runner, name, 'switch');
   if (target.status === 'building') {
     const progress = (await readRebuilds(deps.database.db)).find((r) => r.projection === name && r.version === version);
+    // The rebuild marks the end of its bulk run and finishing step (built_at); until then the version
+    // lacks what only that step computes (e.g. the daily premium records).
+    const built = await sql<{ built: boolean }>`select built_at is not null as built from projection_rebuilds where projection = ${name} and version = ${version}`.execute(deps.database.db);
     const last = (await runner.list()).find((s) => s.projection === name && !s.userId && s.version === version);
     if (last?.phase === 'failed') throw conflict(`${name} v${version} is not fully built: its rebuild failed (${last.error}).`, 'Fix the cause and rebuild: it resumes from its checkpoint.');
-    if (!progress || (progress.eventsTotal !== null && progress.eventsDone < progress.eventsTotal)) {
+    if (!progress || !built.rows[0]?.built) {
       throw conflict(
-        `${name} v${version} is not fully built: its rebuild stopped at ${progress?.eventsDone ?? 0} of ${progress?.eventsTotal ?? '?'} events.`,
+        progress && progress.eventsTotal !== null && progress.eventsDone >= progress.eventsTotal
+          ? `${name} v${version} is not fully built: its rebuild stopped before its finishing step.`
+          : `${name} v${version} is not fully built: its rebuild stopped at ${progress?.eventsDone ?? 0} of ${progress?.eventsTotal ?? '?'} events.`,
         'Rebuild it again: it resumes from its checkpoint, then switch.',
       );
     }
   }
-  const applied = await switchVersion(deps, name, version).catch(mapRuntimeError);
-  return `${name} v${version} is live${target.status === 'retired' ? ' again' : ''} (${applied} event${applied === 1 ? '' : 's'} caught up).`;
+  // switchVersion catches the target up (in batches, then in its switch transaction) before it flips.
+  await switchVersion(deps, name, version).catch(mapRuntimeError);
+  return `${name} v${version} is live${target.status === 'retired' ? ' again' : ''}${liveNow(rows, version)}.`;
 }
 
 export async function rollBack(deps: RuntimeDeps, runner: RebuildRunner, name: string): Promise<{ message: string; version: number }> {

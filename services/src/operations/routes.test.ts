@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { EventStore } from '@oj/infra/eventstore/port';
+import { START, type EventStore } from '@oj/infra/eventstore/port';
+import type { Projection } from '@oj/projections/runtime/projection';
+import { applyLaneBatch } from '@oj/projections/runtime/apply';
+import { laneOf } from '@oj/projections/runtime/lanes';
 import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
 import { countingProjection } from '@oj/projections/runtime/test-projection';
 import { rebuild } from '@oj/projections/runtime/rebuild';
@@ -44,6 +47,14 @@ async function settled(id: string) {
     await new Promise((res) => setTimeout(res, 50));
   }
   throw new Error(`rebuild ${id} did not finish`);
+}
+
+/** What a lane does with the last event of the log: applies it to the live version with `code`. */
+async function deliver(code: Projection, n: number) {
+  await visible(store, n);
+  const e = (await store.readAll({ after: START, limit: n + 1 })).at(-1)!;
+  // ops_probe (the first test's read model) is live too: a lane applies a batch to every live version.
+  await applyLaneBatch(database.db, [code, countingProjection({ name: 'ops_probe' })], { lane: laneOf(e.metadata.userId, t.config.PROJECTOR_LANES), prev: START, events: [e] });
 }
 
 const runtimeDeps = () => ({ database, eventStore: store, projections: t.deps.projections!, lanes: t.config.PROJECTOR_LANES });
@@ -116,7 +127,7 @@ describe('a formula change, rehearsed end to end', () => {
     [C, 'l1', [70]], // 70: changes
     [C, 'l2', [5, 5]],
   ];
-  const changed = journal.filter(([, , p]) => p.reduce((a, b) => a + b, 0) > 50);
+  const changed = [...journal].filter(([, , p]) => p.reduce((a, b) => a + b, 0) > 50);
 
   it('builds v1, rebuilds v2 beside it, diffs, switches, rolls back, switches again and retires', async () => {
     for (const [u, l, p] of journal) await appendPremiums(store, u, l, p);
@@ -173,10 +184,14 @@ describe('a formula change, rehearsed end to end', () => {
     expect(table).toMatchObject({ rowsLive: 7, rowsOther: 7, onlyInLive: 4, onlyInOther: 4 });
     expect(table.totals.map((x: { column: string }) => x.column)).toEqual(['ror']);
 
-    // Switch, and the impossible ones around it.
+    // Switch, and the impossible ones around it. Events appended after the build are caught up by it.
+    // Meanwhile the lanes (still the v1 code of a rolling deploy) applied an event to the live v1.
+    await appendPremiums(store, B, 'l3', [80]);
+    await deliver(figuresProjection(1), 11);
     res = await call('POST', '/operations/projections/ops_figures/switch', admin.authorization, { version: 2 });
     expect(res.statusCode).toBe(200);
-    expect(res.json().message).toMatch(/^ops_figures v2 is live/);
+    expect(res.json().message).toBe('ops_figures v2 is live; v1 is retired, kept for a rollback.');
+    journal.push([B, 'l3', [80]]);
     expect((await call('POST', '/operations/projections/ops_figures/switch', operator.authorization, { version: 2 })).json().message).toBe('ops_figures v2 is already live.');
     expect((await call('POST', '/operations/projections/ops_figures/switch', operator.authorization, { version: 9 })).statusCode).toBe(404);
     res = await call('POST', '/operations/projections/ops_figures/switch', operator.authorization, { version: 'two' });
@@ -192,7 +207,15 @@ describe('a formula change, rehearsed end to end', () => {
       (await sql<{ ror: number }>`select ror from ${sql.table(`stream_figures_v${version}`)} order by ror`.execute(database.db)).rows.map((r) => r.ror);
     expect(await ror(2)).toEqual(journal.map(([, , p]) => rorV2(p.reduce((a, b) => a + b, 0))).sort((a, b) => a - b));
 
-    // Rollback to v1, then switch to v2 again.
+    // Rollback to v1: it must catch up with the event that came after it was retired, which only its
+    // own formulas may do. With v2's code running that is refused; with v1's code deployed it works.
+    await appendPremiums(store, C, 'l3', [90]);
+    await deliver(figuresProjection(2), 12);
+    journal.push([C, 'l3', [90]]);
+    res = await call('POST', '/operations/projections/ops_figures/rollback', operator.authorization);
+    expect(res.statusCode).toBe(409);
+    expect(res.json().message).toBe('ops_figures v1 was built by formulas v1 and the code is v2: it cannot catch up. Rebuild instead.');
+    t.deps.projections = [figuresProjection(1)];
     res = await call('POST', '/operations/projections/ops_figures/rollback', operator.authorization);
     expect(res.statusCode).toBe(200);
     expect(res.json().message).toBe('ops_figures rolled back from v2 to v1.');
@@ -200,9 +223,12 @@ describe('a formula change, rehearsed end to end', () => {
       [1, 'live'],
       [2, 'retired'],
     ]);
+    expect(await ror(1)).toEqual(journal.map(([, , p]) => rorV1(p.reduce((a, b) => a + b, 0))).sort((a, b) => a - b));
+    t.deps.projections = [figuresProjection(2)];
     res = await call('POST', '/operations/projections/ops_figures/switch', operator.authorization, { version: 2 });
     expect(res.statusCode).toBe(200);
-    expect(res.json().message).toMatch(/^ops_figures v2 is live again/);
+    expect(res.json().message).toBe('ops_figures v2 is live again; v1 is retired, kept for a rollback.');
+    expect(await ror(2)).toEqual(journal.map(([, , p]) => rorV2(p.reduce((a, b) => a + b, 0))).sort((a, b) => a - b));
 
     // One user, recomputed in the live version.
     await sql`update stream_figures_v2 set ror = -1 where user_id = ${A}`.execute(database.db);
@@ -232,6 +258,7 @@ describe('a formula change, rehearsed end to end', () => {
       ['switch', 'refused', 2, operator.email],
       ['switch', 'refused', 9, operator.email],
       ['retire', 'refused', 2, operator.email],
+      ['rollback', 'refused', null, operator.email],
       ['rollback', 'ok', 1, operator.email],
       ['switch', 'ok', 2, operator.email],
       ['rebuild-user', 'ok', 2, operator.email],
