@@ -54,6 +54,13 @@ export interface ProjectorOptions {
   rebuilds?: boolean;
   /** Lock duration of rebuild jobs in ms (default 30 s): how soon a killed projector's rebuild is taken over. */
   rebuildLockMs?: number;
+  /** Lock duration of lane jobs in ms (default 30 s): how soon a killed projector's lane batch is taken over. */
+  laneLockMs?: number;
+  /**
+   * A lane whose batches have failed without one succeeding for this long (ms, default 60 s) is stuck:
+   * `oj_projector_lane_stuck{lane}` is 1 and an error is logged (again every interval while it lasts).
+   */
+  stuckAfterMs?: number;
 }
 
 export interface ProjectorHandle {
@@ -79,6 +86,27 @@ export function failureReason(err: unknown): 'gap' | 'version' | 'revision' | 'f
 }
 
 export const laneQueueName = (lane: number) => `projector-lane-${lane}`;
+
+/**
+ * The BullMQ options of every lane worker; every process working a lane queue must use the same (the
+ * stalled check is throttled per queue by whichever worker ran it last, see rebuildWorkerOptions).
+ */
+export function laneWorkerOptions(lockDuration = 30_000) {
+  return {
+    concurrency: 1,
+    lockDuration,
+    stalledInterval: Math.max(500, Math.floor(lockDuration / 2)),
+    // A batch whose worker died (however often) goes back to its lane, never to the failed set: BullMQ's
+    // default (1) fails it for good on the second death, and every later batch of the lane then waits
+    // behind it forever.
+    maxStalledCount: Number.MAX_SAFE_INTEGER,
+    // An idle worker blocks on the queue's marker and an added job wakes it at once; the drain
+    // delay only bounds that block (no latency), and nothing in a lane job is delayed.
+    // A gap resolves as soon as the earlier job lands: retry quickly, and never give up on a
+    // lane (skipping a batch would break the user's order); a handler bug shows as a stuck lane.
+    settings: { backoffStrategy: (attempts: number) => Math.min(5000, 20 * 2 ** Math.min(attempts, 8)) },
+  };
+}
 
 interface LaneJob {
   lane: number;
@@ -123,6 +151,10 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   const log = logger.child({ component: 'projector' });
   const lagOf = () => readLag(db, eventStore, projections, lanes);
   const { metrics, detach } = projectorMetrics(options.metrics, lagOf);
+  const stuckAfterMs = options.stuckAfterMs ?? 60_000;
+  /** Per lane: when its current run of failures began (no batch applied since), and the last stuck alert. */
+  const failingSince = new Map<number, number>();
+  const stuckLogged = new Map<number, number>();
 
   let stopped = false;
   let stopping: Promise<void> | undefined;
@@ -165,6 +197,21 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     metrics.laneFailures.inc({ lane: String(lane), reason });
     if (reason === 'gap') log.debug({ lane }, (err as Error).message);
     else log.error({ lane, reason, err }, 'lane batch failed; retrying');
+    // A gap is routine for a moment (the earlier batch lands next); failures with no success between
+    // them for stuckAfterMs are an alert, whatever the reason: the lane's users' read models stand still.
+    const now = Date.now();
+    const since = failingSince.get(lane) ?? now;
+    failingSince.set(lane, since);
+    if (now - since >= stuckAfterMs && now - (stuckLogged.get(lane) ?? 0) >= stuckAfterMs) {
+      stuckLogged.set(lane, now);
+      metrics.laneStuck.set({ lane: String(lane) }, 1);
+      log.error({ lane, reason, err, failingForMs: now - since }, 'lane stuck: its batches keep failing and none has applied since; its users read models stand still');
+    }
+  };
+  const laneApplied = (lane: number) => {
+    failingSince.delete(lane);
+    if (stuckLogged.delete(lane)) log.info({ lane }, 'lane applies again');
+    metrics.laneStuck.set({ lane: String(lane) }, 0);
   };
   const applyTimed = async (batch: LaneBatch) => {
     const started = performance.now();
@@ -175,6 +222,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       laneFailed(batch.lane, err);
       throw err;
     }
+    laneApplied(batch.lane);
     record(batch.lane, counts, (performance.now() - started) / 1000);
     options.onApplied?.(batch);
     applied.fire();
@@ -192,11 +240,37 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       q = new Queue(laneQueueName(lane), {
         connection: connection!,
         prefix,
-        defaultJobOptions: { attempts: 1_000_000, backoff: { type: 'lane' }, removeOnComplete: { age: 3600, count: 10_000 }, removeOnFail: { age: 7 * 24 * 3600 } },
+        defaultJobOptions: { attempts: Number.MAX_SAFE_INTEGER, backoff: { type: 'lane' }, removeOnComplete: { age: 3600, count: 10_000 }, removeOnFail: { age: 7 * 24 * 3600 } },
       });
       queues.set(lane, q);
     }
     return q;
+  };
+  const worked: number[] = [];
+  let sweeper: NodeJS.Timeout | undefined;
+  let sweeping = false;
+  /**
+   * A lane job in the failed set (failed for good by an older release, e.g. after BullMQ's stall limit,
+   * or by hand) would hold its lane forever: put its batch back, as a new job with the same contents
+   * (a retried job would keep a deferred failure and fail again at once). Applying it is idempotent.
+   */
+  const sweepFailed = async () => {
+    if (sweeping || stopped) return;
+    sweeping = true;
+    try {
+      for (const lane of worked) {
+        const queue = queueFor(lane);
+        for (const job of await queue.getFailed(0, 99)) {
+          log.error({ lane, job: job.id, failedReason: job.failedReason }, 'lane batch had failed for good: queued again (a lane never skips a batch)');
+          await queue.add('batch', job.data as LaneJob, { jobId: `${job.id}-again-${Date.now()}` });
+          await job.remove();
+        }
+      }
+    } catch (err) {
+      log.error({ err }, 'could not check the lanes for failed batches');
+    } finally {
+      sweeping = false;
+    }
   };
   if (connection && options.work !== false) {
     const stored = (await readDispatcher(db)).lanes ?? lanes;
@@ -208,16 +282,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
         async (job: Job<LaneJob>) => {
           await applyTimed({ lane: job.data.lane, prev: positionFromString(job.data.prev), events: job.data.events.map(fromWire) });
         },
-        {
-          connection,
-          prefix,
-          concurrency: 1,
-          // An idle worker blocks on the queue's marker and an added job wakes it at once; the drain
-          // delay only bounds that block (no latency), and nothing in a lane job is delayed.
-          // A gap resolves as soon as the earlier job lands: retry quickly, and never give up on a
-          // lane (skipping a batch would break the user's order); a handler bug shows as a stuck lane.
-          settings: { backoffStrategy: (attempts: number) => Math.min(5000, 20 * 2 ** Math.min(attempts, 8)) },
-        },
+        { connection, prefix, ...laneWorkerOptions(options.laneLockMs) },
       );
       // Batch failures are logged and counted where they happen (applyTimed); this sees the rest.
       worker.on('failed', (job, err) => {
@@ -225,7 +290,10 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       });
       worker.on('error', (err) => log.error({ lane, err }, 'lane worker error'));
       workers.push(worker);
+      worked.push(lane);
     }
+    sweeper = setInterval(() => void sweepFailed(), laneWorkerOptions(options.laneLockMs).stalledInterval);
+    void sweepFailed();
   }
 
   // Operators' rebuilds (`npm run projections -- rebuild`) run here as jobs, one at a time.
@@ -513,6 +581,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
 
   async function shutdown() {
     stopped = true;
+    clearInterval(sweeper);
     nudge();
     // A running rebuild stops after its current batch and goes back to the queue for the next projector.
     await rebuildWorker?.stop();
