@@ -223,8 +223,8 @@ export type TickerIncome = z.infer<typeof tickerIncome>;
 /** The Open Trades snapshot: open trades now, their premium and collateral, the next to expire. */
 export const openTradesSnapshot = z.object({
   count: z.number().int(),
+  /** Signed premium at open of the open trades. */
   premium: z.number(),
-  collateral: z.number(),
   expiring_in_7_days: z.number().int(),
   tickers: z.number().int(),
   next: z.array(z.object({ uid: z.string(), ticker: z.string(), su: z.string(), ed: isoDate, tod: isoDate, premium: z.number(), cs: z.number().int() })),

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { premiumDataResponse } from '@oj/contracts/trade-views';
 import { physicalTables } from '@oj/projections/runtime/projection';
 import { tradesProjection } from '@oj/projections/trades/projection';
 import { smallJournal } from '@oj/projections/trades/testing';
@@ -53,7 +54,10 @@ describe('GET /metrics/premium-data for the dashboard', () => {
   it('answers every weekday of the window with the running total, not only days with trades', async () => {
     const r = await get('/metrics/premium-data');
     expect(r.statusCode).toBe(200);
+    expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
     const body = r.json();
+    // The body is built as text: it must still be exactly the contract's shape.
+    expect(premiumDataResponse.parse(body)).toEqual(body);
     expect(body.as_of).toBe('2026-02-02');
     // No trade falls on a weekend, so the days are exactly the window's weekdays.
     expect(body.daily_income.map((d: { id: string }) => d.id)).toEqual(weekdaysOfWindow());
@@ -168,9 +172,9 @@ describe('GET /metrics/premium-data for the dashboard', () => {
       { year: 2024, tickers: [] },
     ]);
     // Open: E (NVDA 50 put, 120 credit, expired 16 Jan, still open) and F (AAPL 180 put, 400 credit, 20 March):
-    // collateral 5,000 + 18,000; E is within 7 days (past); F is the next to expire from today.
+    // E is within 7 days (past); F is the next to expire from today.
     expect(body.open_trades).toEqual({
-      count: 2, premium: 520, collateral: 23000, expiring_in_7_days: 1, tickers: 2,
+      count: 2, premium: 520, expiring_in_7_days: 1, tickers: 2,
       next: [{ uid: 'F', ticker: 'AAPL', su: 'cash-secured-put', ed: '2026-03-20', tod: '2026-01-20', premium: 400, cs: 1 }],
     });
   });
@@ -190,7 +194,8 @@ describe('GET /metrics/premium-data for the dashboard', () => {
     expect(empty.yearly_income).toEqual([]);
     expect(empty.lifetime).toEqual({ premium: 0, realized: 0, fees: 0, opened: 0, closed: 0, wins: 0, unique_tickers: 0 });
     expect(empty.periods.y.metrics).toMatchObject({ premium: 0, win_rate: null, arr: null });
-    expect(empty.open_trades).toEqual({ count: 0, premium: 0, collateral: 0, expiring_in_7_days: 0, tickers: 0, next: [] });
+    expect(empty.open_trades).toEqual({ count: 0, premium: 0, expiring_in_7_days: 0, tickers: 0, next: [] });
+    expect(premiumDataResponse.parse(empty)).toEqual(empty);
   });
 
   it('needs a verified user', async () => {

@@ -5,6 +5,7 @@ import {
   ancestorParams,
   expiringListQuery,
   premiumDataResponse,
+  type PremiumDataResponse,
   pulseParams,
   pulseQuery,
   pulseResponse,
@@ -55,8 +56,10 @@ export const tradeViewRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => tradesOfDate(ctx, principalOf(request).userId, request.params.date),
   );
 
-  app.get('/metrics/premium-data', { ...guard, schema: { tags, security, response: { 200: premiumDataResponse, ...errors } } }, async (request) =>
-    premiumDataOf(ctx, principalOf(request).userId),
+  // The body is JSON text already (Fastify sends a string with a JSON content type as is): the schema
+  // documents it, and the route tests check every answer against it.
+  app.get('/metrics/premium-data', { ...guard, schema: { tags, security, response: { 200: premiumDataResponse, ...errors } } }, async (request, reply) =>
+    reply.type('application/json; charset=utf-8').send((await premiumDataOf(ctx, principalOf(request).userId)) as unknown as PremiumDataResponse),
   );
 
   app.get('/trades/upcoming-expirations', { ...guard, schema: { tags, security, response: { 200: upcomingExpirationsResponse, ...errors } } }, async (request) =>

@@ -4,7 +4,6 @@ import { businessDateOf } from '@oj/infra/clock';
 import {
   DATE_FILTER_MESSAGES,
   type ExpiringListQuery,
-  type PremiumDataResponse,
   type PulseResponse,
   type RollHistoryResponse,
   type SplitHistoryResponse,
@@ -20,7 +19,7 @@ import { TRADES_PROJECTION } from '@oj/projections/trades/projection';
 import { listExpiring, listTrades, tradesByDate, type TradeReadTables } from '@oj/projections/trades/queries';
 import { rollHistory } from '@oj/projections/roll-history/queries';
 import { splitHistory } from '@oj/projections/split-history/queries';
-import { premiumData } from '@oj/projections/daily-premium/queries';
+import { premiumDataJson } from '@oj/projections/daily-premium/queries';
 import { pulse } from '@oj/projections/pulse/queries';
 import { upcomingExpirations } from '@oj/projections/upcoming-expirations/queries';
 import { AppError } from '../app/errors.ts';
@@ -78,8 +77,9 @@ export async function tradesOfDate(ctx: TradeViewsContext, userId: string, date:
   return tradesByDate(ctx.db, await tables(ctx.db), userId, date, businessDateOf(ctx.clock));
 }
 
-export async function premiumDataOf(ctx: TradeViewsContext, userId: string): Promise<PremiumDataResponse> {
-  return premiumData(ctx.db, await tables(ctx.db), userId, businessDateOf(ctx.clock));
+/** The premium data as JSON text (see `premiumDataJson`: two years of maps are not parsed and re-serialised here). */
+export async function premiumDataOf(ctx: TradeViewsContext, userId: string): Promise<string> {
+  return premiumDataJson(ctx.db, await tables(ctx.db), userId, businessDateOf(ctx.clock));
 }
 
 export async function pulseOf(ctx: TradeViewsContext, userId: string, ticker: string, timeframe: number): Promise<PulseResponse> {
