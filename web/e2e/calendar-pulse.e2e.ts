@@ -292,7 +292,8 @@ describe('income calendar', () => {
     await dialog.locator('canvas').first().waitFor();
     await screenshotAt(page, 'share-trade-summary-dark', DESKTOP, { fullPage: false });
 
-    const box = (await card.boundingBox())!;
+    // The card's layout size (the dialog may show it scaled down on a narrow screen).
+    const box = await card.evaluate((el: HTMLElement) => ({ width: el.offsetWidth, height: el.offsetHeight }));
     const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Download' }).click()]);
     const monthName = new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'long' }).format(new Date(`${month}-01T00:00:00Z`)).toLowerCase();
     expect(download.suggestedFilename()).toBe(`trade-summary-${monthName}-${month.slice(0, 4)}.png`);
@@ -368,6 +369,28 @@ describe('pulse', () => {
     await page.locator('.pulse-gauges canvas').first().waitFor();
     await screenshotAt(page, 'pulse', DESKTOP);
     await screenshotAt(page, 'pulse', PHONE);
+  });
+
+  it("shares a closed trade's card: the captured premium by hand, the PNG decoded", async () => {
+    const closed = SEEDS.find((s) => s.ticker === 'AAPL' && s.close)!;
+    await page.getByRole('button', { name: /Share AAPL Cash-Secured Put trade/ }).last().click();
+    const dialog = page.getByRole('dialog', { name: 'Share Trade' });
+    const card = dialog.getByTestId('share-card');
+    await card.waitFor();
+    // npc = +200 sold - 50 bought back = 150.
+    await card.getByText(usd(sign(closed.ot) * closed.pao + sign(closed.close!.ct) * closed.close!.pac), { exact: true }).waitFor();
+    await screenshotAt(page, 'share-trade-dark', DESKTOP, { fullPage: false });
+    const size = await card.evaluate((el: HTMLElement) => ({ width: el.offsetWidth, height: el.offsetHeight }));
+    const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Download' }).click()]);
+    expect(download.suggestedFilename()).toBe(`trade-aapl-${closed.close!.tcd}.png`);
+    const png = decodePng(readFileSync((await download.path())!));
+    expect([png.width, png.height]).toEqual([size.width * 2, size.height * 2]);
+    expect(png.pixel(20, Math.round(png.height / 2)).slice(0, 3)).toEqual([11, 17, 32]);
+    await dialog.getByRole('button', { name: 'Light' }).click();
+    await screenshotAt(page, 'share-trade-light', DESKTOP, { fullPage: false });
+    await screenshotAt(page, 'share-trade-light', PHONE, { fullPage: false });
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
   });
 
   it('re-filters a narrower timeframe without fetching, and clears on a new ticker', async () => {

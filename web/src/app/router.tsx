@@ -26,7 +26,7 @@ const privateRoutes: RouteObject[] = [
     handle: { requiresActiveSubscription: true },
     lazy: async () => ({ Component: (await import('../features/calendar/routes/events-route.tsx')).EventsRoute }),
   },
-  { path: 'pulse', handle: { requiresActiveSubscription: true }, lazy: async () => ({ Component: (await import('../features/pulse/routes/pulse-route.tsx')).PulseRoute }) },
+  { path: 'pulse', handle: { requiresActiveSubscription: true }, lazy: async () => ({ Component: (await import('./routes/pulse-page.tsx')).PulsePage }) },
   { path: 'profile', lazy: async () => ({ Component: (await import('../features/profile/routes/profile-route.tsx')).ProfileRoute }) },
   { path: 'subscription', lazy: comingSoon('Manage Your Subscription', 'Your plan, trial and billing history.') },
   {

@@ -1,8 +1,11 @@
 import type { DailyIncome } from '@oj/contracts/trade-views';
-import { formatLongDate, formatMoneyShort } from '../../../lib/format.ts';
+import { formatCompact, formatLongDate, formatMoneyShort } from '../../../lib/format.ts';
 import { dayTone, monthWeeks } from '../utils/month.ts';
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+
+/** A phone's day cell has room for "$650" or "-$1.2K", not for cents. */
+const shortMoney = (v: number) => `${v < 0 ? '-' : ''}$${formatCompact(Math.abs(Math.abs(v) >= 1000 ? v : Math.round(v)))}`;
 
 export interface MonthGridProps {
   month: string;
@@ -48,6 +51,11 @@ export function MonthGrid({ month, byDate, today, onOpenDay }: MonthGridProps) {
                 >
                   <span className="cal-day-num">{Number(date.slice(8))}</span>
                   {label && <span className="cal-day-amount">{label}</span>}
+                  {label && (
+                    <span className="cal-day-amount-short" aria-hidden="true">
+                      {tone === 'even' ? 'Even' : shortMoney(r!.np)}
+                    </span>
+                  )}
                   {trades > 0 && (
                     <span className="cal-day-trades" aria-hidden="true">
                       {trades} {trades === 1 ? 'trade' : 'trades'}

@@ -25,7 +25,8 @@ export function PulseDonut({ label, slices, center, money = false }: { label: st
             radius: ['52%', '76%'],
             center: ['50%', '44%'],
             avoidLabelOverlap: true,
-            itemStyle: { borderRadius: 6, borderWidth: 2, borderColor: 'transparent' },
+            // One slice is a whole ring: rounded ends would draw a notch where it meets itself.
+            itemStyle: slices.length > 1 ? { borderRadius: 6, borderWidth: 2, borderColor: 'transparent' } : {},
             label: { show: true, position: 'center', formatter: () => center, fontSize: 16, fontWeight: 700 },
             labelLine: { show: false },
             emphasis: { scale: true, scaleSize: 4, label: { show: true } },

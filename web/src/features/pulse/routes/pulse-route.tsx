@@ -1,4 +1,5 @@
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
+import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { PageHeader } from '../../../components/layout/page-header.tsx';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Badge } from '../../../components/ui/badge.tsx';
@@ -18,11 +19,17 @@ import '../pulse.css';
  * (an equal or wider window), which only re-filters. `request` is what was fetched, `timeframe` what
  * is shown: they differ exactly when the view is a re-filter of a wider answer.
  */
-export function PulseRoute() {
+export interface PulseRouteProps {
+  /** A trade's share card (the app composes the share feature's modal in here). */
+  renderTradeShare?: (trade: TradeListItem, onClose: () => void) => ReactNode;
+}
+
+export function PulseRoute({ renderTradeShare }: PulseRouteProps = {}) {
   const [ticker, setTicker] = useState('');
   const [timeframe, setTimeframe] = useState<number | null>(null);
   const [request, setRequest] = useState<{ ticker: string; timeframe: number } | null>(null);
   const [touched, setTouched] = useState(false);
+  const [sharing, setSharing] = useState<TradeListItem | null>(null);
   const pulse = usePulse(request);
   const loaded = pulse.data && request && pulse.data.ticker === request.ticker ? pulse.data : undefined;
   const view = timeframe !== null ? viewOf(loaded, ticker, timeframe) : null;
@@ -100,18 +107,19 @@ export function PulseRoute() {
           <Spinner label="Loading pulse" />
         </div>
       ) : view ? (
-        <PulseResults ticker={ticker} view={view} />
+        <PulseResults ticker={ticker} view={view} onShare={renderTradeShare ? setSharing : undefined} />
       ) : (
         <div className="card pulse-intro">
           <Icon name="pulse" size={28} />
           <p>Enter a ticker and choose a timeframe to see its premium, win rate, returns and how its trades ended.</p>
         </div>
       )}
+      {sharing && renderTradeShare?.(sharing, () => setSharing(null))}
     </>
   );
 }
 
-function PulseResults({ ticker, view: v }: { ticker: string; view: PulseView }) {
+function PulseResults({ ticker, view: v, onShare }: { ticker: string; view: PulseView; onShare: ((t: TradeListItem) => void) | undefined }) {
   const tf = TIMEFRAMES.find((t) => t.code === v.timeframe)!;
   const q = v.quadrant;
   return (
@@ -192,13 +200,13 @@ function PulseResults({ ticker, view: v }: { ticker: string; view: PulseView }) 
         <h2>
           Open Trades <span className="muted">({v.open_trades.length})</span>
         </h2>
-        <OpenTradesTable trades={v.open_trades} />
+        <OpenTradesTable trades={v.open_trades} onShare={onShare} />
       </section>
       <section className="card pulse-trades" aria-label="Closed trades">
         <h2>
           Closed Trades <span className="muted">({v.closed_trades.length})</span>
         </h2>
-        <ClosedTradesTable trades={v.closed_trades} />
+        <ClosedTradesTable trades={v.closed_trades} onShare={onShare} />
       </section>
     </div>
   );

@@ -14,14 +14,15 @@ export function CardHeader({ colors, title, subtitle }: { colors: CardColors; ti
   );
 }
 
-export function CardStat({ colors, label, value, tone, hint }: { colors: CardColors; label: string; value: ReactNode; tone?: 'positive' | 'negative' | 'even'; hint?: ReactNode }) {
+/** `compact` for longer values (dates) that would not fit the figure size. */
+export function CardStat({ colors, label, value, tone, hint, compact = false }: { colors: CardColors; label: string; value: ReactNode; tone?: 'positive' | 'negative' | 'even'; hint?: ReactNode; compact?: boolean }) {
   const color = tone === 'positive' ? colors.positive : tone === 'negative' ? colors.negative : tone === 'even' ? colors.even : colors.text;
   return (
     <div className="share-stat" style={{ background: colors.surface, borderColor: colors.border }}>
       <div className="share-stat-label" style={{ color: colors.muted }}>
         {label}
       </div>
-      <div className="share-stat-value" style={{ color }}>
+      <div className={`share-stat-value${compact ? ' is-compact' : ''}`} style={{ color }}>
         {value}
       </div>
       {hint && (

@@ -1,4 +1,4 @@
-import { useRef, useState, type ReactNode } from 'react';
+import { useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { Icon } from '../../../components/ui/icons.tsx';
@@ -28,7 +28,9 @@ export interface ShareModalProps {
 /** Renders the card to a PNG in the browser (modern-screenshot) and downloads it; nothing is uploaded. */
 async function downloadPng(node: HTMLElement, fileName: string, background: string): Promise<void> {
   const { domToPng } = await import('modern-screenshot');
-  const url = await domToPng(node, { ...SHARE_IMAGE, backgroundColor: background });
+  // The card's own layout size, not its on-screen box: on a phone the card is shown scaled down to fit,
+  // and the image must still be the card at scale 2.
+  const url = await domToPng(node, { ...SHARE_IMAGE, width: node.offsetWidth, height: node.offsetHeight, backgroundColor: background });
   const a = document.createElement('a');
   a.href = url;
   a.download = fileName;
@@ -47,7 +49,26 @@ export function ShareModal({ open, onClose, title, shareText, shareError, shareD
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const cardRef = useRef<HTMLDivElement>(null);
+  const stageRef = useRef<HTMLDivElement>(null);
+  const [fit, setFit] = useState<{ scale: number; height: number }>({ scale: 1, height: 0 });
   const colors = CARD_COLORS[theme];
+
+  // A fixed-width card does not fit a phone: show it scaled to the dialog's width (a transform, so the
+  // card's layout, its charts and its image are unchanged).
+  useLayoutEffect(() => {
+    const stage = stageRef.current;
+    const card = cardRef.current;
+    if (!open || !stage || !card) return;
+    const measure = () => {
+      const scale = Math.min(1, stage.clientWidth / card.offsetWidth);
+      setFit((f) => (f.scale === scale && f.height === card.offsetHeight * scale ? f : { scale, height: card.offsetHeight * scale }));
+    };
+    const ro = new ResizeObserver(measure);
+    ro.observe(stage);
+    ro.observe(card);
+    measure();
+    return () => ro.disconnect();
+  }, [open]);
 
   const share = () => {
     setError(null);
@@ -106,18 +127,20 @@ export function ShareModal({ open, onClose, title, shareText, shareError, shareD
           {error}
         </Alert>
       )}
-      <div className="share-stage">
-        <div
-          ref={cardRef}
-          className="share-card"
-          data-card-theme={theme}
-          data-testid="share-card"
-          style={{ background: colors.bg, color: colors.text, borderColor: colors.border }}
-        >
-          {children(colors, theme)}
-          <div className="share-card-brand" style={{ color: colors.muted }}>
-            <span className="share-card-mark" style={{ background: colors.accent }} aria-hidden="true" />
-            Options Journal
+      <div className={`share-stage${fit.scale < 1 ? ' is-scaled' : ''}`} ref={stageRef} style={fit.scale < 1 ? { height: fit.height } : undefined}>
+        <div className="share-fit" style={fit.scale < 1 ? { transform: `scale(${fit.scale})` } : undefined}>
+          <div
+            ref={cardRef}
+            className="share-card"
+            data-card-theme={theme}
+            data-testid="share-card"
+            style={{ background: colors.bg, color: colors.text, borderColor: colors.border }}
+          >
+            {children(colors, theme)}
+            <div className="share-card-brand" style={{ color: colors.muted }}>
+              <span className="share-card-mark" style={{ background: colors.accent }} aria-hidden="true" />
+              Options Journal
+            </div>
           </div>
         </div>
       </div>

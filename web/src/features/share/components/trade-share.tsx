@@ -26,12 +26,12 @@ export function TradeShareModal({ open, onClose, trade: t, strategyName }: Trade
         <>
           <CardHeader colors={c} title={`${t.ticker} · ${strategyName}`} subtitle={`${strikes(t.sp)} · ${t.cs} contract${t.cs === 1 ? '' : 's'} · exp ${formatDate(t.ed)}`} />
           <div className="share-hero" style={{ color: result === null ? c.text : result > 0 ? c.positive : result < 0 ? c.negative : c.even }}>
-            {formatMoney(closed ? t.npc : t.pao)}
+            <span>{formatMoney(closed ? t.npc : t.pao)}</span>
             <span style={{ color: c.muted }}>{closed ? (t.dis ?? 'Closed') : 'Premium at open'}</span>
           </div>
           <div className="share-grid share-grid-3">
-            <CardStat colors={c} label="Opened" value={formatDate(t.tod)} />
-            <CardStat colors={c} label={closed ? 'Closed' : 'Days open'} value={closed ? formatDate(t.tcd) : String(t.do)} />
+            <CardStat colors={c} label="Opened" value={formatDate(t.tod)} compact />
+            <CardStat colors={c} label={closed ? 'Closed' : 'Days open'} value={closed ? formatDate(t.tcd) : String(t.do)} compact={closed} />
             <CardStat colors={c} label="Days held" value={closed ? (t.do === 0 ? 'Scalp' : String(t.do)) : '—'} />
             <CardStat colors={c} label="Return on risk" value={formatPercent(t.ror)} tone={toneOf(t.ror)} />
             <CardStat colors={c} label="Annualised" value={formatPercent(t.aroc)} tone={toneOf(t.aroc)} />
