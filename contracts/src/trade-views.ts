@@ -187,7 +187,18 @@ export const periodMetrics = z.object({
   avg_days_to_expiry: z.number().nullable(),
 });
 export type PeriodMetrics = z.infer<typeof periodMetrics>;
-export const periodSummary = z.object({ from: isoDate, to: isoDate, totals: periodTotals, metrics: periodMetrics });
+/** Percent change of each figure against the previous period (part 2 §9 rule); null where either side has none. */
+export const CHANGE_METRICS = ['premium', 'realized', 'net_profit_loss', 'win_rate', 'ror', 'arr', 'delta', 'retention', 'hold_days'] as const;
+export const metricChanges = z.object(Object.fromEntries(CHANGE_METRICS.map((k) => [k, z.number().nullable()])) as Record<(typeof CHANGE_METRICS)[number], z.ZodNullable<z.ZodNumber>>);
+export type MetricChanges = z.infer<typeof metricChanges>;
+export const periodSummary = z.object({
+  from: isoDate,
+  to: isoDate,
+  totals: periodTotals,
+  metrics: periodMetrics,
+  /** Against the previous period (today: the previous weekday; week, month, year: the whole previous one; M: the 30 days before; YTD: last year to the same date); null on the previous periods themselves. */
+  changes: metricChanges.nullable(),
+});
 export type PeriodSummary = z.infer<typeof periodSummary>;
 
 /**

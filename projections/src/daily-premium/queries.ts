@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { addDays, isWeekend, minusYears, parseIsoDate } from '@oj/contracts/business-date';
 import {
+  CHANGE_METRICS,
   DASHBOARD_PERIODS,
   SWITCH_PERIODS,
   type DashboardPeriod,
@@ -13,7 +14,7 @@ import {
   type SwitchPeriod,
   type TickerIncome,
 } from '@oj/contracts/trade-views';
-import { openSign, percentChange, periodFigures, round2 } from '../formulas/formulas.ts';
+import { figureChanges, openSign, percentChange, periodFigures, round2 } from '../formulas/formulas.ts';
 import type { TradeReadTables } from '../trades/queries.ts';
 
 /** Part 2 §3: the daily records run from 1 January two years before today (New York). */
@@ -55,6 +56,9 @@ export function dashboardPeriods(today: string): Record<DashboardPeriod, { from:
     y: { from: addDays(minusYears(today, 1), 1), to: today },
   };
 }
+
+/** Each compared period and the one it is compared with. */
+const PREVIOUS_OF: Partial<Record<DashboardPeriod, DashboardPeriod>> = { today: 'prev_day', week: 'prev_week', month: 'prev_month', year: 'prev_year', m: 'prev_m', ytd: 'prev_ytd' };
 
 const sumFields = ['np', 'nf', 'nd', 'nep', 'otc', 'ctc', 'iw', 'npc', 'cpt', 'cg', 'hp', 'pr', 'ttf', 'incap', 'wdc'] as const satisfies readonly (keyof PeriodTotals)[];
 const intFields = new Set<string>(['otc', 'ctc', 'iw']);
@@ -251,7 +255,10 @@ export async function premiumDataJson(db: Kysely<any>, tables: TradeReadTables, 
   const periodSummaries = {} as Record<DashboardPeriod, PeriodSummary>;
   for (const row of periodRows.rows) {
     const totals = totalsOf(row);
-    periodSummaries[row.key] = { ...periods[row.key], totals, metrics: periodFigures(totals) };
+    periodSummaries[row.key] = { ...periods[row.key], totals, metrics: periodFigures(totals), changes: null };
+  }
+  for (const [current, previous] of Object.entries(PREVIOUS_OF) as [DashboardPeriod, DashboardPeriod][]) {
+    periodSummaries[current].changes = figureChanges(CHANGE_METRICS, periodSummaries[current].metrics, periodSummaries[previous].metrics);
   }
 
   const l = lifetime.rows[0]!;

@@ -264,3 +264,14 @@ export function periodFigures(s: DaySums) {
     avg_days_to_expiry: averageDaysToExpiry(s.nep, s.otc),
   };
 }
+
+/** Part 2 §9 change of every compared dashboard figure; null where the current or previous figure has none. */
+export function figureChanges<K extends string>(keys: readonly K[], current: Record<K, number | null>, previous: Record<K, number | null>): Record<K, number | null> {
+  const out = {} as Record<K, number | null>;
+  for (const k of keys) {
+    const c = current[k];
+    const p = previous[k];
+    out[k] = c === null || p === null ? null : percentChange(c, p);
+  }
+  return out;
+}

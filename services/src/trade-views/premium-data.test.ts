@@ -86,6 +86,12 @@ describe('GET /metrics/premium-data for the dashboard', () => {
     expect(periods.prev_m).toMatchObject({ from: '2025-12-05', to: '2026-01-03', totals: { np: 0 } });
     expect(periods.y.from).toBe('2025-02-03');
     expect(periods.prev_ytd).toMatchObject({ from: '2025-01-01', to: '2025-02-02' });
+    // Changes (part 2 §9): today 0 against 0 is 0; this month 0 against 2,260 is -100%; this year against
+    // an empty year has none; a ratio without a denominator on either side has none.
+    expect(periods.today.changes).toMatchObject({ premium: 0, realized: (0 - 250) / 250 * 100, win_rate: null });
+    expect(periods.month.changes).toMatchObject({ premium: -100 });
+    expect(periods.year.changes).toMatchObject({ premium: null, win_rate: null });
+    expect(periods.prev_month.changes).toBeNull();
   });
 
   it('computes the performance metrics and gauges of a period by hand', async () => {
