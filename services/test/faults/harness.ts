@@ -11,7 +11,8 @@ import { createTestDatabase } from '@oj/infra/testing/postgres';
 import { allProjections } from '@oj/projections/catalogue';
 import { startProjector, type ProjectorHandle } from '@oj/projections/runtime/projector';
 import { RebuildLockedError, rebuild } from '@oj/projections/runtime/rebuild';
-import { liveTables } from '@oj/projections/runtime/registry';
+import { liveTables, readLag } from '@oj/projections/runtime/registry';
+import { comparePositions } from '@oj/infra/eventstore/port';
 import { tradeTables } from '@oj/projections/trades/projection';
 import { createTestApp, signInAs, type TestApp } from '../../src/identity/testing.ts';
 
@@ -108,13 +109,27 @@ export function startCatchUpProjector(stack: Stack): Promise<ProjectorHandle> {
 
 /**
  * Waits until the projector has applied the last committed event (not the store's head: that is the
- * visibility horizon, which a long transaction elsewhere on the server holds back).
+ * visibility horizon, which a long transaction elsewhere on the server holds back). With a handle, it
+ * asks the projector; without one (a projector in another process), it waits for the horizon to pass
+ * that event and then for every lane's lag to be 0.
  */
-export async function settle(stack: Stack, projector: ProjectorHandle, timeoutMs = 120_000): Promise<void> {
+export async function settle(stack: Stack, projector?: ProjectorHandle, timeoutMs = 120_000): Promise<void> {
   const { rows } = await sql<{ c: string; p: string }>`
     select transaction_id::text as c, global_position::text as p from events order by transaction_id desc, global_position desc limit 1`.execute(stack.t.db.db);
   const last = rows[0];
-  if (last) await projector.waitFor({ commit: BigInt(last.c), prepare: BigInt(last.p) }, timeoutMs);
+  if (!last) return;
+  const position = { commit: BigInt(last.c), prepare: BigInt(last.p) };
+  if (projector) return projector.waitFor(position, timeoutMs);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const head = await stack.store.head();
+    if (head && comparePositions(head, position) >= 0) {
+      const lag = await readLag(stack.t.db.db, stack.store, allProjections, LANES);
+      if (lag.length > 0 && lag.every((l) => l.behindEvents === 0)) return;
+    }
+    if (Date.now() > deadline) throw new Error(`the projector did not catch up: ${JSON.stringify(await readLag(stack.t.db.db, stack.store, allProjections, LANES))}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -316,7 +331,7 @@ export async function dumpLive(stack: Stack): Promise<Record<string, unknown[]>>
   return out;
 }
 
-export async function proveNothingLost(stack: Stack, load: MixedLoad, projector: ProjectorHandle, options: { allowed5xx?: number[] } = {}): Promise<void> {
+export async function proveNothingLost(stack: Stack, load: MixedLoad, projector: ProjectorHandle | undefined, options: { allowed5xx?: number[] } = {}): Promise<void> {
   const allowed = new Set(options.allowed5xx ?? []);
   const db = stack.t.db.db;
   // 4. No 5xx but the allowed ones (503 where a dependency was made unreachable).
