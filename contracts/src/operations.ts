@@ -166,6 +166,12 @@ export const diffResponse = z.object({
   live: z.object({ version: z.number().int(), codeVersion: z.number().int() }),
   other: z.object({ version: z.number().int(), codeVersion: z.number().int(), status: z.enum(['live', 'building', 'retired']) }),
   identical: z.boolean(),
+  /**
+   * Events in the log after the compared version's own position (a building version stops where its
+   * rebuild read; the live one keeps moving): rows those events touch differ until it is caught up.
+   * Null when the store cannot count.
+   */
+  otherBehind: z.number().nullable(),
   tables: z.array(tableDiff),
   keyed: z.array(keyedRows),
   figures: z.array(figureDelta),

@@ -71,6 +71,16 @@ describe('projections console', () => {
   const seeded = [...Array.from({ length: 12 }, (_, i) => [`K${String.fromCharCode(65 + i)}`, 100 + i] as const), ...Array.from({ length: 12 }, (_, i) => [`M${String.fromCharCode(65 + i)}`, 200 + i] as const)];
   const damagedTickers = seeded.filter(([t]) => t.startsWith('K')).length;
 
+  /** The trader's open trades as the API serves them (the live read model), until `ok` holds. */
+  const untilOpenTrades = async (ok: (n: number) => boolean) => {
+    for (let i = 0; ; i++) {
+      const n = (await json<{ total: number }>(await api('/trades/status/open?page=1&size=100'))).total;
+      if (ok(n)) return n;
+      if (i > 300) throw new Error(`open trades ${n}, added ${added}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
   beforeAll(async () => {
     server = await startServer();
     const email = `tom.trader.${Date.now()}@example.com`;
@@ -101,12 +111,7 @@ describe('projections console', () => {
     const db = server.runtime.deps.database.db;
     // Wait until the seeded trades are in the live read model, then damage one figure of the K trades
     // in it: the rebuild recomputes them from the log, so the diff must show exactly this.
-    for (let i = 0; ; i++) {
-      const n = (await json<{ total: number }>(await api('/trades/status/open?page=1&size=100'))).total;
-      if (n === seeded.length) break;
-      if (i > 200) throw new Error(`open trades ${n}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await untilOpenTrades((n) => n === seeded.length);
     const live1 = (await readRegistry(db, 'trades')).find((r) => r.status === 'live')!;
     const v1 = live1.version;
     const v2 = v1 + 1;
@@ -168,6 +173,9 @@ describe('projections console', () => {
     await card.locator(`tr[data-version="${v2}"][data-status="live"]`).waitFor();
     await card.locator(`tr[data-version="${v1}"][data-status="retired"]`).waitFor();
     expect((await readRegistry(db, 'trades')).find((r) => r.status === 'live')!.version).toBe(v2);
+    // The new version serves every trade added so far, those added after it was built included.
+    const addedAtSwitch = added;
+    await untilOpenTrades((n) => n >= addedAtSwitch);
     await screenshots(page, 'operations-switched');
 
     // Roll back, with confirmation.
@@ -188,12 +196,7 @@ describe('projections console', () => {
     flowing = false;
     await flow;
     expect(added).toBeGreaterThan(seeded.length);
-    for (let i = 0; ; i++) {
-      const n = (await json<{ total: number }>(await api('/trades/status/open?page=1&size=100'))).total;
-      if (n === added) break;
-      if (i > 300) throw new Error(`open trades ${n}, added ${added}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await untilOpenTrades((n) => n === added);
   }, 180_000);
 
   it('is not for traders', async () => {

@@ -1,7 +1,8 @@
-import type { DiffResponse } from '@oj/contracts/operations';
+import type { DiffResponse, ProjectionsStatusResponse } from '@oj/contracts/operations';
 import { LOCK_REBUILD, tryLock } from '@oj/projections/runtime/locks';
 import type { Projection } from '@oj/projections/runtime/projection';
-import { readRebuilds, readRegistry, type RegistryRow } from '@oj/projections/runtime/registry';
+import { readCheckpoints, readRebuilds, readRegistry, type RegistryRow } from '@oj/projections/runtime/registry';
+import { START, comparePositions, positionFromString, positionToString } from '@oj/infra/eventstore/port';
 import { abandon, diff, RebuildLockedError, retire, rollback, switchVersion, UnfinishedBuildError, type RuntimeDeps } from '@oj/projections/runtime/rebuild';
 import { sql } from 'kysely';
 import { diffFigures } from '@oj/projections/runtime/diff-figures';
@@ -117,6 +118,7 @@ export async function diffVersions(deps: RuntimeDeps, name: string, version?: nu
   }
   if (other.version === live.version) throw conflict(`${name} v${other.version} is the live version: pick another version to compare with it.`);
   const tables = await diff(deps, name, other.version).catch(mapRuntimeError);
+  const otherBehind = await behindOf(deps, name, other);
   const { keyed, figures } = await diffFigures(deps.database.db, live.tables, other.tables);
   const identical = tables.every((t) => !t.onlyInLive && !t.onlyInOther && !t.totals.length && !t.shapeChanged && t.rowsLive === t.rowsOther);
   // Sample rows go to a browser as JSON: bigint and Date values are made plain.
@@ -126,10 +128,25 @@ export async function diffVersions(deps: RuntimeDeps, name: string, version?: nu
     live: { version: live.version, codeVersion: live.codeVersion },
     other: { version: other.version, codeVersion: other.codeVersion, status: other.status },
     identical,
+    otherBehind,
     tables: tables.map((t) => ({ ...t, sampleOnlyInLive: plain(t.sampleOnlyInLive), sampleOnlyInOther: plain(t.sampleOnlyInOther) })),
     keyed,
     figures: figures.map((f) => ({ ...f, samples: plain(f.samples) as typeof f.samples })),
   };
+}
+
+/** Events of the projection's streams after where `row` stands (its rebuild's checkpoint, or its lowest lane). */
+async function behindOf(deps: RuntimeDeps, name: string, row: RegistryRow): Promise<number | null> {
+  const { eventStore } = deps;
+  if (!eventStore.countAfter) return null;
+  const projection = codeProjection(deps, name);
+  let from: string | undefined;
+  if (row.status === 'building') from = (await readRebuilds(deps.database.db)).find((r) => r.projection === name && r.version === row.version)?.checkpoint;
+  else {
+    const cps = [...(await readCheckpoints(deps.database.db, name, row.version)).values()];
+    from = cps.length ? positionToString(cps.reduce((a, b) => (comparePositions(a, b) <= 0 ? a : b))) : undefined;
+  }
+  return eventStore.countAfter(from ? positionFromString(from) : START, [...projection.streamPrefixes]);
 }
 
 /** Checks a rebuild request before it is queued: the projection exists and, for one user, has a live version built by this code. */
@@ -142,3 +159,26 @@ export async function checkRebuild(deps: RuntimeDeps, name: string, userId?: str
   }
 }
 
+
+/**
+ * Row counts in the registry are taken when a rebuild ends; a version the projector created itself
+ * (the first one) has none. Those are counted here, at most once a minute per version, so the console
+ * shows a number without counting big tables on every refresh.
+ */
+export async function fillCounts(deps: RuntimeDeps, status: ProjectionsStatusResponse, cache: Map<string, { at: number; counts: Record<string, number> }>): Promise<ProjectionsStatusResponse> {
+  for (const p of status.projections) {
+    const code = deps.projections.find((x) => x.name === p.name);
+    if (!code?.countRows) continue;
+    for (const v of p.versions) {
+      if (Object.keys(v.counts).length) continue;
+      const key = `${p.name}/${v.version}`;
+      let hit = cache.get(key);
+      if (!hit || Date.now() - hit.at > 60_000) {
+        hit = { at: Date.now(), counts: await code.countRows(deps.database.db, v.tables).catch(() => ({})) };
+        cache.set(key, hit);
+      }
+      v.counts = hit.counts;
+    }
+  }
+  return status;
+}

@@ -170,7 +170,7 @@ describe('a formula change, rehearsed end to end', () => {
     res = await call('GET', '/operations/projections/ops_figures/diff', operator.authorization);
     expect(res.statusCode).toBe(200);
     const diff = res.json();
-    expect(diff).toMatchObject({ projection: 'ops_figures', live: { version: 1, codeVersion: 1 }, other: { version: 2, codeVersion: 2, status: 'building' }, identical: false });
+    expect(diff).toMatchObject({ projection: 'ops_figures', live: { version: 1, codeVersion: 1 }, other: { version: 2, codeVersion: 2, status: 'building' }, identical: false, otherBehind: 0 });
     expect(diff.keyed).toEqual([{ table: 'stream_figures', key: ['stream_id'], matched: journal.length, onlyInLive: 0, onlyInOther: 0 }]);
     expect(diff.figures.map((f: Record<string, unknown>) => ({ ...f, samples: undefined }))).toEqual([
       { table: 'stream_figures', column: 'ror', rowsChanged: changed.length, users: new Set(changed.map(([u]) => u)).size, largestDelta: 1.5, samples: undefined },

@@ -26,7 +26,7 @@ import type { RuntimeDeps } from '@oj/projections/runtime/rebuild';
 import { AppError } from '../app/errors.ts';
 import { principalOf } from '../app/principal.ts';
 import { listActions, recordAction, type ActionInput } from './actions.ts';
-import { abandonBuild, checkRebuild, diffVersions, retireVersions, rollBack, switchTo } from './commands.ts';
+import { abandonBuild, checkRebuild, diffVersions, fillCounts, retireVersions, rollBack, switchTo } from './commands.ts';
 import { OperationsConsole } from './live.ts';
 import { QUEUES_URL, registerQueuesBoard, setBoardCookie } from './queues-board.ts';
 
@@ -52,6 +52,7 @@ export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
     onError: (err, what) => app.log.warn({ err }, `operations console: ${what} failed`),
   });
   const streams = new Set<ServerResponse>();
+  const counted = new Map<string, { at: number; counts: Record<string, number> }>();
   // Open event streams would keep the server from closing: end them first.
   app.addHook('preClose', async () => {
     for (const s of streams) s.end();
@@ -88,7 +89,7 @@ export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/operations/projections',
     { onRequest: operator, schema: { ...doc, response: { 200: projectionsStatusResponse, ...errors } } },
-    async () => projectionsStatus(runtimeDeps(), config.mode.projector),
+    async () => fillCounts(runtimeDeps(), await projectionsStatus(runtimeDeps(), config.mode.projector), counted),
   );
 
   app.get('/operations/live', { onRequest: operator, schema: { ...doc, response: { 200: operationsLive, ...errors } } }, async (request) => snapshot(request));

@@ -8,7 +8,21 @@ import { useDiff } from '../api/operations-api.ts';
 import { figureLabel, figureSentence, int, short } from './format.ts';
 
 /** The new version against live: per-figure deltas first (what an operator checks), then row counts. */
-export function DiffPanel({ name, version, onSwitch, onClose, canSwitch }: { name: string; version: number; onSwitch: () => void; onClose: () => void; canSwitch: boolean }) {
+export function DiffPanel({
+  name,
+  version,
+  onSwitch,
+  onClose,
+  onCatchUp,
+  canSwitch,
+}: {
+  name: string;
+  version: number;
+  onSwitch: () => void;
+  onClose: () => void;
+  onCatchUp: (() => void) | undefined;
+  canSwitch: boolean;
+}) {
   const diff = useDiff(name, version);
   const d = diff.data;
   return (
@@ -36,15 +50,26 @@ export function DiffPanel({ name, version, onSwitch, onClose, canSwitch }: { nam
       {diff.isError && <Alert tone="danger">{errorMessage(diff.error, 'Could not compare the versions.')}</Alert>}
       {d && (
         <>
+          {d.otherBehind !== null && d.otherBehind > 0 && (
+            <Alert tone="info" title={`v${version} stops where it was built`}>
+              {int(d.otherBehind)} event{d.otherBehind === 1 ? '' : 's'} came after it; rows they touch differ from live until it is caught up (a switch catches up first).{' '}
+              {onCatchUp && (
+                <Button size="sm" variant="link" onClick={onCatchUp}>
+                  Catch up v{version}
+                </Button>
+              )}
+            </Alert>
+          )}
           {d.identical ? (
             <Alert tone="success" title="Identical">
               Every table of v{d.other.version} holds exactly the rows of the live v{d.live.version}.
             </Alert>
           ) : d.figures.length ? (
             <ul className="ops-figures" data-testid="figure-deltas">
-              {d.figures.map((f) => (
+              {d.figures.map((f, i) => (
                 <li key={`${f.table}.${f.column}`}>
-                  <strong>{figureSentence(f)}</strong>
+                  <details open={i === 0}>
+                  <summary>{figureSentence(f)}</summary>
                   <table className="ops-table ops-table--compact">
                     <thead>
                       <tr>
@@ -66,6 +91,7 @@ export function DiffPanel({ name, version, onSwitch, onClose, canSwitch }: { nam
                     </tbody>
                   </table>
                   {f.rowsChanged > f.samples.length && <p className="ops-muted">Largest {f.samples.length} of {int(f.rowsChanged)} shown.</p>}
+                  </details>
                 </li>
               ))}
             </ul>

@@ -51,3 +51,6 @@ export const short = (v: unknown): string => {
   if (typeof v === 'string') return v.length > 14 ? `${v.slice(0, 8)}…` : v;
   return JSON.stringify(v).slice(0, 40);
 };
+
+/** Log positions are zero-padded `<commit>-<prepare>` strings: shown without the padding. */
+export const position = (p: string) => (/^\d+-\d+$/.test(p) ? p.split('-').map((x) => x.replace(/^0+(?=\d)/, '')).join(':') : p);

@@ -10,7 +10,7 @@ import { useToast } from '../../../components/ui/toast.tsx';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { useAbandon, useRebuild, useRetire, useRollback, useSwitch } from '../api/operations-api.ts';
 import { DiffPanel } from './diff-panel.tsx';
-import { int, timeAgo } from './format.ts';
+import { int, position, timeAgo } from './format.ts';
 import { LagChart } from './lag-chart.tsx';
 import { RebuildProgress } from './rebuild-progress.tsx';
 
@@ -88,7 +88,11 @@ export function ProjectionCard({ projection, live }: { projection: ProjectionSta
 
   const next = Math.max(0, ...versions.map((v) => v.version)) + 1;
   const confirmText: Record<Confirm['kind'], { title: string; label: string; tone: 'primary' | 'danger' }> = {
-    rebuild: { title: building ? `Resume the build of ${name} v${building.version}?` : `Rebuild ${name}?`, label: building ? 'Resume' : 'Rebuild', tone: 'primary' },
+    rebuild: {
+      title: building ? `${stoppedShort ? 'Resume the build of' : 'Catch up'} ${name} v${building.version}?` : `Rebuild ${name}?`,
+      label: building ? (stoppedShort ? 'Resume' : 'Catch up') : 'Rebuild',
+      tone: 'primary',
+    },
     switch: { title: `Switch ${name} to v${confirm && 'version' in confirm ? confirm.version : ''}?`, label: 'Switch', tone: 'primary' },
     rollback: { title: `Roll ${name} back to v${confirm && 'version' in confirm ? confirm.version : ''}?`, label: 'Roll back', tone: 'danger' },
     retire: { title: `Retire ${name} v${confirm && 'version' in confirm ? confirm.version : ''}?`, label: 'Retire', tone: 'danger' },
@@ -102,7 +106,7 @@ export function ProjectionCard({ projection, live }: { projection: ProjectionSta
           <>
             <p>
               {building
-                ? `v${building.version} continues from its checkpoint.`
+                ? `v${building.version} continues from its checkpoint to the head of the log.`
                 : `v${next} is built beside the live version from the whole log, with the formulas of the running code (v${projection.codeVersion}).`}{' '}
               The live version keeps serving meanwhile.
             </p>
@@ -140,7 +144,7 @@ export function ProjectionCard({ projection, live }: { projection: ProjectionSta
           {inCode && (
             <>
               <Button size="sm" onClick={() => (setSwitchWhenBuilt(false), setActionError(null), setConfirm({ kind: 'rebuild' }))} disabled={Boolean(running)} data-testid="rebuild-button">
-                {building && !running ? `Resume v${building.version}` : 'Rebuild'}
+                {building && !running ? `${stoppedShort ? 'Resume' : 'Catch up'} v${building.version}` : 'Rebuild'}
               </Button>
               <Button size="sm" variant="secondary" onClick={() => (setUserError(null), setUserOpen(true))} disabled={!liveVersion}>
                 Rebuild one user
@@ -229,6 +233,7 @@ export function ProjectionCard({ projection, live }: { projection: ProjectionSta
           name={name}
           version={compare}
           canSwitch={inCode && !running}
+          onCatchUp={building?.version === compare && !running ? () => (setSwitchWhenBuilt(false), setActionError(null), setConfirm({ kind: 'rebuild' })) : undefined}
           onSwitch={() => (setActionError(null), setConfirm({ kind: 'switch', version: compare }))}
           onClose={() => setCompare(null)}
         />
@@ -249,7 +254,7 @@ export function ProjectionCard({ projection, live }: { projection: ProjectionSta
                 </div>
                 <LagChart samples={samples} projection={name} lane={l.lane} />
                 <div className="ops-muted mono ops-lane-cp" title="Checkpoint (log position)">
-                  @ {l.checkpoint}
+                  @ {position(l.checkpoint)}
                 </div>
                 {error && (
                   <p className="ops-error" title={error.message}>
