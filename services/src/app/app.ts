@@ -58,6 +58,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   });
 
   // 1. External plugins.
+  const stripeOn = deps.config.mode.billing === 'stripe';
   registerSecurityHeaders(app, {
     // The console is served from this origin; its styles are inline-free, scripts are same-origin modules.
     contentSecurityPolicy: {
@@ -65,8 +66,11 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
         defaultSrc: ["'self'"],
         imgSrc: ["'self'", 'data:', 'blob:', 'https:'],
         styleSrc: ["'self'", "'unsafe-inline'"],
-        scriptSrc: ["'self'"],
-        connectSrc: ["'self'"],
+        // Stripe Elements (the Subscription page's card form) is Stripe.js from js.stripe.com in Stripe's
+        // frames, talking to api.stripe.com; only when payments are on (billing/, docs/billing.md).
+        scriptSrc: ["'self'", ...(stripeOn ? ['https://js.stripe.com'] : [])],
+        connectSrc: ["'self'", ...(stripeOn ? ['https://api.stripe.com'] : [])],
+        ...(stripeOn ? { frameSrc: ['https://js.stripe.com', 'https://hooks.stripe.com'] } : {}),
       },
     },
   });

@@ -28,7 +28,7 @@ const privateRoutes: RouteObject[] = [
   },
   { path: 'pulse', handle: { requiresActiveSubscription: true }, lazy: async () => ({ Component: (await import('./routes/pulse-page.tsx')).PulsePage }) },
   { path: 'profile', lazy: async () => ({ Component: (await import('../features/profile/routes/profile-route.tsx')).ProfileRoute }) },
-  { path: 'subscription', lazy: comingSoon('Manage Your Subscription', 'Your plan, trial and billing history.') },
+  { path: 'subscription', lazy: async () => ({ Component: (await import('../features/subscription/routes/subscription-route.tsx')).SubscriptionRoute }) },
   {
     path: 'getting-started',
     lazy: async () => ({ Component: (await import('../features/getting-started/routes/getting-started-route.tsx')).GettingStartedRoute }),

@@ -82,6 +82,13 @@ export function Sidebar({ contracted, onToggleContracted, mobileOpen, onNavigate
           </Link>
         </div>
       </div>
+      {!session.subscriptionActive && session.subsStatus !== null && (
+        // Part 1 §2: an expired subscription gets a way back from every page.
+        <Link to="/subscription" className="btn btn-primary btn-sm sidebar-renew" onClick={onNavigate} title="Your subscription has expired, please renew">
+          <Icon name="card" />
+          <span className="nav-label">Renew Now</span>
+        </Link>
+      )}
       <nav className="sidebar-nav">
         <ul>
           {main.map((e) => (

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import type { SubscriptionDetails } from '@oj/contracts/subscriptions';
+import { displayStatus, historyRows, longDate } from './display-status.ts';
+
+const now = new Date('2026-03-15T12:00:00Z');
+const base: SubscriptionDetails = { status: 1, cps: '2026-03-01T15:00:00.000Z', cpe: '2026-03-31T15:00:00.000Z', cape: false, pm: false, payment_status: null, mode: 'stripe', card: null, publishable_key: 'pk', price_id: 'price' };
+const sub = (patch: Partial<SubscriptionDetails>) => ({ ...base, ...patch });
+
+describe('display status (part 2 §4)', () => {
+  it('maps every status code for a User', () => {
+    expect(displayStatus(sub({}), 'User', now)).toEqual({ kind: 'trial', withCard: false, end: base.cpe });
+    expect(displayStatus(sub({ pm: true }), 'User', now)).toEqual({ kind: 'trial', withCard: true, end: base.cpe });
+    expect(displayStatus(sub({ cpe: '2026-03-10T00:00:00.000Z' }), 'User', now)).toEqual({ kind: 'expired', canceled: false });
+    expect(displayStatus(sub({ status: 2 }), 'User', now)).toEqual({ kind: 'active', renews: base.cpe });
+    expect(displayStatus(sub({ status: 2, cape: true }), 'User', now)).toEqual({ kind: 'pendingCancellation', cancels: base.cpe });
+    expect(displayStatus(sub({ status: 2, cpe: '2026-03-10T00:00:00.000Z' }), 'User', now)).toEqual({ kind: 'expired', canceled: false });
+    expect(displayStatus(sub({ status: 3 }), 'User', now)).toEqual({ kind: 'expired', canceled: false });
+    expect(displayStatus(sub({ status: 4 }), 'User', now)).toEqual({ kind: 'expired', canceled: true });
+    expect(displayStatus(sub({ status: 5 }), 'User', now)).toEqual({ kind: 'due' });
+    expect(displayStatus(sub({ status: 6 }), 'User', now)).toEqual({ kind: 'other' });
+    expect(displayStatus(sub({ status: 7 }), 'User', now)).toEqual({ kind: 'other' });
+    expect(displayStatus(sub({ status: 7, cps: null, cpe: null }), 'User', now)).toEqual({ kind: 'none' });
+  });
+
+  it('staff roles look permanently active; self-hosted mode says so', () => {
+    expect(displayStatus(sub({ status: 3 }), 'Admin', now)).toEqual({ kind: 'staff', title: 'Admin Subscription' });
+    expect(displayStatus(sub({}), 'Super', now)).toEqual({ kind: 'staff', title: 'Superuser Subscription' });
+    expect(displayStatus(sub({ mode: 'self-hosted' }), 'User', now)).toEqual({ kind: 'selfHosted' });
+  });
+});
+
+describe('history labels', () => {
+  it('tests the rules in the listed order', () => {
+    expect(historyRows(sub({ status: 2, payment_status: 'paid' }), 'User').top).toEqual({ label: 'AUTO', prefix: 'Processing on - ', date: 'March 31, 2026' });
+    expect(historyRows(sub({ status: 2, cape: true, payment_status: null, pm: true }), 'User').top).toEqual({ label: 'PENDING', prefix: 'Cancellation on - ', date: 'March 31, 2026' });
+    expect(historyRows(sub({ status: 5, payment_status: 'open', pm: true }), 'User').top).toEqual({ label: 'GRACE PERIOD', prefix: 'Processed on - ', date: 'March 31, 2026' });
+    expect(historyRows(sub({}), 'User').top.label).toBe('ADD PAYMENT');
+    expect(historyRows(sub({ status: 3, pm: true }), 'User').top).toEqual({ label: 'EXPIRED', prefix: 'Processed on - ', date: 'March 31, 2026' });
+    expect(historyRows(sub({ status: 7, pm: true }), 'User').top.label).toBe('UNKNOWN');
+    expect(historyRows(sub({}), 'User').bottom).toEqual({ label: 'TRIAL', prefix: 'Processed on - ', date: 'March 01, 2026' });
+    expect(historyRows(sub({ status: 2 }), 'User').bottom.label).toBe('PAID');
+    expect(historyRows(sub({ status: 3 }), 'Admin').top).toEqual({ label: 'AUTO', prefix: 'Expiration: ', date: 'Future' });
+  });
+
+  it('dates are "Month DD, YYYY" in New York', () => {
+    // 02:00 UTC on 1 April is still 31 March in New York.
+    expect(longDate('2026-04-01T02:00:00.000Z')).toBe('March 31, 2026');
+  });
+});

@@ -1,0 +1,78 @@
+import type { SubscriptionDetails } from '@oj/contracts/subscriptions';
+import { staffRoles, type RoleName } from '@oj/contracts/users';
+
+/** Part 2 §4: what the status card shows, from the subscription fields and the viewer's role. */
+export type DisplayStatus =
+  | { kind: 'selfHosted' }
+  | { kind: 'staff'; title: string }
+  | { kind: 'none' }
+  | { kind: 'trial'; withCard: boolean; end: string | null }
+  | { kind: 'active'; renews: string | null }
+  | { kind: 'pendingCancellation'; cancels: string | null }
+  | { kind: 'expired'; canceled: boolean }
+  | { kind: 'due' }
+  | { kind: 'other' };
+
+type Privilege = RoleName | 7;
+
+const passed = (iso: string | null, now: Date) => iso !== null && Date.parse(iso) <= now.getTime();
+
+export function staffTitle(role: RoleName): string {
+  return role === 'Super' ? 'Superuser Subscription' : `${role} Subscription`;
+}
+
+export function displayStatus(sub: SubscriptionDetails | undefined, privilege: Privilege, now: Date): DisplayStatus {
+  if (sub?.mode === 'self-hosted') return { kind: 'selfHosted' };
+  if (privilege !== 7 && staffRoles.includes(privilege)) return { kind: 'staff', title: staffTitle(privilege) };
+  // The server answers status 7 with no dates when the user has no subscription record at all.
+  if (!sub || (sub.status === 7 && sub.cpe === null && sub.cps === null)) return { kind: 'none' };
+  switch (sub.status) {
+    case 1:
+      return passed(sub.cpe, now) ? { kind: 'expired', canceled: false } : { kind: 'trial', withCard: sub.pm, end: sub.cpe };
+    case 2:
+      if (sub.cape) return { kind: 'pendingCancellation', cancels: sub.cpe };
+      return passed(sub.cpe, now) ? { kind: 'expired', canceled: false } : { kind: 'active', renews: sub.cpe };
+    case 3:
+      return { kind: 'expired', canceled: false };
+    case 4:
+      return { kind: 'expired', canceled: true };
+    case 5:
+      return { kind: 'due' };
+    default:
+      return { kind: 'other' };
+  }
+}
+
+/** "Month DD, YYYY" in New York, the product's business time zone. */
+export function longDate(iso: string | null): string {
+  if (!iso) return 'Future';
+  return new Date(iso).toLocaleDateString('en-US', { month: 'long', day: '2-digit', year: 'numeric', timeZone: 'America/New_York' });
+}
+
+export interface HistoryRow {
+  label: string;
+  prefix: string;
+  date: string;
+}
+
+/**
+ * Part 2 §4, Subscription history labels. The rules are tested in the order the spec lists them (it says
+ * the precedence is not shown); one consequence, kept on purpose: "Past Due" is listed after "GRACE PERIOD"
+ * (payment open) and so never shows.
+ */
+export function historyRows(sub: SubscriptionDetails, privilege: Privilege): { top: HistoryRow; bottom: HistoryRow } {
+  const staff = sub.mode === 'self-hosted' || (privilege !== 7 && staffRoles.includes(privilege));
+  if (staff) return { top: { label: 'AUTO', prefix: 'Expiration: ', date: 'Future' }, bottom: { label: 'PAID', prefix: 'Processed on - ', date: longDate(sub.cps) } };
+  let label = 'UNKNOWN';
+  if (sub.payment_status === 'paid') label = 'AUTO';
+  else if (sub.cape) label = 'PENDING';
+  else if (sub.payment_status === 'open') label = 'GRACE PERIOD';
+  else if (!sub.pm) label = 'ADD PAYMENT';
+  else if (sub.status === 5 && sub.payment_status === 'open') label = 'Past Due';
+  else if (sub.status === 3 || sub.status === 4 || sub.status === 6) label = 'EXPIRED';
+  const prefix = sub.status >= 3 && sub.status <= 6 ? 'Processed on - ' : sub.cape ? 'Cancellation on - ' : 'Processing on - ';
+  return {
+    top: { label, prefix, date: longDate(sub.cpe) },
+    bottom: { label: sub.status === 1 ? 'TRIAL' : 'PAID', prefix: 'Processed on - ', date: longDate(sub.cps) },
+  };
+}
