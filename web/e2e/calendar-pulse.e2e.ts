@@ -403,6 +403,15 @@ describe('pulse', () => {
     expect(await page.getByTestId('pulse-premium').count()).toBe(0);
     expect(await page.getByRole('button', { name: 'M', exact: true }).getAttribute('aria-pressed')).toBe('false');
   });
+
+  it('shows the spec text when the pulse data cannot be fetched', async () => {
+    // The network refuses the call (the browser's own failure, after the query's retries).
+    await page.route('**/api/v1/trades/tt/**', (route) => route.abort('failed'));
+    await page.getByLabel('Ticker').fill('NVDA');
+    await page.getByRole('button', { name: 'W', exact: true }).click();
+    await page.getByText('Failed to fetch pulse data.').waitFor();
+    await page.unroute('**/api/v1/trades/tt/**');
+  });
 });
 
 describe('empty journal', () => {
