@@ -182,3 +182,26 @@ export async function fillCounts(deps: RuntimeDeps, status: ProjectionsStatusRes
   }
   return status;
 }
+
+/**
+ * Embedded mode runs the console's rebuilds in the gateway process, so a restart stops them. At start,
+ * a build the console started (its last action on that read model is that rebuild) and that did not
+ * finish is resumed from its checkpoint. It never switches by itself after a restart: the operator
+ * compares first. (With REDIS_URL the rebuild is a BullMQ job, which the next projector resumes.)
+ */
+export async function interruptedBuilds(deps: RuntimeDeps): Promise<Array<{ projection: string; requestedBy: string }>> {
+  const out: Array<{ projection: string; requestedBy: string }> = [];
+  const db = deps.database.db;
+  for (const p of deps.projections) {
+    const building = (await readRegistry(db, p.name)).find((r) => r.status === 'building');
+    if (!building || building.codeVersion !== p.version) continue;
+    const built = await sql<{ built: boolean }>`select built_at is not null as built from projection_rebuilds where projection = ${p.name} and version = ${building.version}`.execute(db);
+    if (built.rows[0]?.built) continue;
+    const last = await sql<{ action: string; outcome: string; actor_email: string }>`select action, outcome, actor_email from operator_actions
+      where projection = ${p.name} and action in ('rebuild', 'switch', 'rollback', 'retire', 'abandon') and outcome in ('ok', 'queued')
+      order by at desc, id desc limit 1`.execute(db);
+    const a = last.rows[0];
+    if (a?.action === 'rebuild') out.push({ projection: p.name, requestedBy: `${a.actor_email} (resumed after a restart)` });
+  }
+  return out;
+}

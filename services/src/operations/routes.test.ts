@@ -271,3 +271,41 @@ describe('a formula change, rehearsed end to end', () => {
     await expect(sql`update operator_actions set message = 'x'`.execute(database.db)).rejects.toThrow(/append-only/);
   });
 });
+
+describe('embedded mode: a console rebuild stopped by a restart', () => {
+  it('is resumed when the server starts again, without switching', async () => {
+    const U = randomUUID();
+    await appendPremiums(store, U, 'r1', [60, 7]);
+    const before = (await store.readAll({ after: START, limit: 10_000 })).length;
+    await visible(store, before);
+    await rebuild({ database, eventStore: store, projections: [figuresProjection(1, 'ops_resume')], lanes: t.config.PROJECTOR_LANES }, 'ops_resume');
+    // The console started v2; the process died after one batch.
+    t.deps.projections = [figuresProjection(2, 'ops_resume')];
+    const res = await call('POST', '/operations/projections/ops_resume/rebuild', operator.authorization, {});
+    expect(res.statusCode).toBe(202);
+    await settled('rebuild-ops_resume');
+    await sql`update projection_rebuilds set built_at = null, events_done = 1 where projection = 'ops_resume' and version = 2`.execute(database.db);
+
+    const { buildApp } = await import('../app/app.ts');
+    const { Registry } = await import('prom-client');
+    const restarted = await buildApp({ ...t.deps, metrics: new Registry(), projections: [figuresProjection(2, 'ops_resume')] }, { logger: false });
+    try {
+      await restarted.ready();
+      let state: { phase: string; requestedBy: string; switch: boolean } | undefined;
+      for (let i = 0; i < 400 && state?.phase !== 'done'; i++) {
+        const live = (await restarted.inject({ method: 'GET', url: '/api/v1/operations/live', headers: { authorization: operator.authorization } })).json();
+        state = live.rebuilds.find((r: { id: string }) => r.id === 'rebuild-ops_resume');
+        if (state?.phase !== 'done') await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(state).toMatchObject({ phase: 'done', switch: false, requestedBy: `${operator.email} (resumed after a restart)` });
+      const built = await sql<{ built: boolean }>`select built_at is not null as built from projection_rebuilds where projection = 'ops_resume' and version = 2`.execute(database.db);
+      expect(built.rows[0]?.built).toBe(true);
+      expect((await readRegistry(database.db, 'ops_resume')).map((r) => [r.version, r.status])).toEqual([
+        [1, 'live'],
+        [2, 'building'],
+      ]);
+    } finally {
+      await restarted.close();
+    }
+  });
+});

@@ -26,7 +26,7 @@ import type { RuntimeDeps } from '@oj/projections/runtime/rebuild';
 import { AppError } from '../app/errors.ts';
 import { principalOf } from '../app/principal.ts';
 import { listActions, recordAction, type ActionInput } from './actions.ts';
-import { abandonBuild, checkRebuild, diffVersions, fillCounts, retireVersions, rollBack, switchTo } from './commands.ts';
+import { abandonBuild, checkRebuild, diffVersions, fillCounts, interruptedBuilds, retireVersions, rollBack, switchTo } from './commands.ts';
 import { OperationsConsole } from './live.ts';
 import { QUEUES_URL, registerQueuesBoard, setBoardCookie } from './queues-board.ts';
 
@@ -58,6 +58,17 @@ export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
     for (const s of streams) s.end();
   });
   app.addHook('onClose', () => live.close());
+  if (!config.REDIS_URL) {
+    app.addHook('onReady', async () => {
+      // In the background: the server does not wait for a rebuild to start.
+      void (async () => {
+        for (const r of await interruptedBuilds(runtimeDeps())) {
+          await live.rebuilds.start({ projection: r.projection, switch: false, requestedBy: r.requestedBy });
+          app.log.info({ projection: r.projection }, 'resumed an interrupted console rebuild');
+        }
+      })().catch((err) => app.log.warn({ err }, 'could not resume an interrupted console rebuild'));
+    });
+  }
 
   const snapshot = async (request: FastifyRequest): Promise<OperationsLive> => {
     await live.ensureStarted();
