@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { EventStore, StoredEvent } from './port.ts';
 import { PostgresEventStore } from './postgres.ts';
+import { assertLocalLogPositions } from './log-origin.ts';
 
 /**
  * Old schema versions of the journal's events become the current ones on read; the stored events stay
@@ -21,5 +22,8 @@ export async function createEventStore(config: Config, database: Database): Prom
     const { EventStoreDbEventStore } = await import('./eventstoredb.ts');
     return EventStoreDbEventStore.connect(config.EVENTSTORE_URL, { upcast: upcastJournalEvent });
   }
+  // A log copied from another cluster would be invisible and new events would sort before it: refuse
+  // to start on it (see log-origin.ts; the recovery command is in the error).
+  await assertLocalLogPositions(database.db);
   return new PostgresEventStore(database, { upcast: upcastJournalEvent });
 }
