@@ -79,4 +79,11 @@ export const migrations: MigrationSet = {
       await sql`alter table projection_rebuilds add column if not exists built_at timestamptz`.execute(db);
     },
   },
+  '202611241410_dispatcher_term': {
+    async up(db) {
+      // Fencing: each election takes the next term; the dispatcher's writes apply only while the row
+      // still holds its term, so a leader that lost its lock unnoticed cannot write stale positions.
+      await sql`alter table projector_dispatcher add column if not exists term bigint not null default 0`.execute(db);
+    },
+  },
 };

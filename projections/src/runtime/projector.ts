@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -9,9 +8,9 @@ import { LocalSignal } from '@oj/infra/eventstore/subscription';
 import { physicalTables, type Projection } from './projection.ts';
 import { applyLaneBatch, type AppliedCount, type LaneBatch } from './apply.ts';
 import { LOCK_DISPATCHER, LOCK_REBUILD, tryLock, type SessionLock } from './locks.ts';
-import { fromWire, laneOf, maxPosition, posParams, toWire, type WireEvent } from './lanes.ts';
+import { fromWire, laneOf, maxPosition, toWire, type WireEvent } from './lanes.ts';
 import { projectorMetrics } from './metrics.ts';
-import { readCheckpoints, readDispatcher, readLag, readRegistry, relane, runnable, type LaneLag } from './registry.ts';
+import { claimTerm, DispatcherFencedError, readCheckpoints, readDispatcher, readLag, readRegistry, recordDispatch, relane, runnable, type LaneLag } from './registry.ts';
 import { rebuild, RebuildLockedError } from './rebuild.ts';
 import { startRebuildWorker, type RebuildWorker } from './rebuild-job.ts';
 
@@ -61,6 +60,8 @@ export interface ProjectorOptions {
    * `oj_projector_lane_stuck{lane}` is 1 and an error is logged (again every interval while it lasts).
    */
   stuckAfterMs?: number;
+  /** Test hook: awaited by the dispatcher just before it records a dispatched read (to stage a stale leader). */
+  beforePersist?: () => Promise<void>;
 }
 
 export interface ProjectorHandle {
@@ -345,16 +346,18 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   };
 
   const persist = async (checkpoint: LogPosition, dispatched: Map<number, LogPosition>) => {
-    const c = posParams(checkpoint);
-    await db.transaction().execute(async (trx) => {
-      await sql`insert into projector_dispatcher (id, commit, prepare, lanes) values ('main', ${c.commit}, ${c.prepare}, ${lanes})
-        on conflict (id) do update set commit = excluded.commit, prepare = excluded.prepare, lanes = excluded.lanes, updated_at = now()`.execute(trx);
-      for (const [lane, p] of dispatched) {
-        const pp = posParams(p);
-        await sql`insert into projector_lanes (lane, commit, prepare) values (${lane}, ${pp.commit}, ${pp.prepare})
-          on conflict (lane) do update set commit = excluded.commit, prepare = excluded.prepare, updated_at = now()`.execute(trx);
-      }
-    });
+    await options.beforePersist?.();
+    await recordDispatch(db, term, lanes, checkpoint, dispatched);
+  };
+  /** This dispatcher's term (taken at election): every write of the dispatcher is checked against it. */
+  let term = 0;
+  /** A fenced write: another dispatcher was elected; give up the lock and run for election again. */
+  const stepDown = async (err: unknown) => {
+    metrics.laneFailures.inc({ lane: 'dispatcher', reason: 'fenced' });
+    log.error({ err, term }, 'dispatcher fenced: another dispatcher was elected since; stepping down');
+    const lock = leader;
+    leader = null;
+    await lock?.release().catch(() => undefined);
   };
 
   /**
@@ -371,7 +374,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     log.info({ from: state.lanes, to: lanes }, 'lane count changed: draining the old lanes first');
     let waited = 0;
     while (!stopped) {
-      if (await relane(db, lanes)) {
+      if (await relane(db, lanes, term)) {
         log.info({ from: state.lanes, to: lanes }, 'old lanes drained: routing with the new lane count');
         return;
       }
@@ -394,20 +397,26 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     return true;
   };
 
-  const dispatchLoop = async () => {
+  const dispatchLoop = async (): Promise<void> => {
     while (!stopped) {
       leader = await tryLock(database, LOCK_DISPATCHER, 'main');
       if (leader) break;
       await idle(2000);
     }
     if (stopped || !leader) return;
-    log.info({ transport, lanes }, 'dispatcher elected');
+    // After the lock: a stale leader's later writes are refused from here on.
+    term = await claimTerm(db, lanes);
+    log.info({ transport, lanes, term }, 'dispatcher elected');
     for (;;) {
       try {
         await ensureLive();
         await drainIfLanesChanged();
         break;
       } catch (err) {
+        if (err instanceof DispatcherFencedError) {
+          await stepDown(err);
+          return stopped ? undefined : dispatchLoop();
+        }
         // E.g. an operator's rebuild of a new read model holds its lock: wait for it to switch.
         log.error({ err }, 'could not prepare the read models; retrying');
         await idle(5000);
@@ -468,6 +477,10 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
             }
           }
         } catch (err) {
+          if (err instanceof DispatcherFencedError) {
+            await stepDown(err);
+            break;
+          }
           log.error({ err }, 'dispatch failed; retrying from the checkpoint');
           state = await readDispatcher(db).catch(() => state);
           await idle(1000);

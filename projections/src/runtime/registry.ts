@@ -79,19 +79,22 @@ export async function readCheckpoints(db: Kysely<any>, name: string, version: nu
 export interface DispatcherState {
   checkpoint: LogPosition;
   lanes: number | null;
+  /** The term of the dispatcher elected last (0 before any election). */
+  term: number;
   /** Per lane: last position handed to it. */
   lastDispatched: Map<number, LogPosition>;
 }
 
 export async function readDispatcher(db: Kysely<any>): Promise<DispatcherState> {
-  const d = await sql<{ commit: string; prepare: string; lanes: number }>`
-    select commit::text as commit, prepare::text as prepare, lanes from projector_dispatcher where id = 'main'`.execute(db);
+  const d = await sql<{ commit: string; prepare: string; lanes: number; term: string }>`
+    select commit::text as commit, prepare::text as prepare, lanes, term::text as term from projector_dispatcher where id = 'main'`.execute(db);
   const l = await sql<{ lane: number; commit: string; prepare: string }>`
     select lane, commit::text as commit, prepare::text as prepare from projector_lanes`.execute(db);
   const row = d.rows[0];
   return {
     checkpoint: row ? rowPosition(row) : START,
     lanes: row ? Number(row.lanes) : null,
+    term: row ? Number(row.term) : 0,
     lastDispatched: new Map(l.rows.map((r) => [Number(r.lane), rowPosition(r)])),
   };
 }
@@ -107,9 +110,10 @@ export async function readDispatcher(db: Kysely<any>): Promise<DispatcherState> 
  * keyed with). Returns false, recording nothing, while a lane is not drained. Every live version
  * counts, including one the running code cannot apply: its lanes must not be re-keyed behind its back.
  */
-export async function relane(db: Kysely<any>, lanes: number): Promise<boolean> {
+export async function relane(db: Kysely<any>, lanes: number, term?: number): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     await lockSwitchExclusive(trx);
+    if (term !== undefined) await checkTerm(trx, term);
     const state = await readDispatcher(trx);
     const live = (await readRegistry(trx)).filter((r) => r.status === 'live');
     const targets: Array<{ row: RegistryRow; at: LogPosition }> = [];
@@ -133,6 +137,47 @@ export async function relane(db: Kysely<any>, lanes: number): Promise<boolean> {
     await sql`insert into projector_dispatcher (id, commit, prepare, lanes) values ('main', ${d.commit}, ${d.prepare}, ${lanes})
       on conflict (id) do update set lanes = excluded.lanes, updated_at = now()`.execute(trx);
     return true;
+  });
+}
+
+/** Thrown when a dispatcher's term is no longer the current one: another dispatcher was elected since. */
+export class DispatcherFencedError extends Error {
+  constructor(term: number, current: number) {
+    super(`This dispatcher's term ${term} ended (term ${current} was elected since): its write is refused and it steps down`);
+    this.name = 'DispatcherFencedError';
+  }
+}
+
+/** Takes the next dispatcher term (creating the row on a first start): called once per election. */
+export async function claimTerm(db: Kysely<any>, lanes: number): Promise<number> {
+  const s = posParams(START);
+  const r = await sql<{ term: string }>`insert into projector_dispatcher (id, commit, prepare, lanes, term) values ('main', ${s.commit}, ${s.prepare}, ${lanes}, 1)
+    on conflict (id) do update set term = projector_dispatcher.term + 1, updated_at = now() returning term::text as term`.execute(db);
+  return Number(r.rows[0]!.term);
+}
+
+/** Locks the dispatcher row in the open transaction and throws DispatcherFencedError unless it holds `term`. */
+export async function checkTerm(trx: Kysely<any>, term: number): Promise<void> {
+  const r = await sql<{ term: string }>`select term::text as term from projector_dispatcher where id = 'main' for update`.execute(trx);
+  const current = Number(r.rows[0]?.term ?? 0);
+  if (current !== term) throw new DispatcherFencedError(term, current);
+}
+
+/**
+ * Records a dispatched read: the dispatcher's checkpoint and each lane's last position, in one
+ * transaction, only while the row still holds `term` (fencing: a leader that lost its lock without
+ * noticing cannot move positions backwards behind a newer leader's).
+ */
+export async function recordDispatch(db: Kysely<any>, term: number, lanes: number, checkpoint: LogPosition, dispatched: ReadonlyMap<number, LogPosition>): Promise<void> {
+  const c = posParams(checkpoint);
+  await db.transaction().execute(async (trx) => {
+    await checkTerm(trx, term);
+    await sql`update projector_dispatcher set commit = ${c.commit}, prepare = ${c.prepare}, lanes = ${lanes}, updated_at = now() where id = 'main'`.execute(trx);
+    for (const [lane, p] of dispatched) {
+      const pp = posParams(p);
+      await sql`insert into projector_lanes (lane, commit, prepare) values (${lane}, ${pp.commit}, ${pp.prepare})
+        on conflict (lane) do update set commit = excluded.commit, prepare = excluded.prepare, updated_at = now()`.execute(trx);
+    }
   });
 }
 
