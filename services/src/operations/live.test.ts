@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { Queue } from 'bullmq';
+import { Queue, Worker } from 'bullmq';
 import { createLogger } from '@oj/infra/logger';
 import type { EventStore } from '@oj/infra/eventstore/port';
 import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
@@ -91,6 +91,23 @@ describe('services mode (REDIS_URL): rebuilds are projector jobs, the board is f
     const last = seen.at(-1)!.data.find((r: { id: string }) => r.id === 'rebuild-ops_figures');
     expect(last).toMatchObject({ phase: 'done', version: 1, eventsDone: 10, eventsTotal: 10, runner: 'bullmq', requestedBy: operator.email });
     expect((await readRegistry(database.db, 'ops_figures')).map((r) => [r.version, r.status])).toEqual([[1, 'live']]);
+  });
+
+  it('shows the error a stuck lane keeps failing on', async () => {
+    const connection = redisConnection(REDIS_URL);
+    const lane = new Queue(laneQueueName(1), { connection, prefix });
+    // A lane batch whose handler throws: BullMQ keeps it, delayed, with the reason of its last failure.
+    const failing = new Worker(laneQueueName(1), async () => { throw new Error('trades handler: cannot fold TradeRolled'); }, { connection, prefix });
+    await lane.add('batch', { lane: 1 }, { attempts: 100, backoff: { type: 'fixed', delay: 60_000 } });
+    const operator = await signInAs(t, { role: 'Operator' });
+    let errors: Array<{ lane: number; message: string; attempts: number }> = [];
+    for (let i = 0; i < 200 && !errors.length; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      errors = (await t.app.inject({ method: 'GET', url: '/api/v1/operations/live', headers: { authorization: operator.authorization } })).json().laneErrors;
+    }
+    await failing.close();
+    await lane.close();
+    expect(errors).toEqual([{ lane: 1, message: 'trades handler: cannot fold TradeRolled', attempts: 1, at: expect.any(String) }]);
   });
 
   it('mounts the BullMQ board for Admins only, its UI from the package, nothing from another origin', async () => {

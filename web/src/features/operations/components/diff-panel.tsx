@@ -99,7 +99,7 @@ export function DiffPanel({
             <Alert tone="warning">No figure changed in matching rows; rows were added or removed (below).</Alert>
           )}
           <div className="ops-table-wrap">
-            <table className="ops-table" data-testid="diff-tables">
+            <table className="ops-table ops-diff-tables" data-testid="diff-tables">
               <thead>
                 <tr>
                   <th>Table</th>
