@@ -14,3 +14,14 @@ export function isConnectionLost(error: unknown): boolean {
   }
   return /^Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect/.test(error.message);
 }
+
+/**
+ * Whether an error means the disk under the data is full: PostgreSQL's disk_full (53100), which PGlite
+ * raises too, or a file write's ENOSPC (uploads, mail files). PostgreSQL rolls the statement back, so
+ * nothing is half-written; once space returns the same process carries on.
+ */
+export function isStorageFull(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return code === '53100' || code === 'ENOSPC' || /No space left on device/.test(error.message);
+}

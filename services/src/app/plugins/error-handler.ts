@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { WrongExpectedRevisionError } from '@oj/infra/eventstore/port';
-import { isConnectionLost } from '@oj/infra/db/errors';
+import { isConnectionLost, isStorageFull } from '@oj/infra/db/errors';
 import { AppError } from '../errors.ts';
 
 /**
@@ -29,6 +29,14 @@ export function registerErrorHandler(app: FastifyInstance): void {
       // (one transaction per command); a retry with the same Idempotency-Key is safe.
       request.log.warn({ err: error }, 'database unreachable');
       return reply.status(503).header('retry-after', '1').send({ message: 'The journal cannot reach its database right now. Please try again in a moment.' });
+    }
+    if (isStorageFull(error)) {
+      // An operator must act (error level), and the trader is told plainly; the statement was rolled back.
+      request.log.error({ err: error }, 'storage full');
+      return reply.status(503).header('retry-after', '60').send({
+        message: 'The journal cannot save right now: its disk is full. Nothing was changed. Please try again later.',
+        resolution: 'Operators: free disk space where the journal keeps its data (DATA_DIR, or the database server), then retry.',
+      });
     }
     if (isResponseSerializationError(error)) {
       request.log.error({ err: error }, 'response did not match its schema');
