@@ -1,0 +1,182 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { billingMessages as m } from '@oj/contracts/billing';
+import { PRICE_ID, StripeTestServer } from '@oj/services/billing/testing/stripe-test-server';
+import { launchBrowser, newContext, screenshots } from './support/browser.ts';
+import { startServer, type E2eServer } from './support/server.ts';
+
+/**
+ * The Subscription page in Chromium against the real product in Stripe mode, whose `stripe` SDK talks to
+ * the local Stripe test server. Stripe.js cannot load in this offline browser, so the card step (typing a
+ * card into Stripe Elements) is injected: `window.__ojCardStep` confirms the SetupIntent at the test
+ * server, as Stripe.js would at Stripe. Everything else is the product: the page, its calls, the server,
+ * the SDK requests, the signed webhooks.
+ */
+const WEBHOOK_SECRET = 'whsec_e2e_subscription';
+let stripe: StripeTestServer;
+let server: E2eServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+
+const longDate = (unixSeconds: number) => new Date(unixSeconds * 1000).toLocaleDateString('en-US', { month: 'long', day: '2-digit', year: 'numeric', timeZone: 'America/New_York' });
+
+beforeAll(async () => {
+  stripe = new StripeTestServer();
+  const url = await stripe.start();
+  server = await startServer({
+    env: { STRIPE_SECRET_KEY: 'sk_test_e2e', STRIPE_PUBLISHABLE_KEY: 'pk_test_e2e', STRIPE_PRICE_ID: PRICE_ID, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_URL: url },
+  });
+  browser = await launchBrowser();
+  context = await newContext(browser, server.baseUrl);
+  await context.exposeFunction('__ojConfirmSetupAtTestStripe', (clientSecret: string) => {
+    const intent = stripe.confirmSetupIntent(clientSecret, { last4: '4242', expMonth: 8, expYear: 2030 });
+    return { setupIntent: { status: intent.status as string, payment_method: intent.payment_method as string } };
+  });
+  await context.addInitScript(() => {
+    const w = window as unknown as { __ojCardStep: unknown; __ojConfirmSetupAtTestStripe: (s: string) => Promise<unknown> };
+    w.__ojCardStep = { confirm: (clientSecret: string) => w.__ojConfirmSetupAtTestStripe(clientSecret) };
+  });
+  page = await context.newPage();
+});
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await server?.close();
+  await stripe?.close();
+});
+
+async function createTrader(): Promise<{ email: string; password: string }> {
+  const email = `sam.subscriber.${Date.now()}.${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const password = 'Premium#2026a';
+  const api = (path: string, init: RequestInit = {}) => fetch(`${server.baseUrl}/api/v1${path}`, { ...init, headers: { 'content-type': 'application/json' } });
+  expect((await api('/users/signup', { method: 'POST', body: JSON.stringify({ name: 'Sam Subscriber', email, password, agreed_to_terms: true }) })).status).toBe(201);
+  const link = await server.waitForLink('/users/account-verify', { to: email });
+  expect((await api(`/users/verify/${new URL(link).searchParams.get('token')}`)).status).toBe(200);
+  return { email, password };
+}
+
+async function signIn(trader: { email: string; password: string }) {
+  // A fresh browser session for each trader.
+  await context.clearCookies();
+  await page.evaluate(() => localStorage.clear()).catch(() => undefined);
+  await page.goto('/signin');
+  await page.getByLabel('Email').fill(trader.email);
+  await page.getByLabel('Password', { exact: true }).fill(trader.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL('**/dashboard');
+}
+
+async function deliver(type: string, object: Record<string, unknown>) {
+  const event = stripe.event(type, object);
+  const res = await fetch(`${server.baseUrl}/api/v1/payments/stripe/webhook`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'stripe-signature': event.signature(WEBHOOK_SECRET) },
+    body: event.payload,
+  });
+  expect(res.status).toBe(200);
+}
+
+const statusCard = () => page.locator('section.subscription-status');
+
+describe('Subscription page', () => {
+  it('walks a trial to paid, then cancel and uncancel', async () => {
+    const trader = await createTrader();
+    await signIn(trader);
+    await page.goto('/subscription');
+    await page.getByRole('heading', { name: 'Manage Your Subscription' }).waitFor();
+    const trialEnd = (await sql<{ cpe: Date }>`select current_period_end as cpe from subscriptions s join users u on u.uid = s.user_uid where u.email = ${trader.email}`.execute(server.runtime.deps.database.db)).rows[0]!.cpe;
+    const trialEndText = trialEnd.toLocaleDateString('en-US', { month: 'long', day: '2-digit', year: 'numeric', timeZone: 'America/New_York' });
+    await statusCard().getByText(`Your trial ends on ${trialEndText}. Subscribe to continue.`).waitFor();
+    await page.locator('.subscription-history').getByText('ADD PAYMENT', { exact: true }).waitFor();
+    await page.locator('.subscription-history').getByText('TRIAL', { exact: true }).waitFor();
+    await screenshots(page, 'subscription-trial');
+
+    // Subscribe: SetupIntent from the server, the card step, then the subscription.
+    await statusCard().getByRole('button', { name: 'Subscribe' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Subscribe to Premium' });
+    await dialog.getByRole('button', { name: /Subscribe — \$4\.99/ }).click();
+    await page.getByText(m.activated).waitFor();
+    await dialog.waitFor({ state: 'detached' });
+    await statusCard().getByText(`After trial period, auto renews ${trialEndText}`).waitFor();
+    await statusCard().getByText('VISA ending in 4242, expires 08/2030').waitFor();
+    expect(await statusCard().getByRole('button', { name: 'Active' }).isDisabled()).toBe(true);
+    const sub = [...stripe.subscriptions.values()].at(-1)!;
+    expect(sub.status).toBe('trialing');
+    await screenshots(page, 'subscription-trial-with-card');
+
+    // The trial ends at Stripe: the renewal's invoice.paid webhook makes the plan active.
+    const { invoice } = stripe.renew(sub.id as string);
+    await deliver('invoice.paid', invoice);
+    await page.reload();
+    const renews = longDate(sub.items.data[0].current_period_end as number);
+    await statusCard().getByText(`Renews on ${renews}`).waitFor();
+    await page.locator('.subscription-history').getByText('AUTO', { exact: true }).waitFor();
+    await page.locator('.subscription-history').getByText(`Processing on - ${renews}`).waitFor();
+    await screenshots(page, 'subscription-active');
+
+    // Card menu: Cancel Subscription, with the spec's confirmation.
+    await statusCard().getByRole('button', { name: 'Subscription actions' }).click();
+    await page.getByRole('menuitem', { name: 'Update Payment' }).waitFor();
+    await page.getByRole('menuitem', { name: 'Cancel Subscription' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Cancel Subscription' });
+    await confirm.getByText(m.cancelConfirm).waitFor();
+    await screenshots(page, 'subscription-cancel-confirm');
+    await confirm.getByRole('button', { name: 'Yes' }).click();
+    await page.getByText(m.canceled).waitFor();
+    await statusCard().getByText(`Your subscription will cancel on ${renews}`).waitFor();
+    expect(await statusCard().getByRole('button', { name: 'Subscription actions' }).count()).toBe(0);
+    // Paid and cancelling: the label rules are tested in the spec's listed order, so AUTO (paid) wins.
+    await page.locator('.subscription-history').getByText('AUTO', { exact: true }).waitFor();
+    await page.locator('.subscription-history').getByText(`Cancellation on - ${renews}`).waitFor();
+    expect(stripe.subscriptions.get(sub.id)!.cancel_at_period_end).toBe(true);
+    await screenshots(page, 'subscription-pending-cancellation');
+
+    // Uncancel.
+    await statusCard().getByRole('button', { name: 'Uncancel' }).click();
+    const undo = page.getByRole('dialog', { name: 'Uncancel Subscription' });
+    await undo.getByText(m.uncancelConfirm).waitFor();
+    await undo.getByRole('button', { name: 'Yes' }).click();
+    await page.getByText(m.restored).waitFor();
+    await statusCard().getByText(`Renews on ${renews}`).waitFor();
+    expect(stripe.subscriptions.get(sub.id)!.cancel_at_period_end).toBe(false);
+  });
+
+  it('an expired trial: locked screens lead here; Reactivate pays and lets the user back in', async () => {
+    const trader = await createTrader();
+    await sql`update subscriptions set current_period_end = now() - interval '1 day' where user_uid = (select uid from users where email = ${trader.email})`.execute(server.runtime.deps.database.db);
+    await signIn(trader);
+    await page.goto('/trades/open');
+    await page.getByRole('heading', { name: 'Your subscription has expired, please renew' }).waitFor();
+    await page.locator('.sidebar-renew').waitFor();
+    await page.locator('main').getByRole('link', { name: 'Renew Now' }).click();
+    await page.waitForURL('**/subscription');
+    await statusCard().getByText('Expired Plan').waitFor();
+    await statusCard().getByText('Reactivate your subscription to restore access.').waitFor();
+    await screenshots(page, 'subscription-expired');
+
+    // No card on file: Reactivate asks for one and starts a paid month at once.
+    await statusCard().getByRole('button', { name: 'Reactivate' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Subscribe to Premium' });
+    await dialog.getByRole('button', { name: /Subscribe — \$4\.99/ }).click();
+    await page.getByText(m.activated).waitFor();
+    const sub = [...stripe.subscriptions.values()].at(-1)!;
+    expect(sub.status).toBe('active');
+    await statusCard().getByText(`Renews on ${longDate(sub.items.data[0].current_period_end as number)}`).waitFor();
+    // The refreshed token lifts the locks without signing in again.
+    expect(await page.locator('.sidebar-renew').count()).toBe(0);
+    await page.goto('/trades/open');
+    await page.getByRole('heading', { name: 'Your subscription has expired, please renew' }).waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);
+    expect(await page.getByRole('heading', { name: 'Your subscription has expired, please renew' }).count()).toBe(0);
+  });
+
+  it('opens the Subscription Guide', async () => {
+    await page.goto('/subscription');
+    await page.getByRole('button', { name: 'Subscription Guide' }).click();
+    const guide = page.getByRole('dialog', { name: 'Subscription Guide' });
+    for (const title of ['Free trial', 'Expired', 'Active', 'Cancelled / pending cancellation', 'Payment update', 'Grace period']) await guide.getByText(title, { exact: true }).waitFor();
+    await screenshots(page, 'subscription-guide');
+  });
+});
