@@ -145,10 +145,24 @@ describe('projections console', () => {
     await card.getByTestId('rebuild-button').click();
     const dialog = page.getByRole('dialog');
     await dialog.getByText(`v${v2} is built beside the live version`).waitFor();
+    // Every phase the progress panel shows, as the page changes it.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { phases: string[] }).phases = seen;
+      const note = () => {
+        const p = document.querySelector('[data-testid="rebuild-rebuild-trades"]')?.getAttribute('data-phase');
+        if (p && seen.at(-1) !== p) seen.push(p);
+      };
+      new MutationObserver(note).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-phase'] });
+    });
     await dialog.getByRole('button', { name: 'Rebuild' }).click();
     const progress = card.getByTestId('rebuild-rebuild-trades');
     await progress.waitFor();
     await card.locator('[data-testid="rebuild-rebuild-trades"][data-phase="done"]').waitFor({ timeout: 60_000 });
+    const phases = await page.evaluate(() => (window as unknown as { phases: string[] }).phases);
+    expect(phases.at(-1)).toBe('done');
+    expect(phases.length, phases.join(',')).toBeGreaterThan(1);
+    expect(['queued', 'building', 'finishing', 'switching']).toContain(phases[0]);
     const events = (await progress.getByTestId('rebuild-events').innerText()).split('/').map((s) => Number(s.replace(/[^0-9]/g, '')));
     expect(events[0]).toBe(events[1]);
     expect(events[0]).toBeGreaterThanOrEqual(seeded.length);

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { LagSample, LaneError, OperationsLive, RebuildState } from '@oj/contracts/operations';
 import { API_BASE, refreshAccessToken } from '../../../lib/api-client.ts';
 import { sessionStore } from '../../auth/session-store.ts';
@@ -9,6 +9,9 @@ export interface OperationsStream {
   error: string | null;
 }
 
+/** Shows a rebuild the page just started before the stream reports it (never over a newer report). */
+export type UpsertRebuild = (rebuild: RebuildState) => void;
+
 const HISTORY_MS = 15 * 60 * 1000;
 
 /**
@@ -16,7 +19,7 @@ const HISTORY_MS = 15 * 60 * 1000;
  * the stream is read with fetch; it reconnects after a drop (each connection starts with a full
  * snapshot, so a reload or a restart of the gateway loses nothing the server still knows).
  */
-export function useOperationsStream(onRebuilds?: (rebuilds: RebuildState[]) => void): OperationsStream {
+export function useOperationsStream(onRebuilds?: (rebuilds: RebuildState[]) => void): OperationsStream & { upsertRebuild: UpsertRebuild } {
   const [state, setState] = useState<OperationsStream>({ live: null, connected: false, error: null });
   const callback = useRef(onRebuilds);
   callback.current = onRebuilds;
@@ -94,5 +97,13 @@ export function useOperationsStream(onRebuilds?: (rebuilds: RebuildState[]) => v
     return () => abort.abort();
   }, []);
 
-  return state;
+  const upsertRebuild = useCallback<UpsertRebuild>((rebuild) => {
+    setState((s) => {
+      if (!s.live) return s;
+      const current = s.live.rebuilds.find((r) => r.id === rebuild.id);
+      if (current && current.updatedAt >= rebuild.updatedAt) return s;
+      return { ...s, live: { ...s.live, rebuilds: [rebuild, ...s.live.rebuilds.filter((r) => r.id !== rebuild.id)] } };
+    });
+  }, []);
+  return { ...state, upsertRebuild };
 }

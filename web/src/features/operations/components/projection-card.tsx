@@ -8,6 +8,7 @@ import { Checkbox, FormField, TextInput } from '../../../components/ui/form-fiel
 import { Modal } from '../../../components/ui/modal.tsx';
 import { useToast } from '../../../components/ui/toast.tsx';
 import { errorMessage } from '../../../lib/api-client.ts';
+import type { UpsertRebuild } from '../api/use-operations-stream.ts';
 import { useAbandon, useRebuild, useRetire, useRollback, useSwitch } from '../api/operations-api.ts';
 import { DiffPanel } from './diff-panel.tsx';
 import { int, position, timeAgo } from './format.ts';
@@ -20,7 +21,7 @@ type Confirm = { kind: 'rebuild' } | { kind: 'switch'; version: number } | { kin
 const statusTone: Record<string, BadgeTone> = { live: 'success', building: 'primary', retired: 'neutral' };
 
 /** One read model: its versions, lanes with live lag, rebuild progress, and the operator's actions on it. */
-export function ProjectionCard({ projection, live }: { projection: ProjectionStatus; live: OperationsLive | null }) {
+export function ProjectionCard({ projection, live, onRebuildStarted }: { projection: ProjectionStatus; live: OperationsLive | null; onRebuildStarted: UpsertRebuild }) {
   const toast = useToast();
   const [confirm, setConfirm] = useState<Confirm | null>(null);
   const [switchWhenBuilt, setSwitchWhenBuilt] = useState(false);
@@ -63,7 +64,12 @@ export function ProjectionCard({ projection, live }: { projection: ProjectionSta
   };
   const onConfirm = () => {
     if (!confirm) return;
-    if (confirm.kind === 'rebuild') void run(() => rebuild.mutateAsync({ name, switch: switchWhenBuilt }));
+    if (confirm.kind === 'rebuild')
+      void run(async () => {
+        const r = await rebuild.mutateAsync({ name, switch: switchWhenBuilt });
+        onRebuildStarted(r.rebuild);
+        return r;
+      });
     if (confirm.kind === 'switch') void run(() => doSwitch.mutateAsync({ name, version: confirm.version })).then((ok) => ok && setCompare(null));
     if (confirm.kind === 'rollback') void run(() => rollback.mutateAsync({ name }));
     if (confirm.kind === 'retire') void run(() => retire.mutateAsync({ name, version: confirm.version }));
@@ -78,6 +84,7 @@ export function ProjectionCard({ projection, live }: { projection: ProjectionSta
     setUserError(null);
     try {
       const r = await rebuild.mutateAsync({ name, userId: parsed.data.userId! });
+      onRebuildStarted(r.rebuild);
       toast.success(r.action.message);
       setUserOpen(false);
       setUserId('');

@@ -104,7 +104,7 @@ function OperationsConsole() {
           <div className="ops-layout">
             <div className="ops-main">
               {status.data.projections.map((p) => (
-                <ProjectionCard key={p.name} projection={p} live={live} />
+                <ProjectionCard key={p.name} projection={p} live={live} onRebuildStarted={stream.upsertRebuild} />
               ))}
             </div>
             <aside className="ops-side">
