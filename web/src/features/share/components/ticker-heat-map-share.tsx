@@ -36,8 +36,15 @@ export function TickerHeatMapShareModal({ open, onClose, periodLabel, tickers }:
                   width: '100%',
                   height: '100%',
                   itemStyle: { borderColor: c.bg, borderWidth: 2, gapWidth: 2, borderRadius: 6 },
-                  label: { show: true, color: '#ffffff', fontWeight: 600, formatter: (p: { name: string; data: { npc: number } }) => `${p.name}\n${formatMoneyShort(p.data.npc)}` },
-                  data: tickers.map((t) => ({ name: t.ticker, value: t.count, npc: t.npc, itemStyle: { color: t.npc > 0 ? c.positive : t.npc < 0 ? c.negative : c.even } })),
+                  label: { show: true, color: '#ffffff', fontSize: 13, fontWeight: 700, lineHeight: 18, formatter: (p: { name: string; data: { npc: number } }) => `${p.name}\n${formatMoneyShort(p.data.npc)}` },
+                  // Even (yellow) blocks take dark text: white on yellow cannot be read.
+                  data: tickers.map((t) => ({
+                    name: t.ticker,
+                    value: t.count,
+                    npc: t.npc,
+                    itemStyle: { color: t.npc > 0 ? c.positive : t.npc < 0 ? c.negative : c.even },
+                    ...(t.npc === 0 ? { label: { color: '#1f2937' } } : {}),
+                  })),
                 },
               ],
             }}

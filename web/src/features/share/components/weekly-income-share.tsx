@@ -1,4 +1,4 @@
-import { formatMoney, formatMoneyShort } from '../../../lib/format.ts';
+import { formatDate, formatMoney, formatMoneyShort } from '../../../lib/format.ts';
 import { ShareModal } from './share-modal.tsx';
 import { CardHeader, CardStat, toneOf } from './card-parts.tsx';
 
@@ -20,7 +20,7 @@ export function WeeklyIncomeShareModal({ open, onClose, days }: WeeklyIncomeShar
     <ShareModal open={open} onClose={onClose} title="Share Weekly Income" shareText={text} shareError="Failed to share weekly income." shareDisabled fileName="weekly-income.png">
       {(c) => (
         <>
-          <CardHeader colors={c} title="Weekly Income" subtitle={days.length ? `${days[0]!.date} – ${days.at(-1)!.date}` : undefined} />
+          <CardHeader colors={c} title="Weekly Income" subtitle={days.length ? `${formatDate(days[0]!.date)} – ${formatDate(days.at(-1)!.date)}` : undefined} />
           <div className="share-week">
             {days.map((d) => {
               const tone = d.active ? (toneOf(Math.round(d.premium * 100) / 100) ?? 'even') : null;
