@@ -15,7 +15,7 @@ const comingSoon = (title: string, description: string): RouteObject['lazy'] => 
 };
 
 const privateRoutes: RouteObject[] = [
-  { path: 'dashboard', lazy: comingSoon('Dashboard', 'Premium income, performance metrics and your trading snapshot will live here.') },
+  { path: 'dashboard', lazy: async () => ({ Component: (await import('./routes/dashboard-page.tsx')).DashboardPage }) },
   {
     path: 'accounts',
     lazy: async () => ({ Component: (await import('../features/accounts/routes/accounts-route.tsx')).AccountsRoute }),

@@ -1,0 +1,277 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { addDays, isWeekend, newYorkDate } from '@oj/contracts/business-date';
+import { DESKTOP, SCREENSHOT_DIR, launchBrowser, newContext, screenshotAt } from './support/browser.ts';
+import { startServer, type E2eServer } from './support/server.ts';
+
+/**
+ * The dashboard in Chromium against the real product (issue 12). A journal is seeded through the API on
+ * dates around today (this week, last week, last month, last year); the Income Quadrant and the Win Rate
+ * gauge on screen are checked against figures worked out here from the seeded trades, never read back
+ * from the API. An empty journal renders too. Screenshots at 1366x900 and 390x844.
+ */
+const PHONE = { width: 390, height: 844 } as const;
+
+interface Trader {
+  email: string;
+  password: string;
+  account: string;
+  token: string;
+}
+
+async function json<T>(res: Response): Promise<T> {
+  const body = (await res.json()) as T;
+  if (!res.ok) throw new Error(`${res.status}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+async function createTrader(server: E2eServer, name: string): Promise<Trader> {
+  const email = `${name}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const password = 'Wheel#2024a';
+  const api = (path: string, init: RequestInit = {}) => fetch(`${server.baseUrl}/api/v1${path}`, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
+  await json(await api('/users/signup', { method: 'POST', body: JSON.stringify({ name: 'Dana Dashboard', email, password, agreed_to_terms: true }) }));
+  const link = await server.waitForLink('/users/account-verify', { to: email });
+  await json(await api(`/users/verify/${new URL(link).searchParams.get('token')}`));
+  const { access_token } = await json<{ access_token: string }>(await api('/users/login', { method: 'POST', body: JSON.stringify({ email, password }) }));
+  const a = await json<{ uid: string }>(
+    await api('/accounts/add-account', { method: 'POST', headers: { authorization: `Bearer ${access_token}` }, body: JSON.stringify({ name: 'Income', broker: 'schwab', ac_type: 2 }) }),
+  );
+  return { email, password, account: a.uid, token: access_token };
+}
+
+async function signIn(page: Page, t: Trader): Promise<void> {
+  await page.goto('/signin');
+  await page.getByLabel('Email').fill(t.email);
+  await page.getByLabel('Password', { exact: true }).fill(t.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL('**/dashboard');
+}
+
+// --- Dates and the seeded journal -----------------------------------------------------------------------
+
+const today = newYorkDate(new Date());
+const weekdayOnOrBefore = (d: string) => {
+  let x = d;
+  while (isWeekend(x)) x = addDays(x, -1);
+  return x;
+};
+const dow = new Date(`${today}T00:00:00Z`).getUTCDay(); // 0 Sunday
+const monday = addDays(today, -((dow + 6) % 7));
+const lastMonday = addDays(monday, -7);
+const prevWeekday = weekdayOnOrBefore(addDays(today, -1));
+const year = Number(today.slice(0, 4));
+const firstOfMonth = `${today.slice(0, 7)}-01`;
+const prevMonthEnd = addDays(firstOfMonth, -1);
+const prevMonthStart = `${prevMonthEnd.slice(0, 7)}-01`;
+// Seed dates: the last weekday up to today (today itself on a weekday), the one before, last week's Monday
+// to Wednesday, the 10th of last month (a weekday on or before it) and a June weekday of last year.
+const t0 = weekdayOnOrBefore(today);
+const t1 = weekdayOnOrBefore(addDays(t0, -1));
+const [w1, w2, w3] = [0, 1, 2].map((i) => addDays(lastMonday, i)) as [string, string, string];
+const m1 = weekdayOnOrBefore(`${prevMonthEnd.slice(0, 7)}-10`);
+const m2 = weekdayOnOrBefore(`${prevMonthEnd.slice(0, 7)}-14`);
+const y1 = weekdayOnOrBefore(`${year - 1}-06-10`);
+const y2 = weekdayOnOrBefore(`${year - 1}-06-17`);
+const expiry = (() => {
+  let d = addDays(today, 30);
+  while (isWeekend(d)) d = addDays(d, 1);
+  return d;
+})();
+
+interface Seed {
+  ticker: string;
+  strategy: string;
+  ot: 1 | 2;
+  tod: string;
+  pao: number;
+  close?: { tcd: string; pac: number; ct: 1 | 2 };
+}
+const FEE = 0.65;
+const SEEDS: Seed[] = [
+  { ticker: 'SPY', strategy: 'cash-secured-put', ot: 1, tod: w1, pao: 250, close: { tcd: w3, pac: 50, ct: 2 } },
+  { ticker: 'AAPL', strategy: 'cash-secured-put', ot: 1, tod: w2, pao: 400 },
+  { ticker: 'TSLA', strategy: 'long-call', ot: 2, tod: w2, pao: 300, close: { tcd: w3, pac: 240, ct: 1 } },
+  { ticker: 'QQQ', strategy: 'cash-secured-put', ot: 1, tod: t1, pao: 180, close: { tcd: t0, pac: 30, ct: 2 } },
+  { ticker: 'IWM', strategy: 'cash-secured-put', ot: 1, tod: t0, pao: 120 },
+  { ticker: 'NVDA', strategy: 'cash-secured-put', ot: 1, tod: m1, pao: 500, close: { tcd: m2, pac: 100, ct: 2 } },
+  { ticker: 'MSFT', strategy: 'cash-secured-put', ot: 1, tod: y1, pao: 600, close: { tcd: y2, pac: 90, ct: 2 } },
+];
+
+const sign = (t: 1 | 2) => (t === 1 ? 1 : -1);
+/** The premium cash flow of a date range (inclusive), by hand: + credit / - debit at open and at close. */
+function premiumBetween(from: string, to: string): number {
+  let sum = 0;
+  for (const s of SEEDS) {
+    if (s.tod >= from && s.tod <= to) sum += sign(s.ot) * s.pao;
+    if (s.close && s.close.tcd >= from && s.close.tcd <= to) sum += sign(s.close.ct) * s.close.pac;
+  }
+  return Math.round(sum * 100) / 100;
+}
+/** Part 2 §9 change: percent against the absolute previous value; 0 when both are 0; none when only the previous is 0. */
+const change = (cur: number, prev: number) => (prev === 0 ? (cur === 0 ? 0 : null) : Math.round(((cur - prev) / Math.abs(prev)) * 10000) / 100);
+
+async function seed(server: E2eServer, t: Trader, s: Seed): Promise<void> {
+  const trade_data = {
+    ticker: s.ticker,
+    account_uid: t.account,
+    strategy_uid: s.strategy,
+    strike_prices: [s.strategy === 'long-call' ? 250 : 100],
+    trade_open_date: s.tod,
+    expiration_date: s.close ? weekdayOnOrBefore(addDays(s.close.tcd, 7)) : expiry,
+    contract_size: 1,
+    premium_at_open: s.pao,
+    net_fee_to_open: FEE,
+    open_transaction: s.ot,
+    net_delta: 0.2,
+    stock_price_at_open: 105,
+    cost_basis: null,
+    notes: '',
+    ...(s.close ? { trade_close_date: s.close.tcd, premium_at_close: s.close.pac, net_fee_to_close: FEE, close_transaction: s.close.ct, status: 2 } : {}),
+  };
+  const res = await fetch(`${server.baseUrl}/api/v1/trades/${s.close ? 'add-closed-trade' : 'add-trade'}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${t.token}` },
+    body: JSON.stringify({ trade_data, tag_data: [] }),
+  });
+  expect(res.status, await res.clone().text()).toBe(201);
+}
+
+let server: E2eServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let trader: Trader;
+let empty: Trader;
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  server = await startServer();
+  trader = await createTrader(server, 'dana.dashboard');
+  empty = await createTrader(server, 'erin.empty');
+  for (const s of SEEDS) await seed(server, trader, s);
+  // The trades went in behind the console's back: wait until the read models have all of them.
+  for (let i = 0; ; i++) {
+    const body = await json<{ lifetime: { opened: number } }>(await fetch(`${server.baseUrl}/api/v1/metrics/premium-data`, { headers: { authorization: `Bearer ${trader.token}` } }));
+    if (body.lifetime.opened === SEEDS.length) break;
+    if (i > 150) throw new Error('the daily records never caught up with the seeded trades');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  browser = await launchBrowser();
+  context = await newContext(browser, server.baseUrl);
+  page = await context.newPage();
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+});
+
+afterEach(async ({ task }) => {
+  if (task.result?.state === 'fail') await page.screenshot({ path: `${SCREENSHOT_DIR}failed-${task.name.replace(/\W+/g, '-')}.png` }).catch(() => undefined);
+});
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await server?.close();
+});
+
+const usd = (v: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(v);
+const changeText = (c: number | null) => (c === null ? '—' : `${c > 0 ? '▲ +' : c < 0 ? '▼ ' : '• '}${c.toFixed(2)}%`);
+const text = async (testId: string) => ((await page.getByTestId(testId).textContent()) ?? '').replace(/\s+/g, ' ').trim();
+
+describe('dashboard', () => {
+  it('shows the Income Quadrant computed from the seeded trades', async () => {
+    await signIn(page, trader);
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    await page.getByTestId('quadrant-today-value').waitFor();
+    // By hand, each period against the whole previous one (today against the previous weekday).
+    const periods = {
+      today: [premiumBetween(today, today), premiumBetween(prevWeekday, prevWeekday)],
+      week: [premiumBetween(monday, today), premiumBetween(lastMonday, addDays(monday, -1))],
+      month: [premiumBetween(firstOfMonth, today), premiumBetween(prevMonthStart, prevMonthEnd)],
+      year: [premiumBetween(`${year}-01-01`, today), premiumBetween(`${year - 1}-01-01`, `${year - 1}-12-31`)],
+    } as const;
+    // Sanity of the hand arithmetic on a weekday: today QQQ bought back -30 and IWM sold +120 = 90; last
+    // week SPY +250 -50, AAPL +400, TSLA -300 +240 = 540; last year MSFT +600 -90 = 510.
+    if (!isWeekend(today)) expect(periods.today[0]).toBe(90);
+    if (t1 >= monday) expect(periods.week[1]).toBe(540);
+    expect(periods.year[1]).toBe(510);
+    for (const [key, [cur, prev]] of Object.entries(periods)) {
+      expect(await text(`quadrant-${key}-value`), key).toBe(usd(cur));
+      expect(await text(`quadrant-${key}-change`), key).toBe(changeText(change(cur, prev)));
+    }
+    // The year's lifetime premium, by hand: every seed's cash flow (all dates are in the last two years).
+    expect(await text('lifetime-premium')).toBe(usd(premiumBetween(`${year - 2}-01-01`, today)));
+  });
+
+  it('shows the Win Rate gauge of the year to date (the default) with its colour', async () => {
+    // Closed this year (YTD is the default), win = npc - fees (0.65 to open + 0.65 to close) > 0:
+    // SPY 250 - 50 = 200 win; TSLA -300 + 240 = -60 loss; QQQ 180 - 30 = 150 win; NVDA 500 - 100 = 400 win
+    // when last month is this year. MSFT closed last year: not counted.
+    const closed = SEEDS.filter((s) => s.close && s.close.tcd >= `${year}-01-01` && s.close.tcd <= today);
+    const wins = closed.filter((s) => sign(s.ot) * s.pao + sign(s.close!.ct) * s.close!.pac - 2 * FEE > 0).length;
+    const rate = Math.round((wins / closed.length) * 10000) / 100;
+    expect(rate).toBe(prevMonthStart >= `${year}-01-01` ? 75 : 66.67);
+    const gauge = page.getByTestId('gauge-win_rate-value');
+    expect(await gauge.textContent()).toBe(`${rate.toFixed(2)}%`);
+    // Part 2 §9: 50 to under 80 is mid-green.
+    expect(await gauge.getAttribute('class')).toContain('wr-mid');
+    // Hold days (YTD): days from open to close of the closed trades, averaged.
+    const days = (a: string, b: string) => Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000);
+    const hold = closed.reduce((s, t) => s + days(t.tod, t.close!.tcd), 0) / closed.length;
+    expect(await page.getByTestId('gauge-hold_days-value').textContent()).toBe((Math.round(hold * 100) / 100).toFixed(2));
+    // The M / YTD choice is kept in local storage.
+    await page.getByRole('radiogroup', { name: 'Performance timeframe' }).getByRole('radio', { name: 'M' }).click();
+    await page.reload();
+    await page.getByTestId('gauge-win_rate-value').waitFor();
+    expect(await page.getByRole('radiogroup', { name: 'Performance timeframe' }).getByRole('radio', { name: 'M' }).getAttribute('aria-checked')).toBe('true');
+    await page.getByRole('radiogroup', { name: 'Performance timeframe' }).getByRole('radio', { name: 'YTD' }).click();
+  });
+
+  it("opens a day's trades from the weekly strip, and every widget renders", async () => {
+    for (const title of ['Premium Income', 'Income Quadrant', 'Performance Metrics', 'Daily Premium', 'Open / Close Count', 'Income Calendar', 'Income By Month', 'Realized Income', 'Open Trades', 'Ticker Heat Map', 'Trade Flow', 'Key Stats', 'Strategies', 'Disposition', 'Yearly Income']) {
+      await page.getByRole('heading', { name: title, exact: true }).waitFor();
+    }
+    // Last year's 510 and this year's income are in the yearly list.
+    await page.locator('[data-widget="yearly-income"]').getByText(String(year - 1)).waitFor();
+    // A weekday of this week with trades (today or the previous weekday) opens the trades-by-date dialog.
+    const active = [t0, t1].find((d) => d >= monday && d <= today);
+    if (active) {
+      await page.getByTestId(`week-day-${active}`).click();
+      const dialog = page.getByRole('dialog', { name: /Trades on/ });
+      await dialog.getByText('Summary').first().waitFor();
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+    }
+    // Share of the quadrant opens the share card.
+    await page.getByRole('button', { name: 'Share Income Quadrant' }).click();
+    const share = page.getByRole('dialog', { name: /Income Quadrant/ });
+    await share.waitFor();
+    await page.keyboard.press('Escape');
+    await page.locator('canvas').first().waitFor();
+    await page.waitForTimeout(600); // the charts' entry animation
+    await screenshotAt(page, 'dashboard', DESKTOP);
+    await screenshotAt(page, 'dashboard', PHONE);
+    // The Quick Guide explains the widgets.
+    await page.getByRole('button', { name: 'Quick Guide' }).click();
+    await page.getByRole('dialog', { name: 'Quick Guide' }).getByText(/excludes capital gains and fees/).waitFor();
+    await screenshotAt(page, 'dashboard-quick-guide', DESKTOP, { fullPage: false });
+    await page.keyboard.press('Escape');
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('renders an empty journal with its empty states', async () => {
+    // A fresh browser for the second trader (the first one's session stays signed in).
+    await context.close();
+    context = await newContext(browser, server.baseUrl);
+    page = await context.newPage();
+    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    await signIn(page, empty);
+    await page.getByText('Your journal is empty.').waitFor();
+    await page.locator('[data-widget="yearly-income"]').getByText('No data available').waitFor();
+    await page.locator('[data-widget="trade-flow"]').getByText('No data').waitFor();
+    expect(await page.getByTestId('gauge-win_rate-value').textContent()).toBe('No Data');
+    expect(await text('quadrant-today-value')).toBe(usd(0));
+    expect(await text('lifetime-premium')).toBe(usd(0));
+    await screenshotAt(page, 'dashboard-empty', DESKTOP);
+    await screenshotAt(page, 'dashboard-empty', PHONE);
+    expect(pageErrors).toEqual([]);
+  });
+});

@@ -1,0 +1,307 @@
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { Link } from 'react-router';
+import { strategyByUid } from '@oj/contracts/strategies';
+import type { SwitchPeriod } from '@oj/contracts/trade-views';
+import { Chart } from '../../../components/charts/chart.tsx';
+import { useChartColors } from '../../../components/charts/chart-theme.ts';
+import { Spinner } from '../../../components/ui/spinner.tsx';
+import { formatDate, formatMoney, formatMoneyShort } from '../../../lib/format.ts';
+import type { DashboardData } from '../api/get-dashboard-data.ts';
+import { currentWeek, dayTone, firstWithData, lastActiveDays, monthLabel, shortDay, weekdayName } from '../utils/dashboard-math.ts';
+import { Segmented, ShareButton, SWITCH_LABELS, SWITCH_OPTIONS, Widget } from './widget.tsx';
+
+const strategyName = (su: string) => strategyByUid(su)?.name ?? su;
+
+/** Daily Premium: the premium of the last 10 days with trades, green collected, red paid. */
+export function DailyPremium({ data }: { data: DashboardData }) {
+  const c = useChartColors();
+  const days = useMemo(() => lastActiveDays(data.daily_income), [data]);
+  const option = {
+    grid: { left: 4, right: 8, top: 12, bottom: 4, containLabel: true },
+    tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: (v: number) => formatMoney(v) },
+    xAxis: { type: 'category', data: days.map((d) => shortDay(d.income_date)), axisTick: { show: false }, axisLine: { lineStyle: { color: c.border } }, axisLabel: { color: c.subtle, hideOverlap: true } },
+    yAxis: { type: 'value', splitLine: { lineStyle: { color: c.border, type: 'dashed' } }, axisLabel: { color: c.subtle, formatter: (v: number) => formatMoneyShort(v) } },
+    series: [
+      {
+        type: 'bar',
+        name: 'Net premium',
+        barMaxWidth: 22,
+        data: days.map((d) => ({ value: d.np, itemStyle: { color: d.np >= 0 ? c.success : c.danger, borderRadius: d.np >= 0 ? [4, 4, 0, 0] : [0, 0, 4, 4] } })),
+      },
+    ],
+  };
+  return (
+    <Widget id="daily-premium" title="Daily Premium" subtitle="Last 10 active days">
+      <Chart label="Daily premium, last 10 active days" option={option} height={200} empty={days.length === 0} />
+    </Widget>
+  );
+}
+
+/** Open / Close Count: trades opened and closed on the last 10 days with trades. */
+export function OpenCloseCount({ data }: { data: DashboardData }) {
+  const c = useChartColors();
+  const days = useMemo(() => lastActiveDays(data.daily_income), [data]);
+  const option = {
+    grid: { left: 4, right: 8, top: 28, bottom: 4, containLabel: true },
+    legend: { top: 0, right: 0, itemWidth: 10, itemHeight: 10, textStyle: { color: c.muted } },
+    tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } },
+    xAxis: { type: 'category', data: days.map((d) => shortDay(d.income_date)), axisTick: { show: false }, axisLine: { lineStyle: { color: c.border } }, axisLabel: { color: c.subtle, hideOverlap: true } },
+    yAxis: { type: 'value', minInterval: 1, splitLine: { lineStyle: { color: c.border, type: 'dashed' } }, axisLabel: { color: c.subtle } },
+    series: [
+      { type: 'bar', name: 'Opened', data: days.map((d) => d.otc), itemStyle: { color: c.primary, borderRadius: [4, 4, 0, 0] }, barMaxWidth: 14 },
+      { type: 'bar', name: 'Closed', data: days.map((d) => d.ctc), itemStyle: { color: c.warning, borderRadius: [4, 4, 0, 0] }, barMaxWidth: 14 },
+    ],
+  };
+  return (
+    <Widget id="open-close" title="Open / Close Count" subtitle="Last 10 active days">
+      <Chart label="Trades opened and closed, last 10 active days" option={option} height={200} empty={days.length === 0} />
+    </Widget>
+  );
+}
+
+/** Income Calendar strip: Monday to Friday of this week, coloured like the income calendar; a past or current day opens its trades. */
+export function WeeklyStrip({ data, onOpenDay, onShare }: { data: DashboardData; onOpenDay: (date: string) => void; onShare?: () => void }) {
+  const byDate = useMemo(() => new Map(data.daily_income.map((d) => [d.income_date, d])), [data]);
+  const week = currentWeek(data.as_of);
+  const total = week.reduce((s, d) => s + (byDate.get(d)?.np ?? 0), 0);
+  return (
+    <Widget
+      id="weekly-strip"
+      title="Income Calendar"
+      subtitle={`This week · ${formatMoney(total)}`}
+      actions={
+        <>
+          {/* The card's own Share is disabled by part 2 §2; its download works. */}
+          <ShareButton label="Share Weekly Income" onShare={onShare} />
+          <Link to="/calendar/income" className="dash-link">
+            See All
+          </Link>
+        </>
+      }
+    >
+      <ol className="dash-week">
+        {week.map((d) => {
+          const day = byDate.get(d);
+          const tone = dayTone(day);
+          const future = d > data.as_of;
+          const np = day?.np ?? 0;
+          return (
+            <li key={d}>
+              <button
+                type="button"
+                className={`dash-day tone-${tone} ${d === data.as_of ? 'is-today' : ''}`}
+                disabled={future}
+                onClick={() => onOpenDay(d)}
+                aria-label={`${formatDate(d)}: ${tone === 'none' ? 'no trades' : tone === 'even' ? 'Even' : formatMoney(np)}${future ? ' (future)' : ''}`}
+                data-testid={`week-day-${d}`}
+              >
+                <span className="dash-day-name">{weekdayName(d)}</span>
+                <span className="dash-day-date">{Number(d.slice(8))}</span>
+                <span className="dash-day-np">{tone === 'none' ? '—' : tone === 'even' ? 'Even' : formatMoneyShort(np)}</span>
+              </button>
+            </li>
+          );
+        })}
+      </ol>
+    </Widget>
+  );
+}
+
+/** Income By Month: premium of the last 12 months. */
+export function IncomeByMonth({ data, onShare }: { data: DashboardData; onShare?: () => void }) {
+  const c = useChartColors();
+  const months = data.monthly_income;
+  const option = {
+    grid: { left: 4, right: 8, top: 12, bottom: 4, containLabel: true },
+    tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: (v: number) => formatMoney(v) },
+    xAxis: { type: 'category', data: months.map((m) => monthLabel(m.month)), axisTick: { show: false }, axisLine: { lineStyle: { color: c.border } }, axisLabel: { color: c.subtle, hideOverlap: true } },
+    yAxis: { type: 'value', splitLine: { lineStyle: { color: c.border, type: 'dashed' } }, axisLabel: { color: c.subtle, formatter: (v: number) => formatMoneyShort(v) } },
+    series: [
+      {
+        type: 'bar',
+        name: 'Premium',
+        barMaxWidth: 26,
+        data: months.map((m) => ({ value: m.np, itemStyle: { color: m.np >= 0 ? c.primary : c.danger, borderRadius: m.np >= 0 ? [5, 5, 0, 0] : [0, 0, 5, 5] } })),
+      },
+    ],
+  };
+  return (
+    <Widget id="income-by-month" title="Income By Month" subtitle="Last 12 months" actions={<ShareButton label="Share Income By Month" onShare={onShare} />}>
+      <Chart label="Premium by month, last 12 months" option={option} height={220} empty={months.every((m) => m.np === 0 && m.otc + m.ctc === 0)} />
+    </Widget>
+  );
+}
+
+/** Realized Income: the top five tickers by realized premium of a year (this year and the two before), with a 1 s pause on change (part 2 §9). */
+export function RealizedIncome({ data }: { data: DashboardData }) {
+  const years = data.top_tickers.map((t) => t.year);
+  const [year, setYear] = useState(years[0]!);
+  const [pausing, setPausing] = useState(false);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  const change = (y: number) => {
+    setYear(y);
+    setPausing(true);
+    clearTimeout(timer.current);
+    timer.current = setTimeout(() => setPausing(false), 1000);
+  };
+  const rows = data.top_tickers.find((t) => t.year === year)?.tickers ?? [];
+  const max = Math.max(1, ...rows.map((r) => Math.abs(r.npc)));
+  return (
+    <Widget
+      id="realized-income"
+      title="Realized Income"
+      subtitle="Top 5 tickers"
+      actions={
+        <label className="dash-select">
+          <select value={year} onChange={(e) => change(Number(e.target.value))} aria-label="Realized Income year">
+            {years.map((y) => (
+              <option key={y} value={y}>
+                {y}
+              </option>
+            ))}
+          </select>
+        </label>
+      }
+    >
+      {pausing ? (
+        <div className="dash-pause">
+          <Spinner label="Loading tickers" />
+        </div>
+      ) : rows.length === 0 ? (
+        <p className="dash-empty">No Data</p>
+      ) : (
+        <table className="dash-table" data-testid="realized-income">
+          <thead>
+            <tr>
+              <th scope="col">Ticker</th>
+              <th scope="col" className="num">
+                Trades
+              </th>
+              <th scope="col" className="num">
+                Win rate
+              </th>
+              <th scope="col" className="num">
+                Realized
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.ticker}>
+                <th scope="row">
+                  <span className="dash-ticker">{r.ticker}</span>
+                  <span className="dash-bar" style={{ width: `${(Math.abs(r.npc) / max) * 100}%` }} aria-hidden="true" />
+                </th>
+                <td className="num">{r.count}</td>
+                <td className="num">{r.count ? `${((r.iw / r.count) * 100).toFixed(0)}%` : '—'}</td>
+                <td className={`num ${r.npc >= 0 ? 'is-up' : 'is-down'}`}>{formatMoney(r.npc)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Widget>
+  );
+}
+
+/** Open Trades: how many are open now, their premium, what expires within a week, and the next to expire. */
+export function OpenTrades({ data }: { data: DashboardData }) {
+  const o = data.open_trades;
+  return (
+    <Widget
+      id="open-trades"
+      title="Open Trades"
+      actions={
+        <Link to="/trades/open" className="dash-link">
+          View
+        </Link>
+      }
+    >
+      <div className="dash-stats-row">
+        <div>
+          <div className="dash-kicker">Open</div>
+          <div className="dash-mid" data-testid="open-count">
+            {o.count}
+          </div>
+        </div>
+        <div>
+          <div className="dash-kicker">Premium</div>
+          <div className="dash-mid">{formatMoneyShort(o.premium)}</div>
+        </div>
+        <div>
+          <div className="dash-kicker">Expiring ≤ 7d</div>
+          <div className={`dash-mid ${o.expiring_in_7_days ? 'is-warn' : ''}`}>{o.expiring_in_7_days}</div>
+        </div>
+      </div>
+      {o.next.length === 0 ? (
+        <p className="dash-empty">{o.count ? 'No open trade expires from today on.' : 'No open trades available.'}</p>
+      ) : (
+        <ul className="dash-next">
+          {o.next.map((t) => (
+            <li key={t.uid}>
+              <span className="dash-ticker">{t.ticker}</span>
+              <span className="muted">{strategyName(t.su)}</span>
+              <span className="dash-next-ed">{formatDate(t.ed)}</span>
+              <span className={t.premium >= 0 ? 'is-up' : 'is-down'}>{formatMoneyShort(t.premium)}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Widget>
+  );
+}
+
+/**
+ * Trade Flow: a Sankey from strategy to disposition of the finalized (closed) trades of a period, with
+ * M / YTD / Y and the fallback to the first period with data; edges that would break the chart (no
+ * count, a node flowing into itself, a missing name) are skipped silently (part 2 §2).
+ */
+export function TradeFlow({ data }: { data: DashboardData }) {
+  const c = useChartColors();
+  const has = (p: SwitchPeriod) => data.breakdowns[p].flows.length > 0;
+  const [chosen, setChosen] = useState<SwitchPeriod | null>(null);
+  const period = chosen ?? firstWithData(['m', 'ytd', 'y'] as const, has);
+  const { nodes, links } = useMemo(() => {
+    const links: { source: string; target: string; value: number }[] = [];
+    const names = new Set<string>();
+    for (const f of data.breakdowns[period].flows) {
+      const source = strategyName(f.su);
+      const target = f.disposition;
+      if (!source || !target || source === target || !(f.count > 0)) continue;
+      links.push({ source, target, value: f.count });
+      names.add(source);
+      names.add(target);
+    }
+    return { nodes: [...names].map((name) => ({ name })), links };
+  }, [data, period]);
+  const option = {
+    tooltip: { trigger: 'item' },
+    series: [
+      {
+        type: 'sankey',
+        data: nodes,
+        links,
+        left: 8,
+        right: 110,
+        top: 8,
+        bottom: 8,
+        nodeWidth: 12,
+        nodeGap: 10,
+        emphasis: { focus: 'adjacency' },
+        label: { color: c.text, fontSize: 11 },
+        lineStyle: { color: 'gradient', curveness: 0.5, opacity: 0.35 },
+      },
+    ],
+  };
+  return (
+    <Widget
+      id="trade-flow"
+      title="Trade Flow"
+      subtitle={`Strategy to disposition · ${SWITCH_LABELS[period]}`}
+      actions={<Segmented label="Trade Flow period" options={SWITCH_OPTIONS} value={period} onChange={setChosen} />}
+    >
+      <Chart label="Trade flow from strategy to disposition" option={option} height={300} empty={links.length === 0} emptyText="No data" />
+    </Widget>
+  );
+}

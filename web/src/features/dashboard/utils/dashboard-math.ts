@@ -1,0 +1,132 @@
+import type { DashboardDay } from '../api/get-dashboard-data.ts';
+
+/**
+ * The dashboard's presentation rules (part 2 §2, §4, §9) that are not figures: which days a chart
+ * shows, which period a switch falls back to, gauge ranges and the win-rate colour. The figures
+ * themselves come computed from the server (projections/src/formulas/formulas.ts).
+ */
+
+export type PremiumRange = 'week' | 'month' | 'ytd' | 'year';
+export const PREMIUM_RANGES: { key: PremiumRange; label: string }[] = [
+  { key: 'week', label: 'Week' },
+  { key: 'month', label: 'Month' },
+  { key: 'ytd', label: 'YTD' },
+  { key: 'year', label: 'Year' },
+];
+
+const DAY_MS = 86_400_000;
+const toUtc = (d: string) => Date.UTC(Number(d.slice(0, 4)), Number(d.slice(5, 7)) - 1, Number(d.slice(8, 10)));
+export const addDays = (d: string, n: number) => new Date(toUtc(d) + n * DAY_MS).toISOString().slice(0, 10);
+export const isWeekend = (d: string) => {
+  const w = new Date(toUtc(d)).getUTCDay();
+  return w === 0 || w === 6;
+};
+/** The same calendar day a year earlier (29 February -> 28 February). */
+function yearBefore(d: string): string {
+  const y = Number(d.slice(0, 4)) - 1;
+  const md = d.slice(5);
+  return md === '02-29' ? `${y}-02-28` : `${y}-${md}`;
+}
+
+/** First day of a Premium Income range ending today (part 2 §9: week 7 days, month 30 days, YTD, year 12 months). */
+export function rangeStart(range: PremiumRange, today: string): string {
+  switch (range) {
+    case 'week':
+      return addDays(today, -6);
+    case 'month':
+      return addDays(today, -29);
+    case 'ytd':
+      return `${today.slice(0, 4)}-01-01`;
+    case 'year':
+      return addDays(yearBefore(today), 1);
+  }
+}
+
+/**
+ * The cumulative premium of a range, day by day: the running total of the window less its value the
+ * day before the range, so the curve starts at the range's first day's premium and ends at the range's
+ * total. Weekdays only (the server answers every weekday; weekend days with trades count but are not drawn).
+ */
+export function cumulativeSeries(days: readonly DashboardDay[], range: PremiumRange, today: string): { date: string; value: number }[] {
+  const from = rangeStart(range, today);
+  let base = 0;
+  const out: { date: string; value: number }[] = [];
+  for (const d of days) {
+    if (d.income_date < from) {
+      base = d.net_premium_so_far;
+      continue;
+    }
+    if (d.income_date > today) break;
+    if (isWeekend(d.income_date)) continue;
+    out.push({ date: d.income_date, value: round2(d.net_premium_so_far - base) });
+  }
+  return out;
+}
+
+export const round2 = (x: number) => Math.round(x * 100) / 100;
+
+/** Days with any trade opened or closed. */
+export const isActive = (d: DashboardDay) => d.otc + d.ctc > 0;
+
+/** The last `n` days with activity, oldest first (the daily charts, Quick Guide: "last 10 active days"). */
+export function lastActiveDays(days: readonly DashboardDay[], n = 10): DashboardDay[] {
+  const out: DashboardDay[] = [];
+  for (let i = days.length - 1; i >= 0 && out.length < n; i--) if (isActive(days[i]!)) out.push(days[i]!);
+  return out.reverse();
+}
+
+/** Monday to Friday of today's week (the Quick Guide: the strip shows the current week and resets every Sunday). */
+export function currentWeek(today: string): string[] {
+  const dow = new Date(toUtc(today)).getUTCDay(); // 0 Sunday
+  // Sunday starts the next week: its strip is the week ahead.
+  const monday = dow === 0 ? addDays(today, 1) : addDays(today, 1 - dow);
+  return [0, 1, 2, 3, 4].map((i) => addDays(monday, i));
+}
+
+export type DayTone = 'positive' | 'negative' | 'even' | 'none';
+/** Calendar day colour (part 2 §9): green positive, red negative, yellow even with activity, none without. */
+export function dayTone(day: DashboardDay | undefined): DayTone {
+  if (!day || !isActive(day)) return 'none';
+  return day.np > 0 ? 'positive' : day.np < 0 ? 'negative' : 'even';
+}
+
+/** Part 2 §4: a period switch shows the first period with data, from the preferred one on. */
+export function firstWithData<P extends string>(order: readonly P[], hasData: (p: P) => boolean): P {
+  return order.find(hasData) ?? order[0]!;
+}
+
+/** Part 2 §9 win-rate colour: yellow below 50, mid-green from 50 to under 80, dark green from 80. */
+export function winRateTone(rate: number | null): 'low' | 'mid' | 'high' | 'none' {
+  if (rate === null) return 'none';
+  return rate < 50 ? 'low' : rate < 80 ? 'mid' : 'high';
+}
+
+/** Gauge ranges of part 2 §9. */
+export function gaugeRange(kind: 'delta' | 'percent' | 'widening' | 'hold', value: number | null): { min: number; max: number } {
+  const v = value ?? 0;
+  switch (kind) {
+    case 'delta':
+      return { min: 0, max: 1 };
+    case 'percent':
+      return { min: 0, max: 100 };
+    case 'hold':
+      return { min: 0, max: v >= 100 ? Math.ceil(v + 30) : 100 };
+    case 'widening':
+      // ARR and ROR: 0 to 100, widened to the next ten beyond a value outside it.
+      return { min: v < 0 ? Math.floor(v / 10) * 10 : 0, max: v > 100 ? Math.ceil(v / 10) * 10 : 100 };
+  }
+}
+
+/** 'YYYY-MM' -> "Jan '26". */
+export function monthLabel(month: string): string {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  return `${new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'short' }).format(new Date(Date.UTC(y, m - 1, 1)))} '${String(y).slice(2)}`;
+}
+
+/** 'YYYY-MM-DD' -> 'Mon 5' style short day label. */
+export function shortDay(d: string): string {
+  return new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'short', day: 'numeric' }).format(new Date(toUtc(d)));
+}
+export function weekdayName(d: string): string {
+  return new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', weekday: 'short' }).format(new Date(toUtc(d)));
+}
