@@ -178,7 +178,7 @@ export const faqEntries: FaqEntry[] = [
       '<p>They are a closed trade\'s <strong>disposition</strong>, how it ended: <em>Early Exit</em> closed before its expiration date, <em>Closed</em> closed on it, <em>Rolled</em> closed by a roll, <em>Assigned</em> / <em>Called Away</em> / <em>Exercised</em> settled in the money, <em>Expired</em> expired worthless. The dashboard and Pulse count trades by disposition.</p>',
   },
   {
-    id: 'splits',
+    id: 'trades-of-a-day',
     category: 'Journaling',
     question: 'Which trades appear on a given day of the calendar?',
     answer:
