@@ -39,7 +39,7 @@ interface Sample {
 }
 
 const quantile = (sorted: number[], q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : 0);
-const median = (xs: number[]) => {
+export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? (s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2) : 0;
 };
@@ -67,7 +67,7 @@ async function load(concurrency: number, seconds: number, op: (worker: number) =
 }
 
 /** Open+close commands over HTTP from a worker thread (see commands-client.ts). */
-async function httpLoad(job: { address: string; headers: Record<string, string>; openBody: string; closeBody: string; level: number; seconds: number }): Promise<Sample> {
+export async function httpLoad(job: { address: string; headers: Record<string, string>; openBody: string; closeBody: string; level: number; seconds: number }): Promise<Sample> {
   const worker = new Worker(new URL('./commands-client.ts', import.meta.url), { workerData: job });
   const [result] = (await once(worker, 'message')) as [{ latencies: number[]; elapsed: number; errors: number; firstError: string | null }];
   await worker.terminate();
