@@ -55,6 +55,58 @@ export function applicableLive(projections: readonly Projection[], rows: readonl
   return runnable(projections, rows);
 }
 
+/**
+ * Thrown when an event is not the next revision of its stream in a version: an earlier event of that
+ * lineage was never applied there (a misrouted or reordered batch, a stale dispatcher's). Applying it
+ * would leave a hole nobody sees; refusing it stops the lane, loudly (error log, stuck-lane alert).
+ */
+export class StreamRevisionError extends Error {
+  constructor(projection: string, version: number, streamId: string, expected: number, actual: number) {
+    super(`${projection} v${version}: stream ${streamId} expects revision ${expected} next but the batch brings ${actual}; an earlier event of this lineage was not applied`);
+    this.name = 'StreamRevisionError';
+  }
+}
+
+/**
+ * The per-lineage guard, for every path that writes a version (lane batches, rebuild batches,
+ * catch-ups, one-user rebuilds): drops events already applied (revision at or below the stream's
+ * last), throws StreamRevisionError for a gap, records the new last revisions, and returns what is
+ * left to apply, in order. Runs in the caller's transaction, so guard rows and read model rows commit
+ * together.
+ */
+export async function guardRevisions(
+  trx: Kysely<any>,
+  version: { name: string; version: number; revisionGuard: boolean },
+  events: readonly StoredEvent[],
+): Promise<StoredEvent[]> {
+  if (!events.length) return [];
+  const ids = [...new Set(events.map((e) => e.streamId))];
+  const known = await sql<{ stream_id: string; revision: number }>`select stream_id, revision from projection_stream_revisions
+    where projection = ${version.name} and version = ${version.version} and stream_id = any(${ids})`.execute(trx);
+  const last = new Map(known.rows.map((r) => [r.stream_id, Number(r.revision)]));
+  const changed = new Map<string, number>();
+  const out: StoredEvent[] = [];
+  for (const e of events) {
+    const l = last.get(e.streamId);
+    // Revisions are applied contiguously, so one at or below the last is applied already.
+    if (l !== undefined && e.revision <= l) continue;
+    const expected = l !== undefined ? l + 1 : version.revisionGuard ? 0 : e.revision;
+    if (e.revision !== expected) throw new StreamRevisionError(version.name, version.version, e.streamId, expected, e.revision);
+    last.set(e.streamId, e.revision);
+    changed.set(e.streamId, e.revision);
+    out.push(e);
+  }
+  const rows = [...changed].map(([stream_id, revision]) => ({ projection: version.name, version: version.version, stream_id, revision }));
+  for (let i = 0; i < rows.length; i += 5000) {
+    await trx
+      .insertInto('projection_stream_revisions')
+      .values(rows.slice(i, i + 5000))
+      .onConflict((oc) => oc.columns(['projection', 'version', 'stream_id']).doUpdateSet((eb) => ({ revision: eb.ref('excluded.revision') })))
+      .execute();
+  }
+  return out;
+}
+
 export interface AppliedCount {
   projection: string;
   version: number;
@@ -101,7 +153,11 @@ export async function applyLaneBatch(db: Kysely<any>, projections: readonly Proj
     for (const { projection, row } of live) {
       const checkpoint = await lockCheckpoint(trx, row.name, row.version, batch.lane);
       if (comparePositions(batch.prev, checkpoint) > 0) throw new LaneGapError(row.name, batch.lane, batch.prev, checkpoint);
-      const fresh = batch.events.filter((e) => comparePositions(e.position, checkpoint) > 0 && matchesPrefixes(e.streamId, projection.streamPrefixes));
+      const fresh = await guardRevisions(
+        trx,
+        row,
+        batch.events.filter((e) => comparePositions(e.position, checkpoint) > 0 && matchesPrefixes(e.streamId, projection.streamPrefixes)),
+      );
       if (fresh.length) await projection.apply({ trx, tables: row.tables, mode: 'live' }, fresh);
       const next = maxPosition(checkpoint, last.position);
       if (comparePositions(next, checkpoint) !== 0) await writeCheckpoint(trx, row.name, row.version, batch.lane, next, fresh.length);

@@ -11,7 +11,9 @@ import { createLogger } from '@oj/infra/logger';
 import { migrations } from './migrations.ts';
 import { countingProjection, expectedCounts, readCounts } from './test-projection.ts';
 import { startProjector, type ProjectorHandle, type ProjectorOptions } from './projector.ts';
-import { liveTables, readDispatcher } from './registry.ts';
+import { liveTables, readCheckpoints, readDispatcher, readRegistry } from './registry.ts';
+import { applyLaneBatch } from './apply.ts';
+import { laneOf } from './lanes.ts';
 import { LOCK_DISPATCHER } from './locks.ts';
 
 /**
@@ -110,6 +112,32 @@ describe('dispatcher fencing', () => {
 
     await append(5);
     await next.waitFor(last, 30_000);
+    expect(await readCounts(database.db, await liveTables(database.db, projection.name))).toEqual(expectedCounts(await wholeLog()));
+  }, 60_000);
+
+  it('the per-lineage guard demands the next revision: a batch that skips one is refused, not applied', async () => {
+    for (const h of open) await h.stop();
+    const p = await start();
+    const user = 'f-lineage';
+    const stream = `trade-${user}.gap`;
+    const event = (i: number) => ({ id: randomUUID(), type: `G${i}`, schemaVersion: 1, data: {}, metadata: { userId: user, actor: { id: user, role: 'trader' as const }, correlationId: 'c', causationId: null, idempotencyKey: null, recordedAt: new Date().toISOString(), businessDate: '2026-11-20' } });
+    last = (await store.append(stream, [event(0), event(1)], 'no_stream')).position;
+    await p.waitFor(last, 30_000);
+    await p.stop();
+    last = (await store.append(stream, [event(2), event(3)], 1)).position;
+    const [r2, r3] = (await wholeLog()).filter((e) => e.streamId === stream).slice(2);
+    expect([r2!.revision, r3!.revision]).toEqual([2, 3]);
+    const lane = laneOf(user, LANES);
+    const live = (await readRegistry(database.db, projection.name)).find((r) => r.status === 'live')!;
+    const cp = (await readCheckpoints(database.db, projection.name, live.version)).get(lane)!;
+    // Revision 3 without 2 (what a misrouted or reordered batch would deliver): an error, not a skip.
+    await expect(applyLaneBatch(database.db, [projection], { lane, prev: cp, events: [r3!] })).rejects.toMatchObject({ name: 'StreamRevisionError' });
+    expect((await readCounts(database.db, live.tables)).streams[stream]?.last_revision).toBe(1);
+    await applyLaneBatch(database.db, [projection], { lane, prev: cp, events: [r2!, r3!] });
+    // Delivered again: duplicates change nothing.
+    await applyLaneBatch(database.db, [projection], { lane, prev: cp, events: [r2!, r3!] });
+    const again = await start();
+    await again.waitFor(last, 30_000);
     expect(await readCounts(database.db, await liveTables(database.db, projection.name))).toEqual(expectedCounts(await wholeLog()));
   }, 60_000);
 });

@@ -86,4 +86,20 @@ export const migrations: MigrationSet = {
       await sql`alter table projector_dispatcher add column if not exists term bigint not null default 0`.execute(db);
     },
   },
+  '202611241420_stream_revisions': {
+    async up(db) {
+      // The per-lineage guard: per (projection, version, stream) the last revision applied. An event
+      // must be the next revision of its stream (a gap is an error) or one already applied (skipped).
+      await sql`create table if not exists projection_stream_revisions (
+        projection text not null,
+        version integer not null,
+        stream_id text not null,
+        revision integer not null,
+        primary key (projection, version, stream_id)
+      )`.execute(db);
+      // Versions built since the guard exist hold every stream's row: a stream with no row must start
+      // at revision 0. Older versions learn their streams as events arrive.
+      await sql`alter table projection_registry add column if not exists revision_guard boolean not null default false`.execute(db);
+    },
+  },
 };

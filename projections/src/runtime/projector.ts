@@ -320,7 +320,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
           await projection.createTables(db, tables);
           await db
             .insertInto('projection_registry')
-            .values({ name: projection.name, version: projection.version, code_version: projection.version, status: 'live', lanes, tables: JSON.stringify(tables), live_since: new Date() })
+            .values({ name: projection.name, version: projection.version, code_version: projection.version, status: 'live', lanes, tables: JSON.stringify(tables), live_since: new Date(), revision_guard: true })
             .execute();
         } finally {
           await lock.release();

@@ -4,7 +4,7 @@ import { START, comparePositions, positionToString, type EventStore, type LogPos
 import { physicalTables, type Projection } from './projection.ts';
 import { LOCK_REBUILD, lockSwitchExclusive, lockSwitchShared, tryLock } from './locks.ts';
 import { laneOf, matchesPrefixes, maxPosition, minPosition, posParams, rowPosition } from './lanes.ts';
-import { lockCheckpoint } from './apply.ts';
+import { guardRevisions, lockCheckpoint } from './apply.ts';
 import { readCheckpoints, readDispatcher, readRegistry, runnable, writeLaneCheckpoints, type RegistryRow } from './registry.ts';
 
 export interface RuntimeDeps {
@@ -144,13 +144,14 @@ async function rebuildVersion(deps: RuntimeDeps, projection: Projection, options
       await db.transaction().execute(async (trx) => {
         await trx
           .insertInto('projection_registry')
-          .values({ name: projection.name, version, code_version: projection.version, status: 'building', lanes: deps.lanes, tables: JSON.stringify(tables) })
+          .values({ name: projection.name, version, code_version: projection.version, status: 'building', lanes: deps.lanes, tables: JSON.stringify(tables), revision_guard: true })
           .execute();
         await sql`insert into projection_rebuilds (projection, version, commit, prepare) values (${projection.name}, ${version}, ${s.commit}, ${s.prepare})
           on conflict (projection, version) do update set commit = excluded.commit, prepare = excluded.prepare, events_done = 0, started_at = now(), updated_at = now(), finished_at = null`.execute(trx);
       });
     }
     const tables = physicalTables(projection, version);
+    const guarded = { name: projection.name, version, revisionGuard: building ? building.revisionGuard : true };
     // Not switchable until this run has finished its bulk batches and finishing step again.
     await sql`update projection_rebuilds set built_at = null where projection = ${projection.name} and version = ${version}`.execute(db);
     const total = eventStore.countAfter ? await eventStore.countAfter(START, prefixes) : null;
@@ -193,7 +194,11 @@ async function rebuildVersion(deps: RuntimeDeps, projection: Projection, options
       // while a partition's transaction is still running.
       const settled = await Promise.allSettled(
         partitionByUser(events, partitions).map((part) =>
-          db.transaction().execute((trx) => projection.apply({ trx, tables, mode: 'bulk' }, part)),
+          db.transaction().execute(async (trx) => {
+            // A partition re-applied after a kill finds its events applied already: the guard drops them.
+            const fresh = await guardRevisions(trx, guarded, part);
+            if (fresh.length) await projection.apply({ trx, tables, mode: 'bulk' }, fresh);
+          }),
         ),
       );
       const failed = settled.find((r) => r.status === 'rejected');
@@ -328,13 +333,14 @@ async function switchLocked(deps: RuntimeDeps, name: string, version: number): P
       if (catchUp.length && target.codeVersion !== projection.version) {
         throw new Error(`${name} v${version} was built by formulas v${target.codeVersion} and the code is v${projection.version}: it cannot catch up. Rebuild instead.`);
       }
-      if (catchUp.length) await projection.apply({ trx, tables: target.tables, mode: 'rebuild' }, catchUp);
+      const unapplied = await guardRevisions(trx, target, catchUp);
+      if (unapplied.length) await projection.apply({ trx, tables: target.tables, mode: 'rebuild' }, unapplied);
       await writeLaneCheckpoints(trx, name, version, laneCount, m);
       const mp = posParams(m);
       if (current) await sql`update projection_registry set status = 'retired', retired_at = now(), updated_at = now() where name = ${name} and version = ${current.version}`.execute(trx);
       await sql`update projection_registry set status = 'live', live_since = now(), retired_at = null, lanes = ${laneCount}, updated_at = now() where name = ${name} and version = ${version}`.execute(trx);
       await sql`update projection_rebuilds set finished_at = now(), commit = ${mp.commit}, prepare = ${mp.prepare}, updated_at = now() where projection = ${name} and version = ${version}`.execute(trx);
-      return { applied: catchUp.length };
+      return { applied: unapplied.length };
     });
     if (result) return result.applied;
     if (attempt > 20) throw new Error(`Could not switch ${name}: lanes keep moving past the catch-up read`);
@@ -383,7 +389,8 @@ async function catchUpTarget(deps: RuntimeDeps, projection: Projection, version:
       if (fresh.length && target.codeVersion !== projection.version) {
         throw new Error(`${projection.name} v${version} was built by formulas v${target.codeVersion} and the code is v${projection.version}: it cannot catch up. Rebuild instead.`);
       }
-      if (fresh.length) await projection.apply({ trx, tables: target.tables, mode: 'rebuild' }, fresh);
+      const unapplied = await guardRevisions(trx, target, fresh);
+      if (unapplied.length) await projection.apply({ trx, tables: target.tables, mode: 'rebuild' }, unapplied);
       const p = posParams(last.position);
       if (target.status === 'building') {
         await sql`update projection_rebuilds set commit = ${p.commit}, prepare = ${p.prepare}, updated_at = now() where projection = ${projection.name} and version = ${version}`.execute(trx);
@@ -391,7 +398,7 @@ async function catchUpTarget(deps: RuntimeDeps, projection: Projection, version:
         const at = [...t.values()].reduce((a, b) => maxPosition(a, b), last.position);
         await writeLaneCheckpoints(trx, projection.name, version, target.lanes, at);
       }
-      return fresh.length;
+      return unapplied.length;
     });
     if (done === null) return applied;
     applied += done;
@@ -428,6 +435,7 @@ async function dropVersion(db: Kysely<any>, row: RegistryRow): Promise<void> {
   for (const table of Object.values(row.tables)) await sql`drop table if exists ${sql.table(table)}`.execute(db);
   await db.transaction().execute(async (trx) => {
     await sql`delete from projection_checkpoints where projection = ${row.name} and version = ${row.version}`.execute(trx);
+    await sql`delete from projection_stream_revisions where projection = ${row.name} and version = ${row.version}`.execute(trx);
     await sql`delete from projection_rebuilds where projection = ${row.name} and version = ${row.version}`.execute(trx);
     await sql`delete from projection_registry where name = ${row.name} and version = ${row.version}`.execute(trx);
   });
@@ -484,7 +492,11 @@ async function rebuildUser(deps: RuntimeDeps, projection: Projection, userId: st
       if (comparePositions(cp, covered) > 0) return null;
       const ctx = { trx, tables: live.row.tables, mode: 'rebuild' as const };
       await projection.deleteUser(ctx, userId);
-      const upTo = events.filter((e) => comparePositions(e.position, cp) <= 0);
+      // The user's lineages start over in the guard too.
+      for (const prefix of prefixes) {
+        await sql`delete from projection_stream_revisions where projection = ${live.row.name} and version = ${live.row.version} and left(stream_id, ${prefix.length}) = ${prefix}`.execute(trx);
+      }
+      const upTo = await guardRevisions(trx, { ...live.row, revisionGuard: true }, events.filter((e) => comparePositions(e.position, cp) <= 0));
       if (upTo.length) await projection.apply(ctx, upTo);
       return { version: live.row.version, applied: upTo.length };
     });

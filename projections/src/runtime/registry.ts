@@ -19,6 +19,8 @@ export interface RegistryRow {
   updatedAt: Date;
   liveSince: Date | null;
   retiredAt: Date | null;
+  /** Built with the per-lineage guard from its first event (a stream with no guard row starts at revision 0). */
+  revisionGuard: boolean;
 }
 
 export class ProjectionNotLiveError extends Error {
@@ -43,6 +45,7 @@ function toRow(r: any): RegistryRow {
     updatedAt: r.updated_at,
     liveSince: r.live_since ?? null,
     retiredAt: r.retired_at ?? null,
+    revisionGuard: r.revision_guard === true,
   };
 }
 
