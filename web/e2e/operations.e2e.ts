@@ -220,3 +220,66 @@ describe('projections console', () => {
     await trader.close();
   });
 });
+
+describe('projections console in services mode (REDIS_URL)', () => {
+  const prefix = `ojops${Date.now().toString(36)}`;
+  const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  let server: E2eServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  const admin = { email: `ada.admin.${Date.now()}@example.com`, password: 'Replay#2026a' };
+
+  beforeAll(async () => {
+    server = await startServer({ env: { REDIS_URL, BULLMQ_PREFIX: prefix } });
+    await createUser(identityContext(server.runtime.deps), { name: 'Ada Admin', email: admin.email, password: admin.password, role: 'Admin', verified: true });
+    browser = await launchBrowser();
+    context = await newContext(browser, server.baseUrl);
+  }, 120_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await server?.close();
+    const { Queue } = await import('bullmq');
+    const { redisConnection, laneQueueName } = await import('@oj/projections/runtime/projector');
+    const { REBUILD_QUEUE } = await import('@oj/projections/runtime/rebuild-job');
+    for (const name of [REBUILD_QUEUE, ...Array.from({ length: 8 }, (_, i) => laneQueueName(i))]) {
+      const q = new Queue(name, { connection: redisConnection(REDIS_URL), prefix });
+      await q.obliterate({ force: true }).catch(() => undefined);
+      await q.close();
+    }
+  });
+
+  it('rebuilds through the projector job and opens the BullMQ board for an Admin', async () => {
+    const page = await context.newPage();
+    await page.goto('/signin');
+    await page.getByLabel('Email').fill(admin.email);
+    await page.getByLabel('Password', { exact: true }).fill(admin.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL('**/dashboard');
+    await page.goto('/operations');
+    const card = page.getByTestId('projection-trades');
+    await card.locator('tr[data-status="live"]').waitFor();
+    await page.getByText('BullMQ lanes and rebuild jobs').waitFor();
+
+    await card.getByTestId('rebuild-button').click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Rebuild' }).click();
+    const progress = card.locator('[data-testid="rebuild-rebuild-trades"][data-phase="done"]');
+    await progress.waitFor({ timeout: 60_000 });
+    await progress.getByText('projector job').waitFor();
+    await card.locator('tr[data-status="building"]').waitFor();
+
+    // The board opens in a tab of its own, with its cookie; it renders from the package's assets under the gateway's CSP.
+    const [board] = await Promise.all([context.waitForEvent('page'), page.getByRole('button', { name: 'Queues' }).click()]);
+    const external: string[] = [];
+    board.on('request', (r) => {
+      if (!r.url().startsWith(server.baseUrl)) external.push(r.url());
+    });
+    await board.waitForLoadState();
+    await board.getByText('projector-rebuild').first().waitFor({ timeout: 20_000 });
+    await board.getByText('projector-lane-0').first().waitFor();
+    await screenshots(board, 'operations-queues-board', { fullPage: false });
+    expect(external).toEqual([]);
+    await board.close();
+  }, 120_000);
+});
