@@ -97,6 +97,20 @@ describe('trial to paid, renewal', () => {
     });
   });
 
+  it('two subscriptions racing for one user: one wins, the other is a 409 and its Stripe subscription is cancelled', async () => {
+    b.t.clock.set('2026-02-01T00:00:00.000Z');
+    const u = await b.user();
+    await at('2026-03-10T00:00:00.000Z', async () => {
+      const [one, two] = [await b.saveCard(u), await b.saveCard(u, { last4: '1111' })];
+      const answers = await Promise.all([one, two].map((pm) => b.call(u, 'POST', '/auth/create-subscription', { paymentMethodId: pm, priceId: PRICE_ID })));
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+      const customer = b.stripe.customers.get([...b.stripe.customers.values()].find((c) => c.metadata.user_uid === u.userId)!.id)!;
+      const live = [...b.stripe.subscriptions.values()].filter((s) => s.customer === customer.id && s.status !== 'canceled');
+      expect(live.map((s) => s.id)).toEqual([await b.subscriptionIdOf(u.userId)]);
+      expect((await b.stream(u.userId)).filter((e) => e.type === 'SubscriptionActivated')).toHaveLength(1);
+    });
+  });
+
   it('refuses a bad body, an unknown price and a second subscription', async () => {
     b.t.clock.set(start);
     const u = await b.user();
@@ -281,6 +295,11 @@ describe('isolation', () => {
     expect((await b.call(other, 'POST', '/auth/cancel-subscription')).status).toBe(409);
     expect((await b.call(other, 'POST', '/auth/reactivate-subscription')).status).toBe(409);
     expect((await b.call(other, 'POST', '/auth/update-payment-method', { paymentMethodId: aCard })).status).toBe(409);
+    // A SetupIntent is always for the caller's own Stripe customer.
+    const intent = await b.call(other, 'POST', '/auth/create-payment-intent');
+    const setup = b.stripe.setupIntents.get(intent.body.clientSecret.split('_secret_')[0])!;
+    expect(b.stripe.customers.get(setup.customer)!.metadata.user_uid).toBe(other.userId);
+    expect(setup.customer).not.toBe(b.stripe.subscriptions.get(a.subId)!.customer);
     const mine = await b.status(other);
     expect([mine.status, mine.card, mine.pm]).toEqual([1, null, false]);
     expect(await b.stream(a.userId)).toEqual(aBefore);

@@ -169,13 +169,36 @@ export async function createSubscription(ctx: BillingContext, caller: Caller, in
   }
   if (sub.status !== 'active' && sub.status !== 'trialing') throw new AppError('payment_required', m.setupIntentNotSucceeded(sub.status));
   const period = periodOf(sub);
-  await runCommand(
-    ctx,
-    caller.userId,
-    (s) => decide({ type: 'Subscribe', customerId, paymentMethod, stripeSubscriptionId: sub.id, trialing: sub.status === 'trialing', ...period }, s, { now }),
-    { actor: userActor(caller.userId), command: 'Subscribe' },
+  await recordOrUndo(ctx, caller.userId, sub.id, () =>
+    runCommand(
+      ctx,
+      caller.userId,
+      (s) => decide({ type: 'Subscribe', customerId, paymentMethod, stripeSubscriptionId: sub.id, trialing: sub.status === 'trialing', ...period }, s, { now }),
+      { actor: userActor(caller.userId), command: 'Subscribe' },
+    ),
   );
   return subscriptionDetails(ctx, caller.userId);
+}
+
+/**
+ * Records a subscription Stripe has just made. Two requests racing (two tabs, two cards) can both pass the
+ * check and both get a Stripe subscription; the stream lets one win, and the loser's Stripe subscription
+ * is cancelled at once, so nobody pays twice.
+ */
+async function recordOrUndo(ctx: BillingContext, userId: string, stripeSubscriptionId: string, record: () => Promise<{ state: SubscriptionState }>): Promise<void> {
+  try {
+    await record();
+  } catch (error) {
+    if (error instanceof AppError && error.kind === 'conflict') {
+      const { state } = await loadSubscription(ctx, userId);
+      if (state.stripeSubscriptionId !== stripeSubscriptionId) {
+        await stripeOf(ctx)
+          .subscriptions.cancel(stripeSubscriptionId, {}, { idempotencyKey: `undo:${stripeSubscriptionId}` })
+          .catch((e) => ctx.logger?.error({ err: e, stripeSubscriptionId }, 'could not cancel a subscription that lost a race'));
+      }
+    }
+    throw error;
+  }
 }
 
 /** POST /auth/cancel-subscription: cancel at the period end; access stays until then. */
@@ -231,10 +254,12 @@ export async function reactivateSubscription(ctx: BillingContext, caller: Caller
     return providerError(error, m.serverError, ctx.logger);
   }
   const period = periodOf(sub);
-  await runCommand(ctx, caller.userId, (s) => decide({ type: 'Reactivate', stripeSubscriptionId: sub.id, ...period }, s, { now }), {
-    actor: userActor(caller.userId),
-    command: 'Reactivate',
-  });
+  await recordOrUndo(ctx, caller.userId, sub.id, () =>
+    runCommand(ctx, caller.userId, (s) => decide({ type: 'Reactivate', stripeSubscriptionId: sub.id, ...period }, s, { now }), {
+      actor: userActor(caller.userId),
+      command: 'Reactivate',
+    }),
+  );
   return { details: await subscriptionDetails(ctx, caller.userId), message: m.activated };
 }
 

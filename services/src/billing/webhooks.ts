@@ -85,7 +85,14 @@ async function commandOf(ctx: BillingContext, event: Stripe.Event): Promise<{ us
       const customerId = idOf(intent.customer);
       const pmRef = intent.payment_method;
       if (!customerId || !pmRef) return null;
-      const pm = typeof pmRef === 'string' ? await ctx.stripe!.paymentMethods.retrieve(pmRef) : pmRef;
+      let pm: Stripe.PaymentMethod;
+      try {
+        pm = typeof pmRef === 'string' ? await ctx.stripe!.paymentMethods.retrieve(pmRef) : pmRef;
+      } catch (error) {
+        // Not recorded as handled: Stripe retries a webhook answered with an error.
+        ctx.logger?.error({ err: error, event: event.id }, 'stripe call failed while handling a webhook');
+        throw new AppError('unavailable', m.providerUnavailable);
+      }
       return forCustomer(customerId, { type: 'RecordPaymentMethodAttached', customerId, paymentMethod: { id: pm.id, card: cardOf(pm) }, stripe });
     }
     default:

@@ -7,12 +7,13 @@ import { PRICE_ID, StripeTestServer } from './stripe-test-server.ts';
 export const WEBHOOK_SECRET = 'whsec_billing_tests';
 
 /** A gateway in Stripe mode whose SDK talks to a local Stripe test server; helpers for the calls. */
-export async function startBillingApp(label: string, options: { now?: string } = {}) {
+export async function startBillingApp(label: string, options: { now?: string; pglite?: boolean } = {}) {
   const stripe = new StripeTestServer();
   const url = await stripe.start();
   const t: TestApp = await createTestApp({
     label,
     ...(options.now ? { now: options.now } : {}),
+    ...(options.pglite ? { pglite: true } : {}),
     env: { STRIPE_SECRET_KEY: 'sk_test_billing', STRIPE_PUBLISHABLE_KEY: 'pk_test_billing', STRIPE_PRICE_ID: PRICE_ID, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_URL: url },
   });
   // Stripe's objects are dated by the test's clock.

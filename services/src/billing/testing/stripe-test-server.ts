@@ -231,6 +231,12 @@ export class StripeTestServer {
       if (p.default_payment_method) sub.default_payment_method = p.default_payment_method;
       return [200, sub];
     }
+    if (method === 'DELETE' && resource === 'subscriptions' && id) {
+      const sub = this.subscriptions.get(id);
+      if (!sub) return this.#missing('subscription', id);
+      Object.assign(sub, { status: 'canceled', ended_at: this.now, canceled_at: this.now });
+      return [200, sub];
+    }
     if (method === 'GET' && resource === 'invoices' && !id) {
       const data = [...this.invoices.values()].filter((i) => (!p.subscription || i.parent.subscription_details.subscription === p.subscription) && (!p.status || i.status === p.status)).reverse();
       return [200, { object: 'list', url: '/v1/invoices', has_more: false, data: data.slice(0, Number(p.limit ?? 10)) }];
