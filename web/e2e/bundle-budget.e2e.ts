@@ -1,0 +1,90 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The performance budget of issue 12, read from the built console in web/dist (`npm run build:web`):
+ * the first route at most 250 KB of script (gzip), the dashboard's chart code at most 350 KB, and the
+ * trade list pages load no chart code. A route loads its chunk and that chunk's static imports (Vite
+ * preloads exactly those with the route's dynamic import); the chunks of the current build are the ones
+ * reachable from index.html (web/dist keeps an hour of older builds beside it).
+ */
+const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
+const KB = 1024;
+
+const read = (file: string) => readFileSync(`${DIST}assets/${file}`, 'utf8');
+const gz = (file: string) => gzipSync(read(file)).length;
+/** ECharts code (core, charts, components, renderer) names itself in its strings; nothing else does. */
+const isChartCode = (file: string) => read(file).includes('echarts');
+
+function staticImports(file: string): string[] {
+  const code = read(file);
+  const out = new Set<string>();
+  // Minified ES modules: import{a as b}from"./x.js"; import"./x.js"; export{...}from"./x.js".
+  for (const m of code.matchAll(/(?:\bimport|\bexport)\s*(?:[\w*${}\s,]*?from\s*)?["']\.\/([\w.-]+\.js)["']/g)) out.add(m[1]!);
+  return [...out];
+}
+function closure(file: string): Set<string> {
+  const seen = new Set<string>();
+  const visit = (f: string) => {
+    if (seen.has(f)) return;
+    seen.add(f);
+    for (const d of staticImports(f)) visit(d);
+  };
+  visit(file);
+  return seen;
+}
+const size = (files: Iterable<string>) => [...files].reduce((s, f) => s + gz(f), 0);
+
+describe('bundle budget (web/dist)', () => {
+  const built = existsSync(`${DIST}index.html`);
+  const html = built ? readFileSync(`${DIST}index.html`, 'utf8') : '';
+  const entry = /src="\/assets\/(index-[\w-]+\.js)"/.exec(html)?.[1];
+  const routes = new Map<string, string>();
+  if (entry) {
+    for (const m of read(entry).matchAll(/import\(["']\.\/([\w.-]+\.js)["']\)/g)) {
+      const file = m[1]!;
+      routes.set(file.replace(/-[\w-]{8}\.js$/, ''), file); // Vite's 8-character hashes may hold - and _
+    }
+  }
+  const route = (name: string) => {
+    const file = routes.get(name);
+    if (!file) throw new Error(`no ${name} chunk in the build (routes: ${[...routes.keys()].join(', ')})`);
+    return file;
+  };
+
+  it('finds the current build', () => {
+    expect(built, 'run `npm run build:web` first').toBe(true);
+    expect(entry).toBeTruthy();
+    expect(routes.size).toBeGreaterThan(10);
+  });
+
+  it('first route: at most 250 KB of script (gzip), and no chart code', () => {
+    const shell = closure(entry!);
+    for (const first of ['landing-route', 'sign-in-route']) {
+      const files = new Set([...shell, ...closure(route(first))]);
+      const kb = size(files) / KB;
+      console.info(`first route (${first}): ${kb.toFixed(1)} KB gzip in ${files.size} chunks`);
+      expect(kb).toBeLessThanOrEqual(250);
+      expect([...files].filter(isChartCode)).toEqual([]);
+    }
+  });
+
+  it("the dashboard's chart code is at most 350 KB (gzip)", () => {
+    const shell = closure(entry!);
+    const dashboard = [...closure(route('dashboard-page'))].filter((f) => !shell.has(f));
+    const charts = dashboard.filter(isChartCode);
+    expect(charts.length).toBeGreaterThan(0);
+    const kb = size(charts) / KB;
+    console.info(`dashboard: charts ${kb.toFixed(1)} KB gzip (${charts.join(', ')}); whole route ${(size(dashboard) / KB).toFixed(1)} KB`);
+    expect(kb).toBeLessThanOrEqual(350);
+  });
+
+  it('the trade list pages load no chart code', () => {
+    for (const name of ['open-trades-route', 'closed-trades-route', 'rolled-trades-route', 'expiring-trades-route', 'app-shell']) {
+      const files = [...closure(route(name)), ...closure(entry!)];
+      expect(files.filter(isChartCode), name).toEqual([]);
+    }
+  });
+});
