@@ -9,6 +9,7 @@ import { Spinner } from '../../../components/ui/spinner.tsx';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { daysBetween, formatDate, formatMoney, todayInNewYork } from '../../../lib/format.ts';
 import { useUpcomingExpirations } from '../api/get-upcoming-expirations.ts';
+import { CalendarTabs } from '../components/calendar-tabs.tsx';
 import '../calendar.css';
 
 const part = (date: string, o: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', ...o }).format(new Date(`${date}T00:00:00Z`));
@@ -37,6 +38,7 @@ export function EventsRoute() {
           </Button>
         }
       />
+      <CalendarTabs />
       {upcoming.isPending ? (
         <div className="card dialog-loading" role="status">
           <Spinner label="Loading expirations" />

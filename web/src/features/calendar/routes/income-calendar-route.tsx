@@ -10,6 +10,7 @@ import { formatMoney, formatPercent, todayInNewYork } from '../../../lib/format.
 import { usePremiumData } from '../api/get-premium-data.ts';
 import { MonthGrid } from '../components/month-grid.tsx';
 import { monthLabel, monthOf, monthStats, recordsByDate, shiftMonth, type MonthStats } from '../utils/month.ts';
+import { CalendarTabs } from '../components/calendar-tabs.tsx';
 import '../calendar.css';
 
 export type MonthSummary = MonthStats & { monthLabel: string };
@@ -57,6 +58,7 @@ export function IncomeCalendarRoute({ renderDay, renderSummary }: IncomeCalendar
           </>
         }
       />
+      <CalendarTabs />
       <section className="card cal-card" aria-label={`Income for ${monthLabel(month)}`}>
         <div className="cal-toolbar">
           <div className="cal-nav">
