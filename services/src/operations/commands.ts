@@ -161,20 +161,22 @@ export async function checkRebuild(deps: RuntimeDeps, name: string, userId?: str
 
 
 /**
- * Row counts in the registry are taken when a rebuild ends; a version the projector created itself
- * (the first one) has none. Those are counted here, at most once a minute per version, so the console
- * shows a number without counting big tables on every refresh.
+ * Row counts in the registry are a snapshot taken when a rebuild ends (and the version the projector
+ * created itself has none), while the live version keeps growing. The console counts every version's
+ * tables itself, at most every 15 s per version, so its numbers are current without a count of big
+ * tables on every refresh; the registry's snapshot stays the answer when counting fails.
  */
 export async function fillCounts(deps: RuntimeDeps, status: ProjectionsStatusResponse, cache: Map<string, { at: number; counts: Record<string, number> }>): Promise<ProjectionsStatusResponse> {
   for (const p of status.projections) {
     const code = deps.projections.find((x) => x.name === p.name);
     if (!code?.countRows) continue;
     for (const v of p.versions) {
-      if (Object.keys(v.counts).length) continue;
       const key = `${p.name}/${v.version}`;
       let hit = cache.get(key);
-      if (!hit || Date.now() - hit.at > 60_000) {
-        hit = { at: Date.now(), counts: await code.countRows(deps.database.db, v.tables).catch(() => ({})) };
+      if (!hit || Date.now() - hit.at > 15_000) {
+        const counts = await code.countRows(deps.database.db, v.tables).catch(() => null);
+        if (!counts) continue;
+        hit = { at: Date.now(), counts };
         cache.set(key, hit);
       }
       v.counts = hit.counts;

@@ -228,6 +228,12 @@ describe('a formula change, rehearsed end to end', () => {
     res = await call('POST', '/operations/projections/ops_figures/switch', operator.authorization, { version: 2 });
     expect(res.statusCode).toBe(200);
     expect(res.json().message).toBe('ops_figures v2 is live again; v1 is retired, kept for a rollback.');
+    // Row counts are the tables' own, for every version (one row per stream of the journal).
+    const figures = (await call('GET', '/operations/projections', operator.authorization)).json().projections.find((p: { name: string }) => p.name === 'ops_figures');
+    expect(figures.versions.map((v: { version: number; status: string; counts: unknown }) => [v.version, v.status, v.counts])).toEqual([
+      [1, 'retired', { stream_figures: journal.length }],
+      [2, 'live', { stream_figures: journal.length }],
+    ]);
     expect(await ror(2)).toEqual(journal.map(([, , p]) => rorV2(p.reduce((a, b) => a + b, 0))).sort((a, b) => a - b));
 
     // One user, recomputed in the live version.
