@@ -272,13 +272,19 @@ async function readRange(eventStore: EventStore, after: LogPosition, prefixes: s
  * and applies everything after it. Works for a freshly built version and for a rollback to a retired
  * one. Returns the number of events applied during the catch-up.
  */
-export async function switchVersion(deps: RuntimeDeps, name: string, version: number): Promise<number> {
-  // Under the rebuild lock: a rebuild's bulk writes and its finishing step (which empties tables) must
-  // never run against a version that is live.
-  return withRebuildLock(deps, name, 'switch', () => switchLocked(deps, name, version));
+export interface SwitchOptions {
+  /** Events per catch-up transaction, and at most in the switch transaction itself (default 5,000). */
+  catchUpBatch?: number;
 }
 
-async function switchLocked(deps: RuntimeDeps, name: string, version: number): Promise<number> {
+export async function switchVersion(deps: RuntimeDeps, name: string, version: number, options: SwitchOptions = {}): Promise<number> {
+  // Under the rebuild lock: a rebuild's bulk writes and its finishing step (which empties tables) must
+  // never run against a version that is live.
+  return withRebuildLock(deps, name, 'switch', () => switchLocked(deps, name, version, options));
+}
+
+async function switchLocked(deps: RuntimeDeps, name: string, version: number, options: SwitchOptions = {}): Promise<number> {
+  const limit = Math.max(1, options.catchUpBatch ?? CATCH_UP_LIMIT);
   const { database, eventStore } = deps;
   const projection = deps.projections.find((p) => p.name === name);
   if (!projection) throw new Error(`Unknown projection ${name}`);
@@ -290,17 +296,17 @@ async function switchLocked(deps: RuntimeDeps, name: string, version: number): P
   if (!target) throw new Error(`${name} has no version ${version}`);
   if (target.status === 'live') return 0;
   if (target.status === 'building') await assertBuilt(database.db, name, version);
-  await catchUpTarget(deps, projection, version);
+  let applied = await catchUpTarget(deps, projection, version, limit);
   for (let attempt = 0; ; attempt++) {
     // Pre-read what the catch-up may need (outside the transaction: PGlite has one connection),
     // then check under the lock that it covers M; retry in the rare case lanes moved past it.
     const head = await eventStore.head();
     const before = await targetCheckpoints(deps, name, version);
     const from = [...before.values()].reduce((a, b) => minPosition(a, b));
-    const events = await readRange(eventStore, from, prefixes, undefined, CATCH_UP_LIMIT);
-    if (events.length >= CATCH_UP_LIMIT) {
+    const events = await readRange(eventStore, from, prefixes, undefined, limit + 1);
+    if (events.length > limit) {
       // The lanes ran far ahead meanwhile: catch up in batches again rather than in this transaction.
-      await catchUpTarget(deps, projection, version);
+      applied += await catchUpTarget(deps, projection, version, limit);
       continue;
     }
     const covered = maxPosition(head ?? START, events.at(-1)?.position ?? START);
@@ -342,7 +348,7 @@ async function switchLocked(deps: RuntimeDeps, name: string, version: number): P
       await sql`update projection_rebuilds set finished_at = now(), commit = ${mp.commit}, prepare = ${mp.prepare}, updated_at = now() where projection = ${name} and version = ${version}`.execute(trx);
       return { applied: unapplied.length };
     });
-    if (result) return result.applied;
+    if (result) return applied + result.applied;
     if (attempt > 20) throw new Error(`Could not switch ${name}: lanes keep moving past the catch-up read`);
   }
 }
@@ -420,13 +426,13 @@ async function targetCheckpoints(deps: RuntimeDeps, name: string, version: numbe
 }
 
 /** Switches back to the most recently retired version (still present until `retire`). */
-export async function rollback(deps: RuntimeDeps, name: string): Promise<{ from: number | null; to: number }> {
+export async function rollback(deps: RuntimeDeps, name: string, options: SwitchOptions = {}): Promise<{ from: number | null; to: number }> {
   return withRebuildLock(deps, name, 'rollback', async () => {
     const rows = await readRegistry(deps.database.db, name);
     const retired = rows.filter((r) => r.status === 'retired').sort((a, b) => (b.retiredAt?.getTime() ?? 0) - (a.retiredAt?.getTime() ?? 0) || b.version - a.version)[0];
     if (!retired) throw new Error(`${name} has no retired version to roll back to`);
     const from = rows.find((r) => r.status === 'live')?.version ?? null;
-    await switchLocked(deps, name, retired.version);
+    await switchLocked(deps, name, retired.version, options);
     return { from, to: retired.version };
   });
 }

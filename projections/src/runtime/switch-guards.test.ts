@@ -107,4 +107,26 @@ describe('switch and rollback guards', () => {
     await projector.waitFor(last, 30_000);
     expect(await readCounts(database.db, await liveTables(database.db, projection.name))).toEqual(expectedCounts(await wholeLog()));
   });
+
+  it('a rollback to a far-behind version catches up in bounded batches, not the whole log in one transaction', async () => {
+    const [fresh] = await rebuild(deps(), projection.name);
+    expect(fresh!.switched).toBe(true);
+    // The version just retired falls behind by 60 events.
+    await append(60);
+    await projector.waitFor(last, 30_000);
+    const sizes: number[] = [];
+    const recording: Projection = {
+      ...projection,
+      apply: (ctx, events) => {
+        if (ctx.mode === 'rebuild') sizes.push(events.length);
+        return projection.apply(ctx, events);
+      },
+    };
+    await rollback(deps([recording]), projection.name, { catchUpBatch: 7 });
+    expect(sizes.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(60);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(7);
+    await append(5);
+    await projector.waitFor(last, 30_000);
+    expect(await readCounts(database.db, await liveTables(database.db, projection.name))).toEqual(expectedCounts(await wholeLog()));
+  });
 });
