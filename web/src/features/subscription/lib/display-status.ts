@@ -57,8 +57,8 @@ export interface HistoryRow {
 
 /**
  * Part 2 §4, Subscription history labels. The rules are tested in the order the spec lists them (it says
- * the precedence is not shown); one consequence, kept on purpose: "Past Due" is listed after "GRACE PERIOD"
- * (payment open) and so never shows.
+ * the precedence is not shown). Consequences, kept on purpose: a paid plan that is cancelling shows AUTO
+ * (with "Cancellation on - "), and "Past Due", listed after GRACE PERIOD, never shows.
  */
 export function historyRows(sub: SubscriptionDetails, privilege: Privilege): { top: HistoryRow; bottom: HistoryRow } {
   const staff = sub.mode === 'self-hosted' || (privilege !== 7 && staffRoles.includes(privilege));
@@ -68,7 +68,8 @@ export function historyRows(sub: SubscriptionDetails, privilege: Privilege): { t
   else if (sub.cape) label = 'PENDING';
   else if (sub.payment_status === 'open') label = 'GRACE PERIOD';
   else if (!sub.pm) label = 'ADD PAYMENT';
-  else if (sub.status === 5 && sub.payment_status === 'open') label = 'Past Due';
+  // "Past Due" (status 5 and payment open) comes after GRACE PERIOD (payment open) in the list, so in
+  // the listed order it can never show.
   else if (sub.status === 3 || sub.status === 4 || sub.status === 6) label = 'EXPIRED';
   const prefix = sub.status >= 3 && sub.status <= 6 ? 'Processed on - ' : sub.cape ? 'Cancellation on - ' : 'Processing on - ';
   return {
