@@ -246,9 +246,20 @@ describe('dashboard', () => {
     await share.waitFor();
     await page.keyboard.press('Escape');
     await page.locator('canvas').first().waitFor();
+    await page.evaluate(() => window.scrollTo(0, 0));
     await page.waitForTimeout(600); // the charts' entry animation
     await screenshotAt(page, 'dashboard', DESKTOP);
     await screenshotAt(page, 'dashboard', PHONE);
+    await screenshotAt(page, 'dashboard-first-screen', PHONE, { fullPage: false });
+    // Dark theme: the charts take the tokens' colours.
+    await page.evaluate(() => localStorage.setItem('oj.theme', 'dark'));
+    await page.reload();
+    await page.locator('canvas').first().waitFor();
+    await page.waitForTimeout(600);
+    await screenshotAt(page, 'dashboard-dark', DESKTOP);
+    await page.evaluate(() => localStorage.setItem('oj.theme', 'light'));
+    await page.reload();
+    await page.getByTestId('quadrant-today-value').waitFor();
     // The Quick Guide explains the widgets.
     await page.getByRole('button', { name: 'Quick Guide' }).click();
     await page.getByRole('dialog', { name: 'Quick Guide' }).getByText(/excludes capital gains and fees/).waitFor();

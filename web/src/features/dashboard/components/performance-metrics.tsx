@@ -54,8 +54,8 @@ function Gauge({ spec, value, change, c }: { spec: GaugeSpec; value: number | nu
         max,
         startAngle: 210,
         endAngle: -30,
-        radius: '96%',
-        center: ['50%', '58%'],
+        radius: '92%',
+        center: ['50%', '55%'],
         progress: { show: true, width: 10, roundCap: true, itemStyle: { color } },
         axisLine: { lineStyle: { width: 10, color: [[1, c.dark ? '#24324d' : '#e8edf5']] }, roundCap: true },
         pointer: { show: false },
@@ -73,7 +73,7 @@ function Gauge({ spec, value, change, c }: { spec: GaugeSpec; value: number | nu
   return (
     <figure className="dash-gauge" data-testid={`gauge-${spec.key}`} title={spec.hint}>
       <div className="dash-gauge-chart">
-        <Chart label={`${spec.label} gauge, ${min} to ${max}`} option={option} height={120} />
+        <Chart label={`${spec.label} gauge, ${min} to ${max}`} option={option} height={130} />
         <div className={`dash-gauge-value wr-${tone}`} data-testid={`gauge-${spec.key}-value`}>
           {value === null ? 'No Data' : spec.format(value)}
         </div>

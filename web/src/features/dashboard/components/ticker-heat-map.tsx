@@ -28,7 +28,12 @@ export function TickerHeatMap({ data, onShare }: { data: DashboardData; onShare?
           width: '100%',
           height: '100%',
           itemStyle: { borderColor: c.surface, borderWidth: 2, gapWidth: 2, borderRadius: 6 },
-          label: { show: true, formatter: (p: { name: string; data: { npc: number } }) => `{t|${p.name}}\n${formatMoney(p.data.npc)}`, color: '#fff', fontSize: 11, rich: { t: { fontWeight: 700, fontSize: 13, color: '#fff' } } },
+          label: {
+            show: true,
+            padding: [8, 10],
+            formatter: (p: { name: string; data: { npc: number } }) => `{t|${p.name}}\n{v|${formatMoney(p.data.npc)}}`,
+            rich: { t: { fontWeight: 700, fontSize: 14, color: '#fff', lineHeight: 20 }, v: { fontSize: 12, color: '#ffffffdd' } },
+          },
           data: tickers.map((t) => {
             // Stronger colour for a bigger share of the period's largest result.
             const a = 0.45 + 0.55 * (Math.abs(t.npc) / maxAbs);
