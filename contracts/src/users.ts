@@ -449,6 +449,7 @@ export const contactMessages = {
 } as const;
 
 // Tabs and line breaks are text; other control characters (NUL cannot even be stored) are not.
+// eslint-disable-next-line no-control-regex -- the point of this pattern is to find control characters
 const noControl = (v: string) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(v);
 
 export const contactUsRequest = z.object({

@@ -77,7 +77,7 @@ export function FaqRoute() {
                     </button>
                   </h2>
                   {open && (
-                    // eslint-disable-next-line react/no-danger -- sanitised by DOMPurify with a tag and URL whitelist (sanitize-answer.ts)
+                    // The only raw HTML in the console: sanitised by DOMPurify with a tag and URL whitelist (sanitize-answer.ts).
                     <div id={`faq-a-${e.id}`} role="region" aria-labelledby={`faq-q-${e.id}`} className="faq-answer" onClick={onAnswerClick} dangerouslySetInnerHTML={{ __html: e.html }} />
                   )}
                 </section>

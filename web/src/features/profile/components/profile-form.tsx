@@ -46,7 +46,6 @@ export function ProfileForm({ user }: { user: CurrentUser }) {
   const savedKey = `${user.name}\u0000${user.username ?? ''}\u0000${user.website ?? ''}`;
   useEffect(() => {
     setValues(savedValues(user));
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [savedKey]);
 
   const errors = Object.fromEntries((Object.keys(problemsOf) as ProfileField[]).map((f) => [f, problemsOf[f](values[f])[0] ?? serverErrors[f] ?? null])) as Record<ProfileField, string | null>;
