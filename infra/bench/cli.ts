@@ -6,6 +6,7 @@ const benches: Record<string, () => Promise<{ main(argv: string[]): Promise<void
   projections: () => import('./projections.ts'),
   commands: () => import('./commands.ts'),
   processes: () => import('./processes.ts'),
+  soak: () => import('./soak.ts'),
 };
 
 const [name, ...rest] = process.argv.slice(2);

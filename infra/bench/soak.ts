@@ -1,0 +1,232 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { createServer } from 'node:net';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { systemClock } from '../src/clock.ts';
+import { loadConfig } from '../src/config.ts';
+import { createTestDatabase } from '../src/testing/postgres.ts';
+import { migrate } from '@oj/services/platform/migrations';
+import { createUser } from '@oj/services/identity/commands';
+
+/**
+ * `npm run bench -- soak [--minutes 10] [--rate 300] [--users 200] [--query-rate 100]`
+ *
+ * A long steady load on the services layout (issue 17): the gateway and the projector as their own
+ * processes on real PostgreSQL and Redis, `rate` trade commands a second (open a trade, or close one of
+ * the user's open ones) spread over `users` traders, plus `query-rate` reads a second (the open and
+ * closed lists and the dashboard's premium data). The load is open-loop: requests go out on a schedule,
+ * whether or not earlier ones have answered, so a slow server shows as latency, not as a lower rate.
+ * Every minute it prints p50/p99 of commands and queries, errors, and the resident memory of each
+ * process; at the end, the growth of each process's memory after the first minute (target: at most 10%).
+ */
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const p = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(p));
+    });
+  });
+
+const rssMiB = (pid: number | undefined): number => {
+  if (!pid) return 0;
+  try {
+    const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+};
+
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))]! : 0;
+};
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await exited;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { minutes: { type: 'string', default: '10' }, rate: { type: 'string', default: '300' }, users: { type: 'string', default: '200' }, 'query-rate': { type: 'string', default: '100' } },
+  });
+  const minutes = Number(values.minutes);
+  const rate = Number(values.rate);
+  const queryRate = Number(values['query-rate']);
+  const userCount = Number(values.users);
+  const redisUrl = process.env.REDIS_URL;
+  if (!redisUrl) throw new Error('bench soak needs REDIS_URL (the projector lanes)');
+
+  const db = await createTestDatabase('bench_soak');
+  await migrate(db.db);
+  const prefix = `oj-bench-soak-${process.pid}`;
+  const port = await freePort();
+  const env = {
+    PATH: process.env.PATH ?? '',
+    NODE_ENV: 'production',
+    DATABASE_URL: db.url,
+    REDIS_URL: redisUrl,
+    BULLMQ_PREFIX: prefix,
+    PORT: String(port),
+    DATA_DIR: '/tmp/oj-bench-soak',
+    JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
+    ACCESS_TOKEN_TTL_SECONDS: String(Math.ceil(minutes * 60 + 600)),
+    LOG_LEVEL: 'error',
+    PUBLIC_URL: 'http://bench.local',
+    RATE_LIMIT_AUTH_PER_MINUTE: '100000',
+  };
+  const config = loadConfig(env);
+  const gateway = spawn(process.execPath, ['services/src/gateway.ts'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const projector = spawn(process.execPath, ['services/src/projector.ts'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const base = `http://127.0.0.1:${port}/api/v1`;
+  for (let i = 0; i < 600; i++) {
+    if (await fetch(`${base}/health`).then((r) => r.ok, () => false)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+
+  interface Trader {
+    headers: Record<string, string>;
+    account: string;
+    open: string[];
+  }
+  const traders: Trader[] = [];
+  for (let i = 0; i < userCount; i++) {
+    const email = `soak-${i}-${Date.now()}@example.com`;
+    await createUser({ db: db.db, clock: systemClock, config }, { name: 'Soak Trader', email, password: 'Soak1!pass', verified: true });
+    const login = (await (await fetch(`${base}/users/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'Soak1!pass' }) })).json()) as { access_token: string };
+    const headers = { authorization: `Bearer ${login.access_token}`, 'content-type': 'application/json' };
+    const account = (await (await fetch(`${base}/accounts/add-account`, { method: 'POST', headers, body: JSON.stringify({ name: 'Main', broker: 'ibkr', ac_type: 1 }) })).json()) as { uid: string };
+    traders.push({ headers, account: account.uid, open: [] });
+  }
+  process.stderr.write(`${userCount} traders ready; ${minutes} min at ${rate} commands/s and ${queryRate} queries/s\n`);
+
+  let minute = { commands: [] as number[], queries: [] as number[], errors: 0, firstError: '' };
+  const report: { minute: number; commands: number; cP50: number; cP99: number; queries: number; qP50: number; qP99: number; errors: number; gatewayMiB: number; projectorMiB: number }[] = [];
+  const timed = async (bucket: 'commands' | 'queries', path: string, init: RequestInit): Promise<Response | null> => {
+    const t0 = performance.now();
+    try {
+      const res = await fetch(`${base}${path}`, init);
+      const body = await res.text();
+      minute[bucket].push(performance.now() - t0);
+      if (res.status >= 400) {
+        minute.errors++;
+        minute.firstError ||= `${path}: ${res.status} ${body.slice(0, 200)}`;
+        return null;
+      }
+      return new Response(body, { status: res.status });
+    } catch (error) {
+      minute.errors++;
+      minute.firstError ||= `${path}: ${String(error)}`;
+      return null;
+    }
+  };
+  let n = 0;
+  const command = async () => {
+    const trader = traders[n++ % traders.length]!;
+    const uid = trader.open.length > 3 || (trader.open.length > 0 && Math.random() < 0.4) ? trader.open.shift() : undefined;
+    if (uid) {
+      await timed('commands', `/trades/close/${uid}`, { method: 'POST', headers: trader.headers, body: JSON.stringify({ contract_size: 1, trade_close_date: '2026-02-27', premium_at_close: 20, net_fee_to_close: 0.65, close_transaction: 2 }) });
+      return;
+    }
+    const res = await timed('commands', '/trades/add-trade', {
+      method: 'POST',
+      headers: trader.headers,
+      body: JSON.stringify({
+        trade_data: { ticker: 'SPY', strategy_uid: 'cash-secured-put', account_uid: trader.account, strike_prices: [500], trade_open_date: '2026-02-02', expiration_date: '2026-03-20', contract_size: 1, premium_at_open: 250, net_fee_to_open: 0.65, net_delta: 0.3, stock_price_at_open: 510 },
+        tag_data: [],
+      }),
+    });
+    if (res) trader.open.push(((await res.json()) as { uid: string }).uid);
+  };
+  let q = 0;
+  const query = async () => {
+    const trader = traders[(q * 7) % traders.length]!;
+    const path = ['/trades/status/open', '/trades/status/closed', '/metrics/premium-data'][q++ % 3]!;
+    await timed('queries', path, { headers: trader.headers });
+  };
+
+  const closeMinute = (seconds: number) => {
+    const m = minute;
+    minute = { commands: [], queries: [], errors: 0, firstError: '' };
+    const row = {
+      minute: report.length + 1,
+      commands: m.commands.length / seconds,
+      cP50: quantile(m.commands, 0.5),
+      cP99: quantile(m.commands, 0.99),
+      queries: m.queries.length / seconds,
+      qP50: quantile(m.queries, 0.5),
+      qP99: quantile(m.queries, 0.99),
+      errors: m.errors,
+      gatewayMiB: rssMiB(gateway.pid),
+      projectorMiB: rssMiB(projector.pid),
+    };
+    report.push(row);
+    process.stderr.write(
+      `minute ${row.minute}: commands ${row.commands.toFixed(0)}/s p50 ${row.cP50.toFixed(1)} ms p99 ${row.cP99.toFixed(1)} ms; queries ${row.queries.toFixed(0)}/s p50 ${row.qP50.toFixed(1)} ms p99 ${row.qP99.toFixed(1)} ms; errors ${row.errors}${m.firstError ? ` (${m.firstError})` : ''}; RSS gateway ${row.gatewayMiB.toFixed(0)} MiB, projector ${row.projectorMiB.toFixed(0)} MiB\n`,
+    );
+  };
+
+  // Open-loop schedule in 10 ms ticks: each tick sends what is due, whatever is still in flight.
+  const started = performance.now();
+  const end = started + minutes * 60_000;
+  let sentCommands = 0;
+  let sentQueries = 0;
+  let nextMinute = started + 60_000;
+  const inFlight = new Set<Promise<void>>();
+  const track = (p: Promise<void>) => {
+    inFlight.add(p);
+    void p.finally(() => inFlight.delete(p));
+  };
+  while (performance.now() < end) {
+    const elapsed = (performance.now() - started) / 1000;
+    while (sentCommands < elapsed * rate) {
+      sentCommands++;
+      track(command());
+    }
+    while (sentQueries < elapsed * queryRate) {
+      sentQueries++;
+      track(query());
+    }
+    if (performance.now() >= nextMinute) {
+      closeMinute(60);
+      nextMinute += 60_000;
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  await Promise.all(inFlight);
+  // The last minute (what answered after the schedule ended belongs to it).
+  if (minute.commands.length + minute.queries.length > 0) closeMinute(Math.max(1, (performance.now() - (nextMinute - 60_000)) / 1000));
+
+  const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`;
+  console.log(`\nMachine: ${machine}. ${minutes} min, ${rate} commands/s and ${queryRate} queries/s (lists and premium data) from ${userCount} traders, open-loop.\n`);
+  console.log('| minute | commands/s | p50 ms | p99 ms | queries/s | p50 ms | p99 ms | errors | gateway RSS MiB | projector RSS MiB |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  for (const r of report) {
+    console.log(`| ${r.minute} | ${r.commands.toFixed(0)} | ${r.cP50.toFixed(1)} | ${r.cP99.toFixed(1)} | ${r.queries.toFixed(0)} | ${r.qP50.toFixed(1)} | ${r.qP99.toFixed(1)} | ${r.errors} | ${r.gatewayMiB.toFixed(0)} | ${r.projectorMiB.toFixed(0)} |`);
+  }
+  const first = report[0];
+  const last = report.at(-1);
+  if (first && last && report.length > 1) {
+    const growth = (a: number, b: number) => (a > 0 ? ((b - a) / a) * 100 : 0);
+    console.log(`\nRSS growth after the first minute: gateway ${growth(first.gatewayMiB, last.gatewayMiB).toFixed(1)}%, projector ${growth(first.projectorMiB, last.projectorMiB).toFixed(1)}% (target at most 10%); errors ${report.reduce((s, r) => s + r.errors, 0)} (target 0)`);
+  }
+  await stop(gateway);
+  await stop(projector);
+  const redis = new Redis(redisUrl);
+  const keys = await redis.keys(`${prefix}*`);
+  for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+  await redis.quit();
+  await db.drop();
+}
