@@ -12,7 +12,7 @@ import {
   round2,
   winRate,
 } from '../formulas/formulas.ts';
-import { computeDailyRecords, dayKey, type DayTrade } from '../daily-premium/compute.ts';
+import { computeDailyRecords, dayKey, type DailyPremiumRecord, type DayTrade } from '../daily-premium/compute.ts';
 import { rowToListItem, type TradeRow } from '../trades/tables.ts';
 import type { TradeReadTables } from '../trades/queries.ts';
 
@@ -39,11 +39,9 @@ const PULSE_TIMEFRAMES = [1, 2, 3, 4, 5] as const;
 
 type PulseFigures = Omit<PulseResponse, 'ticker' | 'timeframe' | 'open_trades' | 'closed_trades' | 'covered'>;
 
-/** The figures of one window from the ticker's rows (every row opened or closed in a wider window). */
-function figuresOf(rows: readonly TradeRow[], userId: string, from: string, to: string): PulseFigures {
-  const keys: string[] = [];
-  for (let d = from, i = 0; i <= daysBetween(from, to); i++, d = addDays(d, 1)) keys.push(dayKey(userId, d));
-  const records = [...computeDailyRecords(keys, rows as unknown as DayTrade[]).values()];
+/** The figures of one window: the sums of its days' records (a day's record depends on that day alone). */
+function figuresOf(all: readonly DailyPremiumRecord[], from: string, to: string): PulseFigures {
+  const records = all.filter((r) => r.income_date >= from && r.income_date <= to);
   const sum = (f: (r: (typeof records)[number]) => number) => records.reduce((s, r) => s + f(r), 0);
   const t = {
     np: sum((r) => r.np),
@@ -119,12 +117,16 @@ export async function pulse(db: Kysely<any>, tables: TradeReadTables, userId: st
     select * from ${sql.table(tables.trades)} where user_id = ${userId} and ticker = ${ticker}
       and ((tod >= ${from} and tod <= ${to}) or (tcd >= ${from} and tcd <= ${to}))
     order by sort_date desc, uid desc`.execute(db);
+  // The day records of the asked window, computed once; each covered window sums its own days.
+  const keys: string[] = [];
+  for (let d = from, i = 0; i <= daysBetween(from, to); i++, d = addDays(d, 1)) keys.push(dayKey(userId, d));
+  const records = [...computeDailyRecords(keys, rows as DayTrade[]).values()];
   const covered: PulseResponse['covered'] = [];
   let own: PulseFigures | null = null;
   for (const tf of PULSE_TIMEFRAMES) {
     const w = pulseWindow(tf, today);
     if (w.from < from) continue;
-    const f = figuresOf(rows, userId, w.from, w.to);
+    const f = figuresOf(records, w.from, w.to);
     if (tf === timeframe) own = f;
     covered.push({ timeframe: tf, ...f });
   }
