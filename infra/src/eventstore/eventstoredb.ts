@@ -15,11 +15,11 @@ import {
   type AppendExpectedRevision,
   type JSONType,
   type Position,
-  type ReadPosition,
   type ResolvedEvent,
 } from '@eventstore/db-client';
 import type { EventMetadata } from '@oj/contracts/events';
 import { assertEventIds, canonicalUuid } from './event-ids.ts';
+import { assertSupported, filteredReadAll } from './eventstoredb-filtered-read.ts';
 import {
   WrongExpectedRevisionError,
   comparePositions,
@@ -44,9 +44,6 @@ export interface EventStoreDbOptions {
   upcast?: (event: StoredEvent) => StoredEvent;
 }
 
-/** Reading $all with a client-side prefix filter: how many records to ask for per round trip. */
-const PAGE = 512;
-
 interface StoredMetadata extends EventMetadata {
   schemaVersion: number;
   $correlationId?: string;
@@ -65,7 +62,9 @@ export class EventStoreDbEventStore implements EventStore {
   }
 
   static connect(url: string, options: EventStoreDbOptions = {}): EventStoreDbEventStore {
-    return new EventStoreDbEventStore(EventStoreDBClient.connectionString(clientUrl(url)), options);
+    const client = EventStoreDBClient.connectionString(clientUrl(url));
+    assertSupported(client);
+    return new EventStoreDbEventStore(client, options);
   }
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -95,17 +94,16 @@ export class EventStoreDbEventStore implements EventStore {
       }
       throw error;
     }
-    // Answer the last event's own revision and position, as readers will see it. A fresh append's
-    // reported position is the batch's, not necessarily its last event's; a retried (idempotent) append
-    // reports none, and the stream may have moved on since: look the event up by its id.
+    // Answer the last event's own revision and position, as readers will see it. A fresh append of one
+    // event is answered exactly by the server: the write's commit position is that event's log position,
+    // and an event written alone is its own transaction, so readers see it at (p, p). A batch's reported
+    // position is the write's, not its last event's (WriteEvents answers its commit position twice), and
+    // an idempotent retry reports none: then read the one event at the answered revision.
+    if (reported && events.length === 1) return { nextExpectedRevision: Number(revision), position: { commit: reported.commit, prepare: reported.prepare } };
     const lastId = canonicalUuid(events.at(-1)!.id);
     const last = await this.#locate(streamId, revision, lastId);
-    const position = last?.position ?? reported;
-    if (!position) throw new Error(`Append to ${streamId}: the server reported no position`);
-    return {
-      nextExpectedRevision: Number(last?.revision ?? revision),
-      position: { commit: position.commit, prepare: position.prepare },
-    };
+    if (!last?.position) throw new Error(`Append to ${streamId}: event ${lastId} is not at revision ${revision} where the server answered it`);
+    return { nextExpectedRevision: Number(last.revision), position: { commit: last.position.commit, prepare: last.position.prepare } };
   }
 
   async #lastRevision(streamId: string): Promise<number | 'no_stream'> {
@@ -120,25 +118,13 @@ export class EventStoreDbEventStore implements EventStore {
     return 'no_stream';
   }
 
-  /** The event with this id, searching the stream backwards from `from`. */
-  async #locate(streamId: string, from: bigint, id: string): Promise<RecordedWithPosition | undefined> {
-    let revision = from;
-    for (;;) {
-      const page: RecordedWithPosition[] = [];
-      try {
-        const read = this.#client.readStream(streamId, { fromRevision: revision, direction: BACKWARDS, maxCount: PAGE });
-        for await (const resolved of read as AsyncIterable<ResolvedEvent>) {
-          if (resolved.event) page.push(resolved.event as RecordedWithPosition);
-        }
-      } catch (error) {
-        if (error instanceof StreamNotFoundError) return undefined;
-        throw error;
-      }
-      const found = page.find((e) => e.id === id);
-      if (found || page.length < PAGE) return found;
-      revision = page.at(-1)!.revision - 1n;
-      if (revision < 0n) return undefined;
-    }
+  /**
+   * The event at `revision` when it has this id. The server answers an append (fresh or idempotent) with
+   * the revision of its last event, so one event is read, not a page.
+   */
+  async #locate(streamId: string, revision: bigint, id: string): Promise<RecordedWithPosition | undefined> {
+    const [event] = await this.#readStreamRaw(streamId, revision, 1);
+    return event && event.id === id ? event : undefined;
   }
 
   async readStream(streamId: string, range: { from?: number; to?: number } = {}): Promise<StoredEvent[]> {
@@ -164,49 +150,40 @@ export class EventStoreDbEventStore implements EventStore {
   }
 
   async readAll(options: ReadAllOptions): Promise<StoredEvent[]> {
+    const prefixes = options.streamPrefixes && options.streamPrefixes.length > 0 ? { streamPrefixes: options.streamPrefixes } : {};
+    let after = options.after && options.after.commit >= 0n ? options.after : null;
     const out: StoredEvent[] = [];
-    const after = options.after && options.after.commit >= 0n ? options.after : null;
-    // $all reads are inclusive of their start position: the page boundary event is read twice and
-    // dropped the second time by the `after` comparison.
-    let from: ReadPosition = after ? { commit: after.commit, prepare: after.prepare } : ESDB_START;
-    let last: LogPosition | null = after;
+    // Filtered on the server (stream-name prefixes, or no system event types), so a poll reads what it
+    // returns. $all reads include their start position: one more is asked for and the event at `after`
+    // is dropped. A record the server let through and this side drops (a `$`-stream event whose type has
+    // no `$`, such as $settings') must not make the page look short, which readers take for the end: then
+    // the read goes on from it.
     for (;;) {
-      let seen = 0;
-      const read = this.#client.readAll({ fromPosition: from, direction: FORWARDS, maxCount: PAGE });
-      for await (const resolved of read as AsyncIterable<AllStreamResolvedEvent>) {
-        seen += 1;
+      const maxCount = options.limit - out.length + (after ? 1 : 0);
+      const read = filteredReadAll(this.#client, { from: after ? { commit: after.commit, prepare: after.prepare } : 'start', direction: 'forwards', maxCount, ...prefixes });
+      let returned = 0;
+      let dropped = false;
+      for await (const resolved of read) {
+        returned += 1;
         const event = resolved.event;
-        if (!event) continue;
-        if (last && comparePositions(event.position, last) <= 0) continue;
-        last = event.position;
-        if (isSystem(event.streamId, event.type) || !matchesPrefixes(event.streamId, options.streamPrefixes)) continue;
-        if (out.length < options.limit) out.push(this.#toEvent(event));
+        if (!event?.position) continue;
+        if (after && comparePositions(event.position, after) <= 0) continue;
+        after = { commit: event.position.commit, prepare: event.position.prepare };
+        if (isSystem(event.streamId, event.type) || !matchesPrefixes(event.streamId, options.streamPrefixes)) dropped = true;
+        else if (out.length < options.limit) out.push(this.#toEvent(event));
       }
-      if (out.length >= options.limit || seen < PAGE || !last) return out;
-      from = { commit: last.commit, prepare: last.prepare };
+      if (!dropped || returned < maxCount || out.length >= options.limit) return out;
     }
   }
 
   async head(): Promise<LogPosition | null> {
-    let from: ReadPosition = END;
-    let last: LogPosition | null = null;
-    for (;;) {
-      let seen = 0;
-      const read = this.#client.readAll({ fromPosition: from, direction: BACKWARDS, maxCount: PAGE });
-      for await (const resolved of read as AsyncIterable<AllStreamResolvedEvent>) {
-        seen += 1;
-        const event = resolved.event;
-        if (!event) continue;
-        if (last && comparePositions(event.position, last) >= 0) continue;
-        last = event.position;
-        if (!isSystem(event.streamId, event.type)) {
-          await read.cancel();
-          return { commit: event.position.commit, prepare: event.position.prepare };
-        }
-      }
-      if (seen < PAGE || !last) return null;
-      from = { commit: last.commit, prepare: last.prepare };
+    // The newest non-system event, found by the server (a backwards filtered read of one).
+    const read = filteredReadAll(this.#client, { from: 'end', direction: 'backwards', maxCount: 1 });
+    for await (const resolved of read) {
+      const event = resolved.event;
+      if (event?.position && !isSystem(event.streamId, event.type)) return { commit: event.position.commit, prepare: event.position.prepare };
     }
+    return null;
   }
 
   subscribe(options: SubscribeOptions): Subscription {

@@ -18,6 +18,7 @@ async function opened(): Promise<Database> {
 // begins and commit order is position order.
 eventStoreContract('PostgreSQL (PGlite)', {
   freshLog: true,
+  uniqueIdsAcrossStreams: true,
   open: async (options) => new PostgresEventStore(await opened(), { ...options, pollIntervalMs: 200 }),
   teardown: async () => database?.close(),
 });

@@ -99,7 +99,9 @@ export interface EventStore {
   readonly kind: 'postgres' | 'pglite' | 'eventstoredb';
   /**
    * Appends atomically. Throws WrongExpectedRevisionError on a revision conflict. Appending events
-   * whose ids are all already stored in that stream is a no-op that answers the stored result.
+   * whose ids are all already stored in that stream is a no-op that answers the stored result. Ids are
+   * unique per stream on every adapter; across streams only on PostgreSQL (EventStoreDB takes an id
+   * stored in another stream as a new event there; see the contract's `uniqueIdsAcrossStreams`).
    */
   append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
   /** Events of one stream, forwards, revisions `from`..`to` inclusive. Empty for a missing stream. */

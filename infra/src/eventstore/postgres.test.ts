@@ -18,6 +18,7 @@ async function opened(): Promise<TestDatabase> {
 
 eventStoreContract('PostgreSQL (node-postgres)', {
   freshLog: true,
+  uniqueIdsAcrossStreams: true,
   open: async (options) => new PostgresEventStore(await opened(), { ...options, pollIntervalMs: 200 }),
   openPausing: async (afterInsert) => new PostgresEventStore(await opened(), { afterInsert }),
   teardown: async () => database?.drop(),
