@@ -38,6 +38,24 @@ beforeAll(async () => {
   open(me.userId, 'K', { ticker: 'IWM', premiumAtOpen: 90, expirationDate: '2026-04-03' });
   open(me.userId, 'L', { ticker: 'DIA', premiumAtOpen: 70, expirationDate: '2026-04-04' });
   open(other.userId, 'Y', { ticker: 'QQQ', premiumAtOpen: 555, expirationDate: '2026-02-06' });
+  // ZZZ: seven credit strategies, each expired worthless on 30 January (npc = the premium kept).
+  const kept: [string, number[], number][] = [
+    ['cash-secured-put', [100], 700],
+    ['covered-call', [110], 600],
+    ['naked-call', [120], 500],
+    ['naked-put', [90], 400],
+    ['short-straddle', [100, 100], 300],
+    ['bull-put-spread', [100, 95], 200],
+    ['bear-call-spread', [100, 105], 100],
+  ];
+  for (const [su, sp, pao] of kept) {
+    const id = `Z-${su}`;
+    open(me.userId, id, { ticker: 'ZZZ', strategyUid: su, strikePrices: sp, premiumAtOpen: pao, openDate: '2026-01-20', expirationDate: '2026-01-30' });
+    log.append(me.userId, id, {
+      type: 'TradeClosed',
+      data: { tradeId: id, close: { closeAction: 'expireWorthless', closeDate: '2026-01-30', contractsClosed: 1, premiumAtClose: 0, netFeeToClose: 0, closeTransaction: 3 }, closedPart: { premiumAtOpen: pao, netFeeToOpen: 1 }, remainder: null },
+    });
+  }
   await db.transaction().execute((trx) => tradesProjection.apply({ trx, tables, mode: 'live' }, log.events));
 });
 afterAll(async () => {
@@ -90,6 +108,21 @@ describe('pulse ticker rule (part 2 §5: 1 to 5 letters or digits, like the form
     const r = await get(`/trades/tt/${ticker}?timeframe=5`);
     expect(r.statusCode).toBe(200);
     expect(r.json().ticker).toBe(ticker.toUpperCase());
+  });
+});
+
+describe('pulse income by strategy (part 2 §2: top 5 plus Other)', () => {
+  it('keeps the five best strategies by premium captured and groups the rest as Other', async () => {
+    const body = (await get('/trades/tt/ZZZ?timeframe=5')).json();
+    expect(body.income_by_strategy.map((s: { name: string; npc: number; count: number }) => [s.name, s.npc, s.count])).toEqual([
+      ['Cash-Secured Put', 700, 1],
+      ['Covered Call', 600, 1],
+      ['Naked Call', 500, 1],
+      ['Naked Put', 400, 1],
+      ['Short Straddle', 300, 1],
+      ['Other', 200 + 100, 2],
+    ]);
+    expect(body.disposition).toEqual([{ disposition: 'Expired', count: 7 }]);
   });
 });
 
