@@ -5,8 +5,10 @@
 const benches: Record<string, () => Promise<{ main(argv: string[]): Promise<void> }>> = {
   projections: () => import('./projections.ts'),
   commands: () => import('./commands.ts'),
+  dashboard: () => import('./dashboard.ts'),
   processes: () => import('./processes.ts'),
   soak: () => import('./soak.ts'),
+  audit: () => import('./audit.ts'),
 };
 
 const [name, ...rest] = process.argv.slice(2);
