@@ -22,6 +22,7 @@ export const billingMessages = {
   uncancelConfirm: 'Your subscription will become active again.',
   // Server-side refusals (409 for a transition the lifecycle does not allow, 4xx for bad input).
   selfHosted: 'Payments are off on this self-hosted journal: every user has Premium without end.',
+  paymentsNotConfigured: 'Payments are not set up on this journal yet (STRIPE_PRICE_ID is missing).',
   unknownPrice: 'Unknown price: this journal sells one plan.',
   paymentMethodNotFound: 'Payment method not found.',
   alreadySubscribed: 'You already have an active subscription.',

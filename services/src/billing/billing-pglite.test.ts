@@ -25,3 +25,20 @@ describe('billing on PGlite', () => {
     expect((await b.stream(u.userId)).map((e) => e.type)).toEqual(['TrialStarted', 'PaymentMethodAttached', 'SubscriptionActivated', 'CancellationScheduled', 'CancellationUndone']);
   });
 });
+
+describe('a Stripe key without the plan price', () => {
+  it('refuses every payment call with a 409 naming the missing variable, before calling Stripe', async () => {
+    const { createTestApp, signInAs } = await import('../identity/testing.ts');
+    const { billingMessages: m } = await import('@oj/contracts/billing');
+    const t = await createTestApp({ pglite: true, env: { STRIPE_SECRET_KEY: 'sk_test_no_price' } });
+    try {
+      const u = await signInAs(t);
+      for (const path of ['/auth/create-payment-intent', '/auth/cancel-subscription', '/auth/reactivate-subscription']) {
+        const res = await t.app.inject({ method: 'POST', url: `/api/v1${path}`, headers: { authorization: u.authorization } });
+        expect([path, res.statusCode, res.json().message]).toEqual([path, 409, m.paymentsNotConfigured]);
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});

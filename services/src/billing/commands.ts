@@ -36,6 +36,8 @@ export async function subscriptionDetails(ctx: Pick<BillingContext, 'db' | 'conf
 
 function stripeOf(ctx: BillingContext): Stripe {
   if (!ctx.stripe || ctx.config.mode.billing !== 'stripe') throw new AppError('conflict', m.selfHosted);
+  // A key without the plan's price can sell nothing: refuse before asking Stripe for anything.
+  if (!ctx.config.STRIPE_PRICE_ID) throw new AppError('conflict', m.paymentsNotConfigured, { resolution: 'Set STRIPE_PRICE_ID (see docs/billing.md).' });
   return ctx.stripe;
 }
 
