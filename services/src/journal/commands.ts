@@ -189,13 +189,16 @@ const rememberState = (streamId: string, state: Lineage) => lineageStates.set(st
 async function claimKey(ctx: JournalContext, userId: string, key: string, request: JournalRequest): Promise<JournalAnswer | null> {
   const command = requestName(request);
   const hash = requestHash(request);
-  const claimed = await ctx.db
-    .insertInto('journal_command_answers')
-    .values({ user_id: userId, idempotency_key: key, command, request_hash: hash, answer: null, created_at: ctx.clock.now() })
-    .onConflict((oc) => oc.columns(['user_id', 'idempotency_key']).doNothing())
-    .returning('user_id')
-    .executeTakeFirst();
-  if (claimed) return null;
+  // The claim's commit does not wait for its WAL flush (one statement, so set_config's local setting
+  // covers its commit): the append that follows it does, and flushing the append's commit flushes the
+  // claim written before it. A crash can lose only a claim whose command wrote nothing durable.
+  const claimed = await sql<{ user_id: string }>`
+    with async_commit as (select set_config('synchronous_commit', 'off', true))
+    insert into journal_command_answers (user_id, idempotency_key, command, request_hash, answer, created_at)
+    select ${userId}, ${key}, ${command}, ${hash}, null, ${ctx.clock.now()} from async_commit
+    on conflict (user_id, idempotency_key) do nothing
+    returning user_id`.execute(ctx.db);
+  if (claimed.rows.length > 0) return null;
   const stored = await ctx.db
     .selectFrom('journal_command_answers')
     .select(['command', 'request_hash', 'answer'])
