@@ -93,7 +93,8 @@ describe('session', () => {
     await page.evaluate(() => localStorage.setItem('oj.session.token', 'x.y.z'));
     await page.goto('/calendar/income');
     await page.getByRole('heading', { name: 'Your subscription has expired, please renew' }).waitFor();
-    await page.getByRole('link', { name: 'Renew Now' }).waitFor();
+    // The locked screen's link (the sidebar has its own Renew Now too).
+    await page.locator('main').getByRole('link', { name: 'Renew Now' }).waitFor();
     await screenshots(page, 'subscription-expired');
 
     await page.goto('/accounts');

@@ -92,7 +92,7 @@ describe('Subscription page', () => {
     await statusCard().getByText(`Your trial ends on ${trialEndText}. Subscribe to continue.`).waitFor();
     await page.locator('.subscription-history').getByText('ADD PAYMENT', { exact: true }).waitFor();
     await page.locator('.subscription-history').getByText('TRIAL', { exact: true }).waitFor();
-    await screenshots(page, 'subscription-trial');
+    await screenshots(page, 'subscription-page-trial');
 
     // Subscribe: SetupIntent from the server, the card step, then the subscription.
     await statusCard().getByRole('button', { name: 'Subscribe' }).click();
@@ -105,7 +105,7 @@ describe('Subscription page', () => {
     expect(await statusCard().getByRole('button', { name: 'Active' }).isDisabled()).toBe(true);
     const sub = [...stripe.subscriptions.values()].at(-1)!;
     expect(sub.status).toBe('trialing');
-    await screenshots(page, 'subscription-trial-with-card');
+    await screenshots(page, 'subscription-page-trial-with-card');
 
     // The trial ends at Stripe: the renewal's invoice.paid webhook makes the plan active.
     const { invoice } = stripe.renew(sub.id as string);
@@ -115,7 +115,7 @@ describe('Subscription page', () => {
     await statusCard().getByText(`Renews on ${renews}`).waitFor();
     await page.locator('.subscription-history').getByText('AUTO', { exact: true }).waitFor();
     await page.locator('.subscription-history').getByText(`Processing on - ${renews}`).waitFor();
-    await screenshots(page, 'subscription-active');
+    await screenshots(page, 'subscription-page-active');
 
     // Card menu: Cancel Subscription, with the spec's confirmation.
     await statusCard().getByRole('button', { name: 'Subscription actions' }).click();
@@ -123,7 +123,7 @@ describe('Subscription page', () => {
     await page.getByRole('menuitem', { name: 'Cancel Subscription' }).click();
     const confirm = page.getByRole('dialog', { name: 'Cancel Subscription' });
     await confirm.getByText(m.cancelConfirm).waitFor();
-    await screenshots(page, 'subscription-cancel-confirm');
+    await screenshots(page, 'subscription-page-cancel-confirm');
     await confirm.getByRole('button', { name: 'Yes' }).click();
     await page.getByText(m.canceled).waitFor();
     await statusCard().getByText(`Your subscription will cancel on ${renews}`).waitFor();
@@ -132,7 +132,7 @@ describe('Subscription page', () => {
     await page.locator('.subscription-history').getByText('AUTO', { exact: true }).waitFor();
     await page.locator('.subscription-history').getByText(`Cancellation on - ${renews}`).waitFor();
     expect(stripe.subscriptions.get(sub.id)!.cancel_at_period_end).toBe(true);
-    await screenshots(page, 'subscription-pending-cancellation');
+    await screenshots(page, 'subscription-page-pending-cancellation');
 
     // Uncancel.
     await statusCard().getByRole('button', { name: 'Uncancel' }).click();
@@ -155,7 +155,7 @@ describe('Subscription page', () => {
     await page.waitForURL('**/subscription');
     await statusCard().getByText('Expired Plan').waitFor();
     await statusCard().getByText('Reactivate your subscription to restore access.').waitFor();
-    await screenshots(page, 'subscription-expired');
+    await screenshots(page, 'subscription-page-expired');
 
     // No card on file: Reactivate asks for one and starts a paid month at once.
     await statusCard().getByRole('button', { name: 'Reactivate' }).click();
@@ -177,6 +177,6 @@ describe('Subscription page', () => {
     await page.getByRole('button', { name: 'Subscription Guide' }).click();
     const guide = page.getByRole('dialog', { name: 'Subscription Guide' });
     for (const title of ['Free trial', 'Expired', 'Active', 'Cancelled / pending cancellation', 'Payment update', 'Grace period']) await guide.getByText(title, { exact: true }).waitFor();
-    await screenshots(page, 'subscription-guide');
+    await screenshots(page, 'subscription-page-guide');
   });
 });
