@@ -285,4 +285,26 @@ describe('dashboard', () => {
     await screenshotAt(page, 'dashboard-empty', PHONE);
     expect(pageErrors).toEqual([]);
   });
+
+  it('shows a loader until the premium data is in, and the spec text when it cannot be fetched', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route('**/api/v1/metrics/premium-data', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.reload();
+    await page.getByText('Loading premium data…').waitFor();
+    release();
+    await page.getByTestId('quadrant-today-value').waitFor();
+    await page.unroute('**/api/v1/metrics/premium-data');
+    // A server failure (retried, as every query is) ends on the spec's message with a way to try again.
+    await page.route('**/api/v1/metrics/premium-data', (route) => route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ message: 'boom' }) }));
+    await page.reload();
+    await page.getByText('Failed to fetch premium data').waitFor({ timeout: 20_000 });
+    await page.getByRole('button', { name: 'Try again' }).waitFor();
+    await page.unroute('**/api/v1/metrics/premium-data');
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.getByTestId('quadrant-today-value').waitFor();
+  });
 });

@@ -50,8 +50,9 @@ export function DashboardRoute({ renderDayDialog, renderShare }: DashboardRouteP
       <PageHeader title="Dashboard" actions={actions} />
       <QuickGuide open={guide} onClose={() => setGuide(false)} />
       {query.isPending ? (
-        <div className="dash-loading">
-          <Spinner size="lg" label="Loading premium data" />
+        <div className="dash-loading" role="status" aria-live="polite">
+          <Spinner size="lg" label="" />
+          <p className="muted">Loading premium data…</p>
         </div>
       ) : query.isError ? (
         <Alert tone="danger" title="Failed to fetch premium data">
