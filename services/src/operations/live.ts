@@ -1,4 +1,5 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
+import { Redis, type RedisOptions } from 'ioredis';
 import type { LagSample, LaneError, OperationsLive } from '@oj/contracts/operations';
 import { readLag } from '@oj/projections/runtime/registry';
 import { laneQueueName } from '@oj/projections/runtime/projector';
@@ -33,6 +34,7 @@ export class OperationsConsole {
   #laneErrors: LaneError[] = [];
   readonly #listeners = new Set<(e: LiveEvent) => void>();
   readonly #laneQueues = new Map<number, Queue>();
+  #laneRedis: Redis | null = null;
   #timer: NodeJS.Timeout | null = null;
   #sampling: Promise<void> | null = null;
   #closed = false;
@@ -91,8 +93,10 @@ export class OperationsConsole {
     if (!bull) return [];
     const out: LaneError[] = [];
     for (let lane = 0; lane < lanes; lane++) {
+      // One Redis connection for every lane queue read here.
+      this.#laneRedis ??= new Redis(bull.connection as RedisOptions).on('error', (err) => this.#options.onError?.(err, 'lane queues'));
       let q = this.#laneQueues.get(lane);
-      if (!q) this.#laneQueues.set(lane, (q = new Queue(laneQueueName(lane), { connection: bull.connection, prefix: bull.prefix })));
+      if (!q) this.#laneQueues.set(lane, (q = new Queue(laneQueueName(lane), { connection: this.#laneRedis, prefix: bull.prefix })));
       const jobs = (await q.getJobs(['delayed', 'active', 'waiting'], 0, 20)).filter((j) => j && j.failedReason && j.attemptsMade > 0);
       jobs.sort((a, b) => Number(/LaneGapError|not applied yet/.test(a.failedReason)) - Number(/LaneGapError|not applied yet/.test(b.failedReason)) || a.timestamp - b.timestamp);
       const j = jobs[0];
@@ -135,6 +139,7 @@ export class OperationsConsole {
     await this.#sampling?.catch(() => undefined);
     await this.rebuilds.close();
     await Promise.all([...this.#laneQueues.values()].map((q) => q.close().catch(() => undefined)));
+    await this.#laneRedis?.quit().catch(() => this.#laneRedis?.disconnect());
     this.#listeners.clear();
   }
 }

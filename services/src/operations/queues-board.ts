@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Queue } from 'bullmq';
+import { Redis, type RedisOptions } from 'ioredis';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
@@ -59,7 +60,9 @@ export function setBoardCookie(app: FastifyInstance, reply: FastifyReply, userId
 export async function registerQueuesBoard(app: FastifyInstance): Promise<void> {
   const { config } = app.deps;
   if (!config.REDIS_URL) return;
-  const connection = redisConnection(config.REDIS_URL);
+  // One Redis connection for the board's queues, not one each: every gateway process mounts the board.
+  const connection = new Redis(redisConnection(config.REDIS_URL) as RedisOptions);
+  connection.on('error', (err) => app.log.warn({ err }, 'queues board: redis error'));
   const prefix = config.BULLMQ_PREFIX ?? DEFAULT_BULL_PREFIX;
   const names = [...Array.from({ length: config.PROJECTOR_LANES }, (_, lane) => laneQueueName(lane)), REBUILD_QUEUE];
   const queues = names.map((name) => new Queue(name, { connection, prefix }));
@@ -85,5 +88,6 @@ export async function registerQueuesBoard(app: FastifyInstance): Promise<void> {
   });
   app.addHook('onClose', async () => {
     await Promise.all(queues.map((q) => q.close().catch(() => undefined)));
+    await connection.quit().catch(() => connection.disconnect());
   });
 }
