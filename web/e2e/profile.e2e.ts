@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import sharp from 'sharp';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createUser } from '@oj/services/identity/commands';
@@ -171,7 +174,11 @@ describe('profile', () => {
     await page.locator('input[data-image-for="avatar"]').setInputFiles({ name: 'notes.png', mimeType: 'image/png', buffer: Buffer.from('these are notes, not pixels') });
     await page.getByText('Failed to upload avatar image: The file is not an image.').waitFor();
     await both('profile-upload-error');
-    await page.locator('input[data-image-for="cover"]').setInputFiles({ name: 'huge.png', mimeType: 'image/png', buffer: Buffer.alloc(21 * 1024 * 1024, 7) });
+    // By path: a 21 MB buffer sent over the DevTools protocol takes longer than the action timeout here.
+    const huge = join(mkdtempSync(join(tmpdir(), 'oj-huge-')), 'huge.png');
+    writeFileSync(huge, Buffer.alloc(21 * 1024 * 1024, 7));
+    await page.locator('input[data-image-for="cover"]').setInputFiles(huge);
+    rmSync(dirname(huge), { recursive: true, force: true });
     await page.getByText('Failed to upload cover image: The file is too large (at most 20 MB).').waitFor();
     // After a reload the session still shows the new avatar.
     await page.reload();
@@ -257,8 +264,10 @@ describe('getting started', () => {
 
 describe('admin messages', () => {
   it('lets support read the message and the sender’s profile history; a user sees the staff-only screen', async () => {
+    const asked = page.waitForRequest((r) => r.url().includes('/api/v1/admin/'), { timeout: 1500 }).then(() => true, () => false);
     await page.goto('/admin/messages');
     await page.getByText('Support staff only').waitFor();
+    expect(await asked).toBe(false);
 
     const ctx = identityContext(server.runtime.deps);
     const email = `sue.support.${Date.now()}@example.com`;

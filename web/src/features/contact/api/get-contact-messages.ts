@@ -13,14 +13,15 @@ export interface ContactMessagePage {
 export const contactMessagesKey = ['admin', 'contact-messages'] as const;
 
 /** GET /admin/messages (Admin and Support): newest first. */
-export const contactMessagesQueryOptions = (page: number) =>
+export const contactMessagesQueryOptions = (page: number, enabled = true) =>
   queryOptions({
+    enabled,
     queryKey: [...contactMessagesKey, 'page', page],
     queryFn: ({ signal }) => api.get<ContactMessagePage>('/admin/messages', { signal, query: { page, size: 20 } }),
     placeholderData: keepPreviousData,
   });
 
-export const useContactMessages = (page: number) => useQuery(contactMessagesQueryOptions(page));
+export const useContactMessages = (page: number, enabled: boolean) => useQuery(contactMessagesQueryOptions(page, enabled));
 
 export function useContactMessage(id: string | null) {
   return useQuery({

@@ -77,7 +77,8 @@ export function AdminMessagesRoute() {
   const allowed = session.privilege === 'Admin' || session.privilege === 'Support';
   const [page, setPage] = useState(1);
   const [selected, setSelected] = useState<string | null>(null);
-  const list = useContactMessages(allowed ? page : 0);
+  // Other roles never ask: the server would refuse them anyway (403).
+  const list = useContactMessages(page, allowed);
 
   if (!allowed) {
     return (
