@@ -380,6 +380,7 @@ describe('pulse', () => {
     expect(await section('Closed trades').locator('tbody tr').count()).toBe(SEEDS.filter((s) => s.ticker === 'AAPL' && s.close && s.close.tcd >= ytdFrom).length);
     expect(await section('Open trades').locator('tbody tr').count()).toBe(SEEDS.filter((s) => s.ticker === 'AAPL' && !s.close && s.tod >= ytdFrom).length);
     await page.locator('.pulse-gauges canvas').first().waitFor();
+    await page.waitForTimeout(1500);
     await screenshotAt(page, 'pulse', DESKTOP);
     await screenshotAt(page, 'pulse', PHONE);
   });
@@ -424,6 +425,21 @@ describe('pulse', () => {
     await page.getByRole('button', { name: 'W', exact: true }).click();
     await page.getByText('Failed to fetch pulse data.').waitFor();
     await page.unroute('**/api/v1/trades/tt/**');
+  });
+
+  it('reads well in the dark theme', async () => {
+    await page.evaluate(() => localStorage.setItem('oj.theme', 'dark'));
+    await page.goto(`/calendar/income?month=${d1.slice(0, 7)}`);
+    await cell(d1).and(page.locator('[data-tone="positive"]')).waitFor();
+    await screenshotAt(page, 'calendar-income-dark', DESKTOP);
+    await page.goto('/pulse');
+    await page.getByLabel('Ticker').fill('AAPL');
+    await page.getByRole('button', { name: 'YTD' }).click();
+    await page.locator('.pulse-gauges canvas').first().waitFor();
+    // Let the charts' entry animation finish before the picture.
+    await page.waitForTimeout(1500);
+    await screenshotAt(page, 'pulse-dark', DESKTOP);
+    await page.evaluate(() => localStorage.setItem('oj.theme', 'light'));
   });
 });
 

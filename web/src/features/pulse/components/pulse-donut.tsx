@@ -1,4 +1,5 @@
 import { Chart } from '../../../components/charts/chart.tsx';
+import { useChartColors } from '../../../components/charts/chart-theme.ts';
 import { formatMoney } from '../../../lib/format.ts';
 
 export interface DonutSlice {
@@ -11,14 +12,15 @@ export interface DonutSlice {
 /** A donut chart; "No Data" when nothing is in it (part 2 §8). */
 /** `center` is the figure in the hole (the signed total: a slice's size is its absolute amount). */
 export function PulseDonut({ label, slices, center, money = false }: { label: string; slices: DonutSlice[]; center: string; money?: boolean }) {
+  const c = useChartColors();
   return (
     <Chart
       label={label}
       height={260}
       empty={slices.length === 0}
       option={{
-        tooltip: { trigger: 'item', formatter: (p: { name: string; value: number; percent: number; data: DonutSlice }) => `${p.name}<br/><b>${p.data.caption ?? (money ? formatMoney(p.value) : p.value)}</b> (${p.percent}%)` },
-        legend: { bottom: 0, type: 'scroll', icon: 'circle', itemWidth: 8, itemHeight: 8, textStyle: { fontSize: 11 } },
+        tooltip: { trigger: 'item', backgroundColor: c.surface, borderColor: c.border, textStyle: { color: c.text, fontSize: 12 }, formatter: (p: { name: string; value: number; percent: number; data: DonutSlice }) => `${p.name}<br/><b>${p.data.caption ?? (money ? formatMoney(p.value) : p.value)}</b> (${p.percent}%)` },
+        legend: { bottom: 0, type: 'scroll', icon: 'circle', itemWidth: 8, itemHeight: 8, textStyle: { fontSize: 11, color: c.muted }, pageTextStyle: { color: c.muted } },
         series: [
           {
             type: 'pie',
@@ -27,9 +29,9 @@ export function PulseDonut({ label, slices, center, money = false }: { label: st
             avoidLabelOverlap: true,
             // One slice is a whole ring: rounded ends would draw a notch where it meets itself.
             itemStyle: slices.length > 1 ? { borderRadius: 6, borderWidth: 2, borderColor: 'transparent' } : {},
-            label: { show: true, position: 'center', formatter: () => center, fontSize: 16, fontWeight: 700 },
+            label: { show: true, position: 'center', formatter: () => center, fontSize: 16, fontWeight: 700, color: c.text, textBorderWidth: 0 },
             labelLine: { show: false },
-            emphasis: { scale: true, scaleSize: 4, label: { show: true } },
+            emphasis: { scale: true, scaleSize: 4, label: { show: true, color: c.text, textBorderWidth: 0 } },
             data: slices,
           },
         ],
