@@ -274,9 +274,11 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     }
   };
   if (connection && options.work !== false) {
-    const stored = (await readDispatcher(db)).lanes ?? lanes;
-    // While the lane count changes, the old lanes keep running until they are drained.
-    for (let lane = 0; lane < Math.max(lanes, stored); lane++) {
+    const recorded = await readDispatcher(db);
+    // While the lane count changes, the old lanes keep running until they are drained (every lane
+    // something was handed to, also one a release before the lane rows were re-keyed left behind).
+    const oldLanes = Math.max(recorded.lanes ?? lanes, ...[...recorded.lastDispatched.keys()].map((l) => l + 1));
+    for (let lane = 0; lane < Math.max(lanes, oldLanes); lane++) {
       if (workLanes && !workLanes.includes(lane)) continue;
       const worker = new Worker<LaneJob>(
         laneQueueName(lane),
