@@ -1,5 +1,6 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
+import type { Registry } from 'prom-client';
 import type { LagSample, LaneError, OperationsLive } from '@oj/contracts/operations';
 import { readLag } from '@oj/projections/runtime/registry';
 import { laneQueueName } from '@oj/projections/runtime/projector';
@@ -14,6 +15,8 @@ export interface ConsoleOptions {
   /** BullMQ connection and prefix when REDIS_URL is set (lanes and rebuilds are queues then). */
   bull: { connection: ConnectionOptions; prefix: string } | null;
   sampleSeconds?: number;
+  /** This process's metrics: in process, the projector's stuck-lane gauge is read from it. */
+  metrics?: Registry;
   onError?: (err: unknown, what: string) => void;
 }
 
@@ -90,7 +93,7 @@ export class OperationsConsole {
    */
   async #readLaneErrors(lanes: number): Promise<LaneError[]> {
     const bull = this.#options.bull;
-    if (!bull) return [];
+    if (!bull) return this.#stuckInProcess();
     const out: LaneError[] = [];
     for (let lane = 0; lane < lanes; lane++) {
       // One Redis connection for every lane queue read here.
@@ -103,6 +106,38 @@ export class OperationsConsole {
       if (j) out.push({ lane, message: j.failedReason, attempts: j.attemptsMade, at: j.processedOn ? new Date(j.processedOn).toISOString() : null });
     }
     return out;
+  }
+
+  /**
+   * In process the projector keeps no failed job to read: it marks a lane that keeps failing with the
+   * `oj_projector_lane_stuck` gauge (and counts failures by reason) in this process's registry, and
+   * logs the error itself.
+   */
+  async #stuckInProcess(): Promise<LaneError[]> {
+    const registry = this.#options.metrics;
+    const stuck = registry?.getSingleMetric('oj_projector_lane_stuck');
+    if (!stuck) return [];
+    const failures = registry?.getSingleMetric('oj_projector_lane_failures_total');
+    const counts = new Map<string, { n: number; reasons: string[] }>();
+    for (const v of failures ? (await failures.get()).values : []) {
+      const lane = String(v.labels.lane);
+      const c = counts.get(lane) ?? { n: 0, reasons: [] };
+      c.n += v.value;
+      if (v.value > 0) c.reasons.push(String(v.labels.reason));
+      counts.set(lane, c);
+    }
+    return (await stuck.get()).values
+      .filter((v) => v.value > 0)
+      .map((v) => {
+        const c = counts.get(String(v.labels.lane));
+        return {
+          lane: Number(v.labels.lane),
+          message: `Keeps failing on the same batch${c?.reasons.length ? ` (${c.reasons.join(', ')})` : ''}: the error is in the projector's log ("lane batch failed").`,
+          attempts: c?.n ?? 0,
+          at: null,
+        };
+      })
+      .sort((a, b) => a.lane - b.lane);
   }
 
   async snapshot(): Promise<OperationsLive & { queuesUrl: null }> {

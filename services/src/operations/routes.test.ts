@@ -278,6 +278,26 @@ describe('a formula change, rehearsed end to end', () => {
   });
 });
 
+describe('a stuck lane in process', () => {
+  it('is listed from the projector\'s stuck-lane gauge and failure counts', async () => {
+    const { Counter, Gauge } = await import('prom-client');
+    const stuck = new Gauge({ name: 'oj_projector_lane_stuck', help: 'h', labelNames: ['lane'], registers: [t.deps.metrics] });
+    const failures = new Counter({ name: 'oj_projector_lane_failures_total', help: 'h', labelNames: ['lane', 'reason'], registers: [t.deps.metrics] });
+    stuck.set({ lane: '0' }, 0);
+    stuck.set({ lane: '2' }, 1);
+    failures.inc({ lane: '2', reason: 'error' }, 7);
+    failures.inc({ lane: '0', reason: 'gap' }, 1);
+    let errors: unknown[] = [];
+    for (let i = 0; i < 200 && !errors.length; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      errors = (await call('GET', '/operations/live', operator.authorization)).json().laneErrors;
+    }
+    expect(errors).toEqual([{ lane: 2, message: 'Keeps failing on the same batch (error): the error is in the projector\'s log ("lane batch failed").', attempts: 7, at: null }]);
+    t.deps.metrics.removeSingleMetric('oj_projector_lane_stuck');
+    t.deps.metrics.removeSingleMetric('oj_projector_lane_failures_total');
+  });
+});
+
 describe('embedded mode: a console rebuild stopped by a restart', () => {
   it('is resumed when the server starts again, without switching', async () => {
     const U = randomUUID();

@@ -49,6 +49,7 @@ export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
   const live = new OperationsConsole({
     deps: runtimeDeps,
     bull: config.REDIS_URL ? { connection: redisConnection(config.REDIS_URL), prefix: config.BULLMQ_PREFIX ?? DEFAULT_BULL_PREFIX } : null,
+    metrics: app.deps.metrics,
     onError: (err, what) => app.log.warn({ err }, `operations console: ${what} failed`),
   });
   const streams = new Set<ServerResponse>();
