@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { duration, figureSentence, position } from './format.ts';
+
+describe('operations formatting', () => {
+  it('says a figure delta the way an operator reads it', () => {
+    expect(figureSentence({ table: 'trades', column: 'ror', rowsChanged: 312, users: 41, largestDelta: 3.2, samples: [] })).toBe('ROR changed for 312 trades of 41 users, largest +3.2');
+    expect(figureSentence({ table: 'trades', column: 'pao', rowsChanged: 1, users: 1, largestDelta: -5, samples: [] })).toBe('PAO changed for 1 trade of 1 user, largest −5');
+    expect(figureSentence({ table: 'daily_premium', column: 'tickers', rowsChanged: 2, users: null, largestDelta: null, samples: [] })).toBe('tickers changed for 2 rows of daily_premium');
+    expect(figureSentence({ table: 'stream_figures', column: 'net_premium', rowsChanged: 1200, users: 3, largestDelta: 0.125, samples: [] })).toBe(
+      'net premium changed for 1,200 rows of stream_figures of 3 users, largest +0.125',
+    );
+  });
+
+  it('shows log positions without padding and durations in words', () => {
+    expect(position('00000000000000052685-00000000000000000074')).toBe('52685:74');
+    expect(position('start')).toBe('start');
+    expect(duration(null)).toBe('—');
+    expect(duration(0.2)).toBe('<1s');
+    expect(duration(42.1)).toBe('43s');
+    expect(duration(125)).toBe('2m 05s');
+    expect(duration(3 * 3600 + 60)).toBe('3h 01m');
+  });
+});
