@@ -12,19 +12,24 @@ export type ErrorBody = z.infer<typeof errorBody>;
 // Text hygiene, for every string the API takes (path, query string and body alike)
 
 /**
- * NUL cannot be stored in PostgreSQL text (a query with one fails), and has no meaning in any field of
- * this product. The gateway refuses it once, before any route's schema runs, so no route can forget.
+ * Text PostgreSQL cannot store as written: NUL (refused in text; the query fails) and unpaired UTF-16
+ * surrogates (no UTF-8 form; the driver would quietly store U+FFFD instead). Neither has a meaning in any
+ * field of this product. Schemas refuse it where they name a field (trades); the gateway refuses it
+ * once more for every route, so no route can forget.
  */
-export const NUL_TEXT_MESSAGE = 'Text cannot contain NUL characters.';
+export const UNSTORABLE_TEXT_MESSAGE = 'Text cannot contain NUL characters or unpaired surrogates.';
+// eslint-disable-next-line no-control-regex -- NUL is exactly what this refuses
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const isStorableText = (s: string): boolean => !UNSTORABLE.test(s);
 
-/** The path (`['body', 'notes']`) of the first string holding NUL in a parsed request part, or null. */
-export function findNulText(value: unknown, path: readonly string[] = [], depth = 0): string[] | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? [...path] : null;
+/** The path (`['notes']`) of the first string (or object key) that cannot be stored, or null. */
+export function findUnstorableText(value: unknown, path: readonly string[] = [], depth = 0): string[] | null {
+  if (typeof value === 'string') return isStorableText(value) ? null : [...path];
   // Depth is bounded by the body size limit; 64 keeps a hostile, deeply nested body cheap to walk.
   if (value === null || typeof value !== 'object' || depth > 64 || ArrayBuffer.isView(value)) return null;
   for (const [key, item] of Object.entries(value)) {
-    if (key.includes('\u0000')) return [...path, key];
-    const found = findNulText(item, [...path, key], depth + 1);
+    if (!isStorableText(key)) return [...path, key];
+    const found = findUnstorableText(item, [...path, key], depth + 1);
     if (found) return found;
   }
   return null;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from './common.ts';
 import { addDays, isWeekend, minusYears, parseIsoDate } from './business-date.ts';
 import type { Strategy } from './strategies.ts';
 import { tradeListItem } from './trade-list-item.ts';
@@ -84,7 +85,7 @@ export const tradeMessages = {
   idempotencyReuse: 'This Idempotency-Key was already used for a different request.',
   closingStatus: 'Status must be a closing status: 2 (closed), 4 (assigned), 5 (called away), 6 (expired worthless) or 7 (exercised).',
   // Bad input, not a rule of the spec: text PostgreSQL cannot store, and uids no trade can have.
-  unstorableText: 'Text cannot contain NUL characters or unpaired surrogates.',
+  unstorableText: UNSTORABLE_TEXT_MESSAGE,
   invalidUid: 'Invalid trade uid.',
 } as const;
 
@@ -118,9 +119,6 @@ const int = z
  * PostgreSQL text and jsonb cannot hold NUL, and jsonb refuses unpaired UTF-16 surrogates: such text
  * must be refused as bad input (422) before it reaches a query or an event, never answer 500.
  */
-// eslint-disable-next-line no-control-regex -- NUL is exactly what this refuses
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-export const isStorableText = (s: string): boolean => !UNSTORABLE.test(s);
 const text = (max: number, error?: string) =>
   z
     .string(error ? { error } : undefined)

@@ -1,22 +1,24 @@
 import type { FastifyInstance } from 'fastify';
-import { findNulText, NUL_TEXT_MESSAGE } from '@oj/contracts/common';
+import { findUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '@oj/contracts/common';
 import { invalid } from '../errors.ts';
 
 /**
- * Refuses NUL in any string of a request (path parameters, query string, JSON body) for every route,
- * before the route's own schema runs. PostgreSQL cannot store NUL in text: a string that reached a
- * query with one was a 500, and one route's schema forgetting the rule was enough. Here no route can.
- * The answer is the same 422 shape as any validation failure, naming the field.
+ * Refuses text PostgreSQL cannot store (NUL, unpaired surrogates) in any string of a request (path
+ * parameters, query string, JSON body) for every route. A string that reached a query with NUL was a
+ * 500, and one route's schema forgetting the rule was enough. It runs after the route's own validation,
+ * so a field whose schema already refuses such text answers with that field's message (the spec's,
+ * where it has one), and before the handler, so nothing is read or written with it. The answer is the
+ * same 422 shape as any validation failure, naming the field.
  */
 export function registerInputHygiene(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preHandler', async (request) => {
     for (const [part, value] of [
       ['params', request.params],
       ['querystring', request.query],
       ['body', request.body],
     ] as const) {
-      const path = findNulText(value);
-      if (path) throw invalid([{ field: [part, ...path].join('.'), message: NUL_TEXT_MESSAGE }]);
+      const path = findUnstorableText(value);
+      if (path) throw invalid([{ field: [part, ...path].join('.'), message: UNSTORABLE_TEXT_MESSAGE }]);
     }
   });
 }
