@@ -50,7 +50,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined> | T | 
 }
 
 // A new connection per request, so the primary hands requests to both processes in turn.
-const get = (path: string) => fetch(`http://127.0.0.1:${port}${path}`, { headers: { connection: 'close' } });
+const get = (path: string) => fetch(`http://127.0.0.1:${port}${path}`, { headers: { connection: 'close' }, signal: AbortSignal.timeout(15_000) });
 
 beforeAll(async () => {
   db = await createTestDatabase('gateway_cluster');
@@ -112,6 +112,9 @@ describe('two gateway processes behind one port', () => {
     const [victim, survivor] = workerPids();
     expect(victim).toBeDefined();
     process.kill(victim!, 'SIGKILL');
+    // A connection handed to the victim in its last instant is lost with it (a client retries that);
+    // once the primary has seen it die, every request is served by the survivor.
+    await until('the primary to see the death', () => (workerPids().includes(victim!) ? undefined : true));
     for (let i = 0; i < 10; i++) expect((await get('/api/v1/health')).status).toBe(200);
     const pids = await until('a replacement process', () => {
       const now = workerPids();
