@@ -147,7 +147,7 @@ describe('projections CLI on PostgreSQL (services mode)', () => {
     expect(switched.stdout).toContain('is live');
     const retired = await projections(['retire', name], env);
     expect(retired.stdout).toMatch(/dropped v\d+/);
-  });
+  }, 120_000);
 });
 
 describe('projections CLI with Redis: the rebuild is a job of the projector', () => {
