@@ -178,8 +178,8 @@ describe('profile', () => {
     const huge = join(mkdtempSync(join(tmpdir(), 'oj-huge-')), 'huge.png');
     writeFileSync(huge, Buffer.alloc(21 * 1024 * 1024, 7));
     await page.locator('input[data-image-for="cover"]').setInputFiles(huge);
-    rmSync(dirname(huge), { recursive: true, force: true });
     await page.getByText('Failed to upload cover image: The file is too large (at most 20 MB).').waitFor();
+    rmSync(dirname(huge), { recursive: true, force: true });
     // After a reload the session still shows the new avatar.
     await page.reload();
     await topBarAvatar.waitFor();
@@ -283,6 +283,7 @@ describe('admin messages', () => {
     await reader.getByText('can I roll the other two?').waitFor();
     await reader.getByText(user.userId).waitFor();
     await reader.getByRole('cell', { name: 'pat.trades' }).waitFor();
+    await reader.getByRole('img', { name: 'Avatar image' }).waitFor();
     page = staff;
     await both('admin-messages');
     await staffContext.close();

@@ -15,6 +15,15 @@ import '../components/contact.css';
 
 const fieldLabels: Record<string, string> = { name: 'Name', username: 'Username', website: 'Website', avatar: 'Avatar', cover: 'Cover image' };
 
+/** Pictures are shown as small thumbnails (their URL as the title); text values as text. */
+function ChangeValue({ field, value }: { field: string; value: string | null }) {
+  if (value === null) return <span className="muted">(none)</span>;
+  if ((field === 'avatar' || field === 'cover') && value.startsWith('/api/v1/uploads/')) {
+    return <img className="change-thumb" src={value} alt={`${fieldLabels[field]} image`} title={value} width={64} height={40} />;
+  }
+  return <>{value}</>;
+}
+
 function MessageReader({ id }: { id: string }) {
   const message = useContactMessage(id);
   const changes = useProfileChanges(message.data?.user_uid ?? null);
@@ -60,8 +69,12 @@ function MessageReader({ id }: { id: string }) {
               <tr key={`${c.changed_at}-${c.field}-${i}`}>
                 <td className="nowrap">{formatDateTime(c.changed_at)}</td>
                 <td>{fieldLabels[c.field] ?? c.field}</td>
-                <td className="wrap-anywhere">{c.old_value ?? <span className="muted">(none)</span>}</td>
-                <td className="wrap-anywhere">{c.new_value ?? <span className="muted">(none)</span>}</td>
+                <td className="wrap-anywhere">
+                  <ChangeValue field={c.field} value={c.old_value} />
+                </td>
+                <td className="wrap-anywhere">
+                  <ChangeValue field={c.field} value={c.new_value} />
+                </td>
               </tr>
             ))}
           </tbody>
@@ -129,7 +142,7 @@ export function AdminMessagesRoute() {
                   Previous
                 </Button>
                 <span className="muted message-meta">
-                  Page {list.data.page} of {list.data.pages} · {list.data.total} messages
+                  Page {list.data.page} of {list.data.pages} · {list.data.total} {list.data.total === 1 ? 'message' : 'messages'}
                 </span>
                 <Button variant="secondary" size="sm" disabled={page >= list.data.pages} onClick={() => setPage((p) => p + 1)}>
                   Next
