@@ -172,6 +172,47 @@ describe('Subscription page', () => {
     expect(await page.getByRole('heading', { name: 'Your subscription has expired, please renew' }).count()).toBe(0);
   });
 
+  it('a failed renewal: the grace period variant; Renew with a new card restores access; Update Payment from the menu', async () => {
+    const trader = await createTrader();
+    await signIn(trader);
+    await page.goto('/subscription');
+    await statusCard().getByRole('button', { name: 'Subscribe' }).click();
+    await page.getByRole('dialog', { name: 'Subscribe to Premium' }).getByRole('button', { name: /Subscribe — \$4\.99/ }).click();
+    await page.getByText(m.activated).waitFor();
+    const sub = [...stripe.subscriptions.values()].at(-1)!;
+    await deliver('invoice.paid', stripe.renew(sub.id as string).invoice);
+    // The card on file starts failing at Stripe; the next renewal fails.
+    sub.default_payment_method = stripe.createPaymentMethod({ customer: sub.customer as string, declined: true }).id;
+    const { invoice, paid } = stripe.renew(sub.id as string);
+    expect(paid).toBe(false);
+    await deliver('invoice.payment_failed', invoice);
+    await page.reload();
+    await statusCard().getByText('Grace period active. Renew to restore access.').waitFor();
+    await page.locator('.subscription-history').getByText('GRACE PERIOD', { exact: true }).waitFor();
+    await page.locator('.sidebar-renew').waitFor();
+    await screenshots(page, 'subscription-page-grace');
+
+    await statusCard().getByRole('button', { name: 'Renew' }).click();
+    const renew = page.getByRole('dialog', { name: 'Update Payment' });
+    await renew.getByRole('button', { name: 'Save card' }).click();
+    await renew.getByText(m.paymentUpdated).waitFor();
+    // The dialog closes 1.5 s after the success message (part 2 §4).
+    await renew.waitFor({ state: 'detached' });
+    expect(stripe.invoices.get(invoice.id as string)!.status).toBe('paid');
+    await statusCard().getByText(`Renews on ${longDate(invoice.lines.data[0].period.end as number)}`).waitFor();
+    expect(await page.locator('.sidebar-renew').count()).toBe(0);
+
+    // Update Payment from the card menu.
+    await statusCard().getByRole('button', { name: 'Subscription actions' }).click();
+    await page.getByRole('menuitem', { name: 'Update Payment' }).click();
+    const update = page.getByRole('dialog', { name: 'Update Payment' });
+    await update.getByRole('button', { name: 'Save card' }).click();
+    await update.getByText(m.paymentUpdated).waitFor();
+    await update.waitFor({ state: 'detached' });
+    const customer = stripe.customers.get(sub.customer as string)!;
+    expect(sub.default_payment_method).toBe(customer.invoice_settings.default_payment_method);
+  });
+
   it('opens the Subscription Guide', async () => {
     await page.goto('/subscription');
     await page.getByRole('button', { name: 'Subscription Guide' }).click();

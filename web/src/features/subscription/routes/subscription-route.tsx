@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { billingMessages as m } from '@oj/contracts/billing';
 import { PageHeader } from '../../../components/layout/page-header.tsx';
 import { Alert } from '../../../components/ui/alert.tsx';
@@ -6,7 +6,7 @@ import { Button } from '../../../components/ui/button.tsx';
 import { ConfirmDialog } from '../../../components/ui/confirm-dialog.tsx';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay.tsx';
 import { useToast } from '../../../components/ui/toast.tsx';
-import { errorMessage } from '../../../lib/api-client.ts';
+import { errorMessage, refreshAccessToken } from '../../../lib/api-client.ts';
 import { useSession } from '../../auth/hooks/use-session.ts';
 import { useCancelSubscription } from '../api/cancel-subscription.ts';
 import { useSubscription } from '../api/get-subscription.ts';
@@ -34,6 +34,19 @@ export function SubscriptionRoute() {
 
   const sub = subscription.data;
   const status = displayStatus(sub, session.privilege, new Date());
+
+  // The session's status comes from the access token, which lives 15 minutes; a change made elsewhere (a
+  // webhook: a failed renewal, a renewal) shows here first. A token that disagrees is refreshed once, so
+  // the locked screens and the sidebar follow.
+  const grantsAccess = ['selfHosted', 'staff', 'trial', 'active', 'pendingCancellation'].includes(status.kind);
+  const refreshedFor = useRef<string | null>(null);
+  useEffect(() => {
+    if (!sub || grantsAccess === session.subscriptionActive) return;
+    const key = `${sub.status}:${sub.cpe}:${grantsAccess}`;
+    if (refreshedFor.current === key) return;
+    refreshedFor.current = key;
+    void refreshAccessToken(session.accessToken);
+  }, [sub, grantsAccess, session.subscriptionActive, session.accessToken]);
 
   const runConfirm = () => {
     setConfirmError(null);
