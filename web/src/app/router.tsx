@@ -55,6 +55,9 @@ const privateRoutes: RouteObject[] = [
     path: 'admin/users/user',
     lazy: async () => ({ Component: (await import('../features/admin/routes/admin-user-route.tsx')).AdminUserRoute }),
   },
+  { path: 'support/users', lazy: async () => ({ Component: (await import('../features/support/routes/support-search-route.tsx')).SupportSearchRoute }) },
+  { path: 'support/users/:uid', lazy: async () => ({ Component: (await import('../features/support/routes/support-user-route.tsx')).SupportUserRoute }) },
+  { path: 'support/access-log', lazy: async () => ({ Component: (await import('../features/support/routes/access-log-route.tsx')).AccessLogRoute }) },
   ...tradeRoutes,
 ];
 

@@ -32,6 +32,7 @@ const admin: (Entry & { roles: string[] })[] = [
   { to: '/admin/users/user', label: 'Users', icon: 'users', roles: ['Admin'] },
   { to: '/admin/messages', label: 'Messages', icon: 'mail', roles: ['Admin', 'Support'] },
   { to: '/operations', label: 'Operations', icon: 'layers', roles: ['Admin', 'Operator'] },
+  { to: '/support/users', label: 'Audit replay', icon: 'shield', roles: ['Admin', 'Support'] },
 ];
 
 export interface SidebarProps {

@@ -9,6 +9,7 @@ import { Icon } from '../../../components/ui/icons.tsx';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { useCurrentUser } from '../api/get-current-user.ts';
 import { ChangePasswordCard } from '../components/change-password-card.tsx';
+import { JournalAccessCard } from '../components/journal-access-card.tsx';
 import { ProfileForm } from '../components/profile-form.tsx';
 import { ProfileImageButton } from '../components/profile-image-button.tsx';
 import { maskEmail } from '../utils/mask-email.ts';
@@ -75,6 +76,7 @@ export function ProfileRoute() {
         </section>
         <ProfileForm user={u} />
         <ChangePasswordCard />
+        <JournalAccessCard />
       </div>
     </>
   );

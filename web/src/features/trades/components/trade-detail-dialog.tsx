@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { daysBetween } from '@oj/contracts/business-date';
 import { strategyByUid } from '@oj/contracts/strategies';
@@ -9,6 +9,7 @@ import { useTradeAccounts } from '../api/get-trade-accounts.ts';
 import { expiryDisplay, holdingPeriod } from '../utils/expiry.ts';
 import { closeActionLabel, disposition, formatStrikes, openActionLabel, statusLabel, transactionLabel, trimNumber } from '../utils/trade-labels.ts';
 import { Summary } from './form-controls.tsx';
+import { TradeHistoryPanel } from './trade-history-panel.tsx';
 import './trade-dialogs.css';
 
 function Panel({ title, children }: { title: string; children: ReactNode }) {
@@ -28,9 +29,18 @@ export function TradeDetailDialog({ trade, onClose }: { trade: TradeListItem; on
   const account = accounts.data?.find((a) => a.uid === trade.au)?.name ?? '—';
   const open = trade.status === 1;
   const expiry = expiryDisplay(daysBetween(today, trade.ed));
+  const [tab, setTab] = useState<'details' | 'history'>('details');
   return (
     <Modal open onClose={onClose} title={`${trade.ticker} · ${strategy?.name ?? trade.su}`} size="lg">
-      <div className="detail-grid">
+      <div className="detail-tabs" role="tablist" aria-label="Trade detail">
+        {(['details', 'history'] as const).map((t) => (
+          <button key={t} type="button" role="tab" aria-selected={tab === t} className={`detail-tab${tab === t ? ' active' : ''}`} onClick={() => setTab(t)}>
+            {t === 'details' ? 'Details' : 'History'}
+          </button>
+        ))}
+      </div>
+      {tab === 'history' && <TradeHistoryPanel uid={trade.uid} />}
+      <div className="detail-grid" hidden={tab !== 'details'}>
         <Panel title="Contract Details">
           <Summary
             rows={[
@@ -91,7 +101,7 @@ export function TradeDetailDialog({ trade, onClose }: { trade: TradeListItem; on
           )}
         </Panel>
       </div>
-      <footer className="detail-footer">Last Updated: {formatDateTime(trade.up)}</footer>
+      <footer className="detail-footer" hidden={tab !== 'details'}>Last Updated: {formatDateTime(trade.up)}</footer>
     </Modal>
   );
 }

@@ -1,0 +1,220 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { addDays, isWeekend, newYorkDate } from '@oj/contracts/business-date';
+import { createUser, login } from '@oj/services/identity/commands';
+import { identityContext } from '@oj/services/identity/routes';
+import { SEED_PASSWORD, seedJournals } from '@oj/services/journal/seed/generate';
+import { SCREENSHOT_DIR, launchBrowser, newContext, screenshots } from './support/browser.ts';
+import { startServer, type E2eServer } from './support/server.ts';
+
+/**
+ * Issue 15 in Chromium against the real product: a Support user signs in, finds a seeded trader, gives a
+ * reason, reads the timeline, opens the as-of view before and after a roll and a split, reads a per-event
+ * diff, runs Verify ("Consistent"), exports the events and checks the file's SHA-256 against the one
+ * shown; then the trader signs in and sees the access on their profile. Screenshots of every screen.
+ */
+let server: E2eServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+const pageErrors: string[] = [];
+const REASON = 'Ticket 4711: checking the February premium';
+const SUPPORT = { email: `sam.support.${Date.now()}@example.com`, password: 'Support#2024a', name: 'Sam Support' };
+let trader: { email: string; userId: string; token: string };
+let spy: { opened: string; remainder: string; rolledTo: string };
+let spread: string;
+
+const weekdayBefore = (d: string) => {
+  let x = addDays(d, -1);
+  while (isWeekend(x)) x = addDays(x, -1);
+  return x;
+};
+
+async function call<T>(path: string, body?: unknown, method = 'POST'): Promise<T> {
+  const res = await fetch(`${server.baseUrl}/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${trader.token}`, 'content-type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const json = (await res.json()) as T;
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+async function signIn(p: Page, email: string, password: string) {
+  await p.goto('/signin');
+  await p.getByLabel('Email').fill(email);
+  await p.getByLabel('Password', { exact: true }).fill(password);
+  await p.getByRole('button', { name: 'Sign in' }).click();
+  await p.waitForURL('**/dashboard');
+}
+
+beforeAll(async () => {
+  server = await startServer();
+  const deps = server.runtime.deps;
+  const today = newYorkDate(new Date());
+  // A seeded trader (every kind of action through the command handler) ...
+  const report = await seedJournals({ db: deps.database.db, eventStore: deps.eventStore, config: deps.config }, { users: 1, tradesPerUser: 25, seed: 15, today });
+  const seeded = report.users[0]!;
+  const session = await login(identityContext(deps), { email: seeded.email, password: SEED_PASSWORD });
+  trader = { email: seeded.email, userId: seeded.userId, token: session.accessToken };
+  // ... with a position of known figures on top: 3 SPY 400P, 2 closed at 0.30, the last one rolled; a
+  // bull put spread split.
+  const d3 = weekdayBefore(weekdayBefore(weekdayBefore(today)));
+  const d2 = weekdayBefore(weekdayBefore(today));
+  const d1 = weekdayBefore(today);
+  const accounts = await call<Array<{ uid: string }>>('/accounts/', undefined, 'GET').catch(() => null);
+  const account = accounts?.[0]?.uid ?? (await call<{ uid: string }>('/accounts/add-account', { name: 'Audit', broker: 'ibkr', ac_type: 1 })).uid;
+  const terms = { ticker: 'SPY', strategy_uid: 'cash-secured-put', account_uid: account, strike_prices: [400], trade_open_date: d3, expiration_date: addDays(today, 30), contract_size: 3, premium_at_open: 300, net_fee_to_open: 1.95, net_delta: 0.3, stock_price_at_open: 420, notes: '' };
+  const opened = await call<{ uid: string }>('/trades/add-trade', { trade_data: terms, tag_data: [] });
+  const partial = await call<{ remaining_trade: { uid: string } }>(`/trades/close/${opened.uid}`, { contract_size: 2, trade_close_date: d2, premium_at_close: 60, net_fee_to_close: 1.3, close_transaction: 2 });
+  const roll = await call<{ new_trade_after_roll: { uid: string } }>(`/trades/roll/${partial.remaining_trade.uid}`, {
+    trade_roll_data: {
+      old_trade: { trade_close_date: d1, premium_at_close: 20, net_fee_to_close: 0.65, close_transaction: 2 },
+      new_trade: { expiration_date: addDays(today, 45), contract_size: 1, strike_prices: [395], premium_at_open: 110, net_fee_to_open: 0.65, net_delta: 0.25, stock_price_at_open: 418 },
+    },
+    tag_data: [],
+  });
+  spy = { opened: opened.uid, remainder: partial.remaining_trade.uid, rolledTo: roll.new_trade_after_roll.uid };
+  spread = (await call<{ uid: string }>('/trades/add-trade', { trade_data: { ...terms, strategy_uid: 'bull-put-spread', strike_prices: [150, 145], contract_size: 1, premium_at_open: 120, net_fee_to_open: 2 }, tag_data: [] })).uid;
+  await call(`/trades/split-trade/${spread}`, {
+    trade_data: { closing_trade: { leg_index: 1, premium_at_open: 30, status: 2, trade_close_date: d1, premium_at_close: 20, net_fee_to_close: 1, close_transaction: 1 }, opening_trade: { premium_at_open: 150 } },
+    tag_data: [],
+  });
+  await createUser(identityContext(deps), { name: SUPPORT.name, email: SUPPORT.email, password: SUPPORT.password, role: 'Support', verified: true });
+  await deps.waitForProjections?.(60_000);
+  browser = await launchBrowser();
+  context = await newContext(browser, server.baseUrl);
+  page = await context.newPage();
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+}, 240_000);
+
+afterEach(async ({ task }) => {
+  if (task.result?.state === 'fail') await page.screenshot({ path: `${SCREENSHOT_DIR}failed-audit-${task.name.replace(/\W+/g, '-')}.png`, fullPage: true }).catch(() => undefined);
+});
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await server?.close();
+});
+
+const short = (uid: string) => `#${uid.slice(-6)}`;
+const panel = (name: string) => page.getByRole('region', { name, exact: true });
+
+describe('audit replay in the browser', () => {
+  it('support finds the seeded trader and opens the history with a reason', async () => {
+    await signIn(page, SUPPORT.email, SUPPORT.password);
+    await page.getByRole('link', { name: 'Audit replay' }).click();
+    await page.waitForURL('**/support/users');
+    await page.getByLabel('E-mail, username or user id').fill(trader.email.toUpperCase());
+    await page.getByRole('button', { name: 'Find user' }).click();
+    await expect.poll(() => page.getByRole('list', { name: 'Matching users' }).textContent()).toContain(trader.email);
+    await screenshots(page, 'audit-find-user');
+    await page.getByRole('link', { name: 'Open history' }).click();
+    await page.waitForURL(`**/support/users/${trader.userId}`);
+    // Nothing is read before a reason is given; a too short one is refused in place.
+    await page.getByLabel('Reason').fill('x');
+    await page.getByRole('button', { name: 'Open history' }).click();
+    await expect.poll(() => page.getByText("A reason is required to open a user's history").count()).toBe(1);
+    await screenshots(page, 'audit-reason');
+    await page.getByLabel('Reason').fill(REASON);
+    await page.getByRole('button', { name: 'Open history' }).click();
+    await expect.poll(() => page.getByRole('region', { name: 'User' }).textContent()).toContain(trader.email);
+    await expect.poll(() => page.getByRole('note').textContent()).toContain(REASON);
+  });
+
+  it('reads the timeline with sentences, and a per-event diff', async () => {
+    const timeline = panel('Timeline');
+    await expect.poll(() => timeline.locator('tbody tr').count()).toBeGreaterThan(10);
+    await screenshots(page, 'audit-timeline');
+    await timeline.getByRole('textbox').first().fill(spy.opened);
+    await timeline.getByRole('button', { name: 'Apply' }).click();
+    const closeRow = timeline.locator('tr[data-event-type="TradeClosed"]');
+    await expect.poll(() => closeRow.textContent()).toContain(`Closed 2 of 3 SPY 400P at 0.30, fee 1.30`);
+    expect(await closeRow.textContent()).toContain(`1 contract remains as trade ${short(spy.remainder)}`);
+    await closeRow.getByRole('button', { name: 'Diff' }).click();
+    const diff = page.getByLabel('Event diff');
+    await expect.poll(() => diff.textContent()).toContain('contractSize');
+    const text = (await diff.textContent()) ?? '';
+    expect(text).toContain(short(spy.opened));
+    expect(text).toContain('created'); // the remainder
+    expect(text).toContain('daily_premium');
+    await screenshots(page, 'audit-diff');
+  });
+
+  it('as of before and after the roll', async () => {
+    const timeline = panel('Timeline');
+    await timeline.getByRole('textbox').first().fill('');
+    await timeline.getByRole('textbox').nth(1).fill(spy.opened);
+    await timeline.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => timeline.locator('tbody tr[data-event-type]').count()).toBe(3);
+    await timeline.locator('tr[data-event-type="TradeClosed"]').getByRole('button', { name: 'As of' }).click();
+    const trees = () => page.getByRole('region', { name: 'Roll trees' });
+    await expect.poll(() => page.getByRole('region', { name: 'As of' }).textContent()).toContain('Right after');
+    await expect.poll(async () => (await trees().textContent()) ?? '').toContain(short(spy.remainder));
+    expect(await trees().textContent()).not.toContain(short(spy.rolledTo));
+    const rolledBefore = Number((await page.locator('.audit-stat', { hasText: 'Rolled' }).locator('strong').textContent())?.replace(/,/g, ''));
+    await screenshots(page, 'audit-as-of-before-roll');
+    await page.getByRole('tab', { name: 'Timeline' }).click();
+    await panel('Timeline').locator('tr[data-event-type="TradeRolled"]').getByRole('button', { name: 'As of' }).click();
+    await expect.poll(async () => (await trees().textContent()) ?? '').toContain(short(spy.rolledTo));
+    const rolledAfter = Number((await page.locator('.audit-stat', { hasText: 'Rolled' }).locator('strong').textContent())?.replace(/,/g, ''));
+    expect(rolledAfter).toBe(rolledBefore + 1);
+    await screenshots(page, 'audit-as-of-after-roll');
+  });
+
+  it('as of before and after the split', async () => {
+    await page.getByRole('tab', { name: 'Timeline' }).click();
+    const timeline = panel('Timeline');
+    await timeline.getByRole('textbox').nth(1).fill(spread);
+    await timeline.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => timeline.locator('tbody tr[data-event-type]').count()).toBe(2);
+    await timeline.locator('tr[data-event-type="TradeOpened"]').getByRole('button', { name: 'As of' }).click();
+    const splits = () => page.getByRole('region', { name: 'Split trees' });
+    await expect.poll(async () => (await page.getByRole('region', { name: 'As of' }).textContent()) ?? '').toContain('Opened 1 SPY 150P/145P');
+    expect(await splits().textContent()).not.toContain(short(spread));
+    await page.getByRole('tab', { name: 'Timeline' }).click();
+    await panel('Timeline').locator('tr[data-event-type="TradeSplit"]').getByRole('button', { name: 'As of' }).click();
+    await expect.poll(async () => (await splits().textContent()) ?? '').toContain(short(spread));
+    await screenshots(page, 'audit-as-of-after-split');
+  });
+
+  it('Verify says consistent', async () => {
+    await page.getByRole('tab', { name: 'Verify' }).click();
+    await page.getByRole('button', { name: 'Run Verify' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: /Consistent|differing/ }).textContent(), { timeout: 30_000 }).toContain('Consistent');
+    await screenshots(page, 'audit-verify');
+  });
+
+  it('exports the events with the SHA-256 shown', async () => {
+    await page.getByRole('tab', { name: 'Export' }).click();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download events (JSON Lines)' }).click()]);
+    const file = await download.path();
+    const digest = createHash('sha256').update(readFileSync(file)).digest('hex');
+    await expect.poll(() => page.getByLabel('Export result').textContent()).toContain(digest);
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    expect(JSON.parse(lines[0]!).metadata.userId).toBe(trader.userId);
+    await screenshots(page, 'audit-export');
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('the trader sees the access on their profile', async () => {
+    const traderContext = await newContext(browser, server.baseUrl);
+    const p = await traderContext.newPage();
+    try {
+      await signIn(p, trader.email, SEED_PASSWORD);
+      await p.goto('/profile');
+      const card = p.getByRole('region', { name: 'Access to your journal' });
+      await expect.poll(() => card.textContent()).toContain(SUPPORT.name);
+      const text = (await card.textContent()) ?? '';
+      expect(text).toContain(REASON);
+      expect(text).toContain('exported your history');
+      await screenshots(p, 'audit-trader-profile');
+    } finally {
+      await traderContext.close();
+    }
+  });
+});

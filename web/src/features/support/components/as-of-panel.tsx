@@ -1,0 +1,251 @@
+import { useState, type FormEvent } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import type { AsOfResponse } from '@oj/contracts/audit';
+import type { TradeListItem } from '@oj/contracts/trade-list-item';
+import { Alert } from '../../../components/ui/alert.tsx';
+import { Badge } from '../../../components/ui/badge.tsx';
+import { Button } from '../../../components/ui/button.tsx';
+import { SelectInput, TextInput } from '../../../components/ui/form-field.tsx';
+import { Spinner } from '../../../components/ui/spinner.tsx';
+import { errorMessage } from '../../../lib/api-client.ts';
+import { asOfQuery, type AsOfTarget } from '../api/audit-api.ts';
+import { money, shortId, statusNames, strategyName, utc } from './labels.ts';
+
+function TradeTable({ title, items, total }: { title: string; items: TradeListItem[]; total: number }) {
+  return (
+    <section className="audit-list" aria-label={`${title} as of`}>
+      <h4>
+        {title} <Badge tone="neutral">{total.toLocaleString('en-US')}</Badge>
+        {total > items.length && <span className="muted audit-small"> the {items.length} most recent shown</span>}
+      </h4>
+      {items.length === 0 ? (
+        <p className="muted">None.</p>
+      ) : (
+        <div className="audit-table-wrap">
+          <table className="audit-table">
+            <thead>
+              <tr>
+                <th scope="col">Trade</th>
+                <th scope="col">Ticker · strategy</th>
+                <th scope="col">Strikes</th>
+                <th scope="col" className="num">Contracts</th>
+                <th scope="col">Opened</th>
+                <th scope="col">Closed</th>
+                <th scope="col" className="num">Premium open</th>
+                <th scope="col" className="num">Premium close</th>
+                <th scope="col" className="num">Net captured</th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((t) => (
+                <tr key={t.uid}>
+                  <td>
+                    <code className="audit-mono" title={t.uid}>
+                      {shortId(t.uid)}
+                    </code>
+                  </td>
+                  <td>
+                    <strong>{t.ticker}</strong> <span className="muted">{strategyName(t.su)}</span>
+                    {t.status > 3 && <span className="muted"> · {statusNames[t.status]}</span>}
+                  </td>
+                  <td>{t.sp.join(' / ')}</td>
+                  <td className="num">{t.cs}</td>
+                  <td>{t.tod}</td>
+                  <td>{t.tcd ?? '—'}</td>
+                  <td className="num">{money(t.pao)}</td>
+                  <td className="num">{money(t.pac)}</td>
+                  <td className="num">{money(t.npc)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function Trees({ view }: { view: AsOfResponse }) {
+  return (
+    <div className="audit-trees">
+      <section aria-label="Roll trees">
+        <h4>Roll trees</h4>
+        {view.roll_trees.length === 0 && <p className="muted">No roll or partial close yet.</p>}
+        {view.roll_trees.map((tree) => (
+          <div key={tree.lineage_id} className="audit-tree">
+            <div className="audit-tree-head">
+              <strong>{tree.ticker}</strong> <span className="muted">lineage {shortId(tree.lineage_id)}</span>
+            </div>
+            <ol>
+              {tree.nodes.map((n) => (
+                <li key={n.uid} style={{ paddingLeft: `${n.depth * 20}px` }}>
+                  {n.depth > 0 && <span className="audit-tree-arm" aria-hidden="true">↳ </span>}
+                  <code className="audit-mono">{shortId(n.uid)}</code> {n.contract_size} × {n.strike_prices.join('/')} exp {n.expiration_date} ·{' '}
+                  <Badge tone={n.status === 1 ? 'primary' : n.status === 3 ? 'info' : 'success'}>{statusNames[n.status]}</Badge>{' '}
+                  <span className="muted">
+                    open {money(n.premium_at_open)}
+                    {n.premium_at_close !== null && ` · close ${money(n.premium_at_close)}`}
+                  </span>
+                </li>
+              ))}
+            </ol>
+          </div>
+        ))}
+      </section>
+      <section aria-label="Split trees">
+        <h4>Split trees</h4>
+        {view.split_trees.length === 0 && <p className="muted">No split yet.</p>}
+        {view.split_trees.map((s) => (
+          <div key={s.auid} className="audit-tree">
+            <div className="audit-tree-head">
+              <strong>{strategyName(s.su)}</strong> <code className="audit-mono">{shortId(s.auid)}</code> <span className="muted">{s.cause}</span>
+            </div>
+            <ol>
+              {s.legs.map((l) => (
+                <li key={l.uid} style={{ paddingLeft: '20px' }}>
+                  <span className="audit-tree-arm" aria-hidden="true">↳ </span>
+                  <code className="audit-mono">{shortId(l.uid)}</code> {strategyName(l.su)} {l.strike_prices.join('/')} ·{' '}
+                  {l.status === null ? <span className="muted">deleted</span> : <Badge tone={l.status === 1 ? 'primary' : 'success'}>{statusNames[l.status]}</Badge>}
+                </li>
+              ))}
+            </ol>
+          </div>
+        ))}
+      </section>
+    </div>
+  );
+}
+
+/**
+ * The journal as it stood right after an event or at the end of a New York date: the user's events
+ * replayed on the server through the read models' own projection code, with the live or an older
+ * registered formulas version.
+ */
+export function AsOfPanel({ uid, reason, target, onTarget, formulasVersions }: { uid: string; reason: string; target: AsOfTarget | null; onTarget: (t: AsOfTarget) => void; formulasVersions: number[] }) {
+  const [date, setDate] = useState(target?.date ?? '');
+  const view = useQuery(asOfQuery(uid, reason, target));
+  const pickDate = (e: FormEvent) => {
+    e.preventDefault();
+    if (date) onTarget({ date, ...(target?.formulas ? { formulas: target.formulas } : {}) });
+  };
+  const v = view.data;
+  return (
+    <section className="card audit-panel" aria-label="As of">
+      <div className="audit-asof-bar">
+        <form onSubmit={pickDate} className="audit-asof-form">
+          <label>
+            <span>End of New York date</span>
+            <TextInput type="date" value={date} onChange={(e) => setDate(e.target.value)} />
+          </label>
+          <label>
+            <span>Formulas version</span>
+            <SelectInput value={String(target?.formulas ?? formulasVersions.at(-1) ?? 1)} onChange={(e) => onTarget({ ...(target ?? {}), formulas: Number(e.target.value) })}>
+              {formulasVersions.map((f) => (
+                <option key={f} value={f}>
+                  v{f}
+                  {f === formulasVersions.at(-1) ? ' (live)' : ''}
+                </option>
+              ))}
+            </SelectInput>
+          </label>
+          <Button type="submit" size="sm" disabled={!date}>
+            Show
+          </Button>
+          <Button type="button" size="sm" variant="ghost" onClick={() => onTarget({})}>
+            Latest
+          </Button>
+        </form>
+        <p className="muted audit-small">Or pick “As of” on any timeline row to stand right after that event.</p>
+      </div>
+      {!target && <p className="muted">Choose an event in the timeline, a date, or the latest state.</p>}
+      {view.isFetching && !v && <Spinner label="Replaying the journal" />}
+      {view.isError && <Alert tone="danger">{errorMessage(view.error, 'The replay failed.')}</Alert>}
+      {v && (
+        <div className="audit-asof" aria-busy={view.isFetching}>
+          <div className="audit-asof-point">
+            {v.at ? (
+              <>
+                <div className="audit-eyebrow">Right after</div>
+                <div className="audit-asof-sentence">{v.at.sentence}</div>
+                <div className="muted audit-small">
+                  {v.at.business_date} · {utc(v.at.recorded_at)} · {v.at.type} · event {v.events_replayed.toLocaleString('en-US')}
+                </div>
+              </>
+            ) : (
+              <div className="audit-asof-sentence">Before the first event</div>
+            )}
+            {v.date && <div className="muted audit-small">End of {v.date} (New York)</div>}
+            <div className="muted audit-small">
+              Replayed {v.events_replayed.toLocaleString('en-US')} events through the projection code, formulas v{v.formulas_version}, in {v.elapsed_ms} ms.
+            </div>
+          </div>
+          <div className="audit-stats">
+            <div className="audit-stat">
+              <span>Open</span>
+              <strong>{v.counts.open.toLocaleString('en-US')}</strong>
+            </div>
+            <div className="audit-stat">
+              <span>Closed</span>
+              <strong>{v.counts.closed.toLocaleString('en-US')}</strong>
+            </div>
+            <div className="audit-stat">
+              <span>Rolled</span>
+              <strong>{v.counts.rolled.toLocaleString('en-US')}</strong>
+            </div>
+            <div className="audit-stat">
+              <span>Net premium</span>
+              <strong>{money(v.totals.net_premium)}</strong>
+            </div>
+            <div className="audit-stat">
+              <span>Net captured</span>
+              <strong>{money(v.totals.net_premium_captured)}</strong>
+            </div>
+            <div className="audit-stat">
+              <span>Fees</span>
+              <strong>{money(v.totals.fees)}</strong>
+            </div>
+          </div>
+          <TradeTable title="Open" items={v.open} total={v.counts.open} />
+          <TradeTable title="Closed" items={v.closed} total={v.counts.closed} />
+          <TradeTable title="Rolled" items={v.rolled} total={v.counts.rolled} />
+          <Trees view={v} />
+          <section aria-label="Daily premium as of">
+            <h4>Daily premium</h4>
+            {v.daily_premium.length === 0 ? (
+              <p className="muted">No premium day yet.</p>
+            ) : (
+              <div className="audit-table-wrap">
+                <table className="audit-table">
+                  <thead>
+                    <tr>
+                      <th scope="col">Date</th>
+                      <th scope="col" className="num">Net premium</th>
+                      <th scope="col" className="num">Fees</th>
+                      <th scope="col" className="num">Net captured</th>
+                      <th scope="col" className="num">Opened</th>
+                      <th scope="col" className="num">Closed</th>
+                      <th scope="col" className="num">Wins</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {v.daily_premium.map((d) => (
+                      <tr key={d.income_date}>
+                        <td>{d.income_date}</td>
+                        <td className="num">{money(d.np)}</td>
+                        <td className="num">{money(d.nf)}</td>
+                        <td className="num">{money(d.npc)}</td>
+                        <td className="num">{d.otc}</td>
+                        <td className="num">{d.ctc}</td>
+                        <td className="num">{d.iw}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </section>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,102 @@
+import { useQuery } from '@tanstack/react-query';
+import type { RowChange, TradeChange } from '@oj/contracts/audit';
+import { Alert } from '../../../components/ui/alert.tsx';
+import { Badge } from '../../../components/ui/badge.tsx';
+import { Spinner } from '../../../components/ui/spinner.tsx';
+import { errorMessage } from '../../../lib/api-client.ts';
+import { diffQuery } from '../api/audit-api.ts';
+import { shortId, showValue } from './labels.ts';
+
+const changeTone = { created: 'success', insert: 'success', changed: 'info', update: 'info', removed: 'danger', delete: 'danger' } as const;
+
+export function TradeChanges({ changes }: { changes: TradeChange[] }) {
+  if (!changes.length) return <p className="muted">No trade changed.</p>;
+  return (
+    <div className="audit-changes">
+      {changes.map((c) => (
+        <div key={c.uid} className="audit-change">
+          <div className="audit-change-head">
+            <Badge tone={changeTone[c.change]}>{c.change}</Badge> trade <strong>{shortId(c.uid)}</strong> <code className="audit-mono muted">{c.uid}</code>
+          </div>
+          <table className="audit-table audit-fields">
+            <thead>
+              <tr>
+                <th scope="col">Field</th>
+                <th scope="col">Before</th>
+                <th scope="col">After</th>
+              </tr>
+            </thead>
+            <tbody>
+              {(c.change === 'changed' ? c.fields : c.fields.filter((f) => f.before !== null || f.after !== null)).map((f) => (
+                <tr key={f.field}>
+                  <th scope="row">{f.field}</th>
+                  <td className="audit-before">{showValue(f.before)}</td>
+                  <td className="audit-after">{showValue(f.after)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+function RowChanges({ rows }: { rows: RowChange[] }) {
+  if (!rows.length) return <p className="muted">No read-model row changed.</p>;
+  return (
+    <table className="audit-table">
+      <thead>
+        <tr>
+          <th scope="col">Table</th>
+          <th scope="col">Row</th>
+          <th scope="col">Change</th>
+          <th scope="col">Fields (before → after)</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r) => (
+          <tr key={`${r.table}/${r.key}`}>
+            <td>
+              <code className="audit-mono">{r.table}</code>
+            </td>
+            <td>
+              <code className="audit-mono">{r.table === 'trades' ? shortId(r.key) : r.key}</code>
+            </td>
+            <td>
+              <Badge tone={changeTone[r.change]}>{r.change}</Badge>
+            </td>
+            <td className="audit-row-fields">
+              {r.fields.slice(0, 12).map((f) => (
+                <span key={f.field} className="audit-field-chip">
+                  <b>{f.field}</b> {r.change === 'insert' ? showValue(f.after) : r.change === 'delete' ? showValue(f.before) : `${showValue(f.before)} → ${showValue(f.after)}`}
+                </span>
+              ))}
+              {r.fields.length > 12 && <span className="muted"> +{r.fields.length - 12} more</span>}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** What one event changed: each trade's fields before and after, and the read-model rows. */
+export function EventDiff({ uid, reason, position }: { uid: string; reason: string; position: string }) {
+  const diff = useQuery(diffQuery(uid, reason, position));
+  if (diff.isPending) return <Spinner label="Replaying to this event" />;
+  if (diff.isError) return <Alert tone="danger">{errorMessage(diff.error, 'The diff failed.')}</Alert>;
+  const d = diff.data;
+  return (
+    <div className="audit-diff" aria-label="Event diff">
+      <h4>Trades</h4>
+      <TradeChanges changes={d.trades} />
+      <h4>Read-model rows</h4>
+      <RowChanges rows={d.rows} />
+      <details className="audit-raw">
+        <summary>Event data as stored</summary>
+        <pre>{JSON.stringify(d.data, null, 2)}</pre>
+      </details>
+    </div>
+  );
+}

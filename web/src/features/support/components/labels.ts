@@ -1,0 +1,34 @@
+import { strategyByUid } from '@oj/contracts/strategies';
+
+/** Trade status codes of the spec. */
+export const statusNames: Record<number, string> = { 1: 'Open', 2: 'Closed', 3: 'Rolled', 4: 'Assigned', 5: 'Called Away', 6: 'Expired Worthless', 7: 'Exercised' };
+export const eventTypes = ['TradeOpened', 'TradeClosed', 'TradeRolled', 'TradeSplit', 'TradeEdited', 'TradeDeleted'] as const;
+export const eventLabels: Record<string, string> = {
+  TradeOpened: 'Opened',
+  TradeClosed: 'Closed',
+  TradeRolled: 'Rolled',
+  TradeSplit: 'Split',
+  TradeEdited: 'Edited',
+  TradeDeleted: 'Deleted',
+};
+export const eventTones: Record<string, 'primary' | 'success' | 'warning' | 'danger' | 'info' | 'neutral'> = {
+  TradeOpened: 'primary',
+  TradeClosed: 'success',
+  TradeRolled: 'info',
+  TradeSplit: 'warning',
+  TradeEdited: 'neutral',
+  TradeDeleted: 'danger',
+};
+export const strategyName = (uid: string | null) => (uid ? (strategyByUid(uid)?.name ?? uid) : '—');
+/** The last six characters of a uid, as the timeline's sentences name trades. */
+export const shortId = (uid: string) => `#${uid.slice(-6)}`;
+export const money = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
+/** A field value of a diff, readable: objects as compact JSON. */
+export function showValue(v: unknown): string {
+  if (v === null || v === undefined) return '—';
+  if (typeof v === 'string') return v === '' ? '""' : v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return JSON.stringify(v);
+}
+/** UTC instant as `2026-03-02 15:04:05Z`. */
+export const utc = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 19)}Z`;

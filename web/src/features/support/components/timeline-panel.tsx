@@ -1,0 +1,209 @@
+import { Fragment, useState, type FormEvent } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import type { TimelineEntry } from '@oj/contracts/audit';
+import { Alert } from '../../../components/ui/alert.tsx';
+import { Badge } from '../../../components/ui/badge.tsx';
+import { Button } from '../../../components/ui/button.tsx';
+import { SelectInput, TextInput } from '../../../components/ui/form-field.tsx';
+import { Spinner } from '../../../components/ui/spinner.tsx';
+import { errorMessage } from '../../../lib/api-client.ts';
+import { timelineQuery, type TimelineFilters } from '../api/audit-api.ts';
+import { EventDiff } from './event-diff.tsx';
+import { eventLabels, eventTones, eventTypes, shortId, utc } from './labels.ts';
+
+const PAGE = 50;
+type Draft = { trade: string; lineage: string; type: string; from: string; to: string; direction: 'forward' | 'backward' };
+const emptyDraft: Draft = { trade: '', lineage: '', type: '', from: '', to: '', direction: 'forward' };
+
+function toFilters(d: Draft, cursor: string | undefined): TimelineFilters {
+  return {
+    direction: d.direction,
+    limit: PAGE,
+    cursor,
+    ...(d.trade.trim() ? { trade: d.trade.trim() } : {}),
+    ...(d.lineage.trim() ? { lineage: d.lineage.trim() } : {}),
+    ...(d.type ? { type: d.type } : {}),
+    ...(d.from ? { from: d.from } : {}),
+    ...(d.to ? { to: d.to } : {}),
+  };
+}
+
+/**
+ * Every event of the user in log order, keyset-paged (a cursor per page, so a page deep in a heavy
+ * user's 250,000 events costs what the first does). Each row opens its diff in place, or the as-of view
+ * right after it.
+ */
+export function TimelinePanel({ uid, reason, onAsOf }: { uid: string; reason: string; onAsOf: (e: TimelineEntry) => void }) {
+  const [draft, setDraft] = useState<Draft>(emptyDraft);
+  const [applied, setApplied] = useState<Draft>(emptyDraft);
+  // Cursors of the pages before the current one: Previous pops, Next pushes.
+  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  const [open, setOpen] = useState<string | null>(null);
+  const cursor = cursors.at(-1);
+  const page = useQuery(timelineQuery(uid, reason, toFilters(applied, cursor)));
+
+  const apply = (e: FormEvent) => {
+    e.preventDefault();
+    setApplied(draft);
+    setCursors([undefined]);
+    setOpen(null);
+  };
+  const clear = () => {
+    setDraft(emptyDraft);
+    setApplied(emptyDraft);
+    setCursors([undefined]);
+  };
+  const set = (k: keyof Draft) => (e: { target: { value: string } }) => setDraft((d) => ({ ...d, [k]: e.target.value }));
+  const pageNo = cursors.length;
+
+  return (
+    <section className="card audit-panel" aria-label="Timeline">
+      <form className="audit-filters" onSubmit={apply} aria-label="Timeline filters">
+        <label>
+          <span>Trade</span>
+          <TextInput value={draft.trade} onChange={set('trade')} placeholder="trade uid" />
+        </label>
+        <label>
+          <span>Lineage</span>
+          <TextInput value={draft.lineage} onChange={set('lineage')} placeholder="lineage id" />
+        </label>
+        <label>
+          <span>Event</span>
+          <SelectInput value={draft.type} onChange={set('type')}>
+            <option value="">Any event</option>
+            {eventTypes.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </SelectInput>
+        </label>
+        <label>
+          <span>From (NY date)</span>
+          <TextInput type="date" value={draft.from} onChange={set('from')} />
+        </label>
+        <label>
+          <span>To</span>
+          <TextInput type="date" value={draft.to} onChange={set('to')} />
+        </label>
+        <label>
+          <span>Order</span>
+          <SelectInput value={draft.direction} onChange={set('direction')}>
+            <option value="forward">Oldest first</option>
+            <option value="backward">Newest first</option>
+          </SelectInput>
+        </label>
+        <div className="audit-filter-actions">
+          <Button type="submit" size="sm">
+            Apply
+          </Button>
+          <Button type="button" size="sm" variant="ghost" onClick={clear}>
+            Clear
+          </Button>
+        </div>
+      </form>
+      {page.isError && <Alert tone="danger">{errorMessage(page.error, 'The timeline could not be read.')}</Alert>}
+      {page.isPending && <Spinner label="Reading the log" />}
+      {page.data && (
+        <>
+          <div className="audit-page-info">
+            <span>
+              <strong>{page.data.total.toLocaleString('en-US')}</strong> events match · page {pageNo}
+            </span>
+            {page.isFetching && <Spinner size="sm" label="" />}
+          </div>
+          <div className="audit-table-wrap">
+            <table className="audit-table audit-timeline">
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Event</th>
+                  <th scope="col">What happened</th>
+                  <th scope="col">Who · command · request</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {page.data.items.length === 0 && (
+                  <tr>
+                    <td colSpan={5} className="muted">
+                      No event matches these filters.
+                    </td>
+                  </tr>
+                )}
+                {page.data.items.map((e) => (
+                  <Fragment key={e.position}>
+                    <tr className={open === e.position ? 'audit-row-open' : undefined} data-event-type={e.type}>
+                      <td className="audit-when">
+                        <div>{e.business_date}</div>
+                        <div className="muted audit-mono">{utc(e.recorded_at)}</div>
+                      </td>
+                      <td>
+                        <Badge tone={eventTones[e.type] ?? 'neutral'}>{eventLabels[e.type] ?? e.type}</Badge>
+                        <div className="muted audit-small">
+                          {e.type} v{e.schema_version} · rev {e.revision}
+                        </div>
+                      </td>
+                      <td className="audit-sentence">
+                        <div>{e.sentence}</div>
+                        <div className="audit-trades">
+                          {e.trades.map((t) => (
+                            <button key={t} type="button" className="audit-trade-chip" title={`Filter by trade ${t}`} onClick={() => {
+                              const next = { ...applied, trade: t };
+                              setDraft(next);
+                              setApplied(next);
+                              setCursors([undefined]);
+                            }}>
+                              {shortId(t)}
+                            </button>
+                          ))}
+                        </div>
+                      </td>
+                      <td className="audit-meta">
+                        <div>{e.actor.label}</div>
+                        <div className="muted">{e.command ?? '—'}</div>
+                        <div className="muted audit-mono audit-small" title="Request id">
+                          req {e.request_id}
+                        </div>
+                        {e.idempotency_key && (
+                          <div className="muted audit-mono audit-small" title="Idempotency key">
+                            key {e.idempotency_key}
+                          </div>
+                        )}
+                      </td>
+                      <td className="audit-actions">
+                        <Button size="sm" variant={open === e.position ? 'primary' : 'secondary'} aria-expanded={open === e.position} onClick={() => setOpen(open === e.position ? null : e.position)}>
+                          Diff
+                        </Button>
+                        <Button size="sm" variant="ghost" onClick={() => onAsOf(e)}>
+                          As of
+                        </Button>
+                      </td>
+                    </tr>
+                    {open === e.position && (
+                      <tr className="audit-diff-row">
+                        <td colSpan={5}>
+                          <EventDiff uid={uid} reason={reason} position={e.position} />
+                        </td>
+                      </tr>
+                    )}
+                  </Fragment>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <div className="audit-pager">
+            <Button size="sm" variant="secondary" disabled={cursors.length < 2} onClick={() => setCursors((c) => c.slice(0, -1))}>
+              Previous page
+            </Button>
+            <Button size="sm" variant="secondary" disabled={!page.data.next_cursor} onClick={() => setCursors((c) => [...c, page.data!.next_cursor ?? undefined])}>
+              Next page
+            </Button>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}

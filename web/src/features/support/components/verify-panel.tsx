@@ -1,0 +1,78 @@
+import { Alert } from '../../../components/ui/alert.tsx';
+import { Badge } from '../../../components/ui/badge.tsx';
+import { Button } from '../../../components/ui/button.tsx';
+import { errorMessage } from '../../../lib/api-client.ts';
+import { useVerify } from '../api/audit-api.ts';
+import { shortId, showValue } from './labels.ts';
+
+const kindText = { differs: 'fields differ', only_live: 'only in the live read model', only_replayed: 'missing from the live read model' } as const;
+
+/** Replays the whole history and compares it with the live read models, row by row. */
+export function VerifyPanel({ uid, reason }: { uid: string; reason: string }) {
+  const run = useVerify(uid, reason);
+  const r = run.data;
+  return (
+    <section className="card audit-panel" aria-label="Verify">
+      <div className="audit-verify-head">
+        <div>
+          <h3 className="card-title">Verify the read models</h3>
+          <p className="muted">
+            Replays every event of this user through the projection code and compares the result with the live read models (trades, lineages, split history, daily
+            premium, list counts) field by field. A difference is a projection bug or a stale version.
+          </p>
+        </div>
+        <Button onClick={() => run.mutate()} loading={run.isPending}>
+          {r ? 'Verify again' : 'Run Verify'}
+        </Button>
+      </div>
+      {run.isError && <Alert tone="danger">{errorMessage(run.error, 'Verify failed.')}</Alert>}
+      {r && (
+        <div className="audit-verify-result">
+          <div className={`audit-verdict ${r.consistent ? 'ok' : 'bad'}`} role="status">
+            {r.consistent ? 'Consistent' : `${r.difference_count} differing row${r.difference_count === 1 ? '' : 's'}`}
+            <span className="audit-small">
+              {r.events_replayed.toLocaleString('en-US')} events replayed · read models v{r.version} · {r.elapsed_ms} ms
+            </span>
+          </div>
+          <table className="audit-table audit-verify-counts">
+            <thead>
+              <tr>
+                <th scope="col">Table</th>
+                <th scope="col" className="num">Live rows</th>
+                <th scope="col" className="num">Replayed rows</th>
+              </tr>
+            </thead>
+            <tbody>
+              {Object.entries(r.rows).map(([table, n]) => (
+                <tr key={table}>
+                  <td>
+                    <code className="audit-mono">{table}</code>
+                  </td>
+                  <td className="num">{n.live.toLocaleString('en-US')}</td>
+                  <td className="num">{n.replayed.toLocaleString('en-US')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {r.differences.length > 0 && (
+            <ul className="audit-differences" aria-label="Differing rows">
+              {r.differences.map((d) => (
+                <li key={`${d.table}/${d.key}`}>
+                  <div>
+                    <code className="audit-mono">{d.table}</code> row <code className="audit-mono">{d.table === 'trades' ? `${shortId(d.key)} (${d.key})` : d.key}</code>:{' '}
+                    <Badge tone="danger">{kindText[d.kind]}</Badge>
+                  </div>
+                  {d.fields.map((f) => (
+                    <div key={f.field} className="audit-small">
+                      <b>{f.field}</b>: live <span className="audit-before">{showValue(f.live)}</span>, replayed <span className="audit-after">{showValue(f.replayed)}</span>
+                    </div>
+                  ))}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,161 @@
+import { useState, type FormEvent } from 'react';
+import { Link, useParams } from 'react-router';
+import { useQuery } from '@tanstack/react-query';
+import { auditReason, type TimelineEntry } from '@oj/contracts/audit';
+import { PageHeader } from '../../../components/layout/page-header.tsx';
+import { Alert } from '../../../components/ui/alert.tsx';
+import { Badge } from '../../../components/ui/badge.tsx';
+import { Button } from '../../../components/ui/button.tsx';
+import { FormField, TextArea } from '../../../components/ui/form-field.tsx';
+import { Spinner } from '../../../components/ui/spinner.tsx';
+import { errorMessage } from '../../../lib/api-client.ts';
+import { overviewQuery, type AsOfTarget } from '../api/audit-api.ts';
+import { AsOfPanel } from '../components/as-of-panel.tsx';
+import { ExportPanel } from '../components/export-panel.tsx';
+import { forgetReason, saveReason, savedReason } from '../components/reason.ts';
+import { TimelinePanel } from '../components/timeline-panel.tsx';
+import { VerifyPanel } from '../components/verify-panel.tsx';
+import { utc } from '../components/labels.ts';
+import '../components/support.css';
+
+type Tab = 'timeline' | 'as-of' | 'verify' | 'export';
+const tabs: Array<[Tab, string]> = [
+  ['timeline', 'Timeline'],
+  ['as-of', 'As of'],
+  ['verify', 'Verify'],
+  ['export', 'Export'],
+];
+
+/** Asks why the history is opened; nothing of the user's history is read before. */
+function ReasonGate({ onReason }: { onReason: (r: string) => void }) {
+  const [text, setText] = useState('');
+  const [touched, setTouched] = useState(false);
+  const parsed = auditReason.safeParse(text);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setTouched(true);
+    if (parsed.success) onReason(parsed.data);
+  };
+  return (
+    <section className="card audit-gate" aria-label="Reason for access">
+      <h2 className="card-title">Why are you opening this history?</h2>
+      <p className="muted">
+        The reason is recorded with every read, together with your name and the request id. The trader sees it under “Access to your journal” on their profile.
+      </p>
+      <form onSubmit={submit}>
+        <FormField label="Reason" required error={touched && !parsed.success ? (parsed.error.issues[0]?.message ?? null) : null} hint="For example a ticket number and what it is about.">
+          {({ id, describedBy, invalid }) => (
+            <TextArea id={id} aria-describedby={describedBy} aria-invalid={invalid} rows={2} value={text} onChange={(e) => setText(e.target.value)} placeholder="Ticket 4711: the May premium total looks wrong" autoFocus />
+          )}
+        </FormField>
+        <Button type="submit">Open history</Button>
+      </form>
+    </section>
+  );
+}
+
+/** One user's history for an audit: timeline, as-of views, diffs, Verify and exports. */
+export function SupportUserRoute() {
+  const { uid = '' } = useParams();
+  const [reason, setReason] = useState<string | null>(() => savedReason(uid));
+  const [tab, setTab] = useState<Tab>('timeline');
+  const [asOf, setAsOf] = useState<AsOfTarget | null>(null);
+  const overview = useQuery({ ...overviewQuery(uid, reason ?? ''), enabled: reason !== null });
+
+  const crumbs = [{ label: 'Home', to: '/dashboard' }, { label: 'Audit replay', to: '/support/users' }, { label: overview.data?.user.name ?? 'History' }];
+  if (reason === null) {
+    return (
+      <>
+        <PageHeader title="Audit replay" breadcrumb={crumbs} />
+        <ReasonGate
+          onReason={(r) => {
+            saveReason(uid, r);
+            setReason(r);
+          }}
+        />
+      </>
+    );
+  }
+  const showAsOf = (e: TimelineEntry) => {
+    setAsOf((t) => ({ event: e.position, ...(t?.formulas ? { formulas: t.formulas } : {}) }));
+    setTab('as-of');
+  };
+  const o = overview.data;
+  return (
+    <>
+      <PageHeader
+        title={o ? `History of ${o.user.name}` : 'Audit replay'}
+        breadcrumb={crumbs}
+        actions={
+          <Button
+            variant="ghost"
+            size="sm"
+            onClick={() => {
+              forgetReason(uid);
+              setReason(null);
+            }}
+          >
+            Change reason
+          </Button>
+        }
+      />
+      {overview.isPending && <Spinner label="Opening the history" />}
+      {overview.isError && (
+        <Alert tone="danger">
+          {errorMessage(overview.error, 'The history could not be opened.')} <Link to="/support/users">Find another user</Link>
+        </Alert>
+      )}
+      {o && (
+        <>
+          <section className="card audit-summary" aria-label="User">
+            <div className="audit-summary-user">
+              <div className="audit-user-name">
+                {o.user.name} {o.user.role !== 'User' && <Badge tone="primary">{o.user.role}</Badge>}
+              </div>
+              <div className="muted">
+                {o.user.email}
+                {o.user.username ? ` · @${o.user.username}` : ''}
+              </div>
+              <code className="audit-mono muted">{o.user.uid}</code>
+            </div>
+            <dl className="audit-summary-facts">
+              <div>
+                <dt>Events</dt>
+                <dd>{o.events.toLocaleString('en-US')}</dd>
+              </div>
+              <div>
+                <dt>Lineages</dt>
+                <dd>{o.lineages.toLocaleString('en-US')}</dd>
+              </div>
+              <div>
+                <dt>First event</dt>
+                <dd>{o.first_event_at ? utc(o.first_event_at) : '—'}</dd>
+              </div>
+              <div>
+                <dt>Last event</dt>
+                <dd>{o.last_event_at ? utc(o.last_event_at) : '—'}</dd>
+              </div>
+            </dl>
+            <div className="audit-reason" role="note">
+              <span className="audit-eyebrow">Reason, recorded with every read</span>
+              <span>{reason}</span>
+            </div>
+          </section>
+          <div className="audit-tabs" role="tablist" aria-label="Audit views">
+            {tabs.map(([id, label]) => (
+              <button key={id} type="button" role="tab" aria-selected={tab === id} className={`audit-tab${tab === id ? ' active' : ''}`} onClick={() => setTab(id)}>
+                {label}
+              </button>
+            ))}
+          </div>
+          <div role="tabpanel">
+            {tab === 'timeline' && <TimelinePanel uid={uid} reason={reason} onAsOf={showAsOf} />}
+            {tab === 'as-of' && <AsOfPanel uid={uid} reason={reason} target={asOf} onTarget={setAsOf} formulasVersions={o.formulas_versions} />}
+            {tab === 'verify' && <VerifyPanel uid={uid} reason={reason} />}
+            {tab === 'export' && <ExportPanel uid={uid} reason={reason} />}
+          </div>
+        </>
+      )}
+    </>
+  );
+}
