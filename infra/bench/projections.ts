@@ -231,7 +231,7 @@ export async function benchProjections(argv: string[]): Promise<Record<string, u
     const premium = await timeQuery(100, () => premiumData(db, tables, HEAVY_USER, today));
     const days = (await premiumData(db, tables, HEAVY_USER, today)).daily_income.length;
     // GET /metrics/premium-data's own work: its queries and the body as the route sends it (JSON text,
-    // the days built by PostgreSQL). Auth and the socket are left out (the commands bench measures the
+    // the days' maps as stored). Auth and the socket are left out (the commands bench measures the
     // gateway's share); the budget is p99 <= 30 ms.
     let bytes = 0;
     const premiumRoute = await timeQuery(300, async () => {
