@@ -1,6 +1,6 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { todayInNewYork } from '../../../lib/format.ts';
-import { applyChanges, rememberChanges, type TradeChange, type TradePage, type TradePages } from './list-upkeep.ts';
+import { applyChanges, flattenPages, rememberChanges, type TradeChange, type TradePage, type TradePages } from './list-upkeep.ts';
 import { tradeKeys, type TradeListFilters, type TradeListKind } from './trade-keys.ts';
 
 /** The spec refetches 500 ms after a delete; the same delay serves every action (recent changes cover any lag). */
@@ -11,21 +11,23 @@ const RECONCILE_AFTER_MS = 500;
  * (by the same keys the lists are read with). The patch keeps the screen right during the projector's
  * lag; the refresh brings in what only the server knows (derived figures, other tabs' changes).
  */
-export function applyTradeChanges(queryClient: QueryClient, changes: readonly TradeChange[], extraKeys: readonly (readonly unknown[])[] = []): void {
+export function applyTradeChanges(queryClient: QueryClient, commandChanges: readonly TradeChange[], extraKeys: readonly (readonly unknown[])[] = []): void {
   const today = todayInNewYork();
+  const cached = queryClient.getQueriesData<TradePages | TradePage>({ queryKey: tradeKeys.lists() });
+  const changes = withEarlierVersions(commandChanges, cached.map(([, data]) => data));
   rememberChanges(changes);
-  for (const [key, data] of queryClient.getQueriesData<TradePages | TradePage>({ queryKey: tradeKeys.lists() })) {
+  for (const [key, data] of cached) {
     if (!data) continue;
     const kind = key[2];
     if (kind === 'expiring-summary' && 'items' in data) {
       const wrapped: TradePages = { pages: [data], pageParams: [1] };
-      const next = applyChanges(wrapped, changes, 'expiring', {}, today).pages[0];
+      const next = applyChanges(wrapped, changes, 'expiring', {}, today, 'pre-command').pages[0];
       if (next) queryClient.setQueryData(key, next);
       continue;
     }
     if ('items' in data || typeof kind !== 'string') continue;
     const { size: _size, ...filters } = (key[3] ?? {}) as TradeListFilters & { size?: number };
-    queryClient.setQueryData(key, applyChanges(data, changes, kind as TradeListKind, filters, today));
+    queryClient.setQueryData(key, applyChanges(data, changes, kind as TradeListKind, filters, today, 'pre-command'));
   }
   window.setTimeout(() => {
     void queryClient.invalidateQueries({ queryKey: tradeKeys.lists() });
@@ -34,4 +36,23 @@ export function applyTradeChanges(queryClient: QueryClient, changes: readonly Tr
     void queryClient.invalidateQueries({ queryKey: ['trades', 'by-date'] });
     for (const k of extraKeys) void queryClient.invalidateQueries({ queryKey: k });
   }, RECONCILE_AFTER_MS);
+}
+
+/**
+ * Each changed trade's version before the command, from whichever cached list had it loaded: a list that
+ * holds the trade on a page not fetched yet learns from it that the trade leaves (or stays), so its total
+ * moves as a reload's would. A command answer's own `before` (null: a trade it created) is kept.
+ */
+export function withEarlierVersions(changes: readonly TradeChange[], cached: readonly (TradePages | TradePage | undefined)[]): TradeChange[] {
+  const known = new Map<string, TradeChange['before']>();
+  for (const data of cached) {
+    if (!data) continue;
+    const items = 'items' in data ? data.items : flattenPages(data);
+    for (const t of items) if (!known.has(t.uid)) known.set(t.uid, t);
+  }
+  return changes.map((c) => {
+    if (c.before !== undefined) return c;
+    const uid = c.type === 'remove' ? c.uid : c.trade.uid;
+    return known.has(uid) ? { ...c, before: known.get(uid) } : c;
+  });
 }

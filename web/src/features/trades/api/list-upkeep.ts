@@ -20,7 +20,23 @@ export interface TradePage {
 }
 export type TradePages = InfiniteData<TradePage, unknown>;
 
-export type TradeChange = { type: 'upsert'; trade: TradeListItem } | { type: 'remove'; uid: string };
+/**
+ * One change a command made. `before` is the trade as the lists held it before the command (null for a
+ * trade the command created; undefined when no list had it loaded): with it, a trade that leaves or
+ * enters a list on a page not fetched yet still moves the list's total by exactly one, as a reload would.
+ */
+export type TradeChange =
+  | { type: 'upsert'; trade: TradeListItem; before?: TradeListItem | null }
+  | { type: 'remove'; uid: string; before?: TradeListItem | null };
+
+/**
+ * What the pages a change is applied to are known to be. 'pre-command': loaded before the command, so
+ * they certainly do not show it. 'fetched': the server's answer from some moment after it (or pages
+ * already patched): they may or may not show it yet, so the total moves only where the loaded rows prove
+ * the read models have not caught up; where they cannot tell (a trade past the loaded rows) the
+ * server's total stands, as a reload would show it.
+ */
+export type PagesBasis = 'pre-command' | 'fetched';
 
 const CLOSED_STATUSES: ReadonlySet<number> = new Set([
   tradeStatus.closed,
@@ -106,17 +122,30 @@ function rechunk(data: TradePages, items: TradeListItem[], total: number): Trade
 }
 
 /** Applies one change to a list's loaded pages; a change that does not alter the list returns it unchanged. */
-export function applyChange(data: TradePages, change: TradeChange, kind: TradeListKind, filters: TradeListFilters, today: string): TradePages {
+export function applyChange(data: TradePages, change: TradeChange, kind: TradeListKind, filters: TradeListFilters, today: string, basis: PagesBasis = 'fetched'): TradePages {
   const items = flattenPages(data);
   const total = data.pages[0]?.total ?? items.length;
   const uid = change.type === 'remove' ? change.uid : change.trade.uid;
   const index = items.findIndex((t) => t.uid === uid);
-  const keep = change.type === 'upsert' && belongsTo(kind, change.trade, today) && matchesFilters(kind, change.trade, filters);
+  const member = (t: TradeListItem) => belongsTo(kind, t, today) && matchesFilters(kind, t, filters);
+  const keep = change.type === 'upsert' && member(change.trade);
+  const cmp = compareFor(kind);
+  const allLoaded = data.pages.length >= (data.pages[0]?.pages ?? 1);
+  const last = items[items.length - 1];
+  /** Whether a trade of this list sorts after every loaded row, on a page not fetched yet. */
+  const pastLoaded = (t: TradeListItem) => !allLoaded && (last === undefined || cmp(t, last) > 0);
+  const before = change.before;
+  // The earlier version was counted in the total when it was a member of the list.
+  const wasMember = before ? member(before) : false;
 
   if (!keep) {
-    if (index < 0) return data;
-    items.splice(index, 1);
-    return rechunk(data, items, Math.max(0, total - 1));
+    if (index >= 0) {
+      items.splice(index, 1);
+      return rechunk(data, items, Math.max(0, total - 1));
+    }
+    // Not among the loaded rows: only pages known to predate the command still count it on a later page.
+    if (basis === 'pre-command' && before && wasMember && pastLoaded(before)) return rechunk(data, items, Math.max(0, total - 1));
+    return data;
   }
   const trade = (change as { trade: TradeListItem }).trade;
   if (index >= 0) {
@@ -124,26 +153,29 @@ export function applyChange(data: TradePages, change: TradeChange, kind: TradeLi
     if (existing && existing.up === trade.up && existing.status === trade.status) return data;
     items.splice(index, 1);
   }
-  const cmp = compareFor(kind);
+  // Counted already when loaded, or when its earlier version was a member (wherever it sorted).
+  const counted = index >= 0 || wasMember;
   let at = items.findIndex((t) => cmp(trade, t) <= 0);
-  const allLoaded = data.pages.length >= (data.pages[0]?.pages ?? 1);
-  if (at < 0) {
-    // It sorts after everything loaded: it belongs on a page not fetched yet, unless every page is here.
-    if (!allLoaded) return rechunk(data, items, index >= 0 ? total : total + 1);
-    at = items.length;
+  if (at < 0 && !allLoaded) {
+    // It sorts after everything loaded: it belongs on a page not fetched yet. Pages from before the
+    // command do not count it yet; fetched pages may already, and nothing loaded says otherwise.
+    const adds = !counted && basis === 'pre-command';
+    if (index < 0 && !adds) return data;
+    return rechunk(data, items, adds ? total + 1 : total);
   }
+  if (at < 0) at = items.length;
   items.splice(at, 0, trade);
-  const newTotal = index >= 0 ? total : total + 1;
+  // Absent from the loaded rows where it sorts: neither these pages nor (for fetched pages) the server count it.
+  const newTotal = counted ? total : total + 1;
   // The loaded window keeps its length: the item pushed past its end is the next page's first.
   const loaded = data.pages.reduce((n, p) => n + p.items.length, 0);
   if (!allLoaded && items.length > loaded) items.length = loaded;
   return rechunk(data, items, newTotal);
 }
 
-export function applyChanges(data: TradePages, changes: readonly TradeChange[], kind: TradeListKind, filters: TradeListFilters, today: string): TradePages {
-  return changes.reduce((d, c) => applyChange(d, c, kind, filters, today), data);
+export function applyChanges(data: TradePages, changes: readonly TradeChange[], kind: TradeListKind, filters: TradeListFilters, today: string, basis: PagesBasis = 'fetched'): TradePages {
+  return changes.reduce((d, c) => applyChange(d, c, kind, filters, today, basis), data);
 }
-
 /**
  * Changes made in this tab in the last minute, re-applied to freshly fetched pages until the read
  * models have certainly caught up. The projector's lag is usually about 100 ms, but a busy machine or a
