@@ -403,6 +403,12 @@ describe('pulse', () => {
     await dialog.getByRole('button', { name: 'Light' }).click();
     await screenshotAt(page, 'share-trade-light', DESKTOP, { fullPage: false });
     await screenshotAt(page, 'share-trade-light', PHONE, { fullPage: false });
+    // A blocked pop-up (window.open answers null) shows the spec's text for this card.
+    await page.evaluate(() => {
+      window.open = () => null;
+    });
+    await dialog.getByRole('button', { name: 'Share' }).click();
+    await dialog.getByText('Failed to share trade details.').waitFor();
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
   });
