@@ -166,7 +166,8 @@ export class EventStoreDbEventStore implements EventStore {
       for await (const resolved of read) {
         returned += 1;
         const event = resolved.event;
-        if (!event?.position) continue;
+        if (!event) continue;
+        if (!event.position) throw new Error(`Event ${event.id} in ${event.streamId}: the server reported no position (EventStoreDB 22.6 or later is needed)`);
         if (after && comparePositions(event.position, after) <= 0) continue;
         after = { commit: event.position.commit, prepare: event.position.prepare };
         if (isSystem(event.streamId, event.type) || !matchesPrefixes(event.streamId, options.streamPrefixes)) dropped = true;
@@ -181,7 +182,9 @@ export class EventStoreDbEventStore implements EventStore {
     const read = filteredReadAll(this.#client, { from: 'end', direction: 'backwards', maxCount: 1 });
     for await (const resolved of read) {
       const event = resolved.event;
-      if (event?.position && !isSystem(event.streamId, event.type)) return { commit: event.position.commit, prepare: event.position.prepare };
+      if (!event || isSystem(event.streamId, event.type)) continue;
+      if (!event.position) throw new Error(`Event ${event.id} in ${event.streamId}: the server reported no position (EventStoreDB 22.6 or later is needed)`);
+      return { commit: event.position.commit, prepare: event.position.prepare };
     }
     return null;
   }
