@@ -2,12 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
 import sharp from 'sharp';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createUser } from '@oj/services/identity/commands';
 import { identityContext } from '@oj/services/identity/routes';
 import { DESKTOP, launchBrowser, newContext, screenshotAt } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
+import { answerSanitizeConfig } from '../src/features/faq/utils/sanitize-answer.ts';
 
 /**
  * Issue 14 in Chromium against the real product: the profile form with every kind of validation
@@ -238,6 +240,19 @@ describe('FAQ', () => {
     expect(await page.locator('.faq-answer script, .faq-answer [onclick], .faq-answer img').count()).toBe(0);
     await page.locator('.faq-answer').getByRole('link', { name: 'Contact' }).click();
     await page.waitForURL('**/contact');
+  });
+
+  it('the answer sanitiser removes scripts, handlers, images and javascript: links', async () => {
+    // On a blank page: the console's own CSP (rightly) refuses an injected script.
+    const blank = await context.newPage();
+    await blank.addScriptTag({ path: createRequire(import.meta.url).resolve('dompurify/dist/purify.min.js') });
+    const hostile = '<p onclick="x()">ok <strong>bold</strong></p><script>alert(1)</script><img src=x onerror="alert(1)"><a href="javascript:alert(1)">bad</a><a href="/contact" style="color:red">good</a><a href="//evil.example/x">protocol-relative</a><iframe src="/"></iframe>';
+    const clean = await blank.evaluate(
+      ({ html, config }) => (window as unknown as { DOMPurify: { sanitize: (h: string, c: unknown) => string } }).DOMPurify.sanitize(html, { ...config, ALLOWED_URI_REGEXP: new RegExp(config.uri, 'i') }),
+      { html: hostile, config: { ALLOWED_TAGS: answerSanitizeConfig.ALLOWED_TAGS, ALLOWED_ATTR: answerSanitizeConfig.ALLOWED_ATTR, uri: answerSanitizeConfig.ALLOWED_URI_REGEXP.source } },
+    );
+    await blank.close();
+    expect(clean).toBe('<p>ok <strong>bold</strong></p><a>bad</a><a href="/contact">good</a><a>protocol-relative</a>');
   });
 });
 

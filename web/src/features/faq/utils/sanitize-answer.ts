@@ -9,8 +9,11 @@ const ALLOWED_TAGS = ['p', 'ul', 'ol', 'li', 'strong', 'em', 'b', 'i', 'code', '
 const ALLOWED_ATTR = ['href'];
 const SAFE_URI = /^(?:\/(?!\/)|https?:|mailto:)/i;
 
+/** Exported for the browser test, which runs DOMPurify with exactly this configuration against hostile HTML. */
+export const answerSanitizeConfig = { ALLOWED_TAGS, ALLOWED_ATTR, ALLOWED_URI_REGEXP: SAFE_URI };
+
 export function sanitizeAnswer(html: string): string {
-  return DOMPurify.sanitize(html, { ALLOWED_TAGS, ALLOWED_ATTR, ALLOWED_URI_REGEXP: SAFE_URI });
+  return DOMPurify.sanitize(html, answerSanitizeConfig);
 }
 
 /** The answer as plain text, for the search. */
