@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { readRegistry } from '@oj/projections/runtime/registry';
+import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
+import { appendPremiums, figuresProjection, visible } from './testing.ts';
+
+/** Embedded mode (PGlite, one process): the console's rebuild, diff, switch, rollback, retire and log. */
+let t: TestApp;
+let operator: { authorization: string; email: string };
+beforeAll(async () => {
+  t = await createTestApp({ pglite: true });
+  operator = await signInAs(t, { role: 'Operator' });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const call = (method: 'GET' | 'POST', url: string, payload?: object) =>
+  t.app.inject({ method, url: `/api/v1${url}`, headers: { authorization: operator.authorization }, ...(payload ? { payload } : {}) });
+
+async function settled(id: string) {
+  for (let i = 0; i < 400; i++) {
+    const r = (await call('GET', '/operations/live')).json().rebuilds.find((x: { id: string }) => x.id === id);
+    if (r && (r.phase === 'done' || r.phase === 'failed')) return r;
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  throw new Error(`rebuild ${id} did not finish`);
+}
+
+describe('projections console on PGlite', () => {
+  it('rebuilds beside live, diffs by figure, switches, rolls back and retires', async () => {
+    const [A, B] = [randomUUID(), randomUUID()];
+    await appendPremiums(t.deps.eventStore, A, 'l1', [30, 30]); // 60: changes with v2
+    await appendPremiums(t.deps.eventStore, A, 'l2', [10]);
+    await appendPremiums(t.deps.eventStore, B, 'l1', [99]); // changes
+    await visible(t.deps.eventStore, 4);
+    t.deps.projections = [figuresProjection(1)];
+    expect((await call('POST', '/operations/projections/ops_figures/rebuild', { switch: true })).statusCode).toBe(202);
+    expect((await settled('rebuild-ops_figures')).phase).toBe('done');
+
+    t.deps.projections = [figuresProjection(2)];
+    expect((await call('POST', '/operations/projections/ops_figures/rebuild', {})).statusCode).toBe(202);
+    expect(await settled('rebuild-ops_figures')).toMatchObject({ phase: 'done', version: 2, eventsDone: 4, eventsTotal: 4 });
+    const diff = (await call('GET', '/operations/projections/ops_figures/diff')).json();
+    expect(diff.figures.map((f: Record<string, unknown>) => [f.table, f.column, f.rowsChanged, f.users, f.largestDelta])).toEqual([['stream_figures', 'ror', 2, 2, 1.5]]);
+    expect(diff.otherBehind).toBe(0);
+
+    expect((await call('POST', '/operations/projections/ops_figures/switch', { version: 2 })).statusCode).toBe(200);
+    expect((await call('POST', '/operations/projections/ops_figures/rollback')).statusCode).toBe(200);
+    expect((await call('POST', '/operations/projections/ops_figures/switch', { version: 2 })).statusCode).toBe(200);
+    expect((await call('POST', '/operations/projections/ops_figures/retire', {})).json().message).toBe('Retired ops_figures v1: tables dropped, no rollback to it.');
+    expect((await readRegistry(t.deps.database.db, 'ops_figures')).map((r) => [r.version, r.status])).toEqual([[2, 'live']]);
+    const actions = (await call('GET', '/operations/actions')).json().actions;
+    expect(actions.map((a: { action: string; outcome: string }) => `${a.action}:${a.outcome}`).reverse()).toEqual(['rebuild:ok', 'rebuild:ok', 'switch:ok', 'rollback:ok', 'switch:ok', 'retire:ok']);
+    await expect(sql`delete from operator_actions`.execute(t.deps.database.db)).rejects.toThrow(/append-only/);
+  });
+});
