@@ -75,6 +75,8 @@ export const rollHistoryItem = z.object({
   trade_close_date: isoDate.nullable(),
   status: z.number().int(),
   contract_size: z.number().int(),
+  /** The trade this one is the remainder of (a partial close or roll left it), else null: the two are parts of one position. */
+  partial_of_uid: z.string().nullable(),
 });
 export type RollHistoryItem = z.infer<typeof rollHistoryItem>;
 export const rollHistoryResponse = z.object({ roll_history: z.array(rollHistoryItem) });

@@ -56,5 +56,6 @@ export function toRollHistoryItem(r: TradeRow): RollHistoryItem {
     trade_close_date: r.tcd,
     status: r.status,
     contract_size: r.cs,
+    partial_of_uid: r.pf,
   };
 }

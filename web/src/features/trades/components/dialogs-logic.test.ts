@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { changesOf } from './edit-trade-dialog.tsx';
-import { rollTree } from './roll-history-dialog.tsx';
+import type { RollHistoryItem } from '@oj/contracts/trade-views';
+import { rollTree, type Node } from './roll-history-dialog.tsx';
 
-const item = (uid: string, rolled_from_uid: string | null, tod: string) => ({
+const item = (uid: string, rolled_from_uid: string | null, tod: string, over: Partial<RollHistoryItem> = {}): RollHistoryItem => ({
   uid,
   rolled_from_uid,
+  partial_of_uid: null,
   strike_prices: [100],
   premium_at_open: 100,
   premium_at_close: null,
@@ -14,7 +16,15 @@ const item = (uid: string, rolled_from_uid: string | null, tod: string) => ({
   trade_close_date: null,
   status: 1,
   contract_size: 1,
+  ...over,
 });
+
+/** A node's own uid, or "entered:<uid>" for a position drawn as entered; children in brackets. */
+const shape = (nodes: Node[]): unknown[] =>
+  nodes.map((n) => {
+    const label = n.kind === 'trade' ? n.item.uid : `entered:${n.entered.uid}`;
+    return n.children.length ? [label, shape(n.children)] : label;
+  });
 
 describe('roll history tree', () => {
   it('starts at the trade rolled from nothing and nests each roll under its predecessor', () => {
@@ -23,6 +33,31 @@ describe('roll history tree', () => {
     expect(tree[0]?.children.map((n) => n.item.uid)).toEqual(['b']);
     expect(tree[0]?.children[0]?.children.map((n) => n.item.uid)).toEqual(['c']);
   });
+  // Issue 14: 3 contracts for $300, 1 closed on 11-05, the other 2 (the remainder) rolled on 11-09.
+  const closedPart = item('a', null, '2026-11-01', { status: 2, contract_size: 1, premium_at_open: 100, premium_at_close: 40, trade_close_date: '2026-11-05' });
+  const remainder = item('r', 'a', '2026-11-01', { partial_of_uid: 'a', status: 3, contract_size: 2, premium_at_open: 200, premium_at_close: 60, trade_close_date: '2026-11-09' });
+  const rolledTo = item('n', 'r', '2026-11-09', { contract_size: 2, premium_at_open: 250 });
+
+  it('draws a position after a partial close as entered, the closed part beside the part that was rolled', () => {
+    const tree = rollTree([closedPart, remainder, rolledTo]);
+    expect(shape(tree)).toEqual([['entered:a', ['a', ['r', ['n']]]]]);
+    const entered = tree[0];
+    expect(entered?.kind).toBe('position');
+    if (entered?.kind !== 'position') return;
+    // 1 + 2 contracts, $100 + $200 as opened; none of the entered contracts is still open (2 were rolled).
+    expect(entered.entered).toMatchObject({ contract_size: 3, premium_at_open: 300, trade_open_date: '2026-11-01', open_contracts: 0 });
+  });
+
+  it('keeps every remainder of repeated partial closes side by side, and a later partial close under its roll', () => {
+    const second = item('r2', 'r', '2026-11-01', { partial_of_uid: 'r', contract_size: 1, premium_at_open: 100 });
+    const r = { ...remainder, status: 2, contract_size: 1, premium_at_open: 100 };
+    const n2 = item('n2', 'n', '2026-11-09', { partial_of_uid: 'n', contract_size: 1, premium_at_open: 125 });
+    const n = { ...rolledTo, status: 2, contract_size: 1, premium_at_open: 125 };
+    expect(shape(rollTree([closedPart, r, second]))).toEqual([['entered:a', ['a', 'r', 'r2']]]);
+    const tree = rollTree([closedPart, remainder, n, n2]);
+    expect(shape(tree)).toEqual([['entered:a', ['a', ['r', [['entered:n', ['n', 'n2']]]]]]]);
+  });
+
   it('treats a predecessor outside the answer as a root', () => {
     expect(rollTree([item('x', 'gone', '2026-11-01')]).map((n) => n.item.uid)).toEqual(['x']);
   });

@@ -10,31 +10,109 @@ import { useRollHistory, type RollHistoryItem } from '../api/get-roll-history.ts
 import { formatStrikes, statusLabel } from '../utils/trade-labels.ts';
 import './trade-dialogs.css';
 
-interface Node {
-  item: RollHistoryItem;
-  children: Node[];
+/** The position as the trader entered it, before partial closes or rolls cut it into parts. */
+export interface EnteredPosition {
+  uid: string;
+  strike_prices: number[];
+  trade_open_date: string;
+  expiration_date: string;
+  contract_size: number;
+  premium_at_open: number;
+  /** Contracts of the parts still open. */
+  open_contracts: number;
 }
 
-/** The chain as a tree: it starts at the trade rolled from nothing; each trade's children were rolled from it. */
+export type Node = { kind: 'trade'; item: RollHistoryItem; children: Node[] } | { kind: 'position'; entered: EnteredPosition; children: Node[] };
+
+/**
+ * The chain as a tree. A position that a partial close or partial roll cut into parts is drawn as the
+ * trader entered it (all its contracts and premium), its parts side by side beneath it: the part that
+ * was closed (or rolled) beside the remainder, never one nested under the other. A trade's children
+ * are the trades rolled from it.
+ */
 export function rollTree(items: readonly RollHistoryItem[]): Node[] {
-  const uids = new Set(items.map((i) => i.uid));
-  const byParent = new Map<string | null, RollHistoryItem[]>();
+  const byUid = new Map(items.map((i) => [i.uid, i]));
+  const order = new Map(items.map((i, n) => [i.uid, n]));
+  const partOf = (i: RollHistoryItem) => (i.partial_of_uid && byUid.has(i.partial_of_uid) ? i.partial_of_uid : null);
+  // A remainder's part-of chain leads to the trade the position was entered as.
+  const positionRoot = (i: RollHistoryItem): string => {
+    let cur = i;
+    const seen = new Set<string>();
+    for (let p = partOf(cur); p !== null && !seen.has(p); p = partOf(cur)) {
+      seen.add(cur.uid);
+      cur = byUid.get(p) ?? cur;
+    }
+    return cur.uid;
+  };
+  const parts = new Map<string, RollHistoryItem[]>();
+  const rolledFrom = new Map<string | null, RollHistoryItem[]>();
   for (const item of items) {
-    const parent = item.rolled_from_uid && uids.has(item.rolled_from_uid) ? item.rolled_from_uid : null;
-    byParent.set(parent, [...(byParent.get(parent) ?? []), item]);
+    if (partOf(item)) {
+      const root = positionRoot(item);
+      parts.set(root, [...(parts.get(root) ?? []), item]);
+      continue;
+    }
+    const parent = item.rolled_from_uid && byUid.has(item.rolled_from_uid) ? item.rolled_from_uid : null;
+    rolledFrom.set(parent, [...(rolledFrom.get(parent) ?? []), item]);
   }
-  const build = (parent: string | null, seen: Set<string>): Node[] =>
-    (byParent.get(parent) ?? [])
+  const byOpen = (a: RollHistoryItem, b: RollHistoryItem) => a.trade_open_date.localeCompare(b.trade_open_date) || (order.get(a.uid) ?? 0) - (order.get(b.uid) ?? 0);
+  const tradeNode = (item: RollHistoryItem, seen: Set<string>): Node => ({ kind: 'trade', item, children: positions(item.uid, new Set([...seen, item.uid])) });
+  const positions = (parent: string | null, seen: Set<string>): Node[] =>
+    (rolledFrom.get(parent) ?? [])
       .filter((i) => !seen.has(i.uid))
-      .sort((a, b) => a.trade_open_date.localeCompare(b.trade_open_date))
-      .map((item) => ({ item, children: build(item.uid, new Set([...seen, item.uid])) }));
-  return build(null, new Set());
+      .sort(byOpen)
+      .map((root) => {
+        const rest = (parts.get(root.uid) ?? []).filter((i) => !seen.has(i.uid)).sort(byOpen);
+        if (rest.length === 0) return tradeNode(root, seen);
+        const all = [root, ...rest];
+        const entered: EnteredPosition = {
+          uid: root.uid,
+          strike_prices: root.strike_prices,
+          trade_open_date: root.trade_open_date,
+          expiration_date: root.expiration_date,
+          contract_size: all.reduce((n, i) => n + i.contract_size, 0),
+          premium_at_open: Math.round(all.reduce((n, i) => n + i.premium_at_open, 0) * 100) / 100,
+          open_contracts: all.filter((i) => i.status === 1).reduce((n, i) => n + i.contract_size, 0),
+        };
+        return { kind: 'position', entered, children: all.map((i) => tradeNode(i, seen)) };
+      });
+  return positions(null, new Set());
 }
+
+const contracts = (n: number) => `${n} ${n === 1 ? 'contract' : 'contracts'}`;
 
 function TreeNode({ node, current, depth }: { node: Node; current: string; depth: number }) {
+  const children = node.children.length > 0 && (
+    <ul role="group">
+      {node.children.map((c) => (
+        <TreeNode key={c.kind === 'trade' ? c.item.uid : `entered-${c.entered.uid}`} node={c} current={current} depth={depth + 1} />
+      ))}
+    </ul>
+  );
+  if (node.kind === 'position') {
+    const { entered } = node;
+    return (
+      <li role="treeitem" aria-expanded aria-level={depth} data-testid="roll-position">
+        <div className="roll-node roll-node-position">
+          <div className="roll-node-head">
+            <strong>{formatStrikes(entered.strike_prices)}</strong>
+            <span className="roll-status roll-status-entered">As entered</span>
+          </div>
+          <div className="roll-node-body">
+            <span>Opened {formatDate(entered.trade_open_date)}</span>
+            <span>Expires {formatDate(entered.expiration_date)}</span>
+            <span>{contracts(entered.contract_size)}</span>
+            <span>Open {formatMoney(entered.premium_at_open)}</span>
+            <span>{entered.open_contracts > 0 ? `${contracts(entered.open_contracts)} still open` : 'No part open'}</span>
+          </div>
+        </div>
+        {children}
+      </li>
+    );
+  }
   const { item } = node;
   return (
-    <li role="treeitem" aria-expanded={node.children.length > 0 ? true : undefined} aria-level={depth} aria-current={item.uid === current ? 'true' : undefined}>
+    <li role="treeitem" aria-expanded={node.children.length > 0 ? true : undefined} aria-level={depth} aria-current={item.uid === current ? 'true' : undefined} data-testid="roll-trade">
       <div className={`roll-node${item.uid === current ? ' roll-node-current' : ''}`}>
         <div className="roll-node-head">
           <strong>{formatStrikes(item.strike_prices)}</strong>
@@ -43,21 +121,13 @@ function TreeNode({ node, current, depth }: { node: Node; current: string; depth
         <div className="roll-node-body">
           <span>Opened {formatDate(item.trade_open_date)}</span>
           <span>Expires {formatDate(item.expiration_date)}</span>
-          <span>
-            {item.contract_size} {item.contract_size === 1 ? 'contract' : 'contracts'}
-          </span>
+          <span>{contracts(item.contract_size)}</span>
           <span>Open {formatMoney(item.premium_at_open)}</span>
           {item.trade_close_date && <span>Closed {formatDate(item.trade_close_date)}</span>}
           {item.premium_at_close !== null && <span>Close {formatMoney(item.premium_at_close)}</span>}
         </div>
       </div>
-      {node.children.length > 0 && (
-        <ul role="group">
-          {node.children.map((c) => (
-            <TreeNode key={c.item.uid} node={c} current={current} depth={depth + 1} />
-          ))}
-        </ul>
-      )}
+      {children}
     </li>
   );
 }
@@ -84,7 +154,7 @@ export function RollHistoryDialog({ trade, onClose }: { trade: TradeListItem; on
       ) : (
         <ul className="roll-tree" role="tree" aria-label="Roll history">
           {tree.map((n) => (
-            <TreeNode key={n.item.uid} node={n} current={trade.uid} depth={1} />
+            <TreeNode key={n.kind === 'trade' ? n.item.uid : `entered-${n.entered.uid}`} node={n} current={trade.uid} depth={1} />
           ))}
         </ul>
       )}
