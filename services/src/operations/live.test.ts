@@ -18,7 +18,7 @@ const prefix = `ojops${randomUUID().slice(0, 8)}`;
 /** Reads Server-Sent Events from the running gateway until `until` accepts one (or throws on timeout). */
 async function readEvents(url: string, authorization: string, until: (event: string, data: any) => boolean): Promise<Array<{ event: string; data: any }>> {
   const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(), 20_000);
+  const timer = setTimeout(() => abort.abort(), 45_000);
   const res = await fetch(url, { headers: { authorization, accept: 'text/event-stream' }, signal: abort.signal });
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
@@ -91,6 +91,17 @@ describe('services mode (REDIS_URL): rebuilds are projector jobs, the board is f
     const last = seen.at(-1)!.data.find((r: { id: string }) => r.id === 'rebuild-ops_figures');
     expect(last).toMatchObject({ phase: 'done', version: 1, eventsDone: 10, eventsTotal: 10, runner: 'bullmq', requestedBy: operator.email });
     expect((await readRegistry(database.db, 'ops_figures')).map((r) => [r.version, r.status])).toEqual([[1, 'live']]);
+  }, 60_000);
+
+  it('ends an event stream once its user is no longer an operator', async () => {
+    const operator = await signInAs(t, { role: 'Operator' });
+    const ended = readEvents(`${base}/api/v1/operations/stream`, operator.authorization, () => false).then(
+      () => 'no',
+      (err: Error) => err.message,
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    await database.db.updateTable('users').set({ role: 'User' }).where('uid', '=', operator.userId).execute();
+    expect(await ended).toBe('stream ended');
   });
 
   it('shows the error a stuck lane keeps failing on', async () => {

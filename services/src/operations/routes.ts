@@ -128,8 +128,19 @@ export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
     streams.add(res);
     // Progress events come per committed batch (and per BullMQ event): coalesce bursts into one list.
     let pending: NodeJS.Timeout | null = null;
+    const userId = principalOf(request).userId;
     const unsubscribe = live.subscribe((e) => {
-      if (e.type === 'lag') send('lag', { sample: e.sample, laneErrors: e.laneErrors });
+      if (e.type === 'lag') {
+        // A stream outlives its access token: the user behind it is checked again at every sample, so a
+        // role taken away (or a deleted user) ends it within seconds.
+        app.principals
+          .find(userId)
+          .then((user) => {
+            if (!user || !user.account_confirmed || (user.role !== 'Admin' && user.role !== 'Operator')) res.end();
+            else send('lag', { sample: e.sample, laneErrors: e.laneErrors });
+          })
+          .catch(() => res.end());
+      }
       else
         pending ??= setTimeout(() => {
           pending = null;
