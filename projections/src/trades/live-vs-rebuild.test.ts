@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
 import { migrateToLatest } from '@oj/infra/db/migrate';
 import { migrations as storeMigrations } from '@oj/infra/eventstore/migrations';
 import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
 import { START, comparePositions, type LogPosition, type StoredEvent } from '@oj/infra/eventstore/port';
 import { migrations as runtimeMigrations } from '../runtime/migrations.ts';
+import { physicalTables } from '../runtime/projection.ts';
 import { applyLaneBatch } from '../runtime/apply.ts';
 import { laneOf } from '../runtime/lanes.ts';
 import { diff, rebuild } from '../runtime/rebuild.ts';
@@ -67,6 +69,16 @@ describe('trades projection: live equals a rebuild (PostgreSQL)', () => {
   afterAll(async () => {
     await store?.close();
     await database?.drop();
+  });
+
+  it('rows at 0 left by earlier code go when the version is opened (createTables, at every start)', async () => {
+    const tables = physicalTables(tradesProjection, 9_999);
+    await tradesProjection.createTables(database.db, tables);
+    await sql`insert into ${sql.table(tables.trade_counts!)} (user_id, list, n) values ('u-old', 1, 0), ('u-old', 2, 3)`.execute(database.db);
+    await tradesProjection.createTables(database.db, tables);
+    const { rows } = await sql<{ user_id: string; list: number; n: number }>`select user_id, list, n from ${sql.table(tables.trade_counts!)}`.execute(database.db);
+    expect(rows).toEqual([{ user_id: 'u-old', list: 2, n: 3 }]);
+    for (const t of Object.values(tables)) await sql`drop table ${sql.table(t)}`.execute(database.db);
   });
 
   it('counts that went back to 0 and tied trades: diff reports every table identical', async () => {
