@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { billingMessages as m } from '@oj/contracts/billing';
 import { runBillingTick } from './scheduler.ts';
+import { createStripeClient } from './stripe-client.ts';
 import { startBillingApp, type BillingApp } from './testing/billing-harness.ts';
 import { PRICE_CENTS, PRICE_ID } from './testing/stripe-test-server.ts';
 
@@ -11,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(async () => b?.close());
 
-const tick = () => runBillingTick({ db: b.t.db.db, eventStore: b.t.deps.eventStore, clock: b.t.clock, publicUrl: 'http://journal.test' });
+const tick = () => runBillingTick({ db: b.t.db.db, eventStore: b.t.deps.eventStore, clock: b.t.clock, publicUrl: 'http://journal.test', stripe: createStripeClient(b.t.config) });
 const at = <T>(iso: string, fn: () => Promise<T>) => {
   b.t.clock.set(iso);
   b.syncStripeClock();
@@ -156,6 +157,8 @@ describe('failed payments and the grace period', () => {
     await at('2026-05-04T09:59:59.000Z', async () => expect((await tick()).gracesExpired).toBe(0));
     await at('2026-05-04T10:00:00.000Z', async () => expect((await tick()).gracesExpired).toBe(1));
     expect(await b.status(u)).toMatchObject({ status: 3 });
+    // Stripe stops retrying the invoice: the subscription is cancelled there too.
+    expect(b.stripe.subscriptions.get(u.subId)!.status).toBe('canceled');
     expect(await at('2026-05-04T11:00:00.000Z', () => tick())).toMatchObject({ gracesExpired: 0 });
 
     // Reactivate: a new paid period at once, on the card on file.

@@ -3,6 +3,7 @@ import { redisConnection } from '@oj/projections/runtime/projector';
 import type { AppDeps } from '../app/deps.ts';
 import type { BackgroundWorker } from '../platform/runtime.ts';
 import { runBillingTick, type TickContext } from './scheduler.ts';
+import { createStripeClient } from './stripe-client.ts';
 
 export const BILLING_QUEUE = 'billing';
 const TICK_SCHEDULER_ID = 'billing-tick';
@@ -15,7 +16,7 @@ const TICK_SCHEDULER_ID = 'billing-tick';
 export async function startBillingScheduler(deps: AppDeps, options: { prefix?: string } = {}): Promise<BackgroundWorker> {
   const { config, logger } = deps;
   const log = logger.child({ worker: 'billing-scheduler' });
-  const ctx: TickContext = { db: deps.database.db, eventStore: deps.eventStore, clock: deps.clock, publicUrl: config.PUBLIC_URL, logger: log };
+  const ctx: TickContext = { db: deps.database.db, eventStore: deps.eventStore, clock: deps.clock, publicUrl: config.PUBLIC_URL, stripe: createStripeClient(config), logger: log };
   const everyMs = config.BILLING_SCHEDULER_INTERVAL_SECONDS * 1000;
   const tick = async () => {
     const result = await runBillingTick(ctx);

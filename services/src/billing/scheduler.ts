@@ -7,12 +7,15 @@ import { enqueueMail } from '../mail/outbox.ts';
 import { decide, type SubscriptionCommand } from './domain/decide.ts';
 import { cardExpiringMail, trialEndingMail } from './reminder-mails.ts';
 import { runCommand, schedulerActor, type StoreContext } from './store.ts';
+import type { Stripe } from './stripe-client.ts';
 
 const DAY_MS = 86_400_000;
 export const TRIAL_REMINDER_DAYS = 7;
 
 export interface TickContext extends StoreContext {
   publicUrl: string;
+  /** Cancels at Stripe a subscription whose grace period ended (null: nothing to cancel, self-hosted). */
+  stripe?: Stripe | null;
   logger?: Logger;
 }
 
@@ -34,8 +37,18 @@ export async function runBillingTick(ctx: TickContext): Promise<TickResult> {
   const now = ctx.clock.now();
   const result: TickResult = { gracesExpired: 0, periodsEnded: 0, trialReminders: 0, cardReminders: 0 };
   const apply = async (userId: string, command: SubscriptionCommand): Promise<boolean> => {
+    let stripeSubscriptionId: string | null = null;
     try {
-      const { appended } = await runCommand(ctx, userId, (state) => decide(command, state, { now }), { actor: schedulerActor, command: command.type });
+      const { appended } = await runCommand(
+        ctx,
+        userId,
+        (state) => {
+          stripeSubscriptionId = state.stripeSubscriptionId;
+          return decide(command, state, { now });
+        },
+        { actor: schedulerActor, command: command.type },
+      );
+      if (appended.some((e) => e.type === 'GraceExpired') && stripeSubscriptionId) await cancelAtStripe(ctx, stripeSubscriptionId);
       return appended.length > 0;
     } catch (error) {
       // Another process (or Stripe's webhook) got there first: nothing to do.
@@ -63,6 +76,20 @@ export async function runBillingTick(ctx: TickContext): Promise<TickResult> {
   result.trialReminders = await sendTrialReminders(ctx, now);
   result.cardReminders = await sendCardReminders(ctx, now);
   return result;
+}
+
+/**
+ * An expired grace period ends the subscription at Stripe too: left alone, Stripe would keep retrying the
+ * open invoice and could charge a user who no longer has access (a late payment of a subscription we no
+ * longer follow decides nothing).
+ */
+async function cancelAtStripe(ctx: TickContext, stripeSubscriptionId: string): Promise<void> {
+  if (!ctx.stripe) return;
+  try {
+    await ctx.stripe.subscriptions.cancel(stripeSubscriptionId, {}, { idempotencyKey: `grace-expired:${stripeSubscriptionId}` });
+  } catch (error) {
+    ctx.logger?.error({ err: error, stripeSubscriptionId }, 'could not cancel the subscription of an expired grace period at Stripe');
+  }
 }
 
 /** Inserts the reminder's key and its mail in one transaction; false when it was sent before. */
