@@ -2,7 +2,8 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { addDays } from '@oj/contracts/business-date';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import type { ExpiringListQuery, TradeListQuery, TradeListResponse, TradeListStatus, TradesByDateResponse } from '@oj/contracts/trade-views';
-import { closeSign, openSign, round2 } from '../formulas/formulas.ts';
+import { closeSign, collateral, daysOpen, openSign, round2 } from '../formulas/formulas.ts';
+import type { SplitHistoryRow } from '../split-history/tables.ts';
 import { rowToListItem, type TradeListCode, type TradeRow } from './tables.ts';
 
 /** Table names of the trades projection's live version (from the runtime's `liveTables`). */
@@ -83,32 +84,70 @@ export async function tradesByUids(db: Kysely<any>, tables: TradeReadTables, use
  * The trades of one New York date: opened that day (open), opened and closed that day (scalp), closed
  * that day after an earlier open (closed). Totals: a scalp counts as two trades; credits add and debits
  * subtract (part 1 §9), so the premium is the day's premium cash flow.
+ *
+ * "Opened that day" means the position as the trader entered it. Later commands cut it into rows that
+ * keep its open date: a partial close leaves the closed part and a remainder (`pf`), a split replaces a
+ * two-leg trade by its legs (`auid`, the broken trade living on in split_history with its `gene`). Those
+ * rows are joined back into the one trade opened that day; a part closed on the same day while the rest
+ * stays open is listed under Closed Trades, and a position wholly closed that day stays a scalp.
  */
 export async function tradesByDate(db: Kysely<any>, tables: TradeReadTables, userId: string, date: string, today: string): Promise<TradesByDateResponse> {
   const T = sql.table(tables.trades);
-  const { rows } = await sql<TradeRow>`
+  const [{ rows }, splits] = await Promise.all([
+    sql<TradeRow>`
     select * from ${T} where user_id = ${userId} and tod = ${date}
     union all
     select * from ${T} where user_id = ${userId} and tcd = ${date} and tod <> ${date}
-    order by created_at, uid`.execute(db);
+    order by created_at, uid`.execute(db),
+    sql<SplitHistoryRow>`select * from ${sql.table(tables.split_history)} where user_id = ${userId} and gene->>'tod' = ${date}`.execute(db),
+  ]);
+  const splitOf = new Map(splits.rows.map((s) => [s.auid, s]));
+  const openedRows = new Map(rows.filter((r) => r.tod === date).map((r) => [r.uid, r]));
+  // The entered position a row of the day belongs to: up its remainder links, then to its split ancestor.
+  const positionKey = (r: TradeRow): string => {
+    let cur = r;
+    const seen = new Set<string>();
+    while (cur.pf && openedRows.has(cur.pf) && !seen.has(cur.pf)) {
+      seen.add(cur.uid);
+      cur = openedRows.get(cur.pf) ?? cur;
+    }
+    return cur.auid && splitOf.has(cur.auid) ? `split:${cur.auid}` : cur.uid;
+  };
+  const groups = new Map<string, TradeRow[]>();
   const open: TradeListItem[] = [];
   const scalp: TradeListItem[] = [];
   const closed: TradeListItem[] = [];
   let premium = 0;
   let fees = 0;
+  const closedOn = (r: TradeRow) => r.tcd === date && r.status !== 1;
   for (const r of rows) {
-    const item = rowToListItem(r, today);
     const openedToday = r.tod === date;
-    const closedToday = r.tcd === date && r.status !== 1;
     if (openedToday) {
       premium += openSign(r.ot) * r.pao;
       fees += r.nfto;
+      const key = positionKey(r);
+      groups.set(key, [...(groups.get(key) ?? []), r]);
     }
-    if (closedToday) {
+    if (closedOn(r)) {
       premium += closeSign(r.ct) * (r.pac ?? 0);
       fees += r.nftc ?? 0;
+      if (!openedToday) closed.push(rowToListItem(r, today));
     }
-    (openedToday && closedToday ? scalp : openedToday ? open : closed).push(item);
+  }
+  const byCreated = (a: TradeRow, b: TradeRow) => a.created_at.localeCompare(b.created_at) || a.uid.localeCompare(b.uid);
+  for (const [key, members] of [...groups].sort(([, a], [, b]) => byCreated(a[0] as TradeRow, b[0] as TradeRow))) {
+    const split = key.startsWith('split:') ? splitOf.get(key.slice(6)) : undefined;
+    if (!split && members.length === 1) {
+      const r = members[0] as TradeRow;
+      (closedOn(r) ? scalp : open).push(rowToListItem(r, today));
+      continue;
+    }
+    if (members.every(closedOn)) {
+      for (const r of members) scalp.push(rowToListItem(r, today));
+      continue;
+    }
+    open.push(enteredPosition(members, split, today));
+    for (const r of members) if (closedOn(r)) closed.push(rowToListItem(r, today));
   }
   return {
     date,
@@ -124,5 +163,73 @@ export async function tradesByDate(db: Kysely<any>, tables: TradeReadTables, use
     open_trades: open,
     scalp_trades: scalp,
     closed_trades: closed,
+  };
+}
+
+/**
+ * One position as entered, from the rows it became: its contracts, premium and fee are the parts'
+ * sums (a partial close allocates them), a split ancestor's from its gene, its strikes from the legs in
+ * leg order (the gene's cause names the closed and the open leg). It shows as opened: no close figures.
+ */
+function enteredPosition(members: TradeRow[], split: SplitHistoryRow | undefined, today: string): TradeListItem {
+  const first = members.reduce((a, b) => (a.created_at < b.created_at || (a.created_at === b.created_at && a.uid <= b.uid) ? a : b));
+  const base = rowToListItem(first, today);
+  const nfto = round2(members.reduce((n, r) => n + r.nfto, 0));
+  let uid = first.uid;
+  let su = first.su;
+  let sp = first.sp;
+  let cs = members.reduce((n, r) => n + r.cs, 0);
+  let pao = round2(members.reduce((n, r) => n + r.pao, 0));
+  let ot = first.ot;
+  let tod = first.tod;
+  let ed = first.ed;
+  if (split) {
+    uid = split.auid;
+    su = split.su;
+    cs = split.gene.cs;
+    pao = split.gene.pao;
+    tod = split.gene.tod;
+    ed = split.gene.ed;
+    // The legs' signed premiums sum to the broken trade's net premium: its sign is the open transaction.
+    const net = members.reduce((n, r) => n + openSign(r.ot) * r.pao, 0);
+    ot = net >= 0 ? 1 : 2;
+    const legs = /Leg (\d+) closed, Leg (\d+) remains open/.exec(split.gene.cause);
+    const [closedUid, openUid] = split.trades;
+    const strikeOf = (u: string | undefined) => members.find((r) => r.uid === u)?.sp[0];
+    const closedStrike = strikeOf(closedUid);
+    const openStrike = strikeOf(openUid);
+    if (legs && closedStrike !== undefined && openStrike !== undefined) {
+      const out: number[] = [];
+      out[Number(legs[1]) - 1] = closedStrike;
+      out[Number(legs[2]) - 1] = openStrike;
+      sp = out.filter((v) => v !== undefined);
+    } else sp = members.flatMap((r) => r.sp);
+  }
+  return {
+    ...base,
+    uid,
+    su,
+    sp,
+    cs,
+    pao,
+    ot,
+    tod,
+    ed,
+    nfto,
+    c: collateral({ strategyUid: su, strikePrices: sp, contractSize: cs, premiumAtOpen: pao, openTransaction: ot, costBasis: first.cb, stockPriceAtOpen: first.spo }),
+    status: 1,
+    tcd: null,
+    pac: null,
+    npc: null,
+    ct: null,
+    nftc: null,
+    ror: null,
+    aroc: null,
+    cg: null,
+    auid: null,
+    rf: null,
+    pf: null,
+    do: daysOpen(tod, today),
+    dis: null,
   };
 }
