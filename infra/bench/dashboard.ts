@@ -93,7 +93,11 @@ export async function main(argv: string[]): Promise<void> {
     context.setDefaultTimeout(60_000);
     const page = await context.newPage();
     await page.goto('/signin');
-    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Email').fill(email).catch(async (e: unknown) => {
+      await page.screenshot({ path: '/tmp/oj-bench-dashboard-signin.png' });
+      console.error(`sign-in page at ${page.url()}: ${(await page.content()).slice(0, 2000)}`);
+      throw e;
+    });
     await page.getByLabel('Password', { exact: true }).fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL('**/dashboard');
