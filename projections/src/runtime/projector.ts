@@ -8,7 +8,7 @@ import { LocalSignal } from '@oj/infra/eventstore/subscription';
 import { physicalTables, type Projection } from './projection.ts';
 import { applyLaneBatch, type AppliedCount, type LaneBatch } from './apply.ts';
 import { LOCK_DISPATCHER, LOCK_REBUILD, tryLock, type SessionLock } from './locks.ts';
-import { fromWire, laneOf, maxPosition, toWire, type WireEvent } from './lanes.ts';
+import { fromWire, laneOf, maxPosition, minPosition, toWire, type WireEvent } from './lanes.ts';
 import { projectorMetrics } from './metrics.ts';
 import { claimTerm, DispatcherFencedError, readCheckpoints, readDispatcher, readLag, readRegistry, recordDispatch, relane, runnable, type LaneLag } from './registry.ts';
 import { rebuild, RebuildLockedError } from './rebuild.ts';
@@ -60,6 +60,11 @@ export interface ProjectorOptions {
    * `oj_projector_lane_stuck{lane}` is 1 and an error is logged (again every interval while it lasts).
    */
   stuckAfterMs?: number;
+  /**
+   * How often (ms, default 10 s) the dispatcher checks BullMQ lanes for batches lost from Redis; a lane
+   * is re-dispatched after two checks that found it behind, not moving, with nothing queued to continue it.
+   */
+  lostBatchCheckMs?: number;
   /** Test hook: awaited by the dispatcher just before it records a dispatched read (to stage a stale leader). */
   beforePersist?: () => Promise<void>;
 }
@@ -399,6 +404,59 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     return true;
   };
 
+  /**
+   * Lane batches lost with Redis's data (a restart without persistence, FLUSHALL, eviction): the
+   * dispatcher has handed a lane events beyond what the lane applied, but no queued job continues from
+   * the lane's checkpoint, so the lane would wait for them for ever (its later batches are refused as a
+   * gap). The leader hands the lane its events again from its checkpoint. That is safe to repeat and to
+   * race with a job finishing: a lane skips events at or below its checkpoint, and the revision guard
+   * skips revisions already applied. It runs on a slow timer, never on the path of a live event.
+   */
+  const lostBatchCheckMs = options.lostBatchCheckMs ?? 10_000;
+  const stalled = new Map<number, LogPosition>();
+  let lastLostBatchCheck = Date.now();
+  const recoverLostBatches = async (lastDispatched: ReadonlyMap<number, LogPosition>) => {
+    if (transport !== 'bullmq' || Date.now() - lastLostBatchCheck < lostBatchCheckMs) return;
+    lastLostBatchCheck = Date.now();
+    const live = runnable(projections, await readRegistry(db)).filter(({ row }) => row.status === 'live');
+    if (!live.length) return;
+    const checkpoints = await Promise.all(live.map(({ row }) => readCheckpoints(db, row.name, row.version)));
+    for (const [lane, handedTo] of lastDispatched) {
+      const cp = checkpoints.map((cps) => cps.get(lane) ?? START).reduce(minPosition);
+      const before = stalled.get(lane);
+      // Caught up, or moving since the last check: nothing is lost.
+      if (comparePositions(cp, handedTo) >= 0 || !before || comparePositions(before, cp) !== 0) {
+        if (comparePositions(cp, handedTo) >= 0) stalled.delete(lane);
+        else stalled.set(lane, cp);
+        continue;
+      }
+      const queue = queueFor(lane);
+      const queued = await queue.getJobs(['active', 'waiting', 'prioritized', 'delayed', 'paused', 'failed'], 0, 999, true);
+      if (queued.some((job) => job && comparePositions(positionFromString((job.data as LaneJob).prev), cp) <= 0)) continue;
+      log.error(
+        { lane, checkpoint: positionToString(cp), handedTo: positionToString(handedTo), queued: queued.length },
+        'lane batches were lost from Redis (restarted without persistence, flushed or evicted): handing the lane its events again from its checkpoint',
+      );
+      metrics.laneFailures.inc({ lane: String(lane), reason: 'lost' });
+      let after = cp;
+      let prev = cp;
+      for (;;) {
+        const events = await eventStore.readAll({ after, streamPrefixes, limit: readBatch });
+        const mine = events.filter((e) => comparePositions(e.position, handedTo) <= 0 && laneOf(e.metadata.userId, lanes) === lane);
+        if (mine.length) {
+          const end = mine.at(-1)!.position;
+          const data: LaneJob = { lane, prev: positionToString(prev), events: mine.map(toWire) };
+          await queue.add('batch', data, { jobId: `r${lane}-${positionToString(mine[0]!.position)}-${positionToString(end)}` });
+          prev = end;
+        }
+        const last = events.at(-1);
+        if (!last || events.length < readBatch || comparePositions(last.position, handedTo) >= 0) break;
+        after = last.position;
+      }
+      stalled.delete(lane);
+    }
+  };
+
   const dispatchLoop = async (): Promise<void> => {
     while (!stopped) {
       leader = await tryLock(database, LOCK_DISPATCHER, 'main');
@@ -466,6 +524,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
             state.checkpoint = last.position;
           }
           if (events.length < readBatch) {
+            await recoverLostBatches(state.lastDispatched);
             seen = maxPosition(seen, maxPosition(head ?? START, state.checkpoint));
             if (transport === 'in-process') settle();
             if (comparePositions(notified, state.checkpoint) > 0) {
