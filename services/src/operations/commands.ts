@@ -171,12 +171,14 @@ export async function fillCounts(deps: RuntimeDeps, status: ProjectionsStatusRes
     const code = deps.projections.find((x) => x.name === p.name);
     if (!code?.countRows) continue;
     for (const v of p.versions) {
-      const key = `${p.name}/${v.version}`;
+      // A switch, a finished rebuild (new registry counts) or a retire counts again at once.
+      const key = `${p.name}/${v.version}/${v.status}/${v.liveSince}/${v.retiredAt}/${JSON.stringify(v.counts)}`;
       let hit = cache.get(key);
       if (!hit || Date.now() - hit.at > 15_000) {
         const counts = await code.countRows(deps.database.db, v.tables).catch(() => null);
         if (!counts) continue;
         hit = { at: Date.now(), counts };
+        for (const k of cache.keys()) if (k.startsWith(`${p.name}/${v.version}/`)) cache.delete(k);
         cache.set(key, hit);
       }
       v.counts = hit.counts;

@@ -152,6 +152,8 @@ describe('a formula change, rehearsed end to end', () => {
         },
       }),
     ).rejects.toThrow('killed');
+    // The page counts the half-built version now; those counts must not outlive the switch.
+    expect((await call('GET', '/operations/projections', operator.authorization)).statusCode).toBe(200);
     res = await call('POST', '/operations/projections/ops_figures/switch', operator.authorization, { version: 2 });
     expect(res.statusCode).toBe(409);
     expect(res.json().message).toBe('ops_figures v2 is not fully built: its rebuild stopped at 3 of 10 events.');
@@ -192,6 +194,12 @@ describe('a formula change, rehearsed end to end', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json().message).toBe('ops_figures v2 is live; v1 is retired, kept for a rollback.');
     journal.push([B, 'l3', [80]]);
+    const counts = async () =>
+      (await call('GET', '/operations/projections', operator.authorization)).json().projections.find((p: { name: string }) => p.name === 'ops_figures').versions.map((v: { version: number; status: string; counts: unknown }) => [v.version, v.status, v.counts]);
+    expect(await counts()).toEqual([
+      [1, 'retired', { stream_figures: journal.length }],
+      [2, 'live', { stream_figures: journal.length }],
+    ]);
     expect((await call('POST', '/operations/projections/ops_figures/switch', operator.authorization, { version: 2 })).json().message).toBe('ops_figures v2 is already live.');
     expect((await call('POST', '/operations/projections/ops_figures/switch', operator.authorization, { version: 9 })).statusCode).toBe(404);
     res = await call('POST', '/operations/projections/ops_figures/switch', operator.authorization, { version: 'two' });

@@ -86,7 +86,7 @@ export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
     const actor = principalOf(request);
     const db = app.deps.database.db;
     try {
-      const result = await run();
+      const result = await run().finally(() => counted.clear());
       const action = await recordAction(db, actor, { ...input, version: result.version ?? input.version ?? null, outcome: 'ok', message: result.message });
       return { ...result, action };
     } catch (error) {
