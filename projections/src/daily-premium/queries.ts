@@ -112,6 +112,25 @@ function dailyIncomeJson(rows: readonly RawDay[], start: string, today: string):
   return `[${parts.join(',')}]`;
 }
 
+/**
+ * Parsed maps of stored days, kept between requests: a day's record changes only when a trade of that
+ * day does, so a dashboard reload parses nothing but the days that changed. Keyed by user, date and
+ * field, and valid only while the stored text is the same (compared in full), so a changed day is parsed
+ * again and never answered stale. Bounded: the oldest entries go first.
+ */
+const PARSED_LIMIT = 100_000;
+const parsed = new Map<string, { text: string; value: unknown }>();
+function parseDay<T>(userId: string, date: string, field: string, text: string): T {
+  const key = `${userId}\u0000${date}\u0000${field}`;
+  const hit = parsed.get(key);
+  if (hit && hit.text === text) return hit.value as T;
+  const value = JSON.parse(text) as T;
+  parsed.delete(key);
+  parsed.set(key, { text, value });
+  if (parsed.size > PARSED_LIMIT) parsed.delete(parsed.keys().next().value!);
+  return value;
+}
+
 type TickerSums = { count: number; npc: number; iw: number; cg: number };
 const addTo = <K>(m: Map<K, TickerSums>, k: K, v: { count: number; npc: number; iw: number; cg: number }) => {
   const at = m.get(k);
@@ -128,7 +147,7 @@ const addTo = <K>(m: Map<K, TickerSums>, k: K, v: { count: number; npc: number; 
  * strategy and disposition for the Trade Flow, whose sums are the dispositions) and the top five tickers
  * by npc of this year and the two before (Realized Income), from the window's records.
  */
-function breakdownsOf(rows: readonly RawDay[], periods: Record<DashboardPeriod, { from: string; to: string }>, thisYear: number) {
+function breakdownsOf(userId: string, rows: readonly RawDay[], periods: Record<DashboardPeriod, { from: string; to: string }>, thisYear: number) {
   const tickersBy = { m: new Map<string, TickerSums>(), ytd: new Map<string, TickerSums>(), y: new Map<string, TickerSums>() };
   const strategiesBy = { m: new Map<string, number>(), ytd: new Map<string, number>(), y: new Map<string, number>() };
   const flowsBy = { m: new Map<string, number>(), ytd: new Map<string, number>(), y: new Map<string, number>() };
@@ -139,7 +158,7 @@ function breakdownsOf(rows: readonly RawDay[], periods: Record<DashboardPeriod, 
     const inP = SWITCH_PERIODS.filter((p) => d >= periods[p].from);
     const year = years.get(Number(d.slice(0, 4)));
     if (r.ctc > 0 && (year || inP.length)) {
-      const tnpc = JSON.parse(r.tnpc) as Record<string, TickerSums>;
+      const tnpc = parseDay<Record<string, TickerSums>>(userId, d, 'tnpc', r.tnpc);
       for (const [ticker, v] of Object.entries(tnpc)) {
         if (year) addTo(year, ticker, v);
         for (const p of inP) addTo(tickersBy[p], ticker, v);
@@ -147,10 +166,10 @@ function breakdownsOf(rows: readonly RawDay[], periods: Record<DashboardPeriod, 
     }
     if (!inP.length) continue;
     if (r.otc > 0) {
-      for (const [su, n] of Object.entries(JSON.parse(r.sg) as Record<string, number>)) for (const p of inP) bump(strategiesBy[p], su, n);
+      for (const [su, n] of Object.entries(parseDay<Record<string, number>>(userId, d, 'sg', r.sg))) for (const p of inP) bump(strategiesBy[p], su, n);
     }
     if (r.ctc > 0) {
-      for (const [su, s] of Object.entries(JSON.parse(r.snpc) as Record<string, { dis: Record<string, number> }>)) {
+      for (const [su, s] of Object.entries(parseDay<Record<string, { dis: Record<string, number> }>>(userId, d, 'snpc', r.snpc))) {
         for (const [dis, n] of Object.entries(s.dis)) for (const p of inP) bump(flowsBy[p], `${su}\u0000${dis}`, n);
       }
     }
@@ -285,7 +304,7 @@ export async function premiumDataJson(db: Kysely<any>, tables: TradeReadTables, 
       unique_tickers: tickers.rows.length,
     },
     periods: periodSummaries,
-    ...breakdownsOf(rows, periods, thisYear),
+    ...breakdownsOf(userId, rows, periods, thisYear),
     monthly_income: months.rows.map((m) => ({ ...m, np: round2(m.np), npc: round2(m.npc), nf: round2(m.nf) })),
     open_trades,
   };

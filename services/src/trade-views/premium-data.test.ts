@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { premiumDataResponse } from '@oj/contracts/trade-views';
 import { physicalTables } from '@oj/projections/runtime/projection';
 import { tradesProjection } from '@oj/projections/trades/projection';
@@ -202,6 +203,18 @@ describe('GET /metrics/premium-data for the dashboard', () => {
     expect(empty.periods.y.metrics).toMatchObject({ premium: 0, win_rate: null, arr: null });
     expect(empty.open_trades).toEqual({ count: 0, premium: 0, expiring_in_7_days: 0, tickers: 0, next: [] });
     expect(premiumDataResponse.parse(empty)).toEqual(empty);
+  });
+
+  it('answers a changed day at once (parsed maps kept between requests are only reused for the same stored text)', async () => {
+    const before = (await get('/metrics/premium-data', otherAuth)).json();
+    expect(before.breakdowns.y.strategies).toEqual([{ key: 'cash-secured-put', count: 1 }]);
+    // The other user's 8 January record recomputed as if X had been a naked put (what a projection batch writes).
+    const tables = physicalTables(tradesProjection, tradesProjection.version);
+    const D = sql.table((tables as Record<string, string>).daily_premium!);
+    await sql`update ${D} set sg = '{"naked-put": 1}'::json where income_date = '2026-01-08' and np = 999`.execute(t.db.db);
+    const after = (await get('/metrics/premium-data', otherAuth)).json();
+    expect(after.breakdowns.y.strategies).toEqual([{ key: 'naked-put', count: 1 }]);
+    await sql`update ${D} set sg = '{"cash-secured-put": 1}'::json where income_date = '2026-01-08' and np = 999`.execute(t.db.db);
   });
 
   it('needs a verified user', async () => {
