@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { renderToStaticMarkup } from 'react-dom/server';
+import type { RebuildState } from '@oj/contracts/operations';
+import { RebuildProgress } from './rebuild-progress.tsx';
+
+const base: RebuildState = {
+  id: 'rebuild-trades',
+  projection: 'trades',
+  userId: null,
+  switch: false,
+  version: 7,
+  phase: 'building',
+  eventsDone: 1200,
+  eventsTotal: 4000,
+  rate: 850.4,
+  etaSeconds: 3.3,
+  error: null,
+  requestedBy: 'olga@example.com',
+  startedAt: new Date().toISOString(),
+  updatedAt: new Date().toISOString(),
+  runner: 'bullmq',
+};
+
+const text = (html: string) => html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim();
+
+describe('rebuild progress panel', () => {
+  it('shows phase, events done of total, rate, ETA and the bar mid-build', () => {
+    const html = renderToStaticMarkup(<RebuildProgress rebuild={base} />);
+    expect(html).toContain('data-phase="building"');
+    expect(html).toContain('aria-valuenow="30"');
+    expect(html).toContain('width:30%');
+    expect(text(html)).toContain('Building Rebuild v7 · beside live');
+    expect(text(html)).toContain('Events 1,200 / 4,000');
+    expect(text(html)).toContain('Rate 850 ev/s');
+    expect(text(html)).toContain('ETA 4s');
+    expect(text(html)).toContain('Runner projector job');
+  });
+
+  it('shows a failure with its error, and a one-user rebuild without a bar', () => {
+    expect(text(renderToStaticMarkup(<RebuildProgress rebuild={{ ...base, phase: 'failed', error: 'A rebuild of trades is already running' }} />))).toContain(
+      'Failed Rebuild v7 · beside live',
+    );
+    const user = renderToStaticMarkup(<RebuildProgress rebuild={{ ...base, userId: '0197aaaa-0000-7000-8000-000000000000', phase: 'done', eventsDone: 42 }} />);
+    expect(user).not.toContain('role="progressbar"');
+    expect(text(user)).toContain('Rebuild User 0197aaaa…');
+    expect(text(user)).toContain('Events 42');
+  });
+});
