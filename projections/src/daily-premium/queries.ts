@@ -98,10 +98,10 @@ function dailyIncomeJson(rows: readonly RawDay[], start: string, today: string):
   const parts: string[] = [];
   let run = 0;
   let i = 0;
-  for (let d = start; d <= today; d = addDays(d, 1)) {
+  for (const [d, weekend] of windowDates(start, today)) {
     const r = rows[i]?.income_date === d ? rows[i++]! : null;
     if (!r) {
-      if (!isWeekend(d)) parts.push(`{"id":"${d}","income_date":"${d}",${ZERO_SUMS},"net_premium_so_far":${round2(run)},${EMPTY_MAPS}}`);
+      if (!weekend) parts.push(`{"id":"${d}","income_date":"${d}",${ZERO_SUMS},"net_premium_so_far":${round2(run)},${EMPTY_MAPS}}`);
       continue;
     }
     run += r.np;
@@ -112,6 +112,18 @@ function dailyIncomeJson(rows: readonly RawDay[], start: string, today: string):
   return `[${parts.join(',')}]`;
 }
 
+/** The window's dates with their weekend flag, made once per window (a day's answers share it). */
+let dates: { key: string; list: [string, boolean][] } = { key: '', list: [] };
+function windowDates(start: string, today: string): [string, boolean][] {
+  const key = `${start}/${today}`;
+  if (dates.key !== key) {
+    const list: [string, boolean][] = [];
+    for (let d = start; d <= today; d = addDays(d, 1)) list.push([d, isWeekend(d)]);
+    dates = { key, list };
+  }
+  return dates.list;
+}
+
 /**
  * Parsed maps of stored days, kept between requests: a day's record changes only when a trade of that
  * day does, so a dashboard reload parses nothing but the days that changed. Keyed by user, date and
@@ -120,11 +132,12 @@ function dailyIncomeJson(rows: readonly RawDay[], start: string, today: string):
  */
 const PARSED_LIMIT = 100_000;
 const parsed = new Map<string, { text: string; value: unknown }>();
-function parseDay<T>(userId: string, date: string, field: string, text: string): T {
+/** The day's map `field`, parsed and shaped by `prepare` (entries ready to add up), from the cache when its text is unchanged. */
+function parseDay<T>(userId: string, date: string, field: string, text: string, prepare: (parsed: any) => T): T {
   const key = `${userId}\u0000${date}\u0000${field}`;
   const hit = parsed.get(key);
   if (hit && hit.text === text) return hit.value as T;
-  const value = JSON.parse(text) as T;
+  const value = prepare(JSON.parse(text));
   parsed.delete(key);
   parsed.set(key, { text, value });
   if (parsed.size > PARSED_LIMIT) parsed.delete(parsed.keys().next().value!);
@@ -158,20 +171,21 @@ function breakdownsOf(userId: string, rows: readonly RawDay[], periods: Record<D
     const inP = SWITCH_PERIODS.filter((p) => d >= periods[p].from);
     const year = years.get(Number(d.slice(0, 4)));
     if (r.ctc > 0 && (year || inP.length)) {
-      const tnpc = parseDay<Record<string, TickerSums>>(userId, d, 'tnpc', r.tnpc);
-      for (const [ticker, v] of Object.entries(tnpc)) {
+      const tnpc = parseDay(userId, d, 'tnpc', r.tnpc, (m: Record<string, TickerSums>) => Object.entries(m));
+      for (const [ticker, v] of tnpc) {
         if (year) addTo(year, ticker, v);
         for (const p of inP) addTo(tickersBy[p], ticker, v);
       }
     }
     if (!inP.length) continue;
     if (r.otc > 0) {
-      for (const [su, n] of Object.entries(parseDay<Record<string, number>>(userId, d, 'sg', r.sg))) for (const p of inP) bump(strategiesBy[p], su, n);
+      for (const [su, n] of parseDay(userId, d, 'sg', r.sg, (m: Record<string, number>) => Object.entries(m))) for (const p of inP) bump(strategiesBy[p], su, n);
     }
     if (r.ctc > 0) {
-      for (const [su, s] of Object.entries(parseDay<Record<string, { dis: Record<string, number> }>>(userId, d, 'snpc', r.snpc))) {
-        for (const [dis, n] of Object.entries(s.dis)) for (const p of inP) bump(flowsBy[p], `${su}\u0000${dis}`, n);
-      }
+      const flows = parseDay(userId, d, 'snpc', r.snpc, (m: Record<string, { dis: Record<string, number> }>) =>
+        Object.entries(m).flatMap(([su, x]) => Object.entries(x.dis).map(([dis, n]): [string, number] => [`${su}\u0000${dis}`, n])),
+      );
+      for (const [k, n] of flows) for (const p of inP) bump(flowsBy[p], k, n);
     }
   }
   const breakdowns = {} as Record<SwitchPeriod, PeriodBreakdown>;
