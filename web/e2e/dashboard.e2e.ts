@@ -153,7 +153,7 @@ beforeAll(async () => {
   for (let i = 0; ; i++) {
     const body = await json<{ lifetime: { opened: number } }>(await fetch(`${server.baseUrl}/api/v1/metrics/premium-data`, { headers: { authorization: `Bearer ${trader.token}` } }));
     if (body.lifetime.opened === SEEDS.length) break;
-    if (i > 150) throw new Error('the daily records never caught up with the seeded trades');
+    if (i > 300) throw new Error('the daily records never caught up with the seeded trades');
     await new Promise((r) => setTimeout(r, 200));
   }
   browser = await launchBrowser();
@@ -283,6 +283,27 @@ describe('dashboard', () => {
     expect(await text('lifetime-premium')).toBe(usd(0));
     await screenshotAt(page, 'dashboard-empty', DESKTOP);
     await screenshotAt(page, 'dashboard-empty', PHONE);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('renders a journal of one trade', async () => {
+    const one: Seed = { ticker: 'KO', strategy: 'cash-secured-put', ot: 1, tod: t0, pao: 75 };
+    await seed(server, empty, one);
+    for (let i = 0; ; i++) {
+      const body = await json<{ lifetime: { opened: number } }>(await fetch(`${server.baseUrl}/api/v1/metrics/premium-data`, { headers: { authorization: `Bearer ${empty.token}` } }));
+      if (body.lifetime.opened === 1) break;
+      if (i > 300) throw new Error('the one trade never showed');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    // One open put sold for 75: lifetime premium 75, this year 75, one open trade, nothing closed yet.
+    await page.getByText(usd(75)).first().waitFor();
+    expect(await text('lifetime-premium')).toBe(usd(75));
+    expect(await text('quadrant-year-value')).toBe(usd(75));
+    expect(await text('open-count')).toBe('1');
+    expect(await page.getByTestId('gauge-win_rate-value').textContent()).toBe('No Data');
+    expect(await page.getByTestId('gauge-delta-value').textContent()).toBe('0.20');
+    await expect(page.getByText('Your journal is empty.').count()).resolves.toBe(0);
     expect(pageErrors).toEqual([]);
   });
 
