@@ -175,6 +175,11 @@ describe('profile', () => {
 
     await page.locator('input[data-image-for="avatar"]').setInputFiles({ name: 'notes.png', mimeType: 'image/png', buffer: Buffer.from('these are notes, not pixels') });
     await page.getByText('Failed to upload avatar image: The file is not an image.').waitFor();
+    // An upload that gets no answer is given up after 30 s (part 2 §7) with its reason.
+    await page.route('**/api/v1/users/user-image', () => undefined);
+    await page.locator('input[data-image-for="avatar"]').setInputFiles({ name: 'slow.png', mimeType: 'image/png', buffer: picture });
+    await page.getByText('Failed to upload avatar image: The upload took longer than 30 seconds.').waitFor({ timeout: 45_000 });
+    await page.unroute('**/api/v1/users/user-image');
     await both('profile-upload-error');
     // By path: a 21 MB buffer sent over the DevTools protocol takes longer than the action timeout here.
     const huge = join(mkdtempSync(join(tmpdir(), 'oj-huge-')), 'huge.png');
