@@ -121,7 +121,8 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
   const next = () => {
     form.setAttempted(true);
     if (!valid) {
-      setMessage({ tone: 'danger', text: 'There are errors in the form.' });
+      // The form-level message is derived from the fields (showFormError), so it leaves once they are right.
+      setMessage(null);
       focusFirstInvalid();
       return;
     }
@@ -361,7 +362,8 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
             <Button variant="ghost" onClick={resetAll}>
               Reset
             </Button>
-            <Button onClick={next} disabled={!valid}>
+            {/* Not disabled outright: pressing or hovering it while the form is incomplete marks the fields that stop it. */}
+            <Button onClick={next} onMouseEnter={() => !valid && form.setAttempted(true)} aria-disabled={!valid}>
               Next
             </Button>
           </>

@@ -1,6 +1,6 @@
 import { createColumnHelper } from '@tanstack/react-table';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
-import { formatDate, formatMoney, formatPercent } from '../../../lib/format.ts';
+import { formatDate, formatMoney, formatMoneyShort, formatPercent } from '../../../lib/format.ts';
 import { holdingPeriod } from '../utils/expiry.ts';
 import { disposition } from '../utils/trade-labels.ts';
 import type { TradeTableMeta } from './trade-actions.ts';
@@ -45,7 +45,7 @@ export const closedTradeColumns = [
   }),
   col.display({
     id: 'premiums',
-    header: 'Open / Close',
+    header: 'Open / Close Premium',
     cell: ({ row }) => (
       <div className="tc-stack">
         <span className="tc-num">{formatMoney(row.original.pao)}</span>
@@ -68,7 +68,10 @@ export const closedTradeColumns = [
     header: 'Collateral',
     cell: ({ row }) => (
       <div className="tc-stack">
-        <span className="tc-num">{formatMoney(row.original.c)}</span>
+        {/* Part 1 §9: amounts abbreviate with K and M from 1000; the exact figure is the title. */}
+        <span className="tc-num" title={formatMoney(row.original.c)}>
+          {formatMoneyShort(row.original.c)}
+        </span>
         <span className="tc-sub tc-num">ROR {formatPercent(row.original.ror)}</span>
         <span className="tc-sub tc-num">ARR {formatPercent(row.original.aroc)}</span>
       </div>

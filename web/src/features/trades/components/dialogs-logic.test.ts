@@ -3,6 +3,7 @@ import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { changesOf } from './edit-trade-dialog.tsx';
 import type { RollHistoryItem } from '@oj/contracts/trade-views';
 import { rollTree, type Node } from './roll-history-dialog.tsx';
+import { rowMenuItems } from './trade-row-menu.tsx';
 
 const item = (uid: string, rolled_from_uid: string | null, tod: string, over: Partial<RollHistoryItem> = {}): RollHistoryItem => ({
   uid,
@@ -29,9 +30,7 @@ const shape = (nodes: Node[]): unknown[] =>
 describe('roll history tree', () => {
   it('starts at the trade rolled from nothing and nests each roll under its predecessor', () => {
     const tree = rollTree([item('c', 'b', '2026-11-03'), item('a', null, '2026-11-01'), item('b', 'a', '2026-11-02')]);
-    expect(tree.map((n) => n.item.uid)).toEqual(['a']);
-    expect(tree[0]?.children.map((n) => n.item.uid)).toEqual(['b']);
-    expect(tree[0]?.children[0]?.children.map((n) => n.item.uid)).toEqual(['c']);
+    expect(shape(tree)).toEqual([['a', [['b', ['c']]]]]);
   });
   // Issue 14: 3 contracts for $300, 1 closed on 11-05, the other 2 (the remainder) rolled on 11-09.
   const closedPart = item('a', null, '2026-11-01', { status: 2, contract_size: 1, premium_at_open: 100, premium_at_close: 40, trade_close_date: '2026-11-05' });
@@ -59,7 +58,7 @@ describe('roll history tree', () => {
   });
 
   it('treats a predecessor outside the answer as a root', () => {
-    expect(rollTree([item('x', 'gone', '2026-11-01')]).map((n) => n.item.uid)).toEqual(['x']);
+    expect(shape(rollTree([item('x', 'gone', '2026-11-01')]))).toEqual(['x']);
   });
 });
 
@@ -86,5 +85,16 @@ describe('edit: only the changed fields are sent', () => {
   it('sends the premium and notes that changed, with API names', () => {
     expect(changesOf(trade, { ...same, premium: '230', notes: 'adjusted' }, false)).toEqual({ premium_at_open: 230, notes: 'adjusted' });
     expect(changesOf(trade, { ...same, price: '15' }, true)).toEqual({ cost_basis: 15 });
+  });
+});
+
+describe('open-trade row menu (issue 14)', () => {
+  const base = { uid: 't', ticker: 'SPY', rh: false, auid: null } as unknown as TradeListItem;
+  const labels = (t: TradeListItem, variant: 'open' | 'closed') => rowMenuItems(t, variant, () => undefined).map((i) => i.label);
+  it('offers Split History only for a trade derived from a split, Roll History only with a roll', () => {
+    expect(labels(base, 'open')).toEqual(['View Detail', 'Edit', 'Delete']);
+    expect(labels({ ...base, auid: 'parent' }, 'open')).toEqual(['View Detail', 'Edit', 'Delete', 'Split History']);
+    expect(labels({ ...base, rh: true }, 'open')).toEqual(['View Detail', 'Edit', 'Delete', 'Roll History']);
+    expect(labels({ ...base, auid: 'parent', rh: true }, 'closed')).toEqual(['Roll History', 'Split History', 'View Detail']);
   });
 });

@@ -103,7 +103,7 @@ function TreeNode({ node, current, depth }: { node: Node; current: string; depth
             <span>Expires {formatDate(entered.expiration_date)}</span>
             <span>{contracts(entered.contract_size)}</span>
             <span>Open {formatMoney(entered.premium_at_open)}</span>
-            <span>{entered.open_contracts > 0 ? `${contracts(entered.open_contracts)} still open` : 'No part open'}</span>
+            {entered.open_contracts > 0 && <span>{contracts(entered.open_contracts)} still open</span>}
           </div>
         </div>
         {children}

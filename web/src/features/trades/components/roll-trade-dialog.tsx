@@ -5,6 +5,7 @@ import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { Modal } from '../../../components/ui/modal.tsx';
 import { Stepper } from '../../../components/ui/stepper.tsx';
+import { useToast } from '../../../components/ui/toast.tsx';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { formatDate, formatMoney, todayInNewYork } from '../../../lib/format.ts';
 import { useRollTrade } from '../api/roll-trade.ts';
@@ -21,11 +22,13 @@ import {
 import { formatStrikes, transactionLabel } from '../utils/trade-labels.ts';
 import { ProfitLoss } from './close-trade-dialog.tsx';
 import { InputField, NotesField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, focusFirstInvalid, useTradeForm } from './form-controls.tsx';
-import { SuccessPanel } from './success-panel.tsx';
 import { TradeHeader } from './trade-header.tsx';
 import './trade-dialogs.css';
 
 const SLIDE_OUT_MS = 300;
+
+/** The roll form's fields that must hold something before Next (part 1 §4 "Roll wizard"); strikes are added per leg. */
+const REQUIRED = ['closeDate', 'transaction', 'premiumToClose', 'fee', 'newExpirationDate', 'newContractSize', 'newPrice', 'newDelta', 'newTransaction', 'newPremium', 'newFee'] as const;
 
 /** Roll Trade: slide 1 closes the trade and opens its successor, slide 2 reviews (part 1 §2, §4 "Roll wizard", §5 "Roll form"). */
 export function RollTradeDialog({ trade, onClose }: { trade: TradeListItem; onClose: () => void }) {
@@ -52,40 +55,52 @@ export function RollTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
   );
   const form = useTradeForm<RollValues>(initial);
   const [slide, setSlide] = useState(0);
-  const [formError, setFormError] = useState<string | null>(null);
-  const [done, setDone] = useState<string | null>(null);
+  // Only the server's refusal is kept as state: the validation message follows the fields, so it goes
+  // away as soon as every field is right again.
+  const [submitError, setSubmitError] = useState<string | null>(null);
   const [leaving, setLeaving] = useState(false);
+  const [missingShown, setMissingShown] = useState(false);
+  const toast = useToast();
   const mutation = useRollTrade();
   const v = form.values;
   const errors = validateRoll(v, trade, strategy, today);
   const valid = Object.keys(errors).length === 0;
-  const filled =
-    [v.closeDate, v.transaction, v.premiumToClose, v.fee, v.newExpirationDate, v.newContractSize, v.newPrice, v.newDelta, v.newTransaction, v.newPremium, v.newFee].every((x) => x.trim() !== '') &&
-    v.newStrikes.every((s) => s.trim() !== '');
+  const formError = submitError ?? (form.attempted && !valid ? 'Please correct the errors in the form.' : null);
+  const blank = [...REQUIRED.filter((k) => v[k].trim() === ''), ...v.newStrikes.flatMap((x, i) => (x.trim() === '' ? [`strike${i}`] : []))];
+  const filled = blank.length === 0;
+  // Next stays unusable until every field is filled; pressing or hovering it marks the blank ones.
+  const markMissing = () => {
+    if (filled) return;
+    for (const k of blank) form.touch(k);
+    setMissingShown(true);
+  };
   const newCs = parseNum(v.newContractSize) ?? 0;
   const rollType = newCs === trade.cs ? 'Full Roll' : 'Partial Roll';
   const pl = errors.newContractSize ? null : closeProfitLoss(trade.ot, trade.pao, trade.cs, newCs, Number(v.transaction || 3), parseNum(v.premiumToClose) ?? 0);
   const newPremium = parseNum(v.newPremium);
 
   const next = () => {
-    form.setAttempted(true);
-    if (!valid) {
-      setFormError('Please correct the errors in the form.');
+    if (!filled) {
+      markMissing();
       focusFirstInvalid();
       return;
     }
-    setFormError(null);
+    form.setAttempted(true);
+    setSubmitError(null);
+    if (!valid) {
+      focusFirstInvalid();
+      return;
+    }
     setSlide(1);
   };
 
   const submit = () => {
     form.setAttempted(true);
+    setSubmitError(null);
     if (!valid) {
-      setFormError('Please correct the errors in the form.');
       setSlide(0);
       return;
     }
-    setFormError(null);
     mutation.mutate(
       {
         uid: trade.uid,
@@ -117,11 +132,16 @@ export function RollTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
       },
       {
         onSuccess: () => {
-          // The wizard slides out, then the confirmation takes its place.
+          // Part 1 §4: on success the dialog closes (after its 300 ms slide-out); the confirmation of
+          // §8 stays on screen as a notice while the lists show the new trade.
           setLeaving(true);
-          window.setTimeout(() => setDone(v.newExpirationDate), SLIDE_OUT_MS);
+          const expiration = v.newExpirationDate;
+          window.setTimeout(() => {
+            toast.success('Trade Rolled Successfully', `The trade for ${trade.ticker} has been rolled to ${formatDate(expiration)}.`);
+            onClose();
+          }, SLIDE_OUT_MS);
         },
-        onError: (err) => setFormError(errorMessage(err, 'Failed to roll trade. Please try again.')),
+        onError: (err) => setSubmitError(errorMessage(err, 'Failed to roll trade. Please try again.')),
       },
     );
   };
@@ -137,126 +157,131 @@ export function RollTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
   };
 
   return (
-    <Modal open onClose={onClose} title={done ? 'Trade Rolled Successfully' : 'Roll Trade'} size="xl" closeOnBackdrop={false} dismissible={!mutation.isPending}>
-      {done ? (
-        <SuccessPanel title="Trade Rolled Successfully" onDone={onClose}>
-          The trade for {trade.ticker} has been rolled to {formatDate(done)}.
-        </SuccessPanel>
-      ) : (
-        <div className={`trade-wizard${leaving ? ' slide-out' : ''}`}>
-          <TradeHeader trade={trade} today={today} />
-          <Stepper steps={['Close & Open', 'Review']} current={slide} />
-          {formError && <Alert tone="danger">{formError}</Alert>}
-          {slide === 0 ? (
-            <div className="roll-columns">
-              <fieldset className="roll-side">
-                <legend>Close {trade.ticker}</legend>
-                <InputField label="Close Date" data-autofocus required type="date" max={today} value={v.closeDate} onValue={(x) => form.set('closeDate', x)} error={e('closeDate')} />
-                <SelectField label="Transaction" required value={v.transaction} onValue={(x) => form.set('transaction', x)} placeholder="Select" options={transactionOptions} error={e('transaction')} />
-                <NumberField label="Premium to Close (total)" required value={v.premiumToClose} onValue={(x) => form.set('premiumToClose', x)} error={e('premiumToClose')} />
-                <NumberField label="Close Fee" required value={v.fee} onValue={(x) => form.set('fee', x)} error={e('fee')} />
-                {v.transaction && v.transaction === String(trade.ot) && <Alert tone="warning">{sameTransactionWarning}</Alert>}
-              </fieldset>
-              <fieldset className="roll-side">
-                <legend>Open the new trade</legend>
-                <ReadOnlyField label="New Open Date" value={formatDate(v.closeDate)} />
-                <InputField label="New Expiration Date" required type="date" value={v.newExpirationDate} onValue={(x) => form.set('newExpirationDate', x)} error={e('newExpirationDate')} />
-                <NumberField
-                  label="Contracts"
-                  required
-                  step="1"
-                  min="1"
-                  max={String(trade.cs)}
-                  disabled={trade.cs === 1}
-                  value={v.newContractSize}
-                  onValue={(x) => form.set('newContractSize', x)}
-                  error={e('newContractSize')}
-                  hint={rollType}
-                />
-                <NumberField label={usesCostBasis ? 'Cost Basis (per share)' : 'Stock Price'} required value={v.newPrice} onValue={(x) => form.set('newPrice', x)} error={e('newPrice')} />
-                <div className="form-strikes">
-                  {v.newStrikes.map((s, i) => (
-                    <NumberField key={i} label={`New Strike ${i + 1}`} required value={s} onValue={(x) => setStrike(i, x)} error={e(`strike${i}`)} />
-                  ))}
-                </div>
-                <NumberField label="New Delta" required value={v.newDelta} onValue={(x) => form.set('newDelta', x)} error={e('newDelta')} />
-                <SelectField label="New Transaction" required value={v.newTransaction} onValue={(x) => form.set('newTransaction', x)} placeholder="Select" options={transactionOptions} error={e('newTransaction')} />
-                <NumberField
-                  label="New Premium (total)"
-                  required
-                  value={v.newPremium}
-                  onValue={(x) => form.set('newPremium', x)}
-                  error={e('newPremium')}
-                  hint={newPremium !== null && newPremium < PREMIUM_HINT_BELOW ? <span className="warning-text">{premiumHint}</span> : undefined}
-                />
-                <NumberField label="New Fee" required value={v.newFee} onValue={(x) => form.set('newFee', x)} error={e('newFee')} />
-                <ReadOnlyField label="Tags" value={trade.tags.length ? trade.tags.join(', ') : '—'} />
-                <NotesField value={v.notes} onValue={(x) => form.set('notes', x)} error={e('notes')} />
-              </fieldset>
-            </div>
-          ) : (
-            <div className="roll-columns">
-              <section className="roll-side">
-                <h3>Close ({rollType})</h3>
-                <Summary
-                  rows={[
-                    ['Close Date', formatDate(v.closeDate)],
-                    ['Contracts', `${newCs} of ${trade.cs}`],
-                    ['Transaction', transactionLabel(Number(v.transaction))],
-                    ['Premium to Close', formatMoney(parseNum(v.premiumToClose))],
-                    ['Close Fee', formatMoney(parseNum(v.fee))],
-                  ]}
-                />
-                <ProfitLoss value={pl} label="Roll P/L" />
-              </section>
-              <section className="roll-side">
-                <h3>New trade</h3>
-                <Summary
-                  rows={[
-                    ['Open Date', formatDate(v.closeDate)],
-                    ['Expiration Date', formatDate(v.newExpirationDate)],
-                    ['Strikes', formatStrikes(v.newStrikes.map(Number))],
-                    ['Contracts', String(newCs)],
-                    [usesCostBasis ? 'Cost Basis' : 'Stock Price', formatMoney(parseNum(v.newPrice))],
-                    ['Delta', v.newDelta],
-                    ['Transaction', transactionLabel(Number(v.newTransaction))],
-                    ['Premium', formatMoney(newPremium)],
-                    ['Fee', formatMoney(parseNum(v.newFee))],
-                    v.notes ? ['Notes', v.notes] : null,
-                  ]}
-                />
-              </section>
-            </div>
-          )}
-          <div className="wizard-actions">
-            {slide === 0 ? (
-              <>
-                <Button
-                  variant="ghost"
-                  onClick={() => {
-                    form.reset();
-                    setFormError(null);
-                  }}
-                >
-                  Reset
-                </Button>
-                <Button onClick={next} disabled={!filled}>
-                  Next
-                </Button>
-              </>
-            ) : (
-              <>
-                <Button variant="secondary" onClick={() => setSlide(0)} disabled={mutation.isPending}>
-                  Back
-                </Button>
-                <Button onClick={submit} loading={mutation.isPending}>
-                  {mutation.isPending ? 'Submitting...' : 'Submit'}
-                </Button>
-              </>
-            )}
+    <Modal open onClose={onClose} title="Roll Trade" size="xl" closeOnBackdrop={false} dismissible={!mutation.isPending && !leaving}>
+      <div className={`trade-wizard${leaving ? ' slide-out' : ''}`}>
+        <TradeHeader trade={trade} today={today} />
+        <Stepper steps={['Close & Open', 'Review']} current={slide} />
+        {formError && <Alert tone="danger">{formError}</Alert>}
+        {slide === 0 ? (
+          <div className="roll-columns">
+            <fieldset className="roll-side">
+              <legend>Close {trade.ticker}</legend>
+              <InputField label="Close Date" data-autofocus required type="date" max={today} value={v.closeDate} onValue={(x) => form.set('closeDate', x)} error={e('closeDate')} />
+              <SelectField label="Transaction" required value={v.transaction} onValue={(x) => form.set('transaction', x)} placeholder="Select" options={transactionOptions} error={e('transaction')} />
+              <NumberField label="Premium to Close (total)" required value={v.premiumToClose} onValue={(x) => form.set('premiumToClose', x)} error={e('premiumToClose')} />
+              <NumberField label="Close Fee" required value={v.fee} onValue={(x) => form.set('fee', x)} error={e('fee')} />
+              {v.transaction && v.transaction === String(trade.ot) && <Alert tone="warning">{sameTransactionWarning}</Alert>}
+            </fieldset>
+            <fieldset className="roll-side">
+              <legend>Open the new trade</legend>
+              <ReadOnlyField label="New Open Date" value={formatDate(v.closeDate)} />
+              <InputField label="New Expiration Date" required type="date" value={v.newExpirationDate} onValue={(x) => form.set('newExpirationDate', x)} error={e('newExpirationDate')} />
+              <NumberField
+                label="Contracts"
+                required
+                step="1"
+                min="1"
+                max={String(trade.cs)}
+                disabled={trade.cs === 1}
+                value={v.newContractSize}
+                onValue={(x) => form.set('newContractSize', x)}
+                error={e('newContractSize')}
+                hint={rollType}
+              />
+              <NumberField label={usesCostBasis ? 'Cost Basis (per share)' : 'Stock Price'} required value={v.newPrice} onValue={(x) => form.set('newPrice', x)} error={e('newPrice')} />
+              <div className="form-strikes">
+                {v.newStrikes.map((s, i) => (
+                  <NumberField key={i} label={`New Strike ${i + 1}`} required value={s} onValue={(x) => setStrike(i, x)} error={e(`strike${i}`)} />
+                ))}
+              </div>
+              <NumberField label="New Delta" required value={v.newDelta} onValue={(x) => form.set('newDelta', x)} error={e('newDelta')} />
+              <SelectField label="New Transaction" required value={v.newTransaction} onValue={(x) => form.set('newTransaction', x)} placeholder="Select" options={transactionOptions} error={e('newTransaction')} />
+              <NumberField
+                label="New Premium (total)"
+                required
+                value={v.newPremium}
+                onValue={(x) => form.set('newPremium', x)}
+                error={e('newPremium')}
+                hint={newPremium !== null && newPremium < PREMIUM_HINT_BELOW ? <span className="warning-text">{premiumHint}</span> : undefined}
+              />
+              <NumberField label="New Fee" required value={v.newFee} onValue={(x) => form.set('newFee', x)} error={e('newFee')} />
+              <ReadOnlyField label="Tags" value={trade.tags.length ? trade.tags.join(', ') : '—'} />
+              <NotesField value={v.notes} onValue={(x) => form.set('notes', x)} error={e('notes')} />
+            </fieldset>
           </div>
+        ) : (
+          <div className="roll-columns">
+            <section className="roll-side">
+              <h3>Close ({rollType})</h3>
+              <Summary
+                rows={[
+                  ['Close Date', formatDate(v.closeDate)],
+                  ['Contracts', `${newCs} of ${trade.cs}`],
+                  ['Transaction', transactionLabel(Number(v.transaction))],
+                  ['Premium to Close', formatMoney(parseNum(v.premiumToClose))],
+                  ['Close Fee', formatMoney(parseNum(v.fee))],
+                ]}
+              />
+              <ProfitLoss value={pl} label="Roll P/L" />
+            </section>
+            <section className="roll-side">
+              <h3>New trade</h3>
+              <Summary
+                rows={[
+                  ['Open Date', formatDate(v.closeDate)],
+                  ['Expiration Date', formatDate(v.newExpirationDate)],
+                  ['Strikes', formatStrikes(v.newStrikes.map(Number))],
+                  ['Contracts', String(newCs)],
+                  [usesCostBasis ? 'Cost Basis' : 'Stock Price', formatMoney(parseNum(v.newPrice))],
+                  ['Delta', v.newDelta],
+                  ['Transaction', transactionLabel(Number(v.newTransaction))],
+                  ['Premium', formatMoney(newPremium)],
+                  ['Fee', formatMoney(parseNum(v.newFee))],
+                  v.notes ? ['Notes', v.notes] : null,
+                ]}
+              />
+            </section>
+          </div>
+        )}
+        <div className="wizard-actions">
+          {slide === 0 ? (
+            <>
+              <Button
+                variant="ghost"
+                onClick={() => {
+                  form.reset();
+                  setSubmitError(null);
+                  setMissingShown(false);
+                }}
+              >
+                Reset
+              </Button>
+              {missingShown && !filled && (
+                <span className="wizard-hint" id={`roll-next-hint-${trade.uid}`} role="status">
+                  Fill in the marked fields to continue.
+                </span>
+              )}
+              <Button
+                onClick={next}
+                onMouseEnter={markMissing}
+                aria-disabled={!filled}
+                aria-describedby={missingShown && !filled ? `roll-next-hint-${trade.uid}` : undefined}
+              >
+                Next
+              </Button>
+            </>
+          ) : (
+            <>
+              <Button variant="secondary" onClick={() => setSlide(0)} disabled={mutation.isPending}>
+                Back
+              </Button>
+              <Button onClick={submit} loading={mutation.isPending}>
+                {mutation.isPending ? 'Submitting...' : 'Submit'}
+              </Button>
+            </>
+          )}
         </div>
-      )}
+      </div>
     </Modal>
   );
 }

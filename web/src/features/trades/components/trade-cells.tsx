@@ -11,7 +11,7 @@ import type { TradeAction } from './trade-actions.ts';
 
 export const strategyName = (su: string): string => strategyByUid(su)?.name ?? su;
 
-/** Ticker over strategy, with the note as a tooltip on its icon. */
+/** Ticker over strategy, with the note as a tooltip on its icon (below it: above, it would cover the column header of the first rows). */
 export function TickerCell({ trade }: { trade: TradeListItem }) {
   return (
     <div className="ticker-with-logo">
@@ -20,7 +20,7 @@ export function TickerCell({ trade }: { trade: TradeListItem }) {
         <span className="tc-ticker">
           {trade.ticker}
           {trade.notes && (
-            <Tooltip content={trade.notes}>
+            <Tooltip content={trade.notes} placement="bottom">
               <button type="button" className="tc-note" aria-label={`Notes: ${trade.notes}`}>
                 <NoteIcon />
               </button>

@@ -50,7 +50,19 @@ export function TradeFilterHeader({ value, onChange, onRefresh, refreshing, acco
   const panelId = useId();
   const today = todayInNewYork();
   const customErrors = validateCustomRange(sd, ed, today);
-  const customValid = !customErrors.sd && !customErrors.ed;
+  // Apply is enabled once both dates are filled; the range rules are checked when it is pressed.
+  const customFilled = Boolean(sd && ed);
+  const applyCustom = () => {
+    setTouched({ sd: true, ed: true });
+    if (customErrors.sd || customErrors.ed) return;
+    onChange({ ...value, preset: 'custom', customSd: sd, customEd: ed });
+  };
+  // Refresh reads what the box says now: a search the user cleared (or changed) is not kept.
+  const refresh = () => {
+    const ticker = tickerInput.trim();
+    if (ticker !== value.ticker) onChange({ ...value, ticker });
+    else onRefresh();
+  };
 
   const search = (e: FormEvent) => {
     e.preventDefault();
@@ -87,7 +99,7 @@ export function TradeFilterHeader({ value, onChange, onRefresh, refreshing, acco
           />
           <Button type="submit" variant="secondary" icon={<SearchIcon />} aria-label="Search" />
         </form>
-        <Button variant="secondary" icon={<RefreshIcon />} aria-label="Refresh" onClick={onRefresh} loading={refreshing} />
+        <Button variant="secondary" icon={<RefreshIcon />} aria-label="Refresh" onClick={refresh} loading={refreshing} />
         <Button
           variant={open ? 'primary' : 'secondary'}
           icon={<FilterIcon />}
@@ -120,11 +132,7 @@ export function TradeFilterHeader({ value, onChange, onRefresh, refreshing, acco
                   value={sd}
                   max={today}
                   aria-invalid={touched.sd && Boolean(customErrors.sd)}
-                  onChange={(e) => {
-                    setSd(e.target.value);
-                    setTouched((t) => ({ ...t, sd: true }));
-                  }}
-                  onBlur={() => setTouched((t) => ({ ...t, sd: true }))}
+                  onChange={(e) => setSd(e.target.value)}
                 />
                 {touched.sd && customErrors.sd && (
                   <div className="field-error" role="alert">
@@ -140,11 +148,7 @@ export function TradeFilterHeader({ value, onChange, onRefresh, refreshing, acco
                   value={ed}
                   max={today}
                   aria-invalid={touched.ed && Boolean(customErrors.ed)}
-                  onChange={(e) => {
-                    setEd(e.target.value);
-                    setTouched((t) => ({ ...t, ed: true }));
-                  }}
-                  onBlur={() => setTouched((t) => ({ ...t, ed: true }))}
+                  onChange={(e) => setEd(e.target.value)}
                 />
                 {touched.ed && customErrors.ed && (
                   <div className="field-error" role="alert">
@@ -153,7 +157,7 @@ export function TradeFilterHeader({ value, onChange, onRefresh, refreshing, acco
                 )}
               </div>
               <div className="trade-filter-action">
-                <Button disabled={!customValid} onClick={() => onChange({ ...value, preset: 'custom', customSd: sd, customEd: ed })}>
+                <Button disabled={!customFilled} onClick={applyCustom}>
                   Apply
                 </Button>
               </div>

@@ -3,10 +3,14 @@ import { DropdownMenu, type MenuItem } from '../../../components/ui/dropdown-men
 import { DotsIcon } from './icons.tsx';
 import type { TradeAction } from './trade-actions.ts';
 
-/** Row menu: open trades offer detail, edit, delete (and roll history); closed ones their histories and detail. */
-export function TradeRowMenu({ trade, variant, onAction }: { trade: TradeListItem; variant: 'open' | 'closed'; onAction: (a: TradeAction) => void }) {
+/**
+ * Row menu (part 1 §2): open trades offer detail, edit, delete, Roll History when the lineage has a
+ * roll, and Split History only when the trade is derived from a split (it has a split ancestor); closed
+ * ones their histories and detail.
+ */
+export function rowMenuItems(trade: TradeListItem, variant: 'open' | 'closed', onAction: (a: TradeAction) => void): MenuItem[] {
   const act = (type: Exclude<TradeAction['type'], 'by-date'>) => () => onAction({ type, trade });
-  const items: MenuItem[] =
+  return (
     variant === 'open'
       ? [
           { label: 'View Detail', onSelect: act('detail') },
@@ -19,6 +23,10 @@ export function TradeRowMenu({ trade, variant, onAction }: { trade: TradeListIte
           ...(trade.rh ? [{ label: 'Roll History', onSelect: act('roll-history') }] : []),
           ...(trade.auid ? [{ label: 'Split History', onSelect: act('split-history') }] : []),
           { label: 'View Detail', onSelect: act('detail') },
-        ];
+        ]);
+}
+
+export function TradeRowMenu({ trade, variant, onAction }: { trade: TradeListItem; variant: 'open' | 'closed'; onAction: (a: TradeAction) => void }) {
+  const items = rowMenuItems(trade, variant, onAction);
   return <DropdownMenu trigger={<DotsIcon />} label={`Actions for ${trade.ticker}`} items={items} triggerClassName="icon-button tc-menu" />;
 }
