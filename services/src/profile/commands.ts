@@ -23,7 +23,7 @@ import { contactMail } from './contact-mail.ts';
 export interface ProfileContext {
   db: Kysely<any>;
   clock: Clock;
-  config: Pick<Config, 'DATA_DIR' | 'SUPPORT_EMAIL'>;
+  config: Pick<Config, 'DATA_DIR' | 'SUPPORT_EMAIL' | 'mode'>;
 }
 
 /** The validated body of PATCH /users/update-profile ('' already means "clear"). */
@@ -47,7 +47,8 @@ const isUniqueViolation = (error: unknown) => (error as { code?: string } | null
 async function currentUserOrUnauthorized(ctx: ProfileContext, userId: string): Promise<CurrentUser> {
   const user = await findUserByUid(ctx.db, userId);
   if (!user) throw new AppError('unauthorized', 'Not authenticated.');
-  return currentUserOf(user, ctx.clock.now());
+  // The answer is the session user: in self-hosted mode its subscription shows as active, as everywhere.
+  return currentUserOf(user, ctx.clock.now(), ctx.config.mode.billing);
 }
 
 /**

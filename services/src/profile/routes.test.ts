@@ -301,3 +301,25 @@ describe('console configuration', () => {
     expect(() => loadConfig({ SUPPORT_EMAIL: 'not an address', JWT_SECRET: 'x'.repeat(32) })).toThrow(/SUPPORT_EMAIL/);
   });
 });
+
+describe('the profile answer is the session user, in either billing mode', () => {
+  it.each([
+    ['self-hosted (no Stripe key)', { STRIPE_SECRET_KEY: '' }],
+    ['Stripe', {}],
+  ] as const)('%s: it equals GET /users/current_user', async (_, env) => {
+    // A trial that ended long ago: in self-hosted mode the user is active all the same.
+    const app = await createTestApp({ label: 'profile_billing_mode', env, now: '2026-03-02T15:00:00Z' });
+    try {
+      const s = await signInAs(app);
+      app.clock.advance(90 * 86_400_000);
+      const login = await app.app.inject({ method: 'POST', url: api('/users/login'), payload: { email: s.email, password: s.password } });
+      const authorization = `Bearer ${login.json().access_token}`;
+      const updated = await app.app.inject({ method: 'PATCH', url: api('/users/update-profile'), headers: { authorization }, payload: { name: 'Renamed Trader' } });
+      expect(updated.statusCode, updated.body).toBe(200);
+      const current = await app.app.inject({ method: 'GET', url: api('/users/current_user'), headers: { authorization } });
+      expect(updated.json()).toEqual(current.json());
+    } finally {
+      await app.close();
+    }
+  });
+});
