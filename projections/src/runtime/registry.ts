@@ -107,11 +107,12 @@ export async function readDispatcher(db: Kysely<any>): Promise<DispatcherState> 
  * every live version has applied everything handed to every lane (`projector_lanes`). Then every event
  * up to the dispatcher's checkpoint D is applied for every user, so in ONE transaction, under the
  * exclusive switch lock (no lane batch in flight, no switch), each live version's checkpoints are
- * replaced by one per new lane at max(D, its furthest lane) (positions past D only come from a switch's
- * catch-up, which sets every lane alike), the lane rows by one per new lane at D, and the new count is
- * recorded, in the dispatcher and in each live version's registry row (the count its checkpoints are
- * keyed with). Returns false, recording nothing, while a lane is not drained. Every live version
- * counts, including one the running code cannot apply: its lanes must not be re-keyed behind its back.
+ * replaced by one per new lane at max(D, its lowest lane) (a lane past D is either a switch's catch-up,
+ * which sets every lane alike, or a killed dispatcher's unrecorded batch, which other lanes may lack),
+ * the lane rows by one per new lane at D, and the new count is recorded, in the dispatcher and in each
+ * live version's registry row (the count its checkpoints are keyed with). Returns false, recording
+ * nothing, while a lane is not drained. Every live version counts, including one the running code
+ * cannot apply: its lanes must not be re-keyed behind its back.
  */
 export async function relane(db: Kysely<any>, lanes: number, term?: number): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
@@ -128,7 +129,13 @@ export async function relane(db: Kysely<any>, lanes: number, term?: number): Pro
       for (const [lane, last] of state.lastDispatched) {
         if (comparePositions(cps.get(lane) ?? floor, last) < 0) return false;
       }
-      targets.push({ row, at: [...cps.values()].reduce((a, b) => maxPosition(a, b), state.checkpoint) });
+      // Everything up to D is applied for every user (drained). A lane past D does not vouch for the
+      // others: a dispatcher killed between queueing a read and recording it leaves batches beyond D,
+      // which one lane may have applied and another not. Only a position every old lane reached (after
+      // a switch, all at its M) is safe to re-key at; a lane with no row counts as START.
+      const oldLanes = new Set([...cps.keys(), ...state.lastDispatched.keys(), ...Array.from({ length: state.lanes ?? 0 }, (_, i) => i)]);
+      const reached = [...oldLanes].map((lane) => cps.get(lane) ?? START);
+      targets.push({ row, at: reached.length ? maxPosition(state.checkpoint, reached.reduce((a, b) => minPosition(a, b))) : state.checkpoint });
     }
     for (const { row, at } of targets) await writeLaneCheckpoints(trx, row.name, row.version, lanes, at);
     await sql`update projection_registry set lanes = ${lanes}, updated_at = now() where status = 'live'`.execute(trx);
