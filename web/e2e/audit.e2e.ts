@@ -87,6 +87,8 @@ beforeAll(async () => {
   await deps.waitForProjections?.(60_000);
   browser = await launchBrowser();
   context = await newContext(browser, server.baseUrl);
+  // The machine is shared by several test runs at once: waits are generous, never timed assertions.
+  context.setDefaultTimeout(60_000);
   page = await context.newPage();
   page.on('pageerror', (e) => pageErrors.push(String(e)));
 }, 240_000);
@@ -101,43 +103,45 @@ afterAll(async () => {
   await server?.close();
 });
 
+/** Waits for the page (the machine is shared): a generous deadline, not a timed assertion. */
+const poll = <T>(f: () => T | Promise<T>) => expect.poll(f, { timeout: 60_000, interval: 250 });
 const short = (uid: string) => `#${uid.slice(-6)}`;
 const panel = (name: string) => page.getByRole('region', { name, exact: true });
 
-describe('audit replay in the browser', () => {
+describe('audit replay in the browser', { timeout: 180_000 }, () => {
   it('support finds the seeded trader and opens the history with a reason', async () => {
     await signIn(page, SUPPORT.email, SUPPORT.password);
     await page.getByRole('link', { name: 'Audit replay' }).click();
     await page.waitForURL('**/support/users');
     await page.getByLabel('E-mail, username or user id').fill(trader.email.toUpperCase());
     await page.getByRole('button', { name: 'Find user' }).click();
-    await expect.poll(() => page.getByRole('list', { name: 'Matching users' }).textContent()).toContain(trader.email);
+    await poll(() => page.getByRole('list', { name: 'Matching users' }).textContent()).toContain(trader.email);
     await screenshots(page, 'audit-find-user');
     await page.getByRole('link', { name: 'Open history' }).click();
     await page.waitForURL(`**/support/users/${trader.userId}`);
     // Nothing is read before a reason is given; a too short one is refused in place.
-    await page.getByLabel('Reason').fill('x');
+    await page.getByRole('textbox', { name: /^Reason/ }).fill('x');
     await page.getByRole('button', { name: 'Open history' }).click();
-    await expect.poll(() => page.getByText("A reason is required to open a user's history").count()).toBe(1);
+    await poll(() => page.getByText("A reason is required to open a user's history").count()).toBe(1);
     await screenshots(page, 'audit-reason');
-    await page.getByLabel('Reason').fill(REASON);
+    await page.getByRole('textbox', { name: /^Reason/ }).fill(REASON);
     await page.getByRole('button', { name: 'Open history' }).click();
-    await expect.poll(() => page.getByRole('region', { name: 'User' }).textContent()).toContain(trader.email);
-    await expect.poll(() => page.getByRole('note').textContent()).toContain(REASON);
+    await poll(() => page.getByRole('region', { name: 'User' }).textContent()).toContain(trader.email);
+    await poll(() => page.getByRole('note').textContent()).toContain(REASON);
   });
 
   it('reads the timeline with sentences, and a per-event diff', async () => {
     const timeline = panel('Timeline');
-    await expect.poll(() => timeline.locator('tbody tr').count()).toBeGreaterThan(10);
+    await poll(() => timeline.locator('tbody tr').count()).toBeGreaterThan(10);
     await screenshots(page, 'audit-timeline');
     await timeline.getByRole('textbox').first().fill(spy.opened);
     await timeline.getByRole('button', { name: 'Apply' }).click();
     const closeRow = timeline.locator('tr[data-event-type="TradeClosed"]');
-    await expect.poll(() => closeRow.textContent()).toContain(`Closed 2 of 3 SPY 400P at 0.30, fee 1.30`);
+    await poll(() => closeRow.textContent()).toContain(`Closed 2 of 3 SPY 400P at 0.30, fee 1.30`);
     expect(await closeRow.textContent()).toContain(`1 contract remains as trade ${short(spy.remainder)}`);
     await closeRow.getByRole('button', { name: 'Diff' }).click();
     const diff = page.getByLabel('Event diff');
-    await expect.poll(() => diff.textContent()).toContain('contractSize');
+    await poll(() => diff.textContent()).toContain('contractSize');
     const text = (await diff.textContent()) ?? '';
     expect(text).toContain(short(spy.opened));
     expect(text).toContain('created'); // the remainder
@@ -150,17 +154,17 @@ describe('audit replay in the browser', () => {
     await timeline.getByRole('textbox').first().fill('');
     await timeline.getByRole('textbox').nth(1).fill(spy.opened);
     await timeline.getByRole('button', { name: 'Apply' }).click();
-    await expect.poll(() => timeline.locator('tbody tr[data-event-type]').count()).toBe(3);
+    await poll(() => timeline.locator('tbody tr[data-event-type]').count()).toBe(3);
     await timeline.locator('tr[data-event-type="TradeClosed"]').getByRole('button', { name: 'As of' }).click();
     const trees = () => page.getByRole('region', { name: 'Roll trees' });
-    await expect.poll(() => page.getByRole('region', { name: 'As of' }).textContent()).toContain('Right after');
-    await expect.poll(async () => (await trees().textContent()) ?? '').toContain(short(spy.remainder));
+    await poll(() => page.getByRole('region', { name: 'As of' }).textContent()).toContain('Right after');
+    await poll(async () => (await trees().textContent()) ?? '').toContain(short(spy.remainder));
     expect(await trees().textContent()).not.toContain(short(spy.rolledTo));
     const rolledBefore = Number((await page.locator('.audit-stat', { hasText: 'Rolled' }).locator('strong').textContent())?.replace(/,/g, ''));
     await screenshots(page, 'audit-as-of-before-roll');
     await page.getByRole('tab', { name: 'Timeline' }).click();
     await panel('Timeline').locator('tr[data-event-type="TradeRolled"]').getByRole('button', { name: 'As of' }).click();
-    await expect.poll(async () => (await trees().textContent()) ?? '').toContain(short(spy.rolledTo));
+    await poll(async () => (await trees().textContent()) ?? '').toContain(short(spy.rolledTo));
     const rolledAfter = Number((await page.locator('.audit-stat', { hasText: 'Rolled' }).locator('strong').textContent())?.replace(/,/g, ''));
     expect(rolledAfter).toBe(rolledBefore + 1);
     await screenshots(page, 'audit-as-of-after-roll');
@@ -171,21 +175,21 @@ describe('audit replay in the browser', () => {
     const timeline = panel('Timeline');
     await timeline.getByRole('textbox').nth(1).fill(spread);
     await timeline.getByRole('button', { name: 'Apply' }).click();
-    await expect.poll(() => timeline.locator('tbody tr[data-event-type]').count()).toBe(2);
+    await poll(() => timeline.locator('tbody tr[data-event-type]').count()).toBe(2);
     await timeline.locator('tr[data-event-type="TradeOpened"]').getByRole('button', { name: 'As of' }).click();
     const splits = () => page.getByRole('region', { name: 'Split trees' });
-    await expect.poll(async () => (await page.getByRole('region', { name: 'As of' }).textContent()) ?? '').toContain('Opened 1 SPY 150P/145P');
+    await poll(async () => (await page.getByRole('region', { name: 'As of' }).textContent()) ?? '').toContain('Opened 1 SPY 150P/145P');
     expect(await splits().textContent()).not.toContain(short(spread));
     await page.getByRole('tab', { name: 'Timeline' }).click();
     await panel('Timeline').locator('tr[data-event-type="TradeSplit"]').getByRole('button', { name: 'As of' }).click();
-    await expect.poll(async () => (await splits().textContent()) ?? '').toContain(short(spread));
+    await poll(async () => (await splits().textContent()) ?? '').toContain(short(spread));
     await screenshots(page, 'audit-as-of-after-split');
   });
 
   it('Verify says consistent', async () => {
     await page.getByRole('tab', { name: 'Verify' }).click();
     await page.getByRole('button', { name: 'Run Verify' }).click();
-    await expect.poll(() => page.getByRole('status').filter({ hasText: /Consistent|differing/ }).textContent(), { timeout: 30_000 }).toContain('Consistent');
+    await poll(() => page.getByRole('status').filter({ hasText: /Consistent|differing/ }).textContent()).toContain('Consistent');
     await screenshots(page, 'audit-verify');
   });
 
@@ -194,7 +198,7 @@ describe('audit replay in the browser', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download events (JSON Lines)' }).click()]);
     const file = await download.path();
     const digest = createHash('sha256').update(readFileSync(file)).digest('hex');
-    await expect.poll(() => page.getByLabel('Export result').textContent()).toContain(digest);
+    await poll(() => page.getByLabel('Export result').textContent()).toContain(digest);
     const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
     expect(JSON.parse(lines[0]!).metadata.userId).toBe(trader.userId);
     await screenshots(page, 'audit-export');
@@ -203,12 +207,13 @@ describe('audit replay in the browser', () => {
 
   it('the trader sees the access on their profile', async () => {
     const traderContext = await newContext(browser, server.baseUrl);
+    traderContext.setDefaultTimeout(60_000);
     const p = await traderContext.newPage();
     try {
       await signIn(p, trader.email, SEED_PASSWORD);
       await p.goto('/profile');
       const card = p.getByRole('region', { name: 'Access to your journal' });
-      await expect.poll(() => card.textContent()).toContain(SUPPORT.name);
+      await poll(() => card.textContent()).toContain(SUPPORT.name);
       const text = (await card.textContent()) ?? '';
       expect(text).toContain(REASON);
       expect(text).toContain('exported your history');

@@ -13,6 +13,9 @@ import { liveTables } from '@oj/projections/runtime/registry';
 import { tradeTables } from '@oj/projections/trades/projection';
 import { login } from '../identity/commands.ts';
 import { runAdminCli } from '../identity/cli.ts';
+import { runAuditCli } from './cli.ts';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { identityContext } from '../identity/routes.ts';
 import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
 import { SEED_PASSWORD, seedJournals } from '../journal/seed/generate.ts';
@@ -256,7 +259,9 @@ describe('audit replay', () => {
   it('Verify names a live row corrupted by SQL', async () => {
     const tables = await liveTables(t.db.db, 'trades');
     await sql`update ${sql.table(tables.trades!)} set pao = pao + 1 where user_id = ${me.userId} and uid = ${roll.new_trade_after_roll.uid}`.execute(t.db.db);
-    await sql`delete from ${sql.table(tables.daily_premium!)} where user_id = ${me.userId} and income_date = '2026-02-20'`.execute(t.db.db);
+    const D = sql.table(tables.daily_premium!);
+    const saved = (await sql<Record<string, unknown>>`select * from ${D} where user_id = ${me.userId} and income_date = '2026-02-20'`.execute(t.db.db)).rows[0]!;
+    await sql`delete from ${D} where user_id = ${me.userId} and income_date = '2026-02-20'`.execute(t.db.db);
     try {
       const v = await ok(`/audit/users/${me.userId}/verify?${q({})}`, support);
       expect(v.consistent).toBe(false);
@@ -265,7 +270,9 @@ describe('audit replay', () => {
       expect(v.differences).toContainEqual({ table: 'daily_premium', key: '2026-02-20', kind: 'only_replayed', fields: [] });
     } finally {
       await sql`update ${sql.table(tables.trades!)} set pao = pao - 1 where user_id = ${me.userId} and uid = ${roll.new_trade_after_roll.uid}`.execute(t.db.db);
+      await sql`insert into ${D} select * from json_populate_record(null::${D}, ${JSON.stringify(saved)}::json)`.execute(t.db.db);
     }
+    expect((await ok(`/audit/users/${me.userId}/verify?${q({})}`, support)).consistent).toBe(true);
     expect(tradeTables).toContain('daily_premium');
   });
 
@@ -325,5 +332,24 @@ describe('audit replay', () => {
     const session = await login(identityContext(t.deps), { email: s.email, password: s.password });
     const r = await get(`/audit/users?q=${encodeURIComponent(me.userId)}`, { userId: s.userId, authorization: `Bearer ${session.accessToken}` });
     expect(r.statusCode).toBe(200);
+  });
+
+  it('`npm run audit` answers the same without a browser, recorded under the staff user named by --as', async () => {
+    const lines: string[] = [];
+    const out = { log: (x: string) => lines.push(x), error: (x: string) => lines.push(`ERR ${x}`) } as unknown as Console;
+    const env = { DATABASE_URL: t.db.url, DATA_DIR: t.dataDir, JWT_SECRET: t.config.JWT_SECRET, LOG_LEVEL: 'silent' };
+    const supportEmail = (await sql<{ email: string }>`select email from users where uid = ${support.userId}`.execute(t.db.db)).rows[0]!.email;
+    expect(await runAuditCli(['verify', me.userId, '--as', me.email!, '--reason', reason], env, out)).toBe(1);
+    expect(await runAuditCli(['verify', me.userId, '--as', supportEmail, '--reason', 'x'], env, out)).toBe(2);
+    lines.length = 0;
+    expect(await runAuditCli(['verify', me.userId, '--as', supportEmail, '--reason', 'CLI ticket 9'], env, out)).toBe(0);
+    expect(JSON.parse(lines.join('\n')).consistent).toBe(true);
+    lines.length = 0;
+    const file = join(t.dataDir, 'export.jsonl');
+    expect(await runAuditCli(['export', me.userId, '--as', supportEmail, '--reason', 'CLI ticket 9', '--format', 'jsonl', '--out', file], env, out)).toBe(0);
+    const printed = JSON.parse(lines.join('\n'));
+    expect(printed.sha256).toBe(createHash('sha256').update(await readFile(file)).digest('hex'));
+    const logged = await ok(`/audit/access-log?user=${me.userId}&limit=2`, admin);
+    expect(logged.items[0]).toMatchObject({ view: 'export', reason: 'CLI ticket 9', digest: printed.sha256, support: { uid: support.userId } });
   });
 });

@@ -1,0 +1,123 @@
+import { writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { randomUUID } from 'node:crypto';
+import { asOfQuery, auditReason, logPosition, timelineQuery } from '@oj/contracts/audit';
+import { loadConfig } from '@oj/infra/config';
+import { createRuntime } from '../platform/runtime.ts';
+import { findUserByEmail, principalOfUser } from '../identity/users.ts';
+import { AppError } from '../app/errors.ts';
+import { recordAccess } from './access-log.ts';
+import { asOf, eventDiff, exportHistory, findUsers, overview, targetUser, timeline, verify, type AuditContext } from './queries.ts';
+
+export const usage = `Usage: npm run audit -- <command> --as <staff e-mail> [options]
+  find <e-mail | username | uid>
+  overview <uid> --reason "<why>"
+  timeline <uid> --reason "<why>" [--cursor <position>] [--backward] [--limit N] [--trade T] [--lineage L] [--type TradeRolled] [--from YYYY-MM-DD] [--to YYYY-MM-DD]
+  as-of    <uid> --reason "<why>" [--event <position> | --date YYYY-MM-DD] [--formulas V]
+  diff     <uid> <position> --reason "<why>"
+  verify   <uid> --reason "<why>"          (exit code 3 when the read models differ)
+  export   <uid> --reason "<why>" --format jsonl|csv --out <file>
+--as names a Support or Admin user: the reads are recorded in the access log under that user, as in the console.
+Prints JSON. Uses the same DATABASE_URL / DATA_DIR / EVENTSTORE_URL as the server.`;
+
+/** The audit replay without a browser: the same functions as the routes, the same access log. */
+export async function runAuditCli(argv: string[], env: Record<string, string | undefined> = process.env, out = console): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      as: { type: 'string' }, reason: { type: 'string' }, cursor: { type: 'string' }, backward: { type: 'boolean' }, limit: { type: 'string' },
+      trade: { type: 'string' }, lineage: { type: 'string' }, type: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' },
+      event: { type: 'string' }, date: { type: 'string' }, formulas: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' },
+    },
+  });
+  const [command, target, position] = positionals;
+  if (!command || !target || !values.as || !['find', 'overview', 'timeline', 'as-of', 'diff', 'verify', 'export'].includes(command)) {
+    out.error(usage);
+    return 2;
+  }
+  const runtime = await createRuntime(loadConfig(env));
+  try {
+    const deps = runtime.deps;
+    const staff = await findUserByEmail(deps.database.db, values.as);
+    if (!staff || (staff.role !== 'Support' && staff.role !== 'Admin')) {
+      out.error(`${values.as} is not a Support or Admin user.`);
+      return 1;
+    }
+    const ctx: AuditContext = { db: deps.database.db, eventStore: deps.eventStore, clock: deps.clock };
+    const print = (x: unknown) => out.log(JSON.stringify(x, null, 2));
+    if (command === 'find') {
+      print(await findUsers(ctx.db, target));
+      return 0;
+    }
+    const reason = auditReason.safeParse(values.reason);
+    if (!reason.success) {
+      out.error(reason.error.issues[0]?.message);
+      return 2;
+    }
+    const user = await targetUser(ctx.db, target);
+    const record = (view: Parameters<typeof recordAccess>[1]['view'], detail: string, digest?: string) =>
+      recordAccess(deps, { principal: principalOfUser(staff, deps.clock.now()), target: user, reason: reason.data, view, detail: `${detail} (CLI)`, requestId: `cli-${randomUUID()}`, digest: digest ?? null });
+    switch (command) {
+      case 'overview':
+        await record('overview', 'opened the history');
+        print(await overview(ctx, user));
+        return 0;
+      case 'timeline': {
+        const q = timelineQuery.parse({
+          reason: reason.data, direction: values.backward ? 'backward' : 'forward',
+          ...Object.fromEntries(['cursor', 'limit', 'trade', 'lineage', 'type', 'from', 'to'].map((k) => [k, values[k as keyof typeof values]]).filter(([, v]) => v !== undefined)),
+        });
+        await record('timeline', Object.entries(q).filter(([k]) => k !== 'reason').map(([k, v]) => `${k}=${String(v)}`).join(' '));
+        print(await timeline(ctx, user.uid, q));
+        return 0;
+      }
+      case 'as-of': {
+        const q = asOfQuery.parse({ reason: reason.data, event: values.event, date: values.date, formulas: values.formulas });
+        await record('as-of', `event=${values.event ?? ''} date=${values.date ?? ''}`);
+        print(await asOf(ctx, user.uid, q));
+        return 0;
+      }
+      case 'diff': {
+        const p = logPosition.parse(position);
+        await record('diff', `event=${p}`);
+        print(await eventDiff(ctx, user.uid, p));
+        return 0;
+      }
+      case 'verify': {
+        await record('verify', 'replayed the whole history against the live read models');
+        const v = await verify(ctx, user.uid);
+        print(v);
+        return v.consistent ? 0 : 3;
+      }
+      case 'export': {
+        if ((values.format !== 'jsonl' && values.format !== 'csv') || !values.out) {
+          out.error(usage);
+          return 2;
+        }
+        const file = await exportHistory(ctx, user.uid, values.format);
+        await record('export', `format=${values.format} events=${file.events} file=${values.out}`, file.digest);
+        await writeFile(values.out, file.body);
+        print({ file: values.out, bytes: file.body.length, events: file.events, sha256: file.digest });
+        return 0;
+      }
+    }
+    return 2;
+  } catch (error) {
+    if (error instanceof AppError) {
+      out.error(error.message);
+      return 1;
+    }
+    if (error instanceof Error && error.name === 'ZodError') {
+      out.error(error.message);
+      return 2;
+    }
+    throw error;
+  } finally {
+    await runtime.close();
+  }
+}
+
+if (import.meta.main) {
+  process.exitCode = await runAuditCli(process.argv.slice(2));
+}
