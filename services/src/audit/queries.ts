@@ -20,11 +20,11 @@ import type { Clock } from '@oj/infra/clock';
 import { businessDateOf } from '@oj/infra/clock';
 import { ProjectionNotLiveError, liveRow } from '@oj/projections/runtime/registry';
 import { TRADES_PROJECTION, tradeTables } from '@oj/projections/trades/projection';
-import { emptyLineage, evolveLineage, type LineageState } from '@oj/projections/trades/fold';
+import { emptyLineage, evolveLineage, type LineageState } from '@oj/contracts/lineage-fold';
 import { rowToListItem, type TradesTable } from '@oj/projections/trades/tables';
 import { toRollHistoryItem } from '@oj/projections/roll-history/queries';
 import { splitRow } from '@oj/projections/split-history/tables';
-import { FORMULAS_VERSION, round2 } from '@oj/projections/formulas/formulas';
+import { FORMULAS_VERSION, round2 } from '@oj/contracts/formulas';
 import type { DailyPremiumRecord } from '@oj/projections/daily-premium/compute';
 import type { z } from 'zod';
 import { AppError } from '../app/errors.ts';
@@ -182,16 +182,17 @@ export async function asOf(ctx: AuditContext, userId: string, q: AsOfArgs): Prom
     n = 0;
     for (let i = 0; i < events.length; i++) if (events[i]!.metadata.businessDate <= q.date) n = i + 1;
   } else n = events.length;
-  const replay = replayEvents(userId, events.slice(0, n));
+  const whole = n === events.length ? fullReplay(userId, events) : null;
+  const replay = whole?.replay ?? replayEvents(userId, events.slice(0, n));
   const last = n > 0 ? events[n - 1]! : null;
   const date = q.date ?? last?.metadata.businessDate ?? businessDateOf(ctx.clock);
-  const rows = allTradeRows(replay);
+  const rows = whole?.rows.trades ?? allTradeRows(replay);
   const lists: Record<1 | 2 | 3, TradesTable[]> = { 1: [], 2: [], 3: [] };
   for (const r of rows) lists[r.list].push(r);
   for (const list of Object.values(lists)) list.sort(byListOrder);
   const items = (list: TradesTable[]) => list.slice(0, q.list_limit).map((r) => rowToListItem(r as never, date));
 
-  const daily = dailyRecords(userId, rows).filter((d) => d.income_date <= date);
+  const daily = (whole?.rows.daily_premium ?? dailyRecords(userId, rows)).filter((d) => d.income_date <= date);
   daily.sort((a, b) => (a.income_date < b.income_date ? 1 : -1));
   const at = last ? (await entriesOf(l, userId, [last]))[0]! : null;
   return {
@@ -287,7 +288,10 @@ function fieldDiff(a: Record<string, unknown> | undefined, b: Record<string, unk
   for (const k of keys) {
     const x = a?.[k] ?? null;
     const y = b?.[k] ?? null;
-    if (canon(x) !== canon(y)) out.push({ field: k, before: x, after: y });
+    // Most fields are numbers and strings: compared as they are; only JSON columns need canonical text.
+    if (x === y) continue;
+    if (typeof x === 'object' && typeof y === 'object' && x !== null && y !== null && canon(x) === canon(y)) continue;
+    out.push({ field: k, before: x, after: y });
   }
   return out;
 }
@@ -387,6 +391,22 @@ const tableKeys: Record<(typeof tradeTables)[number], (r: any) => string> = {
  * version's, field by field. A trade count of 0 is the same as no count row (the live table keeps a
  * row that went down to 0).
  */
+/**
+ * The replay of a user's whole log and its rows, kept with the log array the user-log cache hands out:
+ * the same array means the same events, so Verify and the latest as-of view after it (or a second Verify
+ * after a read model was repaired) do not fold 250,000 events again. Only read, never folded further.
+ */
+const fullReplays = new WeakMap<readonly StoredEvent[], { replay: Replay; rows: ReturnType<typeof replayRows> }>();
+function fullReplay(userId: string, events: readonly StoredEvent[]) {
+  let hit = fullReplays.get(events);
+  if (!hit) {
+    const replay = replayEvents(userId, events);
+    hit = { replay, rows: replayRows(replay) };
+    fullReplays.set(events, hit);
+  }
+  return hit;
+}
+
 export async function verify(ctx: AuditContext, userId: string): Promise<VerifyResponse> {
   const started = performance.now();
   const row = await liveRow(ctx.db, TRADES_PROJECTION);
@@ -396,7 +416,7 @@ export async function verify(ctx: AuditContext, userId: string): Promise<VerifyR
     l.all(userId),
     Promise.all(tradeTables.map(async (t) => [t, (await sql<Record<string, unknown>>`select * from ${sql.table(row.tables[t]!)} where user_id = ${userId}`.execute(ctx.db)).rows] as const)),
   ]);
-  const replayed = replayRows(replayEvents(userId, events)) as unknown as Record<string, Record<string, unknown>[]>;
+  const replayed = fullReplay(userId, events).rows as unknown as Record<string, Record<string, unknown>[]>;
   const differences: RowDifference[] = [];
   let count = 0;
   const rows: VerifyResponse['rows'] = {};
