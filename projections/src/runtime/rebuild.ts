@@ -142,6 +142,9 @@ async function rebuildVersion(deps: RuntimeDeps, projection: Projection, options
       done = 0;
       const s = posParams(START);
       await db.transaction().execute(async (trx) => {
+        // A number handed out again (registry rows deleted by hand): an earlier version's guard rows
+        // would make the guard drop this version's events as applied.
+        await sql`delete from projection_stream_revisions where projection = ${projection.name} and version = ${version}`.execute(trx);
         await trx
           .insertInto('projection_registry')
           .values({ name: projection.name, version, code_version: projection.version, status: 'building', lanes: deps.lanes, tables: JSON.stringify(tables), revision_guard: true })
@@ -373,7 +376,7 @@ function checkpointOf(t: Map<number, LogPosition>, target: RegistryRow, e: Store
  * Applies the log to a version that is not live (retired, or built) up to about the head, in batches
  * of `batchSize`, one transaction each together with its checkpoints: a building version's rebuild
  * checkpoint, or a retired version's lane checkpoints (mapped with the lane count they were written
- * with, then all moved to the batch's end, since everything up to it is applied for every user).
+ * with, then each moved to at least the batch's end, since everything up to it is applied for every user).
  * Streams the log instead of holding it in memory; a failure leaves a consistent checkpoint behind.
  */
 async function catchUpTarget(deps: RuntimeDeps, projection: Projection, version: number, batchSize = CATCH_UP_LIMIT): Promise<number> {
@@ -401,8 +404,13 @@ async function catchUpTarget(deps: RuntimeDeps, projection: Projection, version:
       if (target.status === 'building') {
         await sql`update projection_rebuilds set commit = ${p.commit}, prepare = ${p.prepare}, updated_at = now() where projection = ${projection.name} and version = ${version}`.execute(trx);
       } else {
-        const at = [...t.values()].reduce((a, b) => maxPosition(a, b), last.position);
-        await writeLaneCheckpoints(trx, projection.name, version, target.lanes, at);
+        // Each lane to max(its own checkpoint, the batch's end): everything up to the batch's end is
+        // applied for every user now, but a lane further ahead vouches only for its own users.
+        await sql`delete from projection_checkpoints where projection = ${projection.name} and version = ${version}`.execute(trx);
+        for (let lane = 0; lane < target.lanes; lane++) {
+          const at = posParams(maxPosition(t.get(-1) ?? t.get(lane) ?? [...t.values()].reduce((a, b) => minPosition(a, b)), last.position));
+          await sql`insert into projection_checkpoints (projection, version, lane, commit, prepare) values (${projection.name}, ${version}, ${lane}, ${at.commit}, ${at.prepare})`.execute(trx);
+        }
       }
       return unapplied.length;
     });
