@@ -1,10 +1,12 @@
-import { daysBetween } from '@oj/contracts/business-date';
-import type { CloseAction } from '@oj/contracts/journal-events';
+import { daysBetween } from './business-date.ts';
+import type { CloseAction } from './journal-events.ts';
 
 /**
  * Every derived figure of a trade and of a day, in one place. Events never store these (see
  * contracts/src/journal-events.ts): a change here is a FORMULAS_VERSION bump, which bumps the read
  * models' version, which an operator rebuilds. docs/formulas.md has a worked example of each.
+ * It lives in contracts, below both the write side (a command answers with a trade's figures) and the
+ * read models, so neither reaches into the other for it; it is pure, with nothing of the server in it.
  */
 export const FORMULAS_VERSION = 1;
 

@@ -1,5 +1,9 @@
-import { statusByCloseAction, type JournalEvent, type OpenTerms } from '@oj/contracts/journal-events';
-import type { TradeRecord } from './list-item.ts';
+import { statusByCloseAction, type JournalEvent, type OpenTerms } from './journal-events.ts';
+import type { TradeRecord } from './trade-record.ts';
+
+// The fold of a position lineage's events, shared by the journal's decider (services/src/journal) and
+// the trades read model (projections/src/trades): it lives below both so that the write side never
+// depends on a read model, and so both see the same trades from the same events.
 
 /** The ancestor record of a split (part 1 §3 "Split history record"), before the legs are joined in. */
 export interface SplitRecord {

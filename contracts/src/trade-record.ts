@@ -1,5 +1,5 @@
-import type { CloseAction, CloseTerms, TradeStatusCode } from '@oj/contracts/journal-events';
-import type { TradeListItem } from '@oj/contracts/trade-list-item';
+import type { CloseAction, CloseTerms, TradeStatusCode } from './journal-events.ts';
+import type { TradeListItem } from './trade-list-item.ts';
 import {
   annualisedReturn,
   capitalGain,
@@ -10,13 +10,13 @@ import {
   netFee,
   netPremiumCaptured,
   returnOnRisk,
-} from '../formulas/formulas.ts';
+} from './formulas.ts';
 
 /** How a trade was closed: the close terms as entered, without the partial-close count (the record's contractSize is what was closed). */
 export type TradeClose = Omit<CloseTerms, 'contractsClosed'>;
 
 /**
- * The facts of one trade as folded from its lineage's events (trades/fold.ts): what the trader entered
+ * The facts of one trade as folded from its lineage's events (lineage-fold.ts): what the trader entered
  * and the structure, no derived figure. The write side folds the same record to decide and to answer
  * commands; the trades read model stores it column by column.
  */

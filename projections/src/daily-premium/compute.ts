@@ -1,4 +1,4 @@
-import { closeSign, disposition, isWin, netFee, openSign, premiumCaptureRate, round2 } from '../formulas/formulas.ts';
+import { closeSign, disposition, isWin, netFee, openSign, premiumCaptureRate, round2 } from '@oj/contracts/formulas';
 
 /** The trade facts a day's record is computed from (a subset of a trades row). */
 export interface DayTrade {

@@ -14,7 +14,7 @@ import {
   type SwitchPeriod,
   type TickerIncome,
 } from '@oj/contracts/trade-views';
-import { figureChanges, openSign, percentChange, periodFigures, round2 } from '../formulas/formulas.ts';
+import { figureChanges, openSign, percentChange, periodFigures, round2 } from '@oj/contracts/formulas';
 import type { TradeReadTables } from '../trades/queries.ts';
 
 /** Part 2 §3: the daily records run from 1 January two years before today (New York). */

@@ -11,7 +11,7 @@ import {
   holdPeriod,
   round2,
   winRate,
-} from '../formulas/formulas.ts';
+} from '@oj/contracts/formulas';
 import { computeDailyRecords, dayKey, type DailyPremiumRecord, type DayTrade } from '../daily-premium/compute.ts';
 import { rowToListItem, type TradeRow } from '../trades/tables.ts';
 import type { TradeReadTables } from '../trades/queries.ts';

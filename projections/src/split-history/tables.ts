@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { SplitRecord } from '../trades/fold.ts';
+import type { SplitRecord } from '@oj/contracts/lineage-fold';
 
 /** One row per broken two-leg trade: the ancestor record of part 1 §3, keyed by its uid (the legs' `auid`). */
 export interface SplitHistoryTable {

@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { addDays } from '@oj/contracts/business-date';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import type { ExpiringListQuery, TradeListQuery, TradeListResponse, TradeListStatus, TradesByDateResponse } from '@oj/contracts/trade-views';
-import { closeSign, collateral, daysOpen, openSign, round2 } from '../formulas/formulas.ts';
+import { closeSign, collateral, daysOpen, openSign, round2 } from '@oj/contracts/formulas';
 import type { SplitHistoryRow } from '../split-history/tables.ts';
 import { rowToListItem, type TradeListCode, type TradeRow } from './tables.ts';
 

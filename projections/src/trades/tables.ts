@@ -1,8 +1,8 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { TradeStatusCode } from '@oj/contracts/journal-events';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
-import { daysOpen, disposition } from '../formulas/formulas.ts';
-import type { TradeRecord } from './list-item.ts';
+import { daysOpen, disposition } from '@oj/contracts/formulas';
+import type { TradeRecord } from '@oj/contracts/trade-record';
 
 /** Which list page a trade is on: 1 Open, 2 Closed (statuses 2, 4, 5, 6, 7), 3 Rolled. */
 export type TradeListCode = 1 | 2 | 3;

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { addDays } from '@oj/contracts/business-date';
 import type { UpcomingExpirationsResponse } from '@oj/contracts/trade-views';
-import { openSign, round2 } from '../formulas/formulas.ts';
+import { openSign, round2 } from '@oj/contracts/formulas';
 import { rowToListItem, type TradeRow } from '../trades/tables.ts';
 import type { TradeReadTables } from '../trades/queries.ts';
 

@@ -4,9 +4,9 @@ import type { FieldChange, TradeChange } from '@oj/contracts/audit';
 import { strategyByUid } from '@oj/contracts/strategies';
 import { positionToString, type StoredEvent } from '@oj/infra/eventstore/port';
 import type { TimelineEntry } from '@oj/contracts/audit';
-import type { LineageState } from '@oj/projections/trades/fold';
-import type { TradeRecord } from '@oj/projections/trades/list-item';
-import { CONTRACT_MULTIPLIER } from '@oj/projections/formulas/formulas';
+import type { LineageState } from '@oj/contracts/lineage-fold';
+import type { TradeRecord } from '@oj/contracts/trade-record';
+import { CONTRACT_MULTIPLIER } from '@oj/contracts/formulas';
 
 /**
  * The sentence a person reads for each event ("Closed 2 of 3 SPY 400P at 0.30, fee 1.30; 1 contract

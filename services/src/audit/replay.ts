@@ -1,12 +1,12 @@
 import { journalEventVersions, journalUpcasters, userStreamPrefix, type JournalEvent, type JournalEventType } from '@oj/contracts/journal-events';
 import { upcast } from '@oj/contracts/events';
 import type { StoredEvent } from '@oj/infra/eventstore/port';
-import { emptyLineage, evolveLineage, type LineageState } from '@oj/projections/trades/fold';
-import { toListItem, type TradeRecord } from '@oj/projections/trades/list-item';
+import { emptyLineage, evolveLineage, type LineageState } from '@oj/contracts/lineage-fold';
+import { toListItem, type TradeRecord } from '@oj/contracts/trade-record';
 import { listOf, recordToRow, type TradesTable } from '@oj/projections/trades/tables';
 import { splitRow, type SplitHistoryTable } from '@oj/projections/split-history/tables';
 import { computeDailyRecords, dayKey, type DailyPremiumRecord } from '@oj/projections/daily-premium/compute';
-import { FORMULAS_VERSION } from '@oj/projections/formulas/formulas';
+import { FORMULAS_VERSION } from '@oj/contracts/formulas';
 
 /**
  * A user's read models rebuilt in memory from the user's events, through the trades projection's own

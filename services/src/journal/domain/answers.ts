@@ -1,6 +1,6 @@
 import type { JournalEvent } from '@oj/contracts/journal-events';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
-import { toListItem } from '@oj/projections/trades/list-item';
+import { toListItem } from '@oj/contracts/trade-record';
 import type { JournalCommandType } from './decide.ts';
 import type { Lineage } from './lineage.ts';
 

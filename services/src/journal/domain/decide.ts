@@ -27,7 +27,7 @@ import {
   type UpdateTradeRequest,
 } from '@oj/contracts/trades';
 import { parseIsoDate } from '@oj/contracts/business-date';
-import type { TradeRecord } from '@oj/projections/trades/list-item';
+import type { TradeRecord } from '@oj/contracts/trade-record';
 import { AppError, invalid } from '../../app/errors.ts';
 import type { Lineage } from './lineage.ts';
 

@@ -1,10 +1,10 @@
 import type { JournalEvent } from '@oj/contracts/journal-events';
-import type { TradeRecord } from '@oj/projections/trades/list-item';
-import { emptyLineage, evolveLineage, type LineageState } from '@oj/projections/trades/fold';
+import type { TradeRecord } from '@oj/contracts/trade-record';
+import { emptyLineage, evolveLineage, type LineageState } from '@oj/contracts/lineage-fold';
 
 /**
  * The write side's state of one position lineage (one stream). The trade records are folded by the
- * same code the trades read model uses (projections/src/trades/fold.ts), so a command's answer and the
+ * same code the trades read model uses (contracts/src/lineage-fold.ts), so a command's answer and the
  * lists always agree; the write side adds what only decisions need: which uids left the lineage by a
  * split or a delete (to tell "split, act on the legs" from "not found").
  */
