@@ -157,7 +157,7 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
     await poll(() => timeline.locator('tbody tr[data-event-type]').count()).toBe(3);
     await timeline.locator('tr[data-event-type="TradeClosed"]').getByRole('button', { name: 'As of' }).click();
     const trees = () => page.getByRole('region', { name: 'Roll trees' });
-    await poll(() => page.getByRole('region', { name: 'As of' }).textContent()).toContain('Right after');
+    await poll(() => page.getByRole('region', { name: 'As of', exact: true }).textContent()).toContain('Right after');
     await poll(async () => (await trees().textContent()) ?? '').toContain(short(spy.remainder));
     expect(await trees().textContent()).not.toContain(short(spy.rolledTo));
     const rolledBefore = Number((await page.locator('.audit-stat', { hasText: 'Rolled' }).locator('strong').textContent())?.replace(/,/g, ''));
@@ -178,7 +178,7 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
     await poll(() => timeline.locator('tbody tr[data-event-type]').count()).toBe(2);
     await timeline.locator('tr[data-event-type="TradeOpened"]').getByRole('button', { name: 'As of' }).click();
     const splits = () => page.getByRole('region', { name: 'Split trees' });
-    await poll(async () => (await page.getByRole('region', { name: 'As of' }).textContent()) ?? '').toContain('Opened 1 SPY 150P/145P');
+    await poll(async () => (await page.getByRole('region', { name: 'As of', exact: true }).textContent()) ?? '').toContain('Opened 1 SPY 150P/145P');
     expect(await splits().textContent()).not.toContain(short(spread));
     await page.getByRole('tab', { name: 'Timeline' }).click();
     await panel('Timeline').locator('tr[data-event-type="TradeSplit"]').getByRole('button', { name: 'As of' }).click();
@@ -210,7 +210,11 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
     traderContext.setDefaultTimeout(60_000);
     const p = await traderContext.newPage();
     try {
-      await signIn(p, trader.email, SEED_PASSWORD);
+      p.on('pageerror', (e) => pageErrors.push(String(e)));
+      await signIn(p, trader.email, SEED_PASSWORD).catch(async (error: unknown) => {
+        await p.screenshot({ path: `${SCREENSHOT_DIR}failed-audit-trader-sign-in.png`, fullPage: true });
+        throw error;
+      });
       await p.goto('/profile');
       const card = p.getByRole('region', { name: 'Access to your journal' });
       await poll(() => card.textContent()).toContain(SUPPORT.name);

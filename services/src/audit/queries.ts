@@ -91,9 +91,12 @@ export async function overview(ctx: AuditContext, user: AuditUser): Promise<Audi
   };
 }
 
+/** Lineages of the user, from the live read model's per-lineage guard rows (one primary-key range). */
 async function countLineages(ctx: AuditContext, userId: string): Promise<number> {
-  const r = await ctx.db.selectFrom('trade_lineage_index').select(sql<string>`count(distinct lineage_id)::text`.as('n')).where('user_id', '=', userId).executeTakeFirst();
-  return Number(r?.n ?? 0);
+  const row = await liveRow(ctx.db, TRADES_PROJECTION);
+  if (!row) return 0;
+  const r = await sql<{ n: string }>`select count(*)::text as n from ${sql.table(row.tables.trade_lineages!)} where user_id = ${userId}`.execute(ctx.db);
+  return Number(r.rows[0]?.n ?? 0);
 }
 
 const foldInto = (state: LineageState, e: StoredEvent) => {

@@ -28,7 +28,11 @@ export function showValue(v: unknown): string {
   if (v === null || v === undefined) return '—';
   if (typeof v === 'string') return v === '' ? '""' : v;
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(showValue).join(', ')}]`;
+  // A close record and other small objects: key value pairs, easier to read than JSON.
+  return Object.entries(v as Record<string, unknown>)
+    .map(([k, x]) => `${k} ${showValue(x)}`)
+    .join(' · ');
 }
 /** UTC instant as `2026-03-02 15:04:05Z`. */
 export const utc = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 19)}Z`;
