@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { addDays, isWeekend, newYorkDate } from '@oj/contracts/business-date';
 import { SCREENSHOT_DIR, launchBrowser, newContext, screenshots } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';

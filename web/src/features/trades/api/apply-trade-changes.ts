@@ -2,9 +2,14 @@ import type { QueryClient } from '@tanstack/react-query';
 import { todayInNewYork } from '../../../lib/format.ts';
 import { applyChanges, flattenPages, rememberChanges, type TradeChange, type TradePage, type TradePages } from './list-upkeep.ts';
 import { tradeKeys, type TradeListFilters, type TradeListKind } from './trade-keys.ts';
+import { getTradesByStatus } from './get-trades-by-status.ts';
+import { FRESHNESS_RETRIES, freshnessDelay } from './history-freshness.ts';
+import { probeFor, type Probe } from './read-model-probe.ts';
 
 /** The spec refetches 500 ms after a delete; the same delay serves every action (recent changes cover any lag). */
 const RECONCILE_AFTER_MS = 500;
+/** One ticker's trades of one date in one list: a page this size holds them all. */
+const PROBE_SIZE = 50;
 
 /**
  * Patches every cached trade list with a command's answer, then refreshes them from the read models
@@ -13,6 +18,9 @@ const RECONCILE_AFTER_MS = 500;
  */
 export function applyTradeChanges(queryClient: QueryClient, commandChanges: readonly TradeChange[], extraKeys: readonly (readonly unknown[])[] = []): void {
   const today = todayInNewYork();
+  // A list request in flight may answer from after the command: dropped, so every cached page is
+  // known to predate it (the refresh below asks again).
+  void queryClient.cancelQueries({ queryKey: tradeKeys.lists() });
   const cached = queryClient.getQueriesData<TradePages | TradePage>({ queryKey: tradeKeys.lists() });
   const changes = withEarlierVersions(commandChanges, cached.map(([, data]) => data));
   rememberChanges(changes);
@@ -29,13 +37,34 @@ export function applyTradeChanges(queryClient: QueryClient, commandChanges: read
     const { size: _size, ...filters } = (key[3] ?? {}) as TradeListFilters & { size?: number };
     queryClient.setQueryData(key, applyChanges(data, changes, kind as TradeListKind, filters, today, 'pre-command'));
   }
-  window.setTimeout(() => {
-    void queryClient.invalidateQueries({ queryKey: tradeKeys.lists() });
-    void queryClient.invalidateQueries({ queryKey: ['trades', 'roll-history'] });
-    void queryClient.invalidateQueries({ queryKey: ['trades', 'split-history'] });
-    void queryClient.invalidateQueries({ queryKey: ['trades', 'by-date'] });
-    for (const k of extraKeys) void queryClient.invalidateQueries({ queryKey: k });
-  }, RECONCILE_AFTER_MS);
+  window.setTimeout(() => void reconcile(queryClient, changes, extraKeys), RECONCILE_AFTER_MS);
+}
+
+/**
+ * Refreshes the lists once the read models show the command (each changed trade looked up where it now
+ * lives), so the refreshed totals are the ones a reload gives; after the freshness retries (about 12 s)
+ * the lists are refreshed anyway.
+ */
+async function reconcile(queryClient: QueryClient, changes: readonly TradeChange[], extraKeys: readonly (readonly unknown[])[]): Promise<void> {
+  let pending = changes.map(probeFor).filter((p): p is Probe => p !== null);
+  for (let attempt = 0; pending.length > 0 && attempt < FRESHNESS_RETRIES; attempt++) {
+    const answers = await Promise.all(
+      pending.map((p) =>
+        getTradesByStatus(p.status, 1, PROBE_SIZE, p.filters).then(
+          (page) => p.shows(page),
+          // A probe that fails must not hold the refresh back.
+          () => true,
+        ),
+      ),
+    );
+    pending = pending.filter((_, i) => !answers[i]);
+    if (pending.length > 0) await new Promise((r) => window.setTimeout(r, freshnessDelay(attempt)));
+  }
+  void queryClient.invalidateQueries({ queryKey: tradeKeys.lists() });
+  void queryClient.invalidateQueries({ queryKey: ['trades', 'roll-history'] });
+  void queryClient.invalidateQueries({ queryKey: ['trades', 'split-history'] });
+  void queryClient.invalidateQueries({ queryKey: ['trades', 'by-date'] });
+  for (const k of extraKeys) void queryClient.invalidateQueries({ queryKey: k });
 }
 
 /**
