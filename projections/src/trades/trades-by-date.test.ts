@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '@oj/infra/testing/postgres';
+import { createPGliteDatabase, createTestDatabase } from '@oj/infra/testing/postgres';
 import type { Database } from '@oj/infra/db/database';
 import { physicalTables } from '../runtime/projection.ts';
 import { tradesProjection } from './projection.ts';
@@ -13,12 +13,14 @@ import { smallJournal } from './testing.ts';
  * kept open, later assigned); A (3 contracts, credit 600, fee 3) opened 5 January, 1 contract closed
  * on 7 January, the remainder A2 (2 contracts) rolled on 9 January.
  */
+// Embedded mode reads the same query from PGlite (the split record's gene is jsonb on both).
+describe.each(['postgres', 'pglite'] as const)('on %s', (mode) => {
 let database: Database;
 let tables: TradeReadTables;
 const user = 'user-1';
 
 beforeAll(async () => {
-  database = await createTestDatabase('trades_by_date');
+  database = mode === 'postgres' ? await createTestDatabase('trades_by_date') : await createPGliteDatabase();
   tables = physicalTables(tradesProjection, tradesProjection.version) as unknown as TradeReadTables;
   await tradesProjection.createTables(database.db, tables as unknown as Record<string, string>);
   const log = smallJournal(user, 'user-2');
@@ -26,6 +28,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   if (database && 'drop' in database) await (database as { drop(): Promise<void> }).drop();
+  else await database?.close();
 });
 
 const today = '2026-02-02';
@@ -61,4 +64,5 @@ describe('trades by date (issue 14)', () => {
     const day = await tradesByDate(database.db, tables, 'user-2', '2026-01-06', today);
     expect(day.open_trades.map((t) => t.uid)).not.toContain('B');
   });
+});
 });
