@@ -1,25 +1,10 @@
 import type { FastifyRequest } from 'fastify';
-import { roleName, type RoleName } from '@oj/contracts/users';
+import type { Principal, Role } from '../identity/principal.ts';
 import { AppError } from './errors.ts';
 
-/**
- * Who is calling, from a verified access token. Every trade query and command is scoped by
- * `userId` taken from here, never from the request body or path.
- */
-export const roles = roleName.options;
-export type Role = RoleName;
-
-export interface Principal {
-  userId: string;
-  email: string;
-  name: string;
-  role: Role;
-  /** Subscription status code (1 trial, 2 active, 3 expired, 4 canceled, 5 due, 6 pending, 7 unknown). */
-  subsStatus: number;
-  /** Whether the subscription currently grants access (trial or paid and not past its end; staff roles always). */
-  subscriptionActive: boolean;
-  verified: boolean;
-}
+// The principal is defined in identity (identity/principal.ts, a leaf, so identity never imports the
+// gateway back); it is named here too so that a route module takes `principalOf` and its type from one place.
+export { roles, type Principal, type Role } from '../identity/principal.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

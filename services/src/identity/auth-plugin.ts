@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../app/errors.ts';
-import type { Principal, Role } from '../app/principal.ts';
+import type { Principal, Role } from './principal.ts';
 import { verifyAccessToken } from './tokens.ts';
 import { PrincipalCache } from './principal-cache.ts';
 import { principalOfUser } from './users.ts';

@@ -11,7 +11,7 @@ import {
 } from '@oj/contracts/subscriptions';
 import { staffRoles, type RoleName } from '@oj/contracts/users';
 import { AppError } from '../app/errors.ts';
-import type { Principal } from '../app/principal.ts';
+import type { Principal } from './principal.ts';
 
 const DAY_MS = 86_400_000;
 

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { CurrentUser, RoleName, SessionUser } from '@oj/contracts/users';
 import type { BillingMode } from '@oj/contracts/subscriptions';
-import type { Principal } from '../app/principal.ts';
+import type { Principal } from './principal.ts';
 import { subscriptionAccess } from './subscriptions.ts';
 
 /** A user with the subscription fields the session and the access checks need. */
