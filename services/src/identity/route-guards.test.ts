@@ -24,6 +24,8 @@ const PUBLIC = new Set([
   'GET /api/v1/uploads/{file}',
   // Stripe's webhook: no token; the Stripe-Signature on the raw body is its guard (billing tests).
   'POST /api/v1/payments/stripe/webhook',
+  // The deployment's ticker-logo URL template (TICKER_LOGO_URL), the same for everyone: no user's data.
+  'GET /api/v1/console-config',
 ]);
 /** Signed in but unverified is enough here: it is how that user gets a new verification link. */
 const UNVERIFIED_ALLOWED = new Set(['GET /api/v1/users/request-verification-link']);
@@ -40,6 +42,9 @@ const sample: Record<string, string> = {
   ticker: 'AAPL',
   email: 'someone@example.com',
   file: 'account-nothing-here-at-all-0000000.jpg',
+  position: '1',
+  name: 'trades',
+  id: '00000000-0000-7000-8000-000000000000',
 };
 
 let t: TestApp;
