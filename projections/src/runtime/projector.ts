@@ -380,8 +380,21 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     if (state.lanes === lanes && !stray) return;
     log.info({ from: state.lanes, to: lanes }, 'lane count changed: draining the old lanes first');
     let waited = 0;
+    // A dispatcher killed between queueing a read and recording it leaves old-lane batches past D in
+    // Redis. Applied after the re-key, one would land on the new lane of its number and move it past
+    // events of that lane's new users: the old queues must be empty first (their batches apply, since
+    // each continues from what its lane applied).
+    const oldLaneCount = Math.max(state.lanes, ...[...state.lastDispatched.keys()].map((l) => l + 1));
+    const oldQueuesEmpty = async () => {
+      if (transport !== 'bullmq') return true;
+      for (let lane = 0; lane < oldLaneCount; lane++) {
+        const counts = await queueFor(lane).getJobCounts('active', 'waiting', 'delayed', 'prioritized', 'paused', 'failed', 'waiting-children');
+        if (Object.values(counts).some((c) => c > 0)) return false;
+      }
+      return true;
+    };
     while (!stopped) {
-      if (await relane(db, lanes, term)) {
+      if ((await oldQueuesEmpty()) && (await relane(db, lanes, term))) {
         log.info({ from: state.lanes, to: lanes }, 'old lanes drained: routing with the new lane count');
         return;
       }
