@@ -398,6 +398,9 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
         log.info({ from: state.lanes, to: lanes }, 'old lanes drained: routing with the new lane count');
         return;
       }
+      // Old-lane batches lost from Redis would hold the drain for ever: hand them out again, routed
+      // with the old count they were dispatched with.
+      await recoverLostBatches(state.lastDispatched, state.lanes);
       // A drain that does not end is a lane that does not move (nobody works it, or it fails): say so.
       if ((waited += 200) % 30_000 === 0) log.error({ from: state.lanes, to: lanes, waitedMs: waited }, 'lane count change still waiting for the old lanes to drain: is every old lane worked (PROJECTOR_WORK_LANES), and none stuck?');
       await sleep(200);
@@ -428,7 +431,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   const lostBatchCheckMs = options.lostBatchCheckMs ?? 10_000;
   const stalled = new Map<number, LogPosition>();
   let lastLostBatchCheck = Date.now();
-  const recoverLostBatches = async (lastDispatched: ReadonlyMap<number, LogPosition>) => {
+  const recoverLostBatches = async (lastDispatched: ReadonlyMap<number, LogPosition>, laneCount = lanes) => {
     if (transport !== 'bullmq' || Date.now() - lastLostBatchCheck < lostBatchCheckMs) return;
     lastLostBatchCheck = Date.now();
     const live = runnable(projections, await readRegistry(db)).filter(({ row }) => row.status === 'live');
@@ -455,7 +458,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       let prev = cp;
       for (;;) {
         const events = await eventStore.readAll({ after, streamPrefixes, limit: readBatch });
-        const mine = events.filter((e) => comparePositions(e.position, handedTo) <= 0 && laneOf(e.metadata.userId, lanes) === lane);
+        const mine = events.filter((e) => comparePositions(e.position, handedTo) <= 0 && laneOf(e.metadata.userId, laneCount) === lane);
         if (mine.length) {
           const end = mine.at(-1)!.position;
           const data: LaneJob = { lane, prev: positionToString(prev), events: mine.map(toWire) };
