@@ -149,7 +149,10 @@ export function SupportUserRoute() {
             ))}
           </div>
           <div role="tabpanel">
-            {tab === 'timeline' && <TimelinePanel uid={uid} reason={reason} onAsOf={showAsOf} />}
+            {/* The timeline stays mounted: its filters and page survive a look at another tab. */}
+            <div hidden={tab !== 'timeline'}>
+              <TimelinePanel uid={uid} reason={reason} onAsOf={showAsOf} />
+            </div>
             {tab === 'as-of' && <AsOfPanel uid={uid} reason={reason} target={asOf} onTarget={setAsOf} formulasVersions={o.formulas_versions} />}
             {tab === 'verify' && <VerifyPanel uid={uid} reason={reason} />}
             {tab === 'export' && <ExportPanel uid={uid} reason={reason} />}
