@@ -319,10 +319,17 @@ describe("a trader's day", () => {
     }
     // On a phone each trade is a card; the row menu in its corner covers none of the card's text.
     await page.setViewportSize(PHONE);
-    for (const cell of ['td-strikes', 'td-ticker']) {
-      expect(await overlaps(row('AAPL').getByRole('button', { name: 'Actions for AAPL' }), row('AAPL').locator(`td.${cell} .tc-stack`)), cell).toBe(false);
+    try {
+      // The sidebar slides away and the content widens with a transition: measure once it has run.
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      await page.waitForTimeout(450);
+      for (const cell of ['td-strikes', 'td-ticker']) {
+        expect(await overlaps(row('AAPL').getByRole('button', { name: 'Actions for AAPL' }), row('AAPL').locator(`td.${cell} .tc-stack`)), cell).toBe(false);
+      }
+    } finally {
+      // Whatever happened above, the next steps run at the desktop width they were written for.
+      await page.setViewportSize(DESKTOP);
     }
-    await page.setViewportSize(DESKTOP);
     await screenshots(page, 'trades-open');
     await page.getByRole('button', { name: /Expiring trades/ }).click();
     const bell = page.getByRole('region', { name: 'Expiring trades' });
