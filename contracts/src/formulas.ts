@@ -222,22 +222,37 @@ export function percentChange(current: number, previous: number): number | null 
   return round2(((current - previous) / Math.abs(previous)) * 100);
 }
 
-/** Sums of daily premium records over a period (the fields of part 2 §3 that add up). */
+/**
+ * The fields of a daily premium record (part 2 §3) that add up over days: one day's record holds them
+ * for that day, and a period's sums are the same fields added over its days.
+ */
 export interface DaySums {
+  /** Premium cash flow: signed open premiums of trades opened plus signed close premiums of trades closed. */
   np: number;
+  /** Fees paid: open fees of trades opened plus close fees of trades closed. */
   nf: number;
+  /** Sum of net delta of trades opened. */
   nd: number;
+  /** Sum of days to expiration, at open, of trades opened. */
   nep: number;
   otc: number;
   ctc: number;
+  /** Wins among trades closed. */
   iw: number;
+  /** Net premium captured by trades closed. */
   npc: number;
+  /** Signed close premiums of trades closed. */
   cpt: number;
   cg: number;
+  /** Days held, summed over trades closed. */
   hp: number;
+  /** Premium capture rates of the winners, summed (pr / iw is their average). */
   pr: number;
+  /** All fees (open and close) of trades closed. */
   ttf: number;
+  /** Collateral of trades closed. */
   incap: number;
+  /** Collateral x days held, summed over trades closed. */
   wdc: number;
 }
 

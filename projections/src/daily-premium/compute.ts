@@ -1,4 +1,4 @@
-import { closeSign, disposition, isWin, netFee, openSign, premiumCaptureRate, round2 } from '@oj/contracts/formulas';
+import { closeSign, disposition, isWin, netFee, openSign, premiumCaptureRate, round2, type DaySums } from '@oj/contracts/formulas';
 
 /** The trade facts a day's record is computed from (a subset of a trades row). */
 export interface DayTrade {
@@ -50,36 +50,9 @@ export interface TickerNpc {
  * (rolled included). `net_premium_so_far` is not stored: it is a running total over a window, computed
  * when read, so a back-dated trade never rewrites later rows.
  */
-export interface DailyPremiumRecord {
+export interface DailyPremiumRecord extends DaySums {
   user_id: string;
   income_date: string;
-  /** Premium cash flow of the day: signed open premiums of trades opened plus signed close premiums of trades closed. */
-  np: number;
-  /** Fees paid that day: open fees of trades opened plus close fees of trades closed. */
-  nf: number;
-  /** Sum of net delta of trades opened. */
-  nd: number;
-  /** Sum of days to expiration, at open, of trades opened. */
-  nep: number;
-  otc: number;
-  ctc: number;
-  /** Wins among trades closed. */
-  iw: number;
-  /** Net premium captured by trades closed. */
-  npc: number;
-  /** Signed close premiums of trades closed. */
-  cpt: number;
-  cg: number;
-  /** Days held, summed over trades closed. */
-  hp: number;
-  /** Premium capture rates of the day's winners, summed (pr / iw is their average). */
-  pr: number;
-  /** All fees (open and close) of trades closed. */
-  ttf: number;
-  /** Collateral of trades closed. */
-  incap: number;
-  /** Collateral x days held, summed over trades closed. */
-  wdc: number;
   /** Ticker -> premium cash flow of the day. */
   tickers: Record<string, number>;
   /** Ticker -> trades closed. */
