@@ -29,6 +29,7 @@ export const auditReason = z
   .trim()
   .min(3, auditMessages.reasonRequired)
   .max(500, auditMessages.reasonTooLong)
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what a reason may not hold
   .refine((v) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(v), auditMessages.reasonCharset);
 
 /** A log position as text: `<commit>-<prepare>`, 20 digits each (sorts like the position). */

@@ -206,6 +206,7 @@ describe('rebuilds as BullMQ jobs (services mode)', () => {
   it('a projector stopped once the switch committed (phase done) finishes the job instead of queueing a second rebuild', async () => {
     await append(store, 30);
     const versionsBefore = (await readRegistry(database.db, projection.name)).map((r) => r.version);
+    // eslint-disable-next-line prefer-const -- assigned once below; the projection's callback above reads it when the worker runs
     let worker: RebuildWorker | undefined;
     let stopped: Promise<void> | undefined;
     // Row counts are taken after the switch committed and before 'done' is reported: stop right there.

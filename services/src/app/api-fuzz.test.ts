@@ -167,7 +167,7 @@ const nastyStrings = fc.constantFrom(
   'true',
 );
 
-const nastyNumbers = fc.constantFrom(0, -0, -1, 1, 0.005, 1e-308, 1e308, -1e308, 2 ** 53 + 1, -(2 ** 53) - 1, 2 ** 31, 99999999999999999999, 0.1 + 0.2);
+const nastyNumbers = fc.constantFrom(0, -0, -1, 1, 0.005, 1e-308, 1e308, -1e308, 2 ** 53 + 1, -(2 ** 53) - 1, 2 ** 31, 1e20, 0.1 + 0.2);
 
 function deepJson(depth: number): unknown {
   let v: unknown = 1;

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountMessages } from '@oj/contracts/accounts';
 import { UNSTORABLE_TEXT_MESSAGE } from '@oj/contracts/common';
-import { adminMessages } from '../admin/routes.ts';
-import { identityMessages } from './commands.ts';
 import { createTestApp, signInAs, type TestApp } from './testing.ts';
 
 /**

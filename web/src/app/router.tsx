@@ -9,11 +9,6 @@ import { RouteErrorBoundary } from './route-error.tsx';
  * private pages sit under the guard and the shell (sidebar, top bar, footer). The trade pages come
  * from the trades feature as plain route objects and are mounted inside the shell.
  */
-const comingSoon = (title: string, description: string): RouteObject['lazy'] => async () => {
-  const { ComingSoonRoute } = await import('../features/misc/routes/coming-soon.tsx');
-  return { Component: () => <ComingSoonRoute title={title} description={description} /> };
-};
-
 const privateRoutes: RouteObject[] = [
   { path: 'dashboard', lazy: async () => ({ Component: (await import('./routes/dashboard-page.tsx')).DashboardPage }) },
   {

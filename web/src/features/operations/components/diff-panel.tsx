@@ -1,4 +1,3 @@
-import type { DiffResponse } from '@oj/contracts/operations';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Badge } from '../../../components/ui/badge.tsx';
 import { Button } from '../../../components/ui/button.tsx';
