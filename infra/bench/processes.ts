@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import { systemClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import { PostgresEventStore } from '../src/eventstore/postgres.ts';
+import { comparePositions } from '../src/eventstore/port.ts';
 import { upcastJournalEvent } from '../src/eventstore/create.ts';
 import { createTestDatabase } from '../src/testing/postgres.ts';
 import { migrate } from '@oj/services/platform/migrations';
@@ -27,7 +28,8 @@ import { httpLoad, median } from './commands.ts';
  * `npm run projector` (one working every lane, then two splitting them with PROJECTOR_WORK_LANES), all
  * on one fresh database. The load is the commands bench's (HTTP clients looping "open a trade, close
  * it", one keep-alive connection each) at concurrency 64 from a worker thread of this process. After
- * each layout: the projectors catch up, and the read models must equal a clean rebuild, row by row.
+ * each layout: the projectors catch up, and the read models must equal a clean rebuild, row by row
+ * (the rows that differ are printed; BENCH_KEEP=1 keeps the database and Redis keys for a look).
  */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const LANES = 4;
@@ -110,10 +112,20 @@ export async function main(argv: string[]): Promise<void> {
     for (const name of tradeTables) out[name] = (await sql<Record<string, unknown>>`select * from ${sql.table(tables[name]!)} order by 1, 2`.execute(db.db)).rows;
     return out;
   };
+  /**
+   * Until every lane has applied the last committed event. Lag alone is not enough: readers see the log
+   * only up to the oldest transaction still running (a lane batch in flight holds it back), so "no lag"
+   * can be read while the newest events are still invisible. First the horizon must pass the last event.
+   */
   const caughtUp = async () => {
-    for (let i = 0; i < 1200; i++) {
-      const lag = await readLag(db.db, store, allProjections, LANES).catch(() => []);
-      if (lag.length > 0 && lag.every((l) => l.behindEvents === 0)) return;
+    const last = (await sql<{ c: string; p: string }>`select transaction_id::text as c, global_position::text as p from events order by transaction_id desc, global_position desc limit 1`.execute(db.db)).rows[0];
+    const goal = last ? { commit: BigInt(last.c), prepare: BigInt(last.p) } : null;
+    for (let i = 0; i < 2400; i++) {
+      const head = await store.head();
+      if (!goal || (head && comparePositions(head, goal) >= 0)) {
+        const lag = await readLag(db.db, store, allProjections, LANES).catch(() => []);
+        if (lag.length > 0 && lag.every((l) => l.behindEvents === 0 && !l.capped)) return;
+      }
       await new Promise((r) => setTimeout(r, 250));
     }
     throw new Error('the projectors did not catch up');
@@ -139,7 +151,16 @@ export async function main(argv: string[]): Promise<void> {
     const live = await dump();
     await rebuild({ database: db, eventStore: store, projections: allProjections, lanes: LANES }, 'trades');
     await caughtUp();
-    const identical = JSON.stringify(await dump()) === JSON.stringify(live);
+    const rebuilt = await dump();
+    const differing = tradeTables.filter((t) => JSON.stringify(rebuilt[t]) !== JSON.stringify(live[t]));
+    for (const t of differing) {
+      const a = live[t]!.map((r) => JSON.stringify(r));
+      const b = new Set(rebuilt[t]!.map((r) => JSON.stringify(r)));
+      const onlyLive = a.filter((r) => !b.has(r));
+      const onlyRebuilt = [...b].filter((r) => !a.includes(r));
+      process.stderr.write(`${layout.name}: ${t} differs (${live[t]!.length} live rows, ${rebuilt[t]!.length} rebuilt); only live: ${onlyLive.length}, only rebuilt: ${onlyRebuilt.length}\n  live:    ${onlyLive.slice(0, 2).join('\n           ')}\n  rebuilt: ${onlyRebuilt.slice(0, 2).join('\n           ')}\n`);
+    }
+    const identical = differing.length === 0;
     for (const p of projectors) await stop(p);
     results.push({
       name: layout.name,
@@ -160,6 +181,10 @@ export async function main(argv: string[]): Promise<void> {
     console.log(`| ${r.name} | ${r.throughput.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.errors} | ${(r.throughput / results[0]!.throughput).toFixed(2)}x | ${r.identical ? 'yes' : 'NO'} |`);
   }
   await store.close();
+  if (process.env.BENCH_KEEP && results.some((r) => !r.identical)) {
+    process.stderr.write(`kept for inspection: ${db.url} (BullMQ prefix ${prefix})\n`);
+    throw new Error('read models differ from a clean rebuild');
+  }
   const redis = new Redis(redisUrl);
   const keys = await redis.keys(`${prefix}*`);
   for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));

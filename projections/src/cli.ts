@@ -87,7 +87,7 @@ function printStatus(status: Awaited<ReturnType<typeof projectionsStatus>>): voi
       out.push(`  v${v.version} ${v.status.padEnd(8)} formulas v${v.codeVersion} tables ${Object.values(v.tables).join(', ')}${counts ? `  rows ${counts}` : ''}`);
     }
     for (const r of p.rebuilds.filter((r) => !r.finishedAt)) out.push(`  rebuild of v${r.version} in progress/stopped at ${r.checkpoint}: ${r.eventsDone}/${r.eventsTotal ?? '?'} events (resume: rebuild ${p.name})`);
-    const behind = p.lag.filter((l) => l.behindEvents > 0);
+    const behind = p.lag.filter((l) => l.behindEvents > 0 || l.capped);
     out.push(
       behind.length
         ? `  lag: ${behind.map((l) => `lane ${l.lane} ${l.behindEvents}${l.capped ? '+' : ''} events / ${l.behindSeconds.toFixed(1)}s`).join('; ')}`

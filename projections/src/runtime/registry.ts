@@ -223,8 +223,15 @@ export interface LaneLag {
 }
 
 /**
- * Exact lag per projection and lane: reads the log after the lowest checkpoint (at most `cap`
- * events, so a far-behind projector reports `capped`) and routes each event as the dispatcher does.
+ * Exact lag per projection and lane: reads the log (at most `cap` events, so a far-behind projector
+ * reports `capped`) and routes each event as the dispatcher does.
+ *
+ * Where the read starts. A lane that has applied everything the dispatcher handed it has none of its
+ * events between its checkpoint and the dispatcher's checkpoint D (they would have been handed to it),
+ * so its count can start at D. Starting at the lowest checkpoint instead would be wrong, not just slow:
+ * a lane nobody's events were routed to stays at the start of the log, the capped read then covers only
+ * the oldest events, and a lane thousands of events behind was reported caught up. While the lane count
+ * changes (the recorded count is not `lanes`), nothing is skipped.
  */
 export async function readLag(
   db: Kysely<any>,
@@ -236,13 +243,17 @@ export async function readLag(
   const cap = options.cap ?? 10_000;
   const now = (options.now ?? Date.now)();
   const live = runnable(projections, await readRegistry(db));
+  const dispatcher = await readDispatcher(db);
   const entries: Array<LaneLag & { prefixes: readonly string[]; cp: LogPosition; oldest: number | null }> = [];
   let from: LogPosition | null = null;
   for (const { projection, row } of live) {
     const cps = await readCheckpoints(db, row.name, row.version);
     for (let lane = 0; lane < lanes; lane++) {
       const cp = cps.get(lane) ?? START;
-      from = from ? minPosition(from, cp) : cp;
+      const handed = dispatcher.lastDispatched.get(lane) ?? START;
+      const drained = dispatcher.lanes === lanes && comparePositions(cp, handed) >= 0;
+      const start = drained ? maxPosition(cp, dispatcher.checkpoint) : cp;
+      from = from ? minPosition(from, start) : start;
       entries.push({ projection: row.name, version: row.version, lane, checkpoint: positionToString(cp), behindEvents: 0, behindSeconds: 0, capped: false, prefixes: projection.streamPrefixes, cp, oldest: null });
     }
   }
@@ -267,11 +278,12 @@ export async function readLag(
     if (!last || batch.length < limit) break;
     after = last.position;
   }
+  // A read stopped by the cap counted only part of the log: every count is a lower bound, a 0 too.
   const capped = read >= cap;
   return entries.map(({ prefixes: _p, cp: _c, oldest, ...e }) => ({
     ...e,
     behindSeconds: oldest === null ? 0 : Math.max(0, (now - oldest) / 1000),
-    capped: capped && e.behindEvents > 0,
+    capped,
   }));
 }
 

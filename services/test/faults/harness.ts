@@ -125,7 +125,7 @@ export async function settle(stack: Stack, projector?: ProjectorHandle, timeoutM
     const head = await stack.store.head();
     if (head && comparePositions(head, position) >= 0) {
       const lag = await readLag(stack.t.db.db, stack.store, allProjections, LANES);
-      if (lag.length > 0 && lag.every((l) => l.behindEvents === 0)) return;
+      if (lag.length > 0 && lag.every((l) => l.behindEvents === 0 && !l.capped)) return;
     }
     if (Date.now() > deadline) throw new Error(`the projector did not catch up: ${JSON.stringify(await readLag(stack.t.db.db, stack.store, allProjections, LANES))}`);
     await new Promise((r) => setTimeout(r, 100));

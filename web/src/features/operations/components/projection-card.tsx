@@ -251,13 +251,15 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
           {lanes.map((l) => {
             const now = latest?.lanes.find((x) => x.projection === name && x.lane === l.lane);
             const behind = now?.behindEvents ?? l.behindEvents;
+            // A capped count is a lower bound: 0 of it is not "caught up".
+            const lagging = behind > 0 || l.capped;
             const seconds = now?.behindSeconds ?? l.behindSeconds;
             const error = live?.laneErrors.find((e) => e.lane === l.lane);
             return (
-              <div key={l.lane} className={`ops-lane${behind > 0 ? ' is-behind' : ''}${error ? ' is-stuck' : ''}`} data-testid={`lane-${l.lane}`}>
+              <div key={l.lane} className={`ops-lane${lagging ? ' is-behind' : ''}${error ? ' is-stuck' : ''}`} data-testid={`lane-${l.lane}`}>
                 <div className="ops-lane-head">
                   <strong>Lane {l.lane}</strong>
-                  <span className={behind > 0 ? 'ops-lag-behind' : 'ops-lag-ok'}>{behind > 0 ? `${int(behind)}${l.capped ? '+' : ''} behind · ${seconds.toFixed(1)}s` : 'caught up'}</span>
+                  <span className={lagging ? 'ops-lag-behind' : 'ops-lag-ok'}>{lagging ? `${int(behind)}${l.capped ? '+' : ''} behind · ${seconds.toFixed(1)}s` : 'caught up'}</span>
                 </div>
                 <LagChart samples={samples} projection={name} lane={l.lane} />
                 <div className="ops-muted mono ops-lane-cp" title="Checkpoint (log position)">
