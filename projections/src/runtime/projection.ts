@@ -35,8 +35,12 @@ export interface Projection {
   tables: readonly string[];
   /** Stream prefixes it reads (e.g. `trade-`); the runtime filters the log with them. */
   streamPrefixes: readonly string[];
-  /** Creates this version's tables and indexes if they do not exist (one statement per query). */
-  createTables(db: Kysely<any>, tables: Record<string, string>): Promise<void>;
+  /**
+   * Creates this version's tables and indexes if they do not exist (one statement per query). `bulk`: a
+   * rebuild will load the version in bulk batches; indexes its batches never read may wait for
+   * `finishBulk`, which must then create them (a version is never switched before finishBulk ran).
+   */
+  createTables(db: Kysely<any>, tables: Record<string, string>, options?: { bulk?: boolean }): Promise<void>;
   /** Applies events, in log order, inside `ctx.trx`. Must be idempotent (see above). */
   apply(ctx: ProjectionContext, events: readonly StoredEvent[]): Promise<void>;
   /**

@@ -132,12 +132,12 @@ async function rebuildVersion(deps: RuntimeDeps, projection: Projection, options
       checkpoint = r.rows[0] ? rowPosition(r.rows[0]) : START;
       done = r.rows[0] ? Number(r.rows[0].events_done) : 0;
       resumedFrom = positionToString(checkpoint);
-      await projection.createTables(db, building.tables);
+      await projection.createTables(db, building.tables, { bulk: true });
     } else {
       const existing = (await readRegistry(db, projection.name)).map((r) => r.version);
       version = existing.length ? Math.max(...existing) + 1 : projection.version;
       const tables = physicalTables(projection, version);
-      await projection.createTables(db, tables);
+      await projection.createTables(db, tables, { bulk: true });
       checkpoint = START;
       done = 0;
       const s = posParams(START);

@@ -107,4 +107,15 @@ describe('trades projection: live equals a rebuild (PostgreSQL)', () => {
       });
     }
   });
+
+  it('a rebuilt version has every index the live one has (the list indexes are built in its finishing step)', async () => {
+    const indexes = async (table: string) =>
+      (await sql<{ def: string }>`select regexp_replace(indexdef, ${table}, 'T', 'g') as def from pg_indexes where tablename = ${table} order by 1`.execute(database.db)).rows.map((r) => r.def);
+    const versions = (await sql<{ version: number; tables: Record<string, string> }>`select version, tables from projection_registry where name = ${tradesProjection.name} order by version`.execute(database.db)).rows;
+    expect(versions.length).toBeGreaterThanOrEqual(2);
+    const live = await indexes(versions[0]!.tables.trades!);
+    // Primary key, lineage, and the five of the reads (lists, expiring, opened, closed, ticker).
+    expect(live).toHaveLength(7);
+    expect(await indexes(versions.at(-1)!.tables.trades!)).toEqual(live);
+  });
 });

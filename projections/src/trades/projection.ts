@@ -6,7 +6,7 @@ import type { Projection, ProjectionContext } from '../runtime/projection.ts';
 import { FORMULAS_VERSION } from '@oj/contracts/formulas';
 import { emptyLineage, evolveLineage, type LineageState, type SplitRecord } from '@oj/contracts/lineage-fold';
 import { toListItem, type TradeRecord } from '@oj/contracts/trade-record';
-import { createTradeCountsTable, createTradeTables, listOf, recordToRow, rowToRecord, tradeColumns, type TradeRow } from './tables.ts';
+import { createTradeCountsTable, createTradeListIndexes, createTradeTables, listOf, recordToRow, rowToRecord, tradeColumns, type TradeRow } from './tables.ts';
 import { createSplitHistoryTable, deleteUserSplits, insertSplits } from '../split-history/tables.ts';
 import { createDailyPremiumTable, dayKey, recomputeAllDays, recomputeDays } from '../daily-premium/tables.ts';
 
@@ -180,9 +180,9 @@ export const tradesProjection: Projection = {
   version: FORMULAS_VERSION * 100 + SHAPE_VERSION,
   tables: tradeTables,
   streamPrefixes: ['trade-'],
-  async createTables(db, t) {
+  async createTables(db, t, options) {
     const tables = asTables(t);
-    await createTradeTables(db, tables.trades, tables.trade_lineages);
+    await createTradeTables(db, tables.trades, tables.trade_lineages, { deferListIndexes: options?.bulk === true });
     await createSplitHistoryTable(db, tables.split_history);
     await createDailyPremiumTable(db, tables.daily_premium);
     await createTradeCountsTable(db, tables.trade_counts);
@@ -192,7 +192,14 @@ export const tradesProjection: Projection = {
     await sql`delete from ${sql.table(tables.trade_counts)} where n = 0`.execute(db);
   },
   apply: applyTradeEvents,
-  finishBulk: (db, t) => recomputeAllDays(db, asTables(t)),
+  // The days are computed (Node) while PostgreSQL builds the deferred list indexes (another connection).
+  async finishBulk(db, t) {
+    const tables = asTables(t);
+    // Both settle before a failure is thrown: the rebuild's lock must outlive the index build.
+    const settled = await Promise.allSettled([recomputeAllDays(db, tables), createTradeListIndexes(db, tables.trades)]);
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  },
   async deleteUser(ctx, userId) {
     const tables = asTables(ctx.tables);
     await sql`delete from ${sql.table(tables.trades)} where user_id = ${userId}`.execute(ctx.trx);

@@ -95,7 +95,13 @@ export async function createTradeCountsTable(db: Kysely<any>, t: string): Promis
   )`.execute(db);
 }
 
-export async function createTradeTables(db: Kysely<any>, t: string, lineages: string): Promise<void> {
+/**
+ * `deferListIndexes`: a rebuild is about to load this version in bulk. Its batches read trades only by
+ * key and lineage, so the indexes the lists, calendar and day recomputation read by wait until the
+ * version is loaded (`createTradeListIndexes`, in the finishing step): built once over the finished rows
+ * they cost a fraction of keeping them up to date through every batch's upserts.
+ */
+export async function createTradeTables(db: Kysely<any>, t: string, lineages: string, options: { deferListIndexes?: boolean } = {}): Promise<void> {
   const T = sql.table(t);
   await sql`create table if not exists ${T} (
     uid text not null,
@@ -139,14 +145,9 @@ export async function createTradeTables(db: Kysely<any>, t: string, lineages: st
     sort_date date not null,
     primary key (user_id, uid)
   )`.execute(db);
-  // The three status lists page by (sort date desc, uid) within one user's list: one index serves all.
-  await sql`create index if not exists ${sql.raw(`${t}_list`)} on ${T} (user_id, list, sort_date desc, uid desc)`.execute(db);
-  await sql`create index if not exists ${sql.raw(`${t}_expiring`)} on ${T} (user_id, ed, uid) where list = 1`.execute(db);
+  // Every apply loads a batch's lineages' trades by lineage.
   await sql`create index if not exists ${sql.raw(`${t}_lid`)} on ${T} (user_id, lid)`.execute(db);
-  // Daily premium recomputation, trades-by-date and the calendar read a user's trades by open and close date.
-  await sql`create index if not exists ${sql.raw(`${t}_opened`)} on ${T} (user_id, tod)`.execute(db);
-  await sql`create index if not exists ${sql.raw(`${t}_closed`)} on ${T} (user_id, tcd) where tcd is not null`.execute(db);
-  await sql`create index if not exists ${sql.raw(`${t}_ticker`)} on ${T} (user_id, ticker, list, sort_date desc, uid desc)`.execute(db);
+  if (!options.deferListIndexes) await createTradeListIndexes(db, t);
   await sql`create table if not exists ${sql.table(lineages)} (
     lid text not null,
     user_id text not null,
@@ -154,6 +155,18 @@ export async function createTradeTables(db: Kysely<any>, t: string, lineages: st
     has_roll boolean not null,
     primary key (user_id, lid)
   )`.execute(db);
+}
+
+/** The indexes of the reads: lists, expiring, trades by date, ticker filter. Idempotent. */
+export async function createTradeListIndexes(db: Kysely<any>, t: string): Promise<void> {
+  const T = sql.table(t);
+  // The three status lists page by (sort date desc, uid) within one user's list: one index serves all.
+  await sql`create index if not exists ${sql.raw(`${t}_list`)} on ${T} (user_id, list, sort_date desc, uid desc)`.execute(db);
+  await sql`create index if not exists ${sql.raw(`${t}_expiring`)} on ${T} (user_id, ed, uid) where list = 1`.execute(db);
+  // Live day recomputation, trades-by-date and the calendar read a user's trades by open and close date.
+  await sql`create index if not exists ${sql.raw(`${t}_opened`)} on ${T} (user_id, tod)`.execute(db);
+  await sql`create index if not exists ${sql.raw(`${t}_closed`)} on ${T} (user_id, tcd) where tcd is not null`.execute(db);
+  await sql`create index if not exists ${sql.raw(`${t}_ticker`)} on ${T} (user_id, ticker, list, sort_date desc, uid desc)`.execute(db);
 }
 
 export function recordToRow(r: TradeRecord, item: TradeListItem): TradesTable {
