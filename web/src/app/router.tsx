@@ -3,11 +3,13 @@ import { tradeRoutes } from '../features/trades/routes/trade-routes.tsx';
 import { HydrateFallback, RootLayout } from './root-layout.tsx';
 import { GuestOnly, RequireSignedIn, RequireVerified } from './guards.tsx';
 import { RouteErrorBoundary } from './route-error.tsx';
+import { renderTradeShare } from './trade-share.tsx';
 
 /**
  * Every page is lazy-loaded so the first screen ships only the shell. Public pages sit at the top;
  * private pages sit under the guard and the shell (sidebar, top bar, footer). The trade pages come
- * from the trades feature as plain route objects and are mounted inside the shell.
+ * from the trades feature as plain route objects and are mounted inside the shell, with the share
+ * feature's trade card composed in (loaded when a trade is shared).
  */
 const privateRoutes: RouteObject[] = [
   { path: 'dashboard', lazy: async () => ({ Component: (await import('./routes/dashboard-page.tsx')).DashboardPage }) },
@@ -53,7 +55,7 @@ const privateRoutes: RouteObject[] = [
   { path: 'support/users', lazy: async () => ({ Component: (await import('../features/support/routes/support-search-route.tsx')).SupportSearchRoute }) },
   { path: 'support/users/:uid', lazy: async () => ({ Component: (await import('../features/support/routes/support-user-route.tsx')).SupportUserRoute }) },
   { path: 'support/access-log', lazy: async () => ({ Component: (await import('../features/support/routes/access-log-route.tsx')).AccessLogRoute }) },
-  ...tradeRoutes,
+  ...tradeRoutes({ renderTradeShare }),
 ];
 
 export const routes: RouteObject[] = [

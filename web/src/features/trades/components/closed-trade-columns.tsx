@@ -80,6 +80,6 @@ export const closedTradeColumns = [
   col.display({
     id: 'menu',
     header: () => <span className="visually-hidden">Actions</span>,
-    cell: ({ row, table }) => <TradeRowMenu trade={row.original} variant="closed" onAction={(table.options.meta as TradeTableMeta).onAction} />,
+    cell: ({ row, table }) => <TradeRowMenu trade={row.original} variant="closed" meta={table.options.meta as TradeTableMeta} />,
   }),
 ];

@@ -97,4 +97,14 @@ describe('open-trade row menu (issue 14)', () => {
     expect(labels({ ...base, rh: true }, 'open')).toEqual(['View Detail', 'Edit', 'Delete', 'Roll History']);
     expect(labels({ ...base, auid: 'parent', rh: true }, 'closed')).toEqual(['Roll History', 'Split History', 'View Detail']);
   });
+  it('offers Share on open and closed rows once the app composed the share card in', () => {
+    const shareable = (t: TradeListItem, variant: 'open' | 'closed') => rowMenuItems(t, variant, () => undefined, true).map((i) => i.label);
+    expect(shareable(base, 'open')).toEqual(['View Detail', 'Share', 'Edit', 'Delete']);
+    expect(shareable({ ...base, rh: true }, 'closed')).toEqual(['Roll History', 'View Detail', 'Share']);
+    const asked: unknown[] = [];
+    rowMenuItems(base, 'closed', (a) => asked.push(a), true)
+      .find((i) => i.label === 'Share')!
+      .onSelect!();
+    expect(asked).toEqual([{ type: 'share', trade: base }]);
+  });
 });

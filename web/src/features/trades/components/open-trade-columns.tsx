@@ -68,6 +68,6 @@ export const openTradeColumns = [
   col.display({
     id: 'menu',
     header: () => <span className="visually-hidden">Actions</span>,
-    cell: ({ row, table }) => <TradeRowMenu trade={row.original} variant="open" onAction={(table.options.meta as TradeTableMeta).onAction} />,
+    cell: ({ row, table }) => <TradeRowMenu trade={row.original} variant="open" meta={table.options.meta as TradeTableMeta} />,
   }),
 ];

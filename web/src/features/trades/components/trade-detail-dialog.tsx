@@ -3,12 +3,15 @@ import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { daysBetween } from '@oj/contracts/business-date';
 import { strategyByUid } from '@oj/contracts/strategies';
 import { Alert } from '../../../components/ui/alert.tsx';
+import { Button } from '../../../components/ui/button.tsx';
+import { Icon } from '../../../components/ui/icons.tsx';
 import { Modal } from '../../../components/ui/modal.tsx';
 import { formatDate, formatDateTime, formatMoney, formatPercent, todayInNewYork } from '../../../lib/format.ts';
 import { useTradeAccounts } from '../api/get-trade-accounts.ts';
 import { expiryDisplay, holdingPeriod } from '../utils/expiry.ts';
 import { closeActionLabel, disposition, formatStrikes, openActionLabel, statusLabel, transactionLabel, trimNumber } from '../utils/trade-labels.ts';
 import { Summary } from './form-controls.tsx';
+import type { RenderTradeShare } from './trade-actions.ts';
 import { TradeHistoryPanel } from './trade-history-panel.tsx';
 import './trade-dialogs.css';
 
@@ -21,8 +24,12 @@ function Panel({ title, children }: { title: string; children: ReactNode }) {
   );
 }
 
-/** Trade Detail: Contract Details, Dates & Account, Financials, Closing Information and Last Updated (part 1 §2). */
-export function TradeDetailDialog({ trade, onClose }: { trade: TradeListItem; onClose: () => void }) {
+/**
+ * Trade Detail: Contract Details, Dates & Account, Financials, Closing Information and Last Updated (part 1 §2).
+ * With `renderShare`, Share opens the trade's card over the detail: closing the card (Escape) comes back
+ * here, with focus on Share.
+ */
+export function TradeDetailDialog({ trade, onClose, renderShare }: { trade: TradeListItem; onClose: () => void; renderShare?: RenderTradeShare }) {
   const today = todayInNewYork();
   const strategy = strategyByUid(trade.su);
   const accounts = useTradeAccounts();
@@ -30,78 +37,87 @@ export function TradeDetailDialog({ trade, onClose }: { trade: TradeListItem; on
   const open = trade.status === 1;
   const expiry = expiryDisplay(daysBetween(today, trade.ed));
   const [tab, setTab] = useState<'details' | 'history'>('details');
+  const [sharing, setSharing] = useState(false);
+  const footer = renderShare && (
+    <Button variant="secondary" icon={<Icon name="share" size={16} />} onClick={() => setSharing(true)}>
+      Share
+    </Button>
+  );
   return (
-    <Modal open onClose={onClose} title={`${trade.ticker} · ${strategy?.name ?? trade.su}`} size="lg">
-      <div className="detail-tabs" role="tablist" aria-label="Trade detail">
-        {(['details', 'history'] as const).map((t) => (
-          <button key={t} type="button" role="tab" aria-selected={tab === t} className={`detail-tab${tab === t ? ' active' : ''}`} onClick={() => setTab(t)}>
-            {t === 'details' ? 'Details' : 'History'}
-          </button>
-        ))}
-      </div>
-      {tab === 'history' && <TradeHistoryPanel uid={trade.uid} />}
-      <div className="detail-grid" hidden={tab !== 'details'}>
-        <Panel title="Contract Details">
-          <Summary
-            rows={[
-              ['Ticker', trade.ticker],
-              ['Strategy', strategy?.name ?? trade.su],
-              ['Status', statusLabel(trade.status)],
-              ['Strikes', formatStrikes(trade.sp)],
-              ['Contracts', String(trade.cs)],
-              ['Net Delta', trimNumber(trade.nd)],
-              ['Open Action', openActionLabel(trade.ot)],
-              trade.spo !== null && ['Stock Price at Open', formatMoney(trade.spo)],
-              trade.cb !== null && ['Cost Basis', formatMoney(trade.cb)],
-              trade.tags.length > 0 && ['Tags', trade.tags.join(', ')],
-              trade.notes !== '' && ['Notes', trade.notes],
-            ]}
-          />
-        </Panel>
-        <Panel title="Dates & Account">
-          <Summary
-            rows={[
-              ['Account', account],
-              ['Open Date', formatDate(trade.tod)],
-              ['Expiration Date', <span className={open ? `tc-${expiry.tone}` : undefined}>{formatDate(trade.ed)}{open ? ` (${expiry.text})` : ''}</span>],
-              [open ? 'Days Open' : 'Days Held', holdingPeriod(trade.do)],
-            ]}
-          />
-        </Panel>
-        <Panel title="Financials">
-          <Summary
-            rows={[
-              ['Premium at Open', `${formatMoney(trade.pao)} ${transactionLabel(trade.ot)}`],
-              ['Fee to Open', formatMoney(trade.nfto)],
-              ['Collateral', formatMoney(trade.c)],
-              !open && ['Net Premium Captured', formatMoney(trade.npc)],
-              !open && ['Net Fee', formatMoney(trade.nfto + (trade.nftc ?? 0))],
-              !open && ['Return on Risk', formatPercent(trade.ror)],
-              !open && ['Annualised Return', formatPercent(trade.aroc)],
-              trade.cg !== null && ['Capital Gain', formatMoney(trade.cg)],
-            ]}
-          />
-        </Panel>
-        <Panel title="Closing Information">
-          {open ? (
-            <p className="muted">This trade is open.</p>
-          ) : (
-            <>
-              <Summary
-                rows={[
-                  ['Close Date', formatDate(trade.tcd)],
-                  ['Disposition', disposition(trade)],
-                  ['Close Action', closeActionLabel(trade.ct) || transactionLabel(trade.ct)],
-                  ['Premium at Close', formatMoney(trade.pac)],
-                  ['Fee to Close', formatMoney(trade.nftc)],
-                ]}
-              />
-              <Alert tone="info">Closed trades are final: they cannot be edited or deleted.</Alert>
-            </>
-          )}
-        </Panel>
-      </div>
-      <footer className="detail-footer" hidden={tab !== 'details'}>Last Updated: {formatDateTime(trade.up)}</footer>
-    </Modal>
+    <>
+      <Modal open onClose={onClose} title={`${trade.ticker} · ${strategy?.name ?? trade.su}`} size="lg" footer={footer}>
+        <div className="detail-tabs" role="tablist" aria-label="Trade detail">
+          {(['details', 'history'] as const).map((t) => (
+            <button key={t} type="button" role="tab" aria-selected={tab === t} className={`detail-tab${tab === t ? ' active' : ''}`} onClick={() => setTab(t)}>
+              {t === 'details' ? 'Details' : 'History'}
+            </button>
+          ))}
+        </div>
+        {tab === 'history' && <TradeHistoryPanel uid={trade.uid} />}
+        <div className="detail-grid" hidden={tab !== 'details'}>
+          <Panel title="Contract Details">
+            <Summary
+              rows={[
+                ['Ticker', trade.ticker],
+                ['Strategy', strategy?.name ?? trade.su],
+                ['Status', statusLabel(trade.status)],
+                ['Strikes', formatStrikes(trade.sp)],
+                ['Contracts', String(trade.cs)],
+                ['Net Delta', trimNumber(trade.nd)],
+                ['Open Action', openActionLabel(trade.ot)],
+                trade.spo !== null && ['Stock Price at Open', formatMoney(trade.spo)],
+                trade.cb !== null && ['Cost Basis', formatMoney(trade.cb)],
+                trade.tags.length > 0 && ['Tags', trade.tags.join(', ')],
+                trade.notes !== '' && ['Notes', trade.notes],
+              ]}
+            />
+          </Panel>
+          <Panel title="Dates & Account">
+            <Summary
+              rows={[
+                ['Account', account],
+                ['Open Date', formatDate(trade.tod)],
+                ['Expiration Date', <span className={open ? `tc-${expiry.tone}` : undefined}>{formatDate(trade.ed)}{open ? ` (${expiry.text})` : ''}</span>],
+                [open ? 'Days Open' : 'Days Held', holdingPeriod(trade.do)],
+              ]}
+            />
+          </Panel>
+          <Panel title="Financials">
+            <Summary
+              rows={[
+                ['Premium at Open', `${formatMoney(trade.pao)} ${transactionLabel(trade.ot)}`],
+                ['Fee to Open', formatMoney(trade.nfto)],
+                ['Collateral', formatMoney(trade.c)],
+                !open && ['Net Premium Captured', formatMoney(trade.npc)],
+                !open && ['Net Fee', formatMoney(trade.nfto + (trade.nftc ?? 0))],
+                !open && ['Return on Risk', formatPercent(trade.ror)],
+                !open && ['Annualised Return', formatPercent(trade.aroc)],
+                trade.cg !== null && ['Capital Gain', formatMoney(trade.cg)],
+              ]}
+            />
+          </Panel>
+          <Panel title="Closing Information">
+            {open ? (
+              <p className="muted">This trade is open.</p>
+            ) : (
+              <>
+                <Summary
+                  rows={[
+                    ['Close Date', formatDate(trade.tcd)],
+                    ['Disposition', disposition(trade)],
+                    ['Close Action', closeActionLabel(trade.ct) || transactionLabel(trade.ct)],
+                    ['Premium at Close', formatMoney(trade.pac)],
+                    ['Fee to Close', formatMoney(trade.nftc)],
+                  ]}
+                />
+                <Alert tone="info">Closed trades are final: they cannot be edited or deleted.</Alert>
+              </>
+            )}
+          </Panel>
+        </div>
+        <footer className="detail-footer" hidden={tab !== 'details'}>Last Updated: {formatDateTime(trade.up)}</footer>
+      </Modal>
+      {sharing && renderShare?.(trade, () => setSharing(false))}
+    </>
   );
 }

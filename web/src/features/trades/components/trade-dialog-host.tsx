@@ -1,5 +1,5 @@
 import { lazy, Suspense } from 'react';
-import type { TradeAction } from './trade-actions.ts';
+import type { RenderTradeShare, TradeAction } from './trade-actions.ts';
 
 // Each dialog is its own chunk: a list page loads only the table until a dialog is asked for.
 const CloseTradeDialog = lazy(async () => ({ default: (await import('./close-trade-dialog.tsx')).CloseTradeDialog }));
@@ -13,12 +13,12 @@ const TradesByDateDialog = lazy(async () => ({ default: (await import('./trades-
 const DeleteTradeDialog = lazy(async () => ({ default: (await import('./delete-trade-dialog.tsx')).DeleteTradeDialog }));
 
 /** Renders the dialog a row asked for; closing it clears the action. */
-export function TradeDialogHost({ action, onClose }: { action: TradeAction | null; onClose: () => void }) {
+export function TradeDialogHost({ action, onClose, renderTradeShare }: { action: TradeAction | null; onClose: () => void; renderTradeShare?: RenderTradeShare }) {
   if (!action) return null;
-  return <Suspense fallback={null}>{dialogFor(action, onClose)}</Suspense>;
+  return <Suspense fallback={null}>{dialogFor(action, onClose, renderTradeShare)}</Suspense>;
 }
 
-function dialogFor(action: TradeAction, onClose: () => void) {
+function dialogFor(action: TradeAction, onClose: () => void, renderTradeShare: RenderTradeShare | undefined) {
   if (action.type === 'by-date') return <TradesByDateDialog date={action.date} onClose={onClose} />;
   const { trade } = action;
   switch (action.type) {
@@ -31,7 +31,9 @@ function dialogFor(action: TradeAction, onClose: () => void) {
     case 'edit':
       return <EditTradeDialog key={trade.uid} trade={trade} onClose={onClose} />;
     case 'detail':
-      return <TradeDetailDialog key={trade.uid} trade={trade} onClose={onClose} />;
+      return <TradeDetailDialog key={trade.uid} trade={trade} onClose={onClose} renderShare={renderTradeShare} />;
+    case 'share':
+      return renderTradeShare?.(trade, onClose) ?? null;
     case 'roll-history':
       return <RollHistoryDialog key={trade.uid} trade={trade} onClose={onClose} />;
     case 'split-history':

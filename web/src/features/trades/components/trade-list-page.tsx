@@ -16,12 +16,12 @@ import type { TradeListKind } from '../api/trade-keys.ts';
 import { useTradeList } from '../hooks/use-trade-list.ts';
 import { closedTradeColumns } from './closed-trade-columns.tsx';
 import { openTradeColumns } from './open-trade-columns.tsx';
-import type { TradeAction, TradeTableMeta } from './trade-actions.ts';
+import type { TradeAction, TradeListSlots, TradeTableMeta } from './trade-actions.ts';
 import { TradeDialogHost } from './trade-dialog-host.tsx';
 import { TradeFilterHeader, filtersOf, initialFilterState, type FilterState } from './trade-filter-header.tsx';
 import './trades.css';
 
-export interface TradeListPageProps {
+export interface TradeListPageProps extends TradeListSlots {
   kind: TradeListKind;
   title: string;
   description: string;
@@ -30,7 +30,7 @@ export interface TradeListPageProps {
 const columnsOf = (kind: TradeListKind) => (kind === 'open' || kind === 'expiring' ? openTradeColumns : closedTradeColumns) as ColumnDef<TradeListItem>[];
 
 /** The shared layout of the Open, Expiring, Closed and Rolled pages (part 1 §2). */
-export function TradeListPage({ kind, title, description }: TradeListPageProps) {
+export function TradeListPage({ kind, title, description, renderTradeShare }: TradeListPageProps) {
   const [filterState, setFilterState] = useState<FilterState>(initialFilterState);
   const [action, setAction] = useState<TradeAction | null>(null);
   const tableRef = useRef<HTMLDivElement>(null);
@@ -51,7 +51,8 @@ export function TradeListPage({ kind, title, description }: TradeListPageProps) 
 
   const accountNames = useMemo(() => new Map((accounts.data ?? []).map((a) => [a.uid, a.name])), [accounts.data]);
   const accountName = useCallback((uid: string) => accountNames.get(uid) ?? '—', [accountNames]);
-  const meta = useMemo<TradeTableMeta>(() => ({ onAction: setAction, accountName, today }), [accountName, today]);
+  const canShare = Boolean(renderTradeShare);
+  const meta = useMemo<TradeTableMeta>(() => ({ onAction: setAction, accountName, today, canShare }), [accountName, today, canShare]);
 
   const table = useReactTable({
     data: list.items,
@@ -128,7 +129,7 @@ export function TradeListPage({ kind, title, description }: TradeListPageProps) 
           </Button>
         )}
       </div>
-      <TradeDialogHost action={action} onClose={closeDialog} />
+      <TradeDialogHost action={action} onClose={closeDialog} renderTradeShare={renderTradeShare} />
     </section>
   );
 }
