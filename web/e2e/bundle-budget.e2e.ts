@@ -87,4 +87,21 @@ describe('bundle budget (web/dist)', () => {
       expect(files.filter(isChartCode), name).toEqual([]);
     }
   });
+
+  it("the trade list pages load a trade's share card only when it is shared, and its image library only on Download", () => {
+    // The card is the one chunk with its share error text (part 2 §8); modern-screenshot exports its API by name.
+    const isTradeCard = (file: string) => read(file).includes('Failed to share trade details.');
+    const isImageLibrary = (file: string) => read(file).includes('domToForeignObjectSvg');
+    const card = route('trade-share-card');
+    expect(isTradeCard(card)).toBe(true);
+    for (const name of ['open-trades-route', 'closed-trades-route', 'rolled-trades-route', 'expiring-trades-route', 'app-shell']) {
+      const files = [...closure(route(name)), ...closure(entry!)];
+      expect(files.filter((f) => isTradeCard(f) || isImageLibrary(f)), name).toEqual([]);
+    }
+    // Opened, the card brings no chart code; the image library is a dynamic import of the card's frame.
+    const opened = [...closure(card)];
+    expect(opened.filter((f) => isChartCode(f) || isImageLibrary(f))).toEqual([]);
+    const library = opened.flatMap((f) => [...read(f).matchAll(/import\(["']\.\/([\w.-]+\.js)["']\)/g)].map((m) => m[1]!)).filter(isImageLibrary);
+    expect(library.length).toBe(1);
+  });
 });
