@@ -449,6 +449,120 @@ describe('pulse', () => {
   });
 });
 
+describe("a trade's card from the trades console", () => {
+  /** The scripts this document has loaded so far, read here from the server (the page's own module graph). */
+  const loadedScripts = async () => {
+    const urls = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.endsWith('.js')));
+    return Promise.all(urls.map(async (url) => ({ url, body: await (await fetch(url)).text() })));
+  };
+  const holds = (scripts: { body: string }[], text: string) => scripts.some((s) => s.body.includes(text));
+  /** Whether keyboard focus is inside a dialog. */
+  const focusIn = (dialog: ReturnType<Page['getByRole']>) => dialog.evaluate((el) => el.contains(document.activeElement));
+  const focusedText = () => page.evaluate(() => document.activeElement?.textContent?.trim() ?? null);
+
+  it("opens a closed trade's detail from the Closed list, shares its card with the figures by hand, downloads the PNG", async () => {
+    const closed = SEEDS.find((s) => s.ticker === 'AAPL' && s.close)!;
+    await page.goto('/trades/closed');
+    const row = page.locator('tr[data-ticker="AAPL"]');
+    await row.waitFor();
+    // The list page holds neither the card (its share error text) nor the DOM-to-image library.
+    const listScripts = await loadedScripts();
+    expect(listScripts.length).toBeGreaterThan(0);
+    expect(holds(listScripts, 'Failed to share trade details.')).toBe(false);
+    expect(holds(listScripts, 'domToForeignObjectSvg')).toBe(false);
+    expect(holds(listScripts, 'echarts')).toBe(false);
+
+    await row.getByRole('button', { name: 'Actions for AAPL' }).click();
+    await page.getByRole('menuitem', { name: 'View Detail' }).click();
+    const detail = page.getByRole('dialog', { name: 'AAPL · Cash-Secured Put' });
+    const shareButton = detail.getByRole('button', { name: 'Share', exact: true });
+    await shareButton.waitFor();
+    await screenshotAt(page, 'trade-detail-share', DESKTOP, { fullPage: false });
+    await screenshotAt(page, 'trade-detail-share', PHONE, { fullPage: false });
+
+    await shareButton.click();
+    const dialog = page.getByRole('dialog', { name: 'Share Trade' });
+    const card = dialog.getByTestId('share-card');
+    await card.waitFor();
+    expect(await focusIn(dialog)).toBe(true);
+    // The card shows the seeded ticker and what the trade captured: sold for +200, bought back for -50 = 150.
+    await card.getByText('AAPL · Cash-Secured Put', { exact: true }).waitFor();
+    const captured = sign(closed.ot) * closed.pao + sign(closed.close!.ct) * closed.close!.pac;
+    expect(captured).toBe(150);
+    await card.getByText(usd(captured), { exact: true }).waitFor();
+    // Collateral of a cash-secured put: strike 100 x 100 shares x 1 contract.
+    await card.getByText(usd(100 * 100 * 1), { exact: true }).waitFor();
+    expect(holds(await loadedScripts(), 'Failed to share trade details.')).toBe(true);
+    await screenshotAt(page, 'share-trade-from-detail', DESKTOP, { fullPage: false });
+
+    // On a phone the card is shown scaled into the dialog, the buttons stay on screen, and the image is
+    // still the card at scale 2.
+    await page.setViewportSize(PHONE);
+    try {
+      await screenshotAt(page, 'share-trade-from-detail', PHONE, { fullPage: false });
+      for (const name of ['Download', 'Share', 'Light', 'Dark']) {
+        const box = (await dialog.getByRole('button', { name, exact: true }).boundingBox())!;
+        expect(box.x, name).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width, name).toBeLessThanOrEqual(PHONE.width);
+        expect(box.y + box.height, name).toBeLessThanOrEqual(PHONE.height);
+      }
+      const shown = (await card.boundingBox())!;
+      expect(shown.x + shown.width).toBeLessThanOrEqual(PHONE.width);
+      const size = await card.evaluate((el: HTMLElement) => ({ width: el.offsetWidth, height: el.offsetHeight }));
+      const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Download' }).click()]);
+      expect(download.suggestedFilename()).toBe(`trade-aapl-${closed.close!.tcd}.png`);
+      const png = decodePng(readFileSync((await download.path())!));
+      expect([png.width, png.height]).toEqual([size.width * 2, size.height * 2]);
+      // The dark card's background (#0b1120) in its padding.
+      expect(png.pixel(20, Math.round(png.height / 2)).slice(0, 3)).toEqual([11, 17, 32]);
+    } finally {
+      await page.setViewportSize(DESKTOP);
+    }
+    expect(holds(await loadedScripts(), 'domToForeignObjectSvg')).toBe(true);
+
+    // Close returns to the detail with focus on its Share; Escape does the same, then closes the detail.
+    await dialog.locator('.modal-footer').getByRole('button', { name: 'Close' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(await focusIn(detail)).toBe(true);
+    expect(await focusedText()).toBe('Share');
+    await page.keyboard.press('Enter');
+    await card.waitFor();
+    expect(await focusIn(dialog)).toBe(true);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect(await focusedText()).toBe('Share');
+    await page.keyboard.press('Escape');
+    await detail.waitFor({ state: 'detached' });
+  });
+
+  it('shares straight from the row menus, an open trade showing what it was opened for', async () => {
+    await page.goto('/trades/closed');
+    const closedMenu = page.locator('tr[data-ticker="QQQ"]').getByRole('button', { name: 'Actions for QQQ' });
+    await closedMenu.click();
+    await page.getByRole('menuitem', { name: 'Share' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Share Trade' });
+    // QQQ sold for 100 and bought back for 100: nothing captured.
+    await dialog.getByTestId('share-card').getByText('QQQ · Cash-Secured Put', { exact: true }).waitFor();
+    await dialog.getByTestId('share-card').getByText(usd(0), { exact: true }).waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect(await closedMenu.evaluate((el) => el === document.activeElement)).toBe(true);
+
+    await page.goto('/trades/open');
+    const spy = SEEDS.find((s) => s.ticker === 'SPY')!;
+    await page.locator('tr[data-ticker="SPY"]').getByRole('button', { name: 'Actions for SPY' }).click();
+    await page.getByRole('menuitem', { name: 'Share' }).click();
+    const card = dialog.getByTestId('share-card');
+    await card.getByText('SPY · Cash-Secured Put', { exact: true }).waitFor();
+    await card.getByText('Premium at open').waitFor();
+    await card.getByText(usd(spy.pao), { exact: true }).waitFor();
+    await screenshotAt(page, 'share-trade-open-from-list', DESKTOP, { fullPage: false });
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect(pageErrors).toEqual([]);
+  });
+});
+
 describe('empty journal', () => {
   it('renders the calendar, events and pulse without trades', async () => {
     const empty = await createTrader(server, 'pat.empty');
