@@ -1,9 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
-import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { Redis } from 'ioredis';
 import { systemClock } from '../src/clock.ts';
@@ -12,6 +9,7 @@ import { PostgresEventStore } from '../src/eventstore/postgres.ts';
 import { comparePositions } from '../src/eventstore/port.ts';
 import { upcastJournalEvent } from '../src/eventstore/create.ts';
 import { createTestDatabase } from '../src/testing/postgres.ts';
+import { freePort, spawnService, stopChild as stop, waitHealthy } from '../src/testing/processes.ts';
 import { migrate } from '@oj/services/platform/migrations';
 import { createUser } from '@oj/services/identity/commands';
 import { allProjections } from '@oj/projections/catalogue';
@@ -31,25 +29,7 @@ import { httpLoad, median } from './commands.ts';
  * each layout: the projectors catch up, and the read models must equal a clean rebuild, row by row
  * (the rows that differ are printed; BENCH_KEEP=1 keeps the database and Redis keys for a look).
  */
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const LANES = 4;
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const p = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(p));
-    });
-  });
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  await exited;
-}
 
 export async function main(argv: string[]): Promise<void> {
   const { values } = parseArgs({ args: argv, options: { seconds: { type: 'string', default: '10' }, runs: { type: 'string', default: '3' }, level: { type: 'string', default: '64' } } });
@@ -82,16 +62,13 @@ export async function main(argv: string[]): Promise<void> {
   const address = `http://127.0.0.1:${port}`;
 
   const startGateway = async (processes: number): Promise<ChildProcess> => {
-    const child = spawn(process.execPath, ['services/src/gateway.ts'], { cwd: ROOT, env: { ...env, GATEWAY_PROCESSES: String(processes) }, stdio: ['ignore', 'ignore', 'inherit'] });
-    for (let i = 0; i < 600; i++) {
-      if (await fetch(`${address}/api/v1/health`).then((r) => r.ok, () => false)) return child;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error('the gateway did not start');
+    const child = spawnService('gateway', { ...env, GATEWAY_PROCESSES: String(processes) });
+    await waitHealthy(address);
+    return child;
   };
   const startProjectors = (split: boolean): ChildProcess[] =>
     (split ? ['0,1', '2,3'] : ['']).map((lanes) =>
-      spawn(process.execPath, ['services/src/projector.ts'], { cwd: ROOT, env: { ...env, ...(lanes ? { PROJECTOR_WORK_LANES: lanes } : {}) }, stdio: ['ignore', 'ignore', 'inherit'] }),
+      spawnService('projector', { ...env, ...(lanes ? { PROJECTOR_WORK_LANES: lanes } : {}) }),
     );
 
   // A session and an account through the real gateway (its clock is the real one).

@@ -1,14 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
-import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { systemClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import { createTestDatabase } from '../src/testing/postgres.ts';
+import { freePort, spawnService, stopChild as stop, waitHealthy } from '../src/testing/processes.ts';
 import { migrate } from '@oj/services/platform/migrations';
 import { createUser } from '@oj/services/identity/commands';
 
@@ -23,17 +20,6 @@ import { createUser } from '@oj/services/identity/commands';
  * Every minute it prints p50/p99 of commands and queries, errors, and the resident memory of each
  * process; at the end, the growth of each process's memory after the first minute (target: at most 10%).
  */
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const p = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(p));
-    });
-  });
 
 const rssMiB = (pid: number | undefined): number => {
   if (!pid) return 0;
@@ -49,13 +35,6 @@ const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))]! : 0;
 };
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  await exited;
-}
 
 export async function main(argv: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -88,13 +67,10 @@ export async function main(argv: string[]): Promise<void> {
     RATE_LIMIT_AUTH_PER_MINUTE: '100000',
   };
   const config = loadConfig(env);
-  const gateway = spawn(process.execPath, ['services/src/gateway.ts'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
-  const projector = spawn(process.execPath, ['services/src/projector.ts'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const gateway = spawnService('gateway', env);
+  const projector = spawnService('projector', env);
+  await waitHealthy(`http://127.0.0.1:${port}`);
   const base = `http://127.0.0.1:${port}/api/v1`;
-  for (let i = 0; i < 600; i++) {
-    if (await fetch(`${base}/health`).then((r) => r.ok, () => false)) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
 
   interface Trader {
     headers: Record<string, string>;

@@ -1,10 +1,10 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '@oj/infra/testing/processes';
 import { Redis } from 'ioredis';
 import { requireRedisUrl } from '@oj/infra/testing/env';
 import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
@@ -20,16 +20,6 @@ let child: ChildProcess;
 let port: number;
 let dataDir: string;
 const prefix = `oj-cluster-${process.pid}`;
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const p = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(p));
-    });
-  });
 
 const workerPids = (): number[] => {
   try {

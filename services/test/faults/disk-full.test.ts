@@ -1,10 +1,10 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '@oj/infra/testing/processes';
 import { latestMailFile } from '../../src/mail/testing.ts';
 import { REPO_ROOT } from './harness.ts';
 
@@ -36,16 +36,6 @@ let dataDir: string;
 let port: number;
 let app: ChildProcess | undefined;
 const base = () => `http://127.0.0.1:${port}/api/v1`;
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const p = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(p));
-    });
-  });
 
 async function startApp(): Promise<void> {
   app = spawn(process.execPath, ['services/src/main.ts'], {

@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, spawnService, waitHealthy } from '@oj/infra/testing/processes';
 import { signInAs } from '../../src/identity/testing.ts';
-import { createStack, kill, REPO_ROOT, type Stack } from './harness.ts';
+import { createStack, kill, type Stack } from './harness.ts';
 
 /**
  * Fault: the gateway process is killed with SIGKILL while commands are in flight; the client never gets
@@ -14,24 +14,10 @@ let stack: Stack;
 let gateway: ChildProcess | undefined;
 let port: number;
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const p = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(p));
-    });
-  });
-
 async function startGateway(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['services/src/gateway.ts'], { cwd: REPO_ROOT, env: { ...stack.env, PORT: String(port) }, stdio: 'ignore' });
-  for (let i = 0; i < 600; i++) {
-    const up = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.ok, () => false);
-    if (up) return child;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('the gateway did not start');
+  const child = spawnService('gateway', { ...stack.env, PORT: String(port) }, 'ignore');
+  await waitHealthy(`http://127.0.0.1:${port}`);
+  return child;
 }
 
 beforeAll(async () => {

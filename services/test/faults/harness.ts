@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { Registry } from 'prom-client';
 import { expect } from 'vitest';
@@ -26,7 +25,8 @@ import { createTestApp, signInAs, type TestApp } from '../../src/identity/testin
  * 4. no answer was a 5xx, except 503 where the case made a dependency unreachable.
  */
 
-export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export { REPO_ROOT } from '@oj/infra/testing/processes';
+import { REPO_ROOT } from '@oj/infra/testing/processes';
 export const LANES = 3;
 
 export interface Stack {

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '@oj/infra/testing/processes';
 import { createStack, kill, MixedLoad, proveNothingLost, spawnProjector, untilLive, type Stack } from './harness.ts';
 
 /**
@@ -20,16 +21,6 @@ let child: ChildProcess | undefined;
 let redis: ChildProcess | undefined;
 let port: number;
 let redisDir: string;
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const p = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(p));
-    });
-  });
 
 async function startRedis(): Promise<ChildProcess> {
   const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', redisDir], { stdio: 'ignore' });
