@@ -14,6 +14,9 @@ import { tradeTables } from '@oj/projections/trades/projection';
 import { login } from '../identity/commands.ts';
 import { runAdminCli } from '../identity/cli.ts';
 import { runAuditCli } from './cli.ts';
+import { firstInOrder } from './queries.ts';
+import { buildHistory, replayAt, replayEvents, replayRows } from './replay.ts';
+import { createUserLog } from './user-log.ts';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { identityContext } from '../identity/routes.ts';
@@ -212,6 +215,30 @@ describe('audit replay', () => {
     }
     const seededTypes = await sql<{ type: string }>`select distinct type from events where stream_id like ${`trade-${seeded[0]!.userId}.%`} or stream_id like ${`trade-${seeded[1]!.userId}.%`}`.execute(t.db.db);
     expect(seededTypes.rows.map((r) => r.type).sort()).toEqual(['TradeClosed', 'TradeDeleted', 'TradeEdited', 'TradeOpened', 'TradeRolled', 'TradeSplit']);
+  });
+
+  it('the folded history gives the journal after every event exactly as a fold from scratch does, and the first rows in list order as a stable sort does', async () => {
+    const log = createUserLog(store, t.db.db);
+    for (const who of [me, seeded[0]!]) {
+      const events = await log.all(who.userId);
+      expect(events.length).toBeGreaterThan(4);
+      const history = buildHistory(who.userId, events);
+      for (let n = 0; n <= events.length; n++) {
+        const fromHistory = replayAt(history, n);
+        const folded = replayEvents(who.userId, events.slice(0, n));
+        expect(fromHistory.events).toBe(folded.events);
+        expect(fromHistory.last?.position).toEqual(folded.last?.position);
+        expect([...fromHistory.lineages.keys()]).toEqual([...folded.lineages.keys()]);
+        expect(replayRows(fromHistory)).toEqual(replayRows(folded));
+      }
+      // A later fold never changes a state the history handed out.
+      const early = structuredClone(replayRows(replayAt(history, 3)));
+      replayAt(history, events.length);
+      expect(replayRows(replayAt(history, 3))).toEqual(early);
+    }
+    const cmp = (a: { k: number }, b: { k: number }) => a.k - b.k;
+    const rows = Array.from({ length: 500 }, (_, i) => ({ k: (i * 7919) % 37, i }));
+    for (const k of [0, 1, 10, 37, 499, 500, 600]) expect(firstInOrder(rows, k, cmp)).toEqual([...rows].sort(cmp).slice(0, k));
   });
 
   it('shows the journal before and after a roll and a split, and what each event changed', async () => {

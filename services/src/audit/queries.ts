@@ -30,7 +30,7 @@ import type { z } from 'zod';
 import { AppError } from '../app/errors.ts';
 import { findUserByEmail, findUserByUid, type UserRecord } from '../identity/users.ts';
 import { describeEvent, describeWithLineages, sameValue, timelineEntryOf, tradeChanges } from './describe.ts';
-import { allTradeRows, applyEvent, asJournalEvent, dailyRecords, formulaVersions, lineageOf, listOf, newReplay, replayEvents, replayRows, tradeRow, type Replay } from './replay.ts';
+import { allTradeRows, applyEvent, asJournalEvent, buildHistory, dailyRecords, formulaVersions, lineageOf, listOf, newReplay, replayAt, replayRows, statesAround, tradeRow, type Replay, type ReplayHistory } from './replay.ts';
 import { createUserLog, type UserLog } from './user-log.ts';
 
 export interface AuditContext {
@@ -165,6 +165,28 @@ function checkFormulas(version: number | undefined): number {
 
 const byListOrder = (a: TradesTable, b: TradesTable) => (a.sort_date < b.sort_date ? 1 : a.sort_date > b.sort_date ? -1 : a.uid < b.uid ? 1 : a.uid > b.uid ? -1 : 0);
 
+/**
+ * The first `k` of `rows` in the order of `cmp`: what a stable sort then `slice(0, k)` gives (a row
+ * equal to one already kept goes after it), without sorting 100,000 rows to show 50.
+ */
+export function firstInOrder<T>(rows: Iterable<T>, k: number, cmp: (a: T, b: T) => number): T[] {
+  const out: T[] = [];
+  if (k <= 0) return out;
+  for (const r of rows) {
+    if (out.length === k && cmp(r, out[k - 1]!) >= 0) continue;
+    let lo = 0;
+    let hi = out.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cmp(r, out[mid]!) < 0) hi = mid;
+      else lo = mid + 1;
+    }
+    out.splice(lo, 0, r);
+    if (out.length > k) out.pop();
+  }
+  return out;
+}
+
 export interface AsOfArgs {
   event?: string | undefined;
   date?: string | undefined;
@@ -186,14 +208,13 @@ export async function asOf(ctx: AuditContext, userId: string, q: AsOfArgs): Prom
     for (let i = 0; i < events.length; i++) if (events[i]!.metadata.businessDate <= q.date) n = i + 1;
   } else n = events.length;
   const whole = n === events.length ? fullReplay(userId, events) : null;
-  const replay = whole?.replay ?? replayEvents(userId, events.slice(0, n));
+  const replay = whole?.replay ?? replayAt(historyOf(userId, events), n);
   const last = n > 0 ? events[n - 1]! : null;
   const date = q.date ?? last?.metadata.businessDate ?? businessDateOf(ctx.clock);
   const rows = whole?.rows.trades ?? allTradeRows(replay);
   const lists: Record<1 | 2 | 3, TradesTable[]> = { 1: [], 2: [], 3: [] };
   for (const r of rows) lists[r.list].push(r);
-  for (const list of Object.values(lists)) list.sort(byListOrder);
-  const items = (list: TradesTable[]) => list.slice(0, q.list_limit).map((r) => rowToListItem(r as never, date));
+  const items = (list: TradesTable[]) => firstInOrder(list, q.list_limit, byListOrder).map((r) => rowToListItem(r as never, date));
 
   const daily = (whole?.rows.daily_premium ?? dailyRecords(userId, rows)).filter((d) => d.income_date <= date);
   daily.sort((a, b) => (a.income_date < b.income_date ? 1 : -1));
@@ -331,15 +352,18 @@ export async function eventDiff(ctx: AuditContext, userId: string, position: str
   const events = await l.all(userId);
   const i = indexOfPosition(events, position);
   const e = events[i]!;
-  const replay = replayEvents(userId, events.slice(0, i));
-  const lineage = lineageOf(replay, e.streamId);
-  const before = new Map(lineage.trades);
-  const lineageBefore = { lid: lineage.lineageId, user_id: userId, rev: lineage.revision, has_roll: lineage.hasRollHistory };
-  const splitsBefore = lineage.splits.map(splitRow);
+  // The lineage right before and right after the event, and every other lineage as it stood then
+  // (the event changes no other lineage), from the history: nothing is folded again.
+  const history = historyOf(userId, events);
+  const states = statesAround(history, i);
+  const replay = replayAt(history, i);
   const countsBefore = listCounts(replay);
+  const lineage = states.after;
+  const before = states.before.trades;
+  const lineageBefore = { lid: states.before.lineageId, user_id: userId, rev: states.before.revision, has_roll: states.before.hasRollHistory };
+  const splitsBefore = states.before.splits.map(splitRow);
   const event = asJournalEvent(e);
   const sentence = describeEvent(event, before);
-  applyEvent(replay, e);
   const after = lineage.trades;
   const trades = tradeChanges(before, after);
 
@@ -360,7 +384,7 @@ export async function eventDiff(ctx: AuditContext, userId: string, position: str
   const unchanged = [...after.values()].filter((t) => before.get(t.uid) === t).map(tradeRow);
   const dailyBefore = dailyRecords(userId, [...others, ...unchanged, ...changedBefore], days);
   const dailyAfter = dailyRecords(userId, [...others, ...unchanged, ...changedAfter], days);
-  const countsAfter = listCounts(replay);
+  const countsAfter = listCounts(replayAt(history, i + 1));
 
   const rows: RowChange[] = [
     ...rowChanges('trades', (r: TradesTable) => r.uid, changedBefore, changedAfter),
@@ -390,26 +414,36 @@ const tableKeys: Record<(typeof tradeTables)[number], (r: any) => string> = {
 };
 
 /**
+ * The fold of a user's whole log (replay.ts `ReplayHistory`: every lineage's state after each of its
+ * events) and the rows of its last state, kept with the log array the user-log cache hands out: the
+ * same array means the same events, so every as-of view, diff and Verify after the first reads states
+ * instead of folding 250,000 events again. Only read, never folded further.
+ */
+const histories = new WeakMap<readonly StoredEvent[], { history: ReplayHistory; whole?: { replay: Replay; rows: ReturnType<typeof replayRows> } }>();
+function cachedHistory(userId: string, events: readonly StoredEvent[]) {
+  let hit = histories.get(events);
+  if (!hit) {
+    hit = { history: buildHistory(userId, events) };
+    histories.set(events, hit);
+  }
+  return hit;
+}
+/** The log folded once (every lineage's state after each of its events), kept with the cached log. */
+const historyOf = (userId: string, events: readonly StoredEvent[]): ReplayHistory => cachedHistory(userId, events).history;
+function fullReplay(userId: string, events: readonly StoredEvent[]) {
+  const hit = cachedHistory(userId, events);
+  if (!hit.whole) {
+    const replay = replayAt(hit.history, events.length);
+    hit.whole = { replay, rows: replayRows(replay) };
+  }
+  return hit.whole;
+}
+
+/**
  * Replays the user's whole history and compares every read-model row of the user with the live
  * version's, field by field. A trade count of 0 is the same as no count row (the live table keeps a
  * row that went down to 0).
  */
-/**
- * The replay of a user's whole log and its rows, kept with the log array the user-log cache hands out:
- * the same array means the same events, so Verify and the latest as-of view after it (or a second Verify
- * after a read model was repaired) do not fold 250,000 events again. Only read, never folded further.
- */
-const fullReplays = new WeakMap<readonly StoredEvent[], { replay: Replay; rows: ReturnType<typeof replayRows> }>();
-function fullReplay(userId: string, events: readonly StoredEvent[]) {
-  let hit = fullReplays.get(events);
-  if (!hit) {
-    const replay = replayEvents(userId, events);
-    hit = { replay, rows: replayRows(replay) };
-    fullReplays.set(events, hit);
-  }
-  return hit;
-}
-
 export async function verify(ctx: AuditContext, userId: string): Promise<VerifyResponse> {
   const started = performance.now();
   const row = await liveRow(ctx.db, TRADES_PROJECTION);

@@ -64,8 +64,104 @@ export function replayEvents(userId: string, events: readonly StoredEvent[]): Re
   return r;
 }
 
+/**
+ * A whole log folded once, keeping every lineage's state after each of its events, so the user's
+ * journal right after any event is read without folding again: each lineage as of its last event
+ * before that point (a lineage holds a few events, so its states are a short list). A state is folded
+ * into a copy of the one before it (its trades map and split list copied; trade and split records are
+ * replaced by the fold, never changed in place), so a stored state never changes. Every state it hands
+ * out is shared: only read, never folded further.
+ */
+export interface ReplayHistory {
+  userId: string;
+  /** The events folded, in log order (the user's cached log). */
+  events: readonly StoredEvent[];
+  /** Stream ids in the order of their first event (the order a replay from scratch meets them). */
+  streams: string[];
+  /** Per stream: the log index of each of its events, ascending, and the lineage state right after it. */
+  steps: Map<string, { at: number[]; states: LineageState[] }>;
+}
+
+export function buildHistory(userId: string, events: readonly StoredEvent[]): ReplayHistory {
+  const prefix = userStreamPrefix(userId);
+  const h: ReplayHistory = { userId, events, streams: [], steps: new Map() };
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    if (!e.streamId.startsWith(prefix)) continue;
+    let steps = h.steps.get(e.streamId);
+    if (!steps) {
+      steps = { at: [], states: [] };
+      h.steps.set(e.streamId, steps);
+      h.streams.push(e.streamId);
+    }
+    const prev = steps.states.at(-1) ?? emptyLineage(userId, e.streamId.slice(prefix.length));
+    const next: LineageState = { ...prev, trades: new Map(prev.trades), splits: prev.splits.slice() };
+    evolveLineage(next, asJournalEvent(e), { revision: e.revision, at: e.metadata.recordedAt });
+    steps.at.push(i);
+    steps.states.push(next);
+  }
+  return h;
+}
+
+/** The index in `at` of the last entry below `n`, or -1. */
+function lastBelow(at: readonly number[], n: number): number {
+  let lo = 0;
+  let hi = at.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (at[mid]! < n) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+
+/**
+ * The replay of the first `n` events of the log, from the history: what `replayEvents(userId,
+ * events.slice(0, n))` gives (the same lineages in the same order, each in the same state).
+ */
+export function replayAt(h: ReplayHistory, n: number): Replay {
+  const lineages = new Map<string, LineageState>();
+  let events = 0;
+  let last = -1;
+  for (const streamId of h.streams) {
+    const steps = h.steps.get(streamId)!;
+    const k = lastBelow(steps.at, n);
+    if (k < 0) continue;
+    lineages.set(streamId, steps.states[k]!);
+    events += k + 1;
+    if (steps.at[k]! > last) last = steps.at[k]!;
+  }
+  return { userId: h.userId, lineages, events, last: last >= 0 ? h.events[last]! : null };
+}
+
+/** The lineage state just before and right after the event at log index `i`. */
+export function statesAround(h: ReplayHistory, i: number): { before: LineageState; after: LineageState } {
+  const e = h.events[i]!;
+  const steps = h.steps.get(e.streamId);
+  const k = steps ? steps.at.indexOf(i) : -1;
+  if (!steps || k < 0) throw new Error(`event ${i} is not in the history`);
+  return { before: steps.states[k - 1] ?? emptyLineage(h.userId, e.streamId.slice(userStreamPrefix(h.userId).length)), after: steps.states[k]! };
+}
+
+/**
+ * A trade record's row is a function of the record alone (a closed trade's figures at its close date,
+ * an open one's at its open date), and the fold replaces a record whenever it changes it: so each
+ * record's row is computed once and shared by every view that holds the record. Rows are only read.
+ */
+const rowOfRecord = new WeakMap<TradeRecord, TradesTable>();
+
 /** A trade's row as the projection writes it (closed trades' figures at their close date). */
-export const tradeRow = (rec: TradeRecord): TradesTable => recordToRow(rec, toListItem(rec, rec.close?.closeDate ?? rec.openDate));
+export const tradeRow = (rec: TradeRecord): TradesTable => {
+  let row = rowOfRecord.get(rec);
+  if (!row) {
+    row = recordToRow(rec, toListItem(rec, rec.close?.closeDate ?? rec.openDate));
+    rowOfRecord.set(rec, row);
+  }
+  return row;
+};
 
 export interface ReplayRows {
   trades: TradesTable[];
