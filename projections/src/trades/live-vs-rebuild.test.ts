@@ -118,4 +118,12 @@ describe('trades projection: live equals a rebuild (PostgreSQL)', () => {
     expect(live).toHaveLength(7);
     expect(await indexes(versions.at(-1)!.tables.trades!)).toEqual(live);
   });
+
+  it('a rebuilt version has planner statistics for its tables and for the stream guard it filled (autovacuum may be off)', async () => {
+    const rebuilt = (await sql<{ tables: Record<string, string> }>`select tables from projection_registry where name = ${tradesProjection.name} order by version desc limit 1`.execute(database.db)).rows[0]!.tables;
+    const names = [...Object.values(rebuilt), 'projection_stream_revisions'];
+    const { rows } = await sql<{ relname: string; analyzed: boolean }>`select relname, (last_analyze is not null or last_autoanalyze is not null) as analyzed
+      from pg_stat_user_tables where relname = any(${names})`.execute(database.db);
+    expect(rows.map((r) => [r.relname, r.analyzed]).sort()).toEqual(names.map((n) => [n, true]).sort());
+  });
 });
