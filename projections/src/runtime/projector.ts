@@ -607,7 +607,30 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     };
   };
 
-  const loop = options.dispatch === false ? Promise.resolve() : dispatchLoop();
+  /**
+   * The dispatcher runs until the projector stops, whatever the database does. Its loop retries a
+   * failed read or dispatch itself; what fails around it (the election, claiming the term, the first
+   * read of its state: a connection killed or a failover at that moment) ends the loop with an error.
+   * Without this the dispatcher stopped for good on such an error: nothing was dispatched again, and a
+   * projector process with lanes in process had nothing left to run and exited with 0. The lead is
+   * given up (a lock left on a live session would keep every projector, this one too, from being
+   * elected) and the election starts again.
+   */
+  const superviseDispatch = async (): Promise<void> => {
+    while (!stopped) {
+      try {
+        await dispatchLoop();
+        return;
+      } catch (err) {
+        log.error({ err }, 'dispatcher failed (database unreachable?); giving up the lead and standing for election again');
+        const held = leader;
+        leader = null;
+        await held?.release().catch(() => undefined);
+        await idle(1000);
+      }
+    }
+  };
+  const loop = options.dispatch === false ? Promise.resolve() : superviseDispatch();
   loop.catch((err) => log.error({ err }, 'dispatcher stopped'));
 
   // In process, the leader applies every batch before it moves on: all it has seen is applied, so
@@ -623,8 +646,13 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   };
 
   const reached = async (goal: LogPosition) => {
+    // `seen` is taken before the recorded state is read: the dispatcher moves `seen` only after it has
+    // recorded what it handed to the lanes, so a state read after this value includes every lane the
+    // events up to it went to. Taken after the read, a newer `seen` beside an older state let a lane
+    // look drained while its batch with the goal was still queued.
+    const seenBefore = seen;
     const state = await readDispatcher(db);
-    const dispatchedUpTo = maxPosition(state.checkpoint, seen);
+    const dispatchedUpTo = maxPosition(state.checkpoint, seenBefore);
     if (comparePositions(dispatchedUpTo, goal) < 0) return false;
     return lanesDrained(state.lastDispatched, goal);
   };

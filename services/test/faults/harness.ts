@@ -66,12 +66,15 @@ export async function createStack(label: string, options: { redisUrl?: string; b
 
 /** A projector as its own process (`npm run projector`), as in services mode. */
 export function spawnProjector(stack: Stack): ChildProcess {
-  const child = spawn(process.execPath, ['services/src/projector.ts'], { cwd: REPO_ROOT, env: stack.env, stdio: ['ignore', 'ignore', 'pipe'] });
-  // What it says before it dies is the first thing to read when a case fails.
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => void (stderr = (stderr + chunk.toString()).slice(-4000)));
+  const child = spawn(process.execPath, ['services/src/projector.ts'], { cwd: REPO_ROOT, env: stack.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // What it says before it dies (its log lines and stderr) is the first thing to read when a case fails.
+  let said = '';
+  const hear = (chunk: Buffer) => void (said = (said + chunk.toString()).slice(-8000));
+  child.stdout?.on('data', hear);
+  child.stderr?.on('data', hear);
   child.once('exit', (code, signal) => {
-    if (code !== null && code !== 0 && signal === null) process.stderr.write(`projector exited with ${code}:\n${stderr}\n`);
+    // The cases end it with a signal: an exit of its own, even with 0, is a projector that stopped.
+    if (code !== null && signal === null) process.stderr.write(`projector exited by itself with ${code}:\n${said}\n`);
   });
   return child;
 }
