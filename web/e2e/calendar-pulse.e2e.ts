@@ -6,6 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { addDays, isWeekend, newYorkDate } from '@oj/contracts/business-date';
 import { DESKTOP, SCREENSHOT_DIR, launchBrowser, newContext, screenshotAt } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
+import { createTrader, json, signIn, type Trader } from './support/trader.ts';
 
 /**
  * Income calendar, events, pulse and share cards in Chromium against the real product (issue 12). The
@@ -16,40 +17,6 @@ import { startServer, type E2eServer } from './support/server.ts';
  */
 const PHONE = { width: 390, height: 844 } as const;
 
-interface Trader {
-  email: string;
-  password: string;
-  account: string;
-  token: string;
-}
-
-async function json<T>(res: Response): Promise<T> {
-  const body = (await res.json()) as T;
-  if (!res.ok) throw new Error(`${res.status}: ${JSON.stringify(body)}`);
-  return body;
-}
-
-async function createTrader(server: E2eServer, name: string): Promise<Trader> {
-  const email = `${name}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}@example.com`;
-  const password = 'Wheel#2024a';
-  const api = (path: string, init: RequestInit = {}) => fetch(`${server.baseUrl}/api/v1${path}`, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
-  await json(await api('/users/signup', { method: 'POST', body: JSON.stringify({ name: 'Pat Premium', email, password, agreed_to_terms: true }) }));
-  const link = await server.waitForLink('/users/account-verify', { to: email });
-  await json(await api(`/users/verify/${new URL(link).searchParams.get('token')}`));
-  const { access_token } = await json<{ access_token: string }>(await api('/users/login', { method: 'POST', body: JSON.stringify({ email, password }) }));
-  const a = await json<{ uid: string }>(
-    await api('/accounts/add-account', { method: 'POST', headers: { authorization: `Bearer ${access_token}` }, body: JSON.stringify({ name: 'Income', broker: 'schwab', ac_type: 2 }) }),
-  );
-  return { email, password, account: a.uid, token: access_token };
-}
-
-async function signIn(page: Page, t: Trader): Promise<void> {
-  await page.goto('/signin');
-  await page.getByLabel('Email').fill(t.email);
-  await page.getByLabel('Password', { exact: true }).fill(t.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL('**/dashboard');
-}
 
 // --- The seeded journal -------------------------------------------------------------------------------
 
@@ -194,7 +161,7 @@ const pulseRequests: string[] = [];
 
 beforeAll(async () => {
   server = await startServer();
-  trader = await createTrader(server, 'pat.calendar');
+  trader = await createTrader(server, 'pat.calendar', 'Pat Premium');
   for (const s of SEEDS) await seed(server, trader, s);
   // The trades went in behind the console's back: wait until the daily records have all of them.
   const expectedTotal = [...flowsByDate(SEEDS).values()].reduce((a, b) => a + b, 0);
@@ -565,7 +532,7 @@ describe("a trade's card from the trades console", () => {
 
 describe('empty journal', () => {
   it('renders the calendar, events and pulse without trades', async () => {
-    const empty = await createTrader(server, 'pat.empty');
+    const empty = await createTrader(server, 'pat.empty', 'Pat Premium');
     const ctx = await newContext(browser, server.baseUrl);
     const p = await ctx.newPage();
     const errors: string[] = [];

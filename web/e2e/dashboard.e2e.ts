@@ -3,6 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { addDays, isWeekend, newYorkDate } from '@oj/contracts/business-date';
 import { DESKTOP, SCREENSHOT_DIR, launchBrowser, newContext, screenshotAt } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
+import { createTrader, json, signIn, type Trader } from './support/trader.ts';
 
 /**
  * The dashboard in Chromium against the real product (issue 12). A journal is seeded through the API on
@@ -12,40 +13,6 @@ import { startServer, type E2eServer } from './support/server.ts';
  */
 const PHONE = { width: 390, height: 844 } as const;
 
-interface Trader {
-  email: string;
-  password: string;
-  account: string;
-  token: string;
-}
-
-async function json<T>(res: Response): Promise<T> {
-  const body = (await res.json()) as T;
-  if (!res.ok) throw new Error(`${res.status}: ${JSON.stringify(body)}`);
-  return body;
-}
-
-async function createTrader(server: E2eServer, name: string): Promise<Trader> {
-  const email = `${name}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}@example.com`;
-  const password = 'Wheel#2024a';
-  const api = (path: string, init: RequestInit = {}) => fetch(`${server.baseUrl}/api/v1${path}`, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
-  await json(await api('/users/signup', { method: 'POST', body: JSON.stringify({ name: 'Dana Dashboard', email, password, agreed_to_terms: true }) }));
-  const link = await server.waitForLink('/users/account-verify', { to: email });
-  await json(await api(`/users/verify/${new URL(link).searchParams.get('token')}`));
-  const { access_token } = await json<{ access_token: string }>(await api('/users/login', { method: 'POST', body: JSON.stringify({ email, password }) }));
-  const a = await json<{ uid: string }>(
-    await api('/accounts/add-account', { method: 'POST', headers: { authorization: `Bearer ${access_token}` }, body: JSON.stringify({ name: 'Income', broker: 'schwab', ac_type: 2 }) }),
-  );
-  return { email, password, account: a.uid, token: access_token };
-}
-
-async function signIn(page: Page, t: Trader): Promise<void> {
-  await page.goto('/signin');
-  await page.getByLabel('Email').fill(t.email);
-  await page.getByLabel('Password', { exact: true }).fill(t.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL('**/dashboard');
-}
 
 // --- Dates and the seeded journal -----------------------------------------------------------------------
 
@@ -146,8 +113,8 @@ const pageErrors: string[] = [];
 
 beforeAll(async () => {
   server = await startServer();
-  trader = await createTrader(server, 'dana.dashboard');
-  empty = await createTrader(server, 'erin.empty');
+  trader = await createTrader(server, 'dana.dashboard', 'Dana Dashboard');
+  empty = await createTrader(server, 'erin.empty', 'Dana Dashboard');
   for (const s of SEEDS) await seed(server, trader, s);
   // The trades went in behind the console's back: wait until the read models have all of them.
   for (let i = 0; ; i++) {

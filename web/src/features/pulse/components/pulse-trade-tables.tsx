@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { Icon } from '../../../components/ui/icons.tsx';
 import { strategyByUid } from '@oj/contracts/strategies';
@@ -17,36 +18,39 @@ function ShareCell({ trade, onShare }: { trade: TradeListItem; onShare: (t: Trad
   );
 }
 
-/** Open trades of the ticker opened in the window (part 2 §2; empty: "No open trades available."). */
-export function OpenTradesTable({ trades, onShare }: { trades: TradeListItem[]; onShare?: (t: TradeListItem) => void }) {
-  if (trades.length === 0) return <p className="pulse-empty">No open trades available.</p>;
+interface Column {
+  header: string;
+  /** A figure: right-aligned. */
+  num?: boolean;
+  cell: (t: TradeListItem) => ReactNode;
+  /** Extra class of the cell (gain or loss colour). */
+  tone?: (t: TradeListItem) => string;
+}
+
+/** One of the pulse tables: the ticker's trades in the window, a row each, Share at the end when given. */
+function PulseTable({ trades, empty, columns, onShare }: { trades: TradeListItem[]; empty: string; columns: Column[]; onShare?: ((t: TradeListItem) => void) | undefined }) {
+  if (trades.length === 0) return <p className="pulse-empty">{empty}</p>;
   return (
     <div className="pulse-table-wrap">
       <table className="pulse-table">
         <thead>
           <tr>
-            <th scope="col">Strategy</th>
-            <th scope="col">Strikes</th>
-            <th scope="col">Opened</th>
-            <th scope="col">Expires</th>
-            <th scope="col" className="num">
-              Contracts
-            </th>
-            <th scope="col" className="num">
-              Premium
-            </th>
+            {columns.map((c) => (
+              <th key={c.header} scope="col" className={c.num ? 'num' : undefined}>
+                {c.header}
+              </th>
+            ))}
             {onShare && <th scope="col" aria-label="Share" />}
           </tr>
         </thead>
         <tbody>
           {trades.map((t) => (
             <tr key={t.uid}>
-              <td>{name(t.su)}</td>
-              <td>{strikes(t.sp)}</td>
-              <td>{formatDate(t.tod)}</td>
-              <td>{formatDate(t.ed)}</td>
-              <td className="num">{t.cs}</td>
-              <td className={`num ${signed(t) >= 0 ? 'pulse-pos' : 'pulse-neg'}`}>{formatMoney(signed(t))}</td>
+              {columns.map((c) => (
+                <td key={c.header} className={[c.num ? 'num' : '', c.tone?.(t) ?? ''].filter(Boolean).join(' ') || undefined}>
+                  {c.cell(t)}
+                </td>
+              ))}
               {onShare && <ShareCell trade={t} onShare={onShare} />}
             </tr>
           ))}
@@ -56,41 +60,32 @@ export function OpenTradesTable({ trades, onShare }: { trades: TradeListItem[]; 
   );
 }
 
+const tone = (x: number) => (x >= 0 ? 'pulse-pos' : 'pulse-neg');
+
+const openColumns: Column[] = [
+  { header: 'Strategy', cell: (t) => name(t.su) },
+  { header: 'Strikes', cell: (t) => strikes(t.sp) },
+  { header: 'Opened', cell: (t) => formatDate(t.tod) },
+  { header: 'Expires', cell: (t) => formatDate(t.ed) },
+  { header: 'Contracts', num: true, cell: (t) => t.cs },
+  { header: 'Premium', num: true, cell: (t) => formatMoney(signed(t)), tone: (t) => tone(signed(t)) },
+];
+
+const closedColumns: Column[] = [
+  { header: 'Strategy', cell: (t) => name(t.su) },
+  { header: 'Strikes', cell: (t) => strikes(t.sp) },
+  { header: 'Closed', cell: (t) => formatDate(t.tcd) },
+  { header: 'Disposition', cell: (t) => t.dis ?? '—' },
+  { header: 'Captured', num: true, cell: (t) => formatMoney(t.npc), tone: (t) => tone(t.npc ?? 0) },
+  { header: 'ROR', num: true, cell: (t) => formatPercent(t.ror) },
+];
+
+/** Open trades of the ticker opened in the window (part 2 §2; empty: "No open trades available."). */
+export function OpenTradesTable({ trades, onShare }: { trades: TradeListItem[]; onShare?: (t: TradeListItem) => void }) {
+  return <PulseTable trades={trades} empty="No open trades available." columns={openColumns} onShare={onShare} />;
+}
+
 /** Trades of the ticker closed in the window (empty: "No closed trades available."). */
 export function ClosedTradesTable({ trades, onShare }: { trades: TradeListItem[]; onShare?: (t: TradeListItem) => void }) {
-  if (trades.length === 0) return <p className="pulse-empty">No closed trades available.</p>;
-  return (
-    <div className="pulse-table-wrap">
-      <table className="pulse-table">
-        <thead>
-          <tr>
-            <th scope="col">Strategy</th>
-            <th scope="col">Strikes</th>
-            <th scope="col">Closed</th>
-            <th scope="col">Disposition</th>
-            <th scope="col" className="num">
-              Captured
-            </th>
-            <th scope="col" className="num">
-              ROR
-            </th>
-            {onShare && <th scope="col" aria-label="Share" />}
-          </tr>
-        </thead>
-        <tbody>
-          {trades.map((t) => (
-            <tr key={t.uid}>
-              <td>{name(t.su)}</td>
-              <td>{strikes(t.sp)}</td>
-              <td>{formatDate(t.tcd)}</td>
-              <td>{t.dis ?? '—'}</td>
-              <td className={`num ${(t.npc ?? 0) >= 0 ? 'pulse-pos' : 'pulse-neg'}`}>{formatMoney(t.npc)}</td>
-              <td className="num">{formatPercent(t.ror)}</td>
-              {onShare && <ShareCell trade={t} onShare={onShare} />}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
+  return <PulseTable trades={trades} empty="No closed trades available." columns={closedColumns} onShare={onShare} />;
 }
