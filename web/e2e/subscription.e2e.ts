@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { billingMessages as m } from '@oj/contracts/billing';
+import { addDays, isWeekend, newYorkDate } from '@oj/contracts/business-date';
 import { PRICE_ID, StripeTestServer } from '@oj/services/billing/testing/stripe-test-server';
 import { launchBrowser, newContext, screenshots } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
@@ -56,6 +57,42 @@ async function createTrader(): Promise<{ email: string; password: string }> {
   const link = await server.waitForLink('/users/account-verify', { to: email });
   expect((await api(`/users/verify/${new URL(link).searchParams.get('token')}`)).status).toBe(200);
   return { email, password };
+}
+
+/** A trade in the trader's journal (an account, then an open put), through the API. */
+async function addTrade(trader: { email: string; password: string }, ticker: string): Promise<void> {
+  const api = async (path: string, body: unknown, token?: string) => {
+    const res = await fetch(`${server.baseUrl}/api/v1${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    expect(res.status, await res.clone().text()).toBeLessThan(300);
+    return res.json() as Promise<any>;
+  };
+  const { access_token: token } = await api('/users/login', { email: trader.email, password: trader.password });
+  const account = await api('/accounts/add-account', { name: 'Income', broker: 'schwab', ac_type: 2 }, token);
+  let day = newYorkDate(new Date());
+  while (isWeekend(day)) day = addDays(day, -1);
+  let expiry = addDays(day, 30);
+  while (isWeekend(expiry)) expiry = addDays(expiry, 1);
+  const trade_data = {
+    ticker,
+    account_uid: account.uid,
+    strategy_uid: 'cash-secured-put',
+    strike_prices: [100],
+    trade_open_date: day,
+    expiration_date: expiry,
+    contract_size: 1,
+    premium_at_open: 250,
+    net_fee_to_open: 0.65,
+    open_transaction: 1,
+    net_delta: 0.2,
+    stock_price_at_open: 105,
+    cost_basis: null,
+    notes: '',
+  };
+  await api('/trades/add-trade', { trade_data, tag_data: [] }, token);
 }
 
 async function signIn(trader: { email: string; password: string }) {
@@ -144,8 +181,9 @@ describe('Subscription page', () => {
     expect(stripe.subscriptions.get(sub.id)!.cancel_at_period_end).toBe(false);
   });
 
-  it('an expired trial: locked screens lead here; Reactivate pays and lets the user back in', async () => {
+  it('an expired trial: locked screens lead here; Reactivate pays and lets the user back in, with the journal kept', async () => {
     const trader = await createTrader();
+    await addTrade(trader, 'KEPT');
     await sql`update subscriptions set current_period_end = now() - interval '1 day' where user_uid = (select uid from users where email = ${trader.email})`.execute(server.runtime.deps.database.db);
     await signIn(trader);
     await page.goto('/trades/open');
@@ -170,6 +208,8 @@ describe('Subscription page', () => {
     await page.goto('/trades/open');
     await page.getByRole('heading', { name: 'Your subscription has expired, please renew' }).waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);
     expect(await page.getByRole('heading', { name: 'Your subscription has expired, please renew' }).count()).toBe(0);
+    // The trade entered before the trial ran out is there again.
+    await page.locator('main').getByText('KEPT').first().waitFor();
   });
 
   it('a failed renewal: the grace period variant; Renew with a new card restores access; Update Payment from the menu', async () => {
