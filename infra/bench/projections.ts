@@ -13,6 +13,7 @@ import { openDatabase, type Database } from '../src/db/database.ts';
 import { createLogger } from '../src/logger.ts';
 import { PostgresEventStore } from '../src/eventstore/postgres.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
+import { deleteRedisPrefix } from '../src/testing/redis.ts';
 import { migrations as eventStoreMigrations } from '../src/eventstore/migrations.ts';
 import { migrations as projectorMigrations } from '@oj/projections/runtime/migrations';
 import { rebuild } from '@oj/projections/runtime/rebuild';
@@ -409,6 +410,8 @@ async function measureLiveLag(o: {
   const duration = (await metrics.getSingleMetric('oj_projector_batch_duration_seconds')?.get())?.values ?? [];
   const applySeconds = duration.filter((v) => (v as { metricName?: string }).metricName?.endsWith('_sum')).reduce((a, v) => a + v.value, 0);
   await projector.stop();
+  // The run's lane queues (completed jobs are kept for an hour) go with it.
+  if (o.redisUrl) await deleteRedisPrefix(o.redisUrl, prefix);
   const batches = batchSizes.length;
   return {
     transport: o.redisUrl ? 'bullmq' : 'in-process',
