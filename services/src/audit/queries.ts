@@ -30,7 +30,7 @@ import type { z } from 'zod';
 import { AppError } from '../app/errors.ts';
 import { findUserByEmail, findUserByUid, type UserRecord } from '../identity/users.ts';
 import { describeEvent, describeWithLineages, sameValue, timelineEntryOf, tradeChanges } from './describe.ts';
-import { allTradeRows, applyEvent, asJournalEvent, buildHistory, dailyRecords, formulaVersions, lineageOf, listOf, newReplay, replayAt, replayRows, statesAround, tradeRow, type Replay, type ReplayHistory } from './replay.ts';
+import { allTradeRows, applyEvent, asJournalEvent, buildHistory, dailyRecords, formulaVersions, lineageOf, listOf, newReplay, replayAt, replayEvents, replayRows, statesAround, tradeRow, type Replay, type ReplayHistory } from './replay.ts';
 import { createUserLog, type UserLog } from './user-log.ts';
 
 export interface AuditContext {
@@ -305,19 +305,43 @@ function splitTrees(replay: Replay, trade: string | undefined): AsOfResponse['sp
   );
 }
 
-/** Fields of two rows that differ (canonical JSON: key order inside JSON columns does not count). */
+/** Fields of two rows that differ (as JSON values: key order inside JSON columns does not count). */
 function fieldDiff(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): Array<{ field: string; before: unknown; after: unknown }> {
-  const keys = new Set([...Object.keys(a ?? {}), ...Object.keys(b ?? {})]);
   const out: Array<{ field: string; before: unknown; after: unknown }> = [];
-  for (const k of keys) {
+  const check = (k: string) => {
     const x = a?.[k] ?? null;
     const y = b?.[k] ?? null;
-    // Most fields are numbers and strings: compared as they are; only JSON columns need canonical text.
-    if (x === y) continue;
-    if (typeof x === 'object' && typeof y === 'object' && x !== null && y !== null && canon(x) === canon(y)) continue;
-    out.push({ field: k, before: x, after: y });
-  }
+    if (!sameJson(x, y)) out.push({ field: k, before: x, after: y });
+  };
+  // Verify compares some 300,000 pairs of rows: no arrays or sets of keys are built per pair.
+  if (a) for (const k in a) check(k);
+  if (b) for (const k in b) if (!a || !(k in a)) check(k);
   return out;
+}
+
+/**
+ * Equal as JSON values, object key order aside: what comparing the two `canon` texts tells, without
+ * building them (most fields are numbers and strings, equal at the first test). `undefined` reads as
+ * null, a Date as its ISO text.
+ */
+export function sameJson(x: unknown, y: unknown): boolean {
+  if (x === y) return true;
+  if (x instanceof Date) return sameJson(x.toISOString(), y);
+  if (y instanceof Date) return sameJson(x, y.toISOString());
+  if (x === null || y === null || x === undefined || y === undefined || typeof x !== 'object' || typeof y !== 'object') return canon(x) === canon(y);
+  if (Array.isArray(x) || Array.isArray(y)) {
+    if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false;
+    for (let i = 0; i < x.length; i++) if (!sameJson(x[i], y[i])) return false;
+    return true;
+  }
+  const xo = x as Record<string, unknown>;
+  const yo = y as Record<string, unknown>;
+  let n = 0;
+  for (const k in xo) {
+    if (!(k in yo) || !sameJson(xo[k], yo[k])) return false;
+    n++;
+  }
+  return Object.keys(yo).length === n;
 }
 
 /** JSON with object keys sorted, so rows compare by value. */
@@ -414,26 +438,39 @@ const tableKeys: Record<(typeof tradeTables)[number], (r: any) => string> = {
 };
 
 /**
- * The fold of a user's whole log (replay.ts `ReplayHistory`: every lineage's state after each of its
- * events) and the rows of its last state, kept with the log array the user-log cache hands out: the
- * same array means the same events, so every as-of view, diff and Verify after the first reads states
- * instead of folding 250,000 events again. Only read, never folded further.
+ * What the replay of a user's log has computed so far, kept with the log array the user-log cache hands
+ * out (the same array means the same events):
+ * - `whole`: the fold of every event and the rows of its last state, what Verify and the as-of view at
+ *   the last event read. A plain fold (`replayEvents`), which keeps no state but the last: the first
+ *   view of a user, cold, pays for nothing it does not show.
+ * - `history`: the fold keeping every lineage's state after each of its events (replay.ts
+ *   `ReplayHistory`), built at the first view of an earlier point or diff; every view after it reads
+ *   states instead of folding 250,000 events again.
+ * Both are only read, never folded further.
  */
-const histories = new WeakMap<readonly StoredEvent[], { history: ReplayHistory; whole?: { replay: Replay; rows: ReturnType<typeof replayRows> } }>();
-function cachedHistory(userId: string, events: readonly StoredEvent[]) {
-  let hit = histories.get(events);
+interface Replayed {
+  history?: ReplayHistory;
+  whole?: { replay: Replay; rows: ReturnType<typeof replayRows> };
+}
+const replays = new WeakMap<readonly StoredEvent[], Replayed>();
+function replayedOf(events: readonly StoredEvent[]): Replayed {
+  let hit = replays.get(events);
   if (!hit) {
-    hit = { history: buildHistory(userId, events) };
-    histories.set(events, hit);
+    hit = {};
+    replays.set(events, hit);
   }
   return hit;
 }
 /** The log folded once (every lineage's state after each of its events), kept with the cached log. */
-const historyOf = (userId: string, events: readonly StoredEvent[]): ReplayHistory => cachedHistory(userId, events).history;
+function historyOf(userId: string, events: readonly StoredEvent[]): ReplayHistory {
+  const hit = replayedOf(events);
+  hit.history ??= buildHistory(userId, events);
+  return hit.history;
+}
 function fullReplay(userId: string, events: readonly StoredEvent[]) {
-  const hit = cachedHistory(userId, events);
+  const hit = replayedOf(events);
   if (!hit.whole) {
-    const replay = replayAt(hit.history, events.length);
+    const replay = hit.history ? replayAt(hit.history, events.length) : replayEvents(userId, events);
     hit.whole = { replay, rows: replayRows(replay) };
   }
   return hit.whole;
@@ -460,8 +497,10 @@ export async function verify(ctx: AuditContext, userId: string): Promise<VerifyR
   for (const [table, liveRows] of live) {
     const keyOf = tableKeys[table];
     const keep = (r: Record<string, unknown>) => table !== 'trade_counts' || Number(r.n) !== 0;
-    const mine = new Map((replayed[table] ?? []).filter(keep).map((r) => [keyOf(r), r]));
-    const theirs = new Map(liveRows.filter(keep).map((r) => [keyOf(r), r]));
+    const mine = new Map<string, Record<string, unknown>>();
+    for (const r of replayed[table] ?? []) if (keep(r)) mine.set(keyOf(r), r);
+    const theirs = new Map<string, Record<string, unknown>>();
+    for (const r of liveRows) if (keep(r)) theirs.set(keyOf(r), r);
     rows[table] = { live: theirs.size, replayed: mine.size };
     const push = (d: RowDifference) => {
       count++;
