@@ -17,6 +17,7 @@ import { applyLaneBatch, LaneGapError } from './apply.ts';
 import { liveTables, readRegistry } from './registry.ts';
 import { diff, rebuild, RebuildLockedError, retire, rollback, switchVersion } from './rebuild.ts';
 import { LOCK_REBUILD, tryLock } from './locks.ts';
+import { sleep } from './testing.ts';
 import { laneOf, toWire } from './lanes.ts';
 import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
 
@@ -332,6 +333,33 @@ describe('projector on PostgreSQL with BullMQ lanes', () => {
     expect(await current(database)).toEqual(expectedCounts(await wholeLog(store)));
     await projector.stop();
   });
+  it('rebuilds one user while new events keep arriving, from one read of the user however long it takes', async () => {
+    const projector = await start();
+    await projector.waitFor(upTo(store), 30_000);
+    const tables = await liveTables(database.db, projection.name);
+    await database.db.deleteFrom(tables.stream_counts!).where('user_id', '=', users[0]!).execute();
+    // A heavy user's events take seconds to read; the lane keeps receiving events meanwhile.
+    let reads = 0;
+    const slowStore = { kind: store.kind, head: () => store.head(), readAll: async (o: Parameters<EventStore['readAll']>[0]) => (reads++, await sleep(400), store.readAll(o)) } as EventStore;
+    let loading = true;
+    let seed = 900;
+    const load = (async () => {
+      while (loading) await appendEvents(store, 3, seed++, 20_000 + seed * 10);
+    })();
+    try {
+      const [result] = await rebuild({ ...deps(), eventStore: slowStore }, projection.name, { userId: users[0]! });
+      expect(result!.eventsApplied).toBeGreaterThan(0);
+      // Read once: the lane waits at its locked checkpoint, so what was read is what there is to apply.
+      expect(reads).toBe(1);
+    } finally {
+      loading = false;
+      await load;
+    }
+    await projector.waitFor(upTo(store), 30_000);
+    expect(await current(database)).toEqual(expectedCounts(await wholeLog(store)));
+    await projector.stop();
+  });
+
 });
 
 describe('projector in process (no Redis)', () => {

@@ -498,40 +498,64 @@ export async function abandon(deps: RuntimeDeps, name: string): Promise<number |
 export const userPrefixes = (projection: Projection, userId: string) => projection.streamPrefixes.map((p) => `${p}${userId}.`);
 
 /**
- * Recomputes one user's rows in the live version, in one transaction: deleteUser, then re-apply the
- * user's events up to the user's lane checkpoint. The lane checkpoint row is locked for the whole
- * transaction, so the lane worker waits and then continues after it: nothing is applied twice or
- * missed, and the user's order holds.
+ * Recomputes one user's rows in the live version, in one transaction. The user's lane checkpoint row is
+ * locked first, so the lane worker waits at it until the transaction commits and then continues after
+ * it: the user's events up to the checkpoint are exactly what there is to apply, nothing is applied
+ * twice or missed, and the user's order holds. Those events are read (on the store's own connections)
+ * while the transaction deletes the user's rows (`deleteUser`) and guard rows; then they are applied in
+ * mode `user` (nothing to load back, rows inserted).
+ *
+ * PGlite has one connection, which the transaction holds: a read beside it would wait for it forever.
+ * There the events are read before the transaction, which starts over if the lane has moved past the
+ * read meanwhile, up to 21 times (as every database did before).
  */
 async function rebuildUser(deps: RuntimeDeps, projection: Projection, userId: string): Promise<RebuildResult> {
   const { database, eventStore } = deps;
   const prefixes = userPrefixes(projection, userId);
-  for (let attempt = 0; ; attempt++) {
-    const head = await eventStore.head();
-    const events = (await readRange(eventStore, START, prefixes)).filter((e) => e.metadata.userId === userId);
-    const covered = maxPosition(head ?? START, events.at(-1)?.position ?? START);
-    const result = await database.db.transaction().execute(async (trx) => {
+  const readUser = async (upTo?: LogPosition) => (await readRange(eventStore, START, prefixes, upTo)).filter((e) => e.metadata.userId === userId);
+  const recompute = (eventsUpTo: (checkpoint: LogPosition) => Promise<StoredEvent[]>) =>
+    database.db.transaction().execute(async (trx) => {
       await lockSwitchShared(trx);
       const live = runnable([projection], await readRegistry(trx, projection.name))[0];
       if (!live) throw new Error(`${projection.name} has no live version built by the running code (v${projection.version}); rebuild it first`);
       const dispatcher = await readDispatcher(trx);
       const lane = laneOf(userId, dispatcher.lanes ?? deps.lanes);
       const cp = await lockCheckpoint(trx, live.row.name, live.row.version, lane);
-      if (comparePositions(cp, covered) > 0) return null;
-      const ctx = { trx, tables: live.row.tables, mode: 'rebuild' as const };
-      await projection.deleteUser(ctx, userId);
-      // The user's lineages start over in the guard too.
-      for (const prefix of prefixes) {
-        await sql`delete from projection_stream_revisions where projection = ${live.row.name} and version = ${live.row.version} and left(stream_id, ${prefix.length}) = ${prefix}`.execute(trx);
-      }
-      const upTo = await guardRevisions(trx, { ...live.row, revisionGuard: true }, events.filter((e) => comparePositions(e.position, cp) <= 0));
+      const ctx = { trx, tables: live.row.tables, mode: 'user' as const };
+      const [events] = await Promise.all([
+        eventsUpTo(cp),
+        (async () => {
+          await projection.deleteUser(ctx, userId);
+          // The user's lineages start over in the guard too.
+          for (const prefix of prefixes) {
+            await sql`delete from projection_stream_revisions where projection = ${live.row.name} and version = ${live.row.version} and left(stream_id, ${prefix.length}) = ${prefix}`.execute(trx);
+          }
+        })(),
+      ]);
+      const upTo = await guardRevisions(trx, { ...live.row, revisionGuard: true }, events);
       if (upTo.length) await projection.apply(ctx, upTo);
-      return { version: live.row.version, applied: upTo.length };
+      return { projection: projection.name, version: live.row.version, eventsApplied: upTo.length, switched: false, resumedFrom: null };
     });
-    if (result) return { projection: projection.name, version: result.version, eventsApplied: result.applied, switched: false, resumedFrom: null };
-    if (attempt > 20) throw new Error(`Could not rebuild ${projection.name} for user ${userId}: the lane keeps moving past the read`);
+  // Every event up to the checkpoint is visible: the lane applied it.
+  if (database.kind !== 'pglite') return recompute((cp) => readUser(cp));
+  for (let attempt = 0; ; attempt++) {
+    const head = await eventStore.head();
+    const events = await readUser();
+    const covered = maxPosition(head ?? START, events.at(-1)?.position ?? START);
+    try {
+      return await recompute(async (cp) => {
+        if (comparePositions(cp, covered) > 0) throw new LaneMovedOn();
+        return events.filter((e) => comparePositions(e.position, cp) <= 0);
+      });
+    } catch (error) {
+      if (!(error instanceof LaneMovedOn)) throw error;
+      if (attempt >= 20) throw new Error(`Could not rebuild ${projection.name} for user ${userId}: the lane keeps moving past the read`);
+    }
   }
 }
+
+/** The lane applied events after a one-user recompute's read: its transaction rolls back and it reads again. */
+class LaneMovedOn extends Error {}
 
 export interface TableDiff {
   table: string;

@@ -7,6 +7,7 @@ import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
 import { START, comparePositions, type LogPosition, type StoredEvent } from '@oj/infra/eventstore/port';
 import { migrations as runtimeMigrations } from '../runtime/migrations.ts';
 import { physicalTables } from '../runtime/projection.ts';
+import { liveRow, liveTables } from '../runtime/registry.ts';
 import { applyLaneBatch } from '../runtime/apply.ts';
 import { laneOf } from '../runtime/lanes.ts';
 import { diff, rebuild } from '../runtime/rebuild.ts';
@@ -106,6 +107,30 @@ describe('trades projection: live equals a rebuild (PostgreSQL)', () => {
         table: t.table, onlyInLive: [], onlyInOther: [], totals: [], rows: 0,
       });
     }
+  });
+
+  it('a one-user recompute puts back every row of the user as the rebuild has them, and leaves the other users alone', async () => {
+    const live = await liveTables(database.db, tradesProjection.name);
+    const identical = async () => (await diff(deps(), tradesProjection.name)).every((t) => !t.onlyInLive && !t.onlyInOther && !t.totals.length && t.rowsLive === t.rowsOther);
+    expect(await identical()).toBe(true);
+    const T = sql.table(live.trades!);
+    // One wrong figure, one trade too many, a lost daily record, a wrong lineage revision, lost counts.
+    await sql`update ${T} set pao = pao + 1 where user_id = 'user-1' and uid = (select min(uid) from ${T} where user_id = 'user-1')`.execute(database.db);
+    await sql`insert into ${T} select * from json_populate_record(null::${T}, (select (to_jsonb(t) || '{"uid": "ghost"}')::json from ${T} t where user_id = 'user-1' limit 1))`.execute(database.db);
+    await sql`delete from ${sql.table(live.daily_premium!)} where user_id = 'user-1' and income_date = (select min(income_date) from ${sql.table(live.daily_premium!)} where user_id = 'user-1')`.execute(database.db);
+    await sql`update ${sql.table(live.trade_lineages!)} set rev = 99 where user_id = 'user-1'`.execute(database.db);
+    await sql`delete from ${sql.table(live.trade_counts!)} where user_id = 'user-1'`.execute(database.db);
+    expect(await identical()).toBe(false);
+    const [result] = await rebuild(deps(), tradesProjection.name, { userId: 'user-1' });
+    expect(result!.eventsApplied).toBe((await store.readAll({ limit: 10_000, streamPrefixes: ['trade-user-1.'] })).length);
+    expect(await identical()).toBe(true);
+    // Its lineages' guard rows say every event is applied: the next lane batch brings none of them again.
+    const version = (await liveRow(database.db, tradesProjection.name))!.version;
+    const guard = await sql<{ n: number }>`select count(*)::int as n from projection_stream_revisions p join ${sql.table(live.trade_lineages!)} l
+      on p.stream_id = 'trade-' || l.user_id || '.' || l.lid and p.revision = l.rev
+      where p.projection = ${tradesProjection.name} and p.version = ${version} and l.user_id = 'user-1'`.execute(database.db);
+    const lineages = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(live.trade_lineages!)} where user_id = 'user-1'`.execute(database.db);
+    expect(guard.rows[0]!.n).toBe(lineages.rows[0]!.n);
   });
 
   it('a rebuilt version has every index the live one has (the list indexes are built in its finishing step)', async () => {

@@ -8,7 +8,8 @@ import { emptyLineage, evolveLineage, type LineageState, type SplitRecord } from
 import { toListItem, type TradeRecord } from '@oj/contracts/trade-record';
 import { createTradeCountsTable, createTradeListIndexes, createTradeTables, listOf, recordToRow, rowToRecord, tradeColumns, type TradeRow } from './tables.ts';
 import { createSplitHistoryTable, deleteUserSplits, insertSplits } from '../split-history/tables.ts';
-import { createDailyPremiumTable, dayKey, recomputeAllDays, recomputeDays } from '../daily-premium/tables.ts';
+import { createDailyPremiumTable, dayKey, insertDailyRecords, recomputeAllDays, recomputeDays } from '../daily-premium/tables.ts';
+import { computeDailyRecords } from '../daily-premium/compute.ts';
 
 /**
  * The trade journal's read models: trades (the lists, roll history and trades-by-date read it),
@@ -68,12 +69,22 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
       return { u, l: streamId.slice(userStreamPrefix(u).length) };
     }),
   );
-  const guards = await sql<{ lid: string; user_id: string; rev: number; has_roll: boolean }>`
+  // A one-user recompute starts from no rows at all: nothing to load.
+  const fresh = ctx.mode === 'user';
+  const guards = fresh
+    ? []
+    : (
+        await sql<{ lid: string; user_id: string; rev: number; has_roll: boolean }>`
     select g.lid, g.user_id, g.rev, g.has_roll from json_to_recordset(${keyJson}::json) as k(u text, l text)
-    join ${sql.table(tables.trade_lineages)} g on g.user_id = k.u and g.lid = k.l`.execute(trx);
-  const rows = await sql<TradeRow>`
+    join ${sql.table(tables.trade_lineages)} g on g.user_id = k.u and g.lid = k.l`.execute(trx)
+      ).rows;
+  const rows = fresh
+    ? []
+    : (
+        await sql<TradeRow>`
     select t.* from json_to_recordset(${keyJson}::json) as k(u text, l text)
-    join ${sql.table(tables.trades)} t on t.user_id = k.u and t.lid = k.l`.execute(trx);
+    join ${sql.table(tables.trades)} t on t.user_id = k.u and t.lid = k.l`.execute(trx)
+      ).rows;
 
   const loaded = new Map<string, Loaded>();
   for (const [streamId, evs] of byLineage) {
@@ -81,12 +92,12 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
     const state = emptyLineage(userId, streamId.slice(userStreamPrefix(userId).length));
     loaded.set(lineageStreamId(userId, state.lineageId), { state, before: new Map(), revBefore: -1, splitsBefore: 0 });
   }
-  for (const g of guards.rows) {
+  for (const g of guards) {
     const l = loaded.get(lineageStreamId(g.user_id, g.lid))!;
     l.state.revision = l.revBefore = Number(g.rev);
     l.state.hasRollHistory = g.has_roll;
   }
-  for (const row of rows.rows) {
+  for (const row of rows) {
     const l = loaded.get(lineageStreamId(row.user_id, row.lid))!;
     const rec = rowToRecord(row);
     l.state.trades.set(rec.uid, rec);
@@ -141,15 +152,16 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
   if (deleted.length) {
     await sql`delete from ${sql.table(tables.trades)} where (user_id, uid) in (select u, id from json_to_recordset(${JSON.stringify(deleted)}::json) as d(u text, id text))`.execute(trx);
   }
+  // Rows new to the table are inserted; the unique index's conflict check costs a third more per row.
   if (upserts.length) {
     const T = sql.table(tables.trades);
-    await sql`insert into ${T} select * from json_populate_recordset(null::${T}, ${JSON.stringify(upserts)}::json)
-      on conflict (user_id, uid) do update set ${upsertSet}`.execute(trx);
+    const onConflict = fresh ? sql`` : sql`on conflict (user_id, uid) do update set ${upsertSet}`;
+    await sql`insert into ${T} select * from json_populate_recordset(null::${T}, ${JSON.stringify(upserts)}::json) ${onConflict}`.execute(trx);
   }
   if (lineageRows.length) {
     const L = sql.table(tables.trade_lineages);
-    await sql`insert into ${L} select * from json_populate_recordset(null::${L}, ${JSON.stringify(lineageRows)}::json)
-      on conflict (user_id, lid) do update set rev = excluded.rev, has_roll = excluded.has_roll`.execute(trx);
+    const onConflict = fresh ? sql`` : sql`on conflict (user_id, lid) do update set rev = excluded.rev, has_roll = excluded.has_roll`;
+    await sql`insert into ${L} select * from json_populate_recordset(null::${L}, ${JSON.stringify(lineageRows)}::json) ${onConflict}`.execute(trx);
   }
   const deltas = [...counts.values()].filter((c) => c.d !== 0);
   if (deltas.length) {
@@ -167,8 +179,10 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
   }
   await insertSplits(trx, tables.split_history, splits);
   // In bulk, a day is touched by many batches (opens, then closes and rolls weeks later): finishBulk
-  // computes every day once from the finished trade rows instead.
-  if (ctx.mode !== 'bulk') await recomputeDays(trx, tables, days);
+  // computes every day once from the finished trade rows instead. A one-user recompute holds every
+  // trade of the user's days: the days are computed from those rows, not read back.
+  if (fresh) await insertDailyRecords(trx, tables.daily_premium, [...computeDailyRecords(days, upserts).values()]);
+  else if (ctx.mode !== 'bulk') await recomputeDays(trx, tables, days);
 }
 
 /** The read models' shape version; with the formulas' version it makes the projection's version. */
