@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../testing/postgres.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { eventStoreContract } from './contract.ts';
 import { migrations } from './migrations.ts';
-import { PostgresEventStore } from './postgres.ts';
+import { PostgresEventStore, pendingQuery } from './postgres.ts';
 import { WrongExpectedRevisionError, type NewEvent } from './port.ts';
 
 let database: TestDatabase | undefined;
@@ -92,5 +94,53 @@ describe('group commit (node-postgres)', () => {
     expect((outcomes[2] as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
     expect(await store.readStream('group-thief')).toEqual([]);
     for (const s of ['group-a', 'group-b', 'group-c']) expect(await store.readStream(s)).toHaveLength(1);
+  });
+});
+
+/**
+ * Every poll of a subscription asks whether committed events are still held back (`pendingQuery`). Asked
+ * as `exists (... where transaction_id >= xmin)` on a table without statistics (autovacuum off), the
+ * planner scanned the events table, the whole log when nothing was pending.
+ */
+describe('the pending check of a subscription (node-postgres)', () => {
+  let own: TestDatabase;
+  let store: PostgresEventStore;
+  beforeAll(async () => {
+    own = await createTestDatabase('eventstore_pending');
+    await migrateToLatest(own.db, [migrations]);
+    store = new PostgresEventStore(own);
+    // Analyzed while empty, then 30,000 events, as a deployment's log grows with autovacuum off.
+    await sql`analyze events`.execute(own.db);
+    await sql`insert into events (stream_id, revision, event_id, type, schema_version, data, metadata)
+      select 'trade-u' || (i % 300) || '.l' || i, 0, gen_random_uuid(), 'Filled', 1, '{}'::jsonb, '{}'::jsonb from generate_series(1, 30000) as g(i)`.execute(own.db);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await own?.drop();
+  });
+
+  it('says pending exactly while an older transaction still runs beside a committed event', async () => {
+    const pending = async () => (await pendingQuery.execute(own.db)).rows[0]!.pending;
+    expect(await pending()).toBe(false);
+    const older = new pg.Client({ connectionString: own.url });
+    await older.connect();
+    try {
+      await older.query('begin');
+      await older.query('select pg_current_xact_id()');
+      await store.append('trade-u1.later', [{ id: randomUUID(), type: 'Later', schemaVersion: 1, data: {}, metadata: { userId: 'u1', actor: { id: 'u1', role: 'trader' }, correlationId: 'c', causationId: null, idempotencyKey: null, recordedAt: '2026-11-20T15:00:00.000Z', businessDate: '2026-11-20' } }], 'no_stream');
+      expect(await pending()).toBe(true);
+      await older.query('commit');
+      expect(await pending()).toBe(false);
+    } finally {
+      await older.end();
+    }
+  });
+
+  it('reads one entry of the log-order index, not the events table', async () => {
+    const { rows } = await sql<{ 'QUERY PLAN': unknown }>`explain (analyze, format json) ${pendingQuery}`.execute(own.db);
+    const plan = JSON.stringify(rows[0]!['QUERY PLAN']);
+    expect(plan).toContain('"Scan Direction":"Backward"');
+    expect(plan).toContain('events_log_order_idx');
+    expect(plan).not.toContain('Seq Scan');
   });
 });

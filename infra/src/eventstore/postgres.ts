@@ -98,6 +98,15 @@ interface EventRow {
   metadata: StoredEvent['metadata'];
 }
 
+/**
+ * Whether the log holds an event whose transaction is at or after the oldest one still running: the
+ * newest event's transaction, one entry of the log-order index read backwards. (As `exists (... where
+ * transaction_id >= xmin)` it was a scan of the events table whenever the planner had no statistics on it,
+ * each poll reading the whole log when nothing was pending.)
+ */
+export const pendingQuery = sql<{ pending: boolean }>`
+  select coalesce((select max(transaction_id) from events) >= pg_snapshot_xmin(pg_current_snapshot()), false) as pending`;
+
 /** Subscriptions of every store on one database handle share one wake-up signal. */
 const signals = new WeakMap<object, LocalSignal>();
 
@@ -348,8 +357,7 @@ export class PostgresEventStore implements EventStore {
 
   /** Committed events that readers cannot see yet: their transaction is newer than one still running. */
   async #pending(): Promise<boolean> {
-    const rows = await sql<{ pending: boolean }>`
-      select exists (select 1 from events where transaction_id >= pg_snapshot_xmin(pg_current_snapshot())) as pending`.execute(this.#db);
+    const rows = await pendingQuery.execute(this.#db);
     return rows.rows[0]?.pending === true;
   }
 
