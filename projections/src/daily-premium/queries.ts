@@ -128,19 +128,34 @@ function windowDates(start: string, today: string): [string, boolean][] {
  * Parsed maps of stored days, kept between requests: a day's record changes only when a trade of that
  * day does, so a dashboard reload parses nothing but the days that changed. Keyed by user, date and
  * field, and valid only while the stored text is the same (compared in full), so a changed day is parsed
- * again and never answered stale. Bounded: the oldest entries go first.
+ * again and never answered stale. Bounded by the stored text it holds (8 million characters; a parsed map
+ * takes a few times its text), not by a count of entries, whose size depends on how many tickers and
+ * strategies a day has. The least recently used entries go first.
  */
-const PARSED_LIMIT = 100_000;
+const PARSED_TEXT_LIMIT = 8_000_000;
+let parsedText = 0;
 const parsed = new Map<string, { text: string; value: unknown }>();
 /** The day's map `field`, parsed and shaped by `prepare` (entries ready to add up), from the cache when its text is unchanged. */
 function parseDay<T>(userId: string, date: string, field: string, text: string, prepare: (parsed: any) => T): T {
   const key = `${userId}\u0000${date}\u0000${field}`;
   const hit = parsed.get(key);
-  if (hit && hit.text === text) return hit.value as T;
+  if (hit && hit.text === text) {
+    parsed.delete(key);
+    parsed.set(key, hit);
+    return hit.value as T;
+  }
   const value = prepare(JSON.parse(text));
-  parsed.delete(key);
+  if (hit) {
+    parsed.delete(key);
+    parsedText -= hit.text.length;
+  }
   parsed.set(key, { text, value });
-  if (parsed.size > PARSED_LIMIT) parsed.delete(parsed.keys().next().value!);
+  parsedText += text.length;
+  for (const [oldest, entry] of parsed) {
+    if (parsedText <= PARSED_TEXT_LIMIT) break;
+    parsed.delete(oldest);
+    parsedText -= entry.text.length;
+  }
   return value;
 }
 
