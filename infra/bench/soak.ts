@@ -10,7 +10,7 @@ import { migrate } from '@oj/services/platform/migrations';
 import { createUser } from '@oj/services/identity/commands';
 
 /**
- * `npm run bench -- soak [--minutes 10] [--rate 300] [--users 200] [--query-rate 100]`
+ * `npm run bench -- soak [--minutes 10] [--rate 300] [--users 200] [--query-rate 100] [--dates spread|same] [--days 20]`
  *
  * A long steady load on the services layout (issue 17): the gateway and the projector as their own
  * processes on real PostgreSQL and Redis, `rate` trade commands a second (open a trade, or close one of
@@ -19,6 +19,14 @@ import { createUser } from '@oj/services/identity/commands';
  * whether or not earlier ones have answered, so a slow server shows as latency, not as a lower rate.
  * Every minute it prints p50/p99 of commands and queries, errors, and the resident memory of each
  * process; at the end, the growth of each process's memory after the first minute (target: at most 10%).
+ *
+ * Dates, so that the work of a request stays steady while the journals grow (a soak looks for what grows
+ * under a steady load): `spread` (the default) opens each trader's k-th trade on weekday k mod D of the
+ * D weekdays up to 2026-11-13 (`--days`, default 20: a month) and closes it 7 days later. Two shapes whose
+ * work grows, kept to show it: `same` opens every trade on 2026-02-02 and closes it on 2026-02-27, so
+ * each trader's two days grow without end, and so does every command that touches them (a day's record
+ * is recomputed from all the trades of the day); `--days 400` gives each trader a new day with almost
+ * every trade, so each dashboard answer holds more days than the one before.
  */
 
 const rssMiB = (pid: number | undefined): number => {
@@ -39,12 +47,27 @@ const quantile = (xs: number[], q: number) => {
 export async function main(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { minutes: { type: 'string', default: '10' }, rate: { type: 'string', default: '300' }, users: { type: 'string', default: '200' }, 'query-rate': { type: 'string', default: '100' } },
+    options: {
+      minutes: { type: 'string', default: '10' },
+      rate: { type: 'string', default: '300' },
+      users: { type: 'string', default: '200' },
+      'query-rate': { type: 'string', default: '100' },
+      dates: { type: 'string', default: 'spread' },
+      days: { type: 'string', default: '20' },
+    },
   });
   const minutes = Number(values.minutes);
   const rate = Number(values.rate);
   const queryRate = Number(values['query-rate']);
   const userCount = Number(values.users);
+  if (values.dates !== 'spread' && values.dates !== 'same') throw new Error('--dates is spread or same');
+  const spread = values.dates === 'spread';
+  // The D weekdays up to 2026-11-13 (closes a week later are still in the past): a trader's k-th trade opens on weekday k mod D.
+  const days = Number(values.days);
+  if (!Number.isInteger(days) || days < 1 || days > 400) throw new Error('--days is a whole number from 1 to 400');
+  const weekdays: string[] = [];
+  for (let t = Date.UTC(2026, 10, 13); weekdays.length < days; t -= 86_400_000) if (![0, 6].includes(new Date(t).getUTCDay())) weekdays.unshift(new Date(t).toISOString().slice(0, 10));
+  const plusDays = (d: string, n: number) => new Date(Date.parse(d) + n * 86_400_000).toISOString().slice(0, 10);
   const redisUrl = process.env.REDIS_URL;
   if (!redisUrl) throw new Error('bench soak needs REDIS_URL (the projector lanes)');
 
@@ -75,7 +98,9 @@ export async function main(argv: string[]): Promise<void> {
   interface Trader {
     headers: Record<string, string>;
     account: string;
-    open: string[];
+    /** Open trades: uid and open date. */
+    open: Array<{ uid: string; date: string }>;
+    opened: number;
   }
   const traders: Trader[] = [];
   for (let i = 0; i < userCount; i++) {
@@ -84,9 +109,9 @@ export async function main(argv: string[]): Promise<void> {
     const login = (await (await fetch(`${base}/users/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'Soak1!pass' }) })).json()) as { access_token: string };
     const headers = { authorization: `Bearer ${login.access_token}`, 'content-type': 'application/json' };
     const account = (await (await fetch(`${base}/accounts/add-account`, { method: 'POST', headers, body: JSON.stringify({ name: 'Main', broker: 'ibkr', ac_type: 1 }) })).json()) as { uid: string };
-    traders.push({ headers, account: account.uid, open: [] });
+    traders.push({ headers, account: account.uid, open: [], opened: 0 });
   }
-  process.stderr.write(`${userCount} traders ready; ${minutes} min at ${rate} commands/s and ${queryRate} queries/s\n`);
+  process.stderr.write(`${userCount} traders ready; ${minutes} min at ${rate} commands/s and ${queryRate} queries/s; dates ${values.dates}${spread ? ` over ${days} weekdays` : ''}\n`);
 
   let minute = { commands: [] as number[], queries: [] as number[], errors: 0, firstError: '' };
   const report: { minute: number; commands: number; cP50: number; cP99: number; queries: number; qP50: number; qP99: number; errors: number; gatewayMiB: number; projectorMiB: number }[] = [];
@@ -111,20 +136,22 @@ export async function main(argv: string[]): Promise<void> {
   let n = 0;
   const command = async () => {
     const trader = traders[n++ % traders.length]!;
-    const uid = trader.open.length > 3 || (trader.open.length > 0 && Math.random() < 0.4) ? trader.open.shift() : undefined;
-    if (uid) {
-      await timed('commands', `/trades/close/${uid}`, { method: 'POST', headers: trader.headers, body: JSON.stringify({ contract_size: 1, trade_close_date: '2026-02-27', premium_at_close: 20, net_fee_to_close: 0.65, close_transaction: 2 }) });
+    const open = trader.open.length > 3 || (trader.open.length > 0 && Math.random() < 0.4) ? trader.open.shift() : undefined;
+    if (open) {
+      const closeDate = spread ? plusDays(open.date, 7) : '2026-02-27';
+      await timed('commands', `/trades/close/${open.uid}`, { method: 'POST', headers: trader.headers, body: JSON.stringify({ contract_size: 1, trade_close_date: closeDate, premium_at_close: 20, net_fee_to_close: 0.65, close_transaction: 2 }) });
       return;
     }
+    const openDate = spread ? weekdays[trader.opened++ % weekdays.length]! : '2026-02-02';
     const res = await timed('commands', '/trades/add-trade', {
       method: 'POST',
       headers: trader.headers,
       body: JSON.stringify({
-        trade_data: { ticker: 'SPY', strategy_uid: 'cash-secured-put', account_uid: trader.account, strike_prices: [500], trade_open_date: '2026-02-02', expiration_date: '2026-03-20', contract_size: 1, premium_at_open: 250, net_fee_to_open: 0.65, net_delta: 0.3, stock_price_at_open: 510 },
+        trade_data: { ticker: 'SPY', strategy_uid: 'cash-secured-put', account_uid: trader.account, strike_prices: [500], trade_open_date: openDate, expiration_date: spread ? plusDays(openDate, 42) : '2026-03-20', contract_size: 1, premium_at_open: 250, net_fee_to_open: 0.65, net_delta: 0.3, stock_price_at_open: 510 },
         tag_data: [],
       }),
     });
-    if (res) trader.open.push(((await res.json()) as { uid: string }).uid);
+    if (res) trader.open.push({ uid: ((await res.json()) as { uid: string }).uid, date: openDate });
   };
   let q = 0;
   const query = async () => {
