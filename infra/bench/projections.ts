@@ -27,7 +27,7 @@ import { generateJournal, HEAVY_USER } from './journal-generator.ts';
 
 /**
  * `npm run bench -- projections [--events N] [--rate R] [--live-seconds S] [--live-runs K] [--high-rate R] [--high-seconds S]
- *   [--rebuild-only] [--keep] [--partitions P] [--batch B]`
+ *   [--rebuild-only] [--keep] [--partitions P] [--batch B] [--live-dates spread|same]`
  * (`--rebuild-only` stops after step 3: for iterating on the rebuild with fewer events)
  *
  * On real PostgreSQL (DATABASE_URL) and Redis (REDIS_URL), in a fresh database:
@@ -42,9 +42,15 @@ import { generateJournal, HEAVY_USER } from './journal-generator.ts';
  * 6. live lag: the projector (BullMQ lanes when REDIS_URL is set, then in process) running while R events/s
  *    (default 200, for S = 30 s, K = 5 times) and then 1,000 events/s for 60 s are appended through the store;
  *    lag = from append committed to the lineage's row showing it; drain = from the last append until every
- *    appended event shows.
+ *    appended event shows. Each of the 500 live users opens its k-th trade on the k-th weekday from
+ *    2025-01-02 (`--live-dates same`: every trade on 2026-11-20, the shape of the runs before 2026-11-25).
  * Prints a JSON report (and a markdown table for docs/performance.md).
  */
+const plusDays = (d: string, n: number) => new Date(Date.parse(d) + n * 86_400_000).toISOString().slice(0, 10);
+/** 400 weekdays from 2025-01-02: the live users' open dates. */
+const LIVE_WEEKDAYS: string[] = [];
+for (let t = Date.UTC(2025, 0, 2); LIVE_WEEKDAYS.length < 400; t += 86_400_000) if (![0, 6].includes(new Date(t).getUTCDay())) LIVE_WEEKDAYS.push(new Date(t).toISOString().slice(0, 10));
+
 interface Args {
   events: number;
   liveSeconds: number;
@@ -58,6 +64,8 @@ interface Args {
   rebuildOnly: boolean;
   partitions: number;
   batchSize: number;
+  /** The live trades' open dates: `spread` (each live user's k-th trade on the k-th weekday) or `same` (all on one day). */
+  liveDates: 'spread' | 'same';
 }
 
 function parseArgs(argv: string[]): Args {
@@ -76,6 +84,7 @@ function parseArgs(argv: string[]): Args {
     rebuildOnly: argv.includes('--rebuild-only'),
     partitions: Number(get('partitions') ?? 2),
     batchSize: Number(get('batch') ?? 40_000),
+    liveDates: get('live-dates') === 'same' ? 'same' : 'spread',
   };
 }
 
@@ -281,7 +290,7 @@ export async function benchProjections(argv: string[]): Promise<Record<string, u
     for (const load of loads) {
       for (const transport of redisUrl ? [redisUrl, undefined] : [undefined]) {
         log(`live ${load.name}: projector ${transport ? 'with BullMQ lanes' : 'in process'}, appending ${load.rate} events/s for ${load.seconds} s`);
-        live.push({ load: load.name, ...(await measureLiveLag({ database, eventStore, tables, redisUrl: transport, rate: load.rate, seconds: load.seconds, offset })) });
+        live.push({ load: load.name, ...(await measureLiveLag({ database, eventStore, tables, redisUrl: transport, rate: load.rate, seconds: load.seconds, offset, dates: args.liveDates })) });
         offset += load.rate * load.seconds;
       }
     }
@@ -305,6 +314,7 @@ async function measureLiveLag(o: {
   seconds: number;
   /** First sequence number of this run's trades (runs append distinct lineages). */
   offset: number;
+  dates: 'spread' | 'same';
 }): Promise<Record<string, unknown>> {
   const { database, eventStore, tables } = o;
   const db = database.db;
@@ -370,6 +380,10 @@ async function measureLiveLag(o: {
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const userId = `live-user-${i % 500}`;
     const lid = `live-${i}`;
+    // A trader's trades spread over the days as a journal's do; `same` puts every one on one day, whose
+    // record every batch then recomputes over all of them (a day's record is computed from its trades).
+    const openDate = o.dates === 'same' ? '2026-11-20' : LIVE_WEEKDAYS[Math.floor(i / 500) % LIVE_WEEKDAYS.length]!;
+    const expirationDate = o.dates === 'same' ? '2026-12-18' : plusDays(openDate, 28);
     const p = (async () => {
       const at = new Date().toISOString();
       await eventStore.append(
@@ -382,7 +396,7 @@ async function measureLiveLag(o: {
             data: {
               tradeId: lid,
               lineageId: lid,
-              terms: { ticker: 'LIVE', strategyUid: 'cash-secured-put', accountUid: 'acct-1', strikePrices: [50], openDate: '2026-11-20', expirationDate: '2026-12-18', contractSize: 1, premiumAtOpen: 120, netFeeToOpen: 0.68, openTransaction: 1, netDelta: 0.3, stockPriceAtOpen: 52, costBasis: null, leapsValue: null, notes: '', tags: [] },
+              terms: { ticker: 'LIVE', strategyUid: 'cash-secured-put', accountUid: 'acct-1', strikePrices: [50], openDate, expirationDate, contractSize: 1, premiumAtOpen: 120, netFeeToOpen: 0.68, openTransaction: 1, netDelta: 0.3, stockPriceAtOpen: 52, costBasis: null, leapsValue: null, notes: '', tags: [] },
             },
             metadata: { userId, actor: { id: userId, role: 'trader' }, correlationId: `live-${i}`, causationId: null, idempotencyKey: null, recordedAt: at, businessDate: '2026-11-20' },
           },
