@@ -9,7 +9,7 @@ import { positionToString } from '../src/eventstore/port.ts';
 import { allProjections } from '@oj/projections/catalogue';
 import { rebuild } from '@oj/projections/runtime/rebuild';
 import { migrate } from '@oj/services/platform/migrations';
-import { asOf, eventDiff, exportHistory, overview, timeline, verify, type AuditContext } from '@oj/services/audit/queries';
+import { asOf, eventDiff, exportHistory, forgetReplays, overview, timeline, verify, type AuditContext } from '@oj/services/audit/queries';
 import { forgetCachedLogs } from '@oj/services/audit/user-log';
 import { timelineQuery } from '@oj/contracts/audit';
 import { generateJournal, HEAVY_USER } from './journal-generator.ts';
@@ -22,7 +22,8 @@ import { generateJournal, HEAVY_USER } from './journal-generator.ts';
  * store, the trade read models rebuilt from it, then the audit replay's functions timed in process (the
  * routes add only validation and one access-log append): the first timeline page, a filtered page, a
  * deep page; as-of at several points, cold (log read from the database) and warm (the per-user cache);
- * a per-event diff; Verify; the exports. p50 and max over R runs. Prints JSON and a markdown table.
+ * a per-event diff; Verify; the exports. "Cold" reads the log from the database; "first" has the log cached but
+ * not yet folded into the per-event history; "warm" has both. p50 and max over R runs. Prints JSON and a markdown table.
  */
 const { values } = parseArgs({
   args: process.argv.slice(3),
@@ -106,6 +107,9 @@ export async function main(argv: string[]): Promise<void> {
       r.timelineMiddle = await time(runs, () => timeline(ctx, userId, q({ cursor: middle })));
       r.asOfLastCold = await time(runs, () => asOf(ctx, userId, { list_limit: 50 }), forgetCachedLogs);
       r.asOfLastWarm = await time(runs, () => asOf(ctx, userId, { list_limit: 50 }));
+      // The first earlier point folds the per-event history (kept for every view after it).
+      r.asOfMiddleCold = await time(runs, () => asOf(ctx, userId, { event: middle, list_limit: 50 }), forgetCachedLogs);
+      r.asOfMiddleFirst = await time(runs, () => asOf(ctx, userId, { event: middle, list_limit: 50 }), forgetReplays);
       r.asOfMiddleWarm = await time(runs, () => asOf(ctx, userId, { event: middle, list_limit: 50 }));
       r.asOfDateWarm = await time(runs, () => asOf(ctx, userId, { date: '2026-03-31', list_limit: 50 }));
       r.diffLastWarm = await time(runs, () => eventDiff(ctx, userId, middle));

@@ -452,7 +452,11 @@ interface Replayed {
   history?: ReplayHistory;
   whole?: { replay: Replay; rows: ReturnType<typeof replayRows> };
 }
-const replays = new WeakMap<readonly StoredEvent[], Replayed>();
+let replays = new WeakMap<readonly StoredEvent[], Replayed>();
+/** Forgets every replay (the bench measures a view whose log is cached but not yet folded). */
+export const forgetReplays = (): void => {
+  replays = new WeakMap();
+};
 function replayedOf(events: readonly StoredEvent[]): Replayed {
   let hit = replays.get(events);
   if (!hit) {
