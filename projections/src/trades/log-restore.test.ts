@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,11 +46,13 @@ function serverBinaries(): string | null {
 }
 const bindir = serverBinaries();
 const isRoot = process.getuid?.() === 0;
+/** runuser lives in sbin, which a minimal PATH (a CI runner's, cron's) leaves out. */
+const runuser = ['/usr/sbin/runuser', '/sbin/runuser'].find((p) => existsSync(p)) ?? 'runuser';
 
 /** A throwaway cluster (initdb, then pg_ctl start on a free port). initdb refuses root: run as postgres then. */
 async function startCluster(): Promise<{ url: string; stop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'oj-cluster-'));
-  const asOwner = (cmd: string, args: string[]) => (isRoot ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args]) as [string, string[]];
+  const asOwner = (cmd: string, args: string[]) => (isRoot ? [runuser, ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args]) as [string, string[]];
   if (isRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })));
   const port = await new Promise<number>((resolve) => {
     const s = createServer().listen(0, '127.0.0.1', () => {
