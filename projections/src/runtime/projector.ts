@@ -265,6 +265,8 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   const worked: number[] = [];
   let sweeper: NodeJS.Timeout | undefined;
   let sweeping = false;
+  /** The last sweep started: shutdown waits for it, so none reads a lane queue (or opens one) after the queues close. */
+  let sweep: Promise<void> = Promise.resolve();
   /**
    * A lane job in the failed set (failed for good by an older release, e.g. after BullMQ's stall limit,
    * or by hand) would hold its lane forever: put its batch back, as a new job with the same contents
@@ -310,8 +312,8 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       workers.push(worker);
       worked.push(lane);
     }
-    sweeper = setInterval(() => void sweepFailed(), laneWorkerOptions(options.laneLockMs).stalledInterval);
-    void sweepFailed();
+    sweeper = setInterval(() => void (sweep = sweepFailed()), laneWorkerOptions(options.laneLockMs).stalledInterval);
+    void (sweep = sweepFailed());
   }
 
   // Operators' rebuilds (`npm run projections -- rebuild`) run here as jobs, one at a time.
@@ -718,6 +720,8 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   async function shutdown() {
     stopped = true;
     clearInterval(sweeper);
+    // Bounded: with Redis down, a sweep's command waits for a reconnection that may not come.
+    await Promise.race([sweep, new Promise((r) => setTimeout(r, 2000).unref())]);
     nudge();
     // A running rebuild stops after its current batch and goes back to the queue for the next projector.
     await rebuildWorker?.stop();
