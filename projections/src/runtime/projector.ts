@@ -264,17 +264,14 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   };
   const worked: number[] = [];
   let sweeper: NodeJS.Timeout | undefined;
-  let sweeping = false;
-  /** The last sweep started: shutdown waits for it, so none reads a lane queue (or opens one) after the queues close. */
-  let sweep: Promise<void> = Promise.resolve();
+  /** The sweep in flight, if any: one at a time, and shutdown waits for it, so none reads a lane queue (or opens one) after the queues close. */
+  let sweep: Promise<void> | null = null;
   /**
    * A lane job in the failed set (failed for good by an older release, e.g. after BullMQ's stall limit,
    * or by hand) would hold its lane forever: put its batch back, as a new job with the same contents
    * (a retried job would keep a deferred failure and fail again at once). Applying it is idempotent.
    */
   const sweepFailed = async () => {
-    if (sweeping || stopped) return;
-    sweeping = true;
     try {
       for (const lane of worked) {
         const queue = queueFor(lane);
@@ -286,9 +283,13 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       }
     } catch (err) {
       log.error({ err }, 'could not check the lanes for failed batches');
-    } finally {
-      sweeping = false;
     }
+  };
+  const startSweep = () => {
+    if (stopped) return;
+    sweep ??= sweepFailed().finally(() => {
+      sweep = null;
+    });
   };
   if (connection && options.work !== false) {
     const recorded = await readDispatcher(db);
@@ -312,8 +313,8 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       workers.push(worker);
       worked.push(lane);
     }
-    sweeper = setInterval(() => void (sweep = sweepFailed()), laneWorkerOptions(options.laneLockMs).stalledInterval);
-    void (sweep = sweepFailed());
+    sweeper = setInterval(startSweep, laneWorkerOptions(options.laneLockMs).stalledInterval);
+    startSweep();
   }
 
   // Operators' rebuilds (`npm run projections -- rebuild`) run here as jobs, one at a time.
