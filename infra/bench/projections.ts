@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import { Registry } from 'prom-client';
 import { randomBytes } from 'node:crypto';
 import { journalEventVersions, lineageStreamId } from '@oj/contracts/journal-events';
+import { addDays, isWeekend } from '@oj/contracts/business-date';
 import { openDatabase, type Database } from '../src/db/database.ts';
 import { createLogger } from '../src/logger.ts';
 import { PostgresEventStore } from '../src/eventstore/postgres.ts';
@@ -46,10 +47,9 @@ import { generateJournal, HEAVY_USER } from './journal-generator.ts';
  *    2025-01-02 (`--live-dates same`: every trade on 2026-11-20, the shape of the runs before 2026-11-25).
  * Prints a JSON report (and a markdown table for docs/performance.md).
  */
-const plusDays = (d: string, n: number) => new Date(Date.parse(d) + n * 86_400_000).toISOString().slice(0, 10);
 /** 400 weekdays from 2025-01-02: the live users' open dates. */
 const LIVE_WEEKDAYS: string[] = [];
-for (let t = Date.UTC(2025, 0, 2); LIVE_WEEKDAYS.length < 400; t += 86_400_000) if (![0, 6].includes(new Date(t).getUTCDay())) LIVE_WEEKDAYS.push(new Date(t).toISOString().slice(0, 10));
+for (let d = '2025-01-02'; LIVE_WEEKDAYS.length < 400; d = addDays(d, 1)) if (!isWeekend(d)) LIVE_WEEKDAYS.push(d);
 
 interface Args {
   events: number;
@@ -383,7 +383,7 @@ async function measureLiveLag(o: {
     // A trader's trades spread over the days as a journal's do; `same` puts every one on one day, whose
     // record every batch then recomputes over all of them (a day's record is computed from its trades).
     const openDate = o.dates === 'same' ? '2026-11-20' : LIVE_WEEKDAYS[Math.floor(i / 500) % LIVE_WEEKDAYS.length]!;
-    const expirationDate = o.dates === 'same' ? '2026-12-18' : plusDays(openDate, 28);
+    const expirationDate = o.dates === 'same' ? '2026-12-18' : addDays(openDate, 28);
     const p = (async () => {
       const at = new Date().toISOString();
       await eventStore.append(

@@ -8,6 +8,7 @@ import { createTestDatabase } from '../src/testing/postgres.ts';
 import { freePort, spawnService, stopChild as stop, waitHealthy } from '../src/testing/processes.ts';
 import { migrate } from '@oj/services/platform/migrations';
 import { createUser } from '@oj/services/identity/commands';
+import { addDays, isWeekend } from '@oj/contracts/business-date';
 
 /**
  * `npm run bench -- soak [--minutes 10] [--rate 300] [--users 200] [--query-rate 100] [--dates spread|same] [--days 20]`
@@ -66,8 +67,7 @@ export async function main(argv: string[]): Promise<void> {
   const days = Number(values.days);
   if (!Number.isInteger(days) || days < 1 || days > 400) throw new Error('--days is a whole number from 1 to 400');
   const weekdays: string[] = [];
-  for (let t = Date.UTC(2026, 10, 13); weekdays.length < days; t -= 86_400_000) if (![0, 6].includes(new Date(t).getUTCDay())) weekdays.unshift(new Date(t).toISOString().slice(0, 10));
-  const plusDays = (d: string, n: number) => new Date(Date.parse(d) + n * 86_400_000).toISOString().slice(0, 10);
+  for (let d = '2026-11-13'; weekdays.length < days; d = addDays(d, -1)) if (!isWeekend(d)) weekdays.unshift(d);
   const redisUrl = process.env.REDIS_URL;
   if (!redisUrl) throw new Error('bench soak needs REDIS_URL (the projector lanes)');
 
@@ -138,7 +138,7 @@ export async function main(argv: string[]): Promise<void> {
     const trader = traders[n++ % traders.length]!;
     const open = trader.open.length > 3 || (trader.open.length > 0 && Math.random() < 0.4) ? trader.open.shift() : undefined;
     if (open) {
-      const closeDate = spread ? plusDays(open.date, 7) : '2026-02-27';
+      const closeDate = spread ? addDays(open.date, 7) : '2026-02-27';
       await timed('commands', `/trades/close/${open.uid}`, { method: 'POST', headers: trader.headers, body: JSON.stringify({ contract_size: 1, trade_close_date: closeDate, premium_at_close: 20, net_fee_to_close: 0.65, close_transaction: 2 }) });
       return;
     }
@@ -147,7 +147,7 @@ export async function main(argv: string[]): Promise<void> {
       method: 'POST',
       headers: trader.headers,
       body: JSON.stringify({
-        trade_data: { ticker: 'SPY', strategy_uid: 'cash-secured-put', account_uid: trader.account, strike_prices: [500], trade_open_date: openDate, expiration_date: spread ? plusDays(openDate, 42) : '2026-03-20', contract_size: 1, premium_at_open: 250, net_fee_to_open: 0.65, net_delta: 0.3, stock_price_at_open: 510 },
+        trade_data: { ticker: 'SPY', strategy_uid: 'cash-secured-put', account_uid: trader.account, strike_prices: [500], trade_open_date: openDate, expiration_date: spread ? addDays(openDate, 42) : '2026-03-20', contract_size: 1, premium_at_open: 250, net_fee_to_open: 0.65, net_delta: 0.3, stock_price_at_open: 510 },
         tag_data: [],
       }),
     });
