@@ -39,6 +39,14 @@ const configSchema = z.object({
    * needs REDIS_URL, where the processes share their rate-limit counters.
    */
   GATEWAY_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
+  /**
+   * Load shedding (services/src/app/plugins/load-shedding.ts): API requests are refused with 503 while the
+   * event loop's mean delay has stayed above this many ms for a second (0: never for this reason). Unset:
+   * 500 for `npm run gateway`; 0 for `npm start`, whose event loop also runs the projector.
+   */
+  GATEWAY_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).optional(),
+  /** Load shedding: API requests are refused with 503 while this many are being answered (0: no limit). */
+  GATEWAY_MAX_IN_FLIGHT: z.coerce.number().int().min(0).default(1000),
   /** BullMQ key prefix of the projector's lanes and rebuild jobs: projectors and the projections CLI of one deployment share it. */
   BULLMQ_PREFIX: z
     .string()

@@ -12,7 +12,7 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const runtime: Runtime = await createRuntime(config);
   await startBackgroundWorkers(runtime, { projector: true, mail: true });
-  const app = await buildApp(runtime.deps, { serveWeb: true });
+  const app = await buildApp(runtime.deps, { serveWeb: true, sharedEventLoop: true });
   const shutdown = async (signal: string) => {
     app.log.info({ signal }, 'shutting down');
     await app.close();

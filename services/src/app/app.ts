@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppDeps } from './deps.ts';
 import { registerErrorHandler } from './plugins/error-handler.ts';
 import { registerInputHygiene } from './plugins/input-hygiene.ts';
+import { registerLoadShedding } from './plugins/load-shedding.ts';
 import { registerObservability } from './plugins/observability.ts';
 import { registerSecurityHeaders } from './plugins/security-headers.ts';
 import { registerWebConsole } from './plugins/web-console.ts';
@@ -32,6 +33,12 @@ export interface BuildAppOptions {
   /** Serve the built console from web/dist (the embedded `npm start`). */
   serveWeb?: boolean;
   logger?: boolean;
+  /**
+   * Other work runs on this process's event loop (`npm start`: the projector, mail): its delay then says
+   * nothing about the API's load, so load shedding does not read it unless GATEWAY_MAX_EVENT_LOOP_DELAY_MS
+   * is set.
+   */
+  sharedEventLoop?: boolean;
 }
 
 /**
@@ -96,6 +103,10 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   registerErrorHandler(app);
   registerInputHygiene(app);
   registerObservability(app);
+  registerLoadShedding(app, {
+    maxEventLoopDelayMs: deps.config.GATEWAY_MAX_EVENT_LOOP_DELAY_MS ?? (options.sharedEventLoop ? 0 : 500),
+    maxInFlight: deps.config.GATEWAY_MAX_IN_FLIGHT,
+  });
   await app.register(authPlugin);
 
   // 3. Routes.
