@@ -64,9 +64,19 @@ export async function createStack(label: string, options: { redisUrl?: string; b
   };
 }
 
+/** Every projector process a case started and has not seen exit. */
+const running = new Set<ChildProcess>();
+
+/** Kills every projector process still running (each case's `afterAll`): none may outlive its case. */
+export async function killSpawned(): Promise<void> {
+  await Promise.all([...running].map((child) => kill(child)));
+}
+
 /** A projector as its own process (`npm run projector`), as in services mode. */
 export function spawnProjector(stack: Stack): ChildProcess {
   const child = spawn(process.execPath, ['services/src/projector.ts'], { cwd: REPO_ROOT, env: stack.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   // What it says before it dies (its log lines and stderr) is the first thing to read when a case fails.
   let said = '';
   const hear = (chunk: Buffer) => void (said = (said + chunk.toString()).slice(-8000));
@@ -310,12 +320,15 @@ export class MixedLoad {
 
   /** `steps` steps, `concurrency` at a time (each trader's own steps may interleave, as two tabs would). */
   async run(steps: number, concurrency = 4, between?: (done: number) => Promise<void> | void): Promise<void> {
-    let done = 0;
+    let started = 0;
     const worker = async () => {
-      while (done < steps) {
-        done++;
+      while (started < steps) {
+        // Each step's own number: read after the await, a shared count would hand two workers the same
+        // number, and a case that kills and restarts the projector at step 60 would do it twice at once
+        // (the second restart orphaned the first one's new projector, which outlived the test run).
+        const n = ++started;
         await this.step();
-        await between?.(done);
+        await between?.(n);
       }
     };
     await Promise.all(Array.from({ length: concurrency }, worker));

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireDatabaseUrl } from '@oj/infra/testing/env';
 import type { ProjectorHandle } from '@oj/projections/runtime/projector';
-import { createStack, kill, MixedLoad, proveNothingLost, spawnProjector, startCatchUpProjector, untilLive, type Stack } from './harness.ts';
+import { createStack, kill, killSpawned, MixedLoad, proveNothingLost, spawnProjector, startCatchUpProjector, untilLive, type Stack } from './harness.ts';
 
 /**
  * Fault: PostgreSQL connections are killed (`pg_terminate_backend`) again and again while commands are
@@ -24,6 +24,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (child) await kill(child);
+  await killSpawned();
   await projector?.stop();
   await admin?.end();
   await stack?.close();

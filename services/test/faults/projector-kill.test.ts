@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { requireRedisUrl } from '@oj/infra/testing/env';
 import type { ProjectorHandle } from '@oj/projections/runtime/projector';
-import { createStack, kill, untilLive, MixedLoad, proveNothingLost, spawnProjector, startCatchUpProjector, type Stack } from './harness.ts';
+import { createStack, kill, killSpawned, untilLive, MixedLoad, proveNothingLost, spawnProjector, startCatchUpProjector, type Stack } from './harness.ts';
 
 /**
  * Fault: the projector process (BullMQ lanes) is killed with SIGKILL while it applies lane batches,
@@ -22,6 +22,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (child) await kill(child);
+  await killSpawned();
   await projector?.stop();
   await stack?.close();
   const redis = new Redis(requireRedisUrl());

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@oj/infra/testing/processes';
-import { createStack, kill, MixedLoad, proveNothingLost, spawnProjector, untilLive, type Stack } from './harness.ts';
+import { createStack, kill, killSpawned, MixedLoad, proveNothingLost, spawnProjector, untilLive, type Stack } from './harness.ts';
 
 /**
  * Fault: Redis (the projector's lanes) is stopped for 30 seconds while commands flow, and comes back
@@ -45,6 +45,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (child) await kill(child);
+  await killSpawned();
   await stack?.close();
   if (redis) await kill(redis, 'SIGTERM');
   rmSync(redisDir, { recursive: true, force: true });
