@@ -39,7 +39,7 @@ import { generateJournal, HEAVY_USER } from './journal-generator.ts';
  *    the baseline's rows/s;
  * 4. list queries (open, closed, rolled, expiring; first and a deep page) and premium data for the heavy
  *    user: p50/p99 over repeated runs;
- * 5. the heavy user's own rebuild (`--user`), timed, its rows unchanged;
+ * 5. the heavy user's own rebuild (`--user`), timed with its rows right and with every trade row wrong;
  * 6. live lag: the projector (BullMQ lanes when REDIS_URL is set, then in process) running while R events/s
  *    (default 200, for S = 30 s, K = 5 times) and then 1,000 events/s for 60 s are appended through the store;
  *    lag = from append committed to the lineage's row showing it; drain = from the last append until every
@@ -270,14 +270,30 @@ export async function benchProjections(argv: string[]): Promise<Record<string, u
     };
 
     // One user's rebuild (`npm run projections -- rebuild trades --user`): the heavy user's rows
-    // recomputed from their streams in the live version. The rows must come out as they were.
+    // recomputed from their streams in the live version, compared with the live rows, and what differs
+    // rewritten. Timed twice: with the rows right (nothing to write), and with every one of the user's
+    // trade rows wrong (a note changed by SQL: every trade row rewritten, the most a recompute writes).
     const before = await tradesProjection.countRows!(db, tables);
     const userStarted = performance.now();
-    await rebuild(deps, TRADES_PROJECTION, { userId: HEAVY_USER });
+    const [right] = await rebuild(deps, TRADES_PROJECTION, { userId: HEAVY_USER });
     const userSeconds = (performance.now() - userStarted) / 1000;
+    await sql`update ${sql.table(tables.trades)} set notes = notes || ' (changed)' where user_id = ${HEAVY_USER}`.execute(db);
+    const wrongStarted = performance.now();
+    const [wrong] = await rebuild(deps, TRADES_PROJECTION, { userId: HEAVY_USER });
+    const wrongSeconds = (performance.now() - wrongStarted) / 1000;
     const after = await tradesProjection.countRows!(db, tables);
-    report.userRebuild = { user: HEAVY_USER, trades: heavyTrades, seconds: r2(userSeconds), budgetSeconds: 10, rowsUnchanged: JSON.stringify(before) === JSON.stringify(after) };
-    log(`rebuild of the heavy user: ${r2(userSeconds)} s`);
+    const written = (r: typeof right) => Object.values(r?.changes ?? {}).reduce((n, c) => n + c.inserted + c.updated + c.deleted, 0);
+    report.userRebuild = {
+      user: HEAVY_USER,
+      trades: heavyTrades,
+      seconds: r2(userSeconds),
+      rowsWritten: written(right),
+      everyTradeRowWrong: { seconds: r2(wrongSeconds), rowsWritten: written(wrong) },
+      budgetSeconds: 10,
+      rowsUnchanged: JSON.stringify(before) === JSON.stringify(after),
+    };
+    if (written(right) !== 0 || wrong?.changes?.trades?.updated !== heavyTrades) throw new Error(`one-user recompute wrote ${written(right)} rows for a right user and ${JSON.stringify(wrong?.changes)} for a wrong one`);
+    log(`rebuild of the heavy user: ${r2(userSeconds)} s with its rows right, ${r2(wrongSeconds)} s with every trade row wrong`);
 
     // Live lag: the low rate several times (its p99 must hold in every run), then the high rate
     // sustained; each for BullMQ lanes and in process (embedded mode: what the lanes' transport adds).

@@ -4,6 +4,7 @@ import type { Projection } from './projection.ts';
 import { lockSwitchShared } from './locks.ts';
 import { matchesPrefixes, maxPosition, posParams, rowPosition } from './lanes.ts';
 import { readRegistry, runnable, type RegistryRow } from './registry.ts';
+import type { RowChanges } from './row-diff.ts';
 
 /** A batch of one lane's events, in log order, with the position last handed to that lane before it. */
 export interface LaneBatch {
@@ -111,16 +112,55 @@ export async function guardRevisions(
     changed.set(e.streamId, e.revision);
     out.push(e);
   }
+  await writeRevisions(trx, version, [...changed]);
+  return out;
+}
+
+/** Records streams' last applied revisions. */
+async function writeRevisions(trx: Kysely<any>, version: { name: string; version: number }, entries: ReadonlyArray<readonly [string, number]>): Promise<void> {
   // Two array parameters per statement, not four parameters per row: a one-user recompute of 250,000
   // events records some 100,000 lineages.
-  const entries = [...changed];
   for (let i = 0; i < entries.length; i += 50_000) {
     const chunk = entries.slice(i, i + 50_000);
     await sql`insert into projection_stream_revisions (projection, version, stream_id, revision)
       select ${version.name}, ${version.version}, s, r from unnest(${chunk.map((c) => c[0])}::text[], ${chunk.map((c) => c[1])}::int[]) as x(s, r)
       on conflict (projection, version, stream_id) do update set revision = excluded.revision`.execute(trx);
   }
-  return out;
+}
+
+/**
+ * The stream guard of a one-user recompute: each of the user's streams recorded at its last revision in
+ * `events` (all of the user's events up to the lane's checkpoint, so every stream from revision 0, with
+ * no gap), and the guard rows of the user's streams that have no event removed. Only rows that differ
+ * are written. Returns what it wrote.
+ */
+export async function replaceStreamRevisions(
+  trx: Kysely<any>,
+  version: { name: string; version: number },
+  prefixes: readonly string[],
+  events: readonly StoredEvent[],
+): Promise<RowChanges> {
+  const last = new Map<string, number>();
+  for (const e of events) {
+    const l = last.get(e.streamId);
+    const expected = l === undefined ? 0 : l + 1;
+    if (e.revision !== expected) throw new StreamRevisionError(version.name, version.version, e.streamId, expected, e.revision);
+    last.set(e.streamId, e.revision);
+  }
+  const known = new Map<string, number>();
+  for (const prefix of prefixes) {
+    const r = await sql<{ stream_id: string; revision: number }>`select stream_id, revision from projection_stream_revisions
+      where projection = ${version.name} and version = ${version.version} and left(stream_id, ${prefix.length}) = ${prefix}`.execute(trx);
+    for (const row of r.rows) known.set(row.stream_id, Number(row.revision));
+  }
+  const stale = [...known.keys()].filter((s) => !last.has(s));
+  const write = [...last].filter(([s, r]) => known.get(s) !== r);
+  if (stale.length) {
+    await sql`delete from projection_stream_revisions where projection = ${version.name} and version = ${version.version} and stream_id = any(${stale}::text[])`.execute(trx);
+  }
+  await writeRevisions(trx, version, write);
+  const updated = write.filter(([s]) => known.has(s)).length;
+  return { inserted: write.length - updated, updated, deleted: stale.length };
 }
 
 export interface AppliedCount {

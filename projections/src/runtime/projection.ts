@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { StoredEvent } from '@oj/infra/eventstore/port';
+import type { RowChanges } from './row-diff.ts';
 
 /**
  * What a read model is to the runtime. One folder per read model implements this; the runtime
@@ -54,6 +55,14 @@ export interface Projection {
   finishBulk?(db: Kysely<any>, tables: Record<string, string>): Promise<void>;
   /** Deletes one user's rows (for a rebuild scoped to one user). */
   deleteUser(ctx: ProjectionContext, userId: string): Promise<void>;
+  /**
+   * A one-user recompute that writes only what is wrong: the user's rows computed from `events` (all of
+   * the user's events up to the lane's checkpoint, every lineage from its first event) compared with the
+   * rows the version holds, and only rows that differ written (removed, added, or replaced). Returns what
+   * it wrote, per table. `events` is a read already under way: the projection reads its rows meanwhile.
+   * Without it, a recompute deletes the user's rows (`deleteUser`) and applies the events in mode `user`.
+   */
+  recomputeUser?(ctx: ProjectionContext, userId: string, events: () => Promise<readonly StoredEvent[]>): Promise<Record<string, RowChanges>>;
   /** Rows per table, for status and for comparing versions. */
   countRows?(db: Kysely<any>, tables: Record<string, string>): Promise<Record<string, number>>;
 }

@@ -4,7 +4,8 @@ import { START, comparePositions, positionToString, type EventStore, type LogPos
 import { physicalTables, type Projection } from './projection.ts';
 import { LOCK_REBUILD, lockSwitchExclusive, lockSwitchShared, tryLock } from './locks.ts';
 import { laneOf, matchesPrefixes, maxPosition, minPosition, posParams, rowPosition } from './lanes.ts';
-import { guardRevisions, lockCheckpoint } from './apply.ts';
+import { guardRevisions, lockCheckpoint, replaceStreamRevisions } from './apply.ts';
+import type { RowChanges } from './row-diff.ts';
 import { readCheckpoints, readDispatcher, readRegistry, runnable, writeLaneCheckpoints, type RegistryRow } from './registry.ts';
 
 export interface RuntimeDeps {
@@ -45,6 +46,11 @@ export interface RebuildResult {
   eventsApplied: number;
   switched: boolean;
   resumedFrom: string | null;
+  /**
+   * A one-user recompute by a projection that compares before it writes (`recomputeUser`): the rows it
+   * wrote per table, and per stream guard row (`stream_revisions`). All 0: the user's rows were right.
+   */
+  changes?: Record<string, RowChanges>;
 }
 
 export class RebuildLockedError extends Error {
@@ -502,8 +508,10 @@ export const userPrefixes = (projection: Projection, userId: string) => projecti
  * locked first, so the lane worker waits at it until the transaction commits and then continues after
  * it: the user's events up to the checkpoint are exactly what there is to apply, nothing is applied
  * twice or missed, and the user's order holds. Those events are read (on the store's own connections)
- * while the transaction deletes the user's rows (`deleteUser`) and guard rows; then they are applied in
- * mode `user` (nothing to load back, rows inserted).
+ * while the transaction reads the user's rows. A projection with `recomputeUser` then compares the rows
+ * the events give with those and writes only what differs, and so does the stream guard: a user whose
+ * rows were right costs reads only, and the result says what was wrong. Any other projection has the
+ * user's rows and guard rows deleted (`deleteUser`) and the events applied in mode `user`.
  *
  * PGlite has one connection, which the transaction holds: a read beside it would wait for it forever.
  * There the events are read before the transaction, which starts over if the lane has moved past the
@@ -521,6 +529,15 @@ async function rebuildUser(deps: RuntimeDeps, projection: Projection, userId: st
       const dispatcher = await readDispatcher(trx);
       const lane = laneOf(userId, dispatcher.lanes ?? deps.lanes);
       const cp = await lockCheckpoint(trx, live.row.name, live.row.version, lane);
+      if (projection.recomputeUser) {
+        // The events are read (on the store's connections) while the projection reads the user's rows.
+        const reading = eventsUpTo(cp);
+        reading.catch(() => {}); // awaited by recomputeUser, or just below if it failed before
+        const changes = await projection.recomputeUser({ trx, tables: live.row.tables, mode: 'rebuild' }, userId, () => reading);
+        const events = await reading;
+        changes.stream_revisions = await replaceStreamRevisions(trx, live.row, prefixes, events);
+        return { projection: projection.name, version: live.row.version, eventsApplied: events.length, switched: false, resumedFrom: null, changes };
+      }
       const ctx = { trx, tables: live.row.tables, mode: 'user' as const };
       const [events] = await Promise.all([
         eventsUpTo(cp),

@@ -119,13 +119,31 @@ describe('trades projection: live equals a rebuild (PostgreSQL)', () => {
     await sql`insert into ${T} select * from json_populate_record(null::${T}, (select (to_jsonb(t) || '{"uid": "ghost"}')::json from ${T} t where user_id = 'user-1' limit 1))`.execute(database.db);
     await sql`delete from ${sql.table(live.daily_premium!)} where user_id = 'user-1' and income_date = (select min(income_date) from ${sql.table(live.daily_premium!)} where user_id = 'user-1')`.execute(database.db);
     await sql`update ${sql.table(live.trade_lineages!)} set rev = 99 where user_id = 'user-1'`.execute(database.db);
+    const lists = (await sql<{ n: number }>`select count(*)::int as n from ${sql.table(live.trade_counts!)} where user_id = 'user-1'`.execute(database.db)).rows[0]!.n;
     await sql`delete from ${sql.table(live.trade_counts!)} where user_id = 'user-1'`.execute(database.db);
+    // And in the stream guard: one lineage recorded behind, one stream of the user's that has no event.
+    const version = (await liveRow(database.db, tradesProjection.name))!.version;
+    await sql`update projection_stream_revisions set revision = revision + 1 where projection = ${tradesProjection.name} and version = ${version}
+      and stream_id = (select min(stream_id) from projection_stream_revisions where projection = ${tradesProjection.name} and version = ${version} and stream_id like 'trade-user-1.%')`.execute(database.db);
+    await sql`insert into projection_stream_revisions (projection, version, stream_id, revision) values (${tradesProjection.name}, ${version}, 'trade-user-1.ghost', 3)`.execute(database.db);
+    const userLineages = (await sql<{ n: number }>`select count(*)::int as n from ${sql.table(live.trade_lineages!)} where user_id = 'user-1'`.execute(database.db)).rows[0]!.n;
     expect(await identical()).toBe(false);
     const [result] = await rebuild(deps(), tradesProjection.name, { userId: 'user-1' });
     expect(result!.eventsApplied).toBe((await store.readAll({ limit: 10_000, streamPrefixes: ['trade-user-1.'] })).length);
     expect(await identical()).toBe(true);
+    // It wrote exactly what was wrong, and says so.
+    expect(result!.changes).toEqual({
+      trades: { inserted: 0, updated: 1, deleted: 1 },
+      trade_lineages: { inserted: 0, updated: userLineages, deleted: 0 },
+      split_history: { inserted: 0, updated: 0, deleted: 0 },
+      daily_premium: { inserted: 1, updated: 0, deleted: 0 },
+      trade_counts: { inserted: lists, updated: 0, deleted: 0 },
+      stream_revisions: { inserted: 0, updated: 1, deleted: 1 },
+    });
+    // A user whose rows are right: nothing written.
+    const [again] = await rebuild(deps(), tradesProjection.name, { userId: 'user-1' });
+    for (const c of Object.values(again!.changes!)) expect(c).toEqual({ inserted: 0, updated: 0, deleted: 0 });
     // Its lineages' guard rows say every event is applied: the next lane batch brings none of them again.
-    const version = (await liveRow(database.db, tradesProjection.name))!.version;
     const guard = await sql<{ n: number }>`select count(*)::int as n from projection_stream_revisions p join ${sql.table(live.trade_lineages!)} l
       on p.stream_id = 'trade-' || l.user_id || '.' || l.lid and p.revision = l.rev
       where p.projection = ${tradesProjection.name} and p.version = ${version} and l.user_id = 'user-1'`.execute(database.db);

@@ -1,15 +1,16 @@
 import { sql, type Kysely } from 'kysely';
-import { upcast } from '@oj/contracts/events';
-import { journalEventVersions, journalUpcasters, lineageStreamId, userStreamPrefix, type JournalEvent, type JournalEventType } from '@oj/contracts/journal-events';
+import { lineageStreamId, userStreamPrefix } from '@oj/contracts/journal-events';
 import type { StoredEvent } from '@oj/infra/eventstore/port';
 import type { Projection, ProjectionContext } from '../runtime/projection.ts';
 import { FORMULAS_VERSION } from '@oj/contracts/formulas';
-import { emptyLineage, evolveLineage, type LineageState, type SplitRecord } from '@oj/contracts/lineage-fold';
+import { emptyLineage, type LineageState, type SplitRecord } from '@oj/contracts/lineage-fold';
 import { toListItem, type TradeRecord } from '@oj/contracts/trade-record';
 import { createTradeCountsTable, createTradeListIndexes, createTradeTables, listOf, recordToRow, rowToRecord, tradeColumns, type TradeRow } from './tables.ts';
 import { createSplitHistoryTable, deleteUserSplits, insertSplits } from '../split-history/tables.ts';
 import { createDailyPremiumTable, dayKey, insertDailyRecords, recomputeAllDays, recomputeDays } from '../daily-premium/tables.ts';
 import { computeDailyRecords } from '../daily-premium/compute.ts';
+import { diffRows, type RowChanges } from '../runtime/row-diff.ts';
+import { foldEvent, foldUser, userRowKeys, userRows } from './user-rows.ts';
 
 /**
  * The trade journal's read models: trades (the lists, roll history and trades-by-date read it),
@@ -21,8 +22,6 @@ import { computeDailyRecords } from '../daily-premium/compute.ts';
 export const TRADES_PROJECTION = 'trades';
 export const tradeTables = ['trades', 'trade_lineages', 'split_history', 'daily_premium', 'trade_counts'] as const;
 export type TradeTables = Record<(typeof tradeTables)[number], string>;
-
-const latest = (type: string) => journalEventVersions[type as JournalEventType] ?? 1;
 
 function asTables(t: Record<string, string>): TradeTables {
   for (const name of tradeTables) if (!t[name]) throw new Error(`Missing table ${name} for the trades projection`);
@@ -106,10 +105,7 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
 
   for (const [streamId, evs] of byLineage) {
     const { state } = loaded.get(streamId)!;
-    for (const e of evs) {
-      const event = upcast(journalUpcasters, e, latest) as unknown as JournalEvent & StoredEvent;
-      evolveLineage(state, event, { revision: e.revision, at: e.metadata.recordedAt });
-    }
+    for (const e of evs) foldEvent(state, e);
   }
 
   const upserts: ReturnType<typeof recordToRow>[] = [];
@@ -185,6 +181,15 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
   else if (ctx.mode !== 'bulk') await recomputeDays(trx, tables, days);
 }
 
+/** Each table's key column within one user (`userRowKeys` reads it from a row), and its type. */
+const userKeyColumns: Record<(typeof tradeTables)[number], { column: string; type: string }> = {
+  trades: { column: 'uid', type: 'text' },
+  trade_lineages: { column: 'lid', type: 'text' },
+  split_history: { column: 'auid', type: 'text' },
+  daily_premium: { column: 'income_date', type: 'date' },
+  trade_counts: { column: 'list', type: 'smallint' },
+};
+
 /** The read models' shape version; with the formulas' version it makes the projection's version. */
 const SHAPE_VERSION = 2;
 
@@ -213,6 +218,27 @@ export const tradesProjection: Projection = {
     const settled = await Promise.allSettled([recomputeAllDays(db, tables), createTradeListIndexes(db, tables.trades)]);
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
+  },
+  async recomputeUser(ctx, userId, events) {
+    const tables = asTables(ctx.tables);
+    const [all, live] = await Promise.all([
+      events(),
+      Promise.all(tradeTables.map(async (t) => (await sql<Record<string, unknown>>`select * from ${sql.table(tables[t])} where user_id = ${userId}`.execute(ctx.trx)).rows)),
+    ]);
+    const replayed = userRows(userId, foldUser(userId, all).values());
+    const changes: Record<string, RowChanges> = {};
+    for (const [i, table] of tradeTables.entries()) {
+      const d = diffRows(live[i]!, replayed[table] as readonly object[], userRowKeys[table]);
+      changes[table] = { inserted: d.onlyReplayed.length, updated: d.differs.length, deleted: d.onlyLive.length };
+      // A row that differs is replaced whole: removed with the rows the log does not give, then written
+      // with the rows only the log gives (a count row of 0 is removed: the log never gives one).
+      const remove = [...d.onlyLive, ...d.differs.map((x) => x.key)];
+      const T = sql.table(tables[table]);
+      if (remove.length) await sql`delete from ${T} where user_id = ${userId} and ${sql.ref(userKeyColumns[table].column)} = any(${remove}::${sql.raw(userKeyColumns[table].type)}[])`.execute(ctx.trx);
+      const write = [...d.onlyReplayed, ...d.differs.map((x) => x.replayed)];
+      if (write.length) await sql`insert into ${T} select * from json_populate_recordset(null::${T}, ${JSON.stringify(write)}::json)`.execute(ctx.trx);
+    }
+    return changes;
   },
   async deleteUser(ctx, userId) {
     const tables = asTables(ctx.tables);

@@ -25,6 +25,8 @@ import { rowToListItem, type TradesTable } from '@oj/projections/trades/tables';
 import { toRollHistoryItem } from '@oj/projections/roll-history/queries';
 import { splitRow } from '@oj/projections/split-history/tables';
 import { FORMULAS_VERSION, round2 } from '@oj/contracts/formulas';
+import { canon, diffRows, fieldDifferences, sameJson } from '@oj/projections/runtime/row-diff';
+import { userRowKeys } from '@oj/projections/trades/user-rows';
 import type { DailyPremiumRecord } from '@oj/projections/daily-premium/compute';
 import type { z } from 'zod';
 import { AppError } from '../app/errors.ts';
@@ -306,55 +308,8 @@ function splitTrees(replay: Replay, trade: string | undefined): AsOfResponse['sp
 }
 
 /** Fields of two rows that differ (as JSON values: key order inside JSON columns does not count). */
-function fieldDiff(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): Array<{ field: string; before: unknown; after: unknown }> {
-  const out: Array<{ field: string; before: unknown; after: unknown }> = [];
-  const check = (k: string) => {
-    const x = a?.[k] ?? null;
-    const y = b?.[k] ?? null;
-    if (!sameJson(x, y)) out.push({ field: k, before: x, after: y });
-  };
-  // Verify compares some 300,000 pairs of rows: no arrays or sets of keys are built per pair.
-  if (a) for (const k in a) check(k);
-  if (b) for (const k in b) if (!a || !(k in a)) check(k);
-  return out;
-}
-
-/**
- * Equal as JSON values, object key order aside: what comparing the two `canon` texts tells, without
- * building them (most fields are numbers and strings, equal at the first test). `undefined` reads as
- * null, a Date as its ISO text.
- */
-export function sameJson(x: unknown, y: unknown): boolean {
-  if (x === y) return true;
-  if (x instanceof Date) return sameJson(x.toISOString(), y);
-  if (y instanceof Date) return sameJson(x, y.toISOString());
-  if (x === null || y === null || x === undefined || y === undefined || typeof x !== 'object' || typeof y !== 'object') return canon(x) === canon(y);
-  if (Array.isArray(x) || Array.isArray(y)) {
-    if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false;
-    for (let i = 0; i < x.length; i++) if (!sameJson(x[i], y[i])) return false;
-    return true;
-  }
-  const xo = x as Record<string, unknown>;
-  const yo = y as Record<string, unknown>;
-  let n = 0;
-  for (const k in xo) {
-    if (!(k in yo) || !sameJson(xo[k], yo[k])) return false;
-    n++;
-  }
-  return Object.keys(yo).length === n;
-}
-
-/** JSON with object keys sorted, so rows compare by value. */
-export function canon(v: unknown): string {
-  if (v === undefined) return 'null';
-  if (v instanceof Date) return JSON.stringify(v.toISOString());
-  if (v === null || typeof v !== 'object') return JSON.stringify(v);
-  if (Array.isArray(v)) return `[${v.map(canon).join(',')}]`;
-  return `{${Object.keys(v)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${canon((v as Record<string, unknown>)[k])}`)
-    .join(',')}}`;
-}
+const fieldDiff = (a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): Array<{ field: string; before: unknown; after: unknown }> =>
+  fieldDifferences(a, b).map((f) => ({ field: f.field, before: f.live, after: f.replayed }));
 
 function rowChanges(table: string, keyOf: (r: any) => string, before: readonly object[], after: readonly object[]): RowChange[] {
   const b = new Map(before.map((r) => [keyOf(r), r as Record<string, unknown>]));
@@ -428,15 +383,6 @@ function listCounts(replay: Replay): Array<{ user_id: string; list: number; n: n
 
 const VERIFY_LIST_LIMIT = 200;
 
-/** Keys of each live table's rows within one user. */
-const tableKeys: Record<(typeof tradeTables)[number], (r: any) => string> = {
-  trades: (r) => r.uid,
-  trade_lineages: (r) => r.lid,
-  split_history: (r) => r.auid,
-  daily_premium: (r) => String(r.income_date),
-  trade_counts: (r) => String(r.list),
-};
-
 /**
  * What the replay of a user's log has computed so far, kept with the log array the user-log cache hands
  * out (the same array means the same events):
@@ -494,32 +440,23 @@ export async function verify(ctx: AuditContext, userId: string): Promise<VerifyR
     l.all(userId),
     Promise.all(tradeTables.map(async (t) => [t, (await sql<Record<string, unknown>>`select * from ${sql.table(row.tables[t]!)} where user_id = ${userId}`.execute(ctx.db)).rows] as const)),
   ]);
-  const replayed = fullReplay(userId, events).rows as unknown as Record<string, Record<string, unknown>[]>;
+  const replayed = fullReplay(userId, events).rows;
   const differences: RowDifference[] = [];
   let count = 0;
   const rows: VerifyResponse['rows'] = {};
+  const push = (d: RowDifference) => {
+    count++;
+    if (differences.length < VERIFY_LIST_LIMIT) differences.push(d);
+  };
+  // A trade count of 0 is the same as no count row (the live table keeps a row that went down to 0).
+  const keep = (table: string) => (r: Record<string, unknown>) => table !== 'trade_counts' || Number(r.n) !== 0;
   for (const [table, liveRows] of live) {
-    const keyOf = tableKeys[table];
-    const keep = (r: Record<string, unknown>) => table !== 'trade_counts' || Number(r.n) !== 0;
-    const mine = new Map<string, Record<string, unknown>>();
-    for (const r of replayed[table] ?? []) if (keep(r)) mine.set(keyOf(r), r);
-    const theirs = new Map<string, Record<string, unknown>>();
-    for (const r of liveRows) if (keep(r)) theirs.set(keyOf(r), r);
-    rows[table] = { live: theirs.size, replayed: mine.size };
-    const push = (d: RowDifference) => {
-      count++;
-      if (differences.length < VERIFY_LIST_LIMIT) differences.push(d);
-    };
-    for (const [key, r] of theirs) {
-      const m = mine.get(key);
-      if (!m) {
-        push({ table, key, kind: 'only_live', fields: [] });
-        continue;
-      }
-      const fields = fieldDiff(r, m).map((f) => ({ field: f.field, live: f.before, replayed: f.after }));
-      if (fields.length) push({ table, key, kind: 'differs', fields });
-    }
-    for (const key of mine.keys()) if (!theirs.has(key)) push({ table, key, kind: 'only_replayed', fields: [] });
+    const keyOf = userRowKeys[table];
+    const d = diffRows(liveRows, replayed[table] as readonly object[], keyOf, keep(table));
+    rows[table] = { live: d.live, replayed: d.replayed };
+    for (const key of d.onlyLive) push({ table, key, kind: 'only_live', fields: [] });
+    for (const x of d.differs) push({ table, key: x.key, kind: 'differs', fields: x.fields });
+    for (const r of d.onlyReplayed) push({ table, key: keyOf(r), kind: 'only_replayed', fields: [] });
   }
   return {
     consistent: count === 0,
@@ -607,4 +544,4 @@ export async function tradeHistory(ctx: AuditContext, userId: string, tradeUid: 
   };
 }
 
-export { sameValue };
+export { canon, sameJson, sameValue };

@@ -1,0 +1,108 @@
+import { upcast } from '@oj/contracts/events';
+import { journalEventVersions, journalUpcasters, userStreamPrefix, type JournalEvent, type JournalEventType } from '@oj/contracts/journal-events';
+import { emptyLineage, evolveLineage, type LineageState } from '@oj/contracts/lineage-fold';
+import { toListItem, type TradeRecord } from '@oj/contracts/trade-record';
+import type { StoredEvent } from '@oj/infra/eventstore/port';
+import { listOf, recordToRow, type TradesTable } from './tables.ts';
+import { splitRow, type SplitHistoryTable } from '../split-history/tables.ts';
+import { computeDailyRecords, dayKey, type DailyPremiumRecord } from '../daily-premium/compute.ts';
+
+/**
+ * All of one user's rows of the trades projection, computed in memory from the user's lineages with the
+ * projection's own code: the fold (`evolveLineage`), a record's row (`recordToRow` over `toListItem`),
+ * the split record (`splitRow`) and the day records (`computeDailyRecords`). The one-user recompute
+ * compares them with the live rows and rewrites what differs; the audit's as-of view and Verify read
+ * them for any point of a user's history.
+ */
+
+const latest = (type: string) => journalEventVersions[type as JournalEventType] ?? 1;
+
+export const asJournalEvent = (e: StoredEvent): JournalEvent & StoredEvent => upcast(journalUpcasters, e, latest) as unknown as JournalEvent & StoredEvent;
+
+/** Folds one event into its lineage's state, as every path of the projection folds it. */
+export const foldEvent = (state: LineageState, e: StoredEvent): void => {
+  evolveLineage(state, asJournalEvent(e), { revision: e.revision, at: e.metadata.recordedAt });
+};
+
+/** A new lineage state for a stream of the user's (`trade-<userId>.<lineageId>`). */
+export const lineageOfStream = (userId: string, streamId: string): LineageState => emptyLineage(userId, streamId.slice(userStreamPrefix(userId).length));
+
+/** The user's events (in log order) folded, by stream id in the order of each stream's first event. Other users' events are skipped. */
+export function foldUser(userId: string, events: readonly StoredEvent[]): Map<string, LineageState> {
+  const prefix = userStreamPrefix(userId);
+  const lineages = new Map<string, LineageState>();
+  for (const e of events) {
+    if (!e.streamId.startsWith(prefix)) continue;
+    let state = lineages.get(e.streamId);
+    if (!state) lineages.set(e.streamId, (state = lineageOfStream(userId, e.streamId)));
+    foldEvent(state, e);
+  }
+  return lineages;
+}
+
+/**
+ * A trade record's row is a function of the record alone (a closed trade's figures at its close date,
+ * an open one's at its open date), and the fold replaces a record whenever it changes it: so each
+ * record's row is computed once and shared by every view that holds the record. Rows are only read.
+ */
+const rowOfRecord = new WeakMap<TradeRecord, TradesTable>();
+
+/** A trade's row as the projection writes it (closed trades' figures at their close date). */
+export const tradeRow = (rec: TradeRecord): TradesTable => {
+  let row = rowOfRecord.get(rec);
+  if (!row) {
+    row = recordToRow(rec, toListItem(rec, rec.close?.closeDate ?? rec.openDate));
+    rowOfRecord.set(rec, row);
+  }
+  return row;
+};
+
+export function allTradeRows(lineages: Iterable<LineageState>): TradesTable[] {
+  const out: TradesTable[] = [];
+  for (const l of lineages) for (const rec of l.trades.values()) out.push(tradeRow(rec));
+  return out;
+}
+
+/** Daily premium records of every day a trade was opened or closed on (or only of `onlyDays`). */
+export function dailyRecords(userId: string, trades: readonly TradesTable[], onlyDays?: ReadonlySet<string>): DailyPremiumRecord[] {
+  const keys = new Set<string>();
+  for (const t of trades) {
+    if (!onlyDays || onlyDays.has(t.tod)) keys.add(dayKey(userId, t.tod));
+    if (t.tcd !== null && (!onlyDays || onlyDays.has(t.tcd))) keys.add(dayKey(userId, t.tcd));
+  }
+  return [...computeDailyRecords(keys, trades).values()];
+}
+
+export interface UserRows {
+  trades: TradesTable[];
+  trade_lineages: Array<{ lid: string; user_id: string; rev: number; has_roll: boolean }>;
+  split_history: SplitHistoryTable[];
+  daily_premium: DailyPremiumRecord[];
+  trade_counts: Array<{ user_id: string; list: number; n: number }>;
+}
+
+/** Every row of the user, as the live tables hold them after the folded events. */
+export function userRows(userId: string, lineageStates: Iterable<LineageState>): UserRows {
+  const lineages = [...lineageStates];
+  const trades = allTradeRows(lineages);
+  const counts = new Map<number, number>();
+  for (const t of trades) counts.set(t.list, (counts.get(t.list) ?? 0) + 1);
+  return {
+    trades,
+    trade_lineages: lineages.map((l) => ({ lid: l.lineageId, user_id: l.userId, rev: l.revision, has_roll: l.hasRollHistory })),
+    split_history: lineages.flatMap((l) => l.splits.map(splitRow)),
+    daily_premium: dailyRecords(userId, trades),
+    trade_counts: [...counts].map(([list, n]) => ({ user_id: userId, list, n })),
+  };
+}
+
+/** Each table's key within one user. */
+export const userRowKeys: Record<keyof UserRows, (row: any) => string> = {
+  trades: (r) => r.uid,
+  trade_lineages: (r) => r.lid,
+  split_history: (r) => r.auid,
+  daily_premium: (r) => String(r.income_date),
+  trade_counts: (r) => String(r.list),
+};
+
+export { listOf };
