@@ -78,10 +78,6 @@ export async function recomputeDays(trx: Kysely<any>, tables: { trades: string; 
 const insertRecords = (trx: Kysely<any>, table: string, records: readonly DailyPremiumRecord[]) =>
   sql`insert into ${sql.table(table)} select * from json_populate_recordset(null::${sql.table(table)}, ${JSON.stringify(records)}::json)`.execute(trx);
 
-/** Inserts records new to the table (none of their keys has a row). */
-export const insertDailyRecords = async (trx: Kysely<any>, table: string, records: readonly DailyPremiumRecord[]): Promise<void> => {
-  if (records.length) await insertRecords(trx, table, records);
-};
 
 /**
  * Recomputes every record of a version from its trade rows, as the end of a bulk rebuild

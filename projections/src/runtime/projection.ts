@@ -23,10 +23,9 @@ export interface ProjectionContext {
    * row the events touch must be right when the transaction commits. `bulk`: a version that is not live
    * yet, filled from the log in large batches; aggregates that `finishBulk` recomputes whole may be left
    * out (recomputing them once at the end costs far less than once per batch that touches them).
-   * `user`: a one-user recompute: `deleteUser` emptied the user's rows in this transaction and the
-   * events are all of the user's up to the lane's checkpoint, every lineage from its first event. Nothing
-   * needs loading, every row is new, and the rows in hand are all of the user's: aggregates are computed
-   * from them instead of read back.
+   * `user`: a one-user recompute of a projection without `recomputeUser`: `deleteUser` emptied the
+   * user's rows in this transaction and the events are all of the user's up to the lane's checkpoint,
+   * every lineage from its first event. Nothing needs loading and every row is new.
    */
   mode: 'live' | 'rebuild' | 'bulk' | 'user';
 }

@@ -7,8 +7,7 @@ import { emptyLineage, type LineageState, type SplitRecord } from '@oj/contracts
 import { toListItem, type TradeRecord } from '@oj/contracts/trade-record';
 import { createTradeCountsTable, createTradeListIndexes, createTradeTables, listOf, recordToRow, rowToRecord, tradeColumns, type TradeRow } from './tables.ts';
 import { createSplitHistoryTable, deleteUserSplits, insertSplits } from '../split-history/tables.ts';
-import { createDailyPremiumTable, dayKey, insertDailyRecords, recomputeAllDays, recomputeDays } from '../daily-premium/tables.ts';
-import { computeDailyRecords } from '../daily-premium/compute.ts';
+import { createDailyPremiumTable, dayKey, recomputeAllDays, recomputeDays } from '../daily-premium/tables.ts';
 import { diffRows, type RowChanges } from '../runtime/row-diff.ts';
 import { foldEvent, foldUser, userRowKeys, userRows } from './user-rows.ts';
 
@@ -68,22 +67,17 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
       return { u, l: streamId.slice(userStreamPrefix(u).length) };
     }),
   );
-  // A one-user recompute starts from no rows at all: nothing to load.
-  const fresh = ctx.mode === 'user';
-  const guards = fresh
-    ? []
-    : (
-        await sql<{ lid: string; user_id: string; rev: number; has_roll: boolean }>`
+  // A one-user recompute does not come here (`recomputeUser` below): every batch loads what it touches.
+  const guards = (
+    await sql<{ lid: string; user_id: string; rev: number; has_roll: boolean }>`
     select g.lid, g.user_id, g.rev, g.has_roll from json_to_recordset(${keyJson}::json) as k(u text, l text)
     join ${sql.table(tables.trade_lineages)} g on g.user_id = k.u and g.lid = k.l`.execute(trx)
-      ).rows;
-  const rows = fresh
-    ? []
-    : (
-        await sql<TradeRow>`
+  ).rows;
+  const rows = (
+    await sql<TradeRow>`
     select t.* from json_to_recordset(${keyJson}::json) as k(u text, l text)
     join ${sql.table(tables.trades)} t on t.user_id = k.u and t.lid = k.l`.execute(trx)
-      ).rows;
+  ).rows;
 
   const loaded = new Map<string, Loaded>();
   for (const [streamId, evs] of byLineage) {
@@ -148,16 +142,14 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
   if (deleted.length) {
     await sql`delete from ${sql.table(tables.trades)} where (user_id, uid) in (select u, id from json_to_recordset(${JSON.stringify(deleted)}::json) as d(u text, id text))`.execute(trx);
   }
-  // Rows new to the table are inserted; the unique index's conflict check costs a third more per row.
   if (upserts.length) {
     const T = sql.table(tables.trades);
-    const onConflict = fresh ? sql`` : sql`on conflict (user_id, uid) do update set ${upsertSet}`;
-    await sql`insert into ${T} select * from json_populate_recordset(null::${T}, ${JSON.stringify(upserts)}::json) ${onConflict}`.execute(trx);
+    await sql`insert into ${T} select * from json_populate_recordset(null::${T}, ${JSON.stringify(upserts)}::json) on conflict (user_id, uid) do update set ${upsertSet}`.execute(trx);
   }
   if (lineageRows.length) {
     const L = sql.table(tables.trade_lineages);
-    const onConflict = fresh ? sql`` : sql`on conflict (user_id, lid) do update set rev = excluded.rev, has_roll = excluded.has_roll`;
-    await sql`insert into ${L} select * from json_populate_recordset(null::${L}, ${JSON.stringify(lineageRows)}::json) ${onConflict}`.execute(trx);
+    await sql`insert into ${L} select * from json_populate_recordset(null::${L}, ${JSON.stringify(lineageRows)}::json)
+      on conflict (user_id, lid) do update set rev = excluded.rev, has_roll = excluded.has_roll`.execute(trx);
   }
   const deltas = [...counts.values()].filter((c) => c.d !== 0);
   if (deltas.length) {
@@ -175,10 +167,8 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
   }
   await insertSplits(trx, tables.split_history, splits);
   // In bulk, a day is touched by many batches (opens, then closes and rolls weeks later): finishBulk
-  // computes every day once from the finished trade rows instead. A one-user recompute holds every
-  // trade of the user's days: the days are computed from those rows, not read back.
-  if (fresh) await insertDailyRecords(trx, tables.daily_premium, [...computeDailyRecords(days, upserts).values()]);
-  else if (ctx.mode !== 'bulk') await recomputeDays(trx, tables, days);
+  // computes every day once from the finished trade rows instead.
+  if (ctx.mode !== 'bulk') await recomputeDays(trx, tables, days);
 }
 
 /** Each table's key column within one user (`userRowKeys` reads it from a row), and its type. */
