@@ -18,8 +18,11 @@ import { addDays, isWeekend } from '@oj/contracts/business-date';
  * the user's open ones) spread over `users` traders, plus `query-rate` reads a second (the open and
  * closed lists and the dashboard's premium data). The load is open-loop: requests go out on a schedule,
  * whether or not earlier ones have answered, so a slow server shows as latency, not as a lower rate.
- * Every minute it prints p50/p99 of commands and queries, errors, and the resident memory of each
- * process; at the end, the growth of each process's memory after the first minute (target: at most 10%).
+ * Every minute it prints p50/p99 of commands and queries, errors, requests the gateway shed (refused at
+ * once with 503 when past its capacity: counted apart, not in the latencies) and the resident memory of
+ * each process; at the end, the growth of each process's memory after the first minute (target: at most
+ * 10%). A rate beyond the gateway's capacity shows its load shedding: the answered requests keep their
+ * latency and the excess is shed.
  *
  * Dates, so that the work of a request stays steady while the journals grow (a soak looks for what grows
  * under a steady load): `spread` (the default) opens each trader's k-th trade on weekday k mod D of the
@@ -88,6 +91,8 @@ export async function main(argv: string[]): Promise<void> {
     LOG_LEVEL: 'error',
     PUBLIC_URL: 'http://bench.local',
     RATE_LIMIT_AUTH_PER_MINUTE: '100000',
+    // The gateway's load shedding limits, when the caller sets them (to soak other settings).
+    ...Object.fromEntries(['GATEWAY_MAX_IN_FLIGHT', 'GATEWAY_MAX_EVENT_LOOP_DELAY_MS'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : []))),
   };
   const config = loadConfig(env);
   const gateway = spawnService('gateway', env);
@@ -113,13 +118,20 @@ export async function main(argv: string[]): Promise<void> {
   }
   process.stderr.write(`${userCount} traders ready; ${minutes} min at ${rate} commands/s and ${queryRate} queries/s; dates ${values.dates}${spread ? ` over ${days} weekdays` : ''}\n`);
 
-  let minute = { commands: [] as number[], queries: [] as number[], errors: 0, firstError: '' };
-  const report: { minute: number; commands: number; cP50: number; cP99: number; queries: number; qP50: number; qP99: number; errors: number; gatewayMiB: number; projectorMiB: number }[] = [];
+  // `shed`: requests the gateway refused at once because it was past its capacity (503 with
+  // Retry-After, its load shedding); not errors, and not in the latency figures, which are of the
+  // requests it answered.
+  let minute = { commands: [] as number[], queries: [] as number[], errors: 0, shed: 0, firstError: '' };
+  const report: { minute: number; commands: number; cP50: number; cP99: number; queries: number; qP50: number; qP99: number; errors: number; shed: number; gatewayMiB: number; projectorMiB: number }[] = [];
   const timed = async (bucket: 'commands' | 'queries', path: string, init: RequestInit): Promise<Response | null> => {
     const t0 = performance.now();
     try {
       const res = await fetch(`${base}${path}`, init);
       const body = await res.text();
+      if (res.status === 503 && res.headers.get('retry-after') && body.includes('is busy')) {
+        minute.shed++;
+        return null;
+      }
       minute[bucket].push(performance.now() - t0);
       if (res.status >= 400) {
         minute.errors++;
@@ -162,7 +174,7 @@ export async function main(argv: string[]): Promise<void> {
 
   const closeMinute = (seconds: number) => {
     const m = minute;
-    minute = { commands: [], queries: [], errors: 0, firstError: '' };
+    minute = { commands: [], queries: [], errors: 0, shed: 0, firstError: '' };
     const row = {
       minute: report.length + 1,
       commands: m.commands.length / seconds,
@@ -172,12 +184,13 @@ export async function main(argv: string[]): Promise<void> {
       qP50: quantile(m.queries, 0.5),
       qP99: quantile(m.queries, 0.99),
       errors: m.errors,
+      shed: m.shed,
       gatewayMiB: rssMiB(gateway.pid),
       projectorMiB: rssMiB(projector.pid),
     };
     report.push(row);
     process.stderr.write(
-      `minute ${row.minute}: commands ${row.commands.toFixed(0)}/s p50 ${row.cP50.toFixed(1)} ms p99 ${row.cP99.toFixed(1)} ms; queries ${row.queries.toFixed(0)}/s p50 ${row.qP50.toFixed(1)} ms p99 ${row.qP99.toFixed(1)} ms; errors ${row.errors}${m.firstError ? ` (${m.firstError})` : ''}; RSS gateway ${row.gatewayMiB.toFixed(0)} MiB, projector ${row.projectorMiB.toFixed(0)} MiB\n`,
+      `minute ${row.minute}: commands ${row.commands.toFixed(0)}/s p50 ${row.cP50.toFixed(1)} ms p99 ${row.cP99.toFixed(1)} ms; queries ${row.queries.toFixed(0)}/s p50 ${row.qP50.toFixed(1)} ms p99 ${row.qP99.toFixed(1)} ms; errors ${row.errors}${m.firstError ? ` (${m.firstError})` : ''}; shed ${row.shed}; RSS gateway ${row.gatewayMiB.toFixed(0)} MiB, projector ${row.projectorMiB.toFixed(0)} MiB\n`,
     );
   };
 
@@ -214,16 +227,16 @@ export async function main(argv: string[]): Promise<void> {
 
   const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`;
   console.log(`\nMachine: ${machine}. ${minutes} min, ${rate} commands/s and ${queryRate} queries/s (lists and premium data) from ${userCount} traders, open-loop.\n`);
-  console.log('| minute | commands/s | p50 ms | p99 ms | queries/s | p50 ms | p99 ms | errors | gateway RSS MiB | projector RSS MiB |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  console.log('| minute | commands/s | p50 ms | p99 ms | queries/s | p50 ms | p99 ms | errors | shed (503 busy) | gateway RSS MiB | projector RSS MiB |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of report) {
-    console.log(`| ${r.minute} | ${r.commands.toFixed(0)} | ${r.cP50.toFixed(1)} | ${r.cP99.toFixed(1)} | ${r.queries.toFixed(0)} | ${r.qP50.toFixed(1)} | ${r.qP99.toFixed(1)} | ${r.errors} | ${r.gatewayMiB.toFixed(0)} | ${r.projectorMiB.toFixed(0)} |`);
+    console.log(`| ${r.minute} | ${r.commands.toFixed(0)} | ${r.cP50.toFixed(1)} | ${r.cP99.toFixed(1)} | ${r.queries.toFixed(0)} | ${r.qP50.toFixed(1)} | ${r.qP99.toFixed(1)} | ${r.errors} | ${r.shed} | ${r.gatewayMiB.toFixed(0)} | ${r.projectorMiB.toFixed(0)} |`);
   }
   const first = report[0];
   const last = report.at(-1);
   if (first && last && report.length > 1) {
     const growth = (a: number, b: number) => (a > 0 ? ((b - a) / a) * 100 : 0);
-    console.log(`\nRSS growth after the first minute: gateway ${growth(first.gatewayMiB, last.gatewayMiB).toFixed(1)}%, projector ${growth(first.projectorMiB, last.projectorMiB).toFixed(1)}% (target at most 10%); errors ${report.reduce((s, r) => s + r.errors, 0)} (target 0)`);
+    console.log(`\nRSS growth after the first minute: gateway ${growth(first.gatewayMiB, last.gatewayMiB).toFixed(1)}%, projector ${growth(first.projectorMiB, last.projectorMiB).toFixed(1)}% (target at most 10%); errors ${report.reduce((s, r) => s + r.errors, 0)} (target 0); shed ${report.reduce((s, r) => s + r.shed, 0)}`);
   }
   await stop(gateway);
   await stop(projector);

@@ -46,7 +46,7 @@ const configSchema = z.object({
    */
   GATEWAY_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).optional(),
   /** Load shedding: API requests are refused with 503 while this many are being answered (0: no limit). */
-  GATEWAY_MAX_IN_FLIGHT: z.coerce.number().int().min(0).default(1000),
+  GATEWAY_MAX_IN_FLIGHT: z.coerce.number().int().min(0).default(256),
   /** BullMQ key prefix of the projector's lanes and rebuild jobs: projectors and the projections CLI of one deployment share it. */
   BULLMQ_PREFIX: z
     .string()
