@@ -77,6 +77,21 @@ export type RebuildRequest = z.infer<typeof rebuildRequest>;
 export const rebuildPhase = z.enum(['queued', 'building', 'finishing', 'switching', 'done', 'failed']);
 export type RebuildPhase = z.infer<typeof rebuildPhase>;
 
+/** What a one-user recompute wrote to one table (or to the stream guard, `stream_revisions`). */
+export const rowChanges = z.object({ inserted: z.number().int(), updated: z.number().int(), deleted: z.number().int() });
+export type RowChangesByTable = Record<string, z.infer<typeof rowChanges>>;
+
+/**
+ * A one-user recompute's writes in words, as the CLI prints them and the console shows them: "every row
+ * was right, nothing written", or per table the rows added, replaced and removed.
+ */
+export function describeRowChanges(changes: RowChangesByTable): string {
+  const wrote = Object.entries(changes).filter(([, c]) => c.inserted + c.updated + c.deleted > 0);
+  if (!wrote.length) return 'every row was right, nothing written';
+  const parts = (c: z.infer<typeof rowChanges>) => [c.inserted && `${c.inserted} added`, c.updated && `${c.updated} replaced`, c.deleted && `${c.deleted} removed`].filter(Boolean).join(', ');
+  return `rows written: ${wrote.map(([table, c]) => `${table} ${parts(c)}`).join('; ')}`;
+}
+
 /** One rebuild as the console follows it (pushed over Server-Sent Events, also in `GET /operations/live`). */
 export const rebuildState = z.object({
   /** `rebuild-<name>` or `rebuild-<name>-user-<id>` (the BullMQ job id in services mode). */
@@ -92,6 +107,8 @@ export const rebuildState = z.object({
   /** Events per second over this run. */
   rate: z.number(),
   etaSeconds: z.number().nullable(),
+  /** A finished one-user recompute: what it wrote per table (null otherwise). */
+  changes: z.record(z.string(), rowChanges).nullable(),
   error: z.string().nullable(),
   requestedBy: z.string().nullable(),
   startedAt: z.string(),

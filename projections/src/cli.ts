@@ -5,6 +5,7 @@ import { createEventStore } from '@oj/infra/eventstore/create';
 import type { EventStore } from '@oj/infra/eventstore/port';
 import { allProjections } from './catalogue.ts';
 import { claimDataDir, DataDirBusyError } from './runtime/data-dir-lock.ts';
+import { describeRowChanges } from '@oj/contracts/operations';
 import { abandon, diff, rebuild, retire, rollback, switchVersion, type RebuildProgress, type RuntimeDeps } from './runtime/rebuild.ts';
 import { projectionsStatus } from './runtime/status.ts';
 import { redisConnection } from './runtime/projector.ts';
@@ -202,19 +203,11 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** What a one-user recompute wrote: "nothing was wrong", or each table's rows added, rewritten and removed. */
-export function describeChanges(changes: RebuildResult['changes']): string {
-  if (!changes) return '';
-  const wrote = Object.entries(changes).filter(([, c]) => c.inserted + c.updated + c.deleted > 0);
-  if (!wrote.length) return ': every row was right, nothing written';
-  return `: rows written ${wrote.map(([t, c]) => `${t} ${[c.inserted && `${c.inserted} added`, c.updated && `${c.updated} replaced`, c.deleted && `${c.deleted} removed`].filter(Boolean).join(', ')}`).join('; ')}`;
-}
-
 function printResults(results: RebuildResult[], userId: string | undefined): void {
   for (const r of results) {
     process.stdout.write(
       userId
-        ? `${r.projection} v${r.version}: recomputed user ${userId} (${r.eventsApplied} events)${describeChanges(r.changes)}\n`
+        ? `${r.projection} v${r.version}: recomputed user ${userId} (${r.eventsApplied} events)${r.changes ? `: ${describeRowChanges(r.changes)}` : ''}\n`
         : `${r.projection} v${r.version}: ${r.eventsApplied} events applied${r.resumedFrom ? ` (resumed from ${r.resumedFrom})` : ''}, ${r.switched ? 'now live' : 'left building (diff, then switch)'}\n`,
     );
   }

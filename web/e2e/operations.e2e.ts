@@ -213,6 +213,22 @@ describe('projections console', () => {
     await flow;
     expect(added).toBeGreaterThan(seeded.length);
     await untilOpenTrades((n) => n === added);
+
+    // The first version still holds the damaged figure of the K trades: a recompute of the trader
+    // rewrites exactly those rows, says so, and a second one finds nothing wrong.
+    const recomputeTrader = async () => {
+      await card.getByRole('button', { name: 'Rebuild one user' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('User id').fill(traderId);
+      await dialog.getByRole('button', { name: 'Rebuild user' }).click();
+      const panel = card.locator(`[data-testid="rebuild-rebuild-trades-user-${traderId}"][data-phase="done"]`);
+      await panel.waitFor({ timeout: 60_000 });
+      return panel.getByTestId('rebuild-changes');
+    };
+    const repaired = await recomputeTrader();
+    await expect.poll(() => repaired.innerText()).toMatch(new RegExp(`^Rows written: trades ${damagedTickers} replaced[;.]`));
+    await screenshots(page, 'operations-user-recomputed');
+    await expect.poll(async () => (await recomputeTrader()).innerText()).toBe('Every row was right, nothing written.');
   }, 180_000);
 
   it('is not for traders', async () => {

@@ -68,6 +68,7 @@ export class InProcessRebuilds implements RebuildRunner {
       eventsTotal: null,
       rate: 0,
       etaSeconds: null,
+      changes: null,
       error: null,
       requestedBy: request.requestedBy,
       startedAt: now,
@@ -90,7 +91,7 @@ export class InProcessRebuilds implements RebuildRunner {
     const run = rebuild(this.#deps(), request.projection, { ...(request.userId ? { userId: request.userId } : {}), switch: request.switch, onProgress })
       .then((results: RebuildResult[]) => {
         const r = results[0];
-        update({ phase: 'done', version: r?.version ?? state.version, eventsDone: request.userId ? (r?.eventsApplied ?? 0) : state.eventsDone, etaSeconds: 0 });
+        update({ phase: 'done', version: r?.version ?? state.version, eventsDone: request.userId ? (r?.eventsApplied ?? 0) : state.eventsDone, etaSeconds: 0, changes: r?.changes ?? null });
       })
       .catch((error: unknown) => update({ phase: 'failed', error: error instanceof Error ? error.message : String(error) }));
     this.#running.add(run);
@@ -198,6 +199,7 @@ async function toState(job: RebuildJob): Promise<RebuildState> {
     version: result?.version ?? p?.version ?? null,
     phase,
     eventsDone: job.data.userId && result ? result.eventsApplied : (p?.done ?? 0),
+    changes: (job.data.userId && result?.changes) || null,
     eventsTotal: p?.total ?? null,
     rate: phase === 'building' || phase === 'finishing' ? (p?.rate ?? 0) : 0,
     etaSeconds: phase === 'done' ? 0 : (p?.etaSeconds ?? null),

@@ -6,6 +6,7 @@ import { errorBody } from '@oj/contracts/common';
 import {
   actionsQuery,
   actionsResponse,
+  describeRowChanges,
   diffQuery,
   diffResponse,
   operationsLive,
@@ -179,7 +180,7 @@ export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
         const message = existing
           ? `${what}: already ${state.phase === 'queued' ? 'queued' : 'running'}, following it.`
           : state.phase === 'done'
-            ? `${what}: done (${state.eventsDone} events).`
+            ? `${what}: done (${state.eventsDone} events)${state.changes ? `; ${describeRowChanges(state.changes)}` : ''}.`
             : `${what}: ${state.phase === 'queued' ? 'queued' : 'started'}.`;
         return { message, rebuild: state, existing, version: state.version };
       });

@@ -304,7 +304,7 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
           </>
         }
       >
-        <p className="ops-muted">Recomputes this user&apos;s rows in the live version, in one transaction. Versions do not change.</p>
+        <p className="ops-muted">Recomputes this user&apos;s rows from their events in the live version, in one transaction, and rewrites only the rows that differ; the result says which. Versions do not change.</p>
         <FormField label="User id" error={userError ?? undefined}>
           {({ id, describedBy, invalid }) => (
             <TextInput id={id} aria-describedby={describedBy} aria-invalid={invalid} value={userId} onChange={(e) => setUserId(e.target.value)} placeholder="0197…-…" autoComplete="off" spellCheck={false} />

@@ -14,6 +14,7 @@ const base: RebuildState = {
   eventsTotal: 4000,
   rate: 850.4,
   etaSeconds: 3.3,
+  changes: null,
   error: null,
   requestedBy: 'olga@example.com',
   startedAt: new Date().toISOString(),
@@ -44,5 +45,16 @@ describe('rebuild progress panel', () => {
     expect(user).not.toContain('role="progressbar"');
     expect(text(user)).toContain('Rebuild User 0197aaaa…');
     expect(text(user)).toContain('Events 42');
+  });
+
+  it('says what a finished one-user recompute wrote', () => {
+    const none = { inserted: 0, updated: 0, deleted: 0 };
+    const user = { ...base, userId: 'u-1', phase: 'done' as const, eventsDone: 42 };
+    const right = renderToStaticMarkup(<RebuildProgress rebuild={{ ...user, changes: { trades: none, daily_premium: none, stream_revisions: none } }} />);
+    expect(text(right)).toContain('Every row was right, nothing written.');
+    const repaired = renderToStaticMarkup(
+      <RebuildProgress rebuild={{ ...user, changes: { trades: { inserted: 0, updated: 1, deleted: 1 }, daily_premium: { inserted: 2, updated: 0, deleted: 0 }, stream_revisions: none } }} />,
+    );
+    expect(text(repaired)).toContain('Rows written: trades 1 replaced, 1 removed; daily_premium 2 added.');
   });
 });

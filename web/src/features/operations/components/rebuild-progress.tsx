@@ -1,4 +1,4 @@
-import type { RebuildState } from '@oj/contracts/operations';
+import { describeRowChanges, type RebuildState } from '@oj/contracts/operations';
 import { Badge, type BadgeTone } from '../../../components/ui/badge.tsx';
 import { duration, int, phaseLabel, timeAgo } from './format.ts';
 
@@ -56,6 +56,11 @@ export function RebuildProgress({ rebuild }: { rebuild: RebuildState }) {
           <dd>{rebuild.runner === 'bullmq' ? 'projector job' : 'in process'}</dd>
         </div>
       </dl>
+      {rebuild.changes && (
+        <p className="ops-rebuild-changes" data-testid="rebuild-changes">
+          {describeRowChanges(rebuild.changes).replace(/^./, (c) => c.toUpperCase())}.
+        </p>
+      )}
       {rebuild.error && <p className="ops-error">{rebuild.error}</p>}
     </div>
   );
