@@ -258,14 +258,12 @@ describe('projections console in services mode (REDIS_URL)', () => {
     await context?.close();
     await browser?.close();
     await server?.close();
-    const { Queue } = await import('bullmq');
-    const { redisConnection, laneQueueName } = await import('@oj/projections/runtime/projector');
-    const { REBUILD_QUEUE } = await import('@oj/projections/runtime/rebuild-job');
-    for (const name of [REBUILD_QUEUE, ...Array.from({ length: 8 }, (_, i) => laneQueueName(i))]) {
-      const q = new Queue(name, { connection: redisConnection(REDIS_URL), prefix });
-      await q.obliterate({ force: true }).catch(() => undefined);
-      await q.close();
-    }
+    // Every key of this deployment's queues (lanes, rebuilds, the billing scheduler's repeat job).
+    const { Redis } = await import('ioredis');
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`${prefix}:*`);
+    for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+    await redis.quit();
   });
 
   it('rebuilds through the projector job and opens the BullMQ board for an Admin', async () => {

@@ -75,7 +75,8 @@ afterAll(async () => {
     await exited;
   }
   const redis = new Redis(requireRedisUrl());
-  const keys = await redis.keys(`${prefix}-rate-limit-*`);
+  // The rate-limit counters and the queues' keys (the projector's rebuild queue is opened at start).
+  const keys = [...(await redis.keys(`${prefix}-rate-limit-*`)), ...(await redis.keys(`${prefix}:*`))];
   if (keys.length > 0) await redis.del(...keys);
   await redis.quit();
   await db?.drop();
