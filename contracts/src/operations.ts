@@ -79,7 +79,8 @@ export type RebuildPhase = z.infer<typeof rebuildPhase>;
 
 /** What a one-user recompute wrote to one table (or to the stream guard, `stream_revisions`). */
 export const rowChanges = z.object({ inserted: z.number().int(), updated: z.number().int(), deleted: z.number().int() });
-export type RowChangesByTable = Record<string, z.infer<typeof rowChanges>>;
+export type RowChanges = z.infer<typeof rowChanges>;
+export type RowChangesByTable = Record<string, RowChanges>;
 
 /**
  * A one-user recompute's writes in words, as the CLI prints them and the console shows them: "every row
@@ -88,7 +89,7 @@ export type RowChangesByTable = Record<string, z.infer<typeof rowChanges>>;
 export function describeRowChanges(changes: RowChangesByTable): string {
   const wrote = Object.entries(changes).filter(([, c]) => c.inserted + c.updated + c.deleted > 0);
   if (!wrote.length) return 'every row was right, nothing written';
-  const parts = (c: z.infer<typeof rowChanges>) => [c.inserted && `${c.inserted} added`, c.updated && `${c.updated} replaced`, c.deleted && `${c.deleted} removed`].filter(Boolean).join(', ');
+  const parts = (c: RowChanges) => [c.inserted && `${c.inserted} added`, c.updated && `${c.updated} replaced`, c.deleted && `${c.deleted} removed`].filter(Boolean).join(', ');
   return `rows written: ${wrote.map(([table, c]) => `${table} ${parts(c)}`).join('; ')}`;
 }
 

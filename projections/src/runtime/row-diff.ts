@@ -103,9 +103,5 @@ export function diffRows<R extends object>(
   return out;
 }
 
-/** What a recompute wrote to one table: rows added, rewritten and removed. */
-export interface RowChanges {
-  inserted: number;
-  updated: number;
-  deleted: number;
-}
+/** What a recompute wrote to one table: rows added, rewritten and removed (the operations contract's `rowChanges`). */
+export type { RowChanges } from '@oj/contracts/operations';

@@ -9,7 +9,7 @@ import { createTradeCountsTable, createTradeListIndexes, createTradeTables, list
 import { createSplitHistoryTable, deleteUserSplits, insertSplits } from '../split-history/tables.ts';
 import { createDailyPremiumTable, dayKey, recomputeAllDays, recomputeDays } from '../daily-premium/tables.ts';
 import { diffRows, type RowChanges } from '../runtime/row-diff.ts';
-import { foldEvent, foldUser, userRowKeys, userRows } from './user-rows.ts';
+import { foldEvent, foldUser, readUserRows, userKeyColumns, userRowKeys, userRows } from './user-rows.ts';
 
 /**
  * The trade journal's read models: trades (the lists, roll history and trades-by-date read it),
@@ -171,15 +171,6 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
   if (ctx.mode !== 'bulk') await recomputeDays(trx, tables, days);
 }
 
-/** Each table's key column within one user (`userRowKeys` reads it from a row), and its type. */
-const userKeyColumns: Record<(typeof tradeTables)[number], { column: string; type: string }> = {
-  trades: { column: 'uid', type: 'text' },
-  trade_lineages: { column: 'lid', type: 'text' },
-  split_history: { column: 'auid', type: 'text' },
-  daily_premium: { column: 'income_date', type: 'date' },
-  trade_counts: { column: 'list', type: 'smallint' },
-};
-
 /** The read models' shape version; with the formulas' version it makes the projection's version. */
 const SHAPE_VERSION = 2;
 
@@ -211,14 +202,11 @@ export const tradesProjection: Projection = {
   },
   async recomputeUser(ctx, userId, events) {
     const tables = asTables(ctx.tables);
-    const [all, live] = await Promise.all([
-      events(),
-      Promise.all(tradeTables.map(async (t) => (await sql<Record<string, unknown>>`select * from ${sql.table(tables[t])} where user_id = ${userId}`.execute(ctx.trx)).rows)),
-    ]);
+    const [all, live] = await Promise.all([events(), readUserRows(ctx.trx, tables, userId)]);
     const replayed = userRows(userId, foldUser(userId, all).values());
     const changes: Record<string, RowChanges> = {};
-    for (const [i, table] of tradeTables.entries()) {
-      const d = diffRows(live[i]!, replayed[table] as readonly object[], userRowKeys[table]);
+    for (const table of tradeTables) {
+      const d = diffRows(live[table], replayed[table] as readonly object[], userRowKeys[table]);
       changes[table] = { inserted: d.onlyReplayed.length, updated: d.differs.length, deleted: d.onlyLive.length };
       // A row that differs is replaced whole: removed with the rows the log does not give, then written
       // with the rows only the log gives (a count row of 0 is removed: the log never gives one).

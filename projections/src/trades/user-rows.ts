@@ -1,3 +1,4 @@
+import { sql, type Kysely } from 'kysely';
 import { upcast } from '@oj/contracts/events';
 import { journalEventVersions, journalUpcasters, userStreamPrefix, type JournalEvent, type JournalEventType } from '@oj/contracts/journal-events';
 import { emptyLineage, evolveLineage, type LineageState } from '@oj/contracts/lineage-fold';
@@ -96,13 +97,25 @@ export function userRows(userId: string, lineageStates: Iterable<LineageState>):
   };
 }
 
-/** Each table's key within one user. */
-export const userRowKeys: Record<keyof UserRows, (row: any) => string> = {
-  trades: (r) => r.uid,
-  trade_lineages: (r) => r.lid,
-  split_history: (r) => r.auid,
-  daily_premium: (r) => String(r.income_date),
-  trade_counts: (r) => String(r.list),
+/** Each table's key column within one user, and its SQL type. */
+export const userKeyColumns: Record<keyof UserRows, { column: string; type: 'text' | 'date' | 'smallint' }> = {
+  trades: { column: 'uid', type: 'text' },
+  trade_lineages: { column: 'lid', type: 'text' },
+  split_history: { column: 'auid', type: 'text' },
+  daily_premium: { column: 'income_date', type: 'date' },
+  trade_counts: { column: 'list', type: 'smallint' },
 };
+
+/** Each table's key of a row within one user, as text (a row from the table or one computed here). */
+export const userRowKeys = Object.fromEntries(
+  Object.entries(userKeyColumns).map(([table, { column }]) => [table, (row: Record<string, unknown>) => String(row[column])]),
+) as Record<keyof UserRows, (row: any) => string>;
+
+/** The rows one user has in each table of a version (`tables`: physical names by logical name). */
+export async function readUserRows(db: Kysely<any>, tables: Record<keyof UserRows, string>, userId: string): Promise<Record<keyof UserRows, Record<string, unknown>[]>> {
+  const names = Object.keys(userKeyColumns) as (keyof UserRows)[];
+  const rows = await Promise.all(names.map(async (t) => (await sql<Record<string, unknown>>`select * from ${sql.table(tables[t])} where user_id = ${userId}`.execute(db)).rows));
+  return Object.fromEntries(names.map((t, i) => [t, rows[i]!])) as Record<keyof UserRows, Record<string, unknown>[]>;
+}
 
 export { listOf };

@@ -26,7 +26,7 @@ import { toRollHistoryItem } from '@oj/projections/roll-history/queries';
 import { splitRow } from '@oj/projections/split-history/tables';
 import { FORMULAS_VERSION, round2 } from '@oj/contracts/formulas';
 import { canon, diffRows, fieldDifferences, sameJson } from '@oj/projections/runtime/row-diff';
-import { userRowKeys } from '@oj/projections/trades/user-rows';
+import { readUserRows, userRowKeys } from '@oj/projections/trades/user-rows';
 import type { DailyPremiumRecord } from '@oj/projections/daily-premium/compute';
 import type { z } from 'zod';
 import { AppError } from '../app/errors.ts';
@@ -436,10 +436,7 @@ export async function verify(ctx: AuditContext, userId: string): Promise<VerifyR
   const row = await liveRow(ctx.db, TRADES_PROJECTION);
   if (!row) throw new AppError('unavailable', new ProjectionNotLiveError(TRADES_PROJECTION).message);
   const l = log(ctx);
-  const [events, live] = await Promise.all([
-    l.all(userId),
-    Promise.all(tradeTables.map(async (t) => [t, (await sql<Record<string, unknown>>`select * from ${sql.table(row.tables[t]!)} where user_id = ${userId}`.execute(ctx.db)).rows] as const)),
-  ]);
+  const [events, live] = await Promise.all([l.all(userId), readUserRows(ctx.db, row.tables as Record<(typeof tradeTables)[number], string>, userId)]);
   const replayed = fullReplay(userId, events).rows;
   const differences: RowDifference[] = [];
   let count = 0;
@@ -450,9 +447,9 @@ export async function verify(ctx: AuditContext, userId: string): Promise<VerifyR
   };
   // A trade count of 0 is the same as no count row (the live table keeps a row that went down to 0).
   const keep = (table: string) => (r: Record<string, unknown>) => table !== 'trade_counts' || Number(r.n) !== 0;
-  for (const [table, liveRows] of live) {
+  for (const table of tradeTables) {
     const keyOf = userRowKeys[table];
-    const d = diffRows(liveRows, replayed[table] as readonly object[], keyOf, keep(table));
+    const d = diffRows(live[table], replayed[table] as readonly object[], keyOf, keep(table));
     rows[table] = { live: d.live, replayed: d.replayed };
     for (const key of d.onlyLive) push({ table, key, kind: 'only_live', fields: [] });
     for (const x of d.differs) push({ table, key: x.key, kind: 'differs', fields: x.fields });
