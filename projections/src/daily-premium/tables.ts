@@ -78,7 +78,6 @@ export async function recomputeDays(trx: Kysely<any>, tables: { trades: string; 
 const insertRecords = (trx: Kysely<any>, table: string, records: readonly DailyPremiumRecord[]) =>
   sql`insert into ${sql.table(table)} select * from json_populate_recordset(null::${sql.table(table)}, ${JSON.stringify(records)}::json)`.execute(trx);
 
-
 /**
  * Recomputes every record of a version from its trade rows, as the end of a bulk rebuild
  * (`finishBulk`): the table is emptied, then users are taken in chunks of about `chunkTrades` trades,

@@ -20,13 +20,13 @@ import type { Clock } from '@oj/infra/clock';
 import { businessDateOf } from '@oj/infra/clock';
 import { ProjectionNotLiveError, liveRow } from '@oj/projections/runtime/registry';
 import { TRADES_PROJECTION, tradeTables } from '@oj/projections/trades/projection';
-import { emptyLineage, evolveLineage, type LineageState } from '@oj/contracts/lineage-fold';
+import { emptyLineage, type LineageState } from '@oj/contracts/lineage-fold';
 import { rowToListItem, type TradesTable } from '@oj/projections/trades/tables';
 import { toRollHistoryItem } from '@oj/projections/roll-history/queries';
 import { splitRow } from '@oj/projections/split-history/tables';
 import { FORMULAS_VERSION, round2 } from '@oj/contracts/formulas';
 import { canon, diffRows, fieldDifferences, sameJson } from '@oj/projections/runtime/row-diff';
-import { readUserRows, userRowKeys } from '@oj/projections/trades/user-rows';
+import { foldEvent, lineageOfStream, readUserRows, userRowKeys } from '@oj/projections/trades/user-rows';
 import type { DailyPremiumRecord } from '@oj/projections/daily-premium/compute';
 import type { z } from 'zod';
 import { AppError } from '../app/errors.ts';
@@ -101,14 +101,10 @@ async function countLineages(ctx: AuditContext, userId: string): Promise<number>
   return Number(r.rows[0]?.n ?? 0);
 }
 
-const foldInto = (state: LineageState, e: StoredEvent) => {
-  evolveLineage(state, asJournalEvent(e), { revision: e.revision, at: e.metadata.recordedAt });
-};
-
 /** Timeline entries of events, each described from its lineage's state just before it. */
 async function entriesOf(l: UserLog, userId: string, events: readonly StoredEvent[]): Promise<TimelineEntry[]> {
   const streams = await l.streams([...new Set(events.map((e) => e.streamId))]);
-  const described = describeWithLineages(events, streams, foldInto, (streamId) => emptyLineage(userId, streamId.slice(userStreamPrefix(userId).length)));
+  const described = describeWithLineages(events, streams, foldEvent, (streamId) => lineageOfStream(userId, streamId));
   return events.map((e) => {
     const d = described.get(e.id);
     const event = asJournalEvent(e);
@@ -520,7 +516,7 @@ export async function tradeHistory(ctx: AuditContext, userId: string, tradeUid: 
   const lineageId = row.lineage_id as string;
   const streamId = lineageStreamId(userId, lineageId);
   const events = await ctx.eventStore.readStream(streamId);
-  const described = describeWithLineages(events, new Map([[streamId, events]]), foldInto, () => emptyLineage(userId, lineageId));
+  const described = describeWithLineages(events, new Map([[streamId, events]]), foldEvent, () => emptyLineage(userId, lineageId));
   return {
     uid: tradeUid,
     lineage_id: lineageId,

@@ -1,6 +1,6 @@
 import { userStreamPrefix } from '@oj/contracts/journal-events';
 import type { StoredEvent } from '@oj/infra/eventstore/port';
-import { emptyLineage, type LineageState } from '@oj/contracts/lineage-fold';
+import type { LineageState } from '@oj/contracts/lineage-fold';
 import { FORMULAS_VERSION } from '@oj/contracts/formulas';
 import { allTradeRows as tradeRowsOf, asJournalEvent, dailyRecords, foldEvent, foldUser, lineageOfStream, listOf, tradeRow, userRows, type UserRows } from '@oj/projections/trades/user-rows';
 import type { TradesTable } from '@oj/projections/trades/tables';
@@ -92,7 +92,7 @@ export function buildHistory(userId: string, events: readonly StoredEvent[]): Re
       h.steps.set(e.streamId, steps);
       h.streams.push(e.streamId);
     }
-    const prev = steps.states.at(-1) ?? emptyLineage(userId, e.streamId.slice(prefix.length));
+    const prev = steps.states.at(-1) ?? lineageOfStream(userId, e.streamId);
     const next: LineageState = { ...prev, trades: new Map(prev.trades), splits: prev.splits.slice() };
     foldEvent(next, e);
     steps.at.push(i);
@@ -141,7 +141,7 @@ export function statesAround(h: ReplayHistory, i: number): { before: LineageStat
   const steps = h.steps.get(e.streamId);
   const k = steps ? steps.at.indexOf(i) : -1;
   if (!steps || k < 0) throw new Error(`event ${i} is not in the history`);
-  return { before: steps.states[k - 1] ?? emptyLineage(h.userId, e.streamId.slice(userStreamPrefix(h.userId).length)), after: steps.states[k]! };
+  return { before: steps.states[k - 1] ?? lineageOfStream(h.userId, e.streamId), after: steps.states[k]! };
 }
 
 export type ReplayRows = UserRows;
