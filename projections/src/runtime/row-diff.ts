@@ -76,6 +76,59 @@ export interface RowDiff<R> {
 }
 
 /**
+ * One table's live rows compared with computed rows that arrive in parts (`add`), so a caller can write
+ * what one part changes while it computes the next. `rest` gives the keys of live rows no part gave.
+ * A key given twice counts once (the later row is compared).
+ */
+export class RowDiffer<R extends object> {
+  readonly #theirs = new Map<string, Record<string, unknown>>();
+  readonly #seen = new Set<string>();
+  readonly #keyOf: (row: any) => string;
+  readonly #keep: (row: any) => boolean;
+
+  constructor(live: readonly Record<string, unknown>[], keyOf: (row: any) => string, keep: (row: any) => boolean = () => true) {
+    this.#keyOf = keyOf;
+    this.#keep = keep;
+    for (const r of live) if (keep(r)) this.#theirs.set(keyOf(r), r);
+  }
+
+  /** Rows the table holds (after `keep`). */
+  get live(): number {
+    return this.#theirs.size;
+  }
+
+  /** Rows given so far (after `keep`). */
+  get replayed(): number {
+    return this.#seen.size;
+  }
+
+  /** Compares a part of the computed rows: those the table lacks, and those that differ from it. */
+  add(replayed: readonly R[]): Pick<RowDiff<R>, 'onlyReplayed' | 'differs'> {
+    const out: Pick<RowDiff<R>, 'onlyReplayed' | 'differs'> = { onlyReplayed: [], differs: [] };
+    for (const m of replayed) {
+      if (!this.#keep(m)) continue;
+      const key = this.#keyOf(m);
+      this.#seen.add(key);
+      const r = this.#theirs.get(key);
+      if (!r) {
+        out.onlyReplayed.push(m);
+        continue;
+      }
+      const fields = fieldDifferences(r, m as Record<string, unknown>);
+      if (fields.length) out.differs.push({ key, replayed: m, fields });
+    }
+    return out;
+  }
+
+  /** Keys of the live rows no part gave. */
+  rest(): string[] {
+    const out: string[] = [];
+    for (const key of this.#theirs.keys()) if (!this.#seen.has(key)) out.push(key);
+    return out;
+  }
+}
+
+/**
  * One table's rows (of one user) against the rows computed from the log, matched by `keyOf`. `keep`
  * leaves rows out on both sides (Verify takes a trade count of 0 as no count row).
  */
@@ -85,22 +138,12 @@ export function diffRows<R extends object>(
   keyOf: (row: any) => string,
   keep: (row: any) => boolean = () => true,
 ): RowDiff<R> {
+  // The computed side by key first: a key computed twice is compared once, with its last row.
   const mine = new Map<string, R>();
   for (const r of replayed) if (keep(r)) mine.set(keyOf(r), r);
-  const theirs = new Map<string, Record<string, unknown>>();
-  for (const r of live) if (keep(r)) theirs.set(keyOf(r), r);
-  const out: RowDiff<R> = { live: theirs.size, replayed: mine.size, onlyLive: [], onlyReplayed: [], differs: [] };
-  for (const [key, r] of theirs) {
-    const m = mine.get(key);
-    if (!m) {
-      out.onlyLive.push(key);
-      continue;
-    }
-    const fields = fieldDifferences(r, m as Record<string, unknown>);
-    if (fields.length) out.differs.push({ key, replayed: m, fields });
-  }
-  for (const [key, m] of mine) if (!theirs.has(key)) out.onlyReplayed.push(m);
-  return out;
+  const differ = new RowDiffer<R>(live, keyOf, keep);
+  const { onlyReplayed, differs } = differ.add([...mine.values()]);
+  return { live: differ.live, replayed: differ.replayed, onlyLive: differ.rest(), onlyReplayed, differs };
 }
 
 /** What a recompute wrote to one table: rows added, rewritten and removed (the operations contract's `rowChanges`). */

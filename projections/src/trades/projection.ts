@@ -8,8 +8,8 @@ import { toListItem, type TradeRecord } from '@oj/contracts/trade-record';
 import { createTradeCountsTable, createTradeListIndexes, createTradeTables, listOf, recordToRow, rowToRecord, tradeColumns, type TradeRow } from './tables.ts';
 import { createSplitHistoryTable, deleteUserSplits, insertSplits } from '../split-history/tables.ts';
 import { createDailyPremiumTable, dayKey, recomputeAllDays, recomputeDays } from '../daily-premium/tables.ts';
-import { diffRows, type RowChanges } from '../runtime/row-diff.ts';
-import { foldEvent, foldUser, readUserRows, userKeyColumns, userRowKeys, userRows } from './user-rows.ts';
+import { diffRows, RowDiffer, type RowChanges } from '../runtime/row-diff.ts';
+import { allTradeRows, foldEvent, foldUser, readUserRows, userKeyColumns, userRowKeys, userRows, type UserRows } from './user-rows.ts';
 
 /**
  * The trade journal's read models: trades (the lists, roll history and trades-by-date read it),
@@ -41,6 +41,63 @@ const upsertSet = sql.raw(
     .map((c) => `${c} = excluded.${c}`)
     .join(', '),
 );
+
+/** Lineages per part of a one-user rewrite's trade rows (about as many trades; tests set it low). */
+export const rewriteTuning = { partLineages: 8_000 };
+
+/**
+ * Statements of a one-user rewrite, queued on the transaction's connection in order: a row that differs
+ * is replaced whole, removed and then written again (a count row of 0 is removed: the log never gives
+ * one). `sent` lets the queued statements go out before the caller computes the next part; `done`
+ * waits for every one and throws the first failure (after one fails, PostgreSQL refuses the rest).
+ */
+class RowRewriter {
+  readonly #pending: Promise<unknown>[] = [];
+  readonly #trx: Kysely<any>;
+  readonly #userId: string;
+
+  constructor(trx: Kysely<any>, userId: string) {
+    this.#trx = trx;
+    this.#userId = userId;
+  }
+
+  #push(p: Promise<unknown>): void {
+    p.catch(() => {}); // awaited in done()
+    this.#pending.push(p);
+  }
+
+  queueDelete(physical: string, table: keyof UserRows, keys: readonly string[]): void {
+    if (!keys.length) return;
+    const { column, type } = userKeyColumns[table];
+    this.#push(sql`delete from ${sql.table(physical)} where user_id = ${this.#userId} and ${sql.ref(column)} = any(${keys}::${sql.raw(type)}[])`.execute(this.#trx));
+  }
+
+  queue(physical: string, table: keyof UserRows, differs: ReadonlyArray<{ key: string; replayed: object }>, only: readonly object[]): void {
+    this.queueDelete(
+      physical,
+      table,
+      differs.map((x) => x.key),
+    );
+    const write = differs.length ? [...only, ...differs.map((x) => x.replayed)] : only;
+    if (!write.length) return;
+    const T = sql.table(physical);
+    this.#push(sql`insert into ${T} select * from json_populate_recordset(null::${T}, ${JSON.stringify(write)}::json)`.execute(this.#trx));
+  }
+
+  /** Lets the statements queued so far go out on the connection. */
+  sent(): Promise<void> {
+    return new Promise((resolve) => setImmediate(resolve));
+  }
+
+  async done(): Promise<void> {
+    await Promise.all(this.#pending);
+  }
+
+  /** Waits for every queued statement, failed or not (before a failure of the caller's is thrown). */
+  async settled(): Promise<void> {
+    await Promise.allSettled(this.#pending);
+  }
+}
 
 /** Applies journal events: loads the touched lineages in two reads, folds in memory, writes back in bulk. */
 export async function applyTradeEvents(ctx: ProjectionContext, events: readonly StoredEvent[]): Promise<void> {
@@ -203,19 +260,38 @@ export const tradesProjection: Projection = {
   async recomputeUser(ctx, userId, events) {
     const tables = asTables(ctx.tables);
     const [all, live] = await Promise.all([events(), readUserRows(ctx.trx, tables, userId)]);
-    const replayed = userRows(userId, foldUser(userId, all).values());
+    const lineages = [...foldUser(userId, all).values()];
+    const writer = new RowRewriter(ctx.trx, userId);
     const changes: Record<string, RowChanges> = {};
-    for (const table of tradeTables) {
-      const d = diffRows(live[table], replayed[table] as readonly object[], userRowKeys[table]);
-      changes[table] = { inserted: d.onlyReplayed.length, updated: d.differs.length, deleted: d.onlyLive.length };
-      // A row that differs is replaced whole: removed with the rows the log does not give, then written
-      // with the rows only the log gives (a count row of 0 is removed: the log never gives one).
-      const remove = [...d.onlyLive, ...d.differs.map((x) => x.key)];
-      const T = sql.table(tables[table]);
-      if (remove.length) await sql`delete from ${T} where user_id = ${userId} and ${sql.ref(userKeyColumns[table].column)} = any(${remove}::${sql.raw(userKeyColumns[table].type)}[])`.execute(ctx.trx);
-      const write = [...d.onlyReplayed, ...d.differs.map((x) => x.replayed)];
-      if (write.length) await sql`insert into ${T} select * from json_populate_recordset(null::${T}, ${JSON.stringify(write)}::json)`.execute(ctx.trx);
+    try {
+      // The trade rows (by far the most) are compared and written a part at a time: PostgreSQL writes
+      // one part while the next is computed, compared and serialised.
+      const trades = new RowDiffer<object>(live.trades, userRowKeys.trades);
+      const counted: RowChanges = { inserted: 0, updated: 0, deleted: 0 };
+      for (let i = 0, n = rewriteTuning.partLineages; i < lineages.length; i += n) {
+        const part = trades.add(allTradeRows(lineages.slice(i, i + n)));
+        writer.queue(tables.trades, 'trades', part.differs, part.onlyReplayed);
+        counted.inserted += part.onlyReplayed.length;
+        counted.updated += part.differs.length;
+        await writer.sent();
+      }
+      const gone = trades.rest();
+      writer.queueDelete(tables.trades, 'trades', gone);
+      changes.trades = { ...counted, deleted: gone.length };
+      // The other tables from the same lineages (their trade rows are computed once, above).
+      const replayed = userRows(userId, lineages);
+      for (const table of tradeTables) {
+        if (table === 'trades') continue;
+        const d = diffRows(live[table], replayed[table] as readonly object[], userRowKeys[table]);
+        changes[table] = { inserted: d.onlyReplayed.length, updated: d.differs.length, deleted: d.onlyLive.length };
+        writer.queueDelete(tables[table], table, d.onlyLive);
+        writer.queue(tables[table], table, d.differs, d.onlyReplayed);
+      }
+    } catch (error) {
+      await writer.settled();
+      throw error;
     }
+    await writer.done();
     return changes;
   },
   async deleteUser(ctx, userId) {

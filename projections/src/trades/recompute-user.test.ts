@@ -11,7 +11,7 @@ import { liveTables } from '../runtime/registry.ts';
 import { applyLaneBatch } from '../runtime/apply.ts';
 import { laneOf } from '../runtime/lanes.ts';
 import { rebuild } from '../runtime/rebuild.ts';
-import { tradesProjection } from './projection.ts';
+import { rewriteTuning, tradesProjection } from './projection.ts';
 import { smallJournal } from './testing.ts';
 
 /**
@@ -56,5 +56,29 @@ describe('one-user recompute on PGlite', () => {
     const [fixed] = await rebuild(deps(), tradesProjection.name, { userId: 'user-1' });
     expect(fixed!.changes!.daily_premium).toEqual({ inserted: 0, updated: 1, deleted: 0 });
     expect(fixed!.changes!.trades).toEqual({ inserted: 0, updated: 0, deleted: 0 });
+  });
+
+  it('rewrites trade rows a part at a time: what each part changes, then the rows no part gave, and a second run writes nothing', async () => {
+    const live = await liveTables(database.db, tradesProjection.name);
+    const T = sql.table(live.trades!);
+    const uids = (await sql<{ uid: string }>`select uid from ${T} where user_id = 'user-1' order by uid`.execute(database.db)).rows.map((r) => r.uid);
+    expect(uids.length).toBeGreaterThanOrEqual(5);
+    const lineages = (await sql<{ n: number }>`select count(distinct lid)::int as n from ${T} where user_id = 'user-1'`.execute(database.db)).rows[0]!.n;
+    expect(lineages).toBeGreaterThanOrEqual(3);
+    const before = (await sql`select * from ${T} where user_id = 'user-1' order by uid`.execute(database.db)).rows;
+    await sql`update ${T} set notes = 'wrong' where user_id = 'user-1' and uid = ${uids[0]!}`.execute(database.db);
+    await sql`delete from ${T} where user_id = 'user-1' and uid = ${uids[1]!}`.execute(database.db);
+    await sql`insert into ${T} (select (json_populate_record(t, json_build_object('uid', 'stray'))).* from ${T} t where user_id = 'user-1' and uid = ${uids[2]!})`.execute(database.db);
+    const saved = rewriteTuning.partLineages;
+    rewriteTuning.partLineages = 1;
+    try {
+      const [r] = await rebuild(deps(), tradesProjection.name, { userId: 'user-1' });
+      expect(r!.changes!.trades).toEqual({ inserted: 1, updated: 1, deleted: 1 });
+      expect((await sql`select * from ${T} where user_id = 'user-1' order by uid`.execute(database.db)).rows).toEqual(before);
+      const [again] = await rebuild(deps(), tradesProjection.name, { userId: 'user-1' });
+      for (const [table, c] of Object.entries(again!.changes!)) expect({ table, ...c }).toEqual({ table, inserted: 0, updated: 0, deleted: 0 });
+    } finally {
+      rewriteTuning.partLineages = saved;
+    }
   });
 });
