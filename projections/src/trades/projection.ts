@@ -46,10 +46,13 @@ const upsertSet = sql.raw(
 export const rewriteTuning = { partLineages: 8_000 };
 
 /**
- * Statements of a one-user rewrite, queued on the transaction's connection in order: a row that differs
- * is replaced whole, removed and then written again (a count row of 0 is removed: the log never gives
- * one). `sent` lets the queued statements go out before the caller computes the next part; `done`
- * waits for every one and throws the first failure (after one fails, PostgreSQL refuses the rest).
+ * Writes a one-user recompute's differences. The trade rows come a part at a time: each part is one
+ * upsert (rows the table lacks are inserted, rows that differ replaced whole), queued on the
+ * transaction's connection without waiting, so PostgreSQL writes one part while the caller computes
+ * the next (`sent` lets it go out first). Parts hold different keys, so their order does not matter.
+ * Any other write waits for its statements in order: a row that differs is removed and then written
+ * again (a count row of 0 is removed: the log never gives one). `done` waits for the queued parts and
+ * throws the first failure (after one fails, PostgreSQL refuses the rest).
  */
 class RowRewriter {
   readonly #pending: Promise<unknown>[] = [];
@@ -61,41 +64,49 @@ class RowRewriter {
     this.#userId = userId;
   }
 
-  #push(p: Promise<unknown>): void {
+  queueTrades(physical: string, rows: readonly object[]): void {
+    if (!rows.length) return;
+    const T = sql.table(physical);
+    const p = sql`insert into ${T} select * from json_populate_recordset(null::${T}, ${JSON.stringify(rows)}::json)
+      on conflict (user_id, uid) do update set ${upsertSet}`.execute(this.#trx);
     p.catch(() => {}); // awaited in done()
     this.#pending.push(p);
   }
 
-  queueDelete(physical: string, table: keyof UserRows, keys: readonly string[]): void {
-    if (!keys.length) return;
-    const { column, type } = userKeyColumns[table];
-    this.#push(sql`delete from ${sql.table(physical)} where user_id = ${this.#userId} and ${sql.ref(column)} = any(${keys}::${sql.raw(type)}[])`.execute(this.#trx));
+  /** Lets the parts queued so far go out on the connection. */
+  sent(): Promise<void> {
+    return new Promise((resolve) => setImmediate(resolve));
   }
 
-  queue(physical: string, table: keyof UserRows, differs: ReadonlyArray<{ key: string; replayed: object }>, only: readonly object[]): void {
-    this.queueDelete(
+  async delete(physical: string, table: keyof UserRows, keys: readonly string[]): Promise<void> {
+    if (!keys.length) return;
+    const { column, type } = userKeyColumns[table];
+    await sql`delete from ${sql.table(physical)} where user_id = ${this.#userId} and ${sql.ref(column)} = any(${keys}::${sql.raw(type)}[])`.execute(this.#trx);
+  }
+
+  async replace(physical: string, table: keyof UserRows, differs: ReadonlyArray<{ key: string; replayed: object }>, only: readonly object[]): Promise<void> {
+    await this.delete(
       physical,
       table,
       differs.map((x) => x.key),
     );
-    const write = differs.length ? [...only, ...differs.map((x) => x.replayed)] : only;
+    const write = [...only, ...differs.map((x) => x.replayed)];
     if (!write.length) return;
     const T = sql.table(physical);
-    this.#push(sql`insert into ${T} select * from json_populate_recordset(null::${T}, ${JSON.stringify(write)}::json)`.execute(this.#trx));
-  }
-
-  /** Lets the statements queued so far go out on the connection. */
-  sent(): Promise<void> {
-    return new Promise((resolve) => setImmediate(resolve));
+    await sql`insert into ${T} select * from json_populate_recordset(null::${T}, ${JSON.stringify(write)}::json)`.execute(this.#trx);
   }
 
   async done(): Promise<void> {
     await Promise.all(this.#pending);
   }
 
-  /** Waits for every queued statement, failed or not (before a failure of the caller's is thrown). */
-  async settled(): Promise<void> {
-    await Promise.allSettled(this.#pending);
+  /**
+   * Waits for every queued part, failed or not, and returns the first part's failure: after it, every
+   * later statement of the transaction fails with "current transaction is aborted", which says nothing.
+   */
+  async firstFailure(): Promise<unknown> {
+    const settled = await Promise.allSettled(this.#pending);
+    return settled.find((r): r is PromiseRejectedResult => r.status === 'rejected')?.reason;
   }
 }
 
@@ -270,13 +281,13 @@ export const tradesProjection: Projection = {
       const counted: RowChanges = { inserted: 0, updated: 0, deleted: 0 };
       for (let i = 0, n = rewriteTuning.partLineages; i < lineages.length; i += n) {
         const part = trades.add(allTradeRows(lineages.slice(i, i + n)));
-        writer.queue(tables.trades, 'trades', part.differs, part.onlyReplayed);
+        writer.queueTrades(tables.trades, [...part.onlyReplayed, ...part.differs.map((x) => x.replayed)]);
         counted.inserted += part.onlyReplayed.length;
         counted.updated += part.differs.length;
         await writer.sent();
       }
       const gone = trades.rest();
-      writer.queueDelete(tables.trades, 'trades', gone);
+      await writer.delete(tables.trades, 'trades', gone);
       changes.trades = { ...counted, deleted: gone.length };
       // The other tables from the same lineages (their trade rows are computed once, above).
       const replayed = userRows(userId, lineages);
@@ -284,12 +295,11 @@ export const tradesProjection: Projection = {
         if (table === 'trades') continue;
         const d = diffRows(live[table], replayed[table] as readonly object[], userRowKeys[table]);
         changes[table] = { inserted: d.onlyReplayed.length, updated: d.differs.length, deleted: d.onlyLive.length };
-        writer.queueDelete(tables[table], table, d.onlyLive);
-        writer.queue(tables[table], table, d.differs, d.onlyReplayed);
+        await writer.delete(tables[table], table, d.onlyLive);
+        await writer.replace(tables[table], table, d.differs, d.onlyReplayed);
       }
     } catch (error) {
-      await writer.settled();
-      throw error;
+      throw (await writer.firstFailure()) ?? error;
     }
     await writer.done();
     return changes;
