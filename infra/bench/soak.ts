@@ -20,7 +20,8 @@ import { addDays, isWeekend } from '@oj/contracts/business-date';
  * whether or not earlier ones have answered, so a slow server shows as latency, not as a lower rate.
  * Every minute it prints p50/p99 of commands and queries, errors, requests the gateway shed (refused at
  * once with 503 when past its capacity: counted apart, not in the latencies) and the resident memory of
- * each process; at the end, the growth of each process's memory after the first minute (target: at most
+ * each process (and the gateway's heap: in use, and live after its last full collection, where a leak
+ * shows); at the end, the growth of each process's memory after the first minute (target: at most
  * 10%). A rate beyond the gateway's capacity shows its load shedding: the answered requests keep their
  * latency and the excess is shed.
  *
@@ -42,6 +43,21 @@ const rssMiB = (pid: number | undefined): number => {
     return 0;
   }
 };
+
+/**
+ * The gateway's V8 heap in use (with the garbage not yet collected), its live heap (in use right after
+ * its last full collection: what it really holds) and its external memory (buffers), from its own
+ * /metrics, in MiB.
+ */
+async function gatewayHeap(base: string): Promise<{ heapUsedMiB: number; liveHeapMiB: number; externalMiB: number }> {
+  try {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'm').exec(text)?.[1] ?? 0) / 2 ** 20;
+    return { heapUsedMiB: value('nodejs_heap_size_used_bytes'), liveHeapMiB: value('nodejs_heap_live_after_major_gc_bytes'), externalMiB: value('nodejs_external_memory_bytes') };
+  } catch {
+    return { heapUsedMiB: 0, liveHeapMiB: 0, externalMiB: 0 };
+  }
+}
 
 const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -122,7 +138,7 @@ export async function main(argv: string[]): Promise<void> {
   // Retry-After, its load shedding); not errors, and not in the latency figures, which are of the
   // requests it answered.
   let minute = { commands: [] as number[], queries: [] as number[], errors: 0, shed: 0, firstError: '' };
-  const report: { minute: number; commands: number; cP50: number; cP99: number; queries: number; qP50: number; qP99: number; errors: number; shed: number; gatewayMiB: number; projectorMiB: number }[] = [];
+  const report: { minute: number; commands: number; cP50: number; cP99: number; queries: number; qP50: number; qP99: number; errors: number; shed: number; gatewayMiB: number; heapUsedMiB: number; liveHeapMiB: number; externalMiB: number; projectorMiB: number }[] = [];
   const timed = async (bucket: 'commands' | 'queries', path: string, init: RequestInit): Promise<Response | null> => {
     const t0 = performance.now();
     try {
@@ -172,7 +188,7 @@ export async function main(argv: string[]): Promise<void> {
     await timed('queries', path, { headers: trader.headers });
   };
 
-  const closeMinute = (seconds: number) => {
+  const closeMinute = async (seconds: number) => {
     const m = minute;
     minute = { commands: [], queries: [], errors: 0, shed: 0, firstError: '' };
     const row = {
@@ -187,10 +203,11 @@ export async function main(argv: string[]): Promise<void> {
       shed: m.shed,
       gatewayMiB: rssMiB(gateway.pid),
       projectorMiB: rssMiB(projector.pid),
+      ...(await gatewayHeap(`http://127.0.0.1:${port}`)),
     };
     report.push(row);
     process.stderr.write(
-      `minute ${row.minute}: commands ${row.commands.toFixed(0)}/s p50 ${row.cP50.toFixed(1)} ms p99 ${row.cP99.toFixed(1)} ms; queries ${row.queries.toFixed(0)}/s p50 ${row.qP50.toFixed(1)} ms p99 ${row.qP99.toFixed(1)} ms; errors ${row.errors}${m.firstError ? ` (${m.firstError})` : ''}; shed ${row.shed}; RSS gateway ${row.gatewayMiB.toFixed(0)} MiB, projector ${row.projectorMiB.toFixed(0)} MiB\n`,
+      `minute ${row.minute}: commands ${row.commands.toFixed(0)}/s p50 ${row.cP50.toFixed(1)} ms p99 ${row.cP99.toFixed(1)} ms; queries ${row.queries.toFixed(0)}/s p50 ${row.qP50.toFixed(1)} ms p99 ${row.qP99.toFixed(1)} ms; errors ${row.errors}${m.firstError ? ` (${m.firstError})` : ''}; shed ${row.shed}; RSS gateway ${row.gatewayMiB.toFixed(0)} MiB (heap used ${row.heapUsedMiB.toFixed(0)}, live after full GC ${row.liveHeapMiB.toFixed(0)}, external ${row.externalMiB.toFixed(0)}), projector ${row.projectorMiB.toFixed(0)} MiB\n`,
     );
   };
 
@@ -216,27 +233,27 @@ export async function main(argv: string[]): Promise<void> {
       track(query());
     }
     if (performance.now() >= nextMinute) {
-      closeMinute(60);
+      await closeMinute(60);
       nextMinute += 60_000;
     }
     await new Promise((r) => setTimeout(r, 10));
   }
   await Promise.all(inFlight);
   // The last minute (what answered after the schedule ended belongs to it).
-  if (minute.commands.length + minute.queries.length > 0) closeMinute(Math.max(1, (performance.now() - (nextMinute - 60_000)) / 1000));
+  if (minute.commands.length + minute.queries.length > 0) await closeMinute(Math.max(1, (performance.now() - (nextMinute - 60_000)) / 1000));
 
   const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`;
   console.log(`\nMachine: ${machine}. ${minutes} min, ${rate} commands/s and ${queryRate} queries/s (lists and premium data) from ${userCount} traders, open-loop.\n`);
-  console.log('| minute | commands/s | p50 ms | p99 ms | queries/s | p50 ms | p99 ms | errors | shed (503 busy) | gateway RSS MiB | projector RSS MiB |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('| minute | commands/s | p50 ms | p99 ms | queries/s | p50 ms | p99 ms | errors | shed (503 busy) | gateway RSS MiB | gateway heap used MiB | gateway live heap MiB | projector RSS MiB |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of report) {
-    console.log(`| ${r.minute} | ${r.commands.toFixed(0)} | ${r.cP50.toFixed(1)} | ${r.cP99.toFixed(1)} | ${r.queries.toFixed(0)} | ${r.qP50.toFixed(1)} | ${r.qP99.toFixed(1)} | ${r.errors} | ${r.shed} | ${r.gatewayMiB.toFixed(0)} | ${r.projectorMiB.toFixed(0)} |`);
+    console.log(`| ${r.minute} | ${r.commands.toFixed(0)} | ${r.cP50.toFixed(1)} | ${r.cP99.toFixed(1)} | ${r.queries.toFixed(0)} | ${r.qP50.toFixed(1)} | ${r.qP99.toFixed(1)} | ${r.errors} | ${r.shed} | ${r.gatewayMiB.toFixed(0)} | ${r.heapUsedMiB.toFixed(0)} | ${r.liveHeapMiB.toFixed(0)} | ${r.projectorMiB.toFixed(0)} |`);
   }
   const first = report[0];
   const last = report.at(-1);
   if (first && last && report.length > 1) {
     const growth = (a: number, b: number) => (a > 0 ? ((b - a) / a) * 100 : 0);
-    console.log(`\nRSS growth after the first minute: gateway ${growth(first.gatewayMiB, last.gatewayMiB).toFixed(1)}%, projector ${growth(first.projectorMiB, last.projectorMiB).toFixed(1)}% (target at most 10%); errors ${report.reduce((s, r) => s + r.errors, 0)} (target 0); shed ${report.reduce((s, r) => s + r.shed, 0)}`);
+    console.log(`\nRSS growth after the first minute: gateway ${growth(first.gatewayMiB, last.gatewayMiB).toFixed(1)}%, projector ${growth(first.projectorMiB, last.projectorMiB).toFixed(1)}% (target at most 10%); gateway live heap after a full collection ${growth(first.liveHeapMiB, last.liveHeapMiB).toFixed(1)}%; errors ${report.reduce((s, r) => s + r.errors, 0)} (target 0); shed ${report.reduce((s, r) => s + r.shed, 0)}`);
   }
   await stop(gateway);
   await stop(projector);

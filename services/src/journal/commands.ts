@@ -171,9 +171,12 @@ export async function runJournalCommand(ctx: JournalContext, caller: CommandCall
 
 /**
  * Stream id -> the lineage folded up to its last event, as this process last read or appended it
- * (states are immutable: `evolve` returns new ones). Bounded: the oldest entries go first.
+ * (states are immutable: `evolve` returns new ones). Bounded: the oldest entries go first. A state
+ * holds its trade records (a few KiB); 5,000 of them are the lineages of the last half minute at 300
+ * commands/s, the "open, then act on it" sequence the cache is for, and the bound is reached in the
+ * first minute instead of growing the process for six. A miss costs one stream read.
  */
-const lineageStates = new BoundedMap<string, Lineage>(20_000);
+const lineageStates = new BoundedMap<string, Lineage>(5_000);
 const rememberState = (streamId: string, state: Lineage) => lineageStates.set(streamId, state);
 
 /**

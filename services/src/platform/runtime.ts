@@ -5,6 +5,7 @@ import { systemClock, type Clock } from '@oj/infra/clock';
 import { openDatabase, type Database } from '@oj/infra/db/database';
 import { createEventStore } from '@oj/infra/eventstore/create';
 import { createLogger } from '@oj/infra/logger';
+import { observeLiveHeap } from '@oj/infra/live-heap';
 import { claimDataDir } from '@oj/projections/runtime/data-dir-lock';
 import type { AppDeps, ReadinessCheck } from '../app/deps.ts';
 import { migrate } from './migrations.ts';
@@ -38,6 +39,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; da
   const eventStore = await createEventStore(config, database);
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
+  const stopLiveHeap = observeLiveHeap(metrics);
   const readiness: ReadinessCheck[] = [
     { name: database.kind === 'pglite' ? 'pglite' : 'postgres', check: async () => void (await sql`select 1`.execute(database.db)) },
     { name: eventStore.kind === 'eventstoredb' ? 'eventstoredb' : 'event-store', check: async () => void (await eventStore.head()) },
@@ -52,6 +54,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; da
       await eventStore.close();
       if (!options.database) await database.close();
       dataDirClaim?.release();
+      stopLiveHeap();
     },
   };
 }
