@@ -107,8 +107,9 @@ export async function main(argv: string[]): Promise<void> {
     LOG_LEVEL: 'error',
     PUBLIC_URL: 'http://bench.local',
     RATE_LIMIT_AUTH_PER_MINUTE: '100000',
-    // The gateway's load shedding limits, when the caller sets them (to soak other settings).
-    ...Object.fromEntries(['GATEWAY_MAX_IN_FLIGHT', 'GATEWAY_MAX_EVENT_LOOP_DELAY_MS'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : []))),
+    // The gateway's load shedding limits and Node's options (V8 heap settings), when the caller sets
+    // them (to soak other settings).
+    ...Object.fromEntries(['GATEWAY_MAX_IN_FLIGHT', 'GATEWAY_MAX_EVENT_LOOP_DELAY_MS', 'NODE_OPTIONS'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : []))),
   };
   const config = loadConfig(env);
   const gateway = spawnService('gateway', env);
