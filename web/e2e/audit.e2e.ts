@@ -31,6 +31,12 @@ const weekdayBefore = (d: string) => {
   while (isWeekend(x)) x = addDays(x, -1);
   return x;
 };
+/** `days` after `d`, moved on to a weekday: the spec refuses weekend expirations. */
+const weekdayAfter = (d: string, days: number) => {
+  let x = addDays(d, days);
+  while (isWeekend(x)) x = addDays(x, 1);
+  return x;
+};
 
 async function call<T>(path: string, body?: unknown, method = 'POST'): Promise<T> {
   const res = await fetch(`${server.baseUrl}/api/v1${path}`, {
@@ -67,13 +73,13 @@ beforeAll(async () => {
   const d1 = weekdayBefore(today);
   const accounts = await call<Array<{ uid: string }>>('/accounts/', undefined, 'GET').catch(() => null);
   const account = accounts?.[0]?.uid ?? (await call<{ uid: string }>('/accounts/add-account', { name: 'Audit', broker: 'ibkr', ac_type: 1 })).uid;
-  const terms = { ticker: 'SPY', strategy_uid: 'cash-secured-put', account_uid: account, strike_prices: [400], trade_open_date: d3, expiration_date: addDays(today, 30), contract_size: 3, premium_at_open: 300, net_fee_to_open: 1.95, net_delta: 0.3, stock_price_at_open: 420, notes: '' };
+  const terms = { ticker: 'SPY', strategy_uid: 'cash-secured-put', account_uid: account, strike_prices: [400], trade_open_date: d3, expiration_date: weekdayAfter(today, 30), contract_size: 3, premium_at_open: 300, net_fee_to_open: 1.95, net_delta: 0.3, stock_price_at_open: 420, notes: '' };
   const opened = await call<{ uid: string }>('/trades/add-trade', { trade_data: terms, tag_data: [] });
   const partial = await call<{ remaining_trade: { uid: string } }>(`/trades/close/${opened.uid}`, { contract_size: 2, trade_close_date: d2, premium_at_close: 60, net_fee_to_close: 1.3, close_transaction: 2 });
   const roll = await call<{ new_trade_after_roll: { uid: string } }>(`/trades/roll/${partial.remaining_trade.uid}`, {
     trade_roll_data: {
       old_trade: { trade_close_date: d1, premium_at_close: 20, net_fee_to_close: 0.65, close_transaction: 2 },
-      new_trade: { expiration_date: addDays(today, 45), contract_size: 1, strike_prices: [395], premium_at_open: 110, net_fee_to_open: 0.65, net_delta: 0.25, stock_price_at_open: 418 },
+      new_trade: { expiration_date: weekdayAfter(today, 45), contract_size: 1, strike_prices: [395], premium_at_open: 110, net_fee_to_open: 0.65, net_delta: 0.25, stock_price_at_open: 418 },
     },
     tag_data: [],
   });
