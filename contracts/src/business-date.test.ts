@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newYorkDate, parseIsoDate } from './business-date.ts';
+import { daysBetween, epochDay, newYorkDate, parseIsoDate } from './business-date.ts';
 
 describe('newYorkDate', () => {
   it('is the calendar date in New York, across midnight and both daylight-saving changes', () => {
@@ -39,4 +39,30 @@ describe('parseIsoDate', () => {
       expect(parseIsoDate(value)).toBeNull();
     },
   );
+});
+
+describe('epochDay and daysBetween', () => {
+  const DAY_MS = 86_400_000;
+  it('is the Date-based day number for every day from 1899 to 2101', () => {
+    for (let t = Date.UTC(1899, 0, 1); t <= Date.UTC(2101, 11, 31); t += DAY_MS) {
+      const iso = new Date(t).toISOString().slice(0, 10);
+      expect(epochDay(iso)).toBe(t / DAY_MS);
+    }
+  });
+
+  it.each(['2026-02-29', '2026-04-31', '2026-13-01', '2026-00-10', '2026-01-00', '2026-1-01', '26-01-01', '2026-01-01T00:00', ' 2026-01-01', '', '0050-01-01', '2026/01/01', '2026-0a-01', '２０２６-01-01'])(
+    'refuses %j as parseIsoDate does',
+    (value) => {
+      expect(parseIsoDate(value)).toBeNull();
+      expect(epochDay(value)).toBeNull();
+    },
+  );
+
+  it('counts calendar days across leap days, years and centuries', () => {
+    expect(daysBetween('2024-02-28', '2024-03-01')).toBe(2);
+    expect(daysBetween('2100-02-28', '2100-03-01')).toBe(1);
+    expect(daysBetween('2000-02-28', '2000-03-01')).toBe(2);
+    expect(daysBetween('2026-11-25', '2025-11-25')).toBe(-365);
+    expect(() => daysBetween('2026-02-30', '2026-03-01')).toThrow('Not a date');
+  });
 });
