@@ -17,7 +17,7 @@ import { migrateToLatest } from '../src/db/migrate.ts';
 import { deleteRedisPrefix } from '../src/testing/redis.ts';
 import { migrations as eventStoreMigrations } from '../src/eventstore/migrations.ts';
 import { migrations as projectorMigrations } from '@oj/projections/runtime/migrations';
-import { rebuild } from '@oj/projections/runtime/rebuild';
+import { DEFAULT_SEGMENT_EVENTS, rebuild } from '@oj/projections/runtime/rebuild';
 import { liveTables } from '@oj/projections/runtime/registry';
 import { startProjector } from '@oj/projections/runtime/projector';
 import { tradesProjection, TRADES_PROJECTION } from '@oj/projections/trades/projection';
@@ -28,7 +28,7 @@ import { generateJournal, HEAVY_USER } from './journal-generator.ts';
 
 /**
  * `npm run bench -- projections [--events N] [--rate R] [--live-seconds S] [--live-runs K] [--high-rate R] [--high-seconds S]
- *   [--rebuild-only] [--keep] [--partitions P] [--batch B] [--live-dates spread|same]`
+ *   [--rebuild-only] [--keep] [--batch B] [--segment S] [--live-dates spread|same]`
  * (`--rebuild-only` stops after step 3: for iterating on the rebuild with fewer events)
  *
  * On real PostgreSQL (DATABASE_URL) and Redis (REDIS_URL), in a fresh database:
@@ -62,8 +62,9 @@ interface Args {
   highSeconds: number;
   keep: boolean;
   rebuildOnly: boolean;
-  partitions: number;
   batchSize: number;
+  /** Events the rebuild folds in memory per segment (the runtime's default when absent). */
+  segmentEvents: number | undefined;
   /** The live trades' open dates: `spread` (each live user's k-th trade on the k-th weekday) or `same` (all on one day). */
   liveDates: 'spread' | 'same';
 }
@@ -82,8 +83,8 @@ function parseArgs(argv: string[]): Args {
     highSeconds: Number(get('high-seconds') ?? 60),
     keep: argv.includes('--keep'),
     rebuildOnly: argv.includes('--rebuild-only'),
-    partitions: Number(get('partitions') ?? 2),
     batchSize: Number(get('batch') ?? 40_000),
+    segmentEvents: get('segment') === undefined ? undefined : Number(get('segment')),
     liveDates: get('live-dates') === 'same' ? 'same' : 'spread',
   };
 }
@@ -207,9 +208,12 @@ export async function benchProjections(argv: string[]): Promise<Record<string, u
     let lastLog = 0;
     const rebuildStarted = performance.now();
     const phases: Record<string, number> = {};
+    // The rebuild's memory: the heap in use, sampled while it runs (a segment is folded in memory).
+    let heapPeak = 0;
+    const sampler = setInterval(() => (heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed)), 100);
     await rebuild(deps, TRADES_PROJECTION, {
       batchSize: args.batchSize,
-      partitions: args.partitions,
+      ...(args.segmentEvents ? { segmentEvents: args.segmentEvents } : {}),
       onProgress: (p) => {
         phases[p.phase] ??= performance.now();
         if (performance.now() - lastLog > 5000 || p.phase !== 'building') {
@@ -218,6 +222,7 @@ export async function benchProjections(argv: string[]): Promise<Record<string, u
         }
       },
     });
+    clearInterval(sampler);
     const rebuildSeconds = (performance.now() - rebuildStarted) / 1000;
     const rebuildRate = seeded.rows / rebuildSeconds;
     const tables = (await liveTables(db, TRADES_PROJECTION)) as unknown as TradeReadTables & Record<string, string>;
@@ -229,8 +234,9 @@ export async function benchProjections(argv: string[]): Promise<Record<string, u
       ratioToCopyBaseline: r2(rebuildRate / baselineRate),
       // Where the time went: the log applied in bulk batches, then the daily records computed once, then catch-up and switch.
       phases: { batches: phaseSeconds('building', 'finishing'), finishing: phaseSeconds('finishing', 'switching'), switching: phaseSeconds('switching', 'done') },
-      partitions: args.partitions,
       batchSize: args.batchSize,
+      segmentEvents: args.segmentEvents ?? DEFAULT_SEGMENT_EVENTS,
+      heapPeakMb: Math.round(heapPeak / 2 ** 20),
       rows: counts,
     };
     log(`rebuild: ${Math.round(rebuildRate)} ev/s (${r2(rebuildSeconds)} s)`);

@@ -59,6 +59,11 @@ describe('projections CLI', () => {
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('Unknown command frobnicate');
     expect(res.stderr).toContain('Usage: npm run projections');
+    for (const flag of ['--segment-events', '--batch-size']) {
+      const bad = await projections(['rebuild', 'trades', flag, '0'], { DATA_DIR: dataDir });
+      expect(bad.code, flag).toBe(2);
+      expect(bad.stderr).toContain(`${flag} needs a whole number of events above 0`);
+    }
   });
 });
 

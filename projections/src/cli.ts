@@ -17,7 +17,8 @@ const usage = `Usage: npm run projections -- <command>
   status [--json]                       versions, statuses, checkpoints, rebuild progress, lag
   rebuild <name|all> [--user <id>]      build the next version beside the live one, catch up, switch
           [--batch-size <n>] [--no-switch]   with REDIS_URL: a job run by the projector process,
-          [--here]                          followed here; --here runs it in this process instead
+          [--segment-events <n>]            followed here; --here runs it in this process instead
+          [--here]                          (--segment-events: events folded in memory per write, default 500,000)
   switch <name> <version>               make a built (or retired) version live, in one transaction
   rollback <name>                       switch back to the most recently retired version
   diff <name> [--version <n>]           rows and totals that differ between live and building (or <n>)
@@ -105,6 +106,7 @@ async function main(argv: string[]): Promise<number> {
     options: {
       user: { type: 'string' },
       'batch-size': { type: 'string' },
+      'segment-events': { type: 'string' },
       'no-switch': { type: 'boolean' },
       here: { type: 'boolean' },
       version: { type: 'string' },
@@ -123,6 +125,11 @@ async function main(argv: string[]): Promise<number> {
   };
   if (!['status', 'rebuild', 'switch', 'rollback', 'diff', 'retire', 'abandon'].includes(command)) throw new UsageError(`Unknown command ${command}`);
   const version = values.version !== undefined ? Number(values.version) : undefined;
+  const count = (flag: 'batch-size' | 'segment-events') => {
+    const n = Number(values[flag]);
+    if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${flag} needs a whole number of events above 0`);
+    return n;
+  };
   const config = loadConfig();
   if (command === 'rebuild' && config.REDIS_URL && !values.here) {
     const target = needName();
@@ -132,7 +139,8 @@ async function main(argv: string[]): Promise<number> {
     const data: RebuildJobData = {
       target,
       ...(values.user ? { userId: values.user } : {}),
-      ...(values['batch-size'] ? { batchSize: Number(values['batch-size']) } : {}),
+      ...(values['batch-size'] !== undefined ? { batchSize: count('batch-size') } : {}),
+      ...(values['segment-events'] !== undefined ? { segmentEvents: count('segment-events') } : {}),
       switch: !values['no-switch'],
     };
     printResults(await rebuildThroughJob(config.REDIS_URL, config.BULLMQ_PREFIX, data), values.user);
@@ -152,7 +160,8 @@ async function main(argv: string[]): Promise<number> {
         const bar = progressBar();
         const results = await rebuild(deps, target, {
           ...(values.user ? { userId: values.user } : {}),
-          ...(values['batch-size'] ? { batchSize: Number(values['batch-size']) } : {}),
+          ...(values['batch-size'] !== undefined ? { batchSize: count('batch-size') } : {}),
+          ...(values['segment-events'] !== undefined ? { segmentEvents: count('segment-events') } : {}),
           switch: !values['no-switch'],
           onProgress: (p) => bar.update(p),
         });

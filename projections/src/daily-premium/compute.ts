@@ -76,12 +76,13 @@ const bump = (m: Record<string, number>, k: string, by: number) => {
 };
 
 /**
- * Recomputes the records of the given (user, date) keys from every trade opened or closed on them.
- * Pure and order-independent: the same trades give the same records however they were reached.
- * Keys without any trade come back absent (the caller deletes their rows).
+ * Recomputes the records of the given (user, date) keys from every trade opened or closed on them
+ * (`keys` null: of every day the trades were opened or closed on). Pure and order-independent: the same
+ * trades give the same records however they were reached. Keys without any trade come back absent (the
+ * caller deletes their rows).
  */
-export function computeDailyRecords(keys: Iterable<string>, trades: readonly DayTrade[]): Map<string, DailyPremiumRecord> {
-  const wanted = new Set(keys);
+export function computeDailyRecords(keys: Iterable<string> | null, trades: readonly DayTrade[]): Map<string, DailyPremiumRecord> {
+  const wanted = keys === null ? null : new Set(keys);
   // Each wanted day's trades (opened or closed that day), each trade once per day.
   const byDay = new Map<string, DayTrade[]>();
   const add = (k: string, t: DayTrade) => {
@@ -91,10 +92,10 @@ export function computeDailyRecords(keys: Iterable<string>, trades: readonly Day
   };
   for (const t of trades) {
     const opened = dayKey(t.user_id, t.tod);
-    if (wanted.has(opened)) add(opened, t);
+    if (!wanted || wanted.has(opened)) add(opened, t);
     if (t.status !== 1 && t.tcd !== null && t.tcd !== t.tod) {
       const closed = dayKey(t.user_id, t.tcd);
-      if (wanted.has(closed)) add(closed, t);
+      if (!wanted || wanted.has(closed)) add(closed, t);
     }
   }
   // Each day's trades sorted, so that float sums (and map key order) do not depend on the order rows

@@ -1,4 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { bulkTransaction } from '@oj/infra/db/bulk';
+import type { Database } from '@oj/infra/db/database';
 import { computeDailyRecords, dayKey, splitDayKey, type DailyPremiumRecord, type DayTrade } from './compute.ts';
 
 export type DailyPremiumTable = DailyPremiumRecord;
@@ -75,18 +77,22 @@ export async function recomputeDays(trx: Kysely<any>, tables: { trades: string; 
   }
 }
 
-const insertRecords = (trx: Kysely<any>, table: string, records: readonly DailyPremiumRecord[]) =>
-  sql`insert into ${sql.table(table)} select * from json_populate_recordset(null::${sql.table(table)}, ${JSON.stringify(records)}::json)`.execute(trx);
+/** The table's columns, in its order. */
+export const dailyPremiumColumns = [
+  'user_id', 'income_date', 'np', 'nf', 'nd', 'nep', 'otc', 'ctc', 'iw', 'npc', 'cpt', 'cg', 'hp', 'pr', 'ttf', 'incap', 'wdc',
+  'tickers', 'ct', 'sg', 'dg', 'snpc', 'tnpc',
+] as const satisfies readonly (keyof DailyPremiumRecord)[];
 
 /**
  * Recomputes every record of a version from its trade rows, as the end of a bulk rebuild
- * (`finishBulk`): the table is emptied, then users are taken in chunks of about `chunkTrades` trades,
- * each chunk one read, one computation and multi-row inserts. The next chunk is read, and the current
- * one computed, while the previous one is written. Idempotent: a rebuild killed here runs it again.
+ * (`finishBulk`): in one transaction the table is emptied and refilled (COPY on PostgreSQL). Users are
+ * taken in chunks of about `chunkTrades` trades, each chunk one read (on another connection, the next
+ * one read while the current one is computed) whose records stream into the COPY as they are computed.
+ * Idempotent: a rebuild killed here runs it again.
  */
-export async function recomputeAllDays(db: Kysely<any>, tables: { trades: string; daily_premium: string }, chunkTrades = 40_000): Promise<void> {
+export async function recomputeAllDays(database: Database, tables: { trades: string; daily_premium: string }, chunkTrades = 40_000): Promise<void> {
+  const db = database.db;
   const T = sql.table(tables.trades);
-  await sql`truncate ${sql.table(tables.daily_premium)}`.execute(db);
   const perUser = await sql<{ user_id: string; n: number }>`select user_id, count(*)::int as n from ${T} group by user_id order by user_id`.execute(db);
   const chunks: string[][] = [];
   let chunk: string[] = [];
@@ -102,29 +108,32 @@ export async function recomputeAllDays(db: Kysely<any>, tables: { trades: string
   }
   if (chunk.length) chunks.push(chunk);
   const read = (users: string[]) => sql<DayTrade>`select ${dayTradeColumns} from ${T} where user_id = any(${users})`.execute(db).then((r) => r.rows);
-  const write = (records: DailyPremiumRecord[]) =>
-    db.transaction().execute(async (trx) => {
-      // Not live yet (see the trades projection's bulk batches): no need to wait for the WAL flush.
-      await sql`set local synchronous_commit = off`.execute(trx);
-      for (let i = 0; i < records.length; i += 10_000) await insertRecords(trx, tables.daily_premium, records.slice(i, i + 10_000));
-    });
-  let reading = chunks[0] ? read(chunks[0]) : null;
-  let writing: Promise<unknown> = Promise.resolve();
-  for (let i = 0; reading; i++) {
-    const trades = await reading;
-    reading = chunks[i + 1] ? read(chunks[i + 1]!) : null;
-    reading?.catch(() => {}); // awaited next round; a failure before then must not be unhandled
-    const keys = new Set<string>();
-    for (const t of trades) {
-      keys.add(dayKey(t.user_id, t.tod));
-      if (t.tcd !== null) keys.add(dayKey(t.user_id, t.tcd));
+  // PGlite has one connection, held by the transaction below: read before it.
+  const pglite = database.kind === 'pglite';
+  const before = pglite ? await Promise.all(chunks.map(read)) : null;
+  let reading: Promise<DayTrade[]> | null = null;
+  async function* records(): AsyncGenerator<DailyPremiumRecord[]> {
+    reading = before ? null : chunks[0] ? read(chunks[0]) : null;
+    for (let i = 0; i < chunks.length; i++) {
+      const trades = before ? before[i]! : await reading!;
+      reading = !before && chunks[i + 1] ? read(chunks[i + 1]!) : null;
+      reading?.catch(() => {}); // awaited next round; a failure first must not be unhandled
+      yield [...computeDailyRecords(null, trades).values()];
     }
-    const records = [...computeDailyRecords(keys, trades).values()];
-    await writing;
-    writing = write(records);
-    writing.catch(() => {}); // awaited next round, or below
   }
-  await writing;
+  try {
+    await bulkTransaction(
+      database,
+      async (t) => {
+        await sql`truncate ${sql.table(tables.daily_premium)}`.execute(t.trx);
+        await t.load(tables.daily_premium, dailyPremiumColumns, records());
+      },
+      // Not live yet (see the trades projection's bulk batches): no need to wait for the WAL flush.
+      { synchronousCommit: 'off' },
+    );
+  } finally {
+    await Promise.allSettled([reading]);
+  }
 }
 
 export { dayKey };

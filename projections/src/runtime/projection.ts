@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import type { BulkTransaction } from '@oj/infra/db/bulk';
+import type { Database } from '@oj/infra/db/database';
 import type { StoredEvent } from '@oj/infra/eventstore/port';
 import type { RowChanges } from './row-diff.ts';
 
@@ -51,7 +53,13 @@ export interface Projection {
    * After the last `bulk` batch of a rebuild and before its catch-up and switch: computes what `bulk`
    * batches left out, for the whole version. Idempotent: a rebuild killed during it runs it again.
    */
-  finishBulk?(db: Kysely<any>, tables: Record<string, string>): Promise<void>;
+  finishBulk?(database: Database, tables: Record<string, string>): Promise<void>;
+  /**
+   * A rebuild's bulk run folded in memory, a segment of the log at a time, each row written once
+   * (optional: without it, each bulk batch goes through `apply`, which loads and upserts every row the
+   * batch touches, again in every batch that touches it). See `BulkSegment`.
+   */
+  bulkSegment?(): BulkSegment;
   /** Deletes one user's rows (for a rebuild scoped to one user). */
   deleteUser(ctx: ProjectionContext, userId: string): Promise<void>;
   /**
@@ -64,6 +72,24 @@ export interface Projection {
   recomputeUser?(ctx: ProjectionContext, userId: string, events: () => Promise<readonly StoredEvent[]>): Promise<Record<string, RowChanges>>;
   /** Rows per table, for status and for comparing versions. */
   countRows?(db: Kysely<any>, tables: Record<string, string>): Promise<Record<string, number>>;
+}
+
+/**
+ * One segment of a rebuild's bulk run (a long stretch of the log, as much as the runtime's memory budget
+ * allows). The runtime hands it only the events of streams that BEGIN in the segment (their revision 0
+ * is in it), checked contiguous; events of streams begun in an earlier segment go through `apply` in
+ * mode `bulk` when the segment is written, on top of the rows the earlier segments wrote. So a segment's
+ * streams have no rows in the version yet, and `write` only appends: no read, no upsert, no conflict.
+ */
+export interface BulkSegment {
+  /** Folds events (log order) of streams that begin in this segment. */
+  add(events: readonly StoredEvent[]): void;
+  /**
+   * Appends the rows of every stream folded (`t.load`: COPY on PostgreSQL) in the runtime's transaction,
+   * which then records the streams' guard rows and the segment's checkpoint. Aggregates that `finishBulk`
+   * recomputes whole may be left out, as in `apply`'s mode `bulk`.
+   */
+  write(t: BulkTransaction, tables: Record<string, string>): Promise<void>;
 }
 
 export const physicalTables = (p: Pick<Projection, 'tables'>, version: number): Record<string, string> =>

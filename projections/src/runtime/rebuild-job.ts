@@ -9,6 +9,7 @@ export interface RebuildJobData {
   target: string;
   userId?: string;
   batchSize?: number;
+  segmentEvents?: number;
   switch?: boolean;
   /** Set by the worker: the projections of an `all` job already rebuilt (a stopped job resumes after them). */
   finished?: RebuildResult[];
@@ -98,7 +99,7 @@ export function startRebuildWorker(options: RebuildWorkerOptions): RebuildWorker
   const worker = new Worker<RebuildJobData, RebuildResult[]>(
     REBUILD_QUEUE,
     async (job: Job<RebuildJobData, RebuildResult[]>, token?: string) => {
-      const { target, userId, batchSize } = job.data;
+      const { target, userId, batchSize, segmentEvents } = job.data;
       log.info({ job: job.id, target, userId }, 'rebuild started');
       try {
         const names = target === 'all' ? options.deps.projections.map((p) => p.name) : [target];
@@ -114,9 +115,11 @@ export function startRebuildWorker(options: RebuildWorkerOptions): RebuildWorker
                 ...(await rebuild(options.deps, name, {
                   ...(userId ? { userId } : {}),
                   ...(batchSize ? { batchSize } : {}),
+                  ...(segmentEvents ? { segmentEvents } : {}),
                   switch: job.data.switch !== false,
                   onProgress: (p) => {
-                    // Called after each committed batch: the place to stop without losing work. Not at
+                    // Called after each batch read and committed: a stop here loses at most the part of a
+                    // segment folded and not yet written (it is read again on resume). Not at
                     // 'done': the switch has committed, and requeueing would run a second full rebuild.
                     if (stopping && p.phase !== 'done') throw new RebuildStoppingError();
                     job.updateProgress(toJobProgress(p)).catch((err) => log.warn({ err }, 'could not report rebuild progress'));

@@ -1,10 +1,11 @@
 import { sql, type Kysely } from 'kysely';
+import { bulkTransaction } from '@oj/infra/db/bulk';
 import type { Database } from '@oj/infra/db/database';
 import { START, comparePositions, positionToString, type EventStore, type LogPosition, type StoredEvent } from '@oj/infra/eventstore/port';
 import { physicalTables, type Projection } from './projection.ts';
 import { LOCK_REBUILD, lockSwitchExclusive, lockSwitchShared, tryLock } from './locks.ts';
 import { laneOf, matchesPrefixes, maxPosition, minPosition, posParams, rowPosition } from './lanes.ts';
-import { guardRevisions, lockCheckpoint, replaceStreamRevisions } from './apply.ts';
+import { guardRevisions, guardRowsOf, lockCheckpoint, replaceStreamRevisions, StreamRevisionError } from './apply.ts';
 import type { RowChanges } from './row-diff.ts';
 import { readCheckpoints, readDispatcher, readRegistry, runnable, writeLaneCheckpoints, type RegistryRow } from './registry.ts';
 
@@ -34,8 +35,14 @@ export interface RebuildOptions {
   /** Events per read and per batch (default 40,000: measured best with the bulk mode, see docs/performance.md). */
   batchSize?: number;
   onProgress?: (progress: RebuildProgress) => void;
-  /** Partitions of a batch applied concurrently, each on its own connection (default 2; 1 on PGlite). */
+  /** Partitions of a batch applied concurrently, each on its own connection (default 2; 1 on PGlite). Projections without `bulkSegment` only. */
   partitions?: number;
+  /**
+   * Events folded in memory before a segment is written, for projections with `bulkSegment` (default
+   * `DEFAULT_SEGMENT_EVENTS`). Memory grows with it (about 1 KB per event for the trades projection); a
+   * lineage that spans two segments is loaded and upserted once more.
+   */
+  segmentEvents?: number;
   /** Switch to live once caught up (default true). False leaves the version `building`, for `diff`. */
   switch?: boolean;
 }
@@ -175,70 +182,244 @@ async function rebuildVersion(deps: RuntimeDeps, projection: Projection, options
       options.onProgress?.({ projection: projection.name, version, phase, eventsDone: done, eventsTotal, rate, etaSeconds });
     };
     report('building');
-    let applied = 0;
-    // Read outside the transaction: on PGlite the one connection is the transaction's.
-    const read = (after: LogPosition) => eventStore.readAll({ after, streamPrefixes: prefixes, limit: batchSize });
-    let next: Promise<StoredEvent[]> | null = null;
-    for (;;) {
-      let events = next ? await next : await read(checkpoint);
-      // A read-ahead ran while this rebuild's own transaction was open, which holds the store's
-      // visibility horizon back: a short batch may only mean that, so read it again before ending.
-      if (next && events.length < batchSize) events = await read(checkpoint);
-      next = null;
-      const last = events.at(-1);
-      if (!last) break;
-      const p = posParams(last.position);
-      if (events.length === batchSize) {
-        // Read-ahead: the next batch is read (on another connection) while this one is applied. It
-        // starts after this batch's last event, which does not depend on the apply.
-        next = read(last.position);
-        next.catch(() => {}); // awaited below; if the apply fails first, its rejection is not unhandled
-      }
-      // The batch's users are split into partitions applied side by side, each in its own transaction
-      // on its own connection, so PostgreSQL works on one while Node folds another. A user's events
-      // stay in one partition, in log order. The checkpoint moves only once every partition has
-      // committed; a rebuild killed in between re-applies the batch on resume, which the projections'
-      // revision guards turn into no-ops for the partitions that had committed.
-      // Every partition settles before a failure is thrown: the rebuild's lock must not be released
-      // while a partition's transaction is still running.
-      const settled = await Promise.allSettled(
-        partitionByUser(events, partitions).map((part) =>
-          db.transaction().execute(async (trx) => {
-            // A partition re-applied after a kill finds its events applied already: the guard drops them.
-            const fresh = await guardRevisions(trx, guarded, part);
-            if (fresh.length) await projection.apply({ trx, tables, mode: 'bulk' }, fresh);
-          }),
-        ),
-      );
-      const failed = settled.find((r) => r.status === 'rejected');
-      if (failed) throw failed.reason;
-      await sql`update projection_rebuilds set commit = ${p.commit}, prepare = ${p.prepare}, events_done = events_done + ${events.length}, updated_at = now()
-        where projection = ${projection.name} and version = ${version}`.execute(db);
-      checkpoint = last.position;
-      done += events.length;
-      applied += events.length;
-      report('building');
-      if (events.length < batchSize) break;
-    }
+    const run: BulkRun = {
+      deps,
+      projection,
+      version,
+      tables,
+      guarded,
+      prefixes,
+      batchSize,
+      from: checkpoint,
+      resumed: resumedFrom !== null,
+      onRead: (n) => {
+        done += n;
+        report('building');
+      },
+    };
+    const applied = projection.bulkSegment ? await bulkSegments(run, Math.max(1, options.segmentEvents ?? DEFAULT_SEGMENT_EVENTS)) : await bulkBatches(run, partitions);
     if (projection.finishBulk) {
       report('finishing');
-      await projection.finishBulk(db, tables);
+      await projection.finishBulk(database, tables);
     }
     await analyzeVersion(db, tables);
     await sql`update projection_rebuilds set built_at = now() where projection = ${projection.name} and version = ${version}`.execute(db);
     let switched = false;
+    let caughtUp = 0;
     if (options.switch !== false) {
       report('switching');
       // Under this rebuild's lock already.
-      applied += await switchLocked(deps, projection.name, version);
+      caughtUp = await switchLocked(deps, projection.name, version);
       switched = true;
     }
     await refreshCounts(deps, projection.name, version);
     report('done');
-    return { projection: projection.name, version, eventsApplied: applied, switched, resumedFrom };
+    return { projection: projection.name, version, eventsApplied: applied + caughtUp, switched, resumedFrom };
   } finally {
     await lock.release();
   }
+}
+
+/** Events a segment folds in memory by default: about 0.5 GB of heap for the trades projection. */
+export const DEFAULT_SEGMENT_EVENTS = 500_000;
+
+/** One bulk run of a rebuild: the version being built, from its checkpoint to the end of the log. */
+interface BulkRun {
+  deps: RuntimeDeps;
+  projection: Projection;
+  version: number;
+  tables: Record<string, string>;
+  guarded: { name: string; version: number; revisionGuard: boolean };
+  prefixes: string[];
+  batchSize: number;
+  /** The rebuild's checkpoint: everything up to it is applied. */
+  from: LogPosition;
+  /** A killed rebuild is being resumed. */
+  resumed: boolean;
+  /** Events read (for progress). */
+  onRead(events: number): void;
+}
+
+const recordCheckpoint = (trx: Kysely<any>, run: BulkRun, last: StoredEvent, events: number) => {
+  const p = posParams(last.position);
+  return sql`update projection_rebuilds set commit = ${p.commit}, prepare = ${p.prepare}, events_done = events_done + ${events}, updated_at = now()
+    where projection = ${run.projection.name} and version = ${run.version}`.execute(trx);
+};
+
+/**
+ * The bulk run of a projection that folds in memory (`bulkSegment`): the log is read in batches (the
+ * next one read while the last is folded) and folded a segment at a time. Each segment is written in ONE
+ * transaction with its checkpoint, so a killed rebuild resumes at a segment's end with nothing of a later
+ * segment written: the streams that begin in a segment have no rows yet, and the segment appends theirs
+ * (COPY) with their guard rows, while the events of streams begun in an earlier segment go through
+ * `apply` (mode `bulk`) behind the stream guard. A segment is written while the next one is read and
+ * folded (a write's transaction holds the store's visibility horizon back, so a short read during it is
+ * read again after it). Returns the events applied.
+ */
+async function bulkSegments(run: BulkRun, segmentEvents: number): Promise<number> {
+  const { deps, projection, version, tables, guarded, prefixes, batchSize } = run;
+  const read = (after: LogPosition) => deps.eventStore.readAll({ after, streamPrefixes: prefixes, limit: batchSize });
+  let cursor = run.from;
+  let next: Promise<StoredEvent[]> | null = null;
+  let writing: Promise<void> | null = null;
+  // A version resumed from a kill may hold rows past its checkpoint (partitions of an older rebuild's
+  // batch committed apart from the checkpoint): until the first segment is written, a stream that looks
+  // new is looked up in the guard, and one that has a row goes through `apply`, which skips what it holds.
+  let mayHoldLater = run.resumed;
+  let applied = 0;
+  let ended = false;
+  try {
+    while (!ended) {
+      const segment = projection.bulkSegment!();
+      // Streams begun in this segment, by their last revision; the others' events, in log order.
+      const begun = new Map<string, number>();
+      const continued = new Set<string>();
+      const carried: StoredEvent[] = [];
+      let count = 0;
+      let last: StoredEvent | undefined;
+      while (count < segmentEvents) {
+        let events = next ? await next : await read(cursor);
+        next = null;
+        if (events.length < batchSize && writing) {
+          await writing;
+          writing = null;
+          events = await read(cursor);
+        }
+        const tail = events.at(-1);
+        if (!tail) {
+          ended = true;
+          break;
+        }
+        if (events.length === batchSize) {
+          next = read(tail.position);
+          next.catch(() => {}); // awaited next round; a failure first must not be unhandled
+        } else ended = true;
+        const held = mayHoldLater ? await heldStreams(run, events, begun, continued) : null;
+        const fresh: StoredEvent[] = [];
+        for (const e of events) {
+          const r = begun.get(e.streamId);
+          if (r !== undefined) {
+            if (e.revision !== r + 1) throw new StreamRevisionError(projection.name, version, e.streamId, r + 1, e.revision);
+            begun.set(e.streamId, e.revision);
+            fresh.push(e);
+          } else if (e.revision === 0 && !continued.has(e.streamId) && !held?.has(e.streamId)) {
+            begun.set(e.streamId, 0);
+            fresh.push(e);
+          } else {
+            continued.add(e.streamId);
+            carried.push(e);
+          }
+        }
+        segment.add(fresh);
+        count += events.length;
+        last = tail;
+        cursor = tail.position;
+        run.onRead(events.length);
+        if (ended) break;
+      }
+      if (!last) break;
+      const end = last;
+      const events = count;
+      if (writing) await writing;
+      writing = bulkTransaction(
+        deps.database,
+        async (t) => {
+          await segment.write(t, tables);
+          await t.load(
+            'projection_stream_revisions',
+            ['projection', 'version', 'stream_id', 'revision'],
+            [...begun].map(([stream_id, revision]) => ({ projection: projection.name, version, stream_id, revision })),
+          );
+          const unapplied = await guardRevisions(t.trx, guarded, carried);
+          if (unapplied.length) await projection.apply({ trx: t.trx, tables, mode: 'bulk' }, unapplied);
+          await recordCheckpoint(t.trx, run, end, events);
+          applied += eventsOf(begun) + unapplied.length;
+        },
+        // Not live yet: a commit lost in a crash is written again from the checkpoint before it.
+        { synchronousCommit: 'off' },
+      );
+      writing.catch(() => {}); // awaited before the next segment's write, or below
+      mayHoldLater = false;
+      if (deps.database.kind === 'pglite') {
+        // One connection: a read beside the write would wait for it anyway.
+        await writing;
+        writing = null;
+      }
+    }
+    if (writing) await writing;
+  } finally {
+    // Nothing may outlive the rebuild's lock: a read-ahead or a write still in flight settles first.
+    await Promise.allSettled([next, writing]);
+  }
+  return applied;
+}
+
+/** Events of the streams begun in a segment: each stream's revisions from 0 to its last. */
+const eventsOf = (begun: ReadonlyMap<string, number>): number => {
+  let n = 0;
+  for (const r of begun.values()) n += r + 1;
+  return n;
+};
+
+/** Streams of a batch that look new to a resumed run but have a guard row in the version already. */
+async function heldStreams(run: BulkRun, events: readonly StoredEvent[], begun: ReadonlyMap<string, number>, continued: ReadonlySet<string>): Promise<Set<string>> {
+  const ids = [...new Set(events.filter((e) => e.revision === 0 && !begun.has(e.streamId) && !continued.has(e.streamId)).map((e) => e.streamId))];
+  if (!ids.length) return new Set();
+  const rows = await guardRowsOf(run.guarded, ids).execute(run.deps.database.db);
+  return new Set(rows.rows.map((r) => r.stream_id));
+}
+
+/**
+ * The bulk run of a projection without `bulkSegment`: every batch through `apply` (mode `bulk`), which
+ * loads and upserts the rows the batch touches. Returns the events applied.
+ */
+async function bulkBatches(run: BulkRun, partitions: number): Promise<number> {
+  const { deps, projection, tables, guarded, prefixes, batchSize } = run;
+  const db = deps.database.db;
+  let checkpoint = run.from;
+  let applied = 0;
+  // Read outside the transaction: on PGlite the one connection is the transaction's.
+  const read = (after: LogPosition) => deps.eventStore.readAll({ after, streamPrefixes: prefixes, limit: batchSize });
+  let next: Promise<StoredEvent[]> | null = null;
+  for (;;) {
+    let events = next ? await next : await read(checkpoint);
+    // A read-ahead ran while this rebuild's own transaction was open, which holds the store's
+    // visibility horizon back: a short batch may only mean that, so read it again before ending.
+    if (next && events.length < batchSize) events = await read(checkpoint);
+    next = null;
+    const last = events.at(-1);
+    if (!last) break;
+    if (events.length === batchSize) {
+      // Read-ahead: the next batch is read (on another connection) while this one is applied. It
+      // starts after this batch's last event, which does not depend on the apply.
+      next = read(last.position);
+      next.catch(() => {}); // awaited below; if the apply fails first, its rejection is not unhandled
+    }
+    // The batch's users are split into partitions applied side by side, each in its own transaction
+    // on its own connection, so PostgreSQL works on one while Node folds another. A user's events
+    // stay in one partition, in log order. The checkpoint moves only once every partition has
+    // committed; a rebuild killed in between re-applies the batch on resume, which the projections'
+    // revision guards turn into no-ops for the partitions that had committed.
+    // Every partition settles before a failure is thrown: the rebuild's lock must not be released
+    // while a partition's transaction is still running.
+    const settled = await Promise.allSettled(
+      partitionByUser(events, partitions).map((part) =>
+        db.transaction().execute(async (trx) => {
+          // A partition re-applied after a kill finds its events applied already: the guard drops them.
+          const fresh = await guardRevisions(trx, guarded, part);
+          if (fresh.length) await projection.apply({ trx, tables, mode: 'bulk' }, fresh);
+        }),
+      ),
+    );
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    await recordCheckpoint(db, run, last, events.length);
+    checkpoint = last.position;
+    applied += events.length;
+    run.onRead(events.length);
+    if (events.length < batchSize) break;
+  }
+  return applied;
 }
 
 /**

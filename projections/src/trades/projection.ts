@@ -4,11 +4,12 @@ import type { StoredEvent } from '@oj/infra/eventstore/port';
 import type { Projection, ProjectionContext } from '../runtime/projection.ts';
 import { FORMULAS_VERSION } from '@oj/contracts/formulas';
 import { emptyLineage, type LineageState, type SplitRecord } from '@oj/contracts/lineage-fold';
-import { toListItem, type TradeRecord } from '@oj/contracts/trade-record';
-import { createTradeCountsTable, createTradeListIndexes, createTradeTables, listOf, recordToRow, rowToRecord, tradeColumns, type TradeRow } from './tables.ts';
+import type { TradeRecord } from '@oj/contracts/trade-record';
+import { addTradeCounts, createTradeCountsTable, createTradeListIndexes, createTradeTables, listOf, rowToRecord, tradeColumns, tradeRowOf, type TradeRow, type TradesTable } from './tables.ts';
 import { createSplitHistoryTable, deleteUserSplits, insertSplits } from '../split-history/tables.ts';
 import { createDailyPremiumTable, dayKey, recomputeAllDays, recomputeDays } from '../daily-premium/tables.ts';
 import { diffRows, RowDiffer, type RowChanges } from '../runtime/row-diff.ts';
+import { TradesBulkSegment } from './bulk-segment.ts';
 import { allTradeRows, foldEvent, foldUser, readUserRows, userKeyColumns, userRowKeys, userRows, type UserRows } from './user-rows.ts';
 
 /**
@@ -170,7 +171,7 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
     for (const e of evs) foldEvent(state, e);
   }
 
-  const upserts: ReturnType<typeof recordToRow>[] = [];
+  const upserts: TradesTable[] = [];
   const deleted: Array<{ u: string; id: string }> = [];
   const lineageRows: Array<{ lid: string; user_id: string; rev: number; has_roll: boolean }> = [];
   const splits: SplitRecord[] = [];
@@ -203,7 +204,7 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
       touch(rec);
       count(rec, 1);
       // Closed trades' figures do not depend on the date; open trades' days open are counted when read.
-      upserts.push(recordToRow(rec, toListItem(rec, rec.close?.closeDate ?? rec.openDate)));
+      upserts.push(tradeRowOf(rec));
     }
   }
 
@@ -219,20 +220,7 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
     await sql`insert into ${L} select * from json_populate_recordset(null::${L}, ${JSON.stringify(lineageRows)}::json)
       on conflict (user_id, lid) do update set rev = excluded.rev, has_roll = excluded.has_roll`.execute(trx);
   }
-  const deltas = [...counts.values()].filter((c) => c.d !== 0);
-  if (deltas.length) {
-    const C = sql.table(tables.trade_counts);
-    await sql`insert into ${C} (user_id, list, n) select u, list, d from json_to_recordset(${JSON.stringify(deltas)}::json) as x(u text, list smallint, d integer)
-      on conflict (user_id, list) do update set n = ${C}.n + excluded.n`.execute(trx);
-    // A list back to no trades loses its row: a rebuild, whose batches net an open and its close out
-    // before writing, never writes one, and the live version must hold exactly the rebuild's rows
-    // (readers take a missing row as 0). Only a decrease can reach 0.
-    const emptied = deltas.filter((c) => c.d < 0);
-    if (emptied.length) {
-      await sql`delete from ${C} where n = 0 and (user_id, list) in (
-        select u, list from json_to_recordset(${JSON.stringify(emptied)}::json) as x(u text, list smallint))`.execute(trx);
-    }
-  }
+  await addTradeCounts(trx, tables.trade_counts, [...counts.values()]);
   await insertSplits(trx, tables.split_history, splits);
   // In bulk, a day is touched by many batches (opens, then closes and rolls weeks later): finishBulk
   // computes every day once from the finished trade rows instead.
@@ -260,11 +248,12 @@ export const tradesProjection: Projection = {
     await sql`delete from ${sql.table(tables.trade_counts)} where n = 0`.execute(db);
   },
   apply: applyTradeEvents,
+  bulkSegment: () => new TradesBulkSegment(),
   // The days are computed (Node) while PostgreSQL builds the deferred list indexes (another connection).
-  async finishBulk(db, t) {
+  async finishBulk(database, t) {
     const tables = asTables(t);
     // Both settle before a failure is thrown: the rebuild's lock must outlive the index build.
-    const settled = await Promise.allSettled([recomputeAllDays(db, tables), createTradeListIndexes(db, tables.trades)]);
+    const settled = await Promise.allSettled([recomputeAllDays(database, tables), createTradeListIndexes(database.db, tables.trades)]);
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
   },

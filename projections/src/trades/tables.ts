@@ -2,7 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { TradeStatusCode } from '@oj/contracts/journal-events';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { daysOpen, disposition } from '@oj/contracts/formulas';
-import type { TradeRecord } from '@oj/contracts/trade-record';
+import { toListItem, type TradeRecord } from '@oj/contracts/trade-record';
 
 /** Which list page a trade is on: 1 Open, 2 Closed (statuses 2, 4, 5, 6, 7), 3 Rolled. */
 export type TradeListCode = 1 | 2 | 3;
@@ -93,6 +93,25 @@ export async function createTradeCountsTable(db: Kysely<any>, t: string): Promis
     n integer not null,
     primary key (user_id, list)
   )`.execute(db);
+}
+
+/**
+ * Adds each (user, list)'s change `d` to its trade count. A list back to no trades loses its row: a
+ * rebuild, whose batches net an open and its close out before writing, never writes one, and the live
+ * version must hold exactly the rebuild's rows (readers take a missing row as 0). Only a decrease can
+ * reach 0.
+ */
+export async function addTradeCounts(trx: Kysely<any>, table: string, changes: ReadonlyArray<{ u: string; list: number; d: number }>): Promise<void> {
+  const deltas = changes.filter((c) => c.d !== 0);
+  if (!deltas.length) return;
+  const C = sql.table(table);
+  await sql`insert into ${C} (user_id, list, n) select u, list, d from json_to_recordset(${JSON.stringify(deltas)}::json) as x(u text, list smallint, d integer)
+    on conflict (user_id, list) do update set n = ${C}.n + excluded.n`.execute(trx);
+  const emptied = deltas.filter((c) => c.d < 0);
+  if (emptied.length) {
+    await sql`delete from ${C} where n = 0 and (user_id, list) in (
+      select u, list from json_to_recordset(${JSON.stringify(emptied)}::json) as x(u text, list smallint))`.execute(trx);
+  }
 }
 
 /**
@@ -213,6 +232,12 @@ export function recordToRow(r: TradeRecord, item: TradeListItem): TradesTable {
     sort_date: list === 1 ? r.openDate : (item.tcd ?? r.openDate),
   };
 }
+
+/**
+ * A trade's row as every path of the projection writes it: a closed trade's figures at its close date, an
+ * open one's at its open date (days open are counted when the row is read). A function of the record alone.
+ */
+export const tradeRowOf = (r: TradeRecord): TradesTable => recordToRow(r, toListItem(r, r.close?.closeDate ?? r.openDate));
 
 export function rowToRecord(row: TradeRow): TradeRecord {
   return {

@@ -2,15 +2,15 @@ import { sql, type Kysely } from 'kysely';
 import { upcast } from '@oj/contracts/events';
 import { journalEventVersions, journalUpcasters, userStreamPrefix, type JournalEvent, type JournalEventType } from '@oj/contracts/journal-events';
 import { emptyLineage, evolveLineage, type LineageState } from '@oj/contracts/lineage-fold';
-import { toListItem, type TradeRecord } from '@oj/contracts/trade-record';
+import type { TradeRecord } from '@oj/contracts/trade-record';
 import type { StoredEvent } from '@oj/infra/eventstore/port';
-import { listOf, recordToRow, type TradesTable } from './tables.ts';
+import { listOf, tradeRowOf, type TradesTable } from './tables.ts';
 import { splitRow, type SplitHistoryTable } from '../split-history/tables.ts';
 import { computeDailyRecords, dayKey, type DailyPremiumRecord } from '../daily-premium/compute.ts';
 
 /**
  * All of one user's rows of the trades projection, computed in memory from the user's lineages with the
- * projection's own code: the fold (`evolveLineage`), a record's row (`recordToRow` over `toListItem`),
+ * projection's own code: the fold (`evolveLineage`), a record's row (`tradeRowOf`),
  * the split record (`splitRow`) and the day records (`computeDailyRecords`). The one-user recompute
  * compares them with the live rows and rewrites what differs; the audit's as-of view and Verify read
  * them for any point of a user's history.
@@ -52,7 +52,7 @@ const rowOfRecord = new WeakMap<TradeRecord, TradesTable>();
 export const tradeRow = (rec: TradeRecord): TradesTable => {
   let row = rowOfRecord.get(rec);
   if (!row) {
-    row = recordToRow(rec, toListItem(rec, rec.close?.closeDate ?? rec.openDate));
+    row = tradeRowOf(rec);
     rowOfRecord.set(rec, row);
   }
   return row;
@@ -66,10 +66,11 @@ export function allTradeRows(lineages: Iterable<LineageState>): TradesTable[] {
 
 /** Daily premium records of every day a trade was opened or closed on (or only of `onlyDays`). */
 export function dailyRecords(userId: string, trades: readonly TradesTable[], onlyDays?: ReadonlySet<string>): DailyPremiumRecord[] {
+  if (!onlyDays) return [...computeDailyRecords(null, trades).values()];
   const keys = new Set<string>();
   for (const t of trades) {
-    if (!onlyDays || onlyDays.has(t.tod)) keys.add(dayKey(userId, t.tod));
-    if (t.tcd !== null && (!onlyDays || onlyDays.has(t.tcd))) keys.add(dayKey(userId, t.tcd));
+    if (onlyDays.has(t.tod)) keys.add(dayKey(userId, t.tod));
+    if (t.tcd !== null && onlyDays.has(t.tcd)) keys.add(dayKey(userId, t.tcd));
   }
   return [...computeDailyRecords(keys, trades).values()];
 }

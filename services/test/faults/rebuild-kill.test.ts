@@ -16,7 +16,8 @@ let stack: Stack;
 let projector: ProjectorHandle | undefined;
 
 function spawnRebuild(): { child: ChildProcess; phases: () => string } {
-  const child = spawn(process.execPath, ['projections/src/cli.ts', 'rebuild', 'trades', '--batch-size', '200'], { cwd: REPO_ROOT, env: stack.env, stdio: ['ignore', 'ignore', 'pipe'] });
+  // Small batches and segments: the log is written in many segments, so a kill finds one half done.
+  const child = spawn(process.execPath, ['projections/src/cli.ts', 'rebuild', 'trades', '--batch-size', '200', '--segment-events', '400'], { cwd: REPO_ROOT, env: stack.env, stdio: ['ignore', 'ignore', 'pipe'] });
   let text = '';
   child.stderr?.on('data', (chunk: Buffer) => void (text += chunk.toString()));
   return { child, phases: () => text };

@@ -1,0 +1,194 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import type pg from 'pg';
+import copyStreams from 'pg-copy-streams';
+import type { Database } from './database.ts';
+
+/**
+ * A transaction that can load rows in bulk: `COPY ... FROM STDIN` on PostgreSQL (the server parses
+ * tab-separated text, several times cheaper than a JSON parameter of the same rows, and nothing is
+ * planned per row), multi-row inserts on PGlite (one connection, small embedded logs).
+ */
+export interface BulkTransaction {
+  /** Every other statement of the transaction. */
+  trx: Kysely<any>;
+  /** Appends `rows` to `table` (only `columns`, in that order); returns how many. */
+  load<R extends object>(table: string, columns: readonly (keyof R & string)[], rows: Rows<R>): Promise<number>;
+}
+
+/**
+ * Rows to load: an array or a generator, or an async generator of arrays of rows (rows computed, or read,
+ * while earlier ones are written; in arrays, so that there is one await per array, not per row).
+ */
+export type Rows<R> = Iterable<R> | AsyncIterable<readonly R[]>;
+
+export interface BulkTransactionOptions {
+  /**
+   * `off`: the commit does not wait for the WAL flush. Only for tables nobody reads yet (a version being
+   * rebuilt), whose writer starts again from its checkpoint if a crash loses the commit.
+   */
+  synchronousCommit?: 'off';
+}
+
+/**
+ * Runs `f` in one transaction on one connection, with `load` for bulk rows. On PostgreSQL the connection
+ * is taken from the pool for the whole transaction (COPY needs the client itself, which Kysely does not
+ * hand out); Kysely is bound to that client for the other statements.
+ */
+export async function bulkTransaction<T>(database: Database, f: (t: BulkTransaction) => Promise<T>, options: BulkTransactionOptions = {}): Promise<T> {
+  const pool = database.pool;
+  if (!pool) {
+    return database.db.transaction().execute(async (trx) => {
+      if (options.synchronousCommit === 'off') await sql`set local synchronous_commit = off`.execute(trx);
+      return f({ trx, load: (table, columns, rows) => insertRows(trx, table, columns, rows) });
+    });
+  }
+  const client = await pool.connect();
+  const trx = onClient(client);
+  let broken: Error | undefined;
+  try {
+    await client.query('begin');
+    if (options.synchronousCommit === 'off') await client.query('set local synchronous_commit = off');
+    const result = await f({ trx, load: (table, columns, rows) => copyRows(client, table, columns, rows) });
+    await client.query('commit');
+    return result;
+  } catch (error) {
+    // A failed COPY can leave the connection mid-protocol: if the rollback fails too, the client is
+    // discarded rather than handed back to the pool.
+    await client.query('rollback').catch((e: Error) => (broken = e));
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** Kysely over one checked-out client: every query goes to it, in the order issued (pg queues them). */
+function onClient(client: pg.PoolClient): Kysely<any> {
+  // The same object each time: Kysely keeps one connection wrapper per client object.
+  const held = { query: client.query.bind(client), release: () => undefined };
+  return new Kysely<any>({ dialect: new PostgresDialect({ pool: { connect: async () => held, end: async () => undefined } as unknown as pg.Pool }) });
+}
+
+async function copyRows<R extends object>(client: pg.PoolClient, table: string, columns: readonly (keyof R & string)[], rows: Rows<R>): Promise<number> {
+  let n = 0;
+  const text = async function* () {
+    for await (const chunk of copyText(rows, columns)) {
+      n += chunk.rows;
+      yield chunk.text;
+    }
+  };
+  const target = `${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')})`;
+  await pipeline(Readable.from(text(), { objectMode: false }), client.query(copyStreams.from(`copy ${target} from stdin`)));
+  return n;
+}
+
+const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+const SPECIAL = /[\\\t\n\r]/;
+const escapeText = (s: string): string => (SPECIAL.test(s) ? s.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r') : s);
+
+/**
+ * One field in COPY's text format: `\N` for null, numbers and booleans as PostgreSQL reads them, objects
+ * and arrays as JSON (for json/jsonb columns), and backslash, tab, newline and carriage return escaped.
+ */
+export function copyField(v: unknown): string {
+  switch (typeof v) {
+    case 'string':
+      return escapeText(v);
+    case 'number':
+      // String() gives NaN, Infinity and -Infinity as double precision reads them.
+      return String(v);
+    case 'boolean':
+      return v ? 't' : 'f';
+    case 'bigint':
+      return v.toString();
+    case 'undefined':
+      return '\\N';
+    case 'object':
+      if (v === null) return '\\N';
+      return escapeText(v instanceof Date ? v.toISOString() : JSON.stringify(v));
+    default:
+      throw new Error(`Cannot write a ${typeof v} in a COPY row`);
+  }
+}
+
+/** Rows as COPY text in chunks of about 64 KiB (a chunk is one write to the socket). */
+export async function* copyText<R extends object>(rows: Rows<R>, columns: readonly (keyof R & string)[]): AsyncGenerator<{ text: string; rows: number }> {
+  // A plain iterable is walked without an await per row.
+  if (Symbol.iterator in rows) {
+    yield* copyTextOf(rows, columns);
+    return;
+  }
+  const chunk = new CopyChunk(columns);
+  for await (const some of rows) for (const row of some) if (chunk.add(row)) yield chunk.take();
+  if (chunk.rows) yield chunk.take();
+}
+
+function* copyTextOf<R extends object>(rows: Iterable<R>, columns: readonly (keyof R & string)[]): Generator<{ text: string; rows: number }> {
+  const chunk = new CopyChunk(columns);
+  for (const row of rows) if (chunk.add(row)) yield chunk.take();
+  if (chunk.rows) yield chunk.take();
+}
+
+class CopyChunk<R extends object> {
+  readonly #line: (row: R) => string;
+  #text = '';
+  rows = 0;
+  constructor(columns: readonly (keyof R & string)[]) {
+    this.#line = lineEncoder(columns);
+  }
+  /** Adds a row; true once the chunk is full. */
+  add(row: R): boolean {
+    this.#text += this.#line(row);
+    this.rows++;
+    return this.#text.length >= 65_536;
+  }
+  take(): { text: string; rows: number } {
+    const out = { text: this.#text, rows: this.rows };
+    this.#text = '';
+    this.rows = 0;
+    return out;
+  }
+}
+
+const encoders = new Map<string, (row: never) => string>();
+
+/**
+ * A row's COPY line, compiled once per column list: `row.a`, `row.b`, ... as fixed property reads,
+ * which V8 caches per call site, instead of `row[columns[i]]` in a loop, one generic keyed read for
+ * every field (measured: a third of a rebuild's encoding time).
+ */
+function lineEncoder<R extends object>(columns: readonly (keyof R & string)[]): (row: R) => string {
+  const key = columns.join('\u0000');
+  let encode = encoders.get(key) as ((row: R) => string) | undefined;
+  if (!encode) {
+    const fields = columns.map((c) => `field(row[${JSON.stringify(c)}])`).join(" + '\\t' + ");
+    encode = new Function('field', `return function copyLine(row) { return ${fields} + '\\n'; };`)(copyField) as (row: R) => string;
+    encoders.set(key, encode as (row: never) => string);
+  }
+  return encode;
+}
+
+/** PGlite: chunks of rows as one JSON parameter each. */
+async function insertRows<R extends object>(trx: Kysely<any>, table: string, columns: readonly (keyof R & string)[], rows: Rows<R>): Promise<number> {
+  const T = sql.table(table);
+  const cols = sql.join(columns.map((c) => sql.ref(c)));
+  let chunk: R[] = [];
+  let n = 0;
+  const flush = async () => {
+    if (!chunk.length) return;
+    const json = JSON.stringify(chunk.map((r) => Object.fromEntries(columns.map((c) => [c, r[c] ?? null]))));
+    await sql`insert into ${T} (${cols}) select ${cols} from json_populate_recordset(null::${T}, ${json}::json)`.execute(trx);
+    n += chunk.length;
+    chunk = [];
+  };
+  const add = async (row: R) => {
+    chunk.push(row);
+    if (chunk.length >= 5_000) await flush();
+  };
+  if (Symbol.iterator in rows) for (const row of rows) await add(row);
+  else for await (const some of rows) for (const row of some) await add(row);
+  await flush();
+  return n;
+}
