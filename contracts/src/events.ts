@@ -47,9 +47,11 @@ export function upcast<E extends { type: string; schemaVersion: number; data: un
   event: E,
   latest: (type: string) => number,
 ): E {
+  const target = latest(event.type);
+  // Already the latest version: the event itself (this runs for every event a rebuild folds).
+  if (event.schemaVersion >= target) return event;
   const steps = registry[event.type];
   let { data, schemaVersion } = event;
-  const target = latest(event.type);
   while (schemaVersion < target) {
     const step = steps?.[schemaVersion];
     if (!step) throw new Error(`No upcaster for ${event.type} v${schemaVersion}`);

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { bulkTransaction } from '@oj/infra/db/bulk';
 import type { Database } from '@oj/infra/db/database';
-import { computeDailyRecords, dayKey, splitDayKey, type DailyPremiumRecord, type DayTrade } from './compute.ts';
+import { computeDailyRecords, dayKey, dayTradeFields, splitDayKey, type DailyPremiumRecord, type DayTrade } from './compute.ts';
 
 export type DailyPremiumTable = DailyPremiumRecord;
 export type DailyPremiumRow = Selectable<DailyPremiumTable>;
@@ -35,7 +35,7 @@ export async function createDailyPremiumTable(db: Kysely<any>, t: string): Promi
   )`.execute(db);
 }
 
-const dayTradeColumns = sql.raw('uid, user_id, ticker, su, tod, tcd, ed, status, ot, ct, pao, pac, npc, nfto, nftc, nd, c, cg, held, cs, pf');
+const dayTradeColumns = sql.raw(dayTradeFields.join(', '));
 
 /**
  * Recomputes the records of the touched (user, date) keys from the trades rows as they are now (so
@@ -85,9 +85,8 @@ export const dailyPremiumColumns = [
 
 /**
  * Recomputes every record of a version from its trade rows, as the end of a bulk rebuild
- * (`finishBulk`): in one transaction the table is emptied and refilled (COPY on PostgreSQL). Users are
- * taken in chunks of about `chunkTrades` trades, each chunk one read (on another connection, the next
- * one read while the current one is computed) whose records stream into the COPY as they are computed.
+ * (`finishBulk`): users are read in chunks of about `chunkTrades` trades (on other connections, the next
+ * chunk read while the current one is computed) and their records written by `writeAllDays`.
  * Idempotent: a rebuild killed here runs it again.
  */
 export async function recomputeAllDays(database: Database, tables: { trades: string; daily_premium: string }, chunkTrades = 40_000): Promise<void> {
@@ -108,32 +107,46 @@ export async function recomputeAllDays(database: Database, tables: { trades: str
   }
   if (chunk.length) chunks.push(chunk);
   const read = (users: string[]) => sql<DayTrade>`select ${dayTradeColumns} from ${T} where user_id = any(${users})`.execute(db).then((r) => r.rows);
-  // PGlite has one connection, held by the transaction below: read before it.
-  const pglite = database.kind === 'pglite';
-  const before = pglite ? await Promise.all(chunks.map(read)) : null;
+  // PGlite has one connection, held by the writing transaction: read before it.
+  if (database.kind === 'pglite') {
+    const all = await Promise.all(chunks.map(read));
+    return writeAllDays(database, tables.daily_premium, all);
+  }
   let reading: Promise<DayTrade[]> | null = null;
-  async function* records(): AsyncGenerator<DailyPremiumRecord[]> {
-    reading = before ? null : chunks[0] ? read(chunks[0]) : null;
+  async function* trades(): AsyncGenerator<DayTrade[]> {
+    reading = chunks[0] ? read(chunks[0]) : null;
     for (let i = 0; i < chunks.length; i++) {
-      const trades = before ? before[i]! : await reading!;
-      reading = !before && chunks[i + 1] ? read(chunks[i + 1]!) : null;
+      const these = await reading!;
+      reading = chunks[i + 1] ? read(chunks[i + 1]!) : null;
       reading?.catch(() => {}); // awaited next round; a failure first must not be unhandled
-      yield [...computeDailyRecords(null, trades).values()];
+      yield these;
     }
   }
   try {
-    await bulkTransaction(
-      database,
-      async (t) => {
-        await sql`truncate ${sql.table(tables.daily_premium)}`.execute(t.trx);
-        await t.load(tables.daily_premium, dailyPremiumColumns, records());
-      },
-      // Not live yet (see the trades projection's bulk batches): no need to wait for the WAL flush.
-      { synchronousCommit: 'off' },
-    );
+    await writeAllDays(database, tables.daily_premium, trades());
   } finally {
     await Promise.allSettled([reading]);
   }
+}
+
+/**
+ * Empties a version's day records and writes every day of `trades` (each part holds every trade of its
+ * users), in one transaction: each part's records are computed as the part comes and stream into the
+ * load (COPY on PostgreSQL) while the next part is computed.
+ */
+export async function writeAllDays(database: Database, table: string, trades: Iterable<readonly DayTrade[]> | AsyncIterable<readonly DayTrade[]>): Promise<void> {
+  async function* records(): AsyncGenerator<DailyPremiumRecord[]> {
+    for await (const part of trades) yield [...computeDailyRecords(null, part).values()];
+  }
+  await bulkTransaction(
+    database,
+    async (t) => {
+      await sql`truncate ${sql.table(table)}`.execute(t.trx);
+      await t.load(table, dailyPremiumColumns, records());
+    },
+    // Not live yet (see the trades projection's bulk batches): no need to wait for the WAL flush.
+    { synchronousCommit: 'off' },
+  );
 }
 
 export { dayKey };

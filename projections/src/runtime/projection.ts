@@ -57,9 +57,10 @@ export interface Projection {
   /**
    * A rebuild's bulk run folded in memory, a segment of the log at a time, each row written once
    * (optional: without it, each bulk batch goes through `apply`, which loads and upserts every row the
-   * batch touches, again in every batch that touches it). See `BulkSegment`.
+   * batch touches, again in every batch that touches it). See `BulkRun`. `fromStart`: the version's
+   * tables are new and empty and the run reads the log from its start (not a resumed rebuild).
    */
-  bulkSegment?(): BulkSegment;
+  bulkRun?(options: { fromStart: boolean }): BulkRun;
   /** Deletes one user's rows (for a rebuild scoped to one user). */
   deleteUser(ctx: ProjectionContext, userId: string): Promise<void>;
   /**
@@ -74,22 +75,35 @@ export interface Projection {
   countRows?(db: Kysely<any>, tables: Record<string, string>): Promise<Record<string, number>>;
 }
 
+/** A rebuild's bulk run folded in memory: one object for the run, a `BulkSegment` per segment of the log. */
+export interface BulkRun {
+  segment(): BulkSegment;
+  /**
+   * The finishing step from what the run kept in memory, in place of `finishBulk` (which reads the
+   * version back). Resolves false, having written nothing, when it cannot: the run did not see the whole
+   * version (a resumed rebuild) or went past its memory budget. Idempotent like `finishBulk`.
+   */
+  finish?(database: Database, tables: Record<string, string>): Promise<boolean>;
+}
+
 /**
  * One segment of a rebuild's bulk run (a long stretch of the log, as much as the runtime's memory budget
- * allows). The runtime hands it only the events of streams that BEGIN in the segment (their revision 0
- * is in it), checked contiguous; events of streams begun in an earlier segment go through `apply` in
- * mode `bulk` when the segment is written, on top of the rows the earlier segments wrote. So a segment's
- * streams have no rows in the version yet, and `write` only appends: no read, no upsert, no conflict.
+ * allows). The runtime hands `add` only the events of streams that BEGIN in the segment (their revision
+ * 0 is in it), checked contiguous; the events of streams begun in an earlier segment come to `write` as
+ * `continued`, past the stream guard, to be applied on top of the rows the earlier segments wrote (as
+ * `apply` in mode `bulk` does). So `add`'s streams have no rows in the version yet, and their rows are
+ * only appended: no read, no upsert, no conflict.
  */
 export interface BulkSegment {
   /** Folds events (log order) of streams that begin in this segment. */
   add(events: readonly StoredEvent[]): void;
   /**
-   * Appends the rows of every stream folded (`t.load`: COPY on PostgreSQL) in the runtime's transaction,
-   * which then records the streams' guard rows and the segment's checkpoint. Aggregates that `finishBulk`
-   * recomputes whole may be left out, as in `apply`'s mode `bulk`.
+   * In the runtime's transaction (which then records the streams' guard rows and the segment's
+   * checkpoint): appends the rows of every stream folded (`t.load`: COPY on PostgreSQL) and applies
+   * `continued`. Aggregates that the finishing step recomputes whole may be left out, as in `apply`'s
+   * mode `bulk`.
    */
-  write(t: BulkTransaction, tables: Record<string, string>): Promise<void>;
+  write(t: BulkTransaction, tables: Record<string, string>, continued: readonly StoredEvent[]): Promise<void>;
 }
 
 export const physicalTables = (p: Pick<Projection, 'tables'>, version: number): Record<string, string> =>

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { bulkTransaction } from '@oj/infra/db/bulk';
 import type { Database } from '@oj/infra/db/database';
 import { START, comparePositions, positionToString, type EventStore, type LogPosition, type StoredEvent } from '@oj/infra/eventstore/port';
-import { physicalTables, type Projection } from './projection.ts';
+import { physicalTables, type BulkRun, type Projection } from './projection.ts';
 import { LOCK_REBUILD, lockSwitchExclusive, lockSwitchShared, tryLock } from './locks.ts';
 import { laneOf, matchesPrefixes, maxPosition, minPosition, posParams, rowPosition } from './lanes.ts';
 import { guardRevisions, guardRowsOf, lockCheckpoint, replaceStreamRevisions, StreamRevisionError } from './apply.ts';
@@ -35,10 +35,10 @@ export interface RebuildOptions {
   /** Events per read and per batch (default 40,000: measured best with the bulk mode, see docs/performance.md). */
   batchSize?: number;
   onProgress?: (progress: RebuildProgress) => void;
-  /** Partitions of a batch applied concurrently, each on its own connection (default 2; 1 on PGlite). Projections without `bulkSegment` only. */
+  /** Partitions of a batch applied concurrently, each on its own connection (default 2; 1 on PGlite). Projections without `bulkRun` only. */
   partitions?: number;
   /**
-   * Events folded in memory before a segment is written, for projections with `bulkSegment` (default
+   * Events folded in memory before a segment is written, for projections with `bulkRun` (default
    * `DEFAULT_SEGMENT_EVENTS`). Memory grows with it (about 1 KB per event for the trades projection); a
    * lineage that spans two segments is loaded and upserted once more.
    */
@@ -182,7 +182,7 @@ async function rebuildVersion(deps: RuntimeDeps, projection: Projection, options
       options.onProgress?.({ projection: projection.name, version, phase, eventsDone: done, eventsTotal, rate, etaSeconds });
     };
     report('building');
-    const run: BulkRun = {
+    const run: BulkPass = {
       deps,
       projection,
       version,
@@ -197,11 +197,12 @@ async function rebuildVersion(deps: RuntimeDeps, projection: Projection, options
         report('building');
       },
     };
-    const applied = projection.bulkSegment ? await bulkSegments(run, Math.max(1, options.segmentEvents ?? DEFAULT_SEGMENT_EVENTS)) : await bulkBatches(run, partitions);
-    if (projection.finishBulk) {
-      report('finishing');
-      await projection.finishBulk(database, tables);
-    }
+    const bulk = projection.bulkRun?.({ fromStart: resumedFrom === null }) ?? null;
+    const applied = bulk ? await bulkSegments(run, bulk, Math.max(1, options.segmentEvents ?? DEFAULT_SEGMENT_EVENTS)) : await bulkBatches(run, partitions);
+    report('finishing');
+    // From what the bulk run kept in memory when it can, else from the version's rows.
+    const finished = (await bulk?.finish?.(database, tables)) ?? false;
+    if (!finished && projection.finishBulk) await projection.finishBulk(database, tables);
     await analyzeVersion(db, tables);
     await sql`update projection_rebuilds set built_at = now() where projection = ${projection.name} and version = ${version}`.execute(db);
     let switched = false;
@@ -223,8 +224,8 @@ async function rebuildVersion(deps: RuntimeDeps, projection: Projection, options
 /** Events a segment folds in memory by default: about 0.5 GB of heap for the trades projection. */
 export const DEFAULT_SEGMENT_EVENTS = 500_000;
 
-/** One bulk run of a rebuild: the version being built, from its checkpoint to the end of the log. */
-interface BulkRun {
+/** The bulk pass of a rebuild: the version being built, from its checkpoint to the end of the log. */
+interface BulkPass {
   deps: RuntimeDeps;
   projection: Projection;
   version: number;
@@ -240,23 +241,23 @@ interface BulkRun {
   onRead(events: number): void;
 }
 
-const recordCheckpoint = (trx: Kysely<any>, run: BulkRun, last: StoredEvent, events: number) => {
+const recordCheckpoint = (trx: Kysely<any>, run: BulkPass, last: StoredEvent, events: number) => {
   const p = posParams(last.position);
   return sql`update projection_rebuilds set commit = ${p.commit}, prepare = ${p.prepare}, events_done = events_done + ${events}, updated_at = now()
     where projection = ${run.projection.name} and version = ${run.version}`.execute(trx);
 };
 
 /**
- * The bulk run of a projection that folds in memory (`bulkSegment`): the log is read in batches (the
+ * The bulk run of a projection that folds in memory (`bulkRun`): the log is read in batches (the
  * next one read while the last is folded) and folded a segment at a time. Each segment is written in ONE
  * transaction with its checkpoint, so a killed rebuild resumes at a segment's end with nothing of a later
  * segment written: the streams that begin in a segment have no rows yet, and the segment appends theirs
- * (COPY) with their guard rows, while the events of streams begun in an earlier segment go through
- * `apply` (mode `bulk`) behind the stream guard. A segment is written while the next one is read and
+ * (COPY) with their guard rows, while the events of streams begun in an earlier segment are applied by
+ * the segment on top of what was written, behind the stream guard. A segment is written while the next one is read and
  * folded (a write's transaction holds the store's visibility horizon back, so a short read during it is
  * read again after it). Returns the events applied.
  */
-async function bulkSegments(run: BulkRun, segmentEvents: number): Promise<number> {
+async function bulkSegments(run: BulkPass, bulk: BulkRun, segmentEvents: number): Promise<number> {
   const { deps, projection, version, tables, guarded, prefixes, batchSize } = run;
   const read = (after: LogPosition) => deps.eventStore.readAll({ after, streamPrefixes: prefixes, limit: batchSize });
   let cursor = run.from;
@@ -264,13 +265,13 @@ async function bulkSegments(run: BulkRun, segmentEvents: number): Promise<number
   let writing: Promise<void> | null = null;
   // A version resumed from a kill may hold rows past its checkpoint (partitions of an older rebuild's
   // batch committed apart from the checkpoint): until the first segment is written, a stream that looks
-  // new is looked up in the guard, and one that has a row goes through `apply`, which skips what it holds.
+  // new is looked up in the guard, and one that has a row is continued, behind the guard.
   let mayHoldLater = run.resumed;
   let applied = 0;
   let ended = false;
   try {
     while (!ended) {
-      const segment = projection.bulkSegment!();
+      const segment = bulk.segment();
       // Streams begun in this segment, by their last revision; the others' events, in log order.
       const begun = new Map<string, number>();
       const continued = new Set<string>();
@@ -324,14 +325,13 @@ async function bulkSegments(run: BulkRun, segmentEvents: number): Promise<number
       writing = bulkTransaction(
         deps.database,
         async (t) => {
-          await segment.write(t, tables);
+          const unapplied = await guardRevisions(t.trx, guarded, carried);
+          await segment.write(t, tables, unapplied);
           await t.load(
             'projection_stream_revisions',
             ['projection', 'version', 'stream_id', 'revision'],
             [...begun].map(([stream_id, revision]) => ({ projection: projection.name, version, stream_id, revision })),
           );
-          const unapplied = await guardRevisions(t.trx, guarded, carried);
-          if (unapplied.length) await projection.apply({ trx: t.trx, tables, mode: 'bulk' }, unapplied);
           await recordCheckpoint(t.trx, run, end, events);
           applied += eventsOf(begun) + unapplied.length;
         },
@@ -362,7 +362,7 @@ const eventsOf = (begun: ReadonlyMap<string, number>): number => {
 };
 
 /** Streams of a batch that look new to a resumed run but have a guard row in the version already. */
-async function heldStreams(run: BulkRun, events: readonly StoredEvent[], begun: ReadonlyMap<string, number>, continued: ReadonlySet<string>): Promise<Set<string>> {
+async function heldStreams(run: BulkPass, events: readonly StoredEvent[], begun: ReadonlyMap<string, number>, continued: ReadonlySet<string>): Promise<Set<string>> {
   const ids = [...new Set(events.filter((e) => e.revision === 0 && !begun.has(e.streamId) && !continued.has(e.streamId)).map((e) => e.streamId))];
   if (!ids.length) return new Set();
   const rows = await guardRowsOf(run.guarded, ids).execute(run.deps.database.db);
@@ -370,10 +370,10 @@ async function heldStreams(run: BulkRun, events: readonly StoredEvent[], begun: 
 }
 
 /**
- * The bulk run of a projection without `bulkSegment`: every batch through `apply` (mode `bulk`), which
+ * The bulk run of a projection without `bulkRun`: every batch through `apply` (mode `bulk`), which
  * loads and upserts the rows the batch touches. Returns the events applied.
  */
-async function bulkBatches(run: BulkRun, partitions: number): Promise<number> {
+async function bulkBatches(run: BulkPass, partitions: number): Promise<number> {
   const { deps, projection, tables, guarded, prefixes, batchSize } = run;
   const db = deps.database.db;
   let checkpoint = run.from;
@@ -431,8 +431,10 @@ async function bulkBatches(run: BulkRun, partitions: number): Promise<number> {
  * events a second.
  */
 async function analyzeVersion(db: Kysely<any>, tables: Record<string, string>): Promise<void> {
-  for (const t of Object.values(tables)) await sql`analyze ${sql.table(t)}`.execute(db);
-  await sql`analyze projection_stream_revisions`.execute(db);
+  // Each table on its own connection, side by side (sampling waits on reads as much as on the CPU).
+  const settled = await Promise.allSettled([...Object.values(tables), 'projection_stream_revisions'].map((t) => sql`analyze ${sql.table(t)}`.execute(db)));
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 async function refreshCounts(deps: RuntimeDeps, name: string, version: number): Promise<void> {

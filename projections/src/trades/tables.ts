@@ -4,6 +4,16 @@ import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { daysOpen, disposition } from '@oj/contracts/formulas';
 import { toListItem, type TradeRecord } from '@oj/contracts/trade-record';
 
+/** The trades projection's logical tables (physical names carry the version: `trades_v102`). */
+export const tradeTables = ['trades', 'trade_lineages', 'split_history', 'daily_premium', 'trade_counts'] as const;
+export type TradeTables = Record<(typeof tradeTables)[number], string>;
+
+/** A version's physical table names, checked complete. */
+export function asTables(t: Record<string, string>): TradeTables {
+  for (const name of tradeTables) if (!t[name]) throw new Error(`Missing table ${name} for the trades projection`);
+  return t as TradeTables;
+}
+
 /** Which list page a trade is on: 1 Open, 2 Closed (statuses 2, 4, 5, 6, 7), 3 Rolled. */
 export type TradeListCode = 1 | 2 | 3;
 export const listOf = (status: number): TradeListCode => (status === 1 ? 1 : status === 3 ? 3 : 2);
@@ -74,6 +84,14 @@ export const tradeColumns = [
   'notes', 'tags', 'ot', 'ct', 'auid', 'spo', 'cb', 'lv', 'rf', 'pf', 'up', 'created_at', 'nfto', 'nftc', 'ror', 'aroc', 'cg', 'held', 'rh',
   'list', 'sort_date',
 ] as const satisfies readonly (keyof TradesTable)[];
+
+/** `SET` of an upsert that replaces a trade row whole (all but its key). */
+export const tradeUpsertSet = sql.raw(
+  tradeColumns
+    .filter((c) => c !== 'uid' && c !== 'user_id')
+    .map((c) => `${c} = excluded.${c}`)
+    .join(', '),
+);
 
 /**
  * Trades per user and list, so an unfiltered list page counts its total with one key read instead of
@@ -188,6 +206,12 @@ export async function createTradeListIndexes(db: Kysely<any>, t: string): Promis
   await sql`create index if not exists ${sql.raw(`${t}_ticker`)} on ${T} (user_id, ticker, list, sort_date desc, uid desc)`.execute(db);
 }
 
+/**
+ * The row's `sort_date`, from the record alone: the open date while open, the close date after. The
+ * audit's as-of view orders a whole journal's lists by it without computing every row.
+ */
+export const sortDateOf = (r: TradeRecord, list: TradeListCode = listOf(r.status)): string => (list === 1 ? r.openDate : (r.close?.closeDate ?? r.openDate));
+
 export function recordToRow(r: TradeRecord, item: TradeListItem): TradesTable {
   const list = listOf(r.status);
   return {
@@ -229,7 +253,7 @@ export function recordToRow(r: TradeRecord, item: TradeListItem): TradesTable {
     held: r.status === 1 ? null : item.do,
     rh: r.hasRollHistory,
     list,
-    sort_date: list === 1 ? r.openDate : (item.tcd ?? r.openDate),
+    sort_date: sortDateOf(r, list),
   };
 }
 

@@ -12,11 +12,12 @@ import { applyLaneBatch, guardRevisions } from '../runtime/apply.ts';
 import { laneOf, rowPosition } from '../runtime/lanes.ts';
 import { abandon, diff, rebuild } from '../runtime/rebuild.ts';
 import { readRegistry } from '../runtime/registry.ts';
+import { bulkTuning } from './bulk-run.ts';
 import { tradesProjection } from './projection.ts';
 import { smallJournal } from './testing.ts';
 
 /**
- * A rebuild's bulk run folded in memory a segment at a time (`bulkSegment`): whatever the segment size,
+ * A rebuild's bulk run folded in memory a segment at a time (`bulkRun`): whatever the segment size,
  * and whether the run went through in one go, was killed between two segments and resumed, or resumed on
  * a version an older rebuild had written past its checkpoint, the rebuilt version equals the version the
  * lanes built live (one event per batch), row for row. Lineages span segments (the journals are
@@ -84,12 +85,42 @@ describe.each(['postgres', 'pglite'] as const)('rebuild in segments on %s', (mod
     expect(guard.rows.map((r) => [r.stream_id, Number(r.revision)])).toEqual([...last].sort(([a], [b]) => (a < b ? -1 : 1)));
   }
 
+  /** The trades projection, noting whether its finishing step read the version back (`finishBulk`). */
+  const watched = () => {
+    const seen = { readBack: 0 };
+    const projection: Projection = {
+      ...tradesProjection,
+      async finishBulk(database, tables) {
+        seen.readBack++;
+        await tradesProjection.finishBulk!(database, tables);
+      },
+    };
+    return { projection, seen };
+  };
+
   it.each([1, 3, 7, 40, 100_000])('segments of %i events (batches of 5) equal the live version', async (segmentEvents) => {
     expect(events.length).toBeGreaterThan(60);
-    const [result] = await rebuild(deps(), tradesProjection.name, { switch: false, batchSize: 5, segmentEvents });
+    const { projection, seen } = watched();
+    const [result] = await rebuild(deps(projection), tradesProjection.name, { switch: false, batchSize: 5, segmentEvents });
     expect(result!.eventsApplied).toBe(events.length);
+    // A run from an empty start computed the day records from what it wrote, without reading it back.
+    expect(seen.readBack).toBe(0);
     await expectIdentical();
     await abandon(deps(), tradesProjection.name);
+  });
+
+  it('past its day book budget, a run reads the version back for the day records, and equals the live version', async () => {
+    const budget = bulkTuning.dayBookTrades;
+    bulkTuning.dayBookTrades = 10;
+    try {
+      const { projection, seen } = watched();
+      await rebuild(deps(projection), tradesProjection.name, { switch: false, batchSize: 5, segmentEvents: 7 });
+      expect(seen.readBack).toBe(1);
+      await expectIdentical();
+      await abandon(deps(), tradesProjection.name);
+    } finally {
+      bulkTuning.dayBookTrades = budget;
+    }
   });
 
   /** The trades projection, but the `failAt`-th segment's write fails (a process killed mid-run). */
@@ -97,13 +128,19 @@ describe.each(['postgres', 'pglite'] as const)('rebuild in segments on %s', (mod
     let writes = 0;
     return {
       ...tradesProjection,
-      bulkSegment() {
-        const segment = tradesProjection.bulkSegment!();
+      bulkRun(options) {
+        const run = tradesProjection.bulkRun!(options);
         return {
-          add: (e) => segment.add(e),
-          async write(t, tables) {
-            await segment.write(t, tables);
-            if (++writes === failAt) throw new Error('killed mid-run');
+          ...(run.finish ? { finish: (database, tables) => run.finish!(database, tables) } : {}),
+          segment() {
+            const segment = run.segment();
+            return {
+              add: (e) => segment.add(e),
+              async write(t, tables, continued) {
+                await segment.write(t, tables, continued);
+                if (++writes === failAt) throw new Error('killed mid-run');
+              },
+            };
           },
         };
       },
@@ -120,9 +157,12 @@ describe.each(['postgres', 'pglite'] as const)('rebuild in segments on %s', (mod
     const state = await rebuildState();
     expect(state.done).toBe(40);
     expect(comparePositions(rowPosition(state), events[39]!.position)).toBe(0);
-    const [resumed] = await rebuild(deps(), tradesProjection.name, { switch: false, batchSize: 5, segmentEvents: 20 });
+    const { projection, seen } = watched();
+    const [resumed] = await rebuild(deps(projection), tradesProjection.name, { switch: false, batchSize: 5, segmentEvents: 20 });
     expect(resumed!.resumedFrom).not.toBeNull();
     expect(resumed!.eventsApplied).toBe(events.length - 40);
+    // It did not write the first two segments: the day records come from the version's rows.
+    expect(seen.readBack).toBe(1);
     await expectIdentical();
     await abandon(deps(), tradesProjection.name);
   });

@@ -1,0 +1,142 @@
+import { sql } from 'kysely';
+import { lineageStreamId, userStreamPrefix } from '@oj/contracts/journal-events';
+import { emptyLineage, type LineageState, type SplitRecord } from '@oj/contracts/lineage-fold';
+import type { TradeRecord } from '@oj/contracts/trade-record';
+import type { StoredEvent } from '@oj/infra/eventstore/port';
+import type { ProjectionContext } from '../runtime/projection.ts';
+import { insertSplits } from '../split-history/tables.ts';
+import { dayKey, recomputeDays } from '../daily-premium/tables.ts';
+import { addTradeCounts, asTables, listOf, rowToRecord, tradeRowOf, tradeUpsertSet, type TradeRow, type TradesTable } from './tables.ts';
+import { foldEvent } from './user-rows.ts';
+
+interface Loaded {
+  state: LineageState;
+  /** The records as read, by uid: a record whose object is still the same after the fold is unchanged. */
+  before: Map<string, TradeRecord>;
+  revBefore: number;
+  splitsBefore: number;
+}
+
+/** What `applyTradeEvents` wrote to the trades table: rows written whole, and trades removed. */
+export interface TradeRowsWritten {
+  upserts: TradesTable[];
+  deleted: Array<{ u: string; id: string }>;
+}
+
+/** Applies journal events: loads the touched lineages in two reads, folds in memory, writes back in bulk. */
+export async function applyTradeEvents(ctx: ProjectionContext, events: readonly StoredEvent[]): Promise<TradeRowsWritten> {
+  const tables = asTables(ctx.tables);
+  const trx = ctx.trx;
+  const byLineage = new Map<string, StoredEvent[]>();
+  for (const e of events) {
+    const prefix = userStreamPrefix(e.metadata.userId);
+    if (!e.streamId.startsWith(prefix)) continue;
+    let list = byLineage.get(e.streamId);
+    if (!list) byLineage.set(e.streamId, (list = []));
+    list.push(e);
+  }
+  if (!byLineage.size) return { upserts: [], deleted: [] };
+  // A bulk batch of a version that is not live yet: if a crash loses its commit, the rebuild resumes
+  // before it. So it need not wait for the WAL flush. (Live batches keep the default: BullMQ's
+  // bookkeeping in Redis must not run ahead of what is durable; so do a switch's catch-up and a one-user
+  // recompute, which write the live version.)
+  if (ctx.mode === 'bulk') await sql`set local synchronous_commit = off`.execute(trx);
+  // Lineages are keyed by (user, lineage id): the stream names both.
+  const keyJson = JSON.stringify(
+    [...byLineage].map(([streamId, evs]) => {
+      const u = evs[0]!.metadata.userId;
+      return { u, l: streamId.slice(userStreamPrefix(u).length) };
+    }),
+  );
+  // A one-user recompute does not come here (`recomputeUser` below): every batch loads what it touches.
+  const guards = (
+    await sql<{ lid: string; user_id: string; rev: number; has_roll: boolean }>`
+    select g.lid, g.user_id, g.rev, g.has_roll from json_to_recordset(${keyJson}::json) as k(u text, l text)
+    join ${sql.table(tables.trade_lineages)} g on g.user_id = k.u and g.lid = k.l`.execute(trx)
+  ).rows;
+  const rows = (
+    await sql<TradeRow>`
+    select t.* from json_to_recordset(${keyJson}::json) as k(u text, l text)
+    join ${sql.table(tables.trades)} t on t.user_id = k.u and t.lid = k.l`.execute(trx)
+  ).rows;
+
+  const loaded = new Map<string, Loaded>();
+  for (const [streamId, evs] of byLineage) {
+    const userId = evs[0]!.metadata.userId;
+    const state = emptyLineage(userId, streamId.slice(userStreamPrefix(userId).length));
+    loaded.set(lineageStreamId(userId, state.lineageId), { state, before: new Map(), revBefore: -1, splitsBefore: 0 });
+  }
+  for (const g of guards) {
+    const l = loaded.get(lineageStreamId(g.user_id, g.lid))!;
+    l.state.revision = l.revBefore = Number(g.rev);
+    l.state.hasRollHistory = g.has_roll;
+  }
+  for (const row of rows) {
+    const l = loaded.get(lineageStreamId(row.user_id, row.lid))!;
+    const rec = rowToRecord(row);
+    l.state.trades.set(rec.uid, rec);
+    l.before.set(rec.uid, rec);
+  }
+
+  for (const [streamId, evs] of byLineage) {
+    const { state } = loaded.get(streamId)!;
+    for (const e of evs) foldEvent(state, e);
+  }
+
+  const upserts: TradesTable[] = [];
+  const deleted: Array<{ u: string; id: string }> = [];
+  const lineageRows: Array<{ lid: string; user_id: string; rev: number; has_roll: boolean }> = [];
+  const splits: SplitRecord[] = [];
+  const days = new Set<string>();
+  const counts = new Map<string, { u: string; list: number; d: number }>();
+  const count = (r: TradeRecord, d: number) => {
+    const list = listOf(r.status);
+    const k = `${r.userId}\u0000${list}`;
+    const c = counts.get(k) ?? { u: r.userId, list, d: 0 };
+    c.d += d;
+    counts.set(k, c);
+  };
+  const touch = (r: TradeRecord) => {
+    days.add(dayKey(r.userId, r.openDate));
+    if (r.close) days.add(dayKey(r.userId, r.close.closeDate));
+  };
+  for (const { state, before, revBefore } of loaded.values()) {
+    if (state.revision === revBefore) continue;
+    lineageRows.push({ lid: state.lineageId, user_id: state.userId, rev: state.revision, has_roll: state.hasRollHistory });
+    splits.push(...state.splits);
+    for (const [uid, old] of before) {
+      const now = state.trades.get(uid);
+      if (now === old) continue;
+      touch(old);
+      count(old, -1);
+      if (!now) deleted.push({ u: state.userId, id: uid });
+    }
+    for (const [uid, rec] of state.trades) {
+      if (before.get(uid) === rec) continue;
+      touch(rec);
+      count(rec, 1);
+      // Closed trades' figures do not depend on the date; open trades' days open are counted when read.
+      upserts.push(tradeRowOf(rec));
+    }
+  }
+
+  if (deleted.length) {
+    await sql`delete from ${sql.table(tables.trades)} where (user_id, uid) in (select u, id from json_to_recordset(${JSON.stringify(deleted)}::json) as d(u text, id text))`.execute(trx);
+  }
+  if (upserts.length) {
+    const T = sql.table(tables.trades);
+    await sql`insert into ${T} select * from json_populate_recordset(null::${T}, ${JSON.stringify(upserts)}::json) on conflict (user_id, uid) do update set ${tradeUpsertSet}`.execute(trx);
+  }
+  if (lineageRows.length) {
+    const L = sql.table(tables.trade_lineages);
+    await sql`insert into ${L} select * from json_populate_recordset(null::${L}, ${JSON.stringify(lineageRows)}::json)
+      on conflict (user_id, lid) do update set rev = excluded.rev, has_roll = excluded.has_roll`.execute(trx);
+  }
+  await addTradeCounts(trx, tables.trade_counts, [...counts.values()]);
+  await insertSplits(trx, tables.split_history, splits);
+  // In bulk, a day is touched by many batches (opens, then closes and rolls weeks later): finishBulk
+  // computes every day once from the finished trade rows instead.
+  if (ctx.mode !== 'bulk') await recomputeDays(trx, tables, days);
+  return { upserts, deleted };
+}
+
