@@ -86,7 +86,8 @@ export const dailyPremiumColumns = [
 /**
  * Recomputes every record of a version from its trade rows, as the end of a bulk rebuild
  * (`finishBulk`): users are read in chunks of about `chunkTrades` trades (on other connections, the next
- * chunk read while the current one is computed) and their records written by `writeAllDays`.
+ * chunk read while the current one is computed) and their records written by `writeDays`, in place of
+ * the table's rows.
  * Idempotent: a rebuild killed here runs it again.
  */
 export async function recomputeAllDays(database: Database, tables: { trades: string; daily_premium: string }, chunkTrades = 40_000): Promise<void> {
@@ -110,7 +111,7 @@ export async function recomputeAllDays(database: Database, tables: { trades: str
   // PGlite has one connection, held by the writing transaction: read before it.
   if (database.kind === 'pglite') {
     const all = await Promise.all(chunks.map(read));
-    return writeAllDays(database, tables.daily_premium, all);
+    return writeDays(database, tables.daily_premium, all, { replace: true });
   }
   let reading: Promise<DayTrade[]> | null = null;
   async function* trades(): AsyncGenerator<DayTrade[]> {
@@ -123,25 +124,31 @@ export async function recomputeAllDays(database: Database, tables: { trades: str
     }
   }
   try {
-    await writeAllDays(database, tables.daily_premium, trades());
+    await writeDays(database, tables.daily_premium, trades(), { replace: true });
   } finally {
     await Promise.allSettled([reading]);
   }
 }
 
 /**
- * Empties a version's day records and writes every day of `trades` (each part holds every trade of its
- * users), in one transaction: each part's records are computed as the part comes and stream into the
- * load (COPY on PostgreSQL) while the next part is computed.
+ * Writes every day of `trades` (each part holds every trade of its users) into a version being built, in
+ * one transaction: each part's records are computed as the part comes and stream into the load (COPY on
+ * PostgreSQL) while the next part is computed. `replace`: the table is emptied first (else the users'
+ * days must not be in it yet).
  */
-export async function writeAllDays(database: Database, table: string, trades: Iterable<readonly DayTrade[]> | AsyncIterable<readonly DayTrade[]>): Promise<void> {
+export async function writeDays(
+  database: Database,
+  table: string,
+  trades: Iterable<readonly DayTrade[]> | AsyncIterable<readonly DayTrade[]>,
+  options: { replace?: boolean } = {},
+): Promise<void> {
   async function* records(): AsyncGenerator<DailyPremiumRecord[]> {
     for await (const part of trades) yield [...computeDailyRecords(null, part).values()];
   }
   await bulkTransaction(
     database,
     async (t) => {
-      await sql`truncate ${sql.table(table)}`.execute(t.trx);
+      if (options.replace) await sql`truncate ${sql.table(table)}`.execute(t.trx);
       await t.load(table, dailyPremiumColumns, records());
     },
     // Not live yet (see the trades projection's bulk batches): no need to wait for the WAL flush.

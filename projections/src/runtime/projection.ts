@@ -52,8 +52,10 @@ export interface Projection {
   /**
    * After the last `bulk` batch of a rebuild and before its catch-up and switch: computes what `bulk`
    * batches left out, for the whole version. Idempotent: a rebuild killed during it runs it again.
+   * `aggregatesWritten`: the bulk runs wrote the aggregates already (`BulkRun.finishOwn`): only the rest
+   * (indexes) is left.
    */
-  finishBulk?(database: Database, tables: Record<string, string>): Promise<void>;
+  finishBulk?(database: Database, tables: Record<string, string>, options?: { aggregatesWritten?: boolean }): Promise<void>;
   /**
    * A rebuild's bulk run folded in memory, a segment of the log at a time, each row written once
    * (optional: without it, each bulk batch goes through `apply`, which loads and upserts every row the
@@ -79,11 +81,12 @@ export interface Projection {
 export interface BulkRun {
   segment(): BulkSegment;
   /**
-   * The finishing step from what the run kept in memory, in place of `finishBulk` (which reads the
-   * version back). Resolves false, having written nothing, when it cannot: the run did not see the whole
-   * version (a resumed rebuild) or went past its memory budget. Idempotent like `finishBulk`.
+   * The aggregates `finishBulk` would recompute (e.g. the day records), for the rows this run wrote,
+   * from what it kept in memory, appended to the version (which holds none of them: bulk writes leave
+   * them out). Resolves false, having written nothing, when it cannot: it did not see every row of its
+   * users (a resumed rebuild) or went past its memory budget; `finishBulk` then recomputes them all.
    */
-  finish?(database: Database, tables: Record<string, string>): Promise<boolean>;
+  finishOwn?(database: Database, tables: Record<string, string>): Promise<boolean>;
 }
 
 /**

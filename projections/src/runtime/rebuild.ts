@@ -1,11 +1,11 @@
 import { sql, type Kysely } from 'kysely';
-import { bulkTransaction } from '@oj/infra/db/bulk';
 import type { Database } from '@oj/infra/db/database';
 import { START, comparePositions, positionToString, type EventStore, type LogPosition, type StoredEvent } from '@oj/infra/eventstore/port';
-import { physicalTables, type BulkRun, type Projection } from './projection.ts';
+import { physicalTables, type Projection } from './projection.ts';
+import { bulkSegments, DEFAULT_SEGMENT_EVENTS, recordCheckpoint, type BulkPass } from './bulk-segments.ts';
 import { LOCK_REBUILD, lockSwitchExclusive, lockSwitchShared, tryLock } from './locks.ts';
 import { laneOf, matchesPrefixes, maxPosition, minPosition, posParams, rowPosition } from './lanes.ts';
-import { guardRevisions, guardRowsOf, lockCheckpoint, replaceStreamRevisions, StreamRevisionError } from './apply.ts';
+import { guardRevisions, lockCheckpoint, replaceStreamRevisions } from './apply.ts';
 import type { RowChanges } from './row-diff.ts';
 import { readCheckpoints, readDispatcher, readRegistry, runnable, writeLaneCheckpoints, type RegistryRow } from './registry.ts';
 
@@ -182,27 +182,28 @@ async function rebuildVersion(deps: RuntimeDeps, projection: Projection, options
       options.onProgress?.({ projection: projection.name, version, phase, eventsDone: done, eventsTotal, rate, etaSeconds });
     };
     report('building');
-    const run: BulkPass = {
-      deps,
-      projection,
-      version,
-      tables,
-      guarded,
-      prefixes,
-      batchSize,
-      from: checkpoint,
-      resumed: resumedFrom !== null,
-      onRead: (n) => {
-        done += n;
-        report('building');
-      },
+    const onRead = (n: number) => {
+      done += n;
+      report('building');
     };
-    const bulk = projection.bulkRun?.({ fromStart: resumedFrom === null }) ?? null;
-    const applied = bulk ? await bulkSegments(run, bulk, Math.max(1, options.segmentEvents ?? DEFAULT_SEGMENT_EVENTS)) : await bulkBatches(run, partitions);
-    report('finishing');
-    // From what the bulk run kept in memory when it can, else from the version's rows.
-    const finished = (await bulk?.finish?.(database, tables)) ?? false;
-    if (!finished && projection.finishBulk) await projection.finishBulk(database, tables);
+    const pass = { database, eventStore, projection, version, tables, guarded, prefixes, batchSize, from: checkpoint, resumed: resumedFrom !== null, onRead };
+    let applied: number;
+    if (projection.bulkRun) {
+      const bulk = projection.bulkRun({ fromStart: resumedFrom === null });
+      ({ applied } = await bulkSegments({ ...pass, resumed: resumedFrom !== null }, bulk, Math.max(1, options.segmentEvents ?? DEFAULT_SEGMENT_EVENTS)));
+      report('finishing');
+      // The aggregates of the rows the run wrote, from its memory, while the rest of the finishing step
+      // runs; when it cannot (a resumed run, or past its memory budget), all of them from the rows.
+      const settled = await Promise.allSettled([bulk.finishOwn ? bulk.finishOwn(database, tables) : false, projection.finishBulk?.(database, tables, { aggregatesWritten: true })]);
+      const failed = settled.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
+      const own = settled[0].status === 'fulfilled' && settled[0].value;
+      if (!own && projection.finishBulk) await projection.finishBulk(database, tables);
+    } else {
+      applied = await bulkBatches(pass, partitions);
+      report('finishing');
+      if (projection.finishBulk) await projection.finishBulk(database, tables);
+    }
     await analyzeVersion(db, tables);
     await sql`update projection_rebuilds set built_at = now() where projection = ${projection.name} and version = ${version}`.execute(db);
     let switched = false;
@@ -221,165 +222,17 @@ async function rebuildVersion(deps: RuntimeDeps, projection: Projection, options
   }
 }
 
-/** Events a segment folds in memory by default: about 0.5 GB of heap for the trades projection. */
-export const DEFAULT_SEGMENT_EVENTS = 500_000;
-
-/** The bulk pass of a rebuild: the version being built, from its checkpoint to the end of the log. */
-interface BulkPass {
-  deps: RuntimeDeps;
-  projection: Projection;
-  version: number;
-  tables: Record<string, string>;
-  guarded: { name: string; version: number; revisionGuard: boolean };
-  prefixes: string[];
-  batchSize: number;
-  /** The rebuild's checkpoint: everything up to it is applied. */
-  from: LogPosition;
-  /** A killed rebuild is being resumed. */
-  resumed: boolean;
-  /** Events read (for progress). */
-  onRead(events: number): void;
-}
-
-const recordCheckpoint = (trx: Kysely<any>, run: BulkPass, last: StoredEvent, events: number) => {
-  const p = posParams(last.position);
-  return sql`update projection_rebuilds set commit = ${p.commit}, prepare = ${p.prepare}, events_done = events_done + ${events}, updated_at = now()
-    where projection = ${run.projection.name} and version = ${run.version}`.execute(trx);
-};
-
-/**
- * The bulk run of a projection that folds in memory (`bulkRun`): the log is read in batches (the
- * next one read while the last is folded) and folded a segment at a time. Each segment is written in ONE
- * transaction with its checkpoint, so a killed rebuild resumes at a segment's end with nothing of a later
- * segment written: the streams that begin in a segment have no rows yet, and the segment appends theirs
- * (COPY) with their guard rows, while the events of streams begun in an earlier segment are applied by
- * the segment on top of what was written, behind the stream guard. A segment is written while the next one is read and
- * folded (a write's transaction holds the store's visibility horizon back, so a short read during it is
- * read again after it). Returns the events applied.
- */
-async function bulkSegments(run: BulkPass, bulk: BulkRun, segmentEvents: number): Promise<number> {
-  const { deps, projection, version, tables, guarded, prefixes, batchSize } = run;
-  const read = (after: LogPosition) => deps.eventStore.readAll({ after, streamPrefixes: prefixes, limit: batchSize });
-  let cursor = run.from;
-  let next: Promise<StoredEvent[]> | null = null;
-  let writing: Promise<void> | null = null;
-  // A version resumed from a kill may hold rows past its checkpoint (partitions of an older rebuild's
-  // batch committed apart from the checkpoint): until the first segment is written, a stream that looks
-  // new is looked up in the guard, and one that has a row is continued, behind the guard.
-  let mayHoldLater = run.resumed;
-  let applied = 0;
-  let ended = false;
-  try {
-    while (!ended) {
-      const segment = bulk.segment();
-      // Streams begun in this segment, by their last revision; the others' events, in log order.
-      const begun = new Map<string, number>();
-      const continued = new Set<string>();
-      const carried: StoredEvent[] = [];
-      let count = 0;
-      let last: StoredEvent | undefined;
-      while (count < segmentEvents) {
-        let events = next ? await next : await read(cursor);
-        next = null;
-        if (events.length < batchSize && writing) {
-          await writing;
-          writing = null;
-          events = await read(cursor);
-        }
-        const tail = events.at(-1);
-        if (!tail) {
-          ended = true;
-          break;
-        }
-        if (events.length === batchSize) {
-          next = read(tail.position);
-          next.catch(() => {}); // awaited next round; a failure first must not be unhandled
-        } else ended = true;
-        const held = mayHoldLater ? await heldStreams(run, events, begun, continued) : null;
-        const fresh: StoredEvent[] = [];
-        for (const e of events) {
-          const r = begun.get(e.streamId);
-          if (r !== undefined) {
-            if (e.revision !== r + 1) throw new StreamRevisionError(projection.name, version, e.streamId, r + 1, e.revision);
-            begun.set(e.streamId, e.revision);
-            fresh.push(e);
-          } else if (e.revision === 0 && !continued.has(e.streamId) && !held?.has(e.streamId)) {
-            begun.set(e.streamId, 0);
-            fresh.push(e);
-          } else {
-            continued.add(e.streamId);
-            carried.push(e);
-          }
-        }
-        segment.add(fresh);
-        count += events.length;
-        last = tail;
-        cursor = tail.position;
-        run.onRead(events.length);
-        if (ended) break;
-      }
-      if (!last) break;
-      const end = last;
-      const events = count;
-      if (writing) await writing;
-      writing = bulkTransaction(
-        deps.database,
-        async (t) => {
-          const unapplied = await guardRevisions(t.trx, guarded, carried);
-          await segment.write(t, tables, unapplied);
-          await t.load(
-            'projection_stream_revisions',
-            ['projection', 'version', 'stream_id', 'revision'],
-            [...begun].map(([stream_id, revision]) => ({ projection: projection.name, version, stream_id, revision })),
-          );
-          await recordCheckpoint(t.trx, run, end, events);
-          applied += eventsOf(begun) + unapplied.length;
-        },
-        // Not live yet: a commit lost in a crash is written again from the checkpoint before it.
-        { synchronousCommit: 'off' },
-      );
-      writing.catch(() => {}); // awaited before the next segment's write, or below
-      mayHoldLater = false;
-      if (deps.database.kind === 'pglite') {
-        // One connection: a read beside the write would wait for it anyway.
-        await writing;
-        writing = null;
-      }
-    }
-    if (writing) await writing;
-  } finally {
-    // Nothing may outlive the rebuild's lock: a read-ahead or a write still in flight settles first.
-    await Promise.allSettled([next, writing]);
-  }
-  return applied;
-}
-
-/** Events of the streams begun in a segment: each stream's revisions from 0 to its last. */
-const eventsOf = (begun: ReadonlyMap<string, number>): number => {
-  let n = 0;
-  for (const r of begun.values()) n += r + 1;
-  return n;
-};
-
-/** Streams of a batch that look new to a resumed run but have a guard row in the version already. */
-async function heldStreams(run: BulkPass, events: readonly StoredEvent[], begun: ReadonlyMap<string, number>, continued: ReadonlySet<string>): Promise<Set<string>> {
-  const ids = [...new Set(events.filter((e) => e.revision === 0 && !begun.has(e.streamId) && !continued.has(e.streamId)).map((e) => e.streamId))];
-  if (!ids.length) return new Set();
-  const rows = await guardRowsOf(run.guarded, ids).execute(run.deps.database.db);
-  return new Set(rows.rows.map((r) => r.stream_id));
-}
-
 /**
  * The bulk run of a projection without `bulkRun`: every batch through `apply` (mode `bulk`), which
  * loads and upserts the rows the batch touches. Returns the events applied.
  */
 async function bulkBatches(run: BulkPass, partitions: number): Promise<number> {
-  const { deps, projection, tables, guarded, prefixes, batchSize } = run;
-  const db = deps.database.db;
+  const { database, eventStore, projection, tables, guarded, prefixes, batchSize } = run;
+  const db = database.db;
   let checkpoint = run.from;
   let applied = 0;
   // Read outside the transaction: on PGlite the one connection is the transaction's.
-  const read = (after: LogPosition) => deps.eventStore.readAll({ after, streamPrefixes: prefixes, limit: batchSize });
+  const read = (after: LogPosition) => eventStore.readAll({ after, streamPrefixes: prefixes, limit: batchSize });
   let next: Promise<StoredEvent[]> | null = null;
   for (;;) {
     let events = next ? await next : await read(checkpoint);

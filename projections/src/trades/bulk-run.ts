@@ -5,10 +5,10 @@ import type { Database } from '@oj/infra/db/database';
 import type { StoredEvent } from '@oj/infra/eventstore/port';
 import type { BulkRun, BulkSegment } from '../runtime/projection.ts';
 import { dayTradeOf, type DayTrade } from '../daily-premium/compute.ts';
-import { writeAllDays } from '../daily-premium/tables.ts';
+import { writeDays } from '../daily-premium/tables.ts';
 import { splitRow } from '../split-history/tables.ts';
 import { applyTradeEvents } from './apply.ts';
-import { addTradeCounts, asTables, createTradeListIndexes, tradeColumns, tradeRowOf, type TradeTables, type TradesTable } from './tables.ts';
+import { addTradeCounts, asTables, tradeColumns, tradeRowOf, type TradesTable } from './tables.ts';
 import { foldEvent, lineageOfStream } from './user-rows.ts';
 
 const lineageColumns = ['lid', 'user_id', 'rev', 'has_roll'] as const;
@@ -16,17 +16,6 @@ const splitColumns = ['auid', 'user_id', 'lid', 'trades', 'su', 'gene', 'created
 
 /** Trades a bulk run keeps in its day book at most (about 200 bytes each); past it, the finishing step reads the rows back. */
 export const bulkTuning = { dayBookTrades: 2_000_000, dayChunkTrades: 40_000 };
-
-/**
- * The finishing step of a bulk rebuild: every day record written (`days`: from the version's rows read
- * back, or from a bulk run's memory) while PostgreSQL builds the deferred list indexes on another
- * connection. Both settle before a failure is thrown: the rebuild's lock must outlive the index build.
- */
-export async function finishTrades(database: Database, tables: TradeTables, days: () => Promise<void>): Promise<void> {
-  const settled = await Promise.allSettled([days(), createTradeListIndexes(database.db, tables.trades)]);
-  const failed = settled.find((r) => r.status === 'rejected');
-  if (failed) throw failed.reason;
-}
 
 /**
  * The day facts (`DayTrade`) of every trade row a bulk run wrote, by user: what the day records are
@@ -75,8 +64,8 @@ class DayBook {
  * The trades projection's bulk run: each segment's lineages folded in memory with the projection's own
  * fold and appended once (trade, lineage and split rows through COPY, counts added); lineages begun in
  * an earlier segment are continued by `applyTradeEvents` (mode `bulk`). A run that builds the version
- * from an empty start keeps the day facts of every row it writes (`DayBook`), and its finishing step
- * computes the day records from them.
+ * from an empty start keeps the day facts of every row it writes (`DayBook`), and writes the day records
+ * of its users from them (`finishOwn`).
  */
 export class TradesBulkRun implements BulkRun {
   readonly #book: DayBook | null;
@@ -90,11 +79,10 @@ export class TradesBulkRun implements BulkRun {
     return new TradesBulkSegment(this.#book);
   }
 
-  async finish(database: Database, t: Record<string, string>): Promise<boolean> {
+  async finishOwn(database: Database, t: Record<string, string>): Promise<boolean> {
     const book = this.#book;
     if (!book || book.overflowed) return false;
-    const tables = asTables(t);
-    await finishTrades(database, tables, () => writeAllDays(database, tables.daily_premium, book.parts()));
+    await writeDays(database, asTables(t).daily_premium, book.parts());
     return true;
   }
 }

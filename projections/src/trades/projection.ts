@@ -1,12 +1,12 @@
 import { sql, type Kysely } from 'kysely';
 import type { Projection } from '../runtime/projection.ts';
 import { FORMULAS_VERSION } from '@oj/contracts/formulas';
-import { asTables, createTradeCountsTable, createTradeTables, tradeTables, tradeUpsertSet } from './tables.ts';
+import { asTables, createTradeCountsTable, createTradeListIndexes, createTradeTables, tradeTables, tradeUpsertSet } from './tables.ts';
 import { createSplitHistoryTable, deleteUserSplits } from '../split-history/tables.ts';
 import { createDailyPremiumTable, recomputeAllDays } from '../daily-premium/tables.ts';
 import { diffRows, RowDiffer, type RowChanges } from '../runtime/row-diff.ts';
 import { applyTradeEvents } from './apply.ts';
-import { finishTrades, TradesBulkRun } from './bulk-run.ts';
+import { TradesBulkRun } from './bulk-run.ts';
 import { allTradeRows, foldUser, readUserRows, userKeyColumns, userRowKeys, userRows, type UserRows } from './user-rows.ts';
 
 /**
@@ -110,10 +110,14 @@ export const tradesProjection: Projection = {
     await applyTradeEvents(ctx, events);
   },
   bulkRun: ({ fromStart }) => new TradesBulkRun(fromStart),
-  // The days are computed (Node) while PostgreSQL builds the deferred list indexes (another connection).
-  async finishBulk(database, t) {
+  // The day records (unless the bulk run wrote them from memory) while PostgreSQL builds the deferred
+  // list indexes on another connection. Both settle before a failure is thrown: the rebuild's lock must
+  // outlive the index build.
+  async finishBulk(database, t, options) {
     const tables = asTables(t);
-    await finishTrades(database, tables, () => recomputeAllDays(database, tables));
+    const settled = await Promise.allSettled([options?.aggregatesWritten ? null : recomputeAllDays(database, tables), createTradeListIndexes(database.db, tables.trades)]);
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   },
   async recomputeUser(ctx, userId, events) {
     const tables = asTables(ctx.tables);

@@ -1,0 +1,164 @@
+import { sql, type Kysely } from 'kysely';
+import { bulkTransaction } from '@oj/infra/db/bulk';
+import type { Database } from '@oj/infra/db/database';
+import type { EventStore, LogPosition, StoredEvent } from '@oj/infra/eventstore/port';
+import type { BulkRun, Projection } from './projection.ts';
+import { guardRevisions, guardRowsOf, StreamRevisionError } from './apply.ts';
+import { posParams } from './lanes.ts';
+
+/** Events a segment folds in memory by default: about 0.5 GB of heap for the trades projection. */
+export const DEFAULT_SEGMENT_EVENTS = 500_000;
+
+/** The bulk pass of a rebuild: the version being built, from its checkpoint to the end of the log. */
+export interface BulkPass {
+  database: Database;
+  eventStore: EventStore;
+  projection: Projection;
+  version: number;
+  tables: Record<string, string>;
+  guarded: { name: string; version: number; revisionGuard: boolean };
+  prefixes: string[];
+  batchSize: number;
+  /** The rebuild's checkpoint: everything up to it is applied. */
+  from: LogPosition;
+  /** A killed rebuild is being resumed. */
+  resumed: boolean;
+  /** Events read (for progress). */
+  onRead(events: number): void;
+}
+
+/** A segment's (or batch's) end as the rebuild's checkpoint, in the transaction that wrote it. */
+export async function recordCheckpoint(trx: Kysely<any>, run: BulkPass, last: StoredEvent, events: number): Promise<void> {
+  const p = posParams(last.position);
+  await sql`update projection_rebuilds set commit = ${p.commit}, prepare = ${p.prepare}, events_done = events_done + ${events}, updated_at = now()
+    where projection = ${run.projection.name} and version = ${run.version}`.execute(trx);
+}
+
+/**
+ * The bulk run of a projection that folds in memory (`bulkRun`): the log is read in batches (the
+ * next one read while the last is folded) and folded a segment at a time. Each segment is written in ONE
+ * transaction with its checkpoint, so a killed rebuild resumes at a segment's end with nothing of a later
+ * segment written: the streams that begin in a segment have no rows yet, and the segment appends theirs
+ * (COPY) with their guard rows, while the events of streams begun in an earlier segment are applied by
+ * the segment on top of what was written, behind the stream guard. A segment is written while the next one is read and
+ * folded (a write's transaction holds the store's visibility horizon back, so a short read during it is
+ * read again after it). Returns the events applied.
+ */
+export async function bulkSegments(run: BulkPass, bulk: BulkRun, segmentEvents: number): Promise<BulkPassEnd> {
+  const { database, eventStore, projection, version, tables, guarded, prefixes, batchSize } = run;
+  const read = (after: LogPosition) => eventStore.readAll({ after, streamPrefixes: prefixes, limit: batchSize });
+  let cursor = run.from;
+  let next: Promise<StoredEvent[]> | null = null;
+  let writing: Promise<void> | null = null;
+  // A version resumed from a kill may hold rows past its checkpoint (partitions of an older rebuild's
+  // batch committed apart from the checkpoint): until the first segment is written, a stream that looks
+  // new is looked up in the guard, and one that has a row is continued, behind the guard.
+  let mayHoldLater = run.resumed;
+  let applied = 0;
+  let ended = false;
+  try {
+    while (!ended) {
+      const segment = bulk.segment();
+      // Streams begun in this segment, by their last revision; the others' events, in log order.
+      const begun = new Map<string, number>();
+      const continued = new Set<string>();
+      const carried: StoredEvent[] = [];
+      let count = 0;
+      let last: StoredEvent | undefined;
+      while (count < segmentEvents) {
+        let events = next ? await next : await read(cursor);
+        next = null;
+        if (events.length < batchSize && writing) {
+          await writing;
+          writing = null;
+          events = await read(cursor);
+        }
+        const tail = events.at(-1);
+        if (!tail) {
+          ended = true;
+          break;
+        }
+        if (events.length === batchSize) {
+          next = read(tail.position);
+          next.catch(() => {}); // awaited next round; a failure first must not be unhandled
+        } else ended = true;
+        const held = mayHoldLater ? await heldStreams(run, events, begun, continued) : null;
+        const fresh: StoredEvent[] = [];
+        for (const e of events) {
+          const r = begun.get(e.streamId);
+          if (r !== undefined) {
+            if (e.revision !== r + 1) throw new StreamRevisionError(projection.name, version, e.streamId, r + 1, e.revision);
+            begun.set(e.streamId, e.revision);
+            fresh.push(e);
+          } else if (e.revision === 0 && !continued.has(e.streamId) && !held?.has(e.streamId)) {
+            begun.set(e.streamId, 0);
+            fresh.push(e);
+          } else {
+            continued.add(e.streamId);
+            carried.push(e);
+          }
+        }
+        segment.add(fresh);
+        count += events.length;
+        last = tail;
+        cursor = tail.position;
+        run.onRead(events.length);
+        if (ended) break;
+      }
+      if (!last) break;
+      const end = last;
+      const events = count;
+      if (writing) await writing;
+      writing = bulkTransaction(
+        database,
+        async (t) => {
+          const unapplied = await guardRevisions(t.trx, guarded, carried);
+          await segment.write(t, tables, unapplied);
+          await t.load(
+            'projection_stream_revisions',
+            ['projection', 'version', 'stream_id', 'revision'],
+            [...begun].map(([stream_id, revision]) => ({ projection: projection.name, version, stream_id, revision })),
+          );
+          await recordCheckpoint(t.trx, run, end, events);
+          applied += eventsOf(begun) + unapplied.length;
+        },
+        // Not live yet: a commit lost in a crash is written again from the checkpoint before it.
+        { synchronousCommit: 'off' },
+      );
+      writing.catch(() => {}); // awaited before the next segment's write, or below
+      mayHoldLater = false;
+      if (database.kind === 'pglite') {
+        // One connection: a read beside the write would wait for it anyway.
+        await writing;
+        writing = null;
+      }
+    }
+    if (writing) await writing;
+  } finally {
+    // Nothing may outlive the rebuild's lock: a read-ahead or a write still in flight settles first.
+    await Promise.allSettled([next, writing]);
+  }
+  return { applied, end: cursor };
+}
+
+/** What a bulk pass did: the events it applied, and the position it read the log to. */
+export interface BulkPassEnd {
+  applied: number;
+  end: LogPosition;
+}
+
+/** Events of the streams begun in a segment: each stream's revisions from 0 to its last. */
+const eventsOf = (begun: ReadonlyMap<string, number>): number => {
+  let n = 0;
+  for (const r of begun.values()) n += r + 1;
+  return n;
+};
+
+/** Streams of a batch that look new to a resumed run but have a guard row in the version already. */
+async function heldStreams(run: BulkPass, events: readonly StoredEvent[], begun: ReadonlyMap<string, number>, continued: ReadonlySet<string>): Promise<Set<string>> {
+  const ids = [...new Set(events.filter((e) => e.revision === 0 && !begun.has(e.streamId) && !continued.has(e.streamId)).map((e) => e.streamId))];
+  if (!ids.length) return new Set();
+  const rows = await guardRowsOf(run.guarded, ids).execute(run.database.db);
+  return new Set(rows.rows.map((r) => r.stream_id));
+}
+
