@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { systemClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import { createTestDatabase } from '../src/testing/postgres.ts';
-import { freePort, spawnService, stopChild as stop, waitHealthy } from '../src/testing/processes.ts';
+import { freePort, nodeOptionsOf, spawnService, stopChild as stop, waitHealthy } from '../src/testing/processes.ts';
 import { migrate } from '@oj/services/platform/migrations';
 import { createUser } from '@oj/services/identity/commands';
 import { addDays, isWeekend } from '@oj/contracts/business-date';
@@ -21,8 +21,9 @@ import { addDays, isWeekend } from '@oj/contracts/business-date';
  * Every minute it prints p50/p99 of commands and queries, errors, requests the gateway shed (refused at
  * once with 503 when past its capacity: counted apart, not in the latencies) and the resident memory of
  * each process (and the gateway's heap: in use, and live after its last full collection, where a leak
- * shows); at the end, the growth of each process's memory after the first minute (target: at most
- * 10%). A rate beyond the gateway's capacity shows its load shedding: the answered requests keep their
+ * shows; and the share of the minute its garbage collections paused it, with the number of full ones);
+ * at the end, the growth of each process's memory after the first minute (target: at most 10%). The
+ * processes run as their npm scripts start them, Node options included (spawnService). A rate beyond the gateway's capacity shows its load shedding: the answered requests keep their
  * latency and the excess is shed.
  *
  * Dates, so that the work of a request stays steady while the journals grow (a soak looks for what grows
@@ -47,15 +48,19 @@ const rssMiB = (pid: number | undefined): number => {
 /**
  * The gateway's V8 heap in use (with the garbage not yet collected), its live heap (in use right after
  * its last full collection: what it really holds) and its external memory (buffers), from its own
- * /metrics, in MiB.
+ * /metrics, in MiB; and its garbage collections so far: the seconds its event loop stood still for them
+ * (every kind) and the number of full ones.
  */
-async function gatewayHeap(base: string): Promise<{ heapUsedMiB: number; liveHeapMiB: number; externalMiB: number }> {
+async function gatewayHeap(base: string): Promise<{ heapUsedMiB: number; liveHeapMiB: number; externalMiB: number; gcSeconds: number; majorGcs: number }> {
   try {
     const text = await (await fetch(`${base}/metrics`)).text();
-    const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'm').exec(text)?.[1] ?? 0) / 2 ** 20;
-    return { heapUsedMiB: value('nodejs_heap_size_used_bytes'), liveHeapMiB: value('nodejs_heap_live_after_major_gc_bytes'), externalMiB: value('nodejs_external_memory_bytes') };
+    const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'm').exec(text)?.[1] ?? 0);
+    const gcSeconds = [...text.matchAll(/^nodejs_gc_duration_seconds_sum\{[^}]*\} ([0-9.e+-]+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+    const majorGcs = Number(/^nodejs_gc_duration_seconds_count\{kind="major"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+    const MiB = 2 ** 20;
+    return { heapUsedMiB: value('nodejs_heap_size_used_bytes') / MiB, liveHeapMiB: value('nodejs_heap_live_after_major_gc_bytes') / MiB, externalMiB: value('nodejs_external_memory_bytes') / MiB, gcSeconds, majorGcs };
   } catch {
-    return { heapUsedMiB: 0, liveHeapMiB: 0, externalMiB: 0 };
+    return { heapUsedMiB: 0, liveHeapMiB: 0, externalMiB: 0, gcSeconds: 0, majorGcs: 0 };
   }
 }
 
@@ -112,6 +117,7 @@ export async function main(argv: string[]): Promise<void> {
     ...Object.fromEntries(['GATEWAY_MAX_IN_FLIGHT', 'GATEWAY_MAX_EVENT_LOOP_DELAY_MS', 'NODE_OPTIONS'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : []))),
   };
   const config = loadConfig(env);
+  // As `npm run gateway` and `npm run projector` start them (their Node options come from package.json).
   const gateway = spawnService('gateway', env);
   const projector = spawnService('projector', env);
   await waitHealthy(`http://127.0.0.1:${port}`);
@@ -133,13 +139,16 @@ export async function main(argv: string[]): Promise<void> {
     const account = (await (await fetch(`${base}/accounts/add-account`, { method: 'POST', headers, body: JSON.stringify({ name: 'Main', broker: 'ibkr', ac_type: 1 }) })).json()) as { uid: string };
     traders.push({ headers, account: account.uid, open: [], opened: 0 });
   }
-  process.stderr.write(`${userCount} traders ready; ${minutes} min at ${rate} commands/s and ${queryRate} queries/s; dates ${values.dates}${spread ? ` over ${days} weekdays` : ''}\n`);
+  const gatewayCommand = `node ${[...nodeOptionsOf('gateway'), 'services/src/gateway.ts'].join(' ')}${process.env.NODE_OPTIONS ? ` (NODE_OPTIONS=${process.env.NODE_OPTIONS})` : ''}`;
+  process.stderr.write(`${userCount} traders ready; ${minutes} min at ${rate} commands/s and ${queryRate} queries/s; dates ${values.dates}${spread ? ` over ${days} weekdays` : ''}; gateway: ${gatewayCommand}\n`);
 
   // `shed`: requests the gateway refused at once because it was past its capacity (503 with
   // Retry-After, its load shedding); not errors, and not in the latency figures, which are of the
   // requests it answered.
   let minute = { commands: [] as number[], queries: [] as number[], errors: 0, shed: 0, firstError: '' };
-  const report: { minute: number; commands: number; cP50: number; cP99: number; queries: number; qP50: number; qP99: number; errors: number; shed: number; gatewayMiB: number; heapUsedMiB: number; liveHeapMiB: number; externalMiB: number; projectorMiB: number }[] = [];
+  const report: { minute: number; commands: number; cP50: number; cP99: number; queries: number; qP50: number; qP99: number; errors: number; shed: number; gatewayMiB: number; heapUsedMiB: number; liveHeapMiB: number; externalMiB: number; gcShare: number; majorGcs: number; projectorMiB: number }[] = [];
+  // The gateway's collections at the start of the current minute (its /metrics counts them from its start).
+  let gcAtMinuteStart = { gcSeconds: 0, majorGcs: 0 };
   const timed = async (bucket: 'commands' | 'queries', path: string, init: RequestInit): Promise<Response | null> => {
     const t0 = performance.now();
     try {
@@ -192,6 +201,10 @@ export async function main(argv: string[]): Promise<void> {
   const closeMinute = async (seconds: number) => {
     const m = minute;
     minute = { commands: [], queries: [], errors: 0, shed: 0, firstError: '' };
+    const heap = await gatewayHeap(`http://127.0.0.1:${port}`);
+    const gcSeconds = heap.gcSeconds - gcAtMinuteStart.gcSeconds;
+    const majorGcs = heap.majorGcs - gcAtMinuteStart.majorGcs;
+    gcAtMinuteStart = heap;
     const row = {
       minute: report.length + 1,
       commands: m.commands.length / seconds,
@@ -204,15 +217,20 @@ export async function main(argv: string[]): Promise<void> {
       shed: m.shed,
       gatewayMiB: rssMiB(gateway.pid),
       projectorMiB: rssMiB(projector.pid),
-      ...(await gatewayHeap(`http://127.0.0.1:${port}`)),
+      heapUsedMiB: heap.heapUsedMiB,
+      liveHeapMiB: heap.liveHeapMiB,
+      externalMiB: heap.externalMiB,
+      gcShare: (gcSeconds / seconds) * 100,
+      majorGcs,
     };
     report.push(row);
     process.stderr.write(
-      `minute ${row.minute}: commands ${row.commands.toFixed(0)}/s p50 ${row.cP50.toFixed(1)} ms p99 ${row.cP99.toFixed(1)} ms; queries ${row.queries.toFixed(0)}/s p50 ${row.qP50.toFixed(1)} ms p99 ${row.qP99.toFixed(1)} ms; errors ${row.errors}${m.firstError ? ` (${m.firstError})` : ''}; shed ${row.shed}; RSS gateway ${row.gatewayMiB.toFixed(0)} MiB (heap used ${row.heapUsedMiB.toFixed(0)}, live after full GC ${row.liveHeapMiB.toFixed(0)}, external ${row.externalMiB.toFixed(0)}), projector ${row.projectorMiB.toFixed(0)} MiB\n`,
+      `minute ${row.minute}: commands ${row.commands.toFixed(0)}/s p50 ${row.cP50.toFixed(1)} ms p99 ${row.cP99.toFixed(1)} ms; queries ${row.queries.toFixed(0)}/s p50 ${row.qP50.toFixed(1)} ms p99 ${row.qP99.toFixed(1)} ms; errors ${row.errors}${m.firstError ? ` (${m.firstError})` : ''}; shed ${row.shed}; RSS gateway ${row.gatewayMiB.toFixed(0)} MiB (heap used ${row.heapUsedMiB.toFixed(0)}, live after full GC ${row.liveHeapMiB.toFixed(0)}, external ${row.externalMiB.toFixed(0)}; GC pauses ${row.gcShare.toFixed(1)}% of the minute, ${row.majorGcs} full), projector ${row.projectorMiB.toFixed(0)} MiB\n`,
     );
   };
 
   // Open-loop schedule in 10 ms ticks: each tick sends what is due, whatever is still in flight.
+  gcAtMinuteStart = await gatewayHeap(`http://127.0.0.1:${port}`);
   const started = performance.now();
   const end = started + minutes * 60_000;
   let sentCommands = 0;
@@ -244,11 +262,11 @@ export async function main(argv: string[]): Promise<void> {
   if (minute.commands.length + minute.queries.length > 0) await closeMinute(Math.max(1, (performance.now() - (nextMinute - 60_000)) / 1000));
 
   const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`;
-  console.log(`\nMachine: ${machine}. ${minutes} min, ${rate} commands/s and ${queryRate} queries/s (lists and premium data) from ${userCount} traders, open-loop.\n`);
-  console.log('| minute | commands/s | p50 ms | p99 ms | queries/s | p50 ms | p99 ms | errors | shed (503 busy) | gateway RSS MiB | gateway heap used MiB | gateway live heap MiB | projector RSS MiB |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log(`\nMachine: ${machine}. ${minutes} min, ${rate} commands/s and ${queryRate} queries/s (lists and premium data) from ${userCount} traders, open-loop. Gateway: ${gatewayCommand}.\n`);
+  console.log('| minute | commands/s | p50 ms | p99 ms | queries/s | p50 ms | p99 ms | errors | shed (503 busy) | gateway RSS MiB | gateway heap used MiB | gateway live heap MiB | gateway GC pauses % (full GCs) | projector RSS MiB |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of report) {
-    console.log(`| ${r.minute} | ${r.commands.toFixed(0)} | ${r.cP50.toFixed(1)} | ${r.cP99.toFixed(1)} | ${r.queries.toFixed(0)} | ${r.qP50.toFixed(1)} | ${r.qP99.toFixed(1)} | ${r.errors} | ${r.shed} | ${r.gatewayMiB.toFixed(0)} | ${r.heapUsedMiB.toFixed(0)} | ${r.liveHeapMiB.toFixed(0)} | ${r.projectorMiB.toFixed(0)} |`);
+    console.log(`| ${r.minute} | ${r.commands.toFixed(0)} | ${r.cP50.toFixed(1)} | ${r.cP99.toFixed(1)} | ${r.queries.toFixed(0)} | ${r.qP50.toFixed(1)} | ${r.qP99.toFixed(1)} | ${r.errors} | ${r.shed} | ${r.gatewayMiB.toFixed(0)} | ${r.heapUsedMiB.toFixed(0)} | ${r.liveHeapMiB.toFixed(0)} | ${r.gcShare.toFixed(1)} (${r.majorGcs}) | ${r.projectorMiB.toFixed(0)} |`);
   }
   const first = report[0];
   const last = report.at(-1);

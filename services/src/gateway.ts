@@ -6,6 +6,7 @@ import { buildApp } from './app/app.ts';
 import { createRuntime } from './platform/runtime.ts';
 import { startBackgroundWorkers } from './platform/workers.ts';
 import { exportProjectionLag } from './platform/lag-metrics.ts';
+import { GATEWAY_NODE_OPTIONS, missingGatewayNodeOptions } from './platform/gateway-heap.ts';
 
 /**
  * Services mode: the HTTP gateway (API and console). The projector runs as its own process.
@@ -14,7 +15,9 @@ import { exportProjectionLag } from './platform/lag-metrics.ts';
  * gateways that accept connections on the one port (the primary hands them out in turn), and replaces
  * one that dies. Nothing a gateway holds needs to be shared: appends are guarded by stream revision in
  * the store, idempotency keys are claimed in PostgreSQL, the principal cache of each is kept fresh by
- * NOTIFY, and the mail outbox claims its rows with SKIP LOCKED. Rate-limit counters go to Redis.
+ * NOTIFY, and the mail outbox claims its rows with SKIP LOCKED. Rate-limit counters go to Redis. The
+ * workers run with the primary's Node options (cluster.fork passes on process.execArgv), so the heap
+ * settings `npm run gateway` starts it with (platform/gateway-heap.ts) hold in every one.
  */
 const config = loadConfigOrExit();
 
@@ -45,6 +48,15 @@ if (config.GATEWAY_PROCESSES > 1 && cluster.isPrimary) {
   logger.info({ processes: config.GATEWAY_PROCESSES, port: config.PORT }, 'gateway supervisor started');
 } else {
   const runtime = await createRuntime(config);
+  // Started some other way than `npm run gateway` (a hand-written service unit, say): the process runs,
+  // but its resident memory grows for minutes under load, to about twice as much.
+  const missing = missingGatewayNodeOptions(process.execArgv, process.env.NODE_OPTIONS);
+  if (missing.length > 0) {
+    runtime.deps.logger.warn(
+      { missing, expected: GATEWAY_NODE_OPTIONS },
+      `gateway started without Node options ${missing.join(' ')} (npm run gateway gives them; see docs/operations.md, "Gateway memory")`,
+    );
+  }
   await startBackgroundWorkers(runtime, { projector: false, mail: true });
   exportProjectionLag(runtime);
   const rateLimitRedis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;

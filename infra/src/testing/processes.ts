@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -22,9 +24,28 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** `services/src/<entry>.ts` as its own Node process, from the repository root. */
-export function spawnService(entry: 'gateway' | 'projector' | 'main', env: NodeJS.ProcessEnv, stdio: StdioOptions = ['ignore', 'ignore', 'inherit']): ChildProcess {
-  return spawn(process.execPath, [`services/src/${entry}.ts`], { cwd: REPO_ROOT, env, stdio });
+type ServiceEntry = 'gateway' | 'projector' | 'main';
+/** The npm script that starts each entry in production. */
+const scriptOf: Record<ServiceEntry, string> = { gateway: 'gateway', projector: 'projector', main: 'start:only' };
+
+/**
+ * The Node options the entry's npm script starts it with (`npm run gateway` is `node <options>
+ * services/src/gateway.ts`), read from package.json: tests and benches run the process as production
+ * does, V8's heap settings included. Throws if the script is not of that form.
+ */
+export function nodeOptionsOf(entry: ServiceEntry): string[] {
+  const scripts = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const words = (scripts[scriptOf[entry]] ?? '').trim().split(/\s+/);
+  const options = words.slice(1, -1);
+  if (words[0] !== 'node' || words.at(-1) !== `services/src/${entry}.ts` || !options.every((o) => o.startsWith('--'))) {
+    throw new Error(`package.json script ${scriptOf[entry]} is not "node [--options] services/src/${entry}.ts": ${scripts[scriptOf[entry]]}`);
+  }
+  return options;
+}
+
+/** `services/src/<entry>.ts` as its own Node process, from the repository root, as its npm script starts it. */
+export function spawnService(entry: ServiceEntry, env: NodeJS.ProcessEnv, stdio: StdioOptions = ['ignore', 'ignore', 'inherit']): ChildProcess {
+  return spawn(process.execPath, [...nodeOptionsOf(entry), `services/src/${entry}.ts`], { cwd: REPO_ROOT, env, stdio });
 }
 
 /** Until `GET <base>/api/v1/health` answers 2xx; throws after `timeoutMs`. */

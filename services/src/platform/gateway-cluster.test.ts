@@ -1,20 +1,19 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '@oj/infra/testing/processes';
+import { freePort, spawnService } from '@oj/infra/testing/processes';
 import { Redis } from 'ioredis';
 import { requireRedisUrl } from '@oj/infra/testing/env';
 import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
+import { GATEWAY_NODE_OPTIONS } from './gateway-heap.ts';
 
 /**
  * `npm run gateway` with GATEWAY_PROCESSES=2: two gateway processes behind one port, supervised by the
- * cluster primary. Real processes, real PostgreSQL and Redis.
+ * cluster primary. Real processes (started as the npm script starts them), real PostgreSQL and Redis.
  */
 
-const gatewayEntry = fileURLToPath(new URL('../gateway.ts', import.meta.url));
 let db: TestDatabase;
 let child: ChildProcess;
 let port: number;
@@ -46,8 +45,9 @@ beforeAll(async () => {
   db = await createTestDatabase('gateway_cluster');
   port = await freePort();
   dataDir = mkdtempSync(join(tmpdir(), 'oj-cluster-'));
-  child = spawn(process.execPath, [gatewayEntry], {
-    env: {
+  child = spawnService(
+    'gateway',
+    {
       PATH: process.env.PATH ?? '',
       NODE_ENV: 'test',
       DATABASE_URL: db.url,
@@ -60,8 +60,8 @@ beforeAll(async () => {
       GATEWAY_PROCESSES: '2',
       RATE_LIMIT_AUTH_PER_MINUTE: '4',
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+    ['ignore', 'ignore', 'inherit'],
+  );
   await until('two gateway processes answering', async () => {
     const ok = await get('/api/v1/health').then((r) => r.ok, () => false);
     return ok && workerPids().length === 2 ? true : undefined;
@@ -84,6 +84,13 @@ afterAll(async () => {
 });
 
 describe('two gateway processes behind one port', () => {
+  it("run with npm run gateway's heap settings, which the primary passes on to each", () => {
+    const commandLine = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    const pids = workerPids();
+    expect(pids).toHaveLength(2);
+    for (const pid of pids) expect(commandLine(pid)).toEqual(expect.arrayContaining([...GATEWAY_NODE_OPTIONS]));
+  });
+
   it('share one rate limit: the limit is not doubled by the second process', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 10; i++) {

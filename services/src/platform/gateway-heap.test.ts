@@ -1,0 +1,47 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, nodeOptionsOf } from '@oj/infra/testing/processes';
+import { GATEWAY_NODE_OPTIONS, missingGatewayNodeOptions } from './gateway-heap.ts';
+
+const gatewayCommand = ['node', ...GATEWAY_NODE_OPTIONS, 'services/src/gateway.ts'];
+
+describe("the gateway's heap settings", () => {
+  it('are on every command that starts a gateway: npm run gateway (and so tests and benches), the compose file, the Dockerfile', () => {
+    expect(nodeOptionsOf('gateway')).toEqual([...GATEWAY_NODE_OPTIONS]);
+    const compose = readFileSync(join(REPO_ROOT, 'docker-compose.yml'), 'utf8');
+    const gatewayService = /^ {2}gateway:\n((?: {4}.*\n|\n)*)/m.exec(compose)?.[1] ?? '';
+    const composeCommand = /^ {4}command: (\[.*\])$/m.exec(gatewayService)?.[1];
+    expect(composeCommand && JSON.parse(composeCommand)).toEqual(gatewayCommand);
+    const dockerfile = readFileSync(join(REPO_ROOT, 'infra/docker/Dockerfile'), 'utf8');
+    const cmd = /^CMD (\[.*\])$/m.exec(dockerfile)?.[1];
+    expect(cmd && JSON.parse(cmd)).toEqual(gatewayCommand);
+  });
+
+  it('a process started without them is told which are missing; another value counts as set', () => {
+    expect(missingGatewayNodeOptions([])).toEqual([...GATEWAY_NODE_OPTIONS]);
+    expect(missingGatewayNodeOptions([...GATEWAY_NODE_OPTIONS])).toEqual([]);
+    expect(missingGatewayNodeOptions(['--heap_growing_percent=50'], '--max-semi-space-size=32')).toEqual([]);
+    expect(missingGatewayNodeOptions(['--heap-growing-percent=20'])).toEqual(['--max-semi-space-size=16']);
+  });
+
+  it('hold the heap near its live size under churn, where V8 alone lets it grow to several times that', () => {
+    // About 30 MB kept, and 800 MB of objects that live long enough to reach the old generation and die
+    // there: the heap's committed size at its largest, with and without the settings.
+    const churn = `
+      const v8 = require('node:v8');
+      const live = []; for (let i = 0; i < 300000; i++) live.push({ a: i, b: 'x' + i, c: [i] });
+      let medium = []; let largest = 0;
+      for (let round = 0; round < 4000; round++) {
+        for (let i = 0; i < 2000; i++) medium.push({ a: i, b: 'y' + i, c: [i, i] });
+        if (medium.length > 100000) medium = [];
+        largest = Math.max(largest, v8.getHeapStatistics().total_heap_size);
+      }
+      process.stdout.write(String(largest + live.length * 0));`;
+    const largestHeap = (options: readonly string[]) => Number(execFileSync(process.execPath, [...options, '-e', churn], { encoding: 'utf8' }));
+    const withSettings = largestHeap(GATEWAY_NODE_OPTIONS);
+    const without = largestHeap([]);
+    expect(withSettings).toBeLessThan(0.6 * without);
+  }, 60_000);
+});
