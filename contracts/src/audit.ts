@@ -112,9 +112,29 @@ export const timelineResponse = z.object({
 });
 export type TimelineResponse = z.infer<typeof timelineResponse>;
 
+/**
+ * `full=true`: replay from the user's first event, whatever stored replay states there are (the default
+ * starts from the last stored state before the point and replays only the events after it).
+ */
+export const fullReplay = z.stringbool().default(false);
+
+/** Where a replay started: the stored replay state it read, or null for the user's first event. */
+export const storedStateUse = z.object({
+  /** The stored state's last event: the state is the journal right after it. */
+  position: logPosition,
+  /** The user's events up to and including it. */
+  events: z.number().int(),
+  /** When the maintenance job stored it. */
+  stored_at: z.string(),
+  /** The events replayed after it. */
+  events_after: z.number().int(),
+});
+export type StoredStateUse = z.infer<typeof storedStateUse>;
+
 export const asOfQuery = z
   .object({
     reason: auditReason,
+    full: fullReplay,
     /** Right after this event. */
     event: logPosition.optional(),
     /** At the end of this New York business date (every event decided on or before it). */
@@ -176,6 +196,7 @@ export const asOfResponse = z.object({
   /** The daily premium records up to the as-of date, newest first (at most 60). */
   daily_premium: z.array(dailyPremiumFigure),
   totals: z.object({ net_premium: z.number(), fees: z.number(), net_premium_captured: z.number(), days: z.number().int() }),
+  stored_state: storedStateUse.nullable(),
   elapsed_ms: z.number(),
 });
 export type AsOfResponse = z.infer<typeof asOfResponse>;
@@ -224,8 +245,11 @@ export const verifyResponse = z.object({
   differences: z.array(rowDifference),
   /** At most this many differences are listed; `difference_count` counts all. */
   difference_count: z.number().int(),
+  stored_state: storedStateUse.nullable(),
   elapsed_ms: z.number(),
 });
+export const verifyQuery = z.object({ reason: auditReason, full: fullReplay });
+export type VerifyQuery = z.input<typeof verifyQuery>;
 export type VerifyResponse = z.infer<typeof verifyResponse>;
 
 export const exportQuery = z.object({ reason: auditReason, format: z.enum(['jsonl', 'csv']) });

@@ -72,6 +72,20 @@ const configSchema = z.object({
   STRIPE_WEBHOOK_SECRET: z.string().optional(),
   /** Where the Stripe SDK sends its requests (a local Stripe test server in tests); unset: api.stripe.com. */
   STRIPE_API_URL: optionalUrl(['http', 'https']),
+  /**
+   * Stored replay states for the audit (docs/audit.md, docs/operations.md): the projector process folds
+   * heavy users' logs a chunk at a time so support's views start from there. `off` stores none (every
+   * view replays from the first event).
+   */
+  AUDIT_REPLAY_STATES: z.enum(['on', 'off']).default('on'),
+  /** How often the projector looks for users whose log grew by a chunk since their last stored state. */
+  AUDIT_REPLAY_STATES_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(60),
+  /** Events per stored chunk: the most a view folds beyond the state it starts from, plus what arrived since the last run. */
+  AUDIT_REPLAY_STATES_CHUNK_EVENTS: z.coerce.number().int().min(100).default(10_000),
+  /** Users with fewer events get no stored state (their whole log replays in milliseconds). */
+  AUDIT_REPLAY_STATES_MIN_EVENTS: z.coerce.number().int().min(0).default(20_000),
+  /** Events folded per run over all users (a bound on each run's work; a user with more continues next run). */
+  AUDIT_REPLAY_STATES_MAX_EVENTS_PER_RUN: z.coerce.number().int().min(1).default(500_000),
   /** How often the billing scheduler looks for ended grace periods and periods, and sends reminders. */
   BILLING_SCHEDULER_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(900),
   /** Which proxies may set X-Forwarded-For: unset/false (none), true (any: only behind a proxy that overwrites it), or comma-separated addresses/CIDRs. */

@@ -94,19 +94,29 @@ export async function readUserLogPage(db: Kysely<any>, q: UserLogPage): Promise<
 
 /**
  * Every event of a user in log order, up to and including `upTo` when given, read in keyset chunks so
- * no single result holds the whole history twice (rows and events).
+ * no single result holds the whole history twice (rows and events). `limit`: at most that many.
+ * `visibleOnly`: only events of transactions below the visibility horizon (postgres.ts), the ones no
+ * later commit can ever sort before: what a state kept for later (the audit's stored replay states)
+ * may be folded from.
  */
-export async function readUserLog(db: Kysely<any>, userId: string, options: { upTo?: LogPosition; after?: LogPosition; chunk?: number } = {}): Promise<StoredEvent[]> {
+export async function readUserLog(
+  db: Kysely<any>,
+  userId: string,
+  options: { upTo?: LogPosition; after?: LogPosition; chunk?: number; limit?: number; visibleOnly?: boolean } = {},
+): Promise<StoredEvent[]> {
   const chunk = options.chunk ?? 50_000;
+  const limit = options.limit ?? Number.POSITIVE_INFINITY;
   const out: StoredEvent[] = [];
   let after = options.after;
   for (;;) {
+    const n = Math.min(chunk, limit - out.length);
     const upTo = options.upTo ? sql`and (transaction_id, global_position) <= ${pos(options.upTo)}` : sql``;
-    const page: UserLogPage = { userId, direction: 'forward', limit: chunk, ...(after ? { after } : {}) };
-    const { rows } = await sql<Row>`select ${COLUMNS} from events where ${conditions(page)} ${upTo}
-      order by transaction_id, global_position limit ${chunk}`.execute(db);
+    const visible = options.visibleOnly ? sql`and transaction_id < pg_snapshot_xmin(pg_current_snapshot())` : sql``;
+    const page: UserLogPage = { userId, direction: 'forward', limit: n, ...(after ? { after } : {}) };
+    const { rows } = await sql<Row>`select ${COLUMNS} from events where ${conditions(page)} ${upTo} ${visible}
+      order by transaction_id, global_position limit ${n}`.execute(db);
     for (const r of rows) out.push(toEvent(r));
-    if (rows.length < chunk) return out;
+    if (rows.length < n || out.length >= limit) return out;
     after = out.at(-1)!.position;
   }
 }

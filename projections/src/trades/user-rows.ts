@@ -6,7 +6,7 @@ import type { TradeRecord } from '@oj/contracts/trade-record';
 import type { StoredEvent } from '@oj/infra/eventstore/port';
 import { listOf, tradeRowOf, type TradesTable } from './tables.ts';
 import { splitRow, type SplitHistoryTable } from '../split-history/tables.ts';
-import { computeDailyRecords, dayKey, type DailyPremiumRecord } from '../daily-premium/compute.ts';
+import { computeDailyRecords, dayKey, type DailyPremiumRecord, type DayTrade } from '../daily-premium/compute.ts';
 
 /**
  * All of one user's rows of the trades projection, computed in memory from the user's lineages with the
@@ -65,7 +65,7 @@ export function allTradeRows(lineages: Iterable<LineageState>): TradesTable[] {
 }
 
 /** Daily premium records of every day a trade was opened or closed on (or only of `onlyDays`). */
-export function dailyRecords(userId: string, trades: readonly TradesTable[], onlyDays?: ReadonlySet<string>): DailyPremiumRecord[] {
+export function dailyRecords(userId: string, trades: readonly DayTrade[], onlyDays?: ReadonlySet<string>): DailyPremiumRecord[] {
   if (!onlyDays) return [...computeDailyRecords(null, trades).values()];
   const keys = new Set<string>();
   for (const t of trades) {
@@ -83,8 +83,12 @@ export interface UserRows {
   trade_counts: Array<{ user_id: string; list: number; n: number }>;
 }
 
-/** Every row of the user, as the live tables hold them after the folded events. */
-export function userRows(userId: string, lineageStates: Iterable<LineageState>): UserRows {
+/**
+ * Every row of the user, as the live tables hold them after the folded events. `days`: the day records
+ * when the caller has them already (the audit keeps them day by day as it folds; the same records this
+ * computes from every trade).
+ */
+export function userRows(userId: string, lineageStates: Iterable<LineageState>, days?: readonly DailyPremiumRecord[]): UserRows {
   const lineages = [...lineageStates];
   const trades = allTradeRows(lineages);
   const counts = new Map<number, number>();
@@ -93,7 +97,7 @@ export function userRows(userId: string, lineageStates: Iterable<LineageState>):
     trades,
     trade_lineages: lineages.map((l) => ({ lid: l.lineageId, user_id: l.userId, rev: l.revision, has_roll: l.hasRollHistory })),
     split_history: lineages.flatMap((l) => l.splits.map(splitRow)),
-    daily_premium: dailyRecords(userId, trades),
+    daily_premium: days ? [...days] : dailyRecords(userId, trades),
     trade_counts: [...counts].map(([list, n]) => ({ user_id: userId, list, n })),
   };
 }
@@ -112,11 +116,26 @@ export const userRowKeys = Object.fromEntries(
   Object.entries(userKeyColumns).map(([table, { column }]) => [table, (row: Record<string, unknown>) => String(row[column])]),
 ) as Record<keyof UserRows, (row: any) => string>;
 
-/** The rows one user has in each table of a version (`tables`: physical names by logical name). */
-export async function readUserRows(db: Kysely<any>, tables: Record<keyof UserRows, string>, userId: string): Promise<Record<keyof UserRows, Record<string, unknown>[]>> {
-  const names = Object.keys(userKeyColumns) as (keyof UserRows)[];
-  const rows = await Promise.all(names.map(async (t) => (await sql<Record<string, unknown>>`select * from ${sql.table(tables[t])} where user_id = ${userId}`.execute(db)).rows));
-  return Object.fromEntries(names.map((t, i) => [t, rows[i]!])) as Record<keyof UserRows, Record<string, unknown>[]>;
+/**
+ * The rows one user has in each table of a version (`tables`: physical names by logical name). `only`:
+ * just these tables, and `lineagePart`: just the rows whose lineage (`lid`) falls in one part of
+ * `parts` by its last character's code point (the audit's Verify reads a user's rows in parts, one per
+ * core, with the same rule as its `partOf`); tables without a lineage column ignore it.
+ */
+export async function readUserRows<T extends keyof UserRows = keyof UserRows>(
+  db: Kysely<any>,
+  tables: Record<keyof UserRows, string>,
+  userId: string,
+  options: { only?: readonly T[]; lineagePart?: { part: number; parts: number } } = {},
+): Promise<Record<T, Record<string, unknown>[]>> {
+  const names = (options.only ?? Object.keys(userKeyColumns)) as T[];
+  const part = (t: T) =>
+    options.lineagePart && lineageColumnTables.has(t) ? sql`and ascii(right(lid, 1)) % ${options.lineagePart.parts} = ${options.lineagePart.part}` : sql``;
+  const rows = await Promise.all(names.map(async (t) => (await sql<Record<string, unknown>>`select * from ${sql.table(tables[t])} where user_id = ${userId} ${part(t)}`.execute(db)).rows));
+  return Object.fromEntries(names.map((t, i) => [t, rows[i]!])) as Record<T, Record<string, unknown>[]>;
 }
+
+/** Tables whose rows name their lineage (`lid`). */
+const lineageColumnTables = new Set<keyof UserRows>(['trades', 'trade_lineages', 'split_history']);
 
 export { listOf };

@@ -14,7 +14,7 @@ import { tradeTables } from '@oj/projections/trades/projection';
 import { login } from '../identity/commands.ts';
 import { runAdminCli } from '../identity/cli.ts';
 import { runAuditCli } from './cli.ts';
-import { firstInOrder } from './queries.ts';
+import { firstInOrder } from './journal-views.ts';
 import { buildHistory, replayAt, replayEvents, replayRows } from './replay.ts';
 import { createUserLog } from './user-log.ts';
 import { readFile } from 'node:fs/promises';

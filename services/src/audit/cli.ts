@@ -13,11 +13,12 @@ export const usage = `Usage: npm run audit -- <command> --as <staff e-mail> [opt
   find <e-mail | username | uid>
   overview <uid> --reason "<why>"
   timeline <uid> --reason "<why>" [--cursor <position>] [--backward] [--limit N] [--trade T] [--lineage L] [--type TradeRolled] [--from YYYY-MM-DD] [--to YYYY-MM-DD]
-  as-of    <uid> --reason "<why>" [--event <position> | --date YYYY-MM-DD] [--formulas V]
+  as-of    <uid> --reason "<why>" [--event <position> | --date YYYY-MM-DD] [--formulas V] [--full]
   diff     <uid> <position> --reason "<why>"
-  verify   <uid> --reason "<why>"          (exit code 3 when the read models differ)
+  verify   <uid> --reason "<why>" [--full]  (exit code 3 when the read models differ)
   export   <uid> --reason "<why>" --format jsonl|csv --out <file>
 --as names a Support or Admin user: the reads are recorded in the access log under that user, as in the console.
+--full replays from the user's first event instead of the last stored replay state (docs/audit.md).
 Prints JSON. Uses the same DATABASE_URL / DATA_DIR / EVENTSTORE_URL as the server.`;
 
 /** The audit replay without a browser: the same functions as the routes, the same access log. */
@@ -28,7 +29,7 @@ export async function runAuditCli(argv: string[], env: Record<string, string | u
     options: {
       as: { type: 'string' }, reason: { type: 'string' }, cursor: { type: 'string' }, backward: { type: 'boolean' }, limit: { type: 'string' },
       trade: { type: 'string' }, lineage: { type: 'string' }, type: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' },
-      event: { type: 'string' }, date: { type: 'string' }, formulas: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' },
+      event: { type: 'string' }, date: { type: 'string' }, formulas: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' }, full: { type: 'boolean' },
     },
   });
   const [command, target, position] = positionals;
@@ -44,7 +45,7 @@ export async function runAuditCli(argv: string[], env: Record<string, string | u
       out.error(`${values.as} is not a Support or Admin user.`);
       return 1;
     }
-    const ctx: AuditContext = { db: deps.database.db, eventStore: deps.eventStore, clock: deps.clock };
+    const ctx: AuditContext = { db: deps.database.db, eventStore: deps.eventStore, clock: deps.clock, logger: deps.logger };
     const print = (x: unknown) => out.log(JSON.stringify(x, null, 2));
     if (command === 'find') {
       print(await findUsers(ctx.db, target));
@@ -73,8 +74,8 @@ export async function runAuditCli(argv: string[], env: Record<string, string | u
         return 0;
       }
       case 'as-of': {
-        const q = asOfQuery.parse({ reason: reason.data, event: values.event, date: values.date, formulas: values.formulas });
-        await record('as-of', `event=${values.event ?? ''} date=${values.date ?? ''}`);
+        const q = asOfQuery.parse({ reason: reason.data, event: values.event, date: values.date, formulas: values.formulas, full: values.full ? 'true' : 'false' });
+        await record('as-of', `event=${values.event ?? ''} date=${values.date ?? ''}${q.full ? ' full=true' : ''}`);
         print(await asOf(ctx, user.uid, q));
         return 0;
       }
@@ -85,8 +86,8 @@ export async function runAuditCli(argv: string[], env: Record<string, string | u
         return 0;
       }
       case 'verify': {
-        await record('verify', 'replayed the whole history against the live read models');
-        const v = await verify(ctx, user.uid);
+        await record('verify', `replayed the whole history${values.full ? ' from the first event' : ''} against the live read models`);
+        const v = await verify(ctx, user.uid, { full: values.full });
         print(v);
         return v.consistent ? 0 : 3;
       }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type {
   AsOfResponse,
@@ -8,6 +8,7 @@ import type {
   ExportFormat,
   RowChange,
   RowDifference,
+  StoredStateUse,
   TimelineEntry,
   TimelineResponse,
   TradeHistoryResponse,
@@ -20,26 +21,43 @@ import type { Clock } from '@oj/infra/clock';
 import { businessDateOf } from '@oj/infra/clock';
 import { ProjectionNotLiveError, liveRow } from '@oj/projections/runtime/registry';
 import { TRADES_PROJECTION, tradeTables } from '@oj/projections/trades/projection';
-import { emptyLineage, type LineageState } from '@oj/contracts/lineage-fold';
+import { emptyLineage } from '@oj/contracts/lineage-fold';
 import { rowToListItem, type TradesTable } from '@oj/projections/trades/tables';
-import { toRollHistoryItem } from '@oj/projections/roll-history/queries';
 import { splitRow } from '@oj/projections/split-history/tables';
 import { FORMULAS_VERSION, round2 } from '@oj/contracts/formulas';
-import { canon, diffRows, fieldDifferences, sameJson } from '@oj/projections/runtime/row-diff';
+import { canon, diffRows, fieldDifferences, sameJson, type FieldDifference } from '@oj/projections/runtime/row-diff';
 import { foldEvent, lineageOfStream, readUserRows, userRowKeys } from '@oj/projections/trades/user-rows';
 import type { DailyPremiumRecord } from '@oj/projections/daily-premium/compute';
 import type { z } from 'zod';
+import type { Logger } from 'pino';
 import { AppError } from '../app/errors.ts';
 import { findUserByEmail, findUserByUid, type UserRecord } from '../identity/users.ts';
 import { describeEvent, describeWithLineages, sameValue, timelineEntryOf, tradeChanges } from './describe.ts';
 import { allTradeRows, applyEvent, asJournalEvent, buildHistory, dailyRecords, formulaVersions, lineageOf, listOf, newReplay, replayAt, replayEvents, replayRows, statesAround, tradeRow, type Replay, type ReplayHistory } from './replay.ts';
 import { createUserLog, type UserLog } from './user-log.ts';
+import { byListOrder, firstInOrder, mergeInView, rollTreesInView, splitTreesInView, type RollTree, type SplitTree } from './journal-views.ts';
+
+const byIndex = (_: unknown, i: number) => i;
+import { NoSuchEventError, partInputs, withStoredStates, type ReplayPoint, type StoredBase, type StoredPlan } from './stored-replay.ts';
+import { LINEAGE_PARTS } from './state-codec.ts';
+import { inProcessParts, type PartRunner } from './part-runner.ts';
+import { partTables, type PartInput, type PartTableDiff } from './partition-replay.ts';
+import { withDays } from './journal-state.ts';
 
 export interface AuditContext {
   db: Kysely<any>;
   eventStore: EventStore;
   clock: Clock;
+  /** Warnings about stored replay states that failed a check (the view then replays more of the log). */
+  logger?: Pick<Logger, 'warn'> | undefined;
+  /** Where the parts of a heavy user's journal are replayed (worker threads in the gateway); default: this thread. */
+  parts?: PartRunner | undefined;
 }
+
+const partsOf = (ctx: AuditContext): PartRunner => ctx.parts ?? inProcessParts(ctx.db);
+
+/** Stored replay states hold PostgreSQL log positions: on EventStoreDB every view replays from the first event. */
+const hasStoredStates = (ctx: AuditContext) => ctx.eventStore.kind !== 'eventstoredb';
 
 const log = (ctx: AuditContext): UserLog => createUserLog(ctx.eventStore, ctx.db);
 
@@ -161,44 +179,83 @@ function checkFormulas(version: number | undefined): number {
   return v;
 }
 
-const byListOrder = (a: TradesTable, b: TradesTable) => (a.sort_date < b.sort_date ? 1 : a.sort_date > b.sort_date ? -1 : a.uid < b.uid ? 1 : a.uid > b.uid ? -1 : 0);
-
-/**
- * The first `k` of `rows` in the order of `cmp`: what a stable sort then `slice(0, k)` gives (a row
- * equal to one already kept goes after it), without sorting 100,000 rows to show 50.
- */
-export function firstInOrder<T>(rows: Iterable<T>, k: number, cmp: (a: T, b: T) => number): T[] {
-  const out: T[] = [];
-  if (k <= 0) return out;
-  for (const r of rows) {
-    if (out.length === k && cmp(r, out[k - 1]!) >= 0) continue;
-    let lo = 0;
-    let hi = out.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cmp(r, out[mid]!) < 0) hi = mid;
-      else lo = mid + 1;
-    }
-    out.splice(lo, 0, r);
-    if (out.length > k) out.pop();
-  }
-  return out;
-}
-
 export interface AsOfArgs {
   event?: string | undefined;
   date?: string | undefined;
   formulas?: number | undefined;
   list_limit: number;
   trade?: string | undefined;
+  /** Replay from the first event even where stored replay states could be read. */
+  full?: boolean | undefined;
 }
 
-/** The journal as it stood right after an event (or at the end of a New York date), replayed through the projection's code. */
-export async function asOf(ctx: AuditContext, userId: string, q: AsOfArgs): Promise<AsOfResponse> {
-  const started = performance.now();
-  const formulas = checkFormulas(q.formulas);
-  const l = log(ctx);
-  const events = await l.all(userId);
+/** What the as-of view shows, before it is put in the response's shape. */
+interface AsOfJournal {
+  /** Per list (open, closed, rolled): its count and its first rows in the lists' order. */
+  counts: [number, number, number];
+  heads: [TradesTable[], TradesTable[], TradesTable[]];
+  rollTrees: RollTree[];
+  splitTrees: SplitTree[];
+  /** Every day record of the journal. */
+  days: readonly DailyPremiumRecord[];
+  last: StoredEvent | null;
+  events: number;
+  stored: StoredStateUse | null;
+}
+
+const storedStateUseOf = (plan: StoredPlan): StoredStateUse | null =>
+  plan.from ? { position: positionToString(plan.from.upto), events: plan.from.events, stored_at: plan.from.createdAt.toISOString(), events_after: plan.events - plan.from.events } : null;
+
+const pointOf = (q: AsOfArgs): ReplayPoint => (q.event ? { at: 'event', position: positionFromString(q.event) } : q.date ? { at: 'date', date: q.date } : { at: 'head' });
+
+/**
+ * The day records after a stored plan: the base chunk's, with every day the parts' events touched
+ * recomputed from the rows every part has on it.
+ */
+async function daysAfter(ctx: AuditContext, plan: StoredPlan, inputs: readonly PartInput[], touched: ReadonlyArray<readonly string[]>): Promise<ReadonlyMap<string, DailyPremiumRecord>> {
+  const changed = new Set(touched.flat());
+  if (!changed.size) return plan.days;
+  const rows = (await partsOf(ctx).run('rowsOnDays', inputs.map((i) => ({ ...i, days: [...changed] })))).flat();
+  return withDays(plan.userId, plan.days, changed, rows);
+}
+
+/** Lets the parts start on the base (and for Verify ask for their live rows) while the plan's other reads run. */
+const openParts =
+  (ctx: AuditContext, userId: string, verify?: { tables: Record<UserTable, string>; token: string }) =>
+  (b: StoredBase): void => {
+    const inputs = Array.from({ length: LINEAGE_PARTS }, (_, part) => ({ userId, key: b.key, origin: b.origin, chain: b.chain, base: b.base, part, ...(verify ? { verify } : {}) }));
+    // A failure here (a chunk that fails its check) comes again from the task that follows, which handles it.
+    partsOf(ctx).run('open', inputs).catch(() => {});
+  };
+
+/** The as-of view from the stored replay states, a part of the lineages per core; null when the user has none. */
+async function asOfFromStoredStates(ctx: AuditContext, userId: string, q: AsOfArgs): Promise<AsOfJournal | null> {
+  try {
+    return await withStoredStates(ctx, userId, pointOf(q), async (plan) => {
+      const inputs = partInputs(plan);
+      const parts = await partsOf(ctx).run('asOf', inputs.map((i) => ({ ...i, listLimit: q.list_limit, trade: q.trade })));
+      const days = await daysAfter(ctx, plan, inputs, parts.map((p) => p.touchedDays));
+      const list = (i: 0 | 1 | 2) => firstInOrder(parts.flatMap((p) => p.heads[i]), q.list_limit, byListOrder);
+      return {
+        counts: [0, 1, 2].map((i) => parts.reduce((n, p) => n + p.counts[i]!, 0)) as [number, number, number],
+        heads: [list(0), list(1), list(2)],
+        rollTrees: mergeInView(parts.map((p) => p.roll), q.trade),
+        splitTrees: mergeInView(parts.map((p) => p.split), q.trade).flat(),
+        days: [...days.values()],
+        last: plan.last,
+        events: plan.events,
+        stored: storedStateUseOf(plan),
+      };
+    }, { onBase: openParts(ctx, userId) });
+  } catch (error) {
+    if (error instanceof NoSuchEventError) throw new AppError('not_found', auditMessages.eventNotFound);
+    throw error;
+  }
+}
+
+/** The as-of view replayed from the user's first event (the cached log and its folded history). */
+async function asOfFromLog(ctx: AuditContext, userId: string, q: AsOfArgs): Promise<AsOfJournal> {
+  const events = await log(ctx).all(userId);
   let n: number;
   if (q.event) n = indexOfPosition(events, q.event) + 1;
   else if (q.date) {
@@ -207,27 +264,47 @@ export async function asOf(ctx: AuditContext, userId: string, q: AsOfArgs): Prom
   } else n = events.length;
   const whole = n === events.length ? fullReplay(userId, events) : null;
   const replay = whole?.replay ?? replayAt(historyOf(userId, events), n);
-  const last = n > 0 ? events[n - 1]! : null;
-  const date = q.date ?? last?.metadata.businessDate ?? businessDateOf(ctx.clock);
   const rows = whole?.rows.trades ?? allTradeRows(replay);
-  const lists: Record<1 | 2 | 3, TradesTable[]> = { 1: [], 2: [], 3: [] };
-  for (const r of rows) lists[r.list].push(r);
-  const items = (list: TradesTable[]) => firstInOrder(list, q.list_limit, byListOrder).map((r) => rowToListItem(r as never, date));
+  const lists: [TradesTable[], TradesTable[], TradesTable[]] = [[], [], []];
+  for (const r of rows) lists[r.list - 1]!.push(r);
+  const ordered = [...replay.lineages.values()];
+  return {
+    counts: [lists[0].length, lists[1].length, lists[2].length],
+    heads: [firstInOrder(lists[0], q.list_limit, byListOrder), firstInOrder(lists[1], q.list_limit, byListOrder), firstInOrder(lists[2], q.list_limit, byListOrder)],
+    rollTrees: mergeInView([rollTreesInView(ordered, byIndex, q.trade)], q.trade),
+    splitTrees: mergeInView([splitTreesInView(ordered, byIndex, q.trade)], q.trade).flat(),
+    days: whole?.rows.daily_premium ?? dailyRecords(userId, rows),
+    last: n > 0 ? events[n - 1]! : null,
+    events: replay.events,
+    stored: null,
+  };
+}
 
-  const daily = (whole?.rows.daily_premium ?? dailyRecords(userId, rows)).filter((d) => d.income_date <= date);
+/**
+ * The journal as it stood right after an event (or at the end of a New York date), replayed through the
+ * projection's code: from the last stored replay state before that point when there is one (folded
+ * with the live formulas), else, or with `full`, from the user's first event.
+ */
+export async function asOf(ctx: AuditContext, userId: string, q: AsOfArgs): Promise<AsOfResponse> {
+  const started = performance.now();
+  const formulas = checkFormulas(q.formulas);
+  const j = (!q.full && formulas === FORMULAS_VERSION && hasStoredStates(ctx) ? await asOfFromStoredStates(ctx, userId, q) : null) ?? (await asOfFromLog(ctx, userId, q));
+  const date = q.date ?? j.last?.metadata.businessDate ?? businessDateOf(ctx.clock);
+  const items = (rows: readonly TradesTable[]) => rows.map((r) => rowToListItem(r as never, date));
+  const daily = j.days.filter((d) => d.income_date <= date);
   daily.sort((a, b) => (a.income_date < b.income_date ? 1 : -1));
-  const at = last ? (await entriesOf(l, userId, [last]))[0]! : null;
+  const at = j.last ? (await entriesOf(log(ctx), userId, [j.last]))[0]! : null;
   return {
     at,
     date: q.date ?? null,
-    events_replayed: n,
+    events_replayed: j.events,
     formulas_version: formulas,
-    counts: { open: lists[1].length, closed: lists[2].length, rolled: lists[3].length },
-    open: items(lists[1]),
-    closed: items(lists[2]),
-    rolled: items(lists[3]),
-    roll_trees: rollTrees(replay, q.trade),
-    split_trees: splitTrees(replay, q.trade),
+    counts: { open: j.counts[0], closed: j.counts[1], rolled: j.counts[2] },
+    open: items(j.heads[0]),
+    closed: items(j.heads[1]),
+    rolled: items(j.heads[2]),
+    roll_trees: j.rollTrees,
+    split_trees: j.splitTrees,
     daily_premium: daily.slice(0, 60).map((d) => ({ income_date: d.income_date, np: d.np, nf: d.nf, npc: d.npc, otc: d.otc, ctc: d.ctc, iw: d.iw })),
     totals: {
       net_premium: round2(daily.reduce((s, d) => s + d.np, 0)),
@@ -235,72 +312,9 @@ export async function asOf(ctx: AuditContext, userId: string, q: AsOfArgs): Prom
       net_premium_captured: round2(daily.reduce((s, d) => s + d.npc, 0)),
       days: daily.length,
     },
+    stored_state: j.stored,
     elapsed_ms: Math.round(performance.now() - started),
   };
-}
-
-const TREE_LIMIT = 20;
-
-/** Lineages in the view: the focused trade's, or the most recently changed ones with the given shape. */
-function pickLineages(replay: Replay, trade: string | undefined, has: (l: LineageState) => boolean): LineageState[] {
-  const all = [...replay.lineages.values()];
-  if (trade) return all.filter((l) => l.trades.has(trade) || l.lineageId === trade || l.splits.some((s) => s.auid === trade));
-  const picked: LineageState[] = [];
-  for (let i = all.length - 1; i >= 0 && picked.length < TREE_LIMIT; i--) if (has(all[i]!)) picked.push(all[i]!);
-  return picked;
-}
-
-function rollTrees(replay: Replay, trade: string | undefined): AsOfResponse['roll_trees'] {
-  return pickLineages(replay, trade, (l) => l.hasRollHistory || [...l.trades.values()].some((t) => t.partialOf !== null)).map((l) => {
-    const items = [...l.trades.values()].map((t) => toRollHistoryItem(tradeRow(t) as never));
-    const uids = new Set(items.map((i) => i.uid));
-    const children = new Map<string | null, typeof items>();
-    for (const i of items) {
-      const parent = i.rolled_from_uid !== null && uids.has(i.rolled_from_uid) ? i.rolled_from_uid : null;
-      children.set(parent, [...(children.get(parent) ?? []), i]);
-    }
-    const nodes: AsOfResponse['roll_trees'][number]['nodes'] = [];
-    const visit = (parent: string | null, depth: number) => {
-      const list = (children.get(parent) ?? []).sort((a, b) => (a.trade_open_date < b.trade_open_date ? -1 : a.trade_open_date > b.trade_open_date ? 1 : 0));
-      for (const i of list) {
-        nodes.push({
-          uid: i.uid,
-          parent,
-          depth,
-          status: i.status,
-          strike_prices: i.strike_prices,
-          contract_size: i.contract_size,
-          premium_at_open: i.premium_at_open,
-          premium_at_close: i.premium_at_close,
-          trade_open_date: i.trade_open_date,
-          trade_close_date: i.trade_close_date,
-          expiration_date: i.expiration_date,
-        });
-        visit(i.uid, depth + 1);
-      }
-    };
-    visit(null, 0);
-    return { lineage_id: l.lineageId, ticker: [...l.trades.values()][0]?.ticker ?? '', nodes };
-  });
-}
-
-function splitTrees(replay: Replay, trade: string | undefined): AsOfResponse['split_trees'] {
-  return pickLineages(replay, trade, (l) => l.splits.length > 0).flatMap((l) =>
-    l.splits.map((s) => {
-      const row = splitRow(s);
-      return {
-        auid: row.auid,
-        lineage_id: row.lid,
-        su: row.su,
-        cause: row.gene.cause,
-        created_at: row.created_at,
-        legs: row.trades.map((uid) => {
-          const t = l.trades.get(uid);
-          return { uid, status: t?.status ?? null, strike_prices: t?.strikePrices ?? [], su: t?.strategyUid ?? null };
-        }),
-      };
-    }),
-  );
 }
 
 /** Fields of two rows that differ (as JSON values: key order inside JSON columns does not count). */
@@ -422,18 +436,103 @@ function fullReplay(userId: string, events: readonly StoredEvent[]) {
   return hit.whole;
 }
 
+/** One table compared: rows on each side (after `keep`), and the keys that differ. */
+interface TableComparison {
+  live: number;
+  replayed: number;
+  onlyLive: string[];
+  differs: Array<{ key: string; fields: FieldDifference[] }>;
+  onlyReplayed: string[];
+}
+
+type UserTable = (typeof tradeTables)[number];
+
+// A trade count of 0 is the same as no count row (the live table keeps a row that went down to 0).
+const keep = (table: string) => (r: Record<string, unknown>) => table !== 'trade_counts' || Number(r.n) !== 0;
+
+function compare(table: UserTable, live: readonly Record<string, unknown>[], replayed: readonly object[]): TableComparison {
+  const keyOf = userRowKeys[table];
+  const d = diffRows(live, replayed, keyOf, keep(table));
+  return { live: d.live, replayed: d.replayed, onlyLive: d.onlyLive, differs: d.differs.map((x) => ({ key: x.key, fields: x.fields })), onlyReplayed: d.onlyReplayed.map(keyOf) };
+}
+
+/**
+ * One table compared a part at a time, put together: a key only the live side of one part has and only
+ * the replayed side of another is one row whose lineage column differs (the live row was read by the
+ * part its changed `lid` names), compared field by field as one pair, as a comparison in one piece would.
+ */
+function mergeParts(table: UserTable, parts: readonly PartTableDiff[]): TableComparison {
+  const keyOf = userRowKeys[table];
+  const onlyLive = new Map<string, Record<string, unknown>>();
+  const onlyReplayed = new Map<string, Record<string, unknown>>();
+  for (const p of parts) {
+    for (const r of p.onlyLive) onlyLive.set(keyOf(r), r);
+    for (const r of p.onlyReplayed) onlyReplayed.set(keyOf(r), r);
+  }
+  const differs = parts.flatMap((p) => p.differs);
+  for (const [key, row] of onlyLive) {
+    const mine = onlyReplayed.get(key);
+    if (!mine) continue;
+    onlyLive.delete(key);
+    onlyReplayed.delete(key);
+    const fields = fieldDifferences(row, mine);
+    if (fields.length) differs.push({ key, fields });
+  }
+  return { live: parts.reduce((n, p) => n + p.live, 0), replayed: parts.reduce((n, p) => n + p.replayed, 0), onlyLive: [...onlyLive.keys()], differs, onlyReplayed: [...onlyReplayed.keys()] };
+}
+
+interface VerifiedJournal {
+  tables: Record<UserTable, TableComparison>;
+  events: number;
+  stored: StoredStateUse | null;
+}
+
+/**
+ * Verify from the stored replay states: each part of the lineages replayed and compared with the live
+ * rows of the same part (trades, lineages, splits) on its own core; the day records (the base chunk's
+ * with the days the parts' events touched recomputed) and the list counts compared here.
+ */
+async function verifyFromStoredStates(ctx: AuditContext, userId: string, tables: Record<UserTable, string>): Promise<VerifiedJournal | null> {
+  const token = randomUUID();
+  return withStoredStates(ctx, userId, { at: 'head' }, async (plan) => {
+    const inputs = partInputs(plan);
+    const [parts, live] = await Promise.all([
+      partsOf(ctx).run('verify', inputs.map((i) => ({ ...i, tables, token }))),
+      readUserRows(ctx.db, tables, userId, { only: ['daily_premium', 'trade_counts'] }),
+    ]);
+    const days = await daysAfter(ctx, plan, inputs, parts.map((p) => p.touchedDays));
+    const counts = new Map<number, number>();
+    for (const p of parts) for (const c of p.counts) counts.set(c.list, (counts.get(c.list) ?? 0) + c.n);
+    const out = {} as Record<UserTable, TableComparison>;
+    for (const t of partTables) out[t] = mergeParts(t, parts.map((p) => p.tables[t]));
+    out.daily_premium = compare('daily_premium', live.daily_premium, [...days.values()]);
+    out.trade_counts = compare('trade_counts', live.trade_counts, [...counts].map(([list, n]) => ({ user_id: userId, list, n })));
+    return { tables: out, events: plan.events, stored: storedStateUseOf(plan) };
+  }, { onBase: openParts(ctx, userId, { tables, token }) });
+}
+
+/** Verify replayed from the user's first event (the cached log's fold). */
+async function verifyFromLog(ctx: AuditContext, userId: string, tables: Record<UserTable, string>): Promise<VerifiedJournal> {
+  const [events, live] = await Promise.all([log(ctx).all(userId), readUserRows(ctx.db, tables, userId)]);
+  const replayed = fullReplay(userId, events).rows;
+  const out = {} as Record<UserTable, TableComparison>;
+  for (const t of tradeTables) out[t] = compare(t, live[t], replayed[t] as readonly object[]);
+  return { tables: out, events: events.length, stored: null };
+}
+
 /**
  * Replays the user's whole history and compares every read-model row of the user with the live
  * version's, field by field. A trade count of 0 is the same as no count row (the live table keeps a
- * row that went down to 0).
+ * row that went down to 0). The replay starts from the last stored replay state when there is one
+ * (it is the fold of every event before it by the same code, checked against the log), else, or with
+ * `full`, from the user's first event.
  */
-export async function verify(ctx: AuditContext, userId: string): Promise<VerifyResponse> {
+export async function verify(ctx: AuditContext, userId: string, options: { full?: boolean | undefined } = {}): Promise<VerifyResponse> {
   const started = performance.now();
   const row = await liveRow(ctx.db, TRADES_PROJECTION);
   if (!row) throw new AppError('unavailable', new ProjectionNotLiveError(TRADES_PROJECTION).message);
-  const l = log(ctx);
-  const [events, live] = await Promise.all([l.all(userId), readUserRows(ctx.db, row.tables as Record<(typeof tradeTables)[number], string>, userId)]);
-  const replayed = fullReplay(userId, events).rows;
+  const tables = row.tables as Record<UserTable, string>;
+  const v = (!options.full && hasStoredStates(ctx) ? await verifyFromStoredStates(ctx, userId, tables) : null) ?? (await verifyFromLog(ctx, userId, tables));
   const differences: RowDifference[] = [];
   let count = 0;
   const rows: VerifyResponse['rows'] = {};
@@ -441,23 +540,21 @@ export async function verify(ctx: AuditContext, userId: string): Promise<VerifyR
     count++;
     if (differences.length < VERIFY_LIST_LIMIT) differences.push(d);
   };
-  // A trade count of 0 is the same as no count row (the live table keeps a row that went down to 0).
-  const keep = (table: string) => (r: Record<string, unknown>) => table !== 'trade_counts' || Number(r.n) !== 0;
   for (const table of tradeTables) {
-    const keyOf = userRowKeys[table];
-    const d = diffRows(live[table], replayed[table] as readonly object[], keyOf, keep(table));
+    const d = v.tables[table];
     rows[table] = { live: d.live, replayed: d.replayed };
     for (const key of d.onlyLive) push({ table, key, kind: 'only_live', fields: [] });
     for (const x of d.differs) push({ table, key: x.key, kind: 'differs', fields: x.fields });
-    for (const r of d.onlyReplayed) push({ table, key: keyOf(r), kind: 'only_replayed', fields: [] });
+    for (const key of d.onlyReplayed) push({ table, key, kind: 'only_replayed', fields: [] });
   }
   return {
     consistent: count === 0,
-    events_replayed: events.length,
+    events_replayed: v.events,
     version: row.version,
     rows,
     differences,
     difference_count: count,
+    stored_state: v.stored,
     elapsed_ms: Math.round(performance.now() - started),
   };
 }

@@ -23,15 +23,20 @@ export const formulaVersions: readonly number[] = [FORMULAS_VERSION];
 
 export interface Replay {
   userId: string;
-  /** By stream id. */
-  lineages: Map<string, LineageState>;
+  /** By stream id, in the order of each stream's first event. Only read: states are shared. */
+  lineages: ReadonlyMap<string, LineageState>;
   events: number;
   last: StoredEvent | null;
 }
 
-export const newReplay = (userId: string): Replay => ({ userId, lineages: new Map(), events: 0, last: null });
+/** A replay folded event by event in place (the CSV export's walk through the log). */
+export interface FoldingReplay extends Replay {
+  lineages: Map<string, LineageState>;
+}
 
-export function lineageOf(replay: Replay, streamId: string): LineageState {
+export const newReplay = (userId: string): FoldingReplay => ({ userId, lineages: new Map(), events: 0, last: null });
+
+export function lineageOf(replay: FoldingReplay, streamId: string): LineageState {
   let state = replay.lineages.get(streamId);
   if (!state) {
     state = lineageOfStream(replay.userId, streamId);
@@ -41,7 +46,7 @@ export function lineageOf(replay: Replay, streamId: string): LineageState {
 }
 
 /** Folds one event (in log order) exactly as the projection folds it. */
-export function applyEvent(replay: Replay, e: StoredEvent): void {
+export function applyEvent(replay: FoldingReplay, e: StoredEvent): void {
   if (!e.streamId.startsWith(userStreamPrefix(replay.userId))) return;
   foldEvent(lineageOf(replay, e.streamId), e);
   replay.events += 1;

@@ -19,12 +19,15 @@ import {
   timelineQuery,
   timelineResponse,
   tradeHistoryResponse,
+  verifyQuery,
   verifyResponse,
 } from '@oj/contracts/audit';
 import { tradeUidParams } from '@oj/contracts/trade-views';
 import { principalOf } from '../app/principal.ts';
 import { accessLog, journalAccess, recordAccess } from './access-log.ts';
 import { asOf, eventDiff, exportHistory, findUsers, overview, targetUser, timeline, tradeHistory, verify, type AuditContext } from './queries.ts';
+import { workerParts } from './part-runner.ts';
+import { LINEAGE_PARTS } from './state-codec.ts';
 
 const errors = { 401: errorBody, 403: errorBody, 404: errorBody, 422: errorBody, 503: errorBody };
 const security = [{ bearer: [] }];
@@ -33,7 +36,7 @@ const tags = ['audit'];
 /** `key=value` pairs of the parts of a query that say what was looked at (the reason is logged on its own). */
 const describeQuery = (q: Record<string, unknown>) =>
   Object.entries(q)
-    .filter(([k, v]) => k !== 'reason' && v !== undefined)
+    .filter(([k, v]) => k !== 'reason' && v !== undefined && !(k === 'full' && v === false))
     .map(([k, v]) => `${k}=${String(v)}`)
     .join(' ');
 
@@ -44,7 +47,12 @@ const describeQuery = (q: Record<string, unknown>) =>
  * (access-log.ts) before it is answered: a read that could not be recorded is not answered.
  */
 export const auditRoutes: FastifyPluginAsyncZod = async (app) => {
-  const ctx: AuditContext = { db: app.deps.database.db, eventStore: app.deps.eventStore, clock: app.deps.clock };
+  // A heavy user's stored replay states are replayed a part of the lineages per worker thread, on every
+  // core and off this event loop. PGlite belongs to this process alone: there the parts run here.
+  const { config, database } = app.deps;
+  const parts = database.kind === 'postgres' && config.DATABASE_URL ? workerParts(config.DATABASE_URL, LINEAGE_PARTS) : undefined;
+  app.addHook('onClose', async () => parts?.close());
+  const ctx: AuditContext = { db: database.db, eventStore: app.deps.eventStore, clock: app.deps.clock, logger: app.log, parts };
   const staff = { onRequest: app.requireRole('Support', 'Admin') };
   const admin = { onRequest: app.requireRole('Admin') };
   const trader = { onRequest: app.requireVerifiedUser };
@@ -59,6 +67,8 @@ export const auditRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const target = await targetUser(ctx.db, request.params.uid);
       await recordAccess(app.deps, { principal: principalOf(request), target, reason: request.query.reason, view: 'overview', detail: 'opened the history', requestId: request.id });
+      // The replay workers start while support reads the overview, not when the first as-of waits for them.
+      parts?.start();
       return overview(ctx, target);
     },
   );
@@ -95,11 +105,12 @@ export const auditRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/audit/users/:uid/verify',
-    { ...staff, schema: { tags, security, params: auditUserParams, querystring: reasonQuery, response: { 200: verifyResponse, ...errors } } },
+    { ...staff, schema: { tags, security, params: auditUserParams, querystring: verifyQuery, response: { 200: verifyResponse, ...errors } } },
     async (request) => {
       const target = await targetUser(ctx.db, request.params.uid);
-      await recordAccess(app.deps, { principal: principalOf(request), target, reason: request.query.reason, view: 'verify', detail: 'replayed the whole history against the live read models', requestId: request.id });
-      return verify(ctx, target.uid);
+      const detail = `replayed the whole history${request.query.full ? ' from the first event' : ''} against the live read models`;
+      await recordAccess(app.deps, { principal: principalOf(request), target, reason: request.query.reason, view: 'verify', detail, requestId: request.id });
+      return verify(ctx, target.uid, { full: request.query.full });
     },
   );
 

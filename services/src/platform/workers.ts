@@ -2,6 +2,7 @@ import { allProjections } from '@oj/projections/catalogue';
 import { startProjector } from '@oj/projections/runtime/projector';
 import { startMailWorker } from '../mail/start.ts';
 import { startBillingScheduler } from '../billing/scheduler-worker.ts';
+import { startStateMaintenance } from '../audit/state-maintenance.ts';
 import type { BackgroundWorker, Runtime } from './runtime.ts';
 
 type Which = { projector: boolean; mail: boolean };
@@ -32,6 +33,25 @@ const starters: WorkerStarter[] = [
           await projector.stop();
         },
       };
+    },
+  },
+  {
+    // Beside the projector: it folds heavy users' logs for the audit's stored replay states, work that
+    // belongs with the read models' and must not hold up the gateway. Stored states hold PostgreSQL log
+    // positions: none on EventStoreDB.
+    name: 'audit-replay-states',
+    enabled: (which) => which.projector,
+    async start(runtime) {
+      const { config, database, eventStore, logger } = runtime.deps;
+      if (config.AUDIT_REPLAY_STATES === 'off' || eventStore.kind === 'eventstoredb') return { name: 'audit-replay-states', stop: async () => {} };
+      const maintenance = startStateMaintenance(database, {
+        intervalMs: config.AUDIT_REPLAY_STATES_INTERVAL_SECONDS * 1000,
+        chunkEvents: config.AUDIT_REPLAY_STATES_CHUNK_EVENTS,
+        minEvents: config.AUDIT_REPLAY_STATES_MIN_EVENTS,
+        maxEventsPerRun: config.AUDIT_REPLAY_STATES_MAX_EVENTS_PER_RUN,
+        logger: logger.child({ worker: 'audit-replay-states' }),
+      });
+      return { name: 'audit-replay-states', stop: () => maintenance.stop() };
     },
   },
   {

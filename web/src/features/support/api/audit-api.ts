@@ -79,8 +79,11 @@ export const diffQuery = (uid: string, reason: string, position: string | null) 
     staleTime: Infinity,
   });
 
+/** Verify; `full`: replayed from the user's first event rather than from the last stored replay state. */
 export function useVerify(uid: string, reason: string) {
-  return useMutation({ mutationFn: () => api.get<VerifyResponse>(`${base(uid)}/verify`, { query: { reason }, timeoutMs: 120_000 }) });
+  return useMutation({
+    mutationFn: ({ full }: { full: boolean }) => api.get<VerifyResponse>(`${base(uid)}/verify`, { query: { reason, ...(full ? { full: 'true' } : {}) }, timeoutMs: 120_000 }),
+  });
 }
 
 export interface ExportResult {

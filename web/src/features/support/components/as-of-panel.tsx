@@ -10,6 +10,7 @@ import { Spinner } from '../../../components/ui/spinner.tsx';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { asOfQuery, type AsOfTarget } from '../api/audit-api.ts';
 import { money, shortId, statusNames, strategyName, utc } from './labels.ts';
+import { StoredStateNote } from './stored-state-note.tsx';
 
 function TradeTable({ title, items, total }: { title: string; items: TradeListItem[]; total: number }) {
   return (
@@ -178,6 +179,7 @@ export function AsOfPanel({ uid, reason, target, onTarget, formulasVersions }: {
             <div className="muted audit-small">
               Replayed {v.events_replayed.toLocaleString('en-US')} events through the projection code, formulas v{v.formulas_version}, in {v.elapsed_ms} ms.
             </div>
+            <StoredStateNote stored={v.stored_state} />
           </div>
           <div className="audit-stats">
             <div className="audit-stat">

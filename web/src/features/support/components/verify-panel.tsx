@@ -1,15 +1,19 @@
+import { useState } from 'react';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Badge } from '../../../components/ui/badge.tsx';
 import { Button } from '../../../components/ui/button.tsx';
+import { Checkbox } from '../../../components/ui/form-field.tsx';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { useVerify } from '../api/audit-api.ts';
 import { shortId, showValue } from './labels.ts';
+import { StoredStateNote } from './stored-state-note.tsx';
 
 const kindText = { differs: 'fields differ', only_live: 'only in the live read model', only_replayed: 'missing from the live read model' } as const;
 
 /** Replays the whole history and compares it with the live read models, row by row. */
 export function VerifyPanel({ uid, reason }: { uid: string; reason: string }) {
   const run = useVerify(uid, reason);
+  const [full, setFull] = useState(false);
   const r = run.data;
   return (
     <section className="card audit-panel" aria-label="Verify">
@@ -20,8 +24,9 @@ export function VerifyPanel({ uid, reason }: { uid: string; reason: string }) {
             Replays every event of this user through the projection code and compares the result with the live read models (trades, lineages, split history, daily
             premium, list counts) field by field. A difference is a projection bug or a stale version.
           </p>
+          <Checkbox label="From the first event (not from the last stored replay state)" checked={full} onChange={(e) => setFull(e.target.checked)} />
         </div>
-        <Button onClick={() => run.mutate()} loading={run.isPending}>
+        <Button onClick={() => run.mutate({ full })} loading={run.isPending}>
           {r ? 'Verify again' : 'Run Verify'}
         </Button>
       </div>
@@ -34,6 +39,7 @@ export function VerifyPanel({ uid, reason }: { uid: string; reason: string }) {
               {r.events_replayed.toLocaleString('en-US')} events replayed · read models v{r.version} · {r.elapsed_ms} ms
             </span>
           </div>
+          <StoredStateNote stored={r.stored_state} />
           <table className="audit-table audit-verify-counts">
             <thead>
               <tr>
