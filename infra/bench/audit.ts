@@ -9,12 +9,11 @@ import { positionToString } from '../src/eventstore/port.ts';
 import { allProjections } from '@oj/projections/catalogue';
 import { rebuild } from '@oj/projections/runtime/rebuild';
 import { migrate } from '@oj/services/platform/migrations';
-import { asOf, eventDiff, exportHistory, forgetReplays, overview, timeline, verify, type AuditContext } from '@oj/services/audit/queries';
+import { asOf, eventDiff, exportHistory, forgetAllReplays, forgetReplays, overview, timeline, verify, type AuditContext } from '@oj/services/audit/queries';
 import { forgetCachedLogs } from '@oj/services/audit/user-log';
 import { workerParts } from '@oj/services/audit/part-runner';
-import { forgetPartJournals } from '@oj/services/audit/partition-replay';
 import { LINEAGE_PARTS } from '@oj/services/audit/state-codec';
-import { currentStateKey, forgetDecodedStates, logOriginOf, readChain } from '@oj/services/audit/stored-states';
+import { currentStateKey, logOriginOf, readChain } from '@oj/services/audit/stored-states';
 import { defaultStateMaintenance, runStateMaintenance } from '@oj/services/audit/state-maintenance';
 import { timelineQuery } from '@oj/contracts/audit';
 import { generateJournal, HEAVY_USER } from './journal-generator.ts';
@@ -100,13 +99,7 @@ export async function main(argv: string[]): Promise<void> {
     const workersStartMs = Math.round(performance.now() - workersStarted);
     log(`replay workers ready in ${workersStartMs} ms`);
     const ctx: AuditContext = { db, eventStore: store, clock: new FixedClock('2026-11-20T20:00:00Z'), parts };
-    const forgetEverything = async () => {
-      forgetCachedLogs();
-      forgetReplays();
-      forgetDecodedStates();
-      await forgetPartJournals();
-      await parts.everywhere('forget', {});
-    };
+    const forgetEverything = () => forgetAllReplays(parts);
 
     const typical = (await sql<{ u: string; n: number }>`select split_part(stream_id, '.', 1) as u, count(*)::int as n from events where stream_id like 'trade-bench-user-%' group by 1 order by 2 desc limit 1`.execute(db)).rows[0]!;
     const typicalUser = typical.u.slice('trade-'.length);

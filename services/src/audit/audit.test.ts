@@ -1,14 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
-import { Registry } from 'prom-client';
 import { auditMessages } from '@oj/contracts/audit';
 import { upcastJournalEvent } from '@oj/infra/eventstore/create';
 import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
-import { createLogger } from '@oj/infra/logger';
 import { createTestDatabase } from '@oj/infra/testing/postgres';
-import { allProjections } from '@oj/projections/catalogue';
-import { startProjector, type ProjectorHandle } from '@oj/projections/runtime/projector';
+import type { ProjectorHandle } from '@oj/projections/runtime/projector';
 import { liveTables } from '@oj/projections/runtime/registry';
 import { tradeTables } from '@oj/projections/trades/projection';
 import { login } from '../identity/commands.ts';
@@ -20,7 +17,7 @@ import { createUserLog } from './user-log.ts';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { identityContext } from '../identity/routes.ts';
-import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
+import { createTestApp, signInAs, startTestProjector, type TestApp } from '../identity/testing.ts';
 import { SEED_PASSWORD, seedJournals } from '../journal/seed/generate.ts';
 
 /**
@@ -72,15 +69,7 @@ describe('audit replay', () => {
     const database = await createTestDatabase('audit');
     store = new PostgresEventStore(database, { upcast: upcastJournalEvent, pollIntervalMs: 50 });
     t = await createTestApp({ database, eventStore: store, now: `${TODAY}T15:00:00Z` });
-    projector = await startProjector({
-      config: { PROJECTOR_LANES: 2, REDIS_URL: undefined },
-      database: t.db,
-      eventStore: store,
-      logger: createLogger('silent'),
-      metrics: new Registry(),
-      projections: allProjections,
-      pollMs: 20,
-    });
+    projector = await startTestProjector(t, store);
     me = await signInAs(t, { name: 'Tess Trader' });
     other = await signInAs(t);
     support = await signInAs(t, { role: 'Support', name: 'Sam Support' });

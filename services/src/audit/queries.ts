@@ -34,14 +34,14 @@ import { AppError } from '../app/errors.ts';
 import { findUserByEmail, findUserByUid, type UserRecord } from '../identity/users.ts';
 import { describeEvent, describeWithLineages, sameValue, timelineEntryOf, tradeChanges } from './describe.ts';
 import { allTradeRows, applyEvent, asJournalEvent, buildHistory, dailyRecords, formulaVersions, lineageOf, listOf, newReplay, replayAt, replayEvents, replayRows, statesAround, tradeRow, type Replay, type ReplayHistory } from './replay.ts';
-import { createUserLog, type UserLog } from './user-log.ts';
+import { createUserLog, forgetCachedLogs, type UserLog } from './user-log.ts';
 import { byListOrder, firstInOrder, mergeInView, rollTreesInView, splitTreesInView, type RollTree, type SplitTree } from './journal-views.ts';
 
 const byIndex = (_: unknown, i: number) => i;
 import { NoSuchEventError, partInputs, withStoredStates, type ReplayPoint, type StoredBase, type StoredPlan } from './stored-replay.ts';
 import { LINEAGE_PARTS } from './state-codec.ts';
 import { inProcessParts, type PartRunner } from './part-runner.ts';
-import { partTables, type PartInput, type PartTableDiff } from './partition-replay.ts';
+import { forgetPartJournals, partTables, type PartInput, type PartTableDiff } from './partition-replay.ts';
 import { withDays } from './journal-state.ts';
 
 export interface AuditContext {
@@ -413,6 +413,18 @@ let replays = new WeakMap<readonly StoredEvent[], Replayed>();
 export const forgetReplays = (): void => {
   replays = new WeakMap();
 };
+
+/**
+ * Forgets every user's replay this process and the part runner's workers hold (logs, folded histories,
+ * decoded stored states, part journals): the next view reads the database afresh (tests and the bench
+ * measure cold views with it).
+ */
+export async function forgetAllReplays(parts?: PartRunner): Promise<void> {
+  forgetCachedLogs();
+  forgetReplays();
+  await forgetPartJournals();
+  await parts?.everywhere('forget', {});
+}
 function replayedOf(events: readonly StoredEvent[]): Replayed {
   let hit = replays.get(events);
   if (!hit) {

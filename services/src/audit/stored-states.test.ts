@@ -1,29 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { Registry } from 'prom-client';
 import type { AsOfResponse } from '@oj/contracts/audit';
 import { upcastJournalEvent } from '@oj/infra/eventstore/create';
 import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
 import { comparePositions, positionToString, type LogPosition } from '@oj/infra/eventstore/port';
 import { readUserLog } from '@oj/infra/eventstore/user-log';
-import { createLogger } from '@oj/infra/logger';
 import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
-import { allProjections } from '@oj/projections/catalogue';
-import { startProjector, type ProjectorHandle } from '@oj/projections/runtime/projector';
+import type { ProjectorHandle } from '@oj/projections/runtime/projector';
 import { liveTables } from '@oj/projections/runtime/registry';
 import { allTradeRows, dailyRecords, foldUser } from '@oj/projections/trades/user-rows';
 import { login } from '../identity/commands.ts';
 import { identityContext } from '../identity/routes.ts';
-import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
+import { createTestApp, signInAs, startTestProjector, type TestApp } from '../identity/testing.ts';
 import { SEED_PASSWORD, seedJournals } from '../journal/seed/generate.ts';
 import { advance, emptyJournal } from './journal-state.ts';
 import { inProcessParts, workerParts, type PartRunner } from './part-runner.ts';
-import { forgetPartJournals } from './partition-replay.ts';
-import { asOf, forgetReplays, verify, type AuditContext } from './queries.ts';
+import { asOf, forgetAllReplays, verify, type AuditContext } from './queries.ts';
 import { partOf, sameStructure } from './state-codec.ts';
 import { extendUserStates, runStateMaintenance, startStateMaintenance } from './state-maintenance.ts';
 import { currentStateKey, forgetDecodedStates, journalAfterChunk, logOriginOf, readChain, type StateKey } from './stored-states.ts';
-import { forgetCachedLogs } from './user-log.ts';
 
 /**
  * Stored replay states against the replay from the first event, on seeded journals with every kind of
@@ -61,13 +56,7 @@ describe('stored replay states', () => {
     if (h) await projector.waitFor(h, 60_000);
   };
   /** Every cache of this process and of the workers: each view below reads the database afresh. */
-  const cold = async () => {
-    forgetCachedLogs();
-    forgetReplays();
-    forgetDecodedStates();
-    await forgetPartJournals();
-    await workers.everywhere('forget', {});
-  };
+  const cold = () => forgetAllReplays(workers);
   const withParts = (parts: PartRunner): AuditContext => ({ ...ctx, parts });
   const positions = async (userId: string) => (await readUserLog(database.db, userId)).map((e) => ({ position: positionToString(e.position), date: e.metadata.businessDate }));
   /** A view's answer without what says how it was computed. */
@@ -127,15 +116,7 @@ describe('stored replay states', () => {
     database = await createTestDatabase('audit_states');
     store = new PostgresEventStore(database, { upcast: upcastJournalEvent, pollIntervalMs: 50 });
     t = await createTestApp({ database, eventStore: store, now: `${TODAY}T15:00:00Z` });
-    projector = await startProjector({
-      config: { PROJECTOR_LANES: 2, REDIS_URL: undefined },
-      database: t.db,
-      eventStore: store,
-      logger: createLogger('silent'),
-      metrics: new Registry(),
-      projections: allProjections,
-      pollMs: 20,
-    });
+    projector = await startTestProjector(t, store);
     const report = await seedJournals({ db: database.db, eventStore: store, config: t.config }, { users: 2, tradesPerUser: 45, seed: 23, today: TODAY });
     const ids = identityContext(t.deps);
     seeded = await Promise.all(report.users.map(async (u) => ({ userId: u.userId, authorization: `Bearer ${(await login(ids, { email: u.email, password: SEED_PASSWORD })).accessToken}` })));

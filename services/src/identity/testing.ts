@@ -10,6 +10,8 @@ import type { EventStore } from '@oj/infra/eventstore/port';
 import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
 import { createTestDatabase, createPGliteDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
 import type { RoleName } from '@oj/contracts/users';
+import { allProjections } from '@oj/projections/catalogue';
+import { startProjector, type ProjectorHandle } from '@oj/projections/runtime/projector';
 import { buildApp } from '../app/app.ts';
 import type { AppDeps } from '../app/deps.ts';
 import { migrate } from '../platform/migrations.ts';
@@ -95,4 +97,20 @@ export async function signInAs(
   const userId = await createUser(ctx, { name: options.name ?? 'Test Trader', email, password, role: options.role ?? 'User', verified: options.verified ?? true });
   const session = await login(ctx, { email, password });
   return { userId, email, password, accessToken: session.accessToken, refreshToken: session.refreshToken, authorization: `Bearer ${session.accessToken}` };
+}
+
+/**
+ * The projector in this process (two lanes, no Redis, a 20 ms safety-net poll) over every read model,
+ * for API tests whose reads must see what their commands wrote.
+ */
+export function startTestProjector(t: TestApp, eventStore: EventStore): Promise<ProjectorHandle> {
+  return startProjector({
+    config: { PROJECTOR_LANES: 2, REDIS_URL: undefined },
+    database: t.db,
+    eventStore,
+    logger: createLogger('silent'),
+    metrics: new Registry(),
+    projections: allProjections,
+    pollMs: 20,
+  });
 }

@@ -2,19 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { sql } from 'kysely';
-import { Registry } from 'prom-client';
 import { upcastJournalEvent } from '@oj/infra/eventstore/create';
 import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
 import type { StoredEvent } from '@oj/infra/eventstore/port';
-import { createLogger } from '@oj/infra/logger';
 import { createPGliteDatabase, createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
 import { allProjections } from '@oj/projections/catalogue';
-import { startProjector, type ProjectorHandle } from '@oj/projections/runtime/projector';
+import type { ProjectorHandle } from '@oj/projections/runtime/projector';
 import { RebuildLockedError, rebuild } from '@oj/projections/runtime/rebuild';
 import { liveTables } from '@oj/projections/runtime/registry';
 import { tradeTables } from '@oj/projections/trades/projection';
 import { smallJournal } from '@oj/projections/trades/testing';
-import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
+import { createTestApp, signInAs, startTestProjector, type TestApp } from '../identity/testing.ts';
 
 /**
  * End to end: trade commands through the API, the projector running in process, the read-model queries
@@ -57,15 +55,7 @@ describe.each(adapters)('trade read models end to end on %s', (adapter) => {
     return r.json();
   };
   const start = () =>
-    startProjector({
-      config: { PROJECTOR_LANES: 2, REDIS_URL: undefined },
-      database: t.db,
-      eventStore: store,
-      logger: createLogger('silent'),
-      metrics: new Registry(),
-      projections: allProjections,
-      pollMs: 20,
-    });
+    startTestProjector(t, store);
   /**
    * Waits until the read models have applied the last committed event. Not `waitFor('head')`: the
    * store's head is the visibility horizon, which any long transaction on the server (another test's
