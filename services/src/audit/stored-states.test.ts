@@ -245,6 +245,35 @@ describe('stored replay states', () => {
     expect((await verify(withParts(workers), who.userId)).consistent).toBe(true);
   });
 
+  it('through the routes (parts in the gateway\'s worker threads): the answers say where they started, full=true replays from the first event and is recorded', async () => {
+    const who = seeded[0]!;
+    await build(who.userId);
+    const support = await signInAs(t, { role: 'Support', name: 'Sid Support' });
+    const admin = await signInAs(t, { role: 'Admin' });
+    const reason = 'Ticket 9001: stored replay states';
+    const get = async (path: string, as: { authorization: string } = support) => {
+      const r = await t.app.inject({ method: 'GET', url: url(path), headers: { authorization: as.authorization } });
+      expect(r.statusCode, r.body).toBe(200);
+      return r.json();
+    };
+    const q = (extra: Record<string, string> = {}) => new URLSearchParams({ reason, ...extra }).toString();
+    const chain = await chainOf(who.userId);
+    const events = (await positions(who.userId)).length;
+    const last = chain.at(-1)!;
+    for (const path of [`/audit/users/${who.userId}/as-of`, `/audit/users/${who.userId}/verify`]) {
+      const stored = await get(`${path}?${q()}`);
+      expect(stored.stored_state).toMatchObject({ position: positionToString(last.upto), events: last.events, events_after: events - last.events });
+      const full = await get(`${path}?${q({ full: 'true' })}`);
+      expect(full.stored_state).toBeNull();
+      expect({ ...stored, elapsed_ms: 0, stored_state: null }).toEqual({ ...full, elapsed_ms: 0 });
+    }
+    const log = await get(`/audit/access-log?user=${who.userId}&limit=10`, admin);
+    const views = log.items.filter((i: { support: { uid: string } }) => i.support.uid === support.userId).map((i: { view: string; detail: string }) => `${i.view}: ${i.detail}`);
+    expect(views).toContain('verify: replayed the whole history from the first event against the live read models');
+    expect(views).toContain('verify: replayed the whole history against the live read models');
+    expect(views.some((v: string) => v.startsWith('as-of:') && v.includes('full=true'))).toBe(true);
+  });
+
   it('after new appends the views fold the events after the last chunk, and the maintenance carries the chain forward', async () => {
     const who = seeded[1]!;
     await build(who.userId);
