@@ -13,15 +13,15 @@ import { tradeRow } from '@oj/projections/trades/user-rows';
  * are among the parts' first k, and the lineages in view are among the parts' lineages in view.
  */
 
-/** The lists' order (part 1 §3): newest sort date first, then uid, descending. */
-export const byListOrder = (a: TradesTable, b: TradesTable): number => (a.sort_date < b.sort_date ? 1 : a.sort_date > b.sort_date ? -1 : a.uid < b.uid ? 1 : a.uid > b.uid ? -1 : 0);
+/** The lists' order (part 1 §3) on a row's sort date and uid: newest sort date first, then uid, descending. */
+const listOrder = (dateA: string, uidA: string, dateB: string, uidB: string): number =>
+  dateA < dateB ? 1 : dateA > dateB ? -1 : uidA < uidB ? 1 : uidA > uidB ? -1 : 0;
+
+/** The lists' order on rows. */
+export const byListOrder = (a: TradesTable, b: TradesTable): number => listOrder(a.sort_date, a.uid, b.sort_date, b.uid);
 
 /** The same order on records, from the row's sort date (`sortDateOf`) without computing rows. */
-export function byRecordListOrder(a: TradeRecord, b: TradeRecord): number {
-  const x = sortDateOf(a);
-  const y = sortDateOf(b);
-  return x < y ? 1 : x > y ? -1 : a.uid < b.uid ? 1 : a.uid > b.uid ? -1 : 0;
-}
+export const byRecordListOrder = (a: TradeRecord, b: TradeRecord): number => listOrder(sortDateOf(a), a.uid, sortDateOf(b), b.uid);
 
 /**
  * The first `k` of `rows` in the order of `cmp`: what a stable sort then `slice(0, k)` gives (a row

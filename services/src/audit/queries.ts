@@ -35,9 +35,7 @@ import { findUserByEmail, findUserByUid, type UserRecord } from '../identity/use
 import { describeEvent, describeWithLineages, sameValue, timelineEntryOf, tradeChanges } from './describe.ts';
 import { allTradeRows, applyEvent, asJournalEvent, buildHistory, dailyRecords, formulaVersions, lineageOf, listOf, newReplay, replayAt, replayEvents, replayRows, statesAround, tradeRow, type Replay, type ReplayHistory } from './replay.ts';
 import { createUserLog, forgetCachedLogs, type UserLog } from './user-log.ts';
-import { byListOrder, firstInOrder, mergeInView, rollTreesInView, splitTreesInView, type RollTree, type SplitTree } from './journal-views.ts';
-
-const byIndex = (_: unknown, i: number) => i;
+import { byListOrder, firstInOrder, listHeads, mergeInView, rollTreesInView, splitTreesInView, type RollTree, type SplitTree } from './journal-views.ts';
 import { NoSuchEventError, partInputs, withStoredStates, type ReplayPoint, type StoredBase, type StoredPlan } from './stored-replay.ts';
 import { LINEAGE_PARTS } from './state-codec.ts';
 import { inProcessParts, type PartRunner } from './part-runner.ts';
@@ -53,6 +51,9 @@ export interface AuditContext {
   /** Where the parts of a heavy user's journal are replayed (worker threads in the gateway); default: this thread. */
   parts?: PartRunner | undefined;
 }
+
+/** A lineage's place in a whole journal's lineages (in the order of first events) is its index. */
+const byIndex = (_: unknown, i: number) => i;
 
 const partsOf = (ctx: AuditContext): PartRunner => ctx.parts ?? inProcessParts(ctx.db);
 
@@ -264,16 +265,15 @@ async function asOfFromLog(ctx: AuditContext, userId: string, q: AsOfArgs): Prom
   } else n = events.length;
   const whole = n === events.length ? fullReplay(userId, events) : null;
   const replay = whole?.replay ?? replayAt(historyOf(userId, events), n);
-  const rows = whole?.rows.trades ?? allTradeRows(replay);
-  const lists: [TradesTable[], TradesTable[], TradesTable[]] = [[], [], []];
-  for (const r of rows) lists[r.list - 1]!.push(r);
+  // The same picks as each part's of a stored replay state (partition-replay.ts), over every lineage.
+  const { counts, heads } = listHeads(replay.lineages.values(), q.list_limit);
   const ordered = [...replay.lineages.values()];
   return {
-    counts: [lists[0].length, lists[1].length, lists[2].length],
-    heads: [firstInOrder(lists[0], q.list_limit, byListOrder), firstInOrder(lists[1], q.list_limit, byListOrder), firstInOrder(lists[2], q.list_limit, byListOrder)],
+    counts,
+    heads,
     rollTrees: mergeInView([rollTreesInView(ordered, byIndex, q.trade)], q.trade),
     splitTrees: mergeInView([splitTreesInView(ordered, byIndex, q.trade)], q.trade).flat(),
-    days: whole?.rows.daily_premium ?? dailyRecords(userId, rows),
+    days: whole?.rows.daily_premium ?? dailyRecords(userId, allTradeRows(replay)),
     last: n > 0 ? events[n - 1]! : null,
     events: replay.events,
     stored: null,
