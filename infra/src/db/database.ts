@@ -14,6 +14,8 @@ export interface Database {
   kind: 'postgres' | 'pglite';
   /** The raw pool (postgres) for LISTEN/COPY and the like; absent on PGlite. */
   pool?: pg.Pool;
+  /** The server's URL (postgres): for worker threads, which open pools of their own. */
+  url?: string;
   pglite?: PGlite;
   close(): Promise<void>;
 }
@@ -54,7 +56,13 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     pool.on('error', () => undefined);
     pool.on('connect', (client) => client.on('error', () => undefined));
     const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
-    return { db, kind: 'postgres', pool, close: () => db.destroy() };
+    const close = async () => {
+      await db.destroy();
+      // Kysely ends the pool only if a query went through it: connections taken from the pool itself
+      // (COPY, LISTEN) would otherwise stay open, and keep the process alive, until their idle timeout.
+      if (!pool.ended) await pool.end();
+    };
+    return { db, kind: 'postgres', pool, url: options.url, close };
   }
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const pglite = new PGlite(options.dataDir, { parsers: PGLITE_PARSERS });
