@@ -63,6 +63,14 @@ export async function bulkTransaction<T>(database: Database, f: (t: BulkTransact
   }
 }
 
+/**
+ * Two keys in PostgreSQL's byte order (`C` collation; UTF-16 code units, the same but for characters
+ * past U+FFFF). Rows loaded in the order of a table's primary key go into its index beside the last one
+ * instead of at a random leaf: several times less work for PostgreSQL. An order that differs under
+ * another collation costs only that gain, never a wrong row.
+ */
+export const compareKeys = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 /** Kysely over one checked-out client: every query goes to it, in the order issued (pg queues them). */
 function onClient(client: pg.PoolClient): Kysely<any> {
   // The same object each time: Kysely keeps one connection wrapper per client object.

@@ -1,6 +1,8 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { bulkTransaction } from '@oj/infra/db/bulk';
+import { availableParallelism } from 'node:os';
+import { bulkTransaction, compareKeys } from '@oj/infra/db/bulk';
 import type { Database } from '@oj/infra/db/database';
+import { writeDaysInWorkers } from './days-workers.ts';
 import { computeDailyRecords, dayKey, dayTradeFields, splitDayKey, type DailyPremiumRecord, type DayTrade } from './compute.ts';
 
 export type DailyPremiumTable = DailyPremiumRecord;
@@ -83,49 +85,82 @@ export const dailyPremiumColumns = [
   'tickers', 'ct', 'sg', 'dg', 'snpc', 'tnpc',
 ] as const satisfies readonly (keyof DailyPremiumRecord)[];
 
+/** Tables a whole-version recompute reads and writes. */
+export interface DayTables {
+  trades: string;
+  daily_premium: string;
+}
+
 /**
  * Recomputes every record of a version from its trade rows, as the end of a bulk rebuild
- * (`finishBulk`): users are read in chunks of about `chunkTrades` trades (on other connections, the next
- * chunk read while the current one is computed) and their records written by `writeDays`, in place of
- * the table's rows.
- * Idempotent: a rebuild killed here runs it again.
+ * (`finishBulk`), in place of the table's rows. Users are taken in chunks of about `chunkTrades` trades,
+ * the largest first. On PostgreSQL, `workers` worker threads (by default one per core, at most four)
+ * each claim the next chunk, read its rows on a connection of their own (the next chunk read while the
+ * current one is computed) and write its records with COPY in one transaction per worker (`writeDays`):
+ * the records are computed beside this thread's work and PostgreSQL's index builds, not after them.
+ * Idempotent: a rebuild killed here (or a worker failed) runs it again, which empties the table first.
+ * Resolves to the records written.
  */
-export async function recomputeAllDays(database: Database, tables: { trades: string; daily_premium: string }, chunkTrades = 40_000): Promise<void> {
+export async function recomputeAllDays(database: Database, tables: DayTables, options: { chunkTrades?: number; workers?: number } = {}): Promise<number> {
   const db = database.db;
-  const T = sql.table(tables.trades);
-  const perUser = await sql<{ user_id: string; n: number }>`select user_id, count(*)::int as n from ${T} group by user_id order by user_id`.execute(db);
-  const chunks: string[][] = [];
-  let chunk: string[] = [];
-  let size = 0;
-  for (const { user_id, n } of perUser.rows) {
-    chunk.push(user_id);
-    size += Number(n);
-    if (size >= chunkTrades) {
-      chunks.push(chunk);
-      chunk = [];
-      size = 0;
-    }
-  }
-  if (chunk.length) chunks.push(chunk);
-  const read = (users: string[]) => sql<DayTrade>`select ${dayTradeColumns} from ${T} where user_id = any(${users})`.execute(db).then((r) => r.rows);
+  const chunks = await userChunks(db, tables.trades, options.chunkTrades ?? 40_000);
   // PGlite has one connection, held by the writing transaction: read before it.
   if (database.kind === 'pglite') {
-    const all = await Promise.all(chunks.map(read));
+    const all = await Promise.all(chunks.map((users) => readDayTrades(db, tables.trades, users)));
     return writeDays(database, tables.daily_premium, all, { replace: true });
   }
-  let reading: Promise<DayTrade[]> | null = null;
-  async function* trades(): AsyncGenerator<DayTrade[]> {
-    reading = chunks[0] ? read(chunks[0]) : null;
-    for (let i = 0; i < chunks.length; i++) {
-      const these = await reading!;
-      reading = chunks[i + 1] ? read(chunks[i + 1]!) : null;
-      reading?.catch(() => {}); // awaited next round; a failure first must not be unhandled
-      yield these;
+  const workers = Math.min(chunks.length, options.workers ?? Math.min(4, availableParallelism()));
+  if (!database.url || workers < 1) {
+    const next = claimer(chunks, new Int32Array(1));
+    return writeDays(database, tables.daily_premium, dayTradeChunks(db, tables.trades, next), { replace: true });
+  }
+  await sql`truncate ${sql.table(tables.daily_premium)}`.execute(db);
+  return writeDaysInWorkers(database.url, tables, chunks, workers);
+}
+
+/** Users in chunks of about `chunkTrades` trades (a user is never split), the largest chunks first. */
+async function userChunks(db: Kysely<any>, trades: string, chunkTrades: number): Promise<string[][]> {
+  const perUser = await sql<{ user_id: string; n: number }>`select user_id, count(*)::int as n from ${sql.table(trades)} group by user_id order by user_id`.execute(db);
+  const chunks: Array<{ users: string[]; size: number }> = [];
+  let chunk = { users: [] as string[], size: 0 };
+  for (const { user_id, n } of perUser.rows) {
+    chunk.users.push(user_id);
+    chunk.size += Number(n);
+    if (chunk.size >= chunkTrades) {
+      chunks.push(chunk);
+      chunk = { users: [], size: 0 };
     }
   }
+  if (chunk.users.length) chunks.push(chunk);
+  // The largest first: a heavy user's chunk started last would leave the other workers idle at the end.
+  return chunks.sort((a, b) => b.size - a.size).map((c) => c.users);
+}
+
+const readDayTrades = (db: Kysely<any>, trades: string, users: string[]): Promise<DayTrade[]> =>
+  sql<DayTrade>`select ${dayTradeColumns} from ${sql.table(trades)} where user_id = any(${users})`.execute(db).then((r) => r.rows);
+
+/** Hands out the chunks one at a time, to any number of threads sharing `claimed` (a counter). */
+export function claimer(chunks: readonly string[][], claimed: Int32Array): () => string[] | null {
+  return () => chunks[Atomics.add(claimed, 0, 1)] ?? null;
+}
+
+/** The trades of each chunk `next` hands out, the next chunk read while the current one is used. */
+export async function* dayTradeChunks(db: Kysely<any>, trades: string, next: () => string[] | null): AsyncGenerator<DayTrade[]> {
+  const readNext = () => {
+    const users = next();
+    const reading = users ? readDayTrades(db, trades, users) : null;
+    reading?.catch(() => {}); // awaited next round; a failure first must not be unhandled
+    return reading;
+  };
+  let reading = readNext();
   try {
-    await writeDays(database, tables.daily_premium, trades(), { replace: true });
+    while (reading) {
+      const these = await reading;
+      reading = readNext();
+      yield these;
+    }
   } finally {
+    // Nothing may outlive the rebuild's lock: a read-ahead still in flight settles first.
     await Promise.allSettled([reading]);
   }
 }
@@ -134,22 +169,23 @@ export async function recomputeAllDays(database: Database, tables: { trades: str
  * Writes every day of `trades` (each part holds every trade of its users) into a version being built, in
  * one transaction: each part's records are computed as the part comes and stream into the load (COPY on
  * PostgreSQL) while the next part is computed. `replace`: the table is emptied first (else the users'
- * days must not be in it yet).
+ * days must not be in it yet). Resolves to the records written.
  */
 export async function writeDays(
   database: Database,
   table: string,
   trades: Iterable<readonly DayTrade[]> | AsyncIterable<readonly DayTrade[]>,
   options: { replace?: boolean } = {},
-): Promise<void> {
+): Promise<number> {
   async function* records(): AsyncGenerator<DailyPremiumRecord[]> {
-    for await (const part of trades) yield [...computeDailyRecords(null, part).values()];
+    // In the primary key's order (see `compareKeys`).
+    for await (const part of trades) yield [...computeDailyRecords(null, part).values()].sort((a, b) => compareKeys(a.user_id, b.user_id) || compareKeys(a.income_date, b.income_date));
   }
-  await bulkTransaction(
+  return bulkTransaction(
     database,
     async (t) => {
       if (options.replace) await sql`truncate ${sql.table(table)}`.execute(t.trx);
-      await t.load(table, dailyPremiumColumns, records());
+      return t.load(table, dailyPremiumColumns, records());
     },
     // Not live yet (see the trades projection's bulk batches): no need to wait for the WAL flush.
     { synchronousCommit: 'off' },

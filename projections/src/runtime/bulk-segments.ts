@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { bulkTransaction } from '@oj/infra/db/bulk';
+import { bulkTransaction, compareKeys } from '@oj/infra/db/bulk';
 import type { Database } from '@oj/infra/db/database';
 import type { EventStore, LogPosition, StoredEvent } from '@oj/infra/eventstore/port';
 import type { BulkRun, Projection } from './projection.ts';
@@ -117,7 +117,8 @@ export async function bulkSegments(run: BulkPass, bulk: BulkRun, segmentEvents: 
           await t.load(
             'projection_stream_revisions',
             ['projection', 'version', 'stream_id', 'revision'],
-            [...begun].map(([stream_id, revision]) => ({ projection: projection.name, version, stream_id, revision })),
+            // In the guard's key order (see `compareKeys`).
+            [...begun].sort(([a], [b]) => compareKeys(a, b)).map(([stream_id, revision]) => ({ projection: projection.name, version, stream_id, revision })),
           );
           await recordCheckpoint(t.trx, run, end, events);
           applied += eventsOf(begun) + unapplied.length;

@@ -52,17 +52,14 @@ export interface Projection {
   /**
    * After the last `bulk` batch of a rebuild and before its catch-up and switch: computes what `bulk`
    * batches left out, for the whole version. Idempotent: a rebuild killed during it runs it again.
-   * `aggregatesWritten`: the bulk runs wrote the aggregates already (`BulkRun.finishOwn`): only the rest
-   * (indexes) is left.
    */
-  finishBulk?(database: Database, tables: Record<string, string>, options?: { aggregatesWritten?: boolean }): Promise<void>;
+  finishBulk?(database: Database, tables: Record<string, string>): Promise<void>;
   /**
    * A rebuild's bulk run folded in memory, a segment of the log at a time, each row written once
    * (optional: without it, each bulk batch goes through `apply`, which loads and upserts every row the
-   * batch touches, again in every batch that touches it). See `BulkRun`. `fromStart`: the version's
-   * tables are new and empty and the run reads the log from its start (not a resumed rebuild).
+   * batch touches, again in every batch that touches it). See `BulkRun`.
    */
-  bulkRun?(options: { fromStart: boolean }): BulkRun;
+  bulkRun?(): BulkRun;
   /** Deletes one user's rows (for a rebuild scoped to one user). */
   deleteUser(ctx: ProjectionContext, userId: string): Promise<void>;
   /**
@@ -80,13 +77,6 @@ export interface Projection {
 /** A rebuild's bulk run folded in memory: one object for the run, a `BulkSegment` per segment of the log. */
 export interface BulkRun {
   segment(): BulkSegment;
-  /**
-   * The aggregates `finishBulk` would recompute (e.g. the day records), for the rows this run wrote,
-   * from what it kept in memory, appended to the version (which holds none of them: bulk writes leave
-   * them out). Resolves false, having written nothing, when it cannot: it did not see every row of its
-   * users (a resumed rebuild) or went past its memory budget; `finishBulk` then recomputes them all.
-   */
-  finishOwn?(database: Database, tables: Record<string, string>): Promise<boolean>;
 }
 
 /**

@@ -189,21 +189,13 @@ async function rebuildVersion(deps: RuntimeDeps, projection: Projection, options
     const pass = { database, eventStore, projection, version, tables, guarded, prefixes, batchSize, from: checkpoint, resumed: resumedFrom !== null, onRead };
     let applied: number;
     if (projection.bulkRun) {
-      const bulk = projection.bulkRun({ fromStart: resumedFrom === null });
+      const bulk = projection.bulkRun();
       ({ applied } = await bulkSegments({ ...pass, resumed: resumedFrom !== null }, bulk, Math.max(1, options.segmentEvents ?? DEFAULT_SEGMENT_EVENTS)));
-      report('finishing');
-      // The aggregates of the rows the run wrote, from its memory, while the rest of the finishing step
-      // runs; when it cannot (a resumed run, or past its memory budget), all of them from the rows.
-      const settled = await Promise.allSettled([bulk.finishOwn ? bulk.finishOwn(database, tables) : false, projection.finishBulk?.(database, tables, { aggregatesWritten: true })]);
-      const failed = settled.find((r) => r.status === 'rejected');
-      if (failed) throw failed.reason;
-      const own = settled[0].status === 'fulfilled' && settled[0].value;
-      if (!own && projection.finishBulk) await projection.finishBulk(database, tables);
     } else {
       applied = await bulkBatches(pass, partitions);
-      report('finishing');
-      if (projection.finishBulk) await projection.finishBulk(database, tables);
     }
+    report('finishing');
+    if (projection.finishBulk) await projection.finishBulk(database, tables);
     await analyzeVersion(db, tables);
     await sql`update projection_rebuilds set built_at = now() where projection = ${projection.name} and version = ${version}`.execute(db);
     let switched = false;

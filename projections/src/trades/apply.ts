@@ -17,14 +17,8 @@ interface Loaded {
   splitsBefore: number;
 }
 
-/** What `applyTradeEvents` wrote to the trades table: rows written whole, and trades removed. */
-export interface TradeRowsWritten {
-  upserts: TradesTable[];
-  deleted: Array<{ u: string; id: string }>;
-}
-
 /** Applies journal events: loads the touched lineages in two reads, folds in memory, writes back in bulk. */
-export async function applyTradeEvents(ctx: ProjectionContext, events: readonly StoredEvent[]): Promise<TradeRowsWritten> {
+export async function applyTradeEvents(ctx: ProjectionContext, events: readonly StoredEvent[]): Promise<void> {
   const tables = asTables(ctx.tables);
   const trx = ctx.trx;
   const byLineage = new Map<string, StoredEvent[]>();
@@ -35,7 +29,7 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
     if (!list) byLineage.set(e.streamId, (list = []));
     list.push(e);
   }
-  if (!byLineage.size) return { upserts: [], deleted: [] };
+  if (!byLineage.size) return;
   // A bulk batch of a version that is not live yet: if a crash loses its commit, the rebuild resumes
   // before it. So it need not wait for the WAL flush. (Live batches keep the default: BullMQ's
   // bookkeeping in Redis must not run ahead of what is durable; so do a switch's catch-up and a one-user
@@ -137,6 +131,5 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
   // In bulk, a day is touched by many batches (opens, then closes and rolls weeks later): finishBulk
   // computes every day once from the finished trade rows instead.
   if (ctx.mode !== 'bulk') await recomputeDays(trx, tables, days);
-  return { upserts, deleted };
 }
 

@@ -12,7 +12,7 @@ import { applyLaneBatch, guardRevisions } from '../runtime/apply.ts';
 import { laneOf, rowPosition } from '../runtime/lanes.ts';
 import { abandon, diff, rebuild } from '../runtime/rebuild.ts';
 import { readRegistry } from '../runtime/registry.ts';
-import { bulkTuning } from './bulk-run.ts';
+import { recomputeAllDays } from '../daily-premium/tables.ts';
 import { tradesProjection } from './projection.ts';
 import { smallJournal } from './testing.ts';
 
@@ -85,41 +85,40 @@ describe.each(['postgres', 'pglite'] as const)('rebuild in segments on %s', (mod
     expect(guard.rows.map((r) => [r.stream_id, Number(r.revision)])).toEqual([...last].sort(([a], [b]) => (a < b ? -1 : 1)));
   }
 
-  /** The trades projection, noting whether its finishing step read the version back (`finishBulk`). */
-  const watched = () => {
-    const seen = { readBack: 0 };
-    const projection: Projection = {
-      ...tradesProjection,
-      async finishBulk(database, tables, options) {
-        if (!options?.aggregatesWritten) seen.readBack++;
-        await tradesProjection.finishBulk!(database, tables, options);
-      },
-    };
-    return { projection, seen };
-  };
-
   it.each([1, 3, 7, 40, 100_000])('segments of %i events (batches of 5) equal the live version', async (segmentEvents) => {
     expect(events.length).toBeGreaterThan(60);
-    const { projection, seen } = watched();
-    const [result] = await rebuild(deps(projection), tradesProjection.name, { switch: false, batchSize: 5, segmentEvents });
+    const [result] = await rebuild(deps(), tradesProjection.name, { switch: false, batchSize: 5, segmentEvents });
     expect(result!.eventsApplied).toBe(events.length);
-    // A run from an empty start computed the day records from what it wrote, without reading it back.
-    expect(seen.readBack).toBe(0);
     await expectIdentical();
     await abandon(deps(), tradesProjection.name);
   });
 
-  it('past its day book budget, a run reads the version back for the day records, and equals the live version', async () => {
-    const budget = bulkTuning.dayBookTrades;
-    bulkTuning.dayBookTrades = 10;
+  it.runIf(mode === 'postgres')('the day records of the finishing step, in worker threads that claim one user at a time, equal the live version', async () => {
+    await rebuild(deps(), tradesProjection.name, { switch: false });
+    const building = (await readRegistry(database.db, tradesProjection.name)).find((r) => r.status === 'building')!;
+    const tables = { trades: building.tables.trades!, daily_premium: building.tables.daily_premium! };
+    const days = await recomputeAllDays(database, tables, { chunkTrades: 1, workers: 3 });
+    expect(days).toBe(Number((await sql<{ n: number }>`select count(*)::int as n from ${sql.table(tables.daily_premium)}`.execute(database.db)).rows[0]!.n));
+    expect(days).toBeGreaterThan(8);
+    await expectIdentical();
+    await abandon(deps(), tradesProjection.name);
+  });
+
+  it.runIf(mode === 'postgres')('a day records worker that fails fails the finishing step with its error, after every worker ended', async () => {
+    await rebuild(deps(), tradesProjection.name, { switch: false });
+    const building = (await readRegistry(database.db, tradesProjection.name)).find((r) => r.status === 'building')!;
+    const refused = `${building.tables.daily_premium}_refusing`;
+    await sql`create table ${sql.table(refused)} (like ${sql.table(building.tables.daily_premium!)} including all)`.execute(database.db);
+    await sql`alter table ${sql.table(refused)} add constraint no_rows check (false)`.execute(database.db);
     try {
-      const { projection, seen } = watched();
-      await rebuild(deps(projection), tradesProjection.name, { switch: false, batchSize: 5, segmentEvents: 7 });
-      expect(seen.readBack).toBe(1);
-      await expectIdentical();
-      await abandon(deps(), tradesProjection.name);
+      await expect(recomputeAllDays(database, { trades: building.tables.trades!, daily_premium: refused }, { chunkTrades: 1, workers: 2 })).rejects.toThrow(/no_rows/);
+      expect((await sql<{ n: number }>`select count(*)::int as n from ${sql.table(refused)}`.execute(database.db)).rows[0]!.n).toBe(0);
+      // Every worker's connection is closed: none of them is left writing after the step failed.
+      const others = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'active' and pid <> pg_backend_pid()`.execute(database.db);
+      expect(others.rows[0]!.n).toBe(0);
     } finally {
-      bulkTuning.dayBookTrades = budget;
+      await sql`drop table ${sql.table(refused)}`.execute(database.db);
+      await abandon(deps(), tradesProjection.name);
     }
   });
 
@@ -128,10 +127,9 @@ describe.each(['postgres', 'pglite'] as const)('rebuild in segments on %s', (mod
     let writes = 0;
     return {
       ...tradesProjection,
-      bulkRun(options) {
-        const run = tradesProjection.bulkRun!(options);
+      bulkRun() {
+        const run = tradesProjection.bulkRun!();
         return {
-          ...(run.finishOwn ? { finishOwn: (database, tables) => run.finishOwn!(database, tables) } : {}),
           segment() {
             const segment = run.segment();
             return {
@@ -157,12 +155,9 @@ describe.each(['postgres', 'pglite'] as const)('rebuild in segments on %s', (mod
     const state = await rebuildState();
     expect(state.done).toBe(40);
     expect(comparePositions(rowPosition(state), events[39]!.position)).toBe(0);
-    const { projection, seen } = watched();
-    const [resumed] = await rebuild(deps(projection), tradesProjection.name, { switch: false, batchSize: 5, segmentEvents: 20 });
+    const [resumed] = await rebuild(deps(), tradesProjection.name, { switch: false, batchSize: 5, segmentEvents: 20 });
     expect(resumed!.resumedFrom).not.toBeNull();
     expect(resumed!.eventsApplied).toBe(events.length - 40);
-    // It did not write the first two segments: the day records come from the version's rows.
-    expect(seen.readBack).toBe(1);
     await expectIdentical();
     await abandon(deps(), tradesProjection.name);
   });

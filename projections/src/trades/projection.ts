@@ -109,13 +109,12 @@ export const tradesProjection: Projection = {
   async apply(ctx, events) {
     await applyTradeEvents(ctx, events);
   },
-  bulkRun: ({ fromStart }) => new TradesBulkRun(fromStart),
-  // The day records (unless the bulk run wrote them from memory) while PostgreSQL builds the deferred
-  // list indexes on another connection. Both settle before a failure is thrown: the rebuild's lock must
-  // outlive the index build.
-  async finishBulk(database, t, options) {
+  bulkRun: () => new TradesBulkRun(),
+  // The day records (in worker threads) while PostgreSQL builds the deferred list indexes on another
+  // connection. Both settle before a failure is thrown: the rebuild's lock must outlive the index build.
+  async finishBulk(database, t) {
     const tables = asTables(t);
-    const settled = await Promise.allSettled([options?.aggregatesWritten ? null : recomputeAllDays(database, tables), createTradeListIndexes(database.db, tables.trades)]);
+    const settled = await Promise.allSettled([recomputeAllDays(database, tables), createTradeListIndexes(database.db, tables.trades)]);
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
   },
