@@ -6,7 +6,7 @@ import { addDays, isWeekend, newYorkDate } from '@oj/contracts/business-date';
 import { createUser, login } from '@oj/services/identity/commands';
 import { identityContext } from '@oj/services/identity/routes';
 import { SEED_PASSWORD, seedJournals } from '@oj/services/journal/seed/generate';
-import { SCREENSHOT_DIR, launchBrowser, newContext, screenshots } from './support/browser.ts';
+import { SCREENSHOT_DIR, launchBrowser, newContext, screenshotWidth, screenshots } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
 
 /**
@@ -139,7 +139,8 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
   it('reads the timeline with sentences, and a per-event diff', async () => {
     const timeline = panel('Timeline');
     await poll(() => timeline.locator('tbody tr').count()).toBeGreaterThan(10);
-    await screenshots(page, 'audit-timeline');
+    // On a phone the timeline's table scrolls inside its frame; the page itself does not scroll sideways.
+    expect(screenshotWidth((await screenshots(page, 'audit-timeline'))[1]!)).toBe(375);
     await timeline.getByRole('textbox').first().fill(spy.opened);
     await timeline.getByRole('button', { name: 'Apply' }).click();
     const closeRow = timeline.locator('tr[data-event-type="TradeClosed"]');
@@ -152,7 +153,7 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
     expect(text).toContain(short(spy.opened));
     expect(text).toContain('created'); // the remainder
     expect(text).toContain('daily_premium');
-    await screenshots(page, 'audit-diff');
+    expect(screenshotWidth((await screenshots(page, 'audit-diff'))[1]!)).toBe(375);
   });
 
   it('as of before and after the roll', async () => {

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { findBrowser } from '@oj/infra/testing/preflight';
@@ -42,6 +42,14 @@ export async function screenshotAt(page: Page, name: string, size: { width: numb
   await page.screenshot({ path, fullPage: options.fullPage ?? true, animations: 'disabled' });
   if (before && (before.width !== size.width || before.height !== size.height)) await page.setViewportSize(before);
   return path;
+}
+
+/**
+ * The width of a screenshot (PNG header): a full-page capture is as wide as the page, so a phone
+ * screenshot wider than 375 px means the page scrolls sideways.
+ */
+export function screenshotWidth(path: string): number {
+  return readFileSync(path).readUInt32BE(16);
 }
 
 /** The same page at the desktop (1366x900) and phone (375x812) widths. */
