@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { settleAll } from '@oj/infra/settle';
 import type { DayTables } from './tables.ts';
 
 /** What a day records worker is started with (`days-worker.ts`). */
@@ -23,10 +24,8 @@ export type DaysWorkerReply = { written: number } | { error: { name: string; mes
  */
 export async function writeDaysInWorkers(databaseUrl: string, tables: DayTables, chunks: string[][], workers: number): Promise<number> {
   const data: DaysWorkerData = { databaseUrl, tables, chunks, claimed: new SharedArrayBuffer(4) };
-  const settled = await Promise.allSettled(Array.from({ length: workers }, () => runWorker(data)));
-  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed) throw failed.reason;
-  return settled.reduce((n, r) => n + (r as PromiseFulfilledResult<number>).value, 0);
+  const written = await settleAll(Array.from({ length: workers }, () => runWorker(data)));
+  return written.reduce((n, w) => n + w, 0);
 }
 
 function runWorker(data: DaysWorkerData): Promise<number> {

@@ -39,12 +39,18 @@ export async function createDailyPremiumTable(db: Kysely<any>, t: string): Promi
 
 const dayTradeColumns = sql.raw(dayTradeFields.join(', '));
 
+/** The tables a day recompute reads (trades) and writes (daily premium records). */
+export interface DayTables {
+  trades: string;
+  daily_premium: string;
+}
+
 /**
  * Recomputes the records of the touched (user, date) keys from the trades rows as they are now (so
  * call it after the batch's trades are written, in the same transaction): one read for all keys of
  * the batch, one multi-row upsert, one delete for the days left without any trade.
  */
-export async function recomputeDays(trx: Kysely<any>, tables: { trades: string; daily_premium: string }, keys: ReadonlySet<string>): Promise<void> {
+export async function recomputeDays(trx: Kysely<any>, tables: DayTables, keys: ReadonlySet<string>): Promise<void> {
   if (!keys.size) return;
   const T = sql.table(tables.trades);
   const keyJson = JSON.stringify([...keys].map((k) => {
@@ -85,12 +91,6 @@ export const dailyPremiumColumns = [
   'tickers', 'ct', 'sg', 'dg', 'snpc', 'tnpc',
 ] as const satisfies readonly (keyof DailyPremiumRecord)[];
 
-/** Tables a whole-version recompute reads and writes. */
-export interface DayTables {
-  trades: string;
-  daily_premium: string;
-}
-
 /**
  * Recomputes every record of a version from its trade rows, as the end of a bulk rebuild
  * (`finishBulk`), in place of the table's rows. Users are taken in chunks of about `chunkTrades` trades,
@@ -109,13 +109,11 @@ export async function recomputeAllDays(database: Database, tables: DayTables, op
     const all = await Promise.all(chunks.map((users) => readDayTrades(db, tables.trades, users)));
     return writeDays(database, tables.daily_premium, all, { replace: true });
   }
-  const workers = Math.min(chunks.length, options.workers ?? Math.min(4, availableParallelism()));
-  if (!database.url || workers < 1) {
-    const next = claimer(chunks, new Int32Array(1));
-    return writeDays(database, tables.daily_premium, dayTradeChunks(db, tables.trades, next), { replace: true });
-  }
   await sql`truncate ${sql.table(tables.daily_premium)}`.execute(db);
-  return writeDaysInWorkers(database.url, tables, chunks, workers);
+  if (!chunks.length) return 0;
+  const workers = Math.min(chunks.length, options.workers ?? Math.min(4, availableParallelism()));
+  // Every PostgreSQL handle carries its URL (openDatabase).
+  return writeDaysInWorkers(database.url!, tables, chunks, workers);
 }
 
 /** Users in chunks of about `chunkTrades` trades (a user is never split), the largest chunks first. */

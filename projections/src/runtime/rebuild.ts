@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '@oj/infra/db/database';
+import { settleAll } from '@oj/infra/settle';
 import { START, comparePositions, positionToString, type EventStore, type LogPosition, type StoredEvent } from '@oj/infra/eventstore/port';
 import { physicalTables, type Projection } from './projection.ts';
 import { bulkSegments, DEFAULT_SEGMENT_EVENTS, recordCheckpoint, type BulkPass } from './bulk-segments.ts';
@@ -247,7 +248,7 @@ async function bulkBatches(run: BulkPass, partitions: number): Promise<number> {
     // revision guards turn into no-ops for the partitions that had committed.
     // Every partition settles before a failure is thrown: the rebuild's lock must not be released
     // while a partition's transaction is still running.
-    const settled = await Promise.allSettled(
+    await settleAll(
       partitionByUser(events, partitions).map((part) =>
         db.transaction().execute(async (trx) => {
           // A partition re-applied after a kill finds its events applied already: the guard drops them.
@@ -256,8 +257,6 @@ async function bulkBatches(run: BulkPass, partitions: number): Promise<number> {
         }),
       ),
     );
-    const failed = settled.find((r) => r.status === 'rejected');
-    if (failed) throw failed.reason;
     await recordCheckpoint(db, run, last, events.length);
     checkpoint = last.position;
     applied += events.length;
@@ -277,9 +276,7 @@ async function bulkBatches(run: BulkPass, partitions: number): Promise<number> {
  */
 async function analyzeVersion(db: Kysely<any>, tables: Record<string, string>): Promise<void> {
   // Each table on its own connection, side by side (sampling waits on reads as much as on the CPU).
-  const settled = await Promise.allSettled([...Object.values(tables), 'projection_stream_revisions'].map((t) => sql`analyze ${sql.table(t)}`.execute(db)));
-  const failed = settled.find((r) => r.status === 'rejected');
-  if (failed) throw failed.reason;
+  await settleAll([...Object.values(tables), 'projection_stream_revisions'].map((t) => sql`analyze ${sql.table(t)}`.execute(db)));
 }
 
 async function refreshCounts(deps: RuntimeDeps, name: string, version: number): Promise<void> {

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Projection } from '../runtime/projection.ts';
 import { FORMULAS_VERSION } from '@oj/contracts/formulas';
+import { settleAll } from '@oj/infra/settle';
 import { asTables, createTradeCountsTable, createTradeListIndexes, createTradeTables, tradeTables, tradeUpsertSet } from './tables.ts';
 import { createSplitHistoryTable, deleteUserSplits } from '../split-history/tables.ts';
 import { createDailyPremiumTable, recomputeAllDays } from '../daily-premium/tables.ts';
@@ -114,9 +115,7 @@ export const tradesProjection: Projection = {
   // connection. Both settle before a failure is thrown: the rebuild's lock must outlive the index build.
   async finishBulk(database, t) {
     const tables = asTables(t);
-    const settled = await Promise.allSettled([recomputeAllDays(database, tables), createTradeListIndexes(database.db, tables.trades)]);
-    const failed = settled.find((r) => r.status === 'rejected');
-    if (failed) throw failed.reason;
+    await settleAll([recomputeAllDays(database, tables), createTradeListIndexes(database.db, tables.trades)]);
   },
   async recomputeUser(ctx, userId, events) {
     const tables = asTables(ctx.tables);
