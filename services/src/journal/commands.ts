@@ -90,7 +90,9 @@ export async function runJournalCommand(ctx: JournalContext, caller: CommandCall
   // The lineage as this process last saw it, when it did: a command decided on it skips the stream
   // read. Safe because the append states the revision the decision was made on: a stale state loses
   // the append (a conflict) and is re-read like any lost race. A decision that fails on a remembered
-  // state is made again on a fresh read before the failure is answered.
+  // state is made again on a fresh read before the failure is answered. So is a keyed decision that
+  // appends nothing, or whose append finds the key's events already stored: a retry whose first try
+  // appended them is answered from those events, never from a decision made again on a later state.
   let cached = prefetched ? undefined : lineageStates.get(streamId);
   let raced = false;
   for (;;) {
@@ -108,9 +110,16 @@ export async function runJournalCommand(ctx: JournalContext, caller: CommandCall
       if (stored.length > 0) rememberState(streamId, state);
     }
     if (key !== null && stored) {
-      // A crash between the append and storing the answer: the events are there, the answer is not.
-      const mine = stored.filter((e) => e.metadata.idempotencyKey === key && e.metadata.userId === userId);
-      if (mine.length > 0) return remember(ctx, caller, request, answerOf(command.type, command.tradeId, mine.map(journalEventOf), state, today));
+      // A crash between the append and storing the answer: the events are there, the answer is not. The
+      // answer is the one the first try would have given: the lineage as of its own last event, on its
+      // business date, whatever the lineage did since (a later edit, a delete of the trade).
+      const last = stored.findLastIndex((e) => e.metadata.idempotencyKey === key && e.metadata.userId === userId);
+      if (last >= 0) {
+        const mine = stored.slice(0, last + 1).filter((e) => e.metadata.idempotencyKey === key && e.metadata.userId === userId);
+        const asOfThen = last === stored.length - 1 ? state : foldStored(stored.slice(0, last + 1));
+        const answer = answerOf(command.type, command.tradeId, mine.map(journalEventOf), asOfThen, mine[0]!.metadata.businessDate);
+        return remember(ctx, caller, request, answer);
+      }
     }
     let events: JournalEvent[];
     try {
@@ -119,7 +128,11 @@ export async function runJournalCommand(ctx: JournalContext, caller: CommandCall
       if (fromCache) continue;
       throw error;
     }
-    if (events.length === 0) return answerOf(command.type, command.tradeId, events, state, today);
+    if (events.length === 0) {
+      // Nothing to append: on a remembered state, a keyed request reads first (its events may be there).
+      if (fromCache && key !== null) continue;
+      return answerOf(command.type, command.tradeId, events, state, today);
+    }
     const created = events.flatMap(createdTradeIds);
     // The opening trade of a lineage is found by its stream id (see lineageOf); only derived trades need a row.
     const indexRows = created.filter((uid) => uid !== lineageId).map((trade_uid) => ({ trade_uid, user_id: userId, lineage_id: lineageId }));
@@ -143,7 +156,13 @@ export async function runJournalCommand(ctx: JournalContext, caller: CommandCall
     const revision = state.status === 'empty' ? -1 : state.revision;
     const toAppend: NewEvent[] = events.map((e, i) => ({ id: eventId(i), type: e.type, schemaVersion: journalEventVersions[e.type], data: e.data, metadata }));
     try {
-      await ctx.eventStore.append(streamId, toAppend, revision === -1 ? 'no_stream' : revision);
+      const appended = await ctx.eventStore.append(streamId, toAppend, revision === -1 ? 'no_stream' : revision);
+      if (appended.nextExpectedRevision !== revision + toAppend.length) {
+        // The store found these very events (the key's ids) earlier in the stream: an earlier try of
+        // this request appended them and its answer was lost. It is answered from those events.
+        lineageStates.delete(streamId);
+        continue;
+      }
       // Only after the append: the cache must never know a uid whose trade may not exist.
       for (const uid of created) rememberLineage(uid, userId, lineageId);
     } catch (error) {

@@ -294,6 +294,49 @@ describe.each(adapters)('trade commands on %s', (adapter) => {
     expect(await streamOf(me.userId, uid)).toHaveLength(2);
   });
 
+  it('idempotency: a retry after a lost answer answers as of its own events, whatever the lineage did since', async () => {
+    const trade = await addTrade();
+    // A lost answer leaves the key's claim without one (the connection died after the append); an
+    // operator clearing old answers removes the claim too. Either way the retry answers the same.
+    const lose = (key: string, how: 'claim kept' | 'claim cleared') =>
+      how === 'claim kept'
+        ? t.db.db.updateTable('journal_command_answers').set({ answer: null }).where('user_id', '=', me.userId).where('idempotency_key', '=', key).execute()
+        : t.db.db.deleteFrom('journal_command_answers').where('user_id', '=', me.userId).where('idempotency_key', '=', key).execute();
+    const edit1 = await send('PATCH', `/trades/update/${trade.uid}`, { notes: 'first edit' }, me.authorization, { 'idempotency-key': 'edit-1' });
+    expect(edit1.statusCode, edit1.body).toBe(200);
+    // The answer is lost (the connection died after the append), and the trader goes on: another edit.
+    await lose('edit-1', 'claim cleared');
+    const edit2 = await send('PATCH', `/trades/update/${trade.uid}`, { premium_at_open: 333 }, me.authorization, { 'idempotency-key': 'edit-2' });
+    expect(edit2.json().notes).toBe('first edit');
+    expect(edit2.json().pao).not.toBe(edit1.json().pao);
+    // Decided again on today's lineage, the retry would answer the second edit's premium.
+    const retry1 = await send('PATCH', `/trades/update/${trade.uid}`, { notes: 'first edit' }, me.authorization, { 'idempotency-key': 'edit-1' });
+    expect(retry1.statusCode, retry1.body).toBe(200);
+    expect(retry1.json()).toEqual(edit1.json());
+    // Not a no-op on today's lineage: decided again, its append finds the key's events already stored.
+    const edit3 = await send('PATCH', `/trades/update/${trade.uid}`, { notes: 'third edit' }, me.authorization, { 'idempotency-key': 'edit-3' });
+    await lose('edit-3', 'claim cleared');
+    await send('PATCH', `/trades/update/${trade.uid}`, { notes: 'fourth edit', premium_at_open: 444 }, me.authorization, { 'idempotency-key': 'edit-4' });
+    const retry3 = await send('PATCH', `/trades/update/${trade.uid}`, { notes: 'third edit' }, me.authorization, { 'idempotency-key': 'edit-3' });
+    expect(retry3.json()).toEqual(edit3.json());
+    // The trade is deleted since: the lost answer is still the edit's, not a 500 over a trade that is gone.
+    await lose('edit-2', 'claim kept');
+    const deleted = await send('DELETE', `/trades/${trade.uid}`, undefined, me.authorization, { 'idempotency-key': 'delete-1' });
+    expect(deleted.statusCode, deleted.body).toBe(200);
+    const retry2 = await send('PATCH', `/trades/update/${trade.uid}`, { premium_at_open: 333 }, me.authorization, { 'idempotency-key': 'edit-2' });
+    expect(retry2.statusCode, retry2.body).toBe(200);
+    expect(retry2.json()).toEqual(edit2.json());
+    const events = await streamOf(me.userId, trade.uid);
+    expect(events.map((e) => [e.type, e.metadata.idempotencyKey])).toEqual([
+      ['TradeOpened', null],
+      ['TradeEdited', 'edit-1'],
+      ['TradeEdited', 'edit-2'],
+      ['TradeEdited', 'edit-3'],
+      ['TradeEdited', 'edit-4'],
+      ['TradeDeleted', 'delete-1'],
+    ]);
+  });
+
   it('the OpenAPI document describes the trade commands', async () => {
     const r = await t.app.inject({ method: 'GET', url: url('/docs/json') });
     expect(r.statusCode).toBe(200);
