@@ -95,6 +95,7 @@ export async function runJournalCommand(ctx: JournalContext, caller: CommandCall
   // appended them is answered from those events, never from a decision made again on a later state.
   let cached = prefetched ? undefined : lineageStates.get(streamId);
   let raced = false;
+  let foundStored = false;
   for (;;) {
     let state: Lineage;
     let stored: StoredEvent[] | undefined;
@@ -159,7 +160,10 @@ export async function runJournalCommand(ctx: JournalContext, caller: CommandCall
       const appended = await ctx.eventStore.append(streamId, toAppend, revision === -1 ? 'no_stream' : revision);
       if (appended.nextExpectedRevision !== revision + toAppend.length) {
         // The store found these very events (the key's ids) earlier in the stream: an earlier try of
-        // this request appended them and its answer was lost. It is answered from those events.
+        // this request (or a concurrent duplicate, since this one's read) appended them. It is answered
+        // from those events, read. Found on a second read still not, the stream contradicts itself.
+        if (foundStored) throw new Error(`Append to ${streamId}: the store holds this request's event ids, its reads do not`);
+        foundStored = true;
         lineageStates.delete(streamId);
         continue;
       }
