@@ -125,7 +125,6 @@ async function cleanSlate(db: Kysely<any>): Promise<boolean> {
 }
 
 /** `psql \copy` streams the file through the client connection: a real COPY FROM STDIN, timed end to end. */
-
 async function psqlCopy(url: string, table: string, file: string): Promise<number> {
   const started = performance.now();
   const child = spawn('psql', [url, '-v', 'ON_ERROR_STOP=1', '-q', '-c', `\\copy ${table} (stream_id, revision, event_id, type, schema_version, data, metadata) from '${file}'`], { stdio: ['ignore', 'inherit', 'inherit'] });

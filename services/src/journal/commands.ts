@@ -114,10 +114,12 @@ export async function runJournalCommand(ctx: JournalContext, caller: CommandCall
       // A crash between the append and storing the answer: the events are there, the answer is not. The
       // answer is the one the first try would have given: the lineage as of its own last event, on its
       // business date, whatever the lineage did since (a later edit, a delete of the trade).
-      const last = stored.findLastIndex((e) => e.metadata.idempotencyKey === key && e.metadata.userId === userId);
+      const isMine = (e: StoredEvent) => e.metadata.idempotencyKey === key && e.metadata.userId === userId;
+      const last = stored.findLastIndex(isMine);
       if (last >= 0) {
-        const mine = stored.slice(0, last + 1).filter((e) => e.metadata.idempotencyKey === key && e.metadata.userId === userId);
-        const asOfThen = last === stored.length - 1 ? state : foldStored(stored.slice(0, last + 1));
+        const upToMine = stored.slice(0, last + 1);
+        const mine = upToMine.filter(isMine);
+        const asOfThen = last === stored.length - 1 ? state : foldStored(upToMine);
         const answer = answerOf(command.type, command.tradeId, mine.map(journalEventOf), asOfThen, mine[0]!.metadata.businessDate);
         return remember(ctx, caller, request, answer);
       }
