@@ -114,18 +114,23 @@ describe.each([
     const uid = await addUser(database, 'Overlap');
     let release: () => void = () => undefined;
     let reads = 0;
+    let firstRowRead = false;
     const cache = new PrincipalCache(database, {
       load: async (id) => {
-        reads++;
+        const read = ++reads;
         const user = await findUserByUid(database.db, id);
-        if (reads === 1) await new Promise<void>((r) => (release = r));
+        if (read === 1) {
+          firstRowRead = true;
+          await new Promise<void>((r) => (release = r));
+        }
         return user;
       },
     });
     try {
       await waitFor(() => cache.isLive);
       const slow = cache.find(uid);
-      await waitFor(() => reads === 1);
+      // Wait for the row itself, not the start of the read: the update must come after the select.
+      await waitFor(() => firstRowRead);
       // The first read has its (old) row; the change commits and is heard before that read answers.
       await sql`update users set name = 'Overlap renamed' where uid = ${uid}`.execute(database.db);
       await cache.settled();
