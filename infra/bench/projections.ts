@@ -224,9 +224,15 @@ export async function benchProjections(argv: string[]): Promise<Record<string, u
     let lastLog = 0;
     const rebuildStarted = performance.now();
     const phases: Record<string, number> = {};
-    // The rebuild's memory: the heap in use, sampled while it runs (a segment is folded in memory).
+    // The rebuild's memory, sampled while it runs: the main thread's heap in use (a segment is folded in
+    // memory), and the process's resident set, which also holds the day record workers' heaps.
     let heapPeak = 0;
-    const sampler = setInterval(() => (heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed)), 100);
+    let rssPeak = 0;
+    const sampler = setInterval(() => {
+      const m = process.memoryUsage();
+      heapPeak = Math.max(heapPeak, m.heapUsed);
+      rssPeak = Math.max(rssPeak, m.rss);
+    }, 100);
     await rebuild(deps, TRADES_PROJECTION, {
       batchSize: args.batchSize,
       ...(args.segmentEvents ? { segmentEvents: args.segmentEvents } : {}),
@@ -253,6 +259,7 @@ export async function benchProjections(argv: string[]): Promise<Record<string, u
       batchSize: args.batchSize,
       segmentEvents: args.segmentEvents ?? DEFAULT_SEGMENT_EVENTS,
       heapPeakMb: Math.round(heapPeak / 2 ** 20),
+      rssPeakMb: Math.round(rssPeak / 2 ** 20),
       rows: counts,
     };
     log(`rebuild: ${Math.round(rebuildRate)} ev/s (${r2(rebuildSeconds)} s)`);
