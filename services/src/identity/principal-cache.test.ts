@@ -155,7 +155,9 @@ describe('principal cache when its LISTEN session breaks (PostgreSQL)', () => {
   });
 
   it('reads the database on every lookup until a new session listens, then caches again', async () => {
-    const { cache, reads } = countedCache(database, { retryMs: 300 });
+    // A new session listens 3 s after the loss: time enough for the lookups below to run while none
+    // does, on a loaded machine too.
+    const { cache, reads } = countedCache(database, { retryMs: 3000 });
     try {
       await waitFor(() => cache.isLive);
       const uid = await addUser(database, 'Lost');
@@ -174,7 +176,7 @@ describe('principal cache when its LISTEN session breaks (PostgreSQL)', () => {
       expect((await cache.find(uid))?.role).toBe('Admin');
       expect(reads).toHaveLength(3);
 
-      await waitFor(() => cache.isLive);
+      await waitFor(() => cache.isLive, 15_000);
       await cache.find(uid);
       await cache.find(uid);
       expect(reads).toHaveLength(4);
