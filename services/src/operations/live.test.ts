@@ -15,37 +15,48 @@ import { appendPremiums, figuresProjection, visible } from './testing.ts';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `ojops${randomUUID().slice(0, 8)}`;
 
-/** Reads Server-Sent Events from the running gateway until `until` accepts one (or throws on timeout). */
-async function readEvents(url: string, authorization: string, until: (event: string, data: any) => boolean): Promise<Array<{ event: string; data: any }>> {
-  const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(), 45_000);
-  const res = await fetch(url, { headers: { authorization, accept: 'text/event-stream' }, signal: abort.signal });
-  expect(res.status).toBe(200);
-  expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-  const seen: Array<{ event: string; data: any }> = [];
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error('stream ended');
-      buffer += value;
-      let cut: number;
-      while ((cut = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        const event = /^event: (.*)$/m.exec(block)?.[1];
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (!event || !data) continue;
-        const e = { event, data: JSON.parse(data) };
-        seen.push(e);
-        if (until(e.event, e.data)) return seen;
+/**
+ * Reads Server-Sent Events from the running gateway until `until` accepts one (or throws on timeout).
+ * `opened` resolves once the snapshot has arrived: the gateway subscribes the stream to changes as it
+ * sends the snapshot, so whatever happens after that reaches this stream.
+ */
+function readEvents(url: string, authorization: string, until: (event: string, data: any) => boolean): { opened: Promise<void>; events: Promise<Array<{ event: string; data: any }>> } {
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const events = (async () => {
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), 45_000);
+    try {
+      const res = await fetch(url, { headers: { authorization, accept: 'text/event-stream' }, signal: abort.signal });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const seen: Array<{ event: string; data: any }> = [];
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error('stream ended');
+        buffer += value;
+        let cut: number;
+        while ((cut = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          const event = /^event: (.*)$/m.exec(block)?.[1];
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (!event || !data) continue;
+          const e = { event, data: JSON.parse(data) };
+          seen.push(e);
+          if (e.event === 'snapshot') open();
+          if (until(e.event, e.data)) return seen;
+        }
       }
+    } finally {
+      clearTimeout(timer);
+      abort.abort();
     }
-  } finally {
-    clearTimeout(timer);
-    abort.abort();
-  }
+  })();
+  // A stream that fails before its snapshot fails `opened` as well.
+  return { opened: Promise.race([opened, events.then(() => undefined)]), events };
 }
 
 describe('services mode (REDIS_URL): rebuilds are projector jobs, the board is for Admins', () => {
@@ -79,9 +90,9 @@ describe('services mode (REDIS_URL): rebuilds are projector jobs, the board is f
     for (let i = 0; i < 5; i++) await appendPremiums(store, randomUUID(), 'l1', [10 * i, 5]);
     await visible(store, 10);
     const operator = await signInAs(t, { role: 'Operator' });
-    const events = readEvents(`${base}/api/v1/operations/stream`, operator.authorization, (event, data) => event === 'rebuilds' && data.some((r: { phase: string }) => r.phase === 'done'));
-    // The snapshot comes first; the rebuild is requested once the stream is open.
-    await new Promise((r) => setTimeout(r, 100));
+    const { opened, events } = readEvents(`${base}/api/v1/operations/stream`, operator.authorization, (event, data) => event === 'rebuilds' && data.some((r: { phase: string }) => r.phase === 'done'));
+    // The snapshot comes first; the rebuild is requested once the stream has it.
+    await opened;
     const res = await t.app.inject({ method: 'POST', url: '/api/v1/operations/projections/ops_figures/rebuild', headers: { authorization: operator.authorization }, payload: { switch: true } });
     expect(res.statusCode).toBe(202);
     expect(res.json().rebuild).toMatchObject({ id: 'rebuild-ops_figures', runner: 'bullmq', requestedBy: operator.email });
@@ -95,11 +106,13 @@ describe('services mode (REDIS_URL): rebuilds are projector jobs, the board is f
 
   it('ends an event stream once its user is no longer an operator', async () => {
     const operator = await signInAs(t, { role: 'Operator' });
-    const ended = readEvents(`${base}/api/v1/operations/stream`, operator.authorization, () => false).then(
+    const stream = readEvents(`${base}/api/v1/operations/stream`, operator.authorization, () => false);
+    const ended = stream.events.then(
       () => 'no',
       (err: Error) => err.message,
     );
-    await new Promise((r) => setTimeout(r, 200));
+    // The role is taken away once the stream is open (before, the stream would be refused a 403).
+    await stream.opened;
     await database.db.updateTable('users').set({ role: 'User' }).where('uid', '=', operator.userId).execute();
     expect(await ended).toBe('stream ended');
   });
