@@ -6,6 +6,7 @@ import { createTestDatabase } from '@oj/infra/testing/postgres';
 import { migrateToLatest } from '@oj/infra/db/migrate';
 import { migrations as storeMigrations } from '@oj/infra/eventstore/migrations';
 import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
+import { comparePositions, type LogPosition } from '@oj/infra/eventstore/port';
 import { createLogger } from '@oj/infra/logger';
 import { migrations } from './migrations.ts';
 import { countingProjection } from './test-projection.ts';
@@ -29,9 +30,17 @@ const lane = laneOf(user, LANES);
 describe('projector lag', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
   let store: PostgresEventStore;
+  /** Appends n events, and returns once readers see them (an older transaction anywhere on the server holds them back). */
   const append = async (n: number) => {
+    let last: LogPosition | undefined;
     for (let i = 0; i < n; i++) {
-      await store.append(`trade-${user}.l${i % 3}`, [{ id: randomUUID(), type: 'E', schemaVersion: 1, data: { i }, metadata: { userId: user, actor: { id: user, role: 'trader' }, correlationId: 'c', causationId: null, idempotencyKey: null, recordedAt: new Date().toISOString(), businessDate: '2026-11-20' } }], 'any');
+      ({ position: last } = await store.append(`trade-${user}.l${i % 3}`, [{ id: randomUUID(), type: 'E', schemaVersion: 1, data: { i }, metadata: { userId: user, actor: { id: user, role: 'trader' }, correlationId: 'c', causationId: null, idempotencyKey: null, recordedAt: new Date().toISOString(), businessDate: '2026-11-20' } }], 'any'));
+    }
+    for (let tries = 0; last; tries++) {
+      const head = await store.head();
+      if (head && comparePositions(head, last) >= 0) break;
+      if (tries > 600) throw new Error('the appended events did not become visible');
+      await new Promise((r) => setTimeout(r, 10));
     }
   };
   const lag = (cap: number) => readLag(database.db, store, projections, LANES, { cap });

@@ -103,8 +103,13 @@ describe('load shedding', () => {
     } finally {
       clearInterval(busy);
     }
-    await new Promise((r) => setTimeout(r, 350));
-    expect((await fetch(`${s.url}${API_PREFIX}/fast`)).status).toBe(200);
+    // Caught up: accepted again within a few samples (more on a loaded machine, never for good).
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      status = (await fetch(`${s.url}${API_PREFIX}/fast`)).status;
+    }
+    expect(status).toBe(200);
     expect(await s.metrics.metrics()).toMatch(/http_requests_shed_total\{reason="event_loop_delay"\} [1-9]/);
   });
 
