@@ -140,6 +140,31 @@ export const operationsLive = z.object({
 });
 export type OperationsLive = z.infer<typeof operationsLive>;
 
+/** One event of `GET /operations/stream`: `snapshot` (an `OperationsLive`), `rebuilds` or `lag`. */
+export interface StreamEvent {
+  event: string;
+  data: unknown;
+}
+
+/**
+ * The complete events at the head of the stream's text, as the gateway writes them (an `event:` and a
+ * `data:` line, then a blank line), and the rest: an event still arriving. Blocks without both lines
+ * (the stream's `: ping` comments) are skipped.
+ */
+export function takeStreamEvents(text: string): { events: StreamEvent[]; rest: string } {
+  const events: StreamEvent[] = [];
+  let rest = text;
+  let cut: number;
+  while ((cut = rest.indexOf('\n\n')) >= 0) {
+    const block = rest.slice(0, cut);
+    rest = rest.slice(cut + 2);
+    const event = /^event: (.*)$/m.exec(block)?.[1];
+    const data = /^data: (.*)$/m.exec(block)?.[1];
+    if (event && data) events.push({ event, data: JSON.parse(data) as unknown });
+  }
+  return { events, rest };
+}
+
 /** `GET /operations/projections/:name/diff?version=` (default: the building version). */
 export const diffQuery = z.object({ version: version.optional() });
 

@@ -5,6 +5,7 @@ import { createLogger } from '@oj/infra/logger';
 import type { EventStore } from '@oj/infra/eventstore/port';
 import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
 import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
+import { takeStreamEvents, type RebuildState, type StreamEvent } from '@oj/contracts/operations';
 import { laneQueueName, redisConnection } from '@oj/projections/runtime/projector';
 import { REBUILD_QUEUE, startRebuildWorker, type RebuildWorker } from '@oj/projections/runtime/rebuild-job';
 import { readRegistry } from '@oj/projections/runtime/registry';
@@ -20,7 +21,7 @@ const prefix = `ojops${randomUUID().slice(0, 8)}`;
  * `opened` resolves once the snapshot has arrived: the gateway subscribes the stream to changes as it
  * sends the snapshot, so whatever happens after that reaches this stream.
  */
-function readEvents(url: string, authorization: string, until: (event: string, data: any) => boolean): { opened: Promise<void>; events: Promise<Array<{ event: string; data: any }>> } {
+function readEvents(url: string, authorization: string, until: (event: string, data: any) => boolean): { opened: Promise<void>; events: Promise<StreamEvent[]> } {
   let open: () => void = () => undefined;
   const opened = new Promise<void>((resolve) => (open = resolve));
   const events = (async () => {
@@ -30,21 +31,15 @@ function readEvents(url: string, authorization: string, until: (event: string, d
       const res = await fetch(url, { headers: { authorization, accept: 'text/event-stream' }, signal: abort.signal });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-      const seen: Array<{ event: string; data: any }> = [];
+      const seen: StreamEvent[] = [];
       const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = '';
       for (;;) {
         const { value, done } = await reader.read();
         if (done) throw new Error('stream ended');
-        buffer += value;
-        let cut: number;
-        while ((cut = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          const event = /^event: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (!event || !data) continue;
-          const e = { event, data: JSON.parse(data) };
+        const { events, rest } = takeStreamEvents(buffer + value);
+        buffer = rest;
+        for (const e of events) {
           seen.push(e);
           if (e.event === 'snapshot') open();
           if (until(e.event, e.data)) return seen;
@@ -99,7 +94,7 @@ describe('services mode (REDIS_URL): rebuilds are projector jobs, the board is f
     const seen = await events;
     expect(seen[0]!.event).toBe('snapshot');
     expect(seen[0]!.data).toMatchObject({ transport: 'bullmq', queuesUrl: null });
-    const last = seen.at(-1)!.data.find((r: { id: string }) => r.id === 'rebuild-ops_figures');
+    const last = (seen.at(-1)!.data as RebuildState[]).find((r) => r.id === 'rebuild-ops_figures');
     expect(last).toMatchObject({ phase: 'done', version: 1, eventsDone: 10, eventsTotal: 10, runner: 'bullmq', requestedBy: operator.email });
     expect((await readRegistry(database.db, 'ops_figures')).map((r) => [r.version, r.status])).toEqual([[1, 'live']]);
   }, 60_000);

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { LagSample, LaneError, OperationsLive, RebuildState } from '@oj/contracts/operations';
+import { takeStreamEvents, type LagSample, type LaneError, type OperationsLive, type RebuildState } from '@oj/contracts/operations';
 import { API_BASE, refreshAccessToken } from '../../../lib/api-client.ts';
 import { sessionStore } from '../../auth/session-store.ts';
 
@@ -69,15 +69,9 @@ export function useOperationsStream(onRebuilds?: (rebuilds: RebuildState[]) => v
         for (;;) {
           const { value, done } = await reader.read();
           if (done) return;
-          buffer += value;
-          let cut: number;
-          while ((cut = buffer.indexOf('\n\n')) >= 0) {
-            const block = buffer.slice(0, cut);
-            buffer = buffer.slice(cut + 2);
-            const event = /^event: (.*)$/m.exec(block)?.[1];
-            const data = /^data: (.*)$/m.exec(block)?.[1];
-            if (event && data) apply(event, JSON.parse(data));
-          }
+          const { events, rest } = takeStreamEvents(buffer + value);
+          buffer = rest;
+          for (const e of events) apply(e.event, e.data);
         }
       }
     };
