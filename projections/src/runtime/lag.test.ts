@@ -6,13 +6,14 @@ import { createTestDatabase } from '@oj/infra/testing/postgres';
 import { migrateToLatest } from '@oj/infra/db/migrate';
 import { migrations as storeMigrations } from '@oj/infra/eventstore/migrations';
 import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
-import { comparePositions, type LogPosition } from '@oj/infra/eventstore/port';
+import { comparePositions, START, type LogPosition } from '@oj/infra/eventstore/port';
 import { createLogger } from '@oj/infra/logger';
 import { migrations } from './migrations.ts';
 import { countingProjection } from './test-projection.ts';
 import { startProjector } from './projector.ts';
 import { laneOf, posParams } from './lanes.ts';
 import { readLag } from './registry.ts';
+import { until } from './testing.ts';
 
 /**
  * The lag an operator reads (console, CLI, metrics, the benches' "caught up") must never say 0 for a
@@ -36,12 +37,8 @@ describe('projector lag', () => {
     for (let i = 0; i < n; i++) {
       ({ position: last } = await store.append(`trade-${user}.l${i % 3}`, [{ id: randomUUID(), type: 'E', schemaVersion: 1, data: { i }, metadata: { userId: user, actor: { id: user, role: 'trader' }, correlationId: 'c', causationId: null, idempotencyKey: null, recordedAt: new Date().toISOString(), businessDate: '2026-11-20' } }], 'any'));
     }
-    for (let tries = 0; last; tries++) {
-      const head = await store.head();
-      if (head && comparePositions(head, last) >= 0) break;
-      if (tries > 600) throw new Error('the appended events did not become visible');
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    const upTo = last;
+    if (upTo) await until(async () => comparePositions((await store.head()) ?? START, upTo) >= 0, { what: 'the appended events to become visible', timeoutMs: 6000 });
   };
   const lag = (cap: number) => readLag(database.db, store, projections, LANES, { cap });
 

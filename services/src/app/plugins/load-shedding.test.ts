@@ -50,6 +50,16 @@ describe('load shedding', () => {
     expect(check()).toBe(true);
   };
 
+  /** The status of `/fast` asked until it is accepted (200), at most `tries` times, `everyMs` apart. */
+  const fastOnceAccepted = async (url: string, tries: number, everyMs: number): Promise<number> => {
+    let status = 0;
+    for (let i = 0; i < tries && status !== 200; i++) {
+      status = (await fetch(`${url}${API_PREFIX}/fast`)).status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, everyMs));
+    }
+    return status;
+  };
+
   it('refuses API requests past the in-flight limit with 503 and Retry-After, and accepts again once they are answered', async () => {
     const s = await start({ maxEventLoopDelayMs: 0, maxInFlight: 2 });
     const first = [fetch(`${s.url}${API_PREFIX}/slow`), fetch(`${s.url}${API_PREFIX}/slow`)];
@@ -78,12 +88,7 @@ describe('load shedding', () => {
     abort.abort();
     expect(await gone).toBeInstanceOf(Error);
     // The server learns of the hang-up from the socket: soon, not at once.
-    let status = 0;
-    for (let i = 0; i < 100 && status !== 200; i++) {
-      status = (await fetch(`${s.url}${API_PREFIX}/fast`)).status;
-      if (status !== 200) await new Promise((r) => setTimeout(r, 10));
-    }
-    expect(status).toBe(200);
+    expect(await fastOnceAccepted(s.url, 100, 10)).toBe(200);
     s.release();
   });
 
@@ -104,12 +109,7 @@ describe('load shedding', () => {
       clearInterval(busy);
     }
     // Caught up: accepted again within a few samples (more on a loaded machine, never for good).
-    let status = 0;
-    for (let i = 0; i < 50 && status !== 200; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      status = (await fetch(`${s.url}${API_PREFIX}/fast`)).status;
-    }
-    expect(status).toBe(200);
+    expect(await fastOnceAccepted(s.url, 50, 100)).toBe(200);
     expect(await s.metrics.metrics()).toMatch(/http_requests_shed_total\{reason="event_loop_delay"\} [1-9]/);
   });
 
