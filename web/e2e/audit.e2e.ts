@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { addDays, isWeekend, newYorkDate } from '@oj/contracts/business-date';
+import { addDays, isWeekend } from '@oj/contracts/business-date';
+import { businessToday } from './support/business-day.ts';
 import { createUser, login } from '@oj/services/identity/commands';
 import { identityContext } from '@oj/services/identity/routes';
 import { SEED_PASSWORD, seedJournals } from '@oj/services/journal/seed/generate';
@@ -60,7 +61,7 @@ async function signIn(p: Page, email: string, password: string) {
 beforeAll(async () => {
   server = await startServer();
   const deps = server.runtime.deps;
-  const today = newYorkDate(new Date());
+  const today = businessToday();
   // A seeded trader (every kind of action through the command handler) ...
   const report = await seedJournals({ db: deps.database.db, eventStore: deps.eventStore, config: deps.config }, { users: 1, tradesPerUser: 25, seed: 15, today });
   const seeded = report.users[0]!;

@@ -3,7 +3,8 @@ import { inflateSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { addDays, isWeekend, newYorkDate } from '@oj/contracts/business-date';
+import { addDays, isWeekend } from '@oj/contracts/business-date';
+import { businessToday } from './support/business-day.ts';
 import { DESKTOP, SCREENSHOT_DIR, launchBrowser, newContext, screenshotAt } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
 import { createTrader, json, signIn, type Trader } from './support/trader.ts';
@@ -20,7 +21,7 @@ const PHONE = { width: 390, height: 844 } as const;
 
 // --- The seeded journal -------------------------------------------------------------------------------
 
-const today = newYorkDate(new Date());
+const today = businessToday();
 /** Last week's Monday to Friday (all in the past, whatever today is). */
 const lastMonday = (() => {
   const dow = new Date(`${today}T00:00:00Z`).getUTCDay();

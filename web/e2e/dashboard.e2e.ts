@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { addDays, isWeekend, newYorkDate } from '@oj/contracts/business-date';
+import { addDays, isWeekend } from '@oj/contracts/business-date';
+import { businessToday } from './support/business-day.ts';
 import { DESKTOP, SCREENSHOT_DIR, launchBrowser, newContext, screenshotAt } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
 import { createTrader, json, signIn, type Trader } from './support/trader.ts';
@@ -16,7 +17,7 @@ const PHONE = { width: 390, height: 844 } as const;
 
 // --- Dates and the seeded journal -----------------------------------------------------------------------
 
-const today = newYorkDate(new Date());
+const today = businessToday();
 const weekdayOnOrBefore = (d: string) => {
   let x = d;
   while (isWeekend(x)) x = addDays(x, -1);

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { addDays, isWeekend, newYorkDate } from '@oj/contracts/business-date';
+import { addDays, isWeekend } from '@oj/contracts/business-date';
+import { businessToday } from './support/business-day.ts';
 import { createUser } from '@oj/services/identity/commands';
 import { identityContext } from '@oj/services/identity/routes';
 import { readRegistry } from '@oj/projections/runtime/registry';
@@ -33,7 +34,7 @@ describe('projections console', () => {
   let added = 0;
   let flowing = true;
   let flow: Promise<void> = Promise.resolve();
-  const today = newYorkDate(new Date());
+  const today = businessToday();
   let openDate = today;
   while (isWeekend(openDate)) openDate = addDays(openDate, -1);
   let expiry = addDays(today, 30);

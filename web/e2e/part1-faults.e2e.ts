@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { addDays, isWeekend, newYorkDate } from '@oj/contracts/business-date';
+import { addDays, isWeekend } from '@oj/contracts/business-date';
+import { businessToday } from './support/business-day.ts';
 import { SCREENSHOT_DIR, launchBrowser, newContext, screenshots } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
 
@@ -51,7 +52,7 @@ async function createTrader(): Promise<Trader> {
 }
 
 /** Weekdays, New York time: `back(n)` is the n-th weekday before the last weekday up to today. */
-const today = newYorkDate(new Date());
+const today = businessToday();
 let lastWeekday = today;
 while (isWeekend(lastWeekday)) lastWeekday = addDays(lastWeekday, -1);
 const back = (n: number) => {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { billingMessages as m } from '@oj/contracts/billing';
-import { addDays, isWeekend, newYorkDate } from '@oj/contracts/business-date';
+import { addDays, isWeekend } from '@oj/contracts/business-date';
+import { businessToday } from './support/business-day.ts';
 import { PRICE_ID, StripeTestServer } from '@oj/services/billing/testing/stripe-test-server';
 import { launchBrowser, newContext, screenshots } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
@@ -72,7 +73,7 @@ async function addTrade(trader: { email: string; password: string }, ticker: str
   };
   const { access_token: token } = await api('/users/login', { email: trader.email, password: trader.password });
   const account = await api('/accounts/add-account', { name: 'Income', broker: 'schwab', ac_type: 2 }, token);
-  let day = newYorkDate(new Date());
+  let day = businessToday();
   while (isWeekend(day)) day = addDays(day, -1);
   let expiry = addDays(day, 30);
   while (isWeekend(expiry)) expiry = addDays(expiry, 1);

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import type { Browser, Page } from 'playwright-core';
-import { addDays, isWeekend, newYorkDate } from '@oj/contracts/business-date';
+import { addDays, isWeekend } from '@oj/contracts/business-date';
+import { businessToday } from './support/business-day.ts';
 import { createUser } from '@oj/services/identity/commands';
 import { identityContext } from '@oj/services/identity/routes';
 import { launchBrowser, newContext } from './support/browser.ts';
@@ -37,7 +38,7 @@ beforeAll(async () => {
     body: JSON.stringify({ name: 'Main', broker: 'schwab', ac_type: 2 }),
   });
   const account = (await accountRes.json()) as { uid: string };
-  let open = newYorkDate(new Date());
+  let open = businessToday();
   while (isWeekend(open)) open = addDays(open, -1);
   let expiry = addDays(open, 30);
   while (isWeekend(expiry)) expiry = addDays(expiry, 1);

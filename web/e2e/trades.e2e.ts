@@ -1,7 +1,8 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { addDays, isWeekend, newYorkDate } from '@oj/contracts/business-date';
+import { addDays, isWeekend } from '@oj/contracts/business-date';
+import { businessToday } from './support/business-day.ts';
 import { DESKTOP, PHONE, SCREENSHOT_DIR, launchBrowser, newContext, screenshots } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
 
@@ -64,7 +65,7 @@ async function signIn(page: Page, trader: Trader): Promise<void> {
 
 /** New York business dates for the journey: the last weekday up to today, and weekdays after it. */
 function businessDates(): { lastWeekday: string; weekdayWithin: (minDays: number, maxDays: number) => string; weekdayOnOrBefore: (date: string) => string; today: string } {
-  const today = newYorkDate(new Date());
+  const today = businessToday();
   let lastWeekday = today;
   while (isWeekend(lastWeekday)) lastWeekday = addDays(lastWeekday, -1);
   const weekdayWithin = (minDays: number, maxDays: number) => {
