@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lineageStreamId } from '@oj/contracts/journal-events';
 import { FixedClock } from '@oj/infra/clock';
-import { uuidv7 } from '@oj/infra/ids';
+import { deterministicUuid, uuidv7 } from '@oj/infra/ids';
 import { upcastJournalEvent } from '@oj/infra/eventstore/create';
 import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
 import type { EventStore, ExpectedRevision, NewEvent } from '@oj/infra/eventstore/port';
@@ -161,6 +161,45 @@ describe('a remembered lineage that went stale', () => {
     const answer = (await runJournalCommand(ctx, caller(), { kind: 'close', uid: remainder, action: 'close', body: partial })) as { closed_trade: { uid: string } };
     expect(answer.closed_trade.uid).toBe(remainder);
     expect((await stream(stale.uid)).map((e) => e.type)).toEqual(['TradeOpened', 'TradeClosed', 'TradeClosed']);
+  });
+
+  it('a keyed retry decided on the remembered state finds its first try\'s events stored later in the stream: answered from them, appended once', async () => {
+    const trade = await open();
+    await edit(trade.uid, 'remembered');
+    // Behind the back: another edit, then the first try of the keyed request (its events are under the
+    // key's ids; it crashed before its answer was stored, so the key's claim holds no answer).
+    await behindTheBack(trade.uid, 'TradeEdited', { tradeId: trade.uid, changes: { notes: 'elsewhere' } });
+    const key = `stored-later-${trade.uid}`;
+    const events = await stream(trade.uid);
+    await interleaving.store.append(
+      lineageStreamId(principal.userId, trade.uid),
+      [
+        {
+          id: deterministicUuid(principal.userId, key, '0'),
+          type: 'TradeEdited',
+          schemaVersion: 1,
+          data: { tradeId: trade.uid, changes: { netDelta: 0.45 } },
+          metadata: { ...events.at(-1)!.metadata, correlationId: uuidv7(), causationId: null, idempotencyKey: key },
+        },
+      ],
+      events.at(-1)!.revision,
+    );
+    const retry = { ...caller(), idempotencyKey: key };
+    const answer = (await runJournalCommand(ctx, retry, { kind: 'update', uid: trade.uid, body: { net_delta: 0.45 } })) as { notes: string; nd: number };
+    // Decided on the remembered state (notes 'remembered', revision 1), its append found the key's event
+    // at revision 3, not 2: the answer is the stream's as of that event, with the other edit in it.
+    expect([answer.notes, answer.nd]).toEqual(['elsewhere', 0.45]);
+    expect((await stream(trade.uid)).map((e) => [e.type, e.revision, e.metadata.idempotencyKey])).toEqual([
+      ['TradeOpened', 0, null],
+      ['TradeEdited', 1, null],
+      ['TradeEdited', 2, null],
+      ['TradeEdited', 3, key],
+    ]);
+    // The answer is stored on the key, and what the handler remembers is the stream as it is: a later
+    // command appends after revision 3 without a lost race.
+    expect(await runJournalCommand(ctx, retry, { kind: 'update', uid: trade.uid, body: { net_delta: 0.45 } })).toEqual(answer);
+    expect(((await edit(trade.uid, 'after')) as { notes: string }).notes).toBe('after');
+    expect((await stream(trade.uid)).map((e) => e.revision)).toEqual([0, 1, 2, 3, 4]);
   });
 
   it('a command the fresh stream refuses is refused with the decider\'s answer, nothing appended', async () => {
