@@ -1,12 +1,24 @@
 import { z } from 'zod';
 
-/** Every error the API answers with has this body: never a stack trace. */
+/**
+ * Every error the API answers with has this body: never a stack trace. `detail` is the list of field
+ * issues of a 422 that has them, and otherwise the message again, as text: the spec's clients read the
+ * error's text from `detail` on some screens (the admin's user search, the trades of a day) and from
+ * `message` on others.
+ */
 export const errorBody = z.object({
   message: z.string(),
-  detail: z.unknown().optional(),
+  detail: z.unknown(),
   resolution: z.string().optional(),
 });
 export type ErrorBody = z.infer<typeof errorBody>;
+
+/** An error's body: `detail` as given, or the message as text. */
+export const errorBodyOf = (message: string, options: { detail?: unknown; resolution?: string } = {}): ErrorBody => ({
+  message,
+  detail: options.detail ?? message,
+  ...(options.resolution !== undefined ? { resolution: options.resolution } : {}),
+});
 
 // ---------------------------------------------------------------------------------------------------
 // Text hygiene, for every string the API takes (path, query string and body alike)

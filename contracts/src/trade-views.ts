@@ -92,7 +92,11 @@ export const splitHistoryResponse = z.object({
 });
 export type SplitHistoryResponse = z.infer<typeof splitHistoryResponse>;
 
-export const tradeByDateParams = z.object({ date: isoDate });
+/**
+ * The date is checked by the view, not here: the spec's client reads this call's error from `detail` as
+ * text, and a schema failure would list field issues there instead.
+ */
+export const tradeByDateParams = z.object({ date: z.string().describe('A New York date, YYYY-MM-DD.') });
 /** Trades of one New York date; totals count a scalp as two trades, credits add and debits subtract (part 1 §9). */
 export const tradesByDateResponse = z.object({
   date: isoDate,

@@ -21,7 +21,7 @@ describe('authentication before validation', () => {
   it.each(privateWrites)('%s %s without a token and with a bad body answers 401', async (method, url) => {
     const res = await t.app.inject({ method, url, payload: { nonsense: true } });
     expect(res.statusCode).toBe(401);
-    expect(res.json()).toEqual({ message: 'Not authenticated.' });
+    expect(res.json()).toEqual({ message: 'Not authenticated.', detail: 'Not authenticated.' });
   });
 
   it.each(privateWrites)('%s %s with a token and a bad body answers 422', async (method, url) => {

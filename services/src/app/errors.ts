@@ -1,9 +1,9 @@
-import type { ErrorBody } from '@oj/contracts/common';
+import { errorBodyOf, type ErrorBody } from '@oj/contracts/common';
 
 /**
  * Errors the application raises on purpose. Domain code throws these with the spec's message; the
  * one error handler (plugins/error-handler.ts) maps `kind` to an HTTP status and the body
- * `{message, detail?, resolution?}`. Anything else becomes a 500 with a generic message and is logged.
+ * `{message, detail, resolution?}`. Anything else becomes a 500 with a generic message and is logged.
  */
 export type AppErrorKind =
   | 'bad_request' // 400
@@ -49,11 +49,7 @@ export class AppError extends Error {
     return statusOfKind[this.kind];
   }
   toBody(): ErrorBody {
-    return {
-      message: this.message,
-      ...(this.detail !== undefined ? { detail: this.detail } : {}),
-      ...(this.resolution !== undefined ? { resolution: this.resolution } : {}),
-    };
+    return errorBodyOf(this.message, { detail: this.detail, resolution: this.resolution });
   }
 }
 

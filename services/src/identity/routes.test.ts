@@ -303,7 +303,7 @@ describe('password reset', () => {
 
     const otherEmail = await t.app.inject({ method: 'POST', url, payload: { email: 'someone@example.com', new_password: 'NewPass1!' } });
     expect(otherEmail.statusCode).toBe(400);
-    expect(otherEmail.json()).toEqual({ message: identityMessages.resetInvalid, resolution: identityMessages.resetResolution });
+    expect(otherEmail.json()).toEqual({ message: identityMessages.resetInvalid, detail: identityMessages.resetInvalid, resolution: identityMessages.resetResolution });
 
     const ok = await t.app.inject({ method: 'POST', url, payload: { email: s.email, new_password: 'NewPass1!' } });
     expect(ok.statusCode).toBe(200);

@@ -1,11 +1,12 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { errorBodyOf } from '@oj/contracts/common';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { WrongExpectedRevisionError } from '@oj/infra/eventstore/port';
 import { isConnectionLost, isStorageFull } from '@oj/infra/db/errors';
 import { AppError } from '../errors.ts';
 
 /**
- * The one place errors become HTTP answers. Bodies are `{message, detail?, resolution?}`; a stack trace
+ * The one place errors become HTTP answers. Bodies are `{message, detail, resolution?}` (`errorBodyOf`); a stack trace
  * never leaves the process. Request validation failures answer 422 with the first issue's message (the
  * spec's text, which the zod schemas in contracts/ carry) and every issue in `detail`.
  */
@@ -19,39 +20,40 @@ export function registerErrorHandler(app: FastifyInstance): void {
         field: [String(error.validationContext ?? ''), ...String(v.instancePath ?? '').split('/').filter(Boolean)].filter(Boolean).join('.'),
         message: v.message ?? 'Invalid value.',
       }));
-      return reply.status(422).send({ message: detail[0]?.message ?? 'Invalid request.', detail });
+      return reply.status(422).send(errorBodyOf(detail[0]?.message ?? 'Invalid request.', { detail }));
     }
     if (error instanceof WrongExpectedRevisionError) {
-      return reply.status(409).send({ message: 'The trade was changed by another request. Reload and try again.' });
+      return reply.status(409).send(errorBodyOf('The trade was changed by another request. Reload and try again.'));
     }
     if (isConnectionLost(error)) {
       // Not the request's fault and not a bug: the database was unreachable. Nothing was half-written
       // (one transaction per command); a retry with the same Idempotency-Key is safe.
       request.log.warn({ err: error }, 'database unreachable');
-      return reply.status(503).header('retry-after', '1').send({ message: 'The journal cannot reach its database right now. Please try again in a moment.' });
+      return reply.status(503).header('retry-after', '1').send(errorBodyOf('The journal cannot reach its database right now. Please try again in a moment.'));
     }
     if (isStorageFull(error)) {
       // An operator must act (error level), and the trader is told plainly; the statement was rolled back.
       request.log.error({ err: error }, 'storage full');
-      return reply.status(503).header('retry-after', '60').send({
-        message: 'The journal cannot save right now: its disk is full. Nothing was changed. Please try again later.',
-        resolution: 'Operators: free disk space where the journal keeps its data (DATA_DIR, or the database server), then retry.',
-      });
+      return reply.status(503).header('retry-after', '60').send(
+        errorBodyOf('The journal cannot save right now: its disk is full. Nothing was changed. Please try again later.', {
+          resolution: 'Operators: free disk space where the journal keeps its data (DATA_DIR, or the database server), then retry.',
+        }),
+      );
     }
     if (isResponseSerializationError(error)) {
       request.log.error({ err: error }, 'response did not match its schema');
-      return reply.status(500).send({ message: 'Internal server error.' });
+      return reply.status(500).send(errorBodyOf('Internal server error.'));
     }
     const fe = error as FastifyError;
     const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
     if (status >= 500) {
       request.log.error({ err: error }, 'unhandled error');
-      return reply.status(500).send({ message: 'Internal server error.' });
+      return reply.status(500).send(errorBodyOf('Internal server error.'));
     }
     // Fastify's own 4xx (malformed JSON, body too large, unsupported media type, rate limit).
-    return reply.status(status).send({ message: fe.message });
+    return reply.status(status).send(errorBodyOf(fe.message));
   });
   app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send({ message: `Route ${request.method} ${request.url.split('?')[0]} not found.` });
+    reply.status(404).send(errorBodyOf(`Route ${request.method} ${request.url.split('?')[0]} not found.`));
   });
 }

@@ -68,7 +68,7 @@ describe('load shedding', () => {
     const refused = await fetch(`${s.url}${API_PREFIX}/fast`);
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');
-    expect(await refused.json()).toEqual({ message: BUSY_MESSAGE });
+    expect(await refused.json()).toEqual({ message: BUSY_MESSAGE, detail: BUSY_MESSAGE });
     // Never refused: what an operator or a load balancer reads, and the console itself.
     expect((await fetch(`${s.url}${API_PREFIX}/health`)).status).toBe(200);
     expect((await fetch(`${s.url}/index.html`)).status).toBe(200);
@@ -103,7 +103,7 @@ describe('load shedding', () => {
       await new Promise((r) => setTimeout(r, 400));
       const refused = await fetch(`${s.url}${API_PREFIX}/fast`);
       expect(refused.status).toBe(503);
-      expect(await refused.json()).toEqual({ message: BUSY_MESSAGE });
+      expect(await refused.json()).toEqual({ message: BUSY_MESSAGE, detail: BUSY_MESSAGE });
       expect((await fetch(`${s.url}${API_PREFIX}/health`)).status).toBe(200);
     } finally {
       clearInterval(busy);

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errorBodyOf } from '@oj/contracts/common';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Counter } from 'prom-client';
 import { API_PREFIX } from '../api-prefix.ts';
@@ -73,7 +74,7 @@ export function registerLoadShedding(app: FastifyInstance, options: LoadShedding
     shed.inc({ reason });
     if (shedding !== reason) request.log.warn({ reason, eventLoopDelayMs: Math.round(delayMs), inFlight }, 'shedding load: refusing API requests with 503');
     shedding = reason;
-    return reply.status(503).header('retry-after', '1').send({ message: BUSY_MESSAGE });
+    return reply.status(503).header('retry-after', '1').send(errorBodyOf(BUSY_MESSAGE));
   };
 
   app.addHook('onRequest', async (request, reply) => {

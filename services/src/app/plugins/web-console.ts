@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { errorBodyOf } from '@oj/contracts/common';
 import fastifyStatic from '@fastify/static';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +24,6 @@ export async function registerWebConsole(app: FastifyInstance): Promise<void> {
     if (!path.startsWith(API_PREFIX) && path !== '/metrics') {
       return reply.header('cache-control', 'no-cache').sendFile('index.html');
     }
-    return reply.status(404).send({ message: `Route ${request.method} ${path} not found.` });
+    return reply.status(404).send(errorBodyOf(`Route ${request.method} ${path} not found.`));
   });
 }
