@@ -56,6 +56,19 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     // Only a configured proxy may set the client address (rate limits key on it).
     trustProxy: deps.config.TRUST_PROXY,
     bodyLimit: 8 * 1024 * 1024,
+    // `/strategies` and `/strategies/` are one route: the spec writes some paths with a trailing slash
+    // and some without, and clients add or drop it.
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  // A JSON content type with an empty body is a request without a body (a POST of nothing sent by a
+  // client that sets the header on every call), not a 400; anything else goes to Fastify's own parser,
+  // which refuses prototype poisoning.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text === '') return done(null, undefined);
+    parseJson(request, text, done);
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

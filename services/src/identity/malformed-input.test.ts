@@ -123,6 +123,32 @@ describe('malformed input answers 4xx, never 500', () => {
     expect(failures).toEqual([]);
   });
 
+  it('a JSON content type with an empty body is a request without a body; poisoned JSON is still refused', async () => {
+    const json = { 'content-type': 'application/json' };
+    const signedIn = await t.app.inject({ method: 'POST', url: '/api/v1/users/login', payload: { email: user.email, password: user.password } });
+    const cookie = signedIn.headers['set-cookie'];
+    const refresh = await t.app.inject({ method: 'POST', url: '/api/v1/users/refresh_token', headers: { ...json, cookie: Array.isArray(cookie) ? cookie.join('; ') : String(cookie) }, payload: '' });
+    expect([refresh.statusCode, typeof refresh.json().access_token]).toEqual([200, 'string']);
+    // A body the route needs, sent empty: the route's own validation answers, not the parser.
+    const signup = await t.app.inject({ method: 'POST', url: '/api/v1/users/signup', headers: json, payload: '' });
+    expect(signup.statusCode).toBe(422);
+    for (const payload of ['{"__proto__": {"admin": true}}', '{"constructor": {"prototype": {"admin": true}}}']) {
+      const poisoned = await t.app.inject({ method: 'POST', url: '/api/v1/users/login', headers: json, payload });
+      expect([payload, poisoned.statusCode]).toEqual([payload, 400]);
+    }
+  });
+
+  it('a path answers with or without a trailing slash', async () => {
+    for (const url of ['/api/v1/accounts', '/api/v1/accounts/', '/api/v1/strategies', '/api/v1/strategies/', '/api/v1/users/current_user/']) {
+      const res = await t.app.inject({ method: 'GET', url, headers: { authorization: user.authorization } });
+      expect([url, res.statusCode]).toEqual([url, 200]);
+    }
+    const login = await t.app.inject({ method: 'POST', url: '/api/v1/users/login/', payload: { email: user.email, password: user.password } });
+    expect(login.statusCode).toBe(200);
+    const pulse = await t.app.inject({ method: 'GET', url: '/api/v1/trades/tt/', headers: { authorization: user.authorization } });
+    expect([pulse.statusCode, pulse.json().message]).toEqual([422, 'Invalid ticker or timeframe']);
+  });
+
   it('authorization headers', async () => {
     const headers = ['', 'Bearer', 'Bearer ', `Bearer ${NUL}`, 'Bearer a.b.c', `Bearer ${'a'.repeat(10_000)}`, 'Bearer \u00e9\u00e9', 'bearer x y', 'Token abc'];
     await expectClientErrors(

@@ -71,10 +71,8 @@ export const tradeViewRoutes: FastifyPluginAsyncZod = async (app) => {
     { ...guard, schema: { tags, security, params: pulseParams, querystring: pulseQuery, response: { 200: pulseResponse, ...errors } } },
     async (request) => pulseOf(ctx, principalOf(request).userId, request.params.ticker, request.query.timeframe),
   );
-  // Pulse without a ticker (with or without the slash): the spec's message rather than a bare route-not-found.
-  for (const path of ['/trades/tt/', '/trades/tt']) {
-    app.get(path, { ...guard, schema: { tags, security, response: { ...errors } } }, async () => {
-      throw new AppError('invalid', PULSE_INVALID);
-    });
-  }
+  // Pulse without a ticker (with or without the slash, one route): the spec's message rather than a bare route-not-found.
+  app.get('/trades/tt', { ...guard, schema: { tags, security, response: { ...errors } } }, async () => {
+    throw new AppError('invalid', PULSE_INVALID);
+  });
 };
