@@ -97,7 +97,12 @@ const configSchema = z.object({
       if (v === 'true') return true;
       return v.split(',').map((x) => x.trim()).filter(Boolean);
     }),
-  RATE_LIMIT_AUTH_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+  /**
+   * Requests one client address may make to each of login, sign-up, the verification links and the reset
+   * requests per minute. 100 stops scripted guessing (a second's worth of tries, not thousands) while a
+   * household or an office behind one address, or a test suite on one machine, is never refused.
+   */
+  RATE_LIMIT_AUTH_PER_MINUTE: z.coerce.number().int().min(1).default(100),
   /** Where contact-form messages are mailed (through the outbox); unset: they are only stored (Admin > Messages). */
   SUPPORT_EMAIL: z
     .string()
