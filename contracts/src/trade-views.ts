@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseIsoDate } from './business-date.ts';
+import { minusYears, parseIsoDate } from './business-date.ts';
 import { isoDate, paginated, paginationQuery, uid } from './common.ts';
 import { tradeListItem } from './trade-list-item.ts';
 
@@ -8,12 +8,32 @@ import { tradeListItem } from './trade-list-item.ts';
  * trades by date, premium data and pulse. Request and answer schemas, shared by the gateway and console.
  */
 
+/** Part 1 §5 "Date filter", in the spec's order. */
 export const DATE_FILTER_MESSAGES = {
+  startRequired: 'Start Date is required',
+  startInFuture: 'Start Date cannot be in the future',
+  endRequired: 'End Date is required',
+  endInFuture: 'End Date cannot be in the future',
   endBeforeStart: 'End Date must be on or after Start Date',
   rangeTooLong: 'Date range cannot exceed one year',
-  startInFuture: 'Start Date cannot be in the future',
-  endInFuture: 'End Date cannot be in the future',
 } as const;
+
+/**
+ * Part 1 §5 "Date filter": each field's first failing rule (none: the range may be applied). The custom
+ * range form shows these beside its fields, and the status lists refuse a range with the first of them.
+ */
+export function dateRangeIssues(sd: string | undefined, ed: string | undefined, today: string): { sd?: string; ed?: string } {
+  const issues: { sd?: string; ed?: string } = {};
+  const start = sd ? parseIsoDate(sd) : null;
+  const end = ed ? parseIsoDate(ed) : null;
+  if (!start) issues.sd = DATE_FILTER_MESSAGES.startRequired;
+  else if (sd! > today) issues.sd = DATE_FILTER_MESSAGES.startInFuture;
+  if (!end) issues.ed = DATE_FILTER_MESSAGES.endRequired;
+  else if (ed! > today) issues.ed = DATE_FILTER_MESSAGES.endInFuture;
+  else if (start && ed! < sd!) issues.ed = DATE_FILTER_MESSAGES.endBeforeStart;
+  else if (start && sd! < minusYears(ed!, 1)) issues.ed = DATE_FILTER_MESSAGES.rangeTooLong;
+  return issues;
+}
 
 export const PULSE_INVALID = 'Invalid ticker or timeframe';
 
@@ -34,23 +54,11 @@ export const tradeFilters = z.object({
   ed: filterDate.optional(),
 });
 
-const withRangeRule = <T extends z.ZodType<{ sd?: string | undefined; ed?: string | undefined }>>(schema: T) =>
-  schema.superRefine((q, ctx) => {
-    // zod runs an object's refinement even when a field already failed: only compare two real dates.
-    if (q.sd && q.ed && parseIsoDate(q.sd) !== null && parseIsoDate(q.ed) !== null) {
-      if (q.ed < q.sd) ctx.addIssue({ code: 'custom', message: DATE_FILTER_MESSAGES.endBeforeStart, path: ['ed'] });
-      else {
-        const [y, m, d] = q.sd.split('-').map(Number) as [number, number, number];
-        const yearLater = new Date(Date.UTC(y + 1, m - 1, d)).toISOString().slice(0, 10);
-        if (q.ed > yearLater) ctx.addIssue({ code: 'custom', message: DATE_FILTER_MESSAGES.rangeTooLong, path: ['ed'] });
-      }
-    }
-  });
-
-export const tradeListQuery = withRangeRule(paginationQuery.extend(tradeFilters.shape));
+/** The range's rules need today, so the view checks them (`dateRangeIssues`). */
+export const tradeListQuery = paginationQuery.extend(tradeFilters.shape);
 export type TradeListQuery = z.infer<typeof tradeListQuery>;
 /** The expiring list has no start date (part 1 §7). */
-export const expiringListQuery = withRangeRule(paginationQuery.extend(tradeFilters.omit({ sd: true }).shape));
+export const expiringListQuery = paginationQuery.extend(tradeFilters.omit({ sd: true }).shape);
 export type ExpiringListQuery = z.infer<typeof expiringListQuery>;
 
 export const tradeListStatus = z.enum(['open', 'closed', 'rolled']);

@@ -85,7 +85,7 @@ describe('status lists and expiring', () => {
     // held 5 days; ARR = 1.347368 x 365 / 5 = 98.36.
     expect(rolled.items[0]).toMatchObject({ uid: 'A3', status: 3, rf: 'A2', cs: 2, pao: 300, pac: 40, ct: 2, npc: 260, nfto: 2, nftc: 2, c: 19000, ror: 1.35, aroc: 98.36, cg: null, do: 5, rh: true, dis: 'Rolled' });
     expect(uids((await get('/trades/status/open?ticker=AAPL&su=cash-secured-put&au=acct-1&sd=2026-01-20&ed=2026-01-20')).json().items)).toEqual(['F']);
-    expect(uids((await get('/trades/status/rolled?sd=2026-01-10')).json().items)).toEqual(['A3']);
+    expect(uids((await get('/trades/status/rolled?sd=2026-01-10&ed=2026-02-02')).json().items)).toEqual(['A3']);
     const p2 = (await get('/trades/status/closed?page=2&size=2')).json();
     expect(p2).toMatchObject({ page: 2, pages: 3, size: 2, total: 6 });
     expect(uids(p2.items)).toEqual(['B2', 'D']);
@@ -106,13 +106,26 @@ describe('status lists and expiring', () => {
       ['sd=2026-01-10&ed=2026-01-09', 'End Date must be on or after Start Date'],
       ['sd=2025-01-01&ed=2026-01-09', 'Date range cannot exceed one year'],
       ['sd=2026-02-03', 'Start Date cannot be in the future'],
-      ['ed=2026-02-03', 'End Date cannot be in the future'],
+      ['sd=2026-01-01&ed=2026-02-03', 'End Date cannot be in the future'],
+      // Both dates or neither.
+      ['ed=2026-01-09', 'Start Date is required'],
+      ['sd=2026-01-09', 'End Date is required'],
+      // In the spec's order: a date in the future before the range's length or direction.
+      ['sd=2025-01-01&ed=2030-01-01', 'End Date cannot be in the future'],
+      ['sd=2026-02-03&ed=2026-01-01', 'Start Date cannot be in the future'],
     ];
     for (const [q, message] of cases) {
       const r = await get(`/trades/status/closed?${q}`);
-      expect(r.statusCode).toBe(422);
-      expect(r.json().message).toBe(message);
+      expect([q, r.statusCode, r.json().message]).toEqual([q, 422, message]);
     }
+    // Every field's first failing rule is listed.
+    expect((await get('/trades/status/open?sd=2026-02-03')).json().detail).toEqual([
+      { field: 'querystring.sd', message: 'Start Date cannot be in the future' },
+      { field: 'querystring.ed', message: 'End Date is required' },
+    ]);
+    // The expiring list has no start date: an end date alone is its filter.
+    expect((await get('/trades/expiring?ed=2026-01-30')).statusCode).toBe(200);
+    expect((await get('/trades/expiring?ed=2026-02-03')).json().message).toBe('End Date cannot be in the future');
     expect((await get('/trades/status/pending')).statusCode).toBe(422);
   });
 

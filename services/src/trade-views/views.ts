@@ -3,6 +3,7 @@ import type { Clock } from '@oj/infra/clock';
 import { businessDateOf } from '@oj/infra/clock';
 import {
   DATE_FILTER_MESSAGES,
+  dateRangeIssues,
   type ExpiringListQuery,
   type PulseResponse,
   type RollHistoryResponse,
@@ -22,7 +23,7 @@ import { splitHistory } from '@oj/projections/split-history/queries';
 import { premiumDataJson } from '@oj/projections/daily-premium/queries';
 import { pulse } from '@oj/projections/pulse/queries';
 import { upcomingExpirations } from '@oj/projections/upcoming-expirations/queries';
-import { AppError } from '../app/errors.ts';
+import { AppError, invalid } from '../app/errors.ts';
 
 /**
  * The trade queries as the routes call them: resolve the live version's tables (per request, so a
@@ -43,20 +44,28 @@ async function tables(db: Kysely<any>): Promise<TradeReadTables> {
   }
 }
 
-function checkNotFuture(q: { sd?: string | undefined; ed?: string | undefined }, today: string): void {
-  if (q.sd && q.sd > today) throw new AppError('invalid', DATE_FILTER_MESSAGES.startInFuture, { detail: [{ field: 'querystring.sd', message: DATE_FILTER_MESSAGES.startInFuture }] });
-  if (q.ed && q.ed > today) throw new AppError('invalid', DATE_FILTER_MESSAGES.endInFuture, { detail: [{ field: 'querystring.ed', message: DATE_FILTER_MESSAGES.endInFuture }] });
+/** A status list's date range: both dates or neither, checked in the spec's order (part 1 §5 "Date filter"). */
+function checkDateRange(q: { sd?: string | undefined; ed?: string | undefined }, today: string): void {
+  if (q.sd === undefined && q.ed === undefined) return;
+  const issues = dateRangeIssues(q.sd, q.ed, today);
+  const listed = (['sd', 'ed'] as const).flatMap((k) => (issues[k] ? [{ field: `querystring.${k}`, message: issues[k] }] : []));
+  if (listed.length) throw invalid(listed);
+}
+
+/** The expiring list's one date (it has no start): not in the future. */
+function checkEndNotFuture(q: { ed?: string | undefined }, today: string): void {
+  if (q.ed && q.ed > today) throw invalid([{ field: 'querystring.ed', message: DATE_FILTER_MESSAGES.endInFuture }]);
 }
 
 export async function statusList(ctx: TradeViewsContext, userId: string, status: TradeListStatus, q: TradeListQuery): Promise<TradeListResponse> {
   const today = businessDateOf(ctx.clock);
-  checkNotFuture(q, today);
+  checkDateRange(q, today);
   return listTrades(ctx.db, await tables(ctx.db), userId, status, q, today);
 }
 
 export async function expiringList(ctx: TradeViewsContext, userId: string, q: ExpiringListQuery): Promise<TradeListResponse> {
   const today = businessDateOf(ctx.clock);
-  checkNotFuture(q, today);
+  checkEndNotFuture(q, today);
   return listExpiring(ctx.db, await tables(ctx.db), userId, q, today);
 }
 

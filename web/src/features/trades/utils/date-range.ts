@@ -1,5 +1,5 @@
-import { addDays, minusYears, parseIsoDate } from '@oj/contracts/business-date';
-import { DATE_FILTER_MESSAGES } from '@oj/contracts/trade-views';
+import { addDays, minusYears } from '@oj/contracts/business-date';
+import { DATE_FILTER_MESSAGES, dateRangeIssues } from '@oj/contracts/trade-views';
 
 /** The list pages' date-range choices (part 1 §2); Year is the default. */
 export const dateRangePresets = [
@@ -34,26 +34,15 @@ export function presetRange(preset: Exclude<DateRangePreset, 'custom'>, today: s
   }
 }
 
-/** The server checks the same range rules with the same messages; the two "required" ones are the form's alone. */
+/** The range rules' messages (the server refuses a status list's range with the same ones). */
 export const dateFilterMessages = {
-  startRequired: 'Start Date is required',
+  startRequired: DATE_FILTER_MESSAGES.startRequired,
   startFuture: DATE_FILTER_MESSAGES.startInFuture,
-  endRequired: 'End Date is required',
+  endRequired: DATE_FILTER_MESSAGES.endRequired,
   endFuture: DATE_FILTER_MESSAGES.endInFuture,
   endBeforeStart: DATE_FILTER_MESSAGES.endBeforeStart,
   tooLong: DATE_FILTER_MESSAGES.rangeTooLong,
 } as const;
 
 /** Part 1 §5 "Date filter": per-field messages for a custom range; empty when it may be applied. */
-export function validateCustomRange(sd: string, ed: string, today: string): { sd?: string; ed?: string } {
-  const errors: { sd?: string; ed?: string } = {};
-  const start = sd ? parseIsoDate(sd) : null;
-  const end = ed ? parseIsoDate(ed) : null;
-  if (!start) errors.sd = dateFilterMessages.startRequired;
-  else if (sd > today) errors.sd = dateFilterMessages.startFuture;
-  if (!end) errors.ed = dateFilterMessages.endRequired;
-  else if (ed > today) errors.ed = dateFilterMessages.endFuture;
-  else if (start && ed < sd) errors.ed = dateFilterMessages.endBeforeStart;
-  else if (start && sd < minusYears(ed, 1)) errors.ed = dateFilterMessages.tooLong;
-  return errors;
-}
+export const validateCustomRange = (sd: string, ed: string, today: string): { sd?: string; ed?: string } => dateRangeIssues(sd, ed, today);
