@@ -263,10 +263,16 @@ describe('private endpoints', () => {
     const res = await t.app.inject({ method: 'GET', url: api('/subscription/current'), headers: { authorization: s.authorization } });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ status: 1, cps: t.clock.now().toISOString(), cpe: new Date(t.clock.now().getTime() + 30 * 86_400_000).toISOString(), cape: false, pm: false, payment_status: null, mode: 'stripe', card: null, publishable_key: null, price_id: null });
+    const staff = await Promise.all((['Admin', 'Super', 'Moderator'] as const).map((role) => signInAs(t, { role })));
     t.clock.advance(31 * 86_400_000);
     try {
       const { res: login } = await loginAs(s.email, s.password);
       expect(login.json().user.subs_status).toBe(3);
+      // Staff roles are permanently active, and their status code says so (part 2 §4, §6).
+      for (const member of staff) {
+        const { res: staffLogin } = await loginAs(member.email, member.password);
+        expect([staffLogin.json().user.role, staffLogin.json().user.subs_status]).toEqual([staffLogin.json().user.role, 2]);
+      }
     } finally {
       t.clock.advance(-31 * 86_400_000);
     }

@@ -55,13 +55,15 @@ export async function findSubscription(db: Kysely<any>, userUid: string): Promis
 }
 
 /**
- * Effective status code and whether it grants access now; staff roles are always active. In self-hosted
- * mode (no Stripe key) nobody can pay, so every user is active without end whatever the row says.
+ * Effective status code and whether it grants access now. Staff roles (Admin, Super, Moderator) are
+ * permanently active, and their status code says so (part 2 §4, §6): a client reading `subs_status` alone
+ * must not see an Admin's trial run out. In self-hosted mode (no Stripe key) nobody can pay, so every user
+ * is active without end whatever the row says.
  */
 export function subscriptionAccess(row: SubscriptionRow | undefined, role: RoleName, now: Date, billing: BillingMode = 'stripe'): { subsStatus: number; active: boolean } {
-  if (billing === 'self-hosted') return { subsStatus: subscriptionStatusCodes.active, active: true };
+  if (billing === 'self-hosted' || staffRoles.includes(role)) return { subsStatus: subscriptionStatusCodes.active, active: true };
   const subsStatus = row ? effectiveSubscriptionStatus(row.status, row.current_period_end, now) : subscriptionStatusCodes.unknown;
-  return { subsStatus, active: staffRoles.includes(role) || isActiveStatus(subsStatus) };
+  return { subsStatus, active: isActiveStatus(subsStatus) };
 }
 
 /** GET /subscription/current: the stored row (the console derives its display status from it). */
