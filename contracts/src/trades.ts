@@ -84,6 +84,10 @@ export const tradeMessages = {
   noAccount: 'Create a trade account before adding trades.',
   idempotencyReuse: 'This Idempotency-Key was already used for a different request.',
   closingStatus: 'Status must be a closing status: 2 (closed), 4 (assigned), 5 (called away), 6 (expired worthless) or 7 (exercised).',
+  // Split without leg_index: the closed leg is worked out from what the request carries.
+  splitLegUnknown: "Say which leg to close: leg_index (0 or 1), or the closing leg's strike_prices.",
+  splitLegNoMatch: 'No leg of this trade matches the strike price or strategy given for the split.',
+  splitLegAmbiguous: 'Both legs of this trade match the closing leg: say which with leg_index (0 or 1).',
   // Bad input, not a rule of the spec: text PostgreSQL cannot store, and uids no trade can have.
   unstorableText: UNSTORABLE_TEXT_MESSAGE,
   invalidUid: 'Invalid trade uid.',
@@ -109,11 +113,6 @@ const money = (error: string = tradeMessages.mustBeNumber) =>
 const num = money();
 /** A contract count with one message for missing, non-numeric, fractional or negative values. */
 const count = (error: string) => z.number({ error }).int({ error }).min(-CONTRACTS_MAX, error).max(CONTRACTS_MAX, `Must be at most ${CONTRACTS_MAX}.`);
-const int = z
-  .number({ error: tradeMessages.mustBeNumber })
-  .int({ error: tradeMessages.invalidContractSize })
-  .min(-CONTRACTS_MAX, tradeMessages.invalidContractSize)
-  .max(CONTRACTS_MAX, `Must be at most ${CONTRACTS_MAX}.`);
 
 /**
  * PostgreSQL text and jsonb cannot hold NUL, and jsonb refuses unpaired UTF-16 surrogates: such text
@@ -151,28 +150,47 @@ export const tradeData = z.object({
   leaps_value: money(tradeMessages.positiveNumber).nullable().optional(),
   /** Ignored: the strategy decides credit or debit. Accepted so the console can send what it shows. */
   open_transaction: z.number().optional(),
-  notes: text(10_000).optional(),
+  /** `null` means no notes (recorded as ""). */
+  notes: text(10_000).nullable().optional(),
 });
 export type TradeData = z.infer<typeof tradeData>;
 
 export const closeActionPath = z.enum(['assigned', 'called-away', 'exercised']);
 
-/** The closing fields (close, expire-worthless, ITM outcomes; roll `old_trade`; add-closed-trade). */
-export const closingData = z.object({
-  contract_size: int.optional(),
-  trade_close_date: dateText.optional(),
-  premium_at_close: num.optional(),
-  net_fee_to_close: num.optional(),
-  close_transaction: z.number().int().nullable().optional(),
-});
+/** What a mistyped closing field answers, in the wording of the form it comes from (§5). */
+interface ClosingWording {
+  premium: string;
+  fee: string;
+  transaction: string;
+}
+/**
+ * The closing fields (close, expire-worthless, ITM outcomes; roll `old_trade`; add-closed-trade). The
+ * shape is the same everywhere; a missing-or-mistyped value answers the form's own message.
+ */
+const closingDataOf = (w: ClosingWording) =>
+  z.object({
+    contract_size: count(tradeMessages.invalidContractSize).optional(),
+    trade_close_date: dateText.optional(),
+    premium_at_close: money(w.premium).optional(),
+    net_fee_to_close: money(w.fee).optional(),
+    close_transaction: z.number({ error: w.transaction }).int({ error: w.transaction }).nullable().optional(),
+  });
+/** The close form's wording (§5 "Close trade"): close, expire-worthless and the in-the-money outcomes. */
+export const closingData = closingDataOf({ premium: tradeMessages.validPositive, fee: tradeMessages.validPositive, transaction: tradeMessages.transactionRequired });
 export type ClosingData = z.infer<typeof closingData>;
+/** The roll form's close side (§5 "Roll form"). */
+const rollClosingData = closingDataOf({ premium: tradeMessages.positiveNumber, fee: tradeMessages.nonNegative, transaction: tradeMessages.selectTransaction });
+/** The add-closed-trade form (§5 "Add closed trade form"); its status defaults to a normal close. */
+const addClosedClosingData = closingDataOf({ premium: tradeMessages.greaterThanZero, fee: tradeMessages.greaterThanZero, transaction: tradeMessages.creditOrDebit });
+/** The split dialog's closing form (§5 "Split"). */
+const splitClosingData = closingDataOf({ premium: tradeMessages.positiveNumber, fee: tradeMessages.nonNegative, transaction: tradeMessages.selectTransaction });
 
 export const addTradeRequest = z.object({ trade_data: tradeData, tag_data: tagData });
 export type AddTradeRequest = z.infer<typeof addTradeRequest>;
 
 /** `status` says how it was closed: 2 closed, 4 assigned, 5 called away, 6 expired worthless, 7 exercised. */
 export const addClosedTradeRequest = z.object({
-  trade_data: tradeData.extend(closingData.omit({ contract_size: true }).shape).extend({ status: z.number().int().default(2) }),
+  trade_data: tradeData.extend(addClosedClosingData.omit({ contract_size: true }).shape).extend({ status: z.number().int().default(2) }),
   tag_data: tagData,
 });
 export type AddClosedTradeRequest = z.infer<typeof addClosedTradeRequest>;
@@ -182,7 +200,7 @@ export type CloseTradeRequest = z.infer<typeof closeTradeRequest>;
 
 export const rollTradeRequest = z.object({
   trade_roll_data: z.object({
-    old_trade: closingData,
+    old_trade: rollClosingData,
     /** The new trade's open date is the close date; ticker, strategy and account are the old trade's. */
     new_trade: tradeData.omit({ ticker: true, strategy_uid: true, account_uid: true, trade_open_date: true }).extend({
       trade_open_date: dateText.optional(),
@@ -198,15 +216,21 @@ export type RollTradeRequest = z.infer<typeof rollTradeRequest>;
 
 export const splitTradeRequest = z.object({
   trade_data: z.object({
-    /** The leg that is closed: its index (0-based), its share of the open premium and its closing data. */
-    closing_trade: closingData.omit({ contract_size: true }).extend({
-      leg_index: z.number().int().min(0).max(1),
+    /**
+     * The leg that is closed: its share of the open premium and its closing data. Which leg it is: its
+     * index (0-based) when given; otherwise worked out from its strike (`strike_prices`), its single-leg
+     * strategy (`strategy_uid`) or the opening leg's, and refused when that leaves no leg or both.
+     */
+    closing_trade: splitClosingData.omit({ contract_size: true }).extend({
+      leg_index: z.number().int().min(0).max(1).optional(),
+      strike_prices: z.array(num).max(8).optional(),
+      strategy_uid: text(64).optional(),
       premium_at_open: num,
       /** 2 closed, or the strategy's in-the-money outcome status. */
       status: z.number().int().default(2),
     }),
-    /** The leg that stays open: its share of the open premium. */
-    opening_trade: z.object({ premium_at_open: num }),
+    /** The leg that stays open: its share of the open premium (and, optionally, its strike or strategy). */
+    opening_trade: z.object({ premium_at_open: num, strike_prices: z.array(num).max(8).optional(), strategy_uid: text(64).optional() }),
   }),
   tag_data: tagData,
 });
@@ -222,7 +246,8 @@ export const updateTradeRequest = z
     trade_open_date: dateText,
     premium_at_open: num,
     contract_size: z.number({ error: tradeMessages.contractSizeMinEdit }).int({ error: tradeMessages.contractSizeMinEdit }).max(CONTRACTS_MAX, `Must be at most ${CONTRACTS_MAX}.`),
-    notes: text(10_000),
+    /** `null` clears the notes (recorded as ""). */
+    notes: text(10_000).nullable(),
     account_uid: text(64),
     strategy_uid: text(64),
     net_fee_to_open: num,

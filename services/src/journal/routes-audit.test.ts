@@ -240,8 +240,11 @@ describe.each(adapters)('trade command rules on %s', (adapter) => {
     await retried('POST', '/trades/add-closed-trade', { trade_data: { ...tradeData(), ...closeBody, status: 2 }, tag_data: [] }, 'i-add-closed');
     const expired = await addTrade({ expiration_date: '2026-02-20' });
     await retried('POST', `/trades/expire-worthless/${expired.uid}`, {}, 'i-expire');
+    // The in-the-money outcome closes the full size (§4); a partial close is a normal close.
+    const assigned = await addTrade();
+    await retried('POST', `/trades/assigned/${assigned.uid}`, { trade_close_date: '2026-02-27' }, 'i-assigned');
     const itm = await addTrade();
-    const partial = await retried('POST', `/trades/assigned/${itm.uid}`, { trade_close_date: '2026-02-27', contract_size: 1 }, 'i-assigned');
+    const partial = await retried('POST', `/trades/close/${itm.uid}`, { ...closeBody, contract_size: 1 }, 'i-close-partial');
     const rolled = await retried('POST', `/trades/roll/${partial.remaining_trade.uid}`, rollBody({ contract_size: 1 }), 'i-roll');
     expect(rolled.remaining_trade).toBeNull();
     await retried('PATCH', `/trades/update/${rolled.new_trade_after_roll.uid}`, { notes: 'once' }, 'i-edit');

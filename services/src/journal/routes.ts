@@ -36,10 +36,20 @@ function callerOf(request: FastifyRequest): CommandCaller {
   return { principal: principalOf(request), requestId: request.id, idempotencyKey: key };
 }
 
+/**
+ * The close family (close, expire-worthless, the in-the-money outcomes) takes a body of optional
+ * fields, and Expire Worthless needs none at all: a request without one (no content-type: Fastify
+ * hands over `null`) or with a JSON `null` means `{}`, and the decider answers the spec's rules.
+ */
+async function missingBodyIsEmpty(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined || request.body === null) request.body = {};
+}
+
 /** The trade journal's commands (part 1 §7). Thin: request in, command out; the rules are in domain/. */
 export const journalRoutes: FastifyPluginAsyncZod = async (app) => {
   const ctx: JournalContext = { db: app.deps.database.db, eventStore: app.deps.eventStore, clock: app.deps.clock };
   const guard = { onRequest: app.requireVerifiedUser };
+  const closeGuard = { ...guard, preValidation: missingBodyIsEmpty };
   const results = commandResultsCounter(app);
   // The answers are unions of shapes; each route's response schema narrows its own.
   const run = async <T>(request: FastifyRequest, command: JournalRequest): Promise<T> => {
@@ -67,13 +77,13 @@ export const journalRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/trades/close/:uid',
-    { ...guard, schema: { tags, security, params: tradeUidParams, body: closeTradeRequest, response: { 200: closeTradeResponse, ...errors } } },
+    { ...closeGuard, schema: { tags, security, params: tradeUidParams, body: closeTradeRequest, response: { 200: closeTradeResponse, ...errors } } },
     async (request) => run(request, { kind: 'close', uid: request.params.uid, action: 'close', body: request.body }),
   );
 
   app.post(
     '/trades/expire-worthless/:uid',
-    { ...guard, schema: { tags, security, params: tradeUidParams, body: closeTradeRequest.default({}), response: { 200: closeTradeResponse, ...errors } } },
+    { ...closeGuard, schema: { tags, security, params: tradeUidParams, body: closeTradeRequest.default({}), response: { 200: closeTradeResponse, ...errors } } },
     async (request) => run(request, { kind: 'close', uid: request.params.uid, action: 'expireWorthless', body: request.body }),
   );
 
@@ -92,7 +102,7 @@ export const journalRoutes: FastifyPluginAsyncZod = async (app) => {
   // Static segments (close, roll, split-trade, expire-worthless) win over this parametric route.
   app.post(
     '/trades/:outcome/:uid',
-    { ...guard, schema: { tags, security, params: outcomeParams, body: closeTradeRequest, response: { 200: closeTradeResponse, ...errors } } },
+    { ...closeGuard, schema: { tags, security, params: outcomeParams, body: closeTradeRequest, response: { 200: closeTradeResponse, ...errors } } },
     async (request) => run(request, { kind: 'close', uid: request.params.uid, action: outcomeAction[request.params.outcome], body: request.body }),
   );
 

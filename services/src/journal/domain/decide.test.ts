@@ -419,3 +419,47 @@ describe('audit of issue 4', () => {
     }
   });
 });
+
+describe('validation gaps: outcome sizes, add-closed negatives, null notes, split leg without leg_index', () => {
+  const state = given(...open('T'));
+  it('an action other than a normal close closes the full size only (§4 "Close options")', () => {
+    for (const size of [1, 2, 4]) {
+      thenFails(state, close({ trade_close_date: '2026-02-20', contract_size: size }, 'assigned'), 'invalid', 'Invalid Contract Size');
+      thenFails(state, close({ contract_size: size }, 'expireWorthless'), 'invalid', 'Invalid Contract Size');
+    }
+    expect(when(state, close({ trade_close_date: '2026-02-20', contract_size: 3 }, 'assigned'))[0]!.data).toMatchObject({ close: { contractsClosed: 3 }, remainder: null });
+    expect(when(state, close({}, 'expireWorthless'))[0]!.data).toMatchObject({ close: { contractsClosed: 3 }, remainder: null });
+  });
+  it('add-closed-trade with an outcome status refuses a negative premium or fee (§5 "Add closed trade form")', () => {
+    const cmd = (extra: Record<string, unknown>): JournalCommand => ({ type: 'AddClosedTrade', tradeId: 'T', data: { ...csp, ...normalClose, ...extra } as never, tags: [] });
+    thenFails(empty, cmd({ status: 4, premium_at_close: -1 }), 'invalid', 'Must be a positive number or zero.');
+    thenFails(empty, cmd({ status: 4, net_fee_to_close: -1 }), 'invalid', 'Must be a positive number or zero.');
+    thenFails(empty, cmd({ status: 6, premium_at_close: -1 }), 'invalid', 'Must be a positive number or zero.');
+    expect(when(empty, cmd({ status: 4, premium_at_close: 0, net_fee_to_close: 0 }))[1]!.data).toMatchObject({ close: { closeAction: 'assigned', premiumAtClose: 0, netFeeToClose: 0 } });
+  });
+  it('null notes are empty notes on open and edit', () => {
+    expect(when(empty, openCmd({ notes: null }))[0]!.data).toMatchObject({ terms: { notes: '' } });
+    expect(when(state, { type: 'EditTrade', tradeId: 'T', changes: { notes: null } })).toEqual([{ type: 'TradeEdited', data: { tradeId: 'T', changes: { notes: '' } } }]);
+  });
+  it('split without leg_index: the leg is found from the strike or strategy given, or refused', () => {
+    const s = given(...open('S', spread));
+    const split = (closing: Record<string, unknown>, opening: Record<string, unknown> = { premium_at_open: 150 }): JournalCommand => ({
+      type: 'SplitTrade',
+      tradeId: 'S',
+      data: { closing_trade: { premium_at_open: 30, status: 2, trade_close_date: '2026-02-27', premium_at_close: 20, net_fee_to_close: 1, close_transaction: 1, ...closing }, opening_trade: opening } as never,
+      closedLegId: 'C',
+      openLegId: 'O',
+    });
+    const closedLeg = (e: JournalEvent[]) => (e[0]!.type === 'TradeSplit' ? e[0]!.data.closedLeg.legIndex : -1);
+    expect(closedLeg(when(s, split({ strike_prices: [145] })))).toBe(1);
+    expect(closedLeg(when(s, split({ strategy_uid: 'long-put' })))).toBe(1);
+    expect(closedLeg(when(s, split({}, { premium_at_open: 150, strike_prices: [150] })))).toBe(1);
+    expect(closedLeg(when(s, split({ strike_prices: [150], premium_at_open: 150 }, { premium_at_open: 30 })))).toBe(0);
+    thenFails(s, split({}), 'invalid', "Say which leg to close: leg_index (0 or 1), or the closing leg's strike_prices.");
+    thenFails(s, split({ strike_prices: [140] }), 'invalid', 'No leg of this trade matches the strike price or strategy given for the split.');
+    thenFails(s, split({ strike_prices: [145], strategy_uid: 'naked-put' }), 'invalid', 'No leg of this trade matches the strike price or strategy given for the split.');
+    const straddle = given(...open('S', { ...spread, strategy_uid: 'short-straddle', strike_prices: [150, 150], premium_at_open: 180 }));
+    thenFails(straddle, split({ strike_prices: [150], premium_at_open: 80 }, { premium_at_open: 100 }), 'invalid', 'Both legs of this trade match the closing leg: say which with leg_index (0 or 1).');
+    expect(closedLeg(when(straddle, split({ strategy_uid: 'naked-call', premium_at_open: 80 }, { premium_at_open: 100 })))).toBe(0);
+  });
+});

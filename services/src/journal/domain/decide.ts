@@ -158,6 +158,13 @@ function closeTermsOf(
   form: 'close' | 'addClosed',
 ): CloseTerms {
   const issues: FieldIssue[] = [];
+  if (form === 'addClosed' && action !== 'close') {
+    // §5 "Add closed trade form": other than a normal close, premium and fee are zero or positive (the
+    // form fixes them at 0). A negative value is refused, never silently recorded as 0.
+    if (data.premium_at_close !== undefined && data.premium_at_close < 0) issues.push({ field: 'premium_at_close', message: m.positiveOrZero });
+    if (data.net_fee_to_close !== undefined && data.net_fee_to_close < 0) issues.push({ field: 'net_fee_to_close', message: m.positiveOrZero });
+    fail(issues);
+  }
   if (action === 'expireWorthless') {
     if (!hasExpired(trade.expirationDate, today)) throw form === 'close' ? conflict(m.notExpired) : invalid([{ field: 'status', message: m.notExpired }]);
     return { closeAction: action, closeDate: trade.expirationDate, contractsClosed, premiumAtClose: 0, netFeeToClose: 0, closeTransaction: 3 };
@@ -217,15 +224,21 @@ function decideAddClosed(c: Extract<JournalCommand, { type: 'AddClosedTrade' }>,
   ];
 }
 
-function contractsToClose(trade: TradeRecord, requested: number | undefined): number {
+/**
+ * How many contracts a close closes: between 1 and the trade's size for a normal close; the full size
+ * for every other action (§4 "Close options": the size is fixed unless the action is a normal close).
+ * Omitted, it is the full size.
+ */
+function contractsToClose(trade: TradeRecord, requested: number | undefined, action: CloseAction): number {
   const n = requested ?? trade.contractSize;
-  if (!Number.isInteger(n) || n < 1 || n > trade.contractSize) throw invalid([{ field: 'contract_size', message: m.invalidContractSize }]);
+  const ok = action === 'close' ? Number.isInteger(n) && n >= 1 && n <= trade.contractSize : n === trade.contractSize;
+  if (!ok) throw invalid([{ field: 'contract_size', message: m.invalidContractSize }]);
   return n;
 }
 
 function decideClose(c: Extract<JournalCommand, { type: 'CloseTrade' }>, state: Lineage, ctx: DecideContext): JournalEvent[] {
   const trade = openTradeOf(state, c.tradeId, m.alreadyClosed);
-  const n = contractsToClose(trade, c.data.contract_size);
+  const n = contractsToClose(trade, c.data.contract_size, c.action);
   const close = closeTermsOf(trade, c.action, c.data, n, ctx.today, 'close');
   return [{ type: 'TradeClosed', data: { tradeId: trade.uid, close, ...allocate(trade, n, c.remainderId) } }];
 }
@@ -285,7 +298,7 @@ function decideSplit(c: Extract<JournalCommand, { type: 'SplitTrade' }>, state: 
   const legs = strategy.legs_setup.config;
   if (strategy.type !== BREAKABLE_STRATEGY_TYPE || legs.length !== 2) throw invalid([{ field: 'uid', message: m.notBreakable }]);
   const closing = c.data.closing_trade;
-  const closedIndex = closing.leg_index;
+  const closedIndex = closedLegOf(trade, legs, c.data);
   const openIndex = 1 - closedIndex;
   const premiums: [number, number] = closedIndex === 0 ? [closing.premium_at_open, c.data.opening_trade.premium_at_open] : [c.data.opening_trade.premium_at_open, closing.premium_at_open];
   fail(checkSplitPremiums(strategy, trade.openTransaction, trade.premiumAtOpen, premiums));
@@ -328,6 +341,32 @@ function decideSplit(c: Extract<JournalCommand, { type: 'SplitTrade' }>, state: 
   return [{ type: 'TradeSplit', data: { tradeId: trade.uid, closedLeg: { ...leg(closedIndex, c.closedLegId), close }, openLeg: leg(openIndex, c.openLegId) } }];
 }
 
+/**
+ * Which leg a split closes: `leg_index` when given (as always). Without it, the legs left once the
+ * request's hints are applied: the closing leg's strike (`strike_prices`) and single-leg strategy
+ * (`strategy_uid`), and the same of the opening leg, which must be the other leg. Exactly one must
+ * remain; none or both is a 422 saying so.
+ */
+function closedLegOf(trade: TradeRecord, legs: Strategy['legs_setup']['config'], data: SplitTradeRequest['trade_data']): 0 | 1 {
+  const { closing_trade: closing, opening_trade: opening } = data;
+  if (closing.leg_index !== undefined) return closing.leg_index === 0 ? 0 : 1;
+  // Each hint the request carries says whether leg `i` can be the closed one.
+  const hints: Array<(i: number) => boolean> = [];
+  const hintsOf = (side: { strike_prices?: number[] | undefined; strategy_uid?: string | undefined }, legOf: (closed: number) => number) => {
+    const strikes = side.strike_prices;
+    if (strikes !== undefined && strikes.length > 0) hints.push((i) => strikes.length === 1 && strikes[0] === trade.strikePrices[legOf(i)]);
+    const uid = side.strategy_uid;
+    if (uid) hints.push((i) => uid === strategyByName(legs[legOf(i)]!.footing)?.uid);
+  };
+  hintsOf(closing, (i) => i);
+  hintsOf(opening, (i) => 1 - i);
+  if (hints.length === 0) throw invalid([{ field: 'closing_trade.leg_index', message: m.splitLegUnknown }]);
+  const candidates = ([0, 1] as const).filter((i) => hints.every((hint) => hint(i)));
+  if (candidates.length === 0) throw invalid([{ field: 'closing_trade.strike_prices', message: m.splitLegNoMatch }]);
+  if (candidates.length > 1) throw invalid([{ field: 'closing_trade.leg_index', message: m.splitLegAmbiguous }]);
+  return candidates[0]!;
+}
+
 function decideEdit(c: Extract<JournalCommand, { type: 'EditTrade' }>, state: Lineage, ctx: DecideContext): JournalEvent[] {
   const trade = openTradeOf(state, c.tradeId, m.closedIsFinalEdit);
   const strategy = strategyOf(trade.strategyUid);
@@ -352,7 +391,8 @@ function decideEdit(c: Extract<JournalCommand, { type: 'EditTrade' }>, state: Li
   set('netDelta', x.net_delta, trade.netDelta);
   set('stockPriceAtOpen', x.stock_price_at_open, trade.stockPriceAtOpen);
   set('costBasis', x.cost_basis, trade.costBasis);
-  set('notes', x.notes, trade.notes);
+  // `null` clears the notes.
+  set('notes', x.notes === null ? '' : x.notes, trade.notes);
   if (Object.keys(changes).length === 0) return [];
   if (trade.rolledFrom !== null || trade.ancestorUid !== null) {
     const locked = (['accountUid', 'ticker', 'openDate', 'contractSize'] as const).find((k) => k in changes);
