@@ -358,6 +358,25 @@ describe('scoping', () => {
     expect((await get('/trades/tt/AAPL?timeframe=5', otherAuth)).json()).toMatchObject({ premium: 999, closed_trades: [] });
   });
 
+  it('an expired subscription locks the lists and pulse (403, the spec text) and keeps the data: the dashboard, days and histories still answer, and renewing opens the lists again', async () => {
+    const lapsed = await signInAs(t);
+    const setEnd = async (end: string) => {
+      await t.db.db.updateTable('subscriptions').set({ current_period_end: new Date(end) }).where('user_uid', '=', lapsed.userId).execute();
+      await t.app.principals.settled();
+    };
+    await setEnd('2026-01-01T00:00:00Z');
+    const locked = ['/trades/status/open', '/trades/status/closed', '/trades/status/rolled', '/trades/expiring', '/trades/tt/AAPL?timeframe=5', '/trades/status/open?sd=bad'];
+    for (const path of locked) {
+      const r = await get(path, lapsed.authorization);
+      expect([path, r.statusCode, r.json().message]).toEqual([path, 403, 'Your subscription has expired, please renew']);
+    }
+    for (const path of ['/metrics/premium-data', '/trades/trade-by-date/2026-01-08', '/trades/upcoming-expirations']) {
+      expect([path, (await get(path, lapsed.authorization)).statusCode]).toEqual([path, 200]);
+    }
+    await setEnd('2026-03-01T00:00:00Z');
+    for (const path of locked.slice(0, 5)) expect([path, (await get(path, lapsed.authorization)).statusCode]).toEqual([path, 200]);
+  });
+
   it.each(['/trades/status/open', '/trades/expiring', '/trades/A/roll-history', '/trades/B/ancestor', '/trades/trade-by-date/2026-01-08', '/metrics/premium-data', '/trades/tt/AAPL?timeframe=1'])(
     '%s needs a verified user',
     async (path) => {

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorBody } from '@oj/contracts/common';
 import {
@@ -21,6 +22,7 @@ import {
 } from '@oj/contracts/trade-views';
 import { AppError } from '../app/errors.ts';
 import { principalOf } from '../app/principal.ts';
+import { assertActiveSubscription } from '../identity/subscriptions.ts';
 import { ancestorOf, expiringList, premiumDataOf, pulseOf, rollHistoryOf, statusList, tradesOfDate, upcomingExpirationsOf, type TradeViewsContext } from './views.ts';
 
 const errors = { 401: errorBody, 403: errorBody, 404: errorBody, 422: errorBody, 503: errorBody };
@@ -31,14 +33,18 @@ const tags = ['trade views'];
 export const tradeViewRoutes: FastifyPluginAsyncZod = async (app) => {
   const ctx: TradeViewsContext = { db: app.deps.database.db, clock: app.deps.clock };
   const guard = { onRequest: app.requireVerifiedUser };
+  // Part 1 §6, part 2 §6: an expired subscription locks the trade lists and pulse (the console shows its
+  // renew screen instead). The data stays: the dashboard, the calendar's days and the histories still
+  // read it, and renewing opens the lists again.
+  const subscribed = { ...guard, preValidation: async (request: FastifyRequest) => assertActiveSubscription(principalOf(request)) };
 
   app.get(
     '/trades/status/:status',
-    { ...guard, schema: { tags, security, params: tradeStatusParams, querystring: tradeListQuery, response: { 200: tradeListResponse, ...errors } } },
+    { ...subscribed, schema: { tags, security, params: tradeStatusParams, querystring: tradeListQuery, response: { 200: tradeListResponse, ...errors } } },
     async (request) => statusList(ctx, principalOf(request).userId, request.params.status, request.query),
   );
 
-  app.get('/trades/expiring', { ...guard, schema: { tags, security, querystring: expiringListQuery, response: { 200: tradeListResponse, ...errors } } }, async (request) =>
+  app.get('/trades/expiring', { ...subscribed, schema: { tags, security, querystring: expiringListQuery, response: { 200: tradeListResponse, ...errors } } }, async (request) =>
     expiringList(ctx, principalOf(request).userId, request.query),
   );
 
@@ -68,7 +74,7 @@ export const tradeViewRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/trades/tt/:ticker',
-    { ...guard, schema: { tags, security, params: pulseParams, querystring: pulseQuery, response: { 200: pulseResponse, ...errors } } },
+    { ...subscribed, schema: { tags, security, params: pulseParams, querystring: pulseQuery, response: { 200: pulseResponse, ...errors } } },
     async (request) => pulseOf(ctx, principalOf(request).userId, request.params.ticker, request.query.timeframe),
   );
   // Pulse without a ticker (with or without the slash, one route): the spec's message rather than a bare route-not-found.
