@@ -155,7 +155,11 @@ export const tradeData = z.object({
 });
 export type TradeData = z.infer<typeof tradeData>;
 
-export const closeActionPath = z.enum(['assigned', 'called-away', 'exercised']);
+/**
+ * The in-the-money outcome in a close path: the spec's `called-away`, and the strategy catalogue's own
+ * spelling (`extra_outcome`: `calledAway`), so a client may build the path from either.
+ */
+export const closeActionPath = z.enum(['assigned', 'called-away', 'calledAway', 'exercised']);
 
 /** What a mistyped closing field answers, in the wording of the form it comes from (§5). */
 interface ClosingWording {

@@ -110,7 +110,10 @@ describe.each(adapters)('trade command validation on %s', (adapter) => {
     const full = await send('POST', `/trades/assigned/${csp.uid}`, { trade_close_date: '2026-02-27', contract_size: 3 });
     expect(full.statusCode, full.body).toBe(200);
     expect(full.json()).toMatchObject({ remaining_trade: null, closed_trade: { status: 4, cs: 3 } });
-    const omitted = await send('POST', `/trades/called-away/${cc.uid}`, { trade_close_date: '2026-02-27' });
+    // The path built from the strategy catalogue's own spelling of the outcome (extra_outcome) works too.
+    const strategies = (await t.app.inject({ method: 'GET', url: url('/strategies/'), headers: { authorization: me.authorization } })).json() as Array<{ uid: string; extra_outcome: string }>;
+    const outcome = strategies.find((x) => x.uid === 'covered-call')!.extra_outcome;
+    const omitted = await send('POST', `/trades/${outcome}/${cc.uid}`, { trade_close_date: '2026-02-27' });
     expect(omitted.statusCode, omitted.body).toBe(200);
     expect(omitted.json()).toMatchObject({ remaining_trade: null, closed_trade: { status: 5, cs: 3 } });
     // A normal close may still be partial.

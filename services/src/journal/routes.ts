@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
+import type { z } from 'zod';
 import { errorBody } from '@oj/contracts/common';
 import type { CloseAction } from '@oj/contracts/journal-events';
 import { tradeListItem } from '@oj/contracts/trade-list-item';
@@ -7,6 +8,7 @@ import {
   addClosedTradeRequest,
   addClosedTradeResponse,
   addTradeRequest,
+  closeActionPath,
   closeTradeRequest,
   closeTradeResponse,
   deleteTradeResponse,
@@ -27,7 +29,7 @@ const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody,
 const security = [{ bearer: [] }];
 const tags = ['trades'];
 
-const outcomeAction: Record<'assigned' | 'called-away' | 'exercised', CloseAction> = { assigned: 'assigned', 'called-away': 'calledAway', exercised: 'exercised' };
+const outcomeAction: Record<z.infer<typeof closeActionPath>, CloseAction> = { assigned: 'assigned', 'called-away': 'calledAway', calledAway: 'calledAway', exercised: 'exercised' };
 
 function callerOf(request: FastifyRequest): CommandCaller {
   const header = request.headers['idempotency-key'];
