@@ -203,7 +203,8 @@ describe('contact', () => {
     await form.getByLabel('Subject').fill('Roll after a partial close');
     await form.getByRole('button', { name: 'Submit' }).click();
     await page.getByText('Both Subject and Message fields are required.').waitFor();
-    await form.getByLabel('Message').fill('After closing 1 of 3 contracts, can I roll the other two?\nThanks!');
+    // The page has one element labelled "Message": the field (the card around the form is not a named region).
+    await page.getByLabel('Message').fill('After closing 1 of 3 contracts, can I roll the other two?\nThanks!');
     await form.getByRole('button', { name: 'Submit' }).click();
     await page.getByText('Form submitted successfully!').waitFor();
     expect(await form.getByLabel('Subject').inputValue()).toBe('');

@@ -58,7 +58,10 @@ export function TextArea({ className, ref, ...props }: TextareaHTMLAttributes<HT
   return <textarea ref={ref} className={`input textarea${className ? ` ${className}` : ''}`} {...props} />;
 }
 
-/** A password input with a show/hide toggle. */
+/**
+ * A password input with a show/hide toggle. The toggle's name leaves out "password" so the field's own
+ * label ("Password") names one control only; its state is read from aria-pressed, so the name stays put.
+ */
 export function PasswordInput({ className, ref, ...props }: Omit<InputHTMLAttributes<HTMLInputElement>, 'type'> & { ref?: Ref<HTMLInputElement> }) {
   const [visible, setVisible] = useState(false);
   return (
@@ -68,7 +71,7 @@ export function PasswordInput({ className, ref, ...props }: Omit<InputHTMLAttrib
         type="button"
         className="input-addon-button"
         onClick={() => setVisible((v) => !v)}
-        aria-label={visible ? 'Hide password' : 'Show password'}
+        aria-label="Show characters"
         aria-pressed={visible}
       >
         {visible ? (
