@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import {
   email as emailSchema,
@@ -19,14 +19,16 @@ import { AuthLayout } from '../components/auth-layout.tsx';
 import { RequirementList } from '../components/requirement-list.tsx';
 
 const empty = { name: '', email: '', password: '', confirmPassword: '', termsAccepted: false };
+const untouched = { name: false, email: false, password: false, confirmPassword: false, terms: false };
 type Message = { tone: 'success' | 'danger'; text: string } | null;
 
 export function SignUpRoute() {
   const [values, setValues] = useState(empty);
-  const [touched, setTouched] = useState({ name: false, email: false, password: false, confirmPassword: false });
+  const [touched, setTouched] = useState(untouched);
   const [message, setMessage] = useState<Message>(null);
   const [legal, setLegal] = useState<'terms' | 'privacy' | null>(null);
   const signUp = useSignUp();
+  const termsErrorId = useId();
 
   const nameIssues = touched.name ? nameProblems(values.name) : [];
   const emailCheck = emailSchema.safeParse(values.email);
@@ -39,8 +41,13 @@ export function SignUpRoute() {
       : passwordChecklist(values.password, SIGNUP_PASSWORD_MIN)
           .filter((r) => !r.ok)
           .map((r) => r.label);
+  // Part 1 §5: the summary message over the live checklist, once something has been typed.
+  const passwordWeak = values.password !== '' && passwordIssues.length > 0;
   const confirmIssue = values.confirmPassword !== '' && values.confirmPassword !== values.password ? passwordMessages.mismatch : null;
   const parsed = signupForm.safeParse(values);
+  // The terms message shows once the box was unchecked, or once it is all that keeps Sign up disabled.
+  const onlyTermsMissing = !values.termsAccepted && signupForm.safeParse({ ...values, termsAccepted: true }).success;
+  const termsIssue = !values.termsAccepted && (touched.terms || onlyTermsMissing) ? passwordMessages.terms : null;
 
   const set = <K extends keyof typeof empty>(key: K, value: (typeof empty)[K]) => {
     setValues((v) => ({ ...v, [key]: value }));
@@ -49,7 +56,7 @@ export function SignUpRoute() {
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
-    setTouched({ name: true, email: true, password: true, confirmPassword: true });
+    setTouched({ name: true, email: true, password: true, confirmPassword: true, terms: true });
     if (!parsed.success) {
       setMessage({ tone: 'danger', text: parsed.error.issues[0]?.message ?? 'An unexpected error occurred.' });
       return;
@@ -60,7 +67,7 @@ export function SignUpRoute() {
       {
         onSuccess: () => {
           setValues(empty);
-          setTouched({ name: false, email: false, password: false, confirmPassword: false });
+          setTouched(untouched);
           setMessage({ tone: 'success', text: SIGNUP_SUCCESS_MESSAGE });
         },
         onError: (error) => {
@@ -141,8 +148,13 @@ export function SignUpRoute() {
                 onChange={(e) => set('password', e.target.value)}
                 onBlur={() => setTouched((t) => ({ ...t, password: true }))}
                 aria-invalid={passwordIssues.length > 0}
-                aria-describedby={passwordIssues.length ? `${id}-rules` : undefined}
+                aria-describedby={passwordIssues.length ? (passwordWeak ? `${id}-error ${id}-rules` : `${id}-rules`) : undefined}
               />
+              {passwordWeak && (
+                <div id={`${id}-error`} className="field-error" role="alert">
+                  {passwordMessages.weak}
+                </div>
+              )}
               <RequirementList id={`${id}-rules`} label="Password requirements" items={passwordIssues} />
             </>
           )}
@@ -160,27 +172,39 @@ export function SignUpRoute() {
             />
           )}
         </FormField>
-        <Checkbox
-          name="termsAccepted"
-          checked={values.termsAccepted}
-          onChange={(e) => set('termsAccepted', e.target.checked)}
-          label={
-            <>
-              I agree to the{' '}
-              <button type="button" className="link-button" onClick={() => setLegal('terms')}>
-                Terms of Service
-              </button>{' '}
-              and the{' '}
-              <span className="nowrap">
-                <button type="button" className="link-button" onClick={() => setLegal('privacy')}>
-                  Privacy Policy
-                </button>
-                ,
-              </span>{' '}
-              and I am 18 or older.
-            </>
-          }
-        />
+        <div className={`field${termsIssue ? ' field-invalid' : ''}`}>
+          <Checkbox
+            name="termsAccepted"
+            checked={values.termsAccepted}
+            onChange={(e) => {
+              set('termsAccepted', e.target.checked);
+              setTouched((t) => ({ ...t, terms: true }));
+            }}
+            aria-invalid={Boolean(termsIssue)}
+            aria-describedby={termsIssue ? termsErrorId : undefined}
+            label={
+              <>
+                I agree to the{' '}
+                <button type="button" className="link-button" onClick={() => setLegal('terms')}>
+                  Terms of Service
+                </button>{' '}
+                and the{' '}
+                <span className="nowrap">
+                  <button type="button" className="link-button" onClick={() => setLegal('privacy')}>
+                    Privacy Policy
+                  </button>
+                  ,
+                </span>{' '}
+                and I am 18 or older.
+              </>
+            }
+          />
+          {termsIssue && (
+            <div id={termsErrorId} className="field-error" role="alert">
+              {termsIssue}
+            </div>
+          )}
+        </div>
         <Button type="submit" size="lg" block disabled={!parsed.success} loading={signUp.isPending}>
           {signUp.isPending ? 'Signing up...' : 'Sign up'}
         </Button>
