@@ -241,7 +241,7 @@ describe('part 1 faults found by a new user (issue 14)', () => {
     await showing(10, 12).waitFor();
   });
 
-  it('the Roll dialog marks blank fields on Next, drops its form message once the fields are right, and closes after the roll', async () => {
+  it('the Roll dialog marks blank fields on Next, drops its form message once the fields are right, and confirms the roll in its success dialog', async () => {
     const opened = await post<{ uid: string }>('/trades/add-trade', csp('ROLL', back(8), { contract_size: 3, premium_at_open: 300, net_fee_to_open: 1.95 }));
     // 1 of the 3 contracts bought back: the rest (2) is a remainder trade that replaces it in Open.
     await post(`/trades/close/${opened.uid}`, { contract_size: 1, trade_close_date: back(4), premium_at_close: 40, net_fee_to_close: 0.65, close_transaction: 2 });
@@ -276,9 +276,11 @@ describe('part 1 faults found by a new user (issue 14)', () => {
     await next.click();
     await d.getByText('Full Roll').waitFor();
     await d.getByRole('button', { name: 'Submit' }).click();
-    // Part 1 §4: on success the dialog closes; the confirmation of §8 remains as a notice.
-    await d.waitFor({ state: 'detached' });
-    await page.getByRole('status').filter({ hasText: 'Trade Rolled Successfully' }).waitFor();
+    // Part 1 §8: the wizard gives way to the success dialog "Trade Rolled Successfully", closed with OK.
+    const done = dialog('Trade Rolled Successfully');
+    await done.getByText(/The trade for ROLL has been rolled to/).waitFor();
+    await done.getByRole('button', { name: 'OK' }).click();
+    await done.waitFor({ state: 'detached' });
   });
 
   it('roll history after a partial close shows the position as entered, the partial close beside the roll', async () => {

@@ -118,6 +118,8 @@ afterAll(async () => {
 });
 
 const dialog = (name: string | RegExp) => page.getByRole('dialog', { name });
+/** 'YYYY-MM-DD' as the console writes it ("Jan 03, 2026"). */
+const usDate = (iso: string) => new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'short', day: '2-digit', year: 'numeric' }).format(new Date(`${iso}T00:00:00Z`));
 const row = (ticker: string) => page.locator(`tr[data-ticker="${ticker}"]`);
 const showing = (n: number, m: number) => page.getByText(`Showing ${n} out of ${m} Trades`);
 
@@ -280,9 +282,16 @@ describe("a trader's day", () => {
     await d.getByText('15 characters left').waitFor();
     // Next is not usable (aria-disabled) but answers a press or hover by marking the fields (issue 14).
     expect(await d.getByRole('button', { name: 'Next' }).getAttribute('aria-disabled')).toBe('true');
+    // A cleared account stays cleared (the default is preselected once) and says it is required.
+    await d.getByLabel('Account').selectOption('');
+    // Next is aria-disabled (Playwright will not click it) but still answers the keyboard.
+    await d.getByRole('button', { name: 'Next' }).press('Enter');
+    await d.getByText('Account is required and cannot be null.').waitFor();
+    expect(await d.getByLabel('Account').inputValue()).toBe('');
     await screenshots(page, 'trade-add-open-errors', { fullPage: false });
 
     await fillTrade(d, {
+      account: 'Schwab Income',
       type: 'One-leg',
       strategy: 'Cash-Secured Put',
       ticker: 'aapl',
@@ -416,9 +425,11 @@ describe("a trader's day", () => {
     await d.getByText('Full Roll').waitFor();
     if (checkMessages) await screenshots(page, 'trade-roll-review', { fullPage: false });
     await d.getByRole('button', { name: 'Submit' }).click();
-    // Part 1 §4: the dialog closes on success; the confirmation stays as a notice (issue 14).
-    await page.getByRole('status').filter({ hasText: 'Trade Rolled Successfully' }).getByText(/The trade for AAPL has been rolled to/).waitFor();
-    await d.waitFor({ state: 'detached' });
+    // Part 1 §8: the dialog's success panel "Trade Rolled Successfully", closed with OK.
+    const done = dialog('Trade Rolled Successfully');
+    await done.getByRole('status').getByText(`The trade for AAPL has been rolled to ${usDate(expiry)}.`).waitFor();
+    await done.getByRole('button', { name: 'OK' }).click();
+    await done.waitFor({ state: 'detached' });
     await row('AAPL').getByText(`$${strike}`).waitFor();
   }
 

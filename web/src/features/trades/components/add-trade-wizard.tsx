@@ -77,11 +77,15 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
   useEffect(() => {
     firstRef.current?.querySelector<HTMLElement>('select, input')?.focus();
   }, []);
-  // The account list arrives after the dialog may have opened: preselect the default once it does.
+  // The account list arrives after the dialog may have opened: preselect the default once it does, and
+  // only once, so an account the trader clears stays empty and Next says it is required (part 1 §5).
   const { setValues } = form;
+  const preselected = useRef(defaultAccount !== '');
   useEffect(() => {
-    if (!v.account && defaultAccount) setValues((x) => ({ ...x, account: defaultAccount }));
-  }, [defaultAccount, v.account, setValues]);
+    if (preselected.current || !defaultAccount) return;
+    preselected.current = true;
+    setValues((x) => (x.account ? x : { ...x, account: defaultAccount }));
+  }, [defaultAccount, setValues]);
 
   const strategy: Strategy | undefined = strategies.find((s) => s.uid === v.strategyUid);
   const errors = validateAddTrade(v, strategy, today);

@@ -5,7 +5,6 @@ import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { Modal } from '../../../components/ui/modal.tsx';
 import { Stepper } from '../../../components/ui/stepper.tsx';
-import { useToast } from '../../../components/ui/toast.tsx';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { formatDate, formatMoney, todayInNewYork } from '../../../lib/format.ts';
 import { useRollTrade } from '../api/roll-trade.ts';
@@ -22,6 +21,7 @@ import {
 import { formatStrikes, transactionLabel } from '../utils/trade-labels.ts';
 import { ProfitLoss } from './close-trade-dialog.tsx';
 import { InputField, NotesField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, focusFirstInvalid, useTradeForm } from './form-controls.tsx';
+import { SuccessPanel } from './success-panel.tsx';
 import { TradeHeader } from './trade-header.tsx';
 import './trade-dialogs.css';
 
@@ -60,7 +60,8 @@ export function RollTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
   const [submitError, setSubmitError] = useState<string | null>(null);
   const [leaving, setLeaving] = useState(false);
   const [missingShown, setMissingShown] = useState(false);
-  const toast = useToast();
+  // The new expiration date once the roll went through: the dialog then shows its success panel.
+  const [rolledTo, setRolledTo] = useState<string | null>(null);
   const mutation = useRollTrade();
   const v = form.values;
   const errors = validateRoll(v, trade, strategy, today);
@@ -132,13 +133,13 @@ export function RollTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
       },
       {
         onSuccess: () => {
-          // Part 1 §4: on success the dialog closes (after its 300 ms slide-out); the confirmation of
-          // §8 stays on screen as a notice while the lists show the new trade.
+          // Part 1 §4, §8: the wizard slides out (300 ms), then the dialog shows "Trade Rolled Successfully"
+          // with OK, as the close and split dialogs do, while the lists already show the new trade.
           setLeaving(true);
           const expiration = v.newExpirationDate;
           window.setTimeout(() => {
-            toast.success('Trade Rolled Successfully', `The trade for ${trade.ticker} has been rolled to ${formatDate(expiration)}.`);
-            onClose();
+            setRolledTo(expiration);
+            setLeaving(false);
           }, SLIDE_OUT_MS);
         },
         onError: (err) => setSubmitError(errorMessage(err, 'Failed to roll trade. Please try again.')),
@@ -156,6 +157,15 @@ export function RollTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
     form.touch(`strike${i}`);
   };
 
+  // The same Modal stays mounted (same element, same place): only its title and content change, and OK takes focus.
+  if (rolledTo)
+    return (
+      <Modal open onClose={onClose} title="Trade Rolled Successfully" size="lg" closeOnBackdrop={false}>
+        <SuccessPanel title="Trade Rolled Successfully" onDone={onClose}>
+          The trade for {trade.ticker} has been rolled to {formatDate(rolledTo)}.
+        </SuccessPanel>
+      </Modal>
+    );
   return (
     <Modal open onClose={onClose} title="Roll Trade" size="xl" closeOnBackdrop={false} dismissible={!mutation.isPending && !leaving}>
       <div className={`trade-wizard${leaving ? ' slide-out' : ''}`}>
