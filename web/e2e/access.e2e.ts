@@ -56,6 +56,8 @@ describe('access journey', () => {
     await text('Please enter at least first and last name.').waitFor();
     await text('Invalid email format.').waitFor();
     await text('At least one uppercase letter').waitFor();
+    // Part 1 §5: the message over the checklist of what the typed password still lacks.
+    await text('Password does not meet all requirements.').waitFor();
     expect(await page.getByLabel('Your Email').inputValue()).toBe('jane.trader');
     expect(await page.getByRole('button', { name: 'Sign up' }).isDisabled()).toBe(true);
     await screenshots(page, 'signup-checklists');
@@ -64,7 +66,16 @@ describe('access journey', () => {
     await page.getByLabel('Your Email').fill(email);
     await page.getByLabel('Your Password', { exact: true }).fill(firstPassword);
     await page.getByLabel('Confirm Password').fill(firstPassword);
-    await page.getByRole('checkbox', { name: /I agree/ }).check();
+    expect(await page.getByText('Password does not meet all requirements.').count()).toBe(0);
+    // Only the terms keep Sign up disabled now, and the form says so under the box.
+    const terms = page.getByRole('checkbox', { name: /I agree/ });
+    await text('You must accept the terms and conditions.').waitFor();
+    expect(await page.getByRole('button', { name: 'Sign up' }).isDisabled()).toBe(true);
+    await terms.check();
+    expect(await page.getByText('You must accept the terms and conditions.').count()).toBe(0);
+    await terms.uncheck();
+    await text('You must accept the terms and conditions.').waitFor();
+    await terms.check();
     await page.getByRole('button', { name: 'Sign up' }).click();
     await text(SIGNUP_SUCCESS_MESSAGE).waitFor();
     expect(await page.getByLabel('Full Name').inputValue()).toBe('');
@@ -77,13 +88,22 @@ describe('access journey', () => {
     await page.goto(link);
     await page.getByRole('heading', { name: 'Account Verified' }).waitFor();
     await screenshots(page, 'verified');
-    await page.getByRole('link', { name: 'Go to Login' }).click();
+    // Part 1 §2: "button Go to Login".
+    await page.getByRole('button', { name: 'Go to Login' }).click();
     await page.waitForURL('**/signin');
   });
 
   it('signs in with remember-me', async () => {
     await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password', { exact: true }).fill(firstPassword);
+    // "Password" names the input alone: the show/hide toggle is "Show characters", pressed while shown.
+    const password = page.getByLabel('Password');
+    await password.fill(firstPassword);
+    const toggle = page.getByRole('button', { name: 'Show characters' });
+    await toggle.click();
+    expect(await toggle.getAttribute('aria-pressed')).toBe('true');
+    expect(await password.getAttribute('type')).toBe('text');
+    await toggle.click();
+    expect(await password.getAttribute('type')).toBe('password');
     await page.getByRole('checkbox', { name: 'Remember me' }).check();
     await screenshots(page, 'signin');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -265,7 +285,7 @@ describe('access journey', () => {
   it('shows the not-found page for unknown paths and the example error pages', async () => {
     await page.goto('/no/such/page');
     await page.getByRole('heading', { name: 'Page not found' }).waitFor();
-    await page.getByRole('link', { name: 'Go back home' }).waitFor();
+    await page.getByRole('button', { name: 'Go back home' }).waitFor();
     await screenshots(page, 'not-found');
     await page.goto('/examples/500');
     await page.getByRole('heading', { name: 'Something went wrong' }).waitFor();

@@ -115,7 +115,7 @@ describe('every link of the shell goes to a real page', () => {
     errors = [];
     await page.goto('/no-such-page');
     await page.getByText('Page not found').waitFor();
-    await page.getByRole('link', { name: 'Go back home' }).click();
+    await page.getByRole('button', { name: 'Go back home' }).click();
     await page.waitForURL('**/dashboard');
     expect(await problemsOf('/dashboard')).toEqual([]);
   });

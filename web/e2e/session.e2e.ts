@@ -66,7 +66,7 @@ describe('session', () => {
     await page.goto(`${url.pathname}${url.search}`);
     await page.getByRole('heading', { name: 'Account Verified' }).waitFor();
     // Signed in on this browser: the verified flag arrives with a refreshed token, no second sign-in.
-    await page.getByRole('link', { name: 'Go to Login' }).click();
+    await page.getByRole('button', { name: 'Go to Login' }).click();
     await page.waitForURL('**/dashboard');
   });
 

@@ -1,4 +1,5 @@
-import { Link } from 'react-router';
+import { useNavigate } from 'react-router';
+import { Button } from './ui/button.tsx';
 
 export interface ErrorPageProps {
   code: string;
@@ -8,8 +9,9 @@ export interface ErrorPageProps {
   reload?: boolean;
 }
 
-/** The full-page error layout (not-found, server error, examples). "Go back home" leads to the dashboard. */
+/** The full-page error layout (not-found, server error, examples). The "Go back home" button leads to the dashboard. */
 export function ErrorPage({ code, title, message, reload }: ErrorPageProps) {
+  const navigate = useNavigate();
   return (
     <main className="error-page">
       <div className="error-page-card">
@@ -24,9 +26,7 @@ export function ErrorPage({ code, title, message, reload }: ErrorPageProps) {
               Reload
             </button>
           )}
-          <Link to="/dashboard" className="btn btn-primary btn-md">
-            Go back home
-          </Link>
+          <Button onClick={() => void navigate('/dashboard')}>Go back home</Button>
         </div>
       </div>
     </main>

@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { Link, Navigate, useSearchParams } from 'react-router';
+import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { email as emailSchema, RESEND_VERIFICATION_MESSAGE, VERIFY_FAILED_MESSAGE, VERIFY_SUCCESS_MESSAGE } from '@oj/contracts/users';
 import { refreshAccessToken } from '../../../lib/api-client.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
@@ -18,6 +18,7 @@ export function VerifyRoute() {
   const [params] = useSearchParams();
   const token = params.get('token');
   const session = useSession();
+  const navigate = useNavigate();
   const [verifiedHere] = useState(() => session.isVerified);
   const verify = useVerifyEmail(token);
   const [askEmail, setAskEmail] = useState(false);
@@ -45,9 +46,9 @@ export function VerifyRoute() {
               <Icon name="check" size={32} />
             </div>
             <p className="muted">Your e-mail address is confirmed. You can now sign in to your journal.</p>
-            <Link to="/signin" className="btn btn-primary btn-lg btn-block">
+            <Button size="lg" block onClick={() => void navigate('/signin')}>
               Go to Login
-            </Link>
+            </Button>
           </>
         )}
         {state === 'failed' && (
