@@ -21,8 +21,9 @@ describe('the list date range rule', () => {
     expect(dateRangeIssues('2025-01-01', '2026-01-01', today)).toEqual({});
     expect(dateRangeIssues(undefined, '2026-01-01', today)).toEqual({ sd: DATE_FILTER_MESSAGES.startRequired });
     expect(dateRangeIssues('2026-01-01', undefined, today)).toEqual({ ed: DATE_FILTER_MESSAGES.endRequired });
-    // A date in the future before the range's direction or length.
-    expect(dateRangeIssues('2026-02-03', '2026-01-01', today)).toEqual({ sd: DATE_FILTER_MESSAGES.startInFuture });
+    // A date in the future before the range's direction or length (each field has its own first issue;
+    // the server answers with the start's, listed first).
+    expect(dateRangeIssues('2026-02-03', '2026-01-01', today)).toEqual({ sd: DATE_FILTER_MESSAGES.startInFuture, ed: DATE_FILTER_MESSAGES.endBeforeStart });
     expect(dateRangeIssues('2024-01-01', '2026-02-03', today)).toEqual({ ed: DATE_FILTER_MESSAGES.endInFuture });
     // Garbage is a missing date, never a throw.
     expect(dateRangeIssues('zzz', '[]', today)).toEqual({ sd: DATE_FILTER_MESSAGES.startRequired, ed: DATE_FILTER_MESSAGES.endRequired });
