@@ -1,11 +1,12 @@
 import { useId, useState, type FormEvent } from 'react';
 import type { Account } from '@oj/contracts/accounts';
 import type { Strategy } from '@oj/contracts/strategies';
+import { dateRangeIssues } from '@oj/contracts/trade-views';
 import { Button } from '../../../components/ui/button.tsx';
 import { SelectInput, TextInput } from '../../../components/ui/form-field.tsx';
 import { todayInNewYork } from '../../../lib/format.ts';
 import type { TradeListFilters } from '../api/trade-keys.ts';
-import { DEFAULT_DATE_RANGE, dateRangePresets, presetRange, validateCustomRange, type DateRangePreset } from '../utils/date-range.ts';
+import { DEFAULT_DATE_RANGE, dateRangePresets, presetRange, type DateRangePreset } from '../utils/date-range.ts';
 import { FilterIcon, RefreshIcon, SearchIcon } from './icons.tsx';
 
 export interface FilterState {
@@ -49,7 +50,7 @@ export function TradeFilterHeader({ value, onChange, onRefresh, refreshing, acco
   const [touched, setTouched] = useState({ sd: false, ed: false });
   const panelId = useId();
   const today = todayInNewYork();
-  const customErrors = validateCustomRange(sd, ed, today);
+  const customErrors = dateRangeIssues(sd, ed, today);
   // Apply is enabled once both dates are filled; the range rules are checked when it is pressed.
   const customFilled = Boolean(sd && ed);
   const applyCustom = () => {

@@ -1,5 +1,4 @@
 import { addDays, minusYears } from '@oj/contracts/business-date';
-import { DATE_FILTER_MESSAGES, dateRangeIssues } from '@oj/contracts/trade-views';
 
 /** The list pages' date-range choices (part 1 §2); Year is the default. */
 export const dateRangePresets = [
@@ -33,16 +32,3 @@ export function presetRange(preset: Exclude<DateRangePreset, 'custom'>, today: s
       return { sd: minusYears(today, 1), ed: today };
   }
 }
-
-/** The range rules' messages (the server refuses a status list's range with the same ones). */
-export const dateFilterMessages = {
-  startRequired: DATE_FILTER_MESSAGES.startRequired,
-  startFuture: DATE_FILTER_MESSAGES.startInFuture,
-  endRequired: DATE_FILTER_MESSAGES.endRequired,
-  endFuture: DATE_FILTER_MESSAGES.endInFuture,
-  endBeforeStart: DATE_FILTER_MESSAGES.endBeforeStart,
-  tooLong: DATE_FILTER_MESSAGES.rangeTooLong,
-} as const;
-
-/** Part 1 §5 "Date filter": per-field messages for a custom range; empty when it may be applied. */
-export const validateCustomRange = (sd: string, ed: string, today: string): { sd?: string; ed?: string } => dateRangeIssues(sd, ed, today);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { strategyByUid } from '@oj/contracts/strategies';
-import { validateCustomRange } from './date-range.ts';
+import { dateRangeIssues } from '@oj/contracts/trade-views';
 import { expiryDisplay, holdingPeriod } from './expiry.ts';
 import { closeProfitLoss, notesTone, validateAddTrade, validateSplitPremiums, validateClose, validateRoll, type AddTradeValues } from './trade-rules.ts';
 
@@ -118,10 +118,10 @@ describe('expiry display and the date filter', () => {
     expect(holdingPeriod(3)).toBe('3 Days');
   });
   it('custom range messages', () => {
-    expect(validateCustomRange('', '', today)).toEqual({ sd: 'Start Date is required', ed: 'End Date is required' });
-    expect(validateCustomRange('2026-11-21', '2026-11-22', today)).toEqual({ sd: 'Start Date cannot be in the future', ed: 'End Date cannot be in the future' });
-    expect(validateCustomRange('2026-11-10', '2026-11-01', today)).toEqual({ ed: 'End Date must be on or after Start Date' });
-    expect(validateCustomRange('2025-01-01', '2026-11-01', today)).toEqual({ ed: 'Date range cannot exceed one year' });
-    expect(validateCustomRange('2026-01-01', '2026-11-01', today)).toEqual({});
+    expect(dateRangeIssues('', '', today)).toEqual({ sd: 'Start Date is required', ed: 'End Date is required' });
+    expect(dateRangeIssues('2026-11-21', '2026-11-22', today)).toEqual({ sd: 'Start Date cannot be in the future', ed: 'End Date cannot be in the future' });
+    expect(dateRangeIssues('2026-11-10', '2026-11-01', today)).toEqual({ ed: 'End Date must be on or after Start Date' });
+    expect(dateRangeIssues('2025-01-01', '2026-11-01', today)).toEqual({ ed: 'Date range cannot exceed one year' });
+    expect(dateRangeIssues('2026-01-01', '2026-11-01', today)).toEqual({});
   });
 });
