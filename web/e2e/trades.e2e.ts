@@ -428,6 +428,7 @@ describe("a trader's day", () => {
     // Part 1 §8: the dialog's success panel "Trade Rolled Successfully", closed with OK.
     const done = dialog('Trade Rolled Successfully');
     await done.getByRole('status').getByText(`The trade for AAPL has been rolled to ${usDate(expiry)}.`).waitFor();
+    if (checkMessages) await screenshots(page, 'trade-roll-done', { fullPage: false });
     await done.getByRole('button', { name: 'OK' }).click();
     await done.waitFor({ state: 'detached' });
     await row('AAPL').getByText(`$${strike}`).waitFor();
