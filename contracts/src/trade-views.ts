@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { minusYears, parseIsoDate } from './business-date.ts';
 import { isoDate, paginated, paginationQuery, uid } from './common.ts';
+import { closeSign, openSign, round2 } from './formulas.ts';
 import { tradeListItem } from './trade-list-item.ts';
 
 /**
@@ -105,23 +106,62 @@ export type SplitHistoryResponse = z.infer<typeof splitHistoryResponse>;
  * text, and a schema failure would list field issues there instead.
  */
 export const tradeByDateParams = z.object({ date: z.string().describe('A New York date, YYYY-MM-DD.') });
-/** Trades of one New York date; totals count a scalp as two trades, credits add and debits subtract (part 1 §9). */
-export const tradesByDateResponse = z.object({
-  date: isoDate,
-  summary: z.object({
-    trades: z.number().int(),
-    open_count: z.number().int(),
-    scalp_count: z.number().int(),
-    closed_count: z.number().int(),
-    premium: z.number(),
-    fees: z.number(),
-    net: z.number(),
-  }),
-  open_trades: z.array(tradeListItem),
-  scalp_trades: z.array(tradeListItem),
-  closed_trades: z.array(tradeListItem),
-});
+/**
+ * The sections of the trades-by-date dialog (part 1 §2): a trade opened on the date and still open (or a
+ * position entered that day, shown once as entered), a scalp (opened and closed that day), a close of an
+ * earlier trade (or of part of a position entered that day).
+ */
+export const TRADE_DAY_SECTIONS = ['open', 'scalp', 'closed'] as const;
+export type TradeDaySection = (typeof TRADE_DAY_SECTIONS)[number];
+
+/** One trade of a date: a list item with the dialog section it belongs to. */
+export const tradeOfDay = tradeListItem.extend({ section: z.enum(TRADE_DAY_SECTIONS) });
+export type TradeOfDay = z.infer<typeof tradeOfDay>;
+
+/** Trades of one New York date (part 1 §7 "list of trades"), open first, then scalps, then closes. */
+export const tradesByDateResponse = z.array(tradeOfDay);
 export type TradesByDateResponse = z.infer<typeof tradesByDateResponse>;
+
+export interface TradeDaySummary {
+  trades: number;
+  open_count: number;
+  scalp_count: number;
+  closed_count: number;
+  premium: number;
+  fees: number;
+  net: number;
+}
+
+/**
+ * The dialog's Summary from the trades it lists (part 1 §9): a scalp counts as two trades; a credit adds
+ * and a debit subtracts. An opening counts its open premium and fee, a scalp its open and its close, a close
+ * its close only (the open of a part closed on its own open date is in the position listed as opened).
+ */
+export function tradeDaySummary(trades: readonly TradeOfDay[]): TradeDaySummary {
+  let premium = 0;
+  let fees = 0;
+  const count = { open: 0, scalp: 0, closed: 0 };
+  for (const t of trades) {
+    count[t.section] += 1;
+    if (t.section !== 'closed') {
+      premium += openSign(t.ot) * t.pao;
+      fees += t.nfto;
+    }
+    if (t.section !== 'open') {
+      premium += closeSign(t.ct) * (t.pac ?? 0);
+      fees += t.nftc ?? 0;
+    }
+  }
+  return {
+    trades: count.open + count.closed + 2 * count.scalp,
+    open_count: count.open,
+    scalp_count: count.scalp,
+    closed_count: count.closed,
+    premium: round2(premium),
+    fees: round2(fees),
+    net: round2(premium - fees),
+  };
+}
 
 const countMap = z.record(z.string(), z.number());
 /** Daily premium record (part 2 §3). */

@@ -1,8 +1,8 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { addDays } from '@oj/contracts/business-date';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
-import type { ExpiringListQuery, TradeListQuery, TradeListResponse, TradeListStatus, TradesByDateResponse } from '@oj/contracts/trade-views';
-import { closeSign, collateral, daysOpen, openSign, round2 } from '@oj/contracts/formulas';
+import type { ExpiringListQuery, TradeListQuery, TradeListResponse, TradeDaySection, TradeListStatus, TradesByDateResponse } from '@oj/contracts/trade-views';
+import { collateral, daysOpen, openSign, round2 } from '@oj/contracts/formulas';
 import type { SplitHistoryRow } from '../split-history/tables.ts';
 import { rowToListItem, type TradeListCode, type TradeRow } from './tables.ts';
 
@@ -82,8 +82,8 @@ export async function tradesByUids(db: Kysely<any>, tables: TradeReadTables, use
 
 /**
  * The trades of one New York date: opened that day (open), opened and closed that day (scalp), closed
- * that day after an earlier open (closed). Totals: a scalp counts as two trades; credits add and debits
- * subtract (part 1 §9), so the premium is the day's premium cash flow.
+ * that day after an earlier open (closed), one list in that order, each trade with its `section`. The
+ * dialog's totals come from this list (`tradeDaySummary`).
  *
  * "Opened that day" means the position as the trader entered it. Later commands cut it into rows that
  * keep its open date: a partial close leaves the closed part and a remainder (`pf`), a split replaces a
@@ -117,22 +117,13 @@ export async function tradesByDate(db: Kysely<any>, tables: TradeReadTables, use
   const open: TradeListItem[] = [];
   const scalp: TradeListItem[] = [];
   const closed: TradeListItem[] = [];
-  let premium = 0;
-  let fees = 0;
   const closedOn = (r: TradeRow) => r.tcd === date && r.status !== 1;
   for (const r of rows) {
     const openedToday = r.tod === date;
     if (openedToday) {
-      premium += openSign(r.ot) * r.pao;
-      fees += r.nfto;
       const key = positionKey(r);
       groups.set(key, [...(groups.get(key) ?? []), r]);
-    }
-    if (closedOn(r)) {
-      premium += closeSign(r.ct) * (r.pac ?? 0);
-      fees += r.nftc ?? 0;
-      if (!openedToday) closed.push(rowToListItem(r, today));
-    }
+    } else if (closedOn(r)) closed.push(rowToListItem(r, today));
   }
   const byCreated = (a: TradeRow, b: TradeRow) => a.created_at.localeCompare(b.created_at) || a.uid.localeCompare(b.uid);
   for (const [key, members] of [...groups].sort(([, a], [, b]) => byCreated(a[0] as TradeRow, b[0] as TradeRow))) {
@@ -149,27 +140,17 @@ export async function tradesByDate(db: Kysely<any>, tables: TradeReadTables, use
     open.push(enteredPosition(members, split, today));
     for (const r of members) if (closedOn(r)) closed.push(rowToListItem(r, today));
   }
-  return {
-    date,
-    summary: {
-      trades: open.length + closed.length + 2 * scalp.length,
-      open_count: open.length,
-      scalp_count: scalp.length,
-      closed_count: closed.length,
-      premium: round2(premium),
-      fees: round2(fees),
-      net: round2(premium - fees),
-    },
-    open_trades: open,
-    scalp_trades: scalp,
-    closed_trades: closed,
-  };
+  const inSection = (section: TradeDaySection) => (t: TradeListItem) => ({ ...t, section });
+  return [...open.map(inSection('open')), ...scalp.map(inSection('scalp')), ...closed.map(inSection('closed'))];
 }
 
 /**
- * One position as entered, from the rows it became: its contracts, premium and fee are the parts'
- * sums (a partial close allocates them), a split ancestor's from its gene, its strikes from the legs in
- * leg order (the gene's cause names the closed and the open leg). It shows as opened: no close figures.
+ * One position as entered, from the rows it became: its contracts and fee are the parts' sums (a partial
+ * close allocates them), a split ancestor's contracts from its gene, its strikes from the legs in leg order
+ * (the gene's cause names the closed and the open leg). Its premium is the parts' net, credits less debits,
+ * with the transaction of its sign: for a split, the legs' premiums (which sum to the spread's, within the
+ * split's tolerance, and follow a later edit of a leg), so the day's summary equals its record's `np`. It
+ * shows as opened: no close figures.
  */
 function enteredPosition(members: TradeRow[], split: SplitHistoryRow | undefined, today: string): TradeListItem {
   const first = members.reduce((a, b) => (a.created_at < b.created_at || (a.created_at === b.created_at && a.uid <= b.uid) ? a : b));
@@ -179,20 +160,17 @@ function enteredPosition(members: TradeRow[], split: SplitHistoryRow | undefined
   let su = first.su;
   let sp = first.sp;
   let cs = members.reduce((n, r) => n + r.cs, 0);
-  let pao = round2(members.reduce((n, r) => n + r.pao, 0));
-  let ot = first.ot;
+  const net = members.reduce((n, r) => n + openSign(r.ot) * r.pao, 0);
+  const pao = round2(Math.abs(net));
+  const ot = net > 0 || (net === 0 && first.ot === 1) ? 1 : 2;
   let tod = first.tod;
   let ed = first.ed;
   if (split) {
     uid = split.auid;
     su = split.su;
     cs = split.gene.cs;
-    pao = split.gene.pao;
     tod = split.gene.tod;
     ed = split.gene.ed;
-    // The legs' signed premiums sum to the broken trade's net premium: its sign is the open transaction.
-    const net = members.reduce((n, r) => n + openSign(r.ot) * r.pao, 0);
-    ot = net >= 0 ? 1 : 2;
     const legs = /Leg (\d+) closed, Leg (\d+) remains open/.exec(split.gene.cause);
     const [closedUid, openUid] = split.trades;
     const strikeOf = (u: string | undefined) => members.find((r) => r.uid === u)?.sp[0];

@@ -41,6 +41,26 @@ export class JournalLog {
   }
 }
 
+/**
+ * A bull put spread `{id}` (400/395, 1 contract, credit 150, fee 3) opened 6 January 2026 and split on
+ * 8 January: the long 395 leg `{id}1` (debit 50) closed for a credit of 70 (fee 1), the short 400 leg
+ * `{id}2` (credit 200) kept open. Half the open fee to each leg.
+ */
+export function appendSplitSpread(log: JournalLog, user: string, id: string): void {
+  log.append(user, id, { type: 'TradeOpened', data: { tradeId: id, lineageId: id, terms: terms({ ticker: 'SPY', strategyUid: 'bull-put-spread', strikePrices: [400, 395], premiumAtOpen: 150, netFeeToOpen: 3, openDate: '2026-01-06', expirationDate: '2026-01-16', netDelta: 0.15 }) } });
+  log.append(user, id, {
+    type: 'TradeSplit',
+    data: {
+      tradeId: id,
+      closedLeg: {
+        tradeId: `${id}1`, legIndex: 1, strategyUid: 'long-put', strikePrice: 395, premiumAtOpen: 50, netFeeToOpen: 1.5, openTransaction: 2,
+        close: { closeAction: 'close', closeDate: '2026-01-08', contractsClosed: 1, premiumAtClose: 70, netFeeToClose: 1, closeTransaction: 1 },
+      },
+      openLeg: { tradeId: `${id}2`, legIndex: 0, strategyUid: 'naked-put', strikePrice: 400, premiumAtOpen: 200, netFeeToOpen: 1.5, openTransaction: 1 },
+    },
+  });
+}
+
 export function terms(over: Partial<OpenTerms> = {}): OpenTerms {
   return {
     ticker: 'AAPL',
@@ -105,18 +125,7 @@ export function smallJournal(user = 'user-1', other = 'user-2'): JournalLog {
     },
   });
   // B
-  log.append(user, 'B', { type: 'TradeOpened', data: { tradeId: 'B', lineageId: 'B', terms: terms({ ticker: 'SPY', strategyUid: 'bull-put-spread', strikePrices: [400, 395], premiumAtOpen: 150, netFeeToOpen: 3, openDate: '2026-01-06', expirationDate: '2026-01-16', netDelta: 0.15 }) } });
-  log.append(user, 'B', {
-    type: 'TradeSplit',
-    data: {
-      tradeId: 'B',
-      closedLeg: {
-        tradeId: 'B1', legIndex: 1, strategyUid: 'long-put', strikePrice: 395, premiumAtOpen: 50, netFeeToOpen: 1.5, openTransaction: 2,
-        close: { closeAction: 'close', closeDate: '2026-01-08', contractsClosed: 1, premiumAtClose: 70, netFeeToClose: 1, closeTransaction: 1 },
-      },
-      openLeg: { tradeId: 'B2', legIndex: 0, strategyUid: 'naked-put', strikePrice: 400, premiumAtOpen: 200, netFeeToOpen: 1.5, openTransaction: 1 },
-    },
-  });
+  appendSplitSpread(log, user, 'B');
   // C
   log.append(user, 'C', { type: 'TradeOpened', data: { tradeId: 'C', lineageId: 'C', terms: terms({ ticker: 'MSFT', strategyUid: 'covered-call', strikePrices: [320], costBasis: 300, stockPriceAtOpen: 310, premiumAtOpen: 500, netFeeToOpen: 1, openDate: '2026-01-07', expirationDate: '2026-01-16', netDelta: 0.4 }) } });
   // D

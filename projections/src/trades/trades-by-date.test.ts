@@ -3,8 +3,9 @@ import { createPGliteDatabase, createTestDatabase } from '@oj/infra/testing/post
 import type { Database } from '@oj/infra/db/database';
 import { physicalTables } from '../runtime/projection.ts';
 import { tradesProjection } from './projection.ts';
+import { tradeDaySummary, type TradeDaySection, type TradeOfDay } from '@oj/contracts/trade-views';
 import { tradesByDate, type TradeReadTables } from './queries.ts';
-import { smallJournal } from './testing.ts';
+import { appendSplitSpread, JournalLog, smallJournal } from './testing.ts';
 
 /**
  * Issue 14: the day a position was opened shows that position, not the rows later commands cut it
@@ -25,6 +26,12 @@ beforeAll(async () => {
   await tradesProjection.createTables(database.db, tables as unknown as Record<string, string>);
   const log = smallJournal(user, 'user-2');
   await database.db.transaction().execute((trx) => tradesProjection.apply({ trx, tables: tables as unknown as Record<string, string>, mode: 'live' }, log.events));
+  // user-3: a bull put spread (credit 150) opened 6 January, split on 8 January (long leg 50 closed, short
+  // leg 200 kept), and the short leg's premium then edited to 210.
+  const edited = new JournalLog();
+  appendSplitSpread(edited, 'user-3', 'S');
+  edited.append('user-3', 'S', { type: 'TradeEdited', data: { tradeId: 'S2', changes: { premiumAtOpen: 210 } } });
+  await database.db.transaction().execute((trx) => tradesProjection.apply({ trx, tables: tables as unknown as Record<string, string>, mode: 'live' }, edited.events));
 });
 afterAll(async () => {
   if (database && 'drop' in database) await (database as { drop(): Promise<void> }).drop();
@@ -32,37 +39,50 @@ afterAll(async () => {
 });
 
 const today = '2026-02-02';
+/** The list's trades of one section, in list order. */
+const inSection = (day: TradeOfDay[], section: TradeDaySection) => day.filter((t) => t.section === section);
 
 describe('trades by date (issue 14)', () => {
   it('the day a bull put spread was opened lists the spread, not its split legs', async () => {
     const day = await tradesByDate(database.db, tables, user, '2026-01-06', today);
-    expect(day.open_trades.map((t) => t.uid)).toEqual(['B']);
+    expect(inSection(day, 'open').map((t) => t.uid)).toEqual(['B']);
     // Strikes in leg order (short 400, long 395), the gene's contract and credit, both legs' fees (1.5 + 1.5).
-    expect(day.open_trades[0]).toMatchObject({ ticker: 'SPY', su: 'bull-put-spread', sp: [400, 395], cs: 1, pao: 150, ot: 1, nfto: 3, status: 1, tcd: null, auid: null });
+    expect(inSection(day, 'open')[0]).toMatchObject({ ticker: 'SPY', su: 'bull-put-spread', sp: [400, 395], cs: 1, pao: 150, ot: 1, nfto: 3, status: 1, tcd: null, auid: null });
     // Collateral of a credit vertical: width 5 x 100 x 1 - 150 = 350.
-    expect(day.open_trades[0]?.c).toBe(350);
-    expect(day.scalp_trades).toEqual([]);
-    expect(day.closed_trades).toEqual([]);
+    expect(inSection(day, 'open')[0]?.c).toBe(350);
+    expect(inSection(day, 'scalp')).toEqual([]);
+    expect(inSection(day, 'closed')).toEqual([]);
     // The day's premium is the spread's credit: -50 (long leg, debit) + 200 (short leg, credit).
-    expect(day.summary).toEqual({ trades: 1, open_count: 1, scalp_count: 0, closed_count: 0, premium: 150, fees: 3, net: 147 });
+    expect(tradeDaySummary(day)).toEqual({ trades: 1, open_count: 1, scalp_count: 0, closed_count: 0, premium: 150, fees: 3, net: 147 });
   });
 
   it('the day a position was opened shows it whole after a partial close (3 contracts, 600)', async () => {
     const day = await tradesByDate(database.db, tables, user, '2026-01-05', today);
-    expect(day.open_trades.map((t) => t.uid)).toEqual(['A']);
-    expect(day.open_trades[0]).toMatchObject({ cs: 3, pao: 600, nfto: 3, status: 1, pf: null });
-    expect(day.summary).toMatchObject({ trades: 1, open_count: 1, premium: 600, fees: 3 });
+    expect(inSection(day, 'open').map((t) => t.uid)).toEqual(['A']);
+    expect(inSection(day, 'open')[0]).toMatchObject({ cs: 3, pao: 600, nfto: 3, status: 1, pf: null });
+    expect(tradeDaySummary(day)).toMatchObject({ trades: 1, open_count: 1, premium: 600, fees: 3 });
   });
 
   it('the split day still lists the closed leg under Closed Trades', async () => {
     const day = await tradesByDate(database.db, tables, user, '2026-01-08', today);
-    expect(day.closed_trades.map((t) => t.uid)).toEqual(['B1']);
-    expect(day.scalp_trades.map((t) => t.uid)).toEqual(['D']);
+    expect(inSection(day, 'closed').map((t) => t.uid)).toEqual(['B1']);
+    expect(inSection(day, 'scalp').map((t) => t.uid)).toEqual(['D']);
+    // One list: D's scalp before B1's close. By hand: B1's close +70 (fee 1); D's open -300 (debit, fee 1)
+    // and close +360 (fee 1); G, opened and deleted that day, is gone. Trades: one close + a scalp as two.
+    expect(day.map((t) => [t.uid, t.section])).toEqual([['D', 'scalp'], ['B1', 'closed']]);
+    expect(tradeDaySummary(day)).toEqual({ trades: 3, open_count: 0, scalp_count: 1, closed_count: 1, premium: 130, fees: 3, net: 127 });
+  });
+
+  it("a split spread's day shows the legs' net premium as they stand, so the total is the day's cash flow", async () => {
+    const day = await tradesByDate(database.db, tables, 'user-3', '2026-01-06', today);
+    // By hand: the short leg's credit 210 less the long leg's debit 50 = a 160 credit; fees 1.5 + 1.5.
+    expect(day.map((t) => [t.uid, t.section, t.pao, t.ot, t.cs])).toEqual([['S', 'open', 160, 1, 1]]);
+    expect(tradeDaySummary(day)).toEqual({ trades: 1, open_count: 1, scalp_count: 0, closed_count: 0, premium: 160, fees: 3, net: 157 });
   });
 
   it('shows nothing of another user', async () => {
     const day = await tradesByDate(database.db, tables, 'user-2', '2026-01-06', today);
-    expect(day.open_trades.map((t) => t.uid)).not.toContain('B');
+    expect(inSection(day, 'open').map((t) => t.uid)).not.toContain('B');
   });
 });
 });

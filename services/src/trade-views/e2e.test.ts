@@ -12,6 +12,7 @@ import { RebuildLockedError, rebuild } from '@oj/projections/runtime/rebuild';
 import { liveTables } from '@oj/projections/runtime/registry';
 import { tradeTables } from '@oj/projections/trades/projection';
 import { smallJournal } from '@oj/projections/trades/testing';
+import { tradeDaySummary, tradesByDateResponse } from '@oj/contracts/trade-views';
 import { createTestApp, signInAs, startTestProjector, type TestApp } from '../identity/testing.ts';
 
 /**
@@ -135,11 +136,12 @@ describe.each(adapters)('trade read models end to end on %s', (adapter) => {
     expect(ancestor.trades.map((x: { uid: string }) => x.uid)).toEqual([split.closed_trade.uid, split.open_trade.uid]);
     expect(ancestor.gene).toMatchObject({ tod: '2026-02-02', cs: 1, pao: 120 });
 
-    const day = await ok('GET', '/trades/trade-by-date/2026-02-27');
-    expect(day.scalp_trades.map((x: { uid: string }) => x.uid)).toEqual([scalp.closed_trade.uid]);
-    expect(day.open_trades.map((x: { uid: string }) => x.uid)).toEqual([roll.new_trade_after_roll.uid]);
+    const day = tradesByDateResponse.parse(await ok('GET', '/trades/trade-by-date/2026-02-27'));
+    const inSection = (section: string) => day.filter((x) => x.section === section).map((x) => x.uid);
+    expect(inSection('scalp')).toEqual([scalp.closed_trade.uid]);
+    expect(inSection('open')).toEqual([roll.new_trade_after_roll.uid]);
     // Closes of the day: partial (-40), roll (-50), split leg (+20); opened: the roll's new trade (+260); scalp -200 +260.
-    expect(day.summary).toMatchObject({ trades: 6, scalp_count: 1, closed_count: 3, premium: -40 - 50 + 20 + 260 - 200 + 260 });
+    expect(tradeDaySummary(day)).toMatchObject({ trades: 6, scalp_count: 1, closed_count: 3, premium: -40 - 50 + 20 + 260 - 200 + 260 });
     const premium = await ok('GET', '/metrics/premium-data');
     // 2 February: the CSP (300) and the spread (120) opened; 27 February: the day above.
     // Every weekday of the window is answered (zeros on quiet days); these are the days with premium.

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { physicalTables } from '@oj/projections/runtime/projection';
 import { tradesProjection } from '@oj/projections/trades/projection';
 import { smallJournal } from '@oj/projections/trades/testing';
+import { tradeDaySummary, tradesByDateResponse, type TradeDaySection, type TradeOfDay } from '@oj/contracts/trade-views';
 import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
 
 /**
@@ -17,6 +18,8 @@ let unverifiedAuth: string;
 const api = (path: string) => `/api/v1${path}`;
 const get = async (path: string, authorization = auth) => t.app.inject({ method: 'GET', url: api(path), headers: { authorization } });
 const uids = (items: Array<{ uid: string }>) => items.map((i) => i.uid);
+/** The uids a trades-by-date answer lists under one section. */
+const inSection = (day: TradeOfDay[], section: TradeDaySection) => uids(day.filter((t) => t.section === section));
 
 beforeAll(async () => {
   // Monday 2 February 2026, 10:00 in New York.
@@ -192,15 +195,16 @@ describe('histories and trades by date', () => {
   it('trades by date: open, scalp and closed sections; a scalp counts twice; credits add, debits subtract', async () => {
     const r = await get('/trades/trade-by-date/2026-01-08');
     expect(r.statusCode).toBe(200);
-    const body = r.json();
-    expect(uids(body.open_trades)).toEqual([]);
-    expect(uids(body.scalp_trades)).toEqual(['D']);
-    expect(uids(body.closed_trades)).toEqual(['B1']);
-    expect(body.summary).toEqual({ trades: 3, open_count: 0, scalp_count: 1, closed_count: 1, premium: 130, fees: 3, net: 127 });
-    const jan5 = (await get('/trades/trade-by-date/2026-01-05')).json();
+    // Part 1 §7: a list of trades; each names the dialog section it belongs to.
+    const body = tradesByDateResponse.parse(r.json());
+    expect(Array.isArray(r.json())).toBe(true);
+    expect(body.map((t) => [t.uid, t.section])).toEqual([['D', 'scalp'], ['B1', 'closed']]);
+    // By hand: D's debit open -300 and credit close +360, B1's credit close +70; fees 1 + 1 + 1.
+    expect(tradeDaySummary(body)).toEqual({ trades: 3, open_count: 0, scalp_count: 1, closed_count: 1, premium: 130, fees: 3, net: 127 });
+    const jan5 = tradesByDateResponse.parse((await get('/trades/trade-by-date/2026-01-05')).json());
     // A was entered as one position of 3 contracts (issue 14): its closed part and remainder show as that trade.
-    expect(uids(jan5.open_trades)).toEqual(['A']);
-    expect(jan5.summary).toMatchObject({ premium: 600, fees: 3 });
+    expect(inSection(jan5, 'open')).toEqual(['A']);
+    expect(tradeDaySummary(jan5)).toMatchObject({ premium: 600, fees: 3 });
     // The spec's client shows this call's error from `detail`, as text.
     for (const bad of ['2026-02-30', 'abc', '2026-1-8']) {
       const r = await get(`/trades/trade-by-date/${bad}`);
@@ -345,15 +349,14 @@ describe('scoping', () => {
     expect((await get('/trades/expiring?ticker=NVDA', otherAuth)).json().total).toBe(0);
     expect((await get('/trades/tt/NVDA?timeframe=5', otherAuth)).json()).toMatchObject({ premium: 0, open_trades: [], closed_trades: [] });
     // And user A does not see B's X (999 credit) anywhere.
-    expect((await get('/trades/trade-by-date/2026-01-08')).json().summary.premium).toBe(130);
+    expect(uids((await get('/trades/trade-by-date/2026-01-08')).json())).toEqual(['D', 'B1']);
     // X expired on 30 January and is still open.
     expect(uids((await get('/trades/expiring', otherAuth)).json().items)).toEqual(['X']);
     expect((await get('/trades/A3/roll-history', otherAuth)).statusCode).toBe(404);
     expect((await get('/trades/X/roll-history')).statusCode).toBe(404);
     expect((await get('/trades/B/ancestor', otherAuth)).statusCode).toBe(404);
     const day = (await get('/trades/trade-by-date/2026-01-08', otherAuth)).json();
-    expect(uids(day.open_trades)).toEqual(['X']);
-    expect(day.summary).toMatchObject({ trades: 1, premium: 999 });
+    expect(day.map((t: TradeOfDay) => [t.uid, t.section, t.pao])).toEqual([['X', 'open', 999]]);
     expect((await get('/metrics/premium-data', otherAuth)).json().daily_income.filter((d: { otc: number }) => d.otc > 0)).toHaveLength(1);
     expect((await get('/trades/tt/AAPL?timeframe=5', otherAuth)).json()).toMatchObject({ premium: 999, closed_trades: [] });
   });

@@ -4,7 +4,7 @@ import { api } from '../../../lib/api-client.ts';
 import { freshnessDelay, retryWhileProjecting } from './history-freshness.ts';
 import { tradeKeys } from './trade-keys.ts';
 
-/** GET /trades/trade-by-date/{date}: the day's open, scalp and closed trades with the totals. */
+/** GET /trades/trade-by-date/{date}: the day's trades, each with its section (open, scalp, closed). */
 export async function getTradesByDate(date: string, signal?: AbortSignal): Promise<TradesByDateResponse> {
   return tradesByDateResponse.parse(await api.get<unknown>(`/trades/trade-by-date/${date}`, { signal }));
 }

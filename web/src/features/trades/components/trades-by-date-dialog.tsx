@@ -1,4 +1,4 @@
-import type { TradeListItem } from '@oj/contracts/trade-list-item';
+import { tradeDaySummary, type TradeDaySection, type TradeOfDay } from '@oj/contracts/trade-views';
 import type { ReactNode } from 'react';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { EmptyState } from '../../../components/ui/empty-state.tsx';
@@ -13,7 +13,8 @@ import { strategyName } from './trade-cells.tsx';
 import './trade-dialogs.css';
 import { TickerLogo } from '../../../components/ticker-logo.tsx';
 
-function Section({ title, trades, closing = false }: { title: string; trades: TradeListItem[]; closing?: boolean }) {
+function Section({ title, section, day, closing = false }: { title: string; section: TradeDaySection; day: readonly TradeOfDay[]; closing?: boolean }) {
+  const trades = day.filter((t) => t.section === section);
   return (
     <section className="by-date-section" aria-label={title}>
       <h3>
@@ -42,6 +43,7 @@ function Section({ title, trades, closing = false }: { title: string; trades: Tr
 export function TradesByDateDialog({ date, onClose, footer }: { date: string; onClose: () => void; footer?: ReactNode }) {
   const query = useTradesByDate(date);
   const day = query.data;
+  const summary = day ? tradeDaySummary(day) : undefined;
   const failure = query.error instanceof ApiError && typeof query.error.detail === 'string' ? query.error.detail : 'Failed to fetch trades.';
   return (
     <Modal open onClose={onClose} title={`Trades on ${formatDate(date)}`} size="md" footer={footer}>
@@ -49,9 +51,9 @@ export function TradesByDateDialog({ date, onClose, footer }: { date: string; on
         <div className="dialog-loading">
           <Spinner label="Loading trades" />
         </div>
-      ) : query.isError || !day ? (
+      ) : query.isError || !day || !summary ? (
         <Alert tone="danger">{failure}</Alert>
-      ) : day.summary.trades === 0 ? (
+      ) : summary.trades === 0 ? (
         <EmptyState title="No trade data available" />
       ) : (
         <div className="by-date">
@@ -59,16 +61,16 @@ export function TradesByDateDialog({ date, onClose, footer }: { date: string; on
             <h3>Summary</h3>
             <Summary
               rows={[
-                ['Trades', String(day.summary.trades)],
-                ['Premium', formatMoney(day.summary.premium)],
-                ['Fees', formatMoney(day.summary.fees)],
-                ['Net', formatMoney(day.summary.net)],
+                ['Trades', String(summary.trades)],
+                ['Premium', formatMoney(summary.premium)],
+                ['Fees', formatMoney(summary.fees)],
+                ['Net', formatMoney(summary.net)],
               ]}
             />
           </section>
-          <Section title="Open Trades" trades={day.open_trades} />
-          <Section title="Scalp Trades" trades={day.scalp_trades} closing />
-          <Section title="Closed Trades" trades={day.closed_trades} closing />
+          <Section title="Open Trades" section="open" day={day} />
+          <Section title="Scalp Trades" section="scalp" day={day} closing />
+          <Section title="Closed Trades" section="closed" day={day} closing />
         </div>
       )}
     </Modal>
