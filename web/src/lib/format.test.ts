@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { daysBetween, formatDate, formatMoneyShort, todayInNewYork } from './format.ts';
+import { formatDate, formatMoneyShort, todayInNewYork } from './format.ts';
 
 describe('format', () => {
   it('abbreviates money with K and M from 1000', () => {
@@ -16,6 +16,7 @@ describe('format', () => {
 
   it('formats business dates without shifting them', () => {
     expect(formatDate('2026-03-09')).toBe('Mar 09, 2026');
-    expect(daysBetween('2026-03-06', '2026-03-09')).toBe(3);
+    expect(formatDate('2026-03-09T15:00:00.000Z')).toBe('Mar 09, 2026');
+    expect(formatDate('2026-02-30')).toBe('2026-02-30');
   });
 });

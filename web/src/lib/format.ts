@@ -2,7 +2,7 @@
  * Display formatting. Business dates are New York dates ('YYYY-MM-DD'), so "today" is computed in
  * America/New_York, never in the browser's zone: a trader in Tokyo must not get tomorrow's date.
  */
-export const BUSINESS_TIME_ZONE = 'America/New_York';
+import { BUSINESS_TIME_ZONE, newYorkDate, parseIsoDate } from '@oj/contracts/business-date';
 
 const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
@@ -40,23 +40,15 @@ export function formatPercent(value: number | null | undefined, digits = 2): str
   return `${value.toFixed(digits)}%`;
 }
 
-/** Today's business date in New York, 'YYYY-MM-DD'. */
+/** Today's business date in New York, 'YYYY-MM-DD' (the contracts' date math; `now` for tests). */
 export function todayInNewYork(now: Date = new Date()): string {
-  // en-CA formats as YYYY-MM-DD.
-  return new Intl.DateTimeFormat('en-CA', { timeZone: BUSINESS_TIME_ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
-}
-
-/** Parses a 'YYYY-MM-DD' business date as a calendar date (no time-zone shift). */
-function parseIsoDate(iso: string): Date | null {
-  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(iso);
-  if (!m) return null;
-  return new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return newYorkDate(now);
 }
 
 /** 'YYYY-MM-DD' -> 'Jan 05, 2026'. */
 export function formatDate(iso: string | null | undefined): string {
   if (!iso) return '—';
-  const d = parseIsoDate(iso);
+  const d = parseIsoDate(iso.slice(0, 10));
   if (!d) return iso;
   return new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'short', day: '2-digit', year: 'numeric' }).format(d);
 }
@@ -64,7 +56,7 @@ export function formatDate(iso: string | null | undefined): string {
 /** 'YYYY-MM-DD' -> 'January 05, 2026' (the subscription pages' "Month DD, YYYY"). */
 export function formatLongDate(iso: string | null | undefined): string {
   if (!iso) return '—';
-  const d = parseIsoDate(iso);
+  const d = parseIsoDate(iso.slice(0, 10));
   if (!d) return iso;
   return new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'long', day: '2-digit', year: 'numeric' }).format(d);
 }
@@ -82,12 +74,4 @@ export function formatDateTime(value: string | number | Date | null | undefined)
     hour: 'numeric',
     minute: '2-digit',
   }).format(d);
-}
-
-/** Whole days from `from` to `to` (both 'YYYY-MM-DD'). */
-export function daysBetween(from: string, to: string): number {
-  const a = parseIsoDate(from);
-  const b = parseIsoDate(to);
-  if (!a || !b) return Number.NaN;
-  return Math.round((b.getTime() - a.getTime()) / 86_400_000);
 }

@@ -1,3 +1,4 @@
+import { addDays, isWeekend, minusYears, parseIsoDate } from '@oj/contracts/business-date';
 import type { DashboardDay } from '../api/get-dashboard-data.ts';
 
 /**
@@ -14,19 +15,8 @@ export const PREMIUM_RANGES: { key: PremiumRange; label: string }[] = [
   { key: 'year', label: 'Year' },
 ];
 
-const DAY_MS = 86_400_000;
-const toUtc = (d: string) => Date.UTC(Number(d.slice(0, 4)), Number(d.slice(5, 7)) - 1, Number(d.slice(8, 10)));
-export const addDays = (d: string, n: number) => new Date(toUtc(d) + n * DAY_MS).toISOString().slice(0, 10);
-export const isWeekend = (d: string) => {
-  const w = new Date(toUtc(d)).getUTCDay();
-  return w === 0 || w === 6;
-};
-/** The same calendar day a year earlier (29 February -> 28 February). */
-function yearBefore(d: string): string {
-  const y = Number(d.slice(0, 4)) - 1;
-  const md = d.slice(5);
-  return md === '02-29' ? `${y}-02-28` : `${y}-${md}`;
-}
+/** A business date's UTC midnight (the contracts' parse; an Invalid Date for a malformed one). */
+const dateOf = (d: string): Date => parseIsoDate(d) ?? new Date(Number.NaN);
 
 /** First day of a Premium Income range ending today (part 2 §9: week 7 days, month 30 days, YTD, year 12 months). */
 export function rangeStart(range: PremiumRange, today: string): string {
@@ -38,7 +28,7 @@ export function rangeStart(range: PremiumRange, today: string): string {
     case 'ytd':
       return `${today.slice(0, 4)}-01-01`;
     case 'year':
-      return addDays(yearBefore(today), 1);
+      return addDays(minusYears(today, 1), 1);
   }
 }
 
@@ -77,7 +67,7 @@ export function lastActiveDays(days: readonly DashboardDay[], n = 10): Dashboard
 
 /** Monday to Friday of today's week (the Quick Guide: the strip shows the current week and resets every Sunday). */
 export function currentWeek(today: string): string[] {
-  const dow = new Date(toUtc(today)).getUTCDay(); // 0 Sunday
+  const dow = dateOf(today).getUTCDay(); // 0 Sunday
   // Sunday starts the next week: its strip is the week ahead.
   const monday = dow === 0 ? addDays(today, 1) : addDays(today, 1 - dow);
   return [0, 1, 2, 3, 4].map((i) => addDays(monday, i));
@@ -125,8 +115,8 @@ export function monthLabel(month: string): string {
 
 /** 'YYYY-MM-DD' -> 'Mon 5' style short day label. */
 export function shortDay(d: string): string {
-  return new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'short', day: 'numeric' }).format(new Date(toUtc(d)));
+  return new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'short', day: 'numeric' }).format(dateOf(d));
 }
 export function weekdayName(d: string): string {
-  return new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', weekday: 'short' }).format(new Date(toUtc(d)));
+  return new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', weekday: 'short' }).format(dateOf(d));
 }
