@@ -1,11 +1,11 @@
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { createTestDatabase } from '../src/testing/postgres.ts';
-import { PostgresEventStore } from '../src/eventstore/postgres.ts';
-import { upcastJournalEvent } from '../src/eventstore/create.ts';
-import { FixedClock } from '../src/clock.ts';
-import { positionToString } from '../src/eventstore/port.ts';
+import { createTestDatabase } from '@oj/infra/testing/postgres';
+import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
+import { upcastJournalEvent } from '@oj/infra/eventstore/create';
+import { FixedClock } from '@oj/infra/clock';
+import { positionToString } from '@oj/infra/eventstore/port';
 import { allProjections } from '@oj/projections/catalogue';
 import { rebuild } from '@oj/projections/runtime/rebuild';
 import { migrate } from '@oj/services/platform/migrations';

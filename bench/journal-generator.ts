@@ -1,7 +1,7 @@
 import { addDays, isWeekend } from '@oj/contracts/business-date';
 import type { CloseTerms, JournalEvent, OpenTerms } from '@oj/contracts/journal-events';
 import { journalEventVersions, lineageStreamId } from '@oj/contracts/journal-events';
-import type { NewEvent } from '../src/eventstore/port.ts';
+import type { NewEvent } from '@oj/infra/eventstore/port';
 
 /**
  * A deterministic synthetic trade journal for benchmarks: lineages of the shapes traders produce

@@ -2,8 +2,8 @@ import { cpus, totalmem } from 'node:os';
 import { sql } from 'kysely';
 import { generateJournal } from './journal-generator.ts';
 import { chromium } from 'playwright-core';
-import { findBrowser } from '../src/testing/preflight.ts';
-import { startServer } from '../../web/e2e/support/server.ts';
+import { findBrowser } from '@oj/infra/testing/preflight';
+import { startServer } from '../web/e2e/support/server.ts';
 
 /**
  * `npm run bench -- dashboard [--events N] [--runs R]` (build the console first: `npm run build:web`)

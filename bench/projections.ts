@@ -10,12 +10,12 @@ import { Registry } from 'prom-client';
 import { randomBytes } from 'node:crypto';
 import { journalEventVersions, lineageStreamId } from '@oj/contracts/journal-events';
 import { addDays, isWeekend } from '@oj/contracts/business-date';
-import { openDatabase, type Database } from '../src/db/database.ts';
-import { createLogger } from '../src/logger.ts';
-import { PostgresEventStore } from '../src/eventstore/postgres.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
-import { deleteRedisPrefix } from '../src/testing/redis.ts';
-import { migrations as eventStoreMigrations } from '../src/eventstore/migrations.ts';
+import { openDatabase, type Database } from '@oj/infra/db/database';
+import { createLogger } from '@oj/infra/logger';
+import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
+import { migrateToLatest } from '@oj/infra/db/migrate';
+import { deleteRedisPrefix } from '@oj/infra/testing/redis';
+import { migrations as eventStoreMigrations } from '@oj/infra/eventstore/migrations';
 import { migrations as projectorMigrations } from '@oj/projections/runtime/migrations';
 import { rebuild } from '@oj/projections/runtime/rebuild';
 import { DEFAULT_SEGMENT_EVENTS } from '@oj/projections/runtime/bulk-segments';
@@ -205,7 +205,7 @@ export async function benchProjections(argv: string[]): Promise<Record<string, u
     {
       // The log read alone (what a rebuild cannot go below): readAll in the rebuild's batch size.
       const t = performance.now();
-      let after: import('../src/eventstore/port.ts').LogPosition | undefined;
+      let after: import('@oj/infra/eventstore/port').LogPosition | undefined;
       let n = 0;
       for (;;) {
         const batch = await eventStore.readAll({ ...(after ? { after } : {}), streamPrefixes: ['trade-'], limit: 10_000 });
