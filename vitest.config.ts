@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { srcAlias } from './web/vite.config.ts';
 
 /**
  * One runner for the whole repo. Server-side tests run against real PostgreSQL and Redis (see the
@@ -19,6 +20,7 @@ export default defineConfig({
         },
       },
       {
+        resolve: { alias: srcAlias },
         test: {
           name: 'web',
           include: ['web/src/**/*.test.{ts,tsx}'],

@@ -4,9 +4,13 @@ import { fileURLToPath } from 'node:url';
 
 // The console is served by the gateway from web/dist in embedded mode; in development Vite proxies /api.
 // `npm run build -w web` (scripts/build.ts) builds elsewhere and publishes into dist without emptying it.
+/** `@/x` is `web/src/x`: shared code by one name from anywhere; a feature's own files stay relative. */
+export const srcAlias = [{ find: /^@\//, replacement: `${fileURLToPath(new URL('./src', import.meta.url))}/` }];
+
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   plugins: [react()],
+  resolve: { alias: srcAlias },
   server: {
     port: 5173,
     proxy: { '/api': { target: 'http://localhost:3000', changeOrigin: false } },

@@ -1,5 +1,5 @@
 import { Navigate, Outlet, useLocation } from 'react-router';
-import { useSession } from '../features/auth/hooks/use-session.ts';
+import { useSession } from '@/features/auth/hooks/use-session.ts';
 
 export const NOT_VERIFIED_PATH = '/users/account-not-verified';
 

@@ -1,8 +1,8 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
-import { ApiError } from '../lib/api-client.ts';
-import { ToastProvider } from '../components/ui/toast.tsx';
-import { installSession } from '../features/auth/session-store.ts';
+import { ApiError } from '@/lib/api-client.ts';
+import { ToastProvider } from '@/components/ui/toast.tsx';
+import { installSession } from '@/features/auth/session-store.ts';
 
 installSession();
 

@@ -1,6 +1,6 @@
 import { Suspense, useEffect } from 'react';
 import { Outlet, useLocation, useNavigation } from 'react-router';
-import { FullScreenSpinner } from '../components/ui/spinner.tsx';
+import { FullScreenSpinner } from '@/components/ui/spinner.tsx';
 
 /** The root of every page: scroll to top on each route change, a thin bar while a lazy page loads. */
 export function RootLayout() {

@@ -1,5 +1,5 @@
 import { isRouteErrorResponse, useRouteError } from 'react-router';
-import { ErrorPage } from '../components/error-page.tsx';
+import { ErrorPage } from '@/components/error-page.tsx';
 
 /** Any error thrown while rendering or loading a route: a 500-style page, or not-found for 404s. */
 export function RouteErrorBoundary() {

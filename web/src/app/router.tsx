@@ -1,5 +1,5 @@
 import { createBrowserRouter, type RouteObject } from 'react-router';
-import { tradeRoutes } from '../features/trades/routes/trade-routes.tsx';
+import { tradeRoutes } from '@/features/trades/routes/trade-routes.tsx';
 import { HydrateFallback, RootLayout } from './root-layout.tsx';
 import { GuestOnly, RequireSignedIn, RequireVerified } from './guards.tsx';
 import { RouteErrorBoundary } from './route-error.tsx';
@@ -15,46 +15,46 @@ const privateRoutes: RouteObject[] = [
   { path: 'dashboard', lazy: async () => ({ Component: (await import('./routes/dashboard-page.tsx')).DashboardPage }) },
   {
     path: 'accounts',
-    lazy: async () => ({ Component: (await import('../features/accounts/routes/accounts-route.tsx')).AccountsRoute }),
+    lazy: async () => ({ Component: (await import('@/features/accounts/routes/accounts-route.tsx')).AccountsRoute }),
   },
   { path: 'calendar/income', handle: { requiresActiveSubscription: true }, lazy: async () => ({ Component: (await import('./routes/income-calendar-page.tsx')).IncomeCalendarPage }) },
   {
     path: 'calendar/events',
     handle: { requiresActiveSubscription: true },
-    lazy: async () => ({ Component: (await import('../features/calendar/routes/events-route.tsx')).EventsRoute }),
+    lazy: async () => ({ Component: (await import('@/features/calendar/routes/events-route.tsx')).EventsRoute }),
   },
   { path: 'pulse', handle: { requiresActiveSubscription: true }, lazy: async () => ({ Component: (await import('./routes/pulse-page.tsx')).PulsePage }) },
-  { path: 'profile', lazy: async () => ({ Component: (await import('../features/profile/routes/profile-route.tsx')).ProfileRoute }) },
-  { path: 'subscription', lazy: async () => ({ Component: (await import('../features/subscription/routes/subscription-route.tsx')).SubscriptionRoute }) },
+  { path: 'profile', lazy: async () => ({ Component: (await import('@/features/profile/routes/profile-route.tsx')).ProfileRoute }) },
+  { path: 'subscription', lazy: async () => ({ Component: (await import('@/features/subscription/routes/subscription-route.tsx')).SubscriptionRoute }) },
   {
     path: 'getting-started',
-    lazy: async () => ({ Component: (await import('../features/getting-started/routes/getting-started-route.tsx')).GettingStartedRoute }),
+    lazy: async () => ({ Component: (await import('@/features/getting-started/routes/getting-started-route.tsx')).GettingStartedRoute }),
   },
-  { path: 'faq', lazy: async () => ({ Component: (await import('../features/faq/routes/faq-route.tsx')).FaqRoute }) },
-  { path: 'contact', lazy: async () => ({ Component: (await import('../features/contact/routes/contact-route.tsx')).ContactRoute }) },
+  { path: 'faq', lazy: async () => ({ Component: (await import('@/features/faq/routes/faq-route.tsx')).FaqRoute }) },
+  { path: 'contact', lazy: async () => ({ Component: (await import('@/features/contact/routes/contact-route.tsx')).ContactRoute }) },
   {
     path: 'admin/messages',
-    lazy: async () => ({ Component: (await import('../features/contact/routes/admin-messages-route.tsx')).AdminMessagesRoute }),
+    lazy: async () => ({ Component: (await import('@/features/contact/routes/admin-messages-route.tsx')).AdminMessagesRoute }),
   },
   {
     path: 'terms',
-    lazy: async () => ({ Component: (await import('../features/misc/routes/legal-route.tsx')).TermsRoute }),
+    lazy: async () => ({ Component: (await import('@/features/misc/routes/legal-route.tsx')).TermsRoute }),
   },
   {
     path: 'privacy',
-    lazy: async () => ({ Component: (await import('../features/misc/routes/legal-route.tsx')).PrivacyRoute }),
+    lazy: async () => ({ Component: (await import('@/features/misc/routes/legal-route.tsx')).PrivacyRoute }),
   },
   {
     path: 'operations',
-    lazy: async () => ({ Component: (await import('../features/operations/routes/operations-route.tsx')).OperationsRoute }),
+    lazy: async () => ({ Component: (await import('@/features/operations/routes/operations-route.tsx')).OperationsRoute }),
   },
   {
     path: 'admin/users/user',
-    lazy: async () => ({ Component: (await import('../features/admin/routes/admin-user-route.tsx')).AdminUserRoute }),
+    lazy: async () => ({ Component: (await import('@/features/admin/routes/admin-user-route.tsx')).AdminUserRoute }),
   },
-  { path: 'support/users', lazy: async () => ({ Component: (await import('../features/support/routes/support-search-route.tsx')).SupportSearchRoute }) },
-  { path: 'support/users/:uid', lazy: async () => ({ Component: (await import('../features/support/routes/support-user-route.tsx')).SupportUserRoute }) },
-  { path: 'support/access-log', lazy: async () => ({ Component: (await import('../features/support/routes/access-log-route.tsx')).AccessLogRoute }) },
+  { path: 'support/users', lazy: async () => ({ Component: (await import('@/features/support/routes/support-search-route.tsx')).SupportSearchRoute }) },
+  { path: 'support/users/:uid', lazy: async () => ({ Component: (await import('@/features/support/routes/support-user-route.tsx')).SupportUserRoute }) },
+  { path: 'support/access-log', lazy: async () => ({ Component: (await import('@/features/support/routes/access-log-route.tsx')).AccessLogRoute }) },
   ...tradeRoutes({ renderTradeShare }),
 ];
 
@@ -64,32 +64,32 @@ export const routes: RouteObject[] = [
     ErrorBoundary: RouteErrorBoundary,
     HydrateFallback,
     children: [
-      { index: true, lazy: async () => ({ Component: (await import('../features/landing/routes/landing-route.tsx')).LandingRoute }) },
+      { index: true, lazy: async () => ({ Component: (await import('@/features/landing/routes/landing-route.tsx')).LandingRoute }) },
       {
         Component: GuestOnly,
         children: [
-          { path: 'signup', lazy: async () => ({ Component: (await import('../features/auth/routes/sign-up-route.tsx')).SignUpRoute }) },
-          { path: 'signin', lazy: async () => ({ Component: (await import('../features/auth/routes/sign-in-route.tsx')).SignInRoute }) },
+          { path: 'signup', lazy: async () => ({ Component: (await import('@/features/auth/routes/sign-up-route.tsx')).SignUpRoute }) },
+          { path: 'signin', lazy: async () => ({ Component: (await import('@/features/auth/routes/sign-in-route.tsx')).SignInRoute }) },
         ],
       },
-      { path: 'users/account-verify', lazy: async () => ({ Component: (await import('../features/auth/routes/verify-route.tsx')).VerifyRoute }) },
+      { path: 'users/account-verify', lazy: async () => ({ Component: (await import('@/features/auth/routes/verify-route.tsx')).VerifyRoute }) },
       {
         path: 'users/reset-password-request',
-        lazy: async () => ({ Component: (await import('../features/auth/routes/reset-request-route.tsx')).ResetRequestRoute }),
+        lazy: async () => ({ Component: (await import('@/features/auth/routes/reset-request-route.tsx')).ResetRequestRoute }),
       },
       {
         path: 'users/password-reset-link',
-        lazy: async () => ({ Component: (await import('../features/auth/routes/reset-link-route.tsx')).ResetLinkRoute }),
+        lazy: async () => ({ Component: (await import('@/features/auth/routes/reset-link-route.tsx')).ResetLinkRoute }),
       },
-      { path: 'logout', lazy: async () => ({ Component: (await import('../features/auth/routes/logout-route.tsx')).LogoutRoute }) },
-      { path: 'examples/404', lazy: async () => ({ Component: (await import('../features/misc/routes/not-found-route.tsx')).NotFoundRoute }) },
-      { path: 'examples/500', lazy: async () => ({ Component: (await import('../features/misc/routes/server-error-route.tsx')).ServerErrorRoute }) },
+      { path: 'logout', lazy: async () => ({ Component: (await import('@/features/auth/routes/logout-route.tsx')).LogoutRoute }) },
+      { path: 'examples/404', lazy: async () => ({ Component: (await import('@/features/misc/routes/not-found-route.tsx')).NotFoundRoute }) },
+      { path: 'examples/500', lazy: async () => ({ Component: (await import('@/features/misc/routes/server-error-route.tsx')).ServerErrorRoute }) },
       {
         Component: RequireSignedIn,
         children: [
           {
             path: 'users/account-not-verified',
-            lazy: async () => ({ Component: (await import('../features/auth/routes/not-verified-route.tsx')).NotVerifiedRoute }),
+            lazy: async () => ({ Component: (await import('@/features/auth/routes/not-verified-route.tsx')).NotVerifiedRoute }),
           },
         ],
       },
@@ -102,7 +102,7 @@ export const routes: RouteObject[] = [
           },
         ],
       },
-      { path: '*', lazy: async () => ({ Component: (await import('../features/misc/routes/not-found-route.tsx')).NotFoundRoute }) },
+      { path: '*', lazy: async () => ({ Component: (await import('@/features/misc/routes/not-found-route.tsx')).NotFoundRoute }) },
     ],
   },
 ];

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useConsoleConfig } from '../lib/console-config.ts';
+import { useConsoleConfig } from '@/lib/console-config.ts';
 import { LEVERAGED_ETFS } from './leveraged-etfs.ts';
 import './ticker-logo.css';
 

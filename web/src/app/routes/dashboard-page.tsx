@@ -1,13 +1,13 @@
 import { lazy, Suspense } from 'react';
-import { DashboardRoute, type DashboardShare } from '../../features/dashboard/routes/dashboard-route.tsx';
-import { TradesByDateDialog } from '../../features/trades/components/trades-by-date-dialog.tsx';
-import { formatDate } from '../../lib/format.ts';
+import { DashboardRoute, type DashboardShare } from '@/features/dashboard/routes/dashboard-route.tsx';
+import { TradesByDateDialog } from '@/features/trades/components/trades-by-date-dialog.tsx';
+import { formatDate } from '@/lib/format.ts';
 
 // Share cards load when one is opened, not with the dashboard.
-const IncomeQuadrantShareModal = lazy(async () => ({ default: (await import('../../features/share/components/income-quadrant-share.tsx')).IncomeQuadrantShareModal }));
-const PremiumByMonthShareModal = lazy(async () => ({ default: (await import('../../features/share/components/premium-by-month-share.tsx')).PremiumByMonthShareModal }));
-const TickerHeatMapShareModal = lazy(async () => ({ default: (await import('../../features/share/components/ticker-heat-map-share.tsx')).TickerHeatMapShareModal }));
-const WeeklyIncomeShareModal = lazy(async () => ({ default: (await import('../../features/share/components/weekly-income-share.tsx')).WeeklyIncomeShareModal }));
+const IncomeQuadrantShareModal = lazy(async () => ({ default: (await import('@/features/share/components/income-quadrant-share.tsx')).IncomeQuadrantShareModal }));
+const PremiumByMonthShareModal = lazy(async () => ({ default: (await import('@/features/share/components/premium-by-month-share.tsx')).PremiumByMonthShareModal }));
+const TickerHeatMapShareModal = lazy(async () => ({ default: (await import('@/features/share/components/ticker-heat-map-share.tsx')).TickerHeatMapShareModal }));
+const WeeklyIncomeShareModal = lazy(async () => ({ default: (await import('@/features/share/components/weekly-income-share.tsx')).WeeklyIncomeShareModal }));
 
 const PERIOD_LABELS = { m: 'Month', ytd: 'Year to date', y: 'Year' } as const;
 

@@ -1,18 +1,18 @@
 import { lazy, Suspense, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { checkOpenDate } from '@oj/contracts/trades';
-import { Button } from '../../components/ui/button.tsx';
-import { Icon } from '../../components/ui/icons.tsx';
-import { todayInNewYork } from '../../lib/format.ts';
-import { useAccounts } from '../../features/accounts/api/get-accounts.ts';
-import { useSession } from '../../features/auth/hooks/use-session.ts';
-import { calendarKeys } from '../../features/calendar/api/get-premium-data.ts';
-import { IncomeCalendarRoute } from '../../features/calendar/routes/income-calendar-route.tsx';
-import { AddOpenTradeDialog } from '../../features/trades/components/new-trade-dialogs.tsx';
-import { TradesByDateDialog } from '../../features/trades/components/trades-by-date-dialog.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { Icon } from '@/components/ui/icons.tsx';
+import { todayInNewYork } from '@/lib/format.ts';
+import { useAccounts } from '@/features/accounts/api/get-accounts.ts';
+import { useSession } from '@/features/auth/hooks/use-session.ts';
+import { calendarKeys } from '@/features/calendar/api/get-premium-data.ts';
+import { IncomeCalendarRoute } from '@/features/calendar/routes/income-calendar-route.tsx';
+import { AddOpenTradeDialog } from '@/features/trades/components/new-trade-dialogs.tsx';
+import { TradesByDateDialog } from '@/features/trades/components/trades-by-date-dialog.tsx';
 
 // The Trade Summary card draws a chart: its code (ECharts) loads when it is opened, not with the month.
-const TradeSummaryShareModal = lazy(async () => ({ default: (await import('../../features/share/components/trade-summary-share.tsx')).TradeSummaryShareModal }));
+const TradeSummaryShareModal = lazy(async () => ({ default: (await import('@/features/share/components/trade-summary-share.tsx')).TradeSummaryShareModal }));
 
 /**
  * The income calendar composed by the app, because features do not import each other: the calendar

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { LegalDialog } from '../../components/legal/legal-dialog.tsx';
+import { LegalDialog } from '@/components/legal/legal-dialog.tsx';
 
 export function Footer() {
   const [legal, setLegal] = useState<'terms' | 'privacy' | null>(null);

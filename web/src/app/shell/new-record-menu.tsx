@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import { MAX_TRADE_ACCOUNTS } from '@oj/contracts/accounts';
-import { useAccounts } from '../../features/accounts/api/get-accounts.ts';
-import { AccountFormDialog } from '../../features/accounts/components/account-form-dialog.tsx';
-import { useSession } from '../../features/auth/hooks/use-session.ts';
-import { AddClosedTradeDialog, AddOpenTradeDialog } from '../../features/trades/components/new-trade-dialogs.tsx';
-import { DropdownMenu } from '../../components/ui/dropdown-menu.tsx';
-import { Icon } from '../../components/ui/icons.tsx';
+import { useAccounts } from '@/features/accounts/api/get-accounts.ts';
+import { AccountFormDialog } from '@/features/accounts/components/account-form-dialog.tsx';
+import { useSession } from '@/features/auth/hooks/use-session.ts';
+import { AddClosedTradeDialog, AddOpenTradeDialog } from '@/features/trades/components/new-trade-dialogs.tsx';
+import { DropdownMenu } from '@/components/ui/dropdown-menu.tsx';
+import { Icon } from '@/components/ui/icons.tsx';
 
 type Open = 'none' | 'open-trade' | 'closed-trade' | 'account';
 

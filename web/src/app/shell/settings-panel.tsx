@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
-import { ITEMS_PER_PAGE_OPTIONS, setItemsPerPage, useItemsPerPage } from '../../lib/settings.ts';
-import { applyTheme, savedTheme, type Theme } from '../../lib/theme.ts';
+import { ITEMS_PER_PAGE_OPTIONS, setItemsPerPage, useItemsPerPage } from '@/lib/settings.ts';
+import { applyTheme, savedTheme, type Theme } from '@/lib/theme.ts';
 
 /** Display settings: theme, list page size and sidebar width. Shown from the top bar's gear. */
 export function SettingsPanel({ onClose, contracted, onContractedChange }: { onClose: () => void; contracted: boolean; onContractedChange: (v: boolean) => void }) {

@@ -1,9 +1,9 @@
 import { Link, NavLink } from 'react-router';
-import { ExpiringCountBadge } from '../../features/trades/components/expiring-count-badge.tsx';
-import { useSession } from '../../features/auth/hooks/use-session.ts';
-import { Avatar } from '../../components/ui/avatar.tsx';
-import { Icon, type IconName } from '../../components/ui/icons.tsx';
-import { Logo } from '../../components/logo.tsx';
+import { ExpiringCountBadge } from '@/features/trades/components/expiring-count-badge.tsx';
+import { useSession } from '@/features/auth/hooks/use-session.ts';
+import { Avatar } from '@/components/ui/avatar.tsx';
+import { Icon, type IconName } from '@/components/ui/icons.tsx';
+import { Logo } from '@/components/logo.tsx';
 
 interface Entry {
   to: string;

@@ -1,10 +1,10 @@
 import { Link } from 'react-router';
-import { Logo } from '../../components/logo.tsx';
-import { useSession } from '../../features/auth/hooks/use-session.ts';
-import { ExpiringBell } from '../../features/trades/components/expiring-bell.tsx';
-import { Avatar } from '../../components/ui/avatar.tsx';
-import { DropdownMenu } from '../../components/ui/dropdown-menu.tsx';
-import { Icon } from '../../components/ui/icons.tsx';
+import { Logo } from '@/components/logo.tsx';
+import { useSession } from '@/features/auth/hooks/use-session.ts';
+import { ExpiringBell } from '@/features/trades/components/expiring-bell.tsx';
+import { Avatar } from '@/components/ui/avatar.tsx';
+import { DropdownMenu } from '@/components/ui/dropdown-menu.tsx';
+import { Icon } from '@/components/ui/icons.tsx';
 import { NewRecordMenu } from './new-record-menu.tsx';
 
 export function TopBar({ onOpenMobileNav, settingsVisible, onToggleSettings }: { onOpenMobileNav: () => void; settingsVisible: boolean; onToggleSettings: () => void }) {

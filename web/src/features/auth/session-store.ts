@@ -1,5 +1,5 @@
 import { roleName, staffRoles, type RoleName, type SessionUser } from '@oj/contracts/users';
-import { apiRequest, configureApiClient } from '../../lib/api-client.ts';
+import { apiRequest, configureApiClient } from '@/lib/api-client.ts';
 
 export type { SessionUser };
 

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { Account, UpdateDefaultAccountRequest } from '@oj/contracts/accounts';
-import { api } from '../../../lib/api-client.ts';
+import { api } from '@/lib/api-client.ts';
 import { accountsQueryKey } from './get-accounts.ts';
 
 /** PATCH /accounts/update-default-account {old_default, new_default}. */

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api } from '../../../lib/api-client.ts';
+import { api } from '@/lib/api-client.ts';
 import { accountsQueryKey } from './get-accounts.ts';
 
 /** POST /accounts/account-image/{uid}: a base64 JPEG (already resized to 1200 px), answers the image URL. */

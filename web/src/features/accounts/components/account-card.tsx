@@ -1,7 +1,7 @@
 import { accountTypeLabel, brokerageOf, type Account } from '@oj/contracts/accounts';
-import { Badge } from '../../../components/ui/badge.tsx';
-import { DropdownMenu, type MenuItem } from '../../../components/ui/dropdown-menu.tsx';
-import { Icon } from '../../../components/ui/icons.tsx';
+import { Badge } from '@/components/ui/badge.tsx';
+import { DropdownMenu, type MenuItem } from '@/components/ui/dropdown-menu.tsx';
+import { Icon } from '@/components/ui/icons.tsx';
 import { AccountCover } from './account-cover.tsx';
 import { BrokerageLogo } from './brokerage-logo.tsx';
 

@@ -9,13 +9,13 @@ import {
   type Account,
   type UpdateAccountRequest,
 } from '@oj/contracts/accounts';
-import { errorMessage } from '../../../lib/api-client.ts';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { Button } from '../../../components/ui/button.tsx';
-import { FormField, SelectInput, TextInput } from '../../../components/ui/form-field.tsx';
-import { Modal } from '../../../components/ui/modal.tsx';
-import { useToast } from '../../../components/ui/toast.tsx';
-import { sessionStore } from '../../auth/session-store.ts';
+import { errorMessage } from '@/lib/api-client.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { FormField, SelectInput, TextInput } from '@/components/ui/form-field.tsx';
+import { Modal } from '@/components/ui/modal.tsx';
+import { useToast } from '@/components/ui/toast.tsx';
+import { sessionStore } from '@/features/auth/session-store.ts';
 import { useAddAccount } from '../api/add-account.ts';
 import { useUpdateAccount } from '../api/update-account.ts';
 

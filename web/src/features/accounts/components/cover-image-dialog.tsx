@@ -1,11 +1,11 @@
 import { useEffect, useRef, useState } from 'react';
 import { ACCOUNT_IMAGE_MAX_SIDE, accountMessages, type Account } from '@oj/contracts/accounts';
-import { ApiError } from '../../../lib/api-client.ts';
-import { NotAnImageError, resizeImage } from '../../../lib/resize-image.ts';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { Button } from '../../../components/ui/button.tsx';
-import { Modal } from '../../../components/ui/modal.tsx';
-import { useToast } from '../../../components/ui/toast.tsx';
+import { ApiError } from '@/lib/api-client.ts';
+import { NotAnImageError, resizeImage } from '@/lib/resize-image.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { Modal } from '@/components/ui/modal.tsx';
+import { useToast } from '@/components/ui/toast.tsx';
 import { useUploadAccountImage } from '../api/upload-account-image.ts';
 import { AccountCover } from './account-cover.tsx';
 

@@ -1,6 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { AdminUser } from '@oj/contracts/users';
-import { api } from '../../../lib/api-client.ts';
+import { api } from '@/lib/api-client.ts';
 
 /** GET /admin/users/{email} (Admin only). */
 export function getAdminUser(email: string, signal?: AbortSignal): Promise<AdminUser> {

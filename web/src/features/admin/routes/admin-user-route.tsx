@@ -2,17 +2,17 @@ import { useState, type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { adminSearchForm } from '@oj/contracts/users';
-import { ApiError } from '../../../lib/api-client.ts';
-import { formatDate } from '../../../lib/format.ts';
-import { PageHeader } from '../../../components/layout/page-header.tsx';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { Badge } from '../../../components/ui/badge.tsx';
-import { Button } from '../../../components/ui/button.tsx';
-import { EmptyState } from '../../../components/ui/empty-state.tsx';
-import { FormField, TextInput } from '../../../components/ui/form-field.tsx';
-import { Icon } from '../../../components/ui/icons.tsx';
-import { useToast } from '../../../components/ui/toast.tsx';
-import { useSession } from '../../auth/hooks/use-session.ts';
+import { ApiError } from '@/lib/api-client.ts';
+import { formatDate } from '@/lib/format.ts';
+import { PageHeader } from '@/components/layout/page-header.tsx';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Badge } from '@/components/ui/badge.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { EmptyState } from '@/components/ui/empty-state.tsx';
+import { FormField, TextInput } from '@/components/ui/form-field.tsx';
+import { Icon } from '@/components/ui/icons.tsx';
+import { useToast } from '@/components/ui/toast.tsx';
+import { useSession } from '@/features/auth/hooks/use-session.ts';
 import { adminUserQueryOptions, useAdminUser } from '../api/get-admin-user.ts';
 
 function failureText(error: unknown): string {

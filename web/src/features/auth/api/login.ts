@@ -1,6 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import type { LoginRequest, LoginResponse } from '@oj/contracts/users';
-import { api } from '../../../lib/api-client.ts';
+import { api } from '@/lib/api-client.ts';
 
 /** POST /users/login: the user and an access token; the refresh token comes as an httpOnly cookie. */
 export function login(body: LoginRequest): Promise<LoginResponse> {

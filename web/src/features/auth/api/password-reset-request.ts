@@ -1,6 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import type { MessageResponse, PasswordResetRequest } from '@oj/contracts/users';
-import { api } from '../../../lib/api-client.ts';
+import { api } from '@/lib/api-client.ts';
 
 /** POST /users/password-reset-request: answers the same whether or not the e-mail exists. */
 export function passwordResetRequest(body: PasswordResetRequest): Promise<MessageResponse> {

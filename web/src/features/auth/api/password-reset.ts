@@ -1,6 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import type { MessageResponse, PasswordResetBody } from '@oj/contracts/users';
-import { api } from '../../../lib/api-client.ts';
+import { api } from '@/lib/api-client.ts';
 
 /** POST /users/password-reset/{token}: errors carry message and resolution. */
 export function passwordReset({ token, ...body }: PasswordResetBody & { token: string }): Promise<MessageResponse> {

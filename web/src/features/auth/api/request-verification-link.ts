@@ -1,6 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import type { MessageResponse } from '@oj/contracts/users';
-import { api } from '../../../lib/api-client.ts';
+import { api } from '@/lib/api-client.ts';
 
 /** GET /users/request-verification-link: a new link for the signed-in (unverified) user. */
 export function requestVerificationLink(): Promise<MessageResponse> {

@@ -1,6 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import type { MessageResponse, SignupRequest } from '@oj/contracts/users';
-import { api } from '../../../lib/api-client.ts';
+import { api } from '@/lib/api-client.ts';
 
 /** POST /users/signup: 201 with a message; the verification mail follows. */
 export function signUp(body: SignupRequest): Promise<MessageResponse & { uid: string }> {

@@ -1,6 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { MessageResponse } from '@oj/contracts/users';
-import { api } from '../../../lib/api-client.ts';
+import { api } from '@/lib/api-client.ts';
 
 /** GET /users/verify/{token}: any failure counts as failed. */
 export function verifyEmail(token: string, signal?: AbortSignal): Promise<MessageResponse> {

@@ -1,4 +1,4 @@
-import { Icon } from '../../../components/ui/icons.tsx';
+import { Icon } from '@/components/ui/icons.tsx';
 
 /** A live list of the requirements a field does not meet yet (shown under the field). */
 export function RequirementList({ items, id, label }: { items: string[]; id?: string; label: string }) {

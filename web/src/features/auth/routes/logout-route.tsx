@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
-import { FullScreenSpinner } from '../../../components/ui/spinner.tsx';
+import { FullScreenSpinner } from '@/components/ui/spinner.tsx';
 import { logout } from '../session-store.ts';
 
 /** /logout: ends the session on the server (even if that fails), forgets everything, goes to /signin. */

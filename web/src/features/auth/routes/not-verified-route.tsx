@@ -1,10 +1,10 @@
 import { useState } from 'react';
 import { Link, Navigate, useNavigate } from 'react-router';
-import { refreshAccessToken } from '../../../lib/api-client.ts';
-import { Button } from '../../../components/ui/button.tsx';
-import { ConfirmDialog } from '../../../components/ui/confirm-dialog.tsx';
-import { Icon } from '../../../components/ui/icons.tsx';
-import { Modal } from '../../../components/ui/modal.tsx';
+import { refreshAccessToken } from '@/lib/api-client.ts';
+import { Button } from '@/components/ui/button.tsx';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog.tsx';
+import { Icon } from '@/components/ui/icons.tsx';
+import { Modal } from '@/components/ui/modal.tsx';
 import { useRequestVerificationLink } from '../api/request-verification-link.ts';
 import { AuthLayout } from '../components/auth-layout.tsx';
 import { useSession } from '../hooks/use-session.ts';

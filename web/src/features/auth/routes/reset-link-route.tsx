@@ -1,10 +1,10 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { passwordChecklist, passwordMessages, passwordResetForm, RESET_SUCCESS_MESSAGE, SIGNUP_PASSWORD_MIN } from '@oj/contracts/users';
-import { ApiError } from '../../../lib/api-client.ts';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { Button } from '../../../components/ui/button.tsx';
-import { FormField, PasswordInput, TextInput } from '../../../components/ui/form-field.tsx';
+import { ApiError } from '@/lib/api-client.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { FormField, PasswordInput, TextInput } from '@/components/ui/form-field.tsx';
 import { usePasswordReset } from '../api/password-reset.ts';
 import { AuthLayout } from '../components/auth-layout.tsx';
 import { RequirementList } from '../components/requirement-list.tsx';

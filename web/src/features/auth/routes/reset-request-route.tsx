@@ -1,10 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { email as emailSchema, RESET_REQUEST_MESSAGE } from '@oj/contracts/users';
-import { ApiError } from '../../../lib/api-client.ts';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { Button } from '../../../components/ui/button.tsx';
-import { FormField, TextInput } from '../../../components/ui/form-field.tsx';
+import { ApiError } from '@/lib/api-client.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { FormField, TextInput } from '@/components/ui/form-field.tsx';
 import { usePasswordResetRequest } from '../api/password-reset-request.ts';
 import { AuthLayout } from '../components/auth-layout.tsx';
 

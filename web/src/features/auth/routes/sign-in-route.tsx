@@ -1,10 +1,10 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { loginRequest } from '@oj/contracts/users';
-import { ApiError } from '../../../lib/api-client.ts';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { Button } from '../../../components/ui/button.tsx';
-import { Checkbox, FormField, PasswordInput, TextInput } from '../../../components/ui/form-field.tsx';
+import { ApiError } from '@/lib/api-client.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { Checkbox, FormField, PasswordInput, TextInput } from '@/components/ui/form-field.tsx';
 import { useLogin } from '../api/login.ts';
 import { AuthLayout } from '../components/auth-layout.tsx';
 import { forgetRefreshFailure, refreshFailed, sessionStore } from '../session-store.ts';

@@ -9,11 +9,11 @@ import {
   SIGNUP_SUCCESS_MESSAGE,
   signupForm,
 } from '@oj/contracts/users';
-import { ApiError } from '../../../lib/api-client.ts';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { Button } from '../../../components/ui/button.tsx';
-import { Checkbox, FormField, PasswordInput, TextInput } from '../../../components/ui/form-field.tsx';
-import { LegalDialog } from '../../../components/legal/legal-dialog.tsx';
+import { ApiError } from '@/lib/api-client.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { Checkbox, FormField, PasswordInput, TextInput } from '@/components/ui/form-field.tsx';
+import { LegalDialog } from '@/components/legal/legal-dialog.tsx';
 import { useSignUp } from '../api/sign-up.ts';
 import { AuthLayout } from '../components/auth-layout.tsx';
 import { RequirementList } from '../components/requirement-list.tsx';

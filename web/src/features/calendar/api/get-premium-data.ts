@@ -1,6 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { premiumDataResponse, type PremiumDataResponse } from '@oj/contracts/trade-views';
-import { api } from '../../../lib/api-client.ts';
+import { api } from '@/lib/api-client.ts';
 
 /** GET /metrics/premium-data: the daily premium records the calendar colours its days with. */
 export async function getPremiumData(signal?: AbortSignal): Promise<PremiumDataResponse> {

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { upcomingExpirationsResponse, type UpcomingExpirationsResponse } from '@oj/contracts/trade-views';
-import { api } from '../../../lib/api-client.ts';
+import { api } from '@/lib/api-client.ts';
 import { calendarKeys } from './get-premium-data.ts';
 
 /** GET /trades/upcoming-expirations: open trades by expiration date, today to 60 days ahead. */

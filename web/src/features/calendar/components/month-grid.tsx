@@ -1,5 +1,5 @@
 import type { DailyIncome } from '@oj/contracts/trade-views';
-import { formatCompact, formatLongDate, formatMoneyShort } from '../../../lib/format.ts';
+import { formatCompact, formatLongDate, formatMoneyShort } from '@/lib/format.ts';
 import { dayTone, monthWeeks } from '../utils/month.ts';
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];

@@ -1,6 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import type { ContactUsRequest } from '@oj/contracts/users';
-import { api } from '../../../lib/api-client.ts';
+import { api } from '@/lib/api-client.ts';
 
 /** POST /users/contact-us: stored for support and mailed to the support address. */
 export function sendContactMessage(body: ContactUsRequest): Promise<{ message: string; id: string }> {

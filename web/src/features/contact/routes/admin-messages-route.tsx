@@ -1,15 +1,15 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { errorMessage } from '../../../lib/api-client.ts';
-import { formatDateTime } from '../../../lib/format.ts';
-import { PageHeader } from '../../../components/layout/page-header.tsx';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { Badge } from '../../../components/ui/badge.tsx';
-import { Button } from '../../../components/ui/button.tsx';
-import { EmptyState } from '../../../components/ui/empty-state.tsx';
-import { Icon } from '../../../components/ui/icons.tsx';
-import { Spinner } from '../../../components/ui/spinner.tsx';
-import { useSession } from '../../auth/hooks/use-session.ts';
+import { errorMessage } from '@/lib/api-client.ts';
+import { formatDateTime } from '@/lib/format.ts';
+import { PageHeader } from '@/components/layout/page-header.tsx';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Badge } from '@/components/ui/badge.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { EmptyState } from '@/components/ui/empty-state.tsx';
+import { Icon } from '@/components/ui/icons.tsx';
+import { Spinner } from '@/components/ui/spinner.tsx';
+import { useSession } from '@/features/auth/hooks/use-session.ts';
 import { useContactMessage, useContactMessages, useProfileChanges } from '../api/get-contact-messages.ts';
 import '../components/contact.css';
 

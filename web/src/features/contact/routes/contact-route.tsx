@@ -1,11 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { CONTACT_MESSAGE_MAX, CONTACT_SUBJECT_MAX, contactMessages, contactUsRequest } from '@oj/contracts/users';
-import { ApiError } from '../../../lib/api-client.ts';
-import { PageHeader } from '../../../components/layout/page-header.tsx';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { Button } from '../../../components/ui/button.tsx';
-import { FormField, TextArea, TextInput } from '../../../components/ui/form-field.tsx';
+import { ApiError } from '@/lib/api-client.ts';
+import { PageHeader } from '@/components/layout/page-header.tsx';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { FormField, TextArea, TextInput } from '@/components/ui/form-field.tsx';
 import { useSendContactMessage } from '../api/send-contact-message.ts';
 import '../components/contact.css';
 

@@ -1,7 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
 import { dailyIncome, premiumDataResponse } from '@oj/contracts/trade-views';
-import { api } from '../../../lib/api-client.ts';
+import { api } from '@/lib/api-client.ts';
 
 /**
  * The dashboard reads the premium data without the days' maps (every M / YTD / Y breakdown comes

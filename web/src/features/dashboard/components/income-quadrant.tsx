@@ -1,4 +1,4 @@
-import { formatMoney } from '../../../lib/format.ts';
+import { formatMoney } from '@/lib/format.ts';
 import type { DashboardData } from '../api/get-dashboard-data.ts';
 import { Change, ShareButton, Widget } from './widget.tsx';
 

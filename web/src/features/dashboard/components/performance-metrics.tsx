@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { MetricChanges, PeriodMetrics } from '@oj/contracts/trade-views';
-import { Chart } from '../../../components/charts/chart.tsx';
-import { useChartColors, type ChartColors } from '../../../components/charts/chart-theme.ts';
+import { Chart } from '@/components/charts/chart.tsx';
+import { useChartColors, type ChartColors } from '@/components/charts/chart-theme.ts';
 import type { DashboardData } from '../api/get-dashboard-data.ts';
 import { gaugeRange, winRateTone } from '../utils/dashboard-math.ts';
 import { Change, Segmented, Widget } from './widget.tsx';

@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react';
-import { Chart } from '../../../components/charts/chart.tsx';
-import { useChartColors } from '../../../components/charts/chart-theme.ts';
-import { formatMoney, formatMoneyShort } from '../../../lib/format.ts';
+import { Chart } from '@/components/charts/chart.tsx';
+import { useChartColors } from '@/components/charts/chart-theme.ts';
+import { formatMoney, formatMoneyShort } from '@/lib/format.ts';
 import type { DashboardData } from '../api/get-dashboard-data.ts';
 import { cumulativeSeries, PREMIUM_RANGES, shortDay, type PremiumRange } from '../utils/dashboard-math.ts';
 import { Segmented, Widget } from './widget.tsx';

@@ -1,4 +1,4 @@
-import { Modal } from '../../../components/ui/modal.tsx';
+import { Modal } from '@/components/ui/modal.tsx';
 
 /** Quick Guide (part 2 §2): what each widget shows. */
 export function QuickGuide({ open, onClose }: { open: boolean; onClose: () => void }) {

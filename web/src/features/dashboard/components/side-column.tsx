@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { strategyByUid } from '@oj/contracts/strategies';
 import type { SwitchPeriod } from '@oj/contracts/trade-views';
-import { formatMoney } from '../../../lib/format.ts';
+import { formatMoney } from '@/lib/format.ts';
 import type { DashboardData } from '../api/get-dashboard-data.ts';
 import { firstWithData } from '../utils/dashboard-math.ts';
 import { Change, Segmented, SWITCH_LABELS, SWITCH_OPTIONS, Widget } from './widget.tsx';

@@ -1,8 +1,8 @@
 import { useMemo, useState } from 'react';
 import type { SwitchPeriod } from '@oj/contracts/trade-views';
-import { Chart } from '../../../components/charts/chart.tsx';
-import { useChartColors } from '../../../components/charts/chart-theme.ts';
-import { formatMoney } from '../../../lib/format.ts';
+import { Chart } from '@/components/charts/chart.tsx';
+import { useChartColors } from '@/components/charts/chart-theme.ts';
+import { formatMoney } from '@/lib/format.ts';
 import type { DashboardData } from '../api/get-dashboard-data.ts';
 import { firstWithData } from '../utils/dashboard-math.ts';
 import { Segmented, ShareButton, SWITCH_LABELS, SWITCH_OPTIONS, Widget } from './widget.tsx';

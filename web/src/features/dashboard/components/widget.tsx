@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { Icon } from '../../../components/ui/icons.tsx';
+import { Icon } from '@/components/ui/icons.tsx';
 
 /** A dashboard card: title, optional subtitle, controls on the right (switches, share). */
 export function Widget({ title, subtitle, actions, children, className, id }: { title: string; subtitle?: ReactNode; actions?: ReactNode; children: ReactNode; className?: string; id?: string }) {

@@ -1,11 +1,11 @@
 import { useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import type { MonthlyIncome, PeriodBreakdown, SwitchPeriod } from '@oj/contracts/trade-views';
-import { PageHeader } from '../../../components/layout/page-header.tsx';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { Button } from '../../../components/ui/button.tsx';
-import { Icon } from '../../../components/ui/icons.tsx';
-import { Spinner } from '../../../components/ui/spinner.tsx';
+import { PageHeader } from '@/components/layout/page-header.tsx';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { Icon } from '@/components/ui/icons.tsx';
+import { Spinner } from '@/components/ui/spinner.tsx';
 import { useDashboardData, type DashboardData } from '../api/get-dashboard-data.ts';
 import { IncomeQuadrant, type QuadrantCell } from '../components/income-quadrant.tsx';
 import { PerformanceMetrics } from '../components/performance-metrics.tsx';

@@ -1,8 +1,8 @@
 import { useMemo, useState, type MouseEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { PageHeader } from '../../../components/layout/page-header.tsx';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { TextInput } from '../../../components/ui/form-field.tsx';
+import { PageHeader } from '@/components/layout/page-header.tsx';
+import { Alert } from '@/components/ui/alert.tsx';
+import { TextInput } from '@/components/ui/form-field.tsx';
 import { faqCategories, faqEntries, type FaqCategory } from '../data/faq-entries.ts';
 import { answerText, sanitizeAnswer } from '../utils/sanitize-answer.ts';
 import '../components/faq.css';

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Icon } from '../../../components/ui/icons.tsx';
+import { Icon } from '@/components/ui/icons.tsx';
 
 export interface Slide {
   src: string | undefined;

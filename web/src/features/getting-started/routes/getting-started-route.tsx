@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { PageHeader } from '../../../components/layout/page-header.tsx';
+import { PageHeader } from '@/components/layout/page-header.tsx';
 import { ImageCarousel } from '../components/image-carousel.tsx';
 import { tutorialSections, type TutorialSection } from '../data/sections.ts';
 import '../components/getting-started.css';

@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'react';
 import { Link, useLocation } from 'react-router';
-import { Logo } from '../../../components/logo.tsx';
-import { Icon, type IconName } from '../../../components/ui/icons.tsx';
-import { LegalDialog } from '../../../components/legal/legal-dialog.tsx';
-import { useSession } from '../../auth/hooks/use-session.ts';
+import { Logo } from '@/components/logo.tsx';
+import { Icon, type IconName } from '@/components/ui/icons.tsx';
+import { LegalDialog } from '@/components/legal/legal-dialog.tsx';
+import { useSession } from '@/features/auth/hooks/use-session.ts';
 
 const features: { icon: IconName; title: string; text: string }[] = [
   { icon: 'layers', title: 'Every strategy, every leg', text: 'Cash-secured puts, covered calls, spreads, straddles, strangles, iron condors and butterflies, with one, two or four legs.' },

@@ -1,6 +1,6 @@
-import { PageHeader } from '../../../components/layout/page-header.tsx';
-import { PrivacyContent } from '../../../components/legal/privacy-content.tsx';
-import { TermsContent } from '../../../components/legal/terms-content.tsx';
+import { PageHeader } from '@/components/layout/page-header.tsx';
+import { PrivacyContent } from '@/components/legal/privacy-content.tsx';
+import { TermsContent } from '@/components/legal/terms-content.tsx';
 
 export function TermsRoute() {
   return (

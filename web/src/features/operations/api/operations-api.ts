@@ -7,7 +7,7 @@ import type {
   RebuildRequest,
   RebuildResponse,
 } from '@oj/contracts/operations';
-import { api } from '../../../lib/api-client.ts';
+import { api } from '@/lib/api-client.ts';
 
 const path = (name: string, what: string) => `/operations/projections/${encodeURIComponent(name)}/${what}`;
 

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { takeStreamEvents, type LagSample, type LaneError, type OperationsLive, type RebuildState } from '@oj/contracts/operations';
-import { API_BASE, refreshAccessToken } from '../../../lib/api-client.ts';
-import { sessionStore } from '../../auth/session-store.ts';
+import { API_BASE, refreshAccessToken } from '@/lib/api-client.ts';
+import { sessionStore } from '@/features/auth/session-store.ts';
 
 export interface OperationsStream {
   live: OperationsLive | null;

@@ -1,5 +1,5 @@
-import { Badge, type BadgeTone } from '../../../components/ui/badge.tsx';
-import { Spinner } from '../../../components/ui/spinner.tsx';
+import { Badge, type BadgeTone } from '@/components/ui/badge.tsx';
+import { Spinner } from '@/components/ui/spinner.tsx';
 import { useOperatorActions } from '../api/operations-api.ts';
 import { dateTime } from './format.ts';
 

@@ -4,7 +4,7 @@ import { LineChart } from 'echarts/charts';
 import { GridComponent, TooltipComponent } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
 import type { LagSample } from '@oj/contracts/operations';
-import { useChartColors } from '../../../components/charts/chart-theme.ts';
+import { useChartColors } from '@/components/charts/chart-theme.ts';
 
 // Only what this small chart draws: a line on a time axis with a tooltip.
 echarts.use([LineChart, GridComponent, TooltipComponent, CanvasRenderer]);

@@ -1,5 +1,5 @@
 import { describeRowChanges, type RebuildState } from '@oj/contracts/operations';
-import { Badge, type BadgeTone } from '../../../components/ui/badge.tsx';
+import { Badge, type BadgeTone } from '@/components/ui/badge.tsx';
 import { duration, int, phaseLabel, timeAgo } from './format.ts';
 
 const tone: Record<RebuildState['phase'], BadgeTone> = { queued: 'neutral', building: 'primary', finishing: 'info', switching: 'info', done: 'success', failed: 'danger' };

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import type { JournalAccessResponse } from '@oj/contracts/audit';
-import { api } from '../../../lib/api-client.ts';
+import { api } from '@/lib/api-client.ts';
 
 /** GET /users/journal-access: who of the support staff opened my journal, when and why (newest first). */
 export function getJournalAccess(signal?: AbortSignal): Promise<JournalAccessResponse> {

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { CurrentUser, UpdateProfileRequest } from '@oj/contracts/users';
-import { api } from '../../../lib/api-client.ts';
-import { sessionStore } from '../../auth/session-store.ts';
+import { api } from '@/lib/api-client.ts';
+import { sessionStore } from '@/features/auth/session-store.ts';
 import { currentUserQueryKey } from './get-current-user.ts';
 
 /** PATCH /users/update-profile with only the changed fields; answers the whole profile. */

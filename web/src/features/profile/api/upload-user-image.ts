@@ -9,9 +9,9 @@ import {
   type ImageFor,
   type UserImageResponse,
 } from '@oj/contracts/users';
-import { api, ApiError } from '../../../lib/api-client.ts';
-import { NotAnImageError, resizeImage } from '../../../lib/resize-image.ts';
-import { sessionStore } from '../../auth/session-store.ts';
+import { api, ApiError } from '@/lib/api-client.ts';
+import { NotAnImageError, resizeImage } from '@/lib/resize-image.ts';
+import { sessionStore } from '@/features/auth/session-store.ts';
 import { currentUserQueryKey } from './get-current-user.ts';
 
 /** Why an upload failed, in words for "Failed to upload {avatar or cover} image: {reason}". */

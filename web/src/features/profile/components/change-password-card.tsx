@@ -1,9 +1,9 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { changePasswordForm, INCORRECT_OLD_PASSWORD, PASSWORD_UPDATED_MESSAGE } from '@oj/contracts/users';
-import { ApiError, detailMessages } from '../../../lib/api-client.ts';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { Button } from '../../../components/ui/button.tsx';
-import { FormField, PasswordInput } from '../../../components/ui/form-field.tsx';
+import { ApiError, detailMessages } from '@/lib/api-client.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { FormField, PasswordInput } from '@/components/ui/form-field.tsx';
 import { useUpdatePassword } from '../api/update-password.ts';
 
 type Field = 'oldPassword' | 'newPassword' | 'confirmPassword';

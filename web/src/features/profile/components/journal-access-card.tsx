@@ -1,7 +1,7 @@
-import { Alert } from '../../../components/ui/alert.tsx';
-import { Badge } from '../../../components/ui/badge.tsx';
-import { errorMessage } from '../../../lib/api-client.ts';
-import { formatDateTime } from '../../../lib/format.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Badge } from '@/components/ui/badge.tsx';
+import { errorMessage } from '@/lib/api-client.ts';
+import { formatDateTime } from '@/lib/format.ts';
 import { useJournalAccess } from '../api/get-journal-access.ts';
 
 const viewText: Record<string, string> = {

@@ -8,10 +8,10 @@ import {
   type ProfileField,
   type UpdateProfileRequest,
 } from '@oj/contracts/users';
-import { ApiError, errorMessage } from '../../../lib/api-client.ts';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { Button } from '../../../components/ui/button.tsx';
-import { FormField, TextInput } from '../../../components/ui/form-field.tsx';
+import { ApiError, errorMessage } from '@/lib/api-client.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { FormField, TextInput } from '@/components/ui/form-field.tsx';
 import { useUpdateProfile } from '../api/update-profile.ts';
 import { maskEmail } from '../utils/mask-email.ts';
 

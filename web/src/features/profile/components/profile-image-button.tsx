@@ -1,8 +1,8 @@
 import { useRef, useState } from 'react';
 import { imageUploadFailed, type ImageFor } from '@oj/contracts/users';
-import { Button } from '../../../components/ui/button.tsx';
-import { Icon } from '../../../components/ui/icons.tsx';
-import { useToast } from '../../../components/ui/toast.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { Icon } from '@/components/ui/icons.tsx';
+import { useToast } from '@/components/ui/toast.tsx';
 import { useUploadUserImage } from '../api/upload-user-image.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { pulseResponse, type PulseResponse } from '@oj/contracts/trade-views';
-import { ApiError, api } from '../../../lib/api-client.ts';
+import { ApiError, api } from '@/lib/api-client.ts';
 
 /** GET /trades/tt/{ticker}?timeframe=n (part 2 §7): n is DAY 1, WEEK 2, MONTH 3, QUARTER 4, YEAR 5. */
 export async function getPulse(ticker: string, timeframe: number, signal?: AbortSignal): Promise<PulseResponse> {

@@ -1,6 +1,6 @@
-import { Chart } from '../../../components/charts/chart.tsx';
-import { useChartColors } from '../../../components/charts/chart-theme.ts';
-import { formatMoney } from '../../../lib/format.ts';
+import { Chart } from '@/components/charts/chart.tsx';
+import { useChartColors } from '@/components/charts/chart-theme.ts';
+import { formatMoney } from '@/lib/format.ts';
 
 export interface DonutSlice {
   name: string;

@@ -1,5 +1,5 @@
-import { Chart } from '../../../components/charts/chart.tsx';
-import { useChartColors } from '../../../components/charts/chart-theme.ts';
+import { Chart } from '@/components/charts/chart.tsx';
+import { useChartColors } from '@/components/charts/chart-theme.ts';
 
 export interface PulseGaugeProps {
   label: string;

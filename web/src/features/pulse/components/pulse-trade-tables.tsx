@@ -1,8 +1,8 @@
 import type { ReactNode } from 'react';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
-import { Icon } from '../../../components/ui/icons.tsx';
+import { Icon } from '@/components/ui/icons.tsx';
 import { strategyByUid } from '@oj/contracts/strategies';
-import { formatDate, formatMoney, formatPercent } from '../../../lib/format.ts';
+import { formatDate, formatMoney, formatPercent } from '@/lib/format.ts';
 
 const strikes = (sp: number[]) => sp.map((s) => `$${s}`).join(' / ');
 const name = (su: string) => strategyByUid(su)?.name ?? su;

@@ -1,11 +1,11 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
-import { PageHeader } from '../../../components/layout/page-header.tsx';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { Badge } from '../../../components/ui/badge.tsx';
-import { Icon } from '../../../components/ui/icons.tsx';
-import { Spinner } from '../../../components/ui/spinner.tsx';
-import { formatDate, formatMoney, formatPercent } from '../../../lib/format.ts';
+import { PageHeader } from '@/components/layout/page-header.tsx';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Badge } from '@/components/ui/badge.tsx';
+import { Icon } from '@/components/ui/icons.tsx';
+import { Spinner } from '@/components/ui/spinner.tsx';
+import { formatDate, formatMoney, formatPercent } from '@/lib/format.ts';
 import { pulseErrorText, usePulse } from '../api/get-pulse.ts';
 import { PulseDonut } from '../components/pulse-donut.tsx';
 import { PulseGauge, winRateColor } from '../components/pulse-gauge.tsx';

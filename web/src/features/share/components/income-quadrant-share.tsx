@@ -1,4 +1,4 @@
-import { formatMoney, formatPercent } from '../../../lib/format.ts';
+import { formatMoney, formatPercent } from '@/lib/format.ts';
 import { ShareModal } from './share-modal.tsx';
 import { CardHeader, CardStat, toneOf } from './card-parts.tsx';
 

@@ -1,5 +1,5 @@
-import { Chart } from '../../../components/charts/chart.tsx';
-import { formatMoney, formatMoneyShort } from '../../../lib/format.ts';
+import { Chart } from '@/components/charts/chart.tsx';
+import { formatMoney, formatMoneyShort } from '@/lib/format.ts';
 import { cardChartBase } from '../utils/card-theme.ts';
 import { ShareModal } from './share-modal.tsx';
 import { CardHeader, CardStat, toneOf } from './card-parts.tsx';

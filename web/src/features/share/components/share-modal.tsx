@@ -1,8 +1,8 @@
 import { useLayoutEffect, useRef, useState, type ReactNode } from 'react';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { Button } from '../../../components/ui/button.tsx';
-import { Icon } from '../../../components/ui/icons.tsx';
-import { Modal } from '../../../components/ui/modal.tsx';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { Icon } from '@/components/ui/icons.tsx';
+import { Modal } from '@/components/ui/modal.tsx';
 import { CARD_COLORS, type CardColors, type CardTheme } from '../utils/card-theme.ts';
 import { SHARE_IMAGE, openComposer } from '../utils/share-links.ts';
 import '../share.css';

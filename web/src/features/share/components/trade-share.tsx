@@ -1,5 +1,5 @@
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
-import { formatDate, formatMoney, formatPercent } from '../../../lib/format.ts';
+import { formatDate, formatMoney, formatPercent } from '@/lib/format.ts';
 import { ShareModal } from './share-modal.tsx';
 import { CardHeader, CardStat, toneOf } from './card-parts.tsx';
 

@@ -1,5 +1,5 @@
-import { Chart } from '../../../components/charts/chart.tsx';
-import { formatDate, formatMoney, formatMoneyShort, formatPercent } from '../../../lib/format.ts';
+import { Chart } from '@/components/charts/chart.tsx';
+import { formatDate, formatMoney, formatMoneyShort, formatPercent } from '@/lib/format.ts';
 import { cardChartBase } from '../utils/card-theme.ts';
 import { monthFileName } from '../utils/share-links.ts';
 import { ShareModal } from './share-modal.tsx';

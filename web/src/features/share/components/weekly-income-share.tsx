@@ -1,4 +1,4 @@
-import { formatDate, formatMoney, formatMoneyShort } from '../../../lib/format.ts';
+import { formatDate, formatMoney, formatMoneyShort } from '@/lib/format.ts';
 import { ShareModal } from './share-modal.tsx';
 import { CardHeader, CardStat, toneOf } from './card-parts.tsx';
 

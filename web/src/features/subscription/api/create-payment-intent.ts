@@ -1,4 +1,4 @@
-import { api } from '../../../lib/api-client.ts';
+import { api } from '@/lib/api-client.ts';
 
 /** POST auth/create-payment-intent: a SetupIntent's client secret (a card is saved, not charged). */
 export function createPaymentIntent(): Promise<{ clientSecret: string }> {

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { CreateSubscriptionRequest, CreateSubscriptionResponse } from '@oj/contracts/billing';
-import { api } from '../../../lib/api-client.ts';
+import { api } from '@/lib/api-client.ts';
 import { subscriptionChanged } from './subscription-changed.ts';
 
 /** POST auth/create-subscription. */

@@ -1,6 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { SubscriptionDetails } from '@oj/contracts/subscriptions';
-import { api } from '../../../lib/api-client.ts';
+import { api } from '@/lib/api-client.ts';
 
 export const subscriptionQueryKey = ['subscription', 'current'] as const;
 

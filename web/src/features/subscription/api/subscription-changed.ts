@@ -1,7 +1,7 @@
 import type { QueryClient } from '@tanstack/react-query';
 import type { SubscriptionDetails } from '@oj/contracts/subscriptions';
-import { refreshAccessToken } from '../../../lib/api-client.ts';
-import { sessionStore } from '../../auth/session-store.ts';
+import { refreshAccessToken } from '@/lib/api-client.ts';
+import { sessionStore } from '@/features/auth/session-store.ts';
 import { subscriptionQueryKey } from './get-subscription.ts';
 
 /**

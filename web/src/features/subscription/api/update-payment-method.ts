@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { SubscriptionDetails } from '@oj/contracts/subscriptions';
-import { api } from '../../../lib/api-client.ts';
+import { api } from '@/lib/api-client.ts';
 import { subscriptionChanged } from './subscription-changed.ts';
 
 type Answer = { status: 'success'; message: string; subscription_data: SubscriptionDetails };

@@ -1,4 +1,4 @@
-import { Modal } from '../../../components/ui/modal.tsx';
+import { Modal } from '@/components/ui/modal.tsx';
 
 const sections: Array<[string, string]> = [
   ['Free trial', 'Every new account starts with 30 days of Premium, no card needed. Add a card during the trial to continue afterwards: nothing is charged until the trial ends.'],

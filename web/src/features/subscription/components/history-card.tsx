@@ -1,6 +1,6 @@
 import type { SubscriptionDetails } from '@oj/contracts/subscriptions';
 import type { RoleName } from '@oj/contracts/users';
-import { Badge, type BadgeTone } from '../../../components/ui/badge.tsx';
+import { Badge, type BadgeTone } from '@/components/ui/badge.tsx';
 import { historyRows, type HistoryRow } from '../lib/display-status.ts';
 
 const tone: Record<string, BadgeTone> = { AUTO: 'success', PAID: 'success', TRIAL: 'info', PENDING: 'warning', 'GRACE PERIOD': 'warning', 'Past Due': 'danger', 'ADD PAYMENT': 'info', EXPIRED: 'danger', UNKNOWN: 'neutral' };

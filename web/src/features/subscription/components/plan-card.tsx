@@ -1,4 +1,4 @@
-import { Icon } from '../../../components/ui/icons.tsx';
+import { Icon } from '@/components/ui/icons.tsx';
 
 export const PLAN_FEATURES = ['Dynamic Extensive Dashboard', 'Interactive Income Calendar', 'Sharable Cards', 'Multiple Trade Accounts', 'Old and New Trades'] as const;
 

@@ -1,8 +1,8 @@
 import type { SubscriptionDetails } from '@oj/contracts/subscriptions';
-import { Badge } from '../../../components/ui/badge.tsx';
-import { Button } from '../../../components/ui/button.tsx';
-import { DropdownMenu } from '../../../components/ui/dropdown-menu.tsx';
-import { Icon } from '../../../components/ui/icons.tsx';
+import { Badge } from '@/components/ui/badge.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { DropdownMenu } from '@/components/ui/dropdown-menu.tsx';
+import { Icon } from '@/components/ui/icons.tsx';
 import { longDate, type DisplayStatus } from '../lib/display-status.ts';
 
 export interface StatusCardProps {

@@ -4,7 +4,7 @@ import { Elements, PaymentElement, useElements, useStripe } from '@stripe/react-
 import { loadStripe } from '@stripe/stripe-js/pure';
 import type { Stripe } from '@stripe/stripe-js';
 import { billingMessages as m } from '@oj/contracts/billing';
-import { Button } from '../../../components/ui/button.tsx';
+import { Button } from '@/components/ui/button.tsx';
 import type { CardStepResult } from './card-step.ts';
 
 const loaded = new Map<string, Promise<Stripe | null>>();

@@ -10,8 +10,8 @@ import {
   type TimelineResponse,
   type VerifyResponse,
 } from '@oj/contracts/audit';
-import { API_BASE, ApiError, api } from '../../../lib/api-client.ts';
-import { sessionStore } from '../../auth/session-store.ts';
+import { API_BASE, ApiError, api } from '@/lib/api-client.ts';
+import { sessionStore } from '@/features/auth/session-store.ts';
 
 /**
  * The audit replay's calls. Every read of a user's history carries the reason support gave when opening

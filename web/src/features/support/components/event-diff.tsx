@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import type { RowChange, TradeChange } from '@oj/contracts/audit';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { Badge } from '../../../components/ui/badge.tsx';
-import { Spinner } from '../../../components/ui/spinner.tsx';
-import { errorMessage } from '../../../lib/api-client.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Badge } from '@/components/ui/badge.tsx';
+import { Spinner } from '@/components/ui/spinner.tsx';
+import { errorMessage } from '@/lib/api-client.ts';
 import { diffQuery } from '../api/audit-api.ts';
 import { shortId, showValue } from './labels.ts';
 

@@ -1,12 +1,12 @@
 import { Fragment, useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { TimelineEntry } from '@oj/contracts/audit';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { Badge } from '../../../components/ui/badge.tsx';
-import { Button } from '../../../components/ui/button.tsx';
-import { SelectInput, TextInput } from '../../../components/ui/form-field.tsx';
-import { Spinner } from '../../../components/ui/spinner.tsx';
-import { errorMessage } from '../../../lib/api-client.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Badge } from '@/components/ui/badge.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { SelectInput, TextInput } from '@/components/ui/form-field.tsx';
+import { Spinner } from '@/components/ui/spinner.tsx';
+import { errorMessage } from '@/lib/api-client.ts';
 import { timelineQuery, type TimelineFilters } from '../api/audit-api.ts';
 import { EventDiff } from './event-diff.tsx';
 import { eventLabels, eventTones, eventTypes, shortId, utc } from './labels.ts';

@@ -1,9 +1,9 @@
 import { useState } from 'react';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { Badge } from '../../../components/ui/badge.tsx';
-import { Button } from '../../../components/ui/button.tsx';
-import { Checkbox } from '../../../components/ui/form-field.tsx';
-import { errorMessage } from '../../../lib/api-client.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Badge } from '@/components/ui/badge.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { Checkbox } from '@/components/ui/form-field.tsx';
+import { errorMessage } from '@/lib/api-client.ts';
 import { useVerify } from '../api/audit-api.ts';
 import { shortId, showValue } from './labels.ts';
 import { StoredStateNote } from './stored-state-note.tsx';

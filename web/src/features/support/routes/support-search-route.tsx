@@ -1,13 +1,13 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { PageHeader } from '../../../components/layout/page-header.tsx';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { Badge } from '../../../components/ui/badge.tsx';
-import { Button } from '../../../components/ui/button.tsx';
-import { FormField, TextInput } from '../../../components/ui/form-field.tsx';
-import { errorMessage } from '../../../lib/api-client.ts';
-import { formatDate } from '../../../lib/format.ts';
-import { useSession } from '../../auth/hooks/use-session.ts';
+import { PageHeader } from '@/components/layout/page-header.tsx';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Badge } from '@/components/ui/badge.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { FormField, TextInput } from '@/components/ui/form-field.tsx';
+import { errorMessage } from '@/lib/api-client.ts';
+import { formatDate } from '@/lib/format.ts';
+import { useSession } from '@/features/auth/hooks/use-session.ts';
 import { useFindUsers } from '../api/audit-api.ts';
 import '../components/support.css';
 

@@ -1,5 +1,5 @@
 import type { QueryClient } from '@tanstack/react-query';
-import { todayInNewYork } from '../../../lib/format.ts';
+import { todayInNewYork } from '@/lib/format.ts';
 import { applyChanges, flattenPages, rememberChanges, type TradeChange, type TradePage, type TradePages } from './list-upkeep.ts';
 import { tradeKeys, type TradeListFilters, type TradeListKind } from './trade-keys.ts';
 import { getTradesByStatus } from './get-trades-by-status.ts';

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { closeTradeResponse, type CloseTradeRequest } from '@oj/contracts/trades';
-import { api } from '../../../lib/api-client.ts';
+import { api } from '@/lib/api-client.ts';
 import { applyTradeChanges } from './apply-trade-changes.ts';
 import type { TradeChange } from './list-upkeep.ts';
 import { newIdempotencyKey } from './mutation-support.ts';

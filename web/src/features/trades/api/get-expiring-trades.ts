@@ -1,8 +1,8 @@
 import { infiniteQueryOptions, keepPreviousData, queryOptions, useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import { api } from '../../../lib/api-client.ts';
+import { api } from '@/lib/api-client.ts';
 import { parseTradePage } from './parse-trade-page.ts';
 import { tradeKeys, type TradeListFilters } from './trade-keys.ts';
-import { todayInNewYork } from '../../../lib/format.ts';
+import { todayInNewYork } from '@/lib/format.ts';
 import { applyChanges, recentChanges, type TradePage } from './list-upkeep.ts';
 
 /** The bell lists at most this many (part 1 §9). */

@@ -1,6 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { strategyList, type Strategy } from '@oj/contracts/strategies';
-import { api } from '../../../lib/api-client.ts';
+import { api } from '@/lib/api-client.ts';
 
 /** GET /strategies/: the catalogue with legs, strike rules, transaction and in-the-money outcome. */
 export async function getStrategies(signal?: AbortSignal): Promise<Strategy[]> {

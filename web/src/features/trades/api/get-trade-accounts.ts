@@ -1,6 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { accountList, type Account } from '@oj/contracts/accounts';
-import { api } from '../../../lib/api-client.ts';
+import { api } from '@/lib/api-client.ts';
 
 /**
  * GET /accounts/: the trader's accounts for the forms and the account filter. The key is the one the

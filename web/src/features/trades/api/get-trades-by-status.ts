@@ -1,5 +1,5 @@
 import { infiniteQueryOptions, keepPreviousData, useInfiniteQuery } from '@tanstack/react-query';
-import { api } from '../../../lib/api-client.ts';
+import { api } from '@/lib/api-client.ts';
 import { parseTradePage } from './parse-trade-page.ts';
 import { tradeKeys, type TradeListFilters } from './trade-keys.ts';
 import type { TradePage } from './list-upkeep.ts';

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { tradeListItem, type TradeListItem } from '@oj/contracts/trade-list-item';
 import type { UpdateTradeRequest } from '@oj/contracts/trades';
-import { api } from '../../../lib/api-client.ts';
+import { api } from '@/lib/api-client.ts';
 import { applyTradeChanges } from './apply-trade-changes.ts';
 import { newIdempotencyKey } from './mutation-support.ts';
 

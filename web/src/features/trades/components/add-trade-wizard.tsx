@@ -1,11 +1,11 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { statusByCloseAction } from '@oj/contracts/journal-events';
 import { strategyCatalogue, strategyGroup, type Strategy } from '@oj/contracts/strategies';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { Button } from '../../../components/ui/button.tsx';
-import { Stepper } from '../../../components/ui/stepper.tsx';
-import { errorMessage } from '../../../lib/api-client.ts';
-import { formatDate, formatMoney, todayInNewYork } from '../../../lib/format.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { Stepper } from '@/components/ui/stepper.tsx';
+import { errorMessage } from '@/lib/api-client.ts';
+import { formatDate, formatMoney, todayInNewYork } from '@/lib/format.ts';
 import { useAddClosedTrade } from '../api/add-closed-trade.ts';
 import type { TradeData } from '@oj/contracts/trades';
 import { useAddTrade } from '../api/add-trade.ts';

@@ -1,12 +1,12 @@
 import { useCallback, useState } from 'react';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { strategyByUid } from '@oj/contracts/strategies';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { Button } from '../../../components/ui/button.tsx';
-import { Modal } from '../../../components/ui/modal.tsx';
-import { Stepper } from '../../../components/ui/stepper.tsx';
-import { errorMessage } from '../../../lib/api-client.ts';
-import { formatDate, formatMoney, todayInNewYork } from '../../../lib/format.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { Modal } from '@/components/ui/modal.tsx';
+import { Stepper } from '@/components/ui/stepper.tsx';
+import { errorMessage } from '@/lib/api-client.ts';
+import { formatDate, formatMoney, todayInNewYork } from '@/lib/format.ts';
 import { useCloseTrade, type CloseRoute } from '../api/close-trade.ts';
 import {
   closeChoiceLabel,

@@ -1,6 +1,6 @@
 import { createColumnHelper } from '@tanstack/react-table';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
-import { formatDate, formatMoney, formatMoneyShort, formatPercent } from '../../../lib/format.ts';
+import { formatDate, formatMoney, formatMoneyShort, formatPercent } from '@/lib/format.ts';
 import { holdingPeriod } from '../utils/expiry.ts';
 import { disposition } from '../utils/trade-labels.ts';
 import type { TradeTableMeta } from './trade-actions.ts';

@@ -1,7 +1,7 @@
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
-import { ConfirmDialog } from '../../../components/ui/confirm-dialog.tsx';
-import { useToast } from '../../../components/ui/toast.tsx';
-import { formatDate } from '../../../lib/format.ts';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog.tsx';
+import { useToast } from '@/components/ui/toast.tsx';
+import { formatDate } from '@/lib/format.ts';
 import { useDeleteTrade } from '../api/delete-trade.ts';
 import { formatStrikes } from '../utils/trade-labels.ts';
 import { strategyName } from './trade-cells.tsx';

@@ -2,13 +2,13 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { daysBetween } from '@oj/contracts/business-date';
 import { strategyByUid } from '@oj/contracts/strategies';
-import { formatDate, todayInNewYork } from '../../../lib/format.ts';
-import { useSession } from '../../auth/hooks/use-session.ts';
+import { formatDate, todayInNewYork } from '@/lib/format.ts';
+import { useSession } from '@/features/auth/hooks/use-session.ts';
 import { BELL_SIZE, useExpiringSummary } from '../api/get-expiring-trades.ts';
 import { expiryDisplay } from '../utils/expiry.ts';
 import { BellIcon } from './icons.tsx';
 import './bell.css';
-import { TickerLogo } from '../../../components/ticker-logo.tsx';
+import { TickerLogo } from '@/components/ticker-logo.tsx';
 
 /**
  * The top bar's bell: at most five expired or nearly expiring trades, soonest first, with a link to

@@ -1,4 +1,4 @@
-import { useSession } from '../../auth/hooks/use-session.ts';
+import { useSession } from '@/features/auth/hooks/use-session.ts';
 import { useExpiringSummary } from '../api/get-expiring-trades.ts';
 import './bell.css';
 

@@ -1,5 +1,5 @@
 import { useCallback, useState, type InputHTMLAttributes, type ReactNode } from 'react';
-import { FormField, SelectInput, TextArea, TextInput } from '../../../components/ui/form-field.tsx';
+import { FormField, SelectInput, TextArea, TextInput } from '@/components/ui/form-field.tsx';
 import { NOTES_MAX, notesTone } from '../utils/trade-rules.ts';
 import './trade-dialogs.css';
 

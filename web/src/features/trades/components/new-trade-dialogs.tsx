@@ -1,6 +1,6 @@
 import { lazy, Suspense } from 'react';
-import { Modal } from '../../../components/ui/modal.tsx';
-import { Spinner } from '../../../components/ui/spinner.tsx';
+import { Modal } from '@/components/ui/modal.tsx';
+import { Spinner } from '@/components/ui/spinner.tsx';
 
 export interface NewTradeDialogProps {
   open: boolean;

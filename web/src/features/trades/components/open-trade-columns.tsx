@@ -1,7 +1,7 @@
 import { createColumnHelper } from '@tanstack/react-table';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { BREAKABLE_STRATEGY_TYPE, strategyByUid } from '@oj/contracts/strategies';
-import { formatDate, formatMoney } from '../../../lib/format.ts';
+import { formatDate, formatMoney } from '@/lib/format.ts';
 import { openActionLabel } from '../utils/trade-labels.ts';
 import type { TradeTableMeta } from './trade-actions.ts';
 import { ExpiryText, OpenDateCell, StrikeCell, TickerCell } from './trade-cells.tsx';

@@ -1,11 +1,11 @@
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { Button } from '../../../components/ui/button.tsx';
-import { EmptyState } from '../../../components/ui/empty-state.tsx';
-import { Modal } from '../../../components/ui/modal.tsx';
-import { Spinner } from '../../../components/ui/spinner.tsx';
-import { errorMessage } from '../../../lib/api-client.ts';
-import { formatDate, formatMoney } from '../../../lib/format.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { EmptyState } from '@/components/ui/empty-state.tsx';
+import { Modal } from '@/components/ui/modal.tsx';
+import { Spinner } from '@/components/ui/spinner.tsx';
+import { errorMessage } from '@/lib/api-client.ts';
+import { formatDate, formatMoney } from '@/lib/format.ts';
 import { useRollHistory, type RollHistoryItem } from '../api/get-roll-history.ts';
 import { formatStrikes, statusLabel } from '../utils/trade-labels.ts';
 import './trade-dialogs.css';

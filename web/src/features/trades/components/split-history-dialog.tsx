@@ -1,11 +1,11 @@
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { Button } from '../../../components/ui/button.tsx';
-import { EmptyState } from '../../../components/ui/empty-state.tsx';
-import { Modal } from '../../../components/ui/modal.tsx';
-import { Spinner } from '../../../components/ui/spinner.tsx';
-import { errorMessage } from '../../../lib/api-client.ts';
-import { formatDate, formatDateTime, formatMoney } from '../../../lib/format.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { EmptyState } from '@/components/ui/empty-state.tsx';
+import { Modal } from '@/components/ui/modal.tsx';
+import { Spinner } from '@/components/ui/spinner.tsx';
+import { errorMessage } from '@/lib/api-client.ts';
+import { formatDate, formatDateTime, formatMoney } from '@/lib/format.ts';
 import { useSplitHistory } from '../api/get-split-history.ts';
 import { disposition, formatStrikes, openActionLabel } from '../utils/trade-labels.ts';
 import { Summary } from './form-controls.tsx';

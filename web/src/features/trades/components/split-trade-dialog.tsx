@@ -2,12 +2,12 @@ import { useState } from 'react';
 import { statusByCloseAction } from '@oj/contracts/journal-events';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { strategyByName, strategyByUid, type Strategy } from '@oj/contracts/strategies';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { Button } from '../../../components/ui/button.tsx';
-import { Modal } from '../../../components/ui/modal.tsx';
-import { Stepper } from '../../../components/ui/stepper.tsx';
-import { errorMessage } from '../../../lib/api-client.ts';
-import { formatDate, formatMoney, todayInNewYork } from '../../../lib/format.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { Modal } from '@/components/ui/modal.tsx';
+import { Stepper } from '@/components/ui/stepper.tsx';
+import { errorMessage } from '@/lib/api-client.ts';
+import { formatDate, formatMoney, todayInNewYork } from '@/lib/format.ts';
 import { useSplitTrade } from '../api/split-trade.ts';
 import {
   closeChoiceLabel,

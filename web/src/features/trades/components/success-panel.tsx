@@ -1,5 +1,5 @@
 import { useEffect, useRef, type ReactNode } from 'react';
-import { Button } from '../../../components/ui/button.tsx';
+import { Button } from '@/components/ui/button.tsx';
 
 /** The closing view of a dialog after its command succeeded; focus lands on OK. */
 export function SuccessPanel({ title, children, onDone }: { title: string; children?: ReactNode; onDone: () => void }) {

@@ -1,9 +1,9 @@
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { strategyByUid } from '@oj/contracts/strategies';
 import { daysBetween } from '@oj/contracts/business-date';
-import { Tooltip } from '../../../components/ui/tooltip.tsx';
-import { TickerLogo } from '../../../components/ticker-logo.tsx';
-import { formatDate } from '../../../lib/format.ts';
+import { Tooltip } from '@/components/ui/tooltip.tsx';
+import { TickerLogo } from '@/components/ticker-logo.tsx';
+import { formatDate } from '@/lib/format.ts';
 import { expiryDisplay } from '../utils/expiry.ts';
 import { formatStrikes, trimNumber } from '../utils/trade-labels.ts';
 import { NoteIcon } from './icons.tsx';

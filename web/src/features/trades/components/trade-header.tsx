@@ -1,5 +1,5 @@
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
-import { formatDate, formatMoney } from '../../../lib/format.ts';
+import { formatDate, formatMoney } from '@/lib/format.ts';
 import { formatStrikes, openActionLabel } from '../utils/trade-labels.ts';
 import { strategyName } from './trade-cells.tsx';
 

@@ -1,9 +1,9 @@
 import type { FieldChange, TradeChange } from '@oj/contracts/audit';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { Badge } from '../../../components/ui/badge.tsx';
-import { Spinner } from '../../../components/ui/spinner.tsx';
-import { errorMessage } from '../../../lib/api-client.ts';
-import { formatDateTime } from '../../../lib/format.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Badge } from '@/components/ui/badge.tsx';
+import { Spinner } from '@/components/ui/spinner.tsx';
+import { errorMessage } from '@/lib/api-client.ts';
+import { formatDateTime } from '@/lib/format.ts';
 import { useTradeHistory } from '../api/get-trade-history.ts';
 import './trade-history-panel.css';
 

@@ -1,5 +1,5 @@
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
-import { DropdownMenu, type MenuItem } from '../../../components/ui/dropdown-menu.tsx';
+import { DropdownMenu, type MenuItem } from '@/components/ui/dropdown-menu.tsx';
 import { DotsIcon } from './icons.tsx';
 import type { TradeAction, TradeTableMeta } from './trade-actions.ts';
 

@@ -1,17 +1,17 @@
 import { tradeDaySummary, type TradeDaySection, type TradeOfDay } from '@oj/contracts/trade-views';
 import type { ReactNode } from 'react';
-import { Alert } from '../../../components/ui/alert.tsx';
-import { EmptyState } from '../../../components/ui/empty-state.tsx';
-import { Modal } from '../../../components/ui/modal.tsx';
-import { Spinner } from '../../../components/ui/spinner.tsx';
-import { ApiError } from '../../../lib/api-client.ts';
-import { formatDate, formatMoney } from '../../../lib/format.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { EmptyState } from '@/components/ui/empty-state.tsx';
+import { Modal } from '@/components/ui/modal.tsx';
+import { Spinner } from '@/components/ui/spinner.tsx';
+import { ApiError } from '@/lib/api-client.ts';
+import { formatDate, formatMoney } from '@/lib/format.ts';
 import { useTradesByDate } from '../api/get-trades-by-date.ts';
 import { closeActionLabel, formatStrikes, openActionLabel } from '../utils/trade-labels.ts';
 import { Summary } from './form-controls.tsx';
 import { strategyName } from './trade-cells.tsx';
 import './trade-dialogs.css';
-import { TickerLogo } from '../../../components/ticker-logo.tsx';
+import { TickerLogo } from '@/components/ticker-logo.tsx';
 
 function Section({ title, section, day, closing = false }: { title: string; section: TradeDaySection; day: readonly TradeOfDay[]; closing?: boolean }) {
   const trades = day.filter((t) => t.section === section);

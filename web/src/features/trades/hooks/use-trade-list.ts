@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import { todayInNewYork } from '../../../lib/format.ts';
+import { todayInNewYork } from '@/lib/format.ts';
 import { useExpiringTrades } from '../api/get-expiring-trades.ts';
 import { useTradesByStatus } from '../api/get-trades-by-status.ts';
 import { applyChanges, flattenPages, recentChanges } from '../api/list-upkeep.ts';

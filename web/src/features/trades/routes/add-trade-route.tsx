@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { PageHeader } from '../../../components/layout/page-header.tsx';
+import { PageHeader } from '@/components/layout/page-header.tsx';
 import { AddTradeWizard } from '../components/add-trade-wizard.tsx';
 import '../components/trades.css';
 
