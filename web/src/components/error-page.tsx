@@ -1,5 +1,6 @@
 import { useNavigate } from 'react-router';
 import { Button } from './ui/button.tsx';
+import './error-page.css';
 
 export interface ErrorPageProps {
   code: string;

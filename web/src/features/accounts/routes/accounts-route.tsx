@@ -12,6 +12,7 @@ import { useUpdateDefaultAccount } from '../api/update-default-account.ts';
 import { AccountCard } from '../components/account-card.tsx';
 import { AccountFormDialog } from '../components/account-form-dialog.tsx';
 import { CoverImageDialog } from '../components/cover-image-dialog.tsx';
+import '../accounts.css';
 
 /** Trade Accounts: a card per account, a dashed Add card, edit / make default / cover image per card. */
 export function AccountsRoute() {
