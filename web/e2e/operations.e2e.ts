@@ -187,6 +187,7 @@ describe('projections console', () => {
     // Switch, with confirmation.
     await diff.getByRole('button', { name: `Switch to v${v2}` }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Switch' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
     await card.locator(`tr[data-version="${v2}"][data-status="live"]`).waitFor();
     await card.locator(`tr[data-version="${v1}"][data-status="retired"]`).waitFor();
     expect((await readRegistry(db, 'trades')).find((r) => r.status === 'live')!.version).toBe(v2);
@@ -197,9 +198,23 @@ describe('projections console', () => {
 
     // Roll back, with confirmation.
     await card.getByTestId('rollback-button').click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Roll back' }).click();
+    const confirmRollback = page.getByRole('dialog').getByRole('button', { name: 'Roll back' });
+    await confirmRollback.waitFor();
+    // A refresh of the status that fails (after its retries) keeps the last state on screen, and the
+    // open dialog with it, under a warning.
+    const status = '**/api/v1/operations/projections';
+    await page.route(status, (r) => r.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ statusCode: 503, error: 'Service Unavailable', detail: 'The server is busy.' }) }));
+    await page.evaluate(() => window.dispatchEvent(new Event('visibilitychange')));
+    const stale = page.getByRole('status').filter({ hasText: 'Showing the state as of' });
+    await stale.getByText('The server is busy.').waitFor();
+    await card.locator(`tr[data-version="${v2}"][data-status="live"]`).waitFor();
+    expect(await confirmRollback.isVisible()).toBe(true);
+    await screenshots(page, 'operations-stale');
+    await page.unroute(status);
+    await confirmRollback.click();
     await card.locator(`tr[data-version="${v1}"][data-status="live"]`).waitFor();
     await card.locator(`tr[data-version="${v2}"][data-status="retired"]`).waitFor();
+    await stale.waitFor({ state: 'detached' });
 
     // Every action is in the log with the operator's name on it.
     const log = page.getByTestId('actions-log');

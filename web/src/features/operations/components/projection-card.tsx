@@ -52,10 +52,12 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
   const [actionError, setActionError] = useState<string | null>(null);
   const run = async (fn: () => Promise<{ message: string } | { rebuild: { id: string }; action: { message: string } }>) => {
     setActionError(null);
+    const acting = confirm;
     try {
       const r = await fn();
       toast.success('message' in r ? r.message : r.action.message);
-      setConfirm(null);
+      // Close the dialog this action came from, never one opened since.
+      setConfirm((c) => (c === acting ? null : c));
       return true;
     } catch (err) {
       setActionError(errorMessage(err, 'The action failed.'));

@@ -94,10 +94,12 @@ function OperationsConsole() {
         <div className="ops-center">
           <Spinner label="Loading projections" />
         </div>
-      ) : status.isError ? (
+      ) : !status.data ? (
         <Alert tone="danger">{errorMessage(status.error, 'Could not load the projections.')}</Alert>
       ) : (
         <>
+          {/* A failed refresh keeps the last state on screen (and any dialog open over it), with a warning. */}
+          {status.isError && <Alert tone="warning">{errorMessage(status.error, 'Could not refresh the projections.')} Showing the state as of {new Date(status.dataUpdatedAt).toLocaleTimeString()}; retrying.</Alert>}
           <p className="ops-muted ops-meta">
             {status.data.lanes} lanes · {status.data.transport === 'bullmq' ? 'BullMQ lanes and rebuild jobs' : 'in-process lanes and rebuilds'} · lag sampled every {live?.sampleSeconds ?? 5}s, last 15 minutes
           </p>
