@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { findBrowser } from '@oj/infra/testing/preflight';
@@ -40,16 +40,35 @@ export async function screenshotAt(page: Page, name: string, size: { width: numb
   await page.waitForTimeout(350);
   const path = `${SCREENSHOT_DIR}${name}-${size.width}.png`;
   await page.screenshot({ path, fullPage: options.fullPage ?? true, animations: 'disabled' });
+  // On a phone the page never scrolls sideways (a wide table scrolls inside its own box).
+  const overflow = size.width < 600 ? await sidewaysOverflow(page) : [];
   if (before && (before.width !== size.width || before.height !== size.height)) await page.setViewportSize(before);
+  if (overflow.length) throw new Error(`${name} at ${size.width} px scrolls sideways; sticking out: ${overflow.join('; ')}`);
   return path;
 }
 
-/**
- * The width of a screenshot (PNG header): a full-page capture is as wide as the page, so a phone
- * screenshot wider than 375 px means the page scrolls sideways.
- */
-export function screenshotWidth(path: string): number {
-  return readFileSync(path).readUInt32BE(16);
+/** The innermost elements that stick out past the viewport's right edge, when the page scrolls sideways. */
+export async function sidewaysOverflow(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    if (document.documentElement.scrollWidth <= width) return [];
+    const out: string[] = [];
+    const visit = (el: Element) => {
+      for (const child of Array.from(el.children)) {
+        const r = child.getBoundingClientRect();
+        if (r.width > 0 && Math.round(r.right) > width) {
+          // The innermost element that sticks out is the one to fix; a box that clips its content is one.
+          const found = out.length;
+          if (getComputedStyle(child).overflowX === 'visible') visit(child);
+          if (out.length > found) continue;
+          const name = `${child.tagName.toLowerCase()}${child.id ? `#${child.id}` : ''}${typeof child.className === 'string' && child.className ? `.${child.className.trim().split(/\s+/).join('.')}` : ''}`;
+          out.push(`${name} (right edge ${Math.round(r.right)} px)`);
+        } else if (getComputedStyle(child).overflowX === 'visible') visit(child);
+      }
+    };
+    visit(document.body);
+    return out.slice(0, 5);
+  });
 }
 
 /** The same page at the desktop (1366x900) and phone (375x812) widths. */

@@ -55,30 +55,32 @@ function MessageReader({ id }: { id: string }) {
       ) : changes.data.length === 0 ? (
         <p className="muted">No profile changes.</p>
       ) : (
-        <table className="profile-changes">
-          <thead>
-            <tr>
-              <th>When</th>
-              <th>Field</th>
-              <th>Before</th>
-              <th>After</th>
-            </tr>
-          </thead>
-          <tbody>
-            {changes.data.map((c, i) => (
-              <tr key={`${c.changed_at}-${c.field}-${i}`}>
-                <td className="nowrap">{formatDateTime(c.changed_at)}</td>
-                <td>{fieldLabels[c.field] ?? c.field}</td>
-                <td className="wrap-anywhere">
-                  <ChangeValue field={c.field} value={c.old_value} />
-                </td>
-                <td className="wrap-anywhere">
-                  <ChangeValue field={c.field} value={c.new_value} />
-                </td>
+        <div className="profile-changes-scroll">
+          <table className="profile-changes">
+            <thead>
+              <tr>
+                <th>When</th>
+                <th>Field</th>
+                <th>Before</th>
+                <th>After</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {changes.data.map((c, i) => (
+                <tr key={`${c.changed_at}-${c.field}-${i}`}>
+                  <td className="nowrap">{formatDateTime(c.changed_at)}</td>
+                  <td>{fieldLabels[c.field] ?? c.field}</td>
+                  <td>
+                    <ChangeValue field={c.field} value={c.old_value} />
+                  </td>
+                  <td>
+                    <ChangeValue field={c.field} value={c.new_value} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </article>
   );
