@@ -8,15 +8,14 @@ import { loadConfig } from '@oj/infra/config';
 import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
 import { comparePositions } from '@oj/infra/eventstore/port';
 import { upcastJournalEvent } from '@oj/infra/eventstore/create';
-import { createTestDatabase } from '@oj/infra/testing/postgres';
-import { freePort, spawnService, stopChild as stop, waitHealthy } from '@oj/infra/testing/processes';
-import { migrate } from '@oj/services/platform/migrations';
+import { spawnService, stopChild as stop, waitHealthy } from '@oj/infra/testing/processes';
 import { createUser } from '@oj/services/identity/commands';
 import { allProjections } from '@oj/projections/catalogue';
 import { rebuild } from '@oj/projections/runtime/rebuild';
 import { liveTables, readLag } from '@oj/projections/runtime/registry';
 import { tradeTables } from '@oj/projections/trades/projection';
 import { httpLoad, median } from './commands.ts';
+import { benchDeployment } from './deployment.ts';
 
 /**
  * `npm run bench -- processes [--seconds S] [--runs R] [--level 64]`
@@ -36,26 +35,8 @@ export async function main(argv: string[]): Promise<void> {
   const seconds = Number(values.seconds);
   const runs = Number(values.runs);
   const level = Number(values.level);
-  const redisUrl = process.env.REDIS_URL;
-  if (!redisUrl) throw new Error('bench processes needs REDIS_URL (the projector lanes, the shared rate-limit counters)');
-  const db = await createTestDatabase('bench_processes');
-  await migrate(db.db);
-  const prefix = `oj-bench-proc-${process.pid}`;
-  const port = await freePort();
-  const env = {
-    PATH: process.env.PATH ?? '',
-    NODE_ENV: 'production',
-    DATABASE_URL: db.url,
-    REDIS_URL: redisUrl,
-    BULLMQ_PREFIX: prefix,
-    PROJECTOR_LANES: String(LANES),
-    PORT: String(port),
-    DATA_DIR: '/tmp/oj-bench-processes',
-    JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
-    LOG_LEVEL: 'error',
-    PUBLIC_URL: 'http://bench.local',
-    RATE_LIMIT_AUTH_PER_MINUTE: '100000',
-  };
+  const { db, prefix, port, env: deploymentEnv } = await benchDeployment('processes', 'the projector lanes, the shared rate-limit counters');
+  const env = { ...deploymentEnv, PROJECTOR_LANES: String(LANES) };
   const config = loadConfig(env);
   const email = `bench-processes-${Date.now()}@example.com`;
   await createUser({ db: db.db, clock: systemClock, config }, { name: 'Bench Trader', email, password: 'Bench1!pass', verified: true });
@@ -162,7 +143,7 @@ export async function main(argv: string[]): Promise<void> {
     process.stderr.write(`kept for inspection: ${db.url} (BullMQ prefix ${prefix})\n`);
     throw new Error('read models differ from a clean rebuild');
   }
-  const redis = new Redis(redisUrl);
+  const redis = new Redis(env.REDIS_URL);
   const keys = await redis.keys(`${prefix}*`);
   for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
   await redis.quit();

@@ -4,11 +4,10 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { systemClock } from '@oj/infra/clock';
 import { loadConfig } from '@oj/infra/config';
-import { createTestDatabase } from '@oj/infra/testing/postgres';
-import { freePort, nodeOptionsOf, spawnService, stopChild as stop, waitHealthy } from '@oj/infra/testing/processes';
-import { migrate } from '@oj/services/platform/migrations';
+import { nodeOptionsOf, spawnService, stopChild as stop, waitHealthy } from '@oj/infra/testing/processes';
 import { createUser } from '@oj/services/identity/commands';
 import { addDays, isWeekend } from '@oj/contracts/business-date';
+import { benchDeployment } from './deployment.ts';
 
 /**
  * `npm run bench -- soak [--minutes 10] [--rate 300] [--users 200] [--query-rate 100] [--dates spread|same] [--days 20]`
@@ -92,26 +91,10 @@ export async function main(argv: string[]): Promise<void> {
   if (!Number.isInteger(days) || days < 1 || days > 400) throw new Error('--days is a whole number from 1 to 400');
   const weekdays: string[] = [];
   for (let d = '2026-11-13'; weekdays.length < days; d = addDays(d, -1)) if (!isWeekend(d)) weekdays.unshift(d);
-  const redisUrl = process.env.REDIS_URL;
-  if (!redisUrl) throw new Error('bench soak needs REDIS_URL (the projector lanes)');
-
-  const db = await createTestDatabase('bench_soak');
-  await migrate(db.db);
-  const prefix = `oj-bench-soak-${process.pid}`;
-  const port = await freePort();
+  const { db, prefix, port, env: deploymentEnv } = await benchDeployment('soak', 'the projector lanes');
   const env = {
-    PATH: process.env.PATH ?? '',
-    NODE_ENV: 'production',
-    DATABASE_URL: db.url,
-    REDIS_URL: redisUrl,
-    BULLMQ_PREFIX: prefix,
-    PORT: String(port),
-    DATA_DIR: '/tmp/oj-bench-soak',
-    JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
+    ...deploymentEnv,
     ACCESS_TOKEN_TTL_SECONDS: String(Math.ceil(minutes * 60 + 600)),
-    LOG_LEVEL: 'error',
-    PUBLIC_URL: 'http://bench.local',
-    RATE_LIMIT_AUTH_PER_MINUTE: '100000',
     // The gateway's load shedding limits and Node's options (V8 heap settings), when the caller sets
     // them (to soak other settings).
     ...Object.fromEntries(['GATEWAY_MAX_IN_FLIGHT', 'GATEWAY_MAX_EVENT_LOOP_DELAY_MS', 'NODE_OPTIONS'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : []))),
@@ -276,7 +259,7 @@ export async function main(argv: string[]): Promise<void> {
   }
   await stop(gateway);
   await stop(projector);
-  const redis = new Redis(redisUrl);
+  const redis = new Redis(env.REDIS_URL);
   const keys = await redis.keys(`${prefix}*`);
   for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
   await redis.quit();
