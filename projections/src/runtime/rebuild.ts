@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '@oj/infra/db/database';
+import { failpoint } from '@oj/infra/failpoints';
 import { settleAll } from '@oj/infra/settle';
 import { START, comparePositions, positionToString, type EventStore, type LogPosition, type StoredEvent } from '@oj/infra/eventstore/port';
 import { physicalTables, type Projection } from './projection.ts';
@@ -198,6 +199,9 @@ async function rebuildVersion(deps: RuntimeDeps, projection: Projection, options
     report('finishing');
     if (projection.finishBulk) await projection.finishBulk(database, tables);
     await analyzeVersion(db, tables);
+    // Everything of the finishing step is written and committed here, but not yet marked: a kill now
+    // must leave a version that cannot be switched, and the next run must do the step again.
+    await failpoint('rebuild.finished');
     await sql`update projection_rebuilds set built_at = now() where projection = ${projection.name} and version = ${version}`.execute(db);
     let switched = false;
     let caughtUp = 0;

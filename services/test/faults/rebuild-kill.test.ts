@@ -8,16 +8,23 @@ import { createStack, dumpLive, kill, MixedLoad, proveNothingLost, REPO_ROOT, se
 
 /**
  * Fault: a rebuild process (`npm run projections -- rebuild trades`) is killed with SIGKILL in its bulk
- * phase, and a second one in its finishing phase (the daily premium records), while trade commands keep
- * flowing. The live read models stay what they were (the API never serves a half-built version), and the
- * next rebuild resumes and switches to read models equal to a clean rebuild.
+ * phase, a second one as its finishing phase (the daily premium records) begins, and a third at the end
+ * of that phase, with everything written but the version not yet marked built (a failpoint holds it
+ * there: a kill timed from outside would hit that window only by luck), while trade commands keep
+ * flowing. The live read models stay what they were (the API never serves a half-built version), the
+ * half-finished version cannot be switched to, and the next rebuild resumes and switches to read models
+ * equal to a clean rebuild.
  */
 let stack: Stack;
 let projector: ProjectorHandle | undefined;
 
-function spawnRebuild(): { child: ChildProcess; phases: () => string } {
+function spawnRebuild(env: Record<string, string> = {}): { child: ChildProcess; phases: () => string } {
   // Small batches and segments: the log is written in many segments, so a kill finds one half done.
-  const child = spawn(process.execPath, ['projections/src/cli.ts', 'rebuild', 'trades', '--batch-size', '200', '--segment-events', '400'], { cwd: REPO_ROOT, env: stack.env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['projections/src/cli.ts', 'rebuild', 'trades', '--batch-size', '200', '--segment-events', '400'], {
+    cwd: REPO_ROOT,
+    env: { ...stack.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let text = '';
   child.stderr?.on('data', (chunk: Buffer) => void (text += chunk.toString()));
   return { child, phases: () => text };
@@ -85,6 +92,55 @@ describe('a rebuild killed in its bulk phase and in its finishing phase', () => 
     expect(finishing, 'a rebuild was caught in its finishing phase').toBeDefined();
     expect(finishing!.phases()).not.toMatch(/ switching | done /);
     expect(await liveVersion(), 'a rebuild killed before its switch changed nothing live').toBe(before);
+
+    // 3. Resumed, and killed with its finishing step written and committed but not yet marked built.
+    let held: ReturnType<typeof spawnRebuild> | undefined;
+    for (let attempt = 0; attempt < 50 && !held; attempt++) {
+      const run = spawnRebuild({ OJ_FAILPOINTS: 'rebuild.finished' });
+      const exited = once(run.child, 'exit');
+      for (;;) {
+        if (run.phases().includes('failpoint rebuild.finished reached')) {
+          held = run;
+          break;
+        }
+        if (run.child.exitCode !== null) break;
+        await new Promise((res) => setTimeout(res, 20));
+      }
+      if (!held) {
+        await exited.catch(() => undefined);
+        await new Promise((res) => setTimeout(res, 200));
+      }
+    }
+    expect(held, 'a rebuild reached the end of its finishing step').toBeDefined();
+    const building = (
+      await sql<{ version: number; tables: Record<string, string>; built_at: Date | null }>`
+        select r.version, r.tables, b.built_at from projection_registry r join projection_rebuilds b on b.projection = r.name and b.version = r.version
+        where r.name = 'trades' and r.status = 'building'`.execute(stack.t.db.db)
+    ).rows[0];
+    expect(building, 'the version being built').toBeDefined();
+    const days = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(building!.tables.daily_premium!)}`.execute(stack.t.db.db);
+    expect(days.rows[0]!.n, 'the held rebuild had written its day records').toBeGreaterThan(0);
+    await kill(held!.child);
+    expect(building!.built_at, 'not marked built before the failpoint').toBeNull();
+    expect(await liveVersion(), 'a rebuild killed before it was marked built changed nothing live').toBe(before);
+    // An operator who switches to it now is refused: its finishing step must run again first.
+    const switchTo = async (version: number) => {
+      const child = spawn(process.execPath, ['projections/src/cli.ts', 'switch', 'trades', String(version)], { cwd: REPO_ROOT, env: stack.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let said = '';
+      child.stdout?.on('data', (c: Buffer) => void (said += c.toString()));
+      child.stderr?.on('data', (c: Buffer) => void (said += c.toString()));
+      const [code] = (await once(child, 'exit')) as [number | null];
+      return { code, said };
+    };
+    let refused = await switchTo(building!.version);
+    // The killed rebuild's lock lasts until the server notices its session is gone.
+    for (let i = 0; i < 20 && refused.said.includes('advisory lock held'); i++) {
+      await new Promise((res) => setTimeout(res, 250));
+      refused = await switchTo(building!.version);
+    }
+    expect(refused.said).toContain(`trades v${building!.version} has not finished building`);
+    expect(refused.code).not.toBe(0);
+    expect(await liveVersion()).toBe(before);
 
     await flowing;
     // 3. The proof: commands once each, and a rebuild that resumes to read models equal to the live ones.
