@@ -201,6 +201,8 @@ const money = (v: number) => `${v < 0 ? '-' : ''}$${Math.abs(v).toFixed(2)}`;
 /** The console's full money format ($1,234.56), for figures not abbreviated. */
 const usd = (v: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(v);
 const cell = (date: string) => page.locator(`.cal-day[data-date="${date}"]`);
+/** A date as the calendar's labels write it ("November 23, 2026"), computed here, not read from the page. */
+const longDate = (iso: string) => new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'long', day: '2-digit', year: 'numeric' }).format(new Date(`${iso}T00:00:00Z`));
 
 describe('income calendar', () => {
   it("colours last week's days by their net premium, computed from the seeded trades", async () => {
@@ -225,23 +227,38 @@ describe('income calendar', () => {
     expect(await cell(tomorrow).isDisabled()).toBe(true);
   });
 
-  it("opens a day's trades, with adding a trade on that day", async () => {
+  it("opens the add-trade form on a day, and the day's trades from its count", async () => {
     await page.goto(`/calendar/income?month=${d1.slice(0, 7)}`);
+    // A click on the day: the add-trade form for that date (part 2 §2).
     await cell(d1).click();
+    const add = page.getByRole('dialog', { name: 'Add Open Trade' });
+    await add.waitFor();
+    expect(await add.getByLabel('Open Date').inputValue()).toBe(d1);
+    await page.keyboard.press('Escape');
+    await add.waitFor({ state: 'detached' });
+    expect(await page.getByRole('dialog').count(), 'closing the form closes the day').toBe(0);
+
+    // Its trade count: the day's trades. Two trades opened on d1: 250 + 400.
+    const count = page.getByRole('button', { name: `Trades on ${longDate(d1)}` });
+    expect(await count.innerText()).toBe('2 trades');
+    await count.click();
     const dialog = page.getByRole('dialog', { name: /Trades on/ });
     await dialog.getByText('Summary').first().waitFor();
-    // Two trades opened on d1: 250 + 400.
     await dialog.getByText(usd(650)).first().waitFor();
     await screenshotAt(page, 'calendar-day-dialog', DESKTOP, { fullPage: false });
     await dialog.getByRole('button', { name: 'Add a trade on this day' }).click();
-    const add = page.getByRole('dialog', { name: 'Add Open Trade' });
     await add.waitFor();
+    expect(await add.getByLabel('Open Date').inputValue()).toBe(d1);
     await page.keyboard.press('Escape');
     await add.waitFor({ state: 'detached' });
-    // Back on the day's trades; a Saturday has no add button (the add form refuses weekend open dates).
+    // Back on the day's trades.
     await dialog.waitFor();
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
+    // A day without trades has no count.
+    expect(await page.getByRole('button', { name: `Trades on ${longDate(d4)}` }).count()).toBe(0);
+
+    // A Saturday cannot be an open date: its click shows the day, without an add button.
     const saturday = addDays(lastMonday, 5);
     await page.goto(`/calendar/income?month=${saturday.slice(0, 7)}`);
     await cell(saturday).click();

@@ -7,7 +7,7 @@ import { todayInNewYork } from '@/lib/format.ts';
 import { useAccounts } from '@/features/accounts/api/get-accounts.ts';
 import { useSession } from '@/features/auth/hooks/use-session.ts';
 import { calendarKeys } from '@/features/calendar/api/get-premium-data.ts';
-import { IncomeCalendarRoute } from '@/features/calendar/routes/income-calendar-route.tsx';
+import { IncomeCalendarRoute, type DayView } from '@/features/calendar/routes/income-calendar-route.tsx';
 import { AddOpenTradeDialog } from '@/features/trades/components/new-trade-dialogs.tsx';
 import { TradesByDateDialog } from '@/features/trades/components/trades-by-date-dialog.tsx';
 
@@ -17,24 +17,27 @@ const TradeSummaryShareModal = lazy(async () => ({ default: (await import('@/fea
 /**
  * The income calendar composed by the app, because features do not import each other: the calendar
  * feature draws the month, the trades feature owns the day's dialog and the add-trade form, and the
- * share feature the Trade Summary card. A trade can be added on the clicked day where the add form
- * would accept that open date (a weekday, not in the future, at most 2 years back: part 1 §5), with
- * an active subscription and a trade account.
+ * share feature the Trade Summary card. A click on a day opens the add-trade form for that date (part 2
+ * §2) where the form would accept that open date (a weekday, not in the future, at most 2 years back:
+ * part 1 §5), with an active subscription and a trade account; on any other day, and from a day's trade
+ * count, the day's trades (with an add button where adding is possible). Closing a form opened from the
+ * day's trades goes back to them; closing one opened from the day closes the day.
  */
-function CalendarDay({ date, onClose }: { date: string; onClose: () => void }) {
-  const [adding, setAdding] = useState(false);
+function CalendarDay({ date, view, onClose }: { date: string; view: DayView; onClose: () => void }) {
   const session = useSession();
   const accounts = useAccounts();
   const queryClient = useQueryClient();
   const canAdd = session.subscriptionActive && (accounts.data?.length ?? 0) > 0 && checkOpenDate(date, todayInNewYork()) === null;
+  const [adding, setAdding] = useState(view === 'add' && canAdd);
   if (adding) {
     return (
       <AddOpenTradeDialog
         open
         initialDate={date}
         onClose={() => {
-          setAdding(false);
           void queryClient.invalidateQueries({ queryKey: calendarKeys.premium });
+          if (view === 'add') onClose();
+          else setAdding(false);
         }}
       />
     );
@@ -57,7 +60,7 @@ function CalendarDay({ date, onClose }: { date: string; onClose: () => void }) {
 export function IncomeCalendarPage() {
   return (
     <IncomeCalendarRoute
-      renderDay={(date, onClose) => <CalendarDay date={date} onClose={onClose} />}
+      renderDay={(date, view, onClose) => <CalendarDay key={`${date}-${view}`} date={date} view={view} onClose={onClose} />}
       renderSummary={(summary, onClose) => (
         <Suspense fallback={null}>
           <TradeSummaryShareModal open onClose={onClose} summary={summary} />

@@ -12,11 +12,18 @@ export interface MonthGridProps {
   byDate: Map<string, DailyIncome>;
   /** Today in New York: later days cannot be opened (part 2 §2). */
   today: string;
+  /** A click on the day (part 2 §2: the add-trade form for that date). */
   onOpenDay: (date: string) => void;
+  /** A click on a day's trade count: that day's trades. */
+  onViewTrades: (date: string) => void;
 }
 
-/** The month's days coloured by net premium: green collected, red paid, yellow even, none without trades. */
-export function MonthGrid({ month, byDate, today, onOpenDay }: MonthGridProps) {
+/**
+ * The month's days coloured by net premium: green collected, red paid, yellow even, none without trades.
+ * A day with trades carries a second button, its trade count, beside the day's own (a button cannot
+ * hold another): the day opens the add-trade form, the count that day's trades.
+ */
+export function MonthGrid({ month, byDate, today, onOpenDay, onViewTrades }: MonthGridProps) {
   return (
     <div className="cal-grid" role="grid" aria-label="Income calendar">
       <div className="cal-row cal-head" role="row">
@@ -39,7 +46,7 @@ export function MonthGrid({ month, byDate, today, onOpenDay }: MonthGridProps) {
             const label = tone === 'none' ? '' : tone === 'even' ? 'Even' : formatMoneyShort(r!.np);
             const trades = r ? r.otc + r.ctc : 0;
             return (
-              <div key={date} role="gridcell" className="cal-cell">
+              <div key={date} role="gridcell" className={`cal-cell${trades > 0 ? ' has-trades' : ''}`}>
                 <button
                   type="button"
                   className={`cal-day cal-tone-${tone}${date === today ? ' is-today' : ''}${j === 0 || j === 6 ? ' is-weekend' : ''}`}
@@ -56,12 +63,17 @@ export function MonthGrid({ month, byDate, today, onOpenDay }: MonthGridProps) {
                       {tone === 'even' ? 'Even' : shortMoney(r!.np)}
                     </span>
                   )}
-                  {trades > 0 && (
-                    <span className="cal-day-trades" aria-hidden="true">
+                </button>
+                {trades > 0 && !future && (
+                  <button type="button" className="cal-day-trades" aria-label={`Trades on ${formatLongDate(date)}`} onClick={() => onViewTrades(date)}>
+                    <span className="cal-day-trades-long">
                       {trades} {trades === 1 ? 'trade' : 'trades'}
                     </span>
-                  )}
-                </button>
+                    <span className="cal-day-trades-short" aria-hidden="true">
+                      {trades}
+                    </span>
+                  </button>
+                )}
               </div>
             );
           })}

@@ -16,17 +16,23 @@ import '../calendar.css';
 export type MonthSummary = MonthStats & { monthLabel: string };
 
 export interface IncomeCalendarRouteProps {
-  /** The day's trades (the app composes the trades feature's dialog in here). */
-  renderDay?: (date: string, onClose: () => void) => ReactNode;
+  /**
+   * A day opened (the app composes the trades feature's dialogs in here): `add` from a click on the
+   * day (part 2 §2: the add-trade form for that date), `trades` from its trade count.
+   */
+  renderDay?: (date: string, view: DayView, onClose: () => void) => ReactNode;
   /** The Trade Summary share modal (composed by the app from the share feature). */
   renderSummary?: (summary: MonthSummary, onClose: () => void) => ReactNode;
 }
+
+export type DayView = 'add' | 'trades';
 
 const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
 
 /**
  * Income calendar (part 2 §2): a month of days coloured by net premium, previous / next, Refresh,
- * Trade Summary, and a click on a day up to today (New York) opens that day's trades. The month is
+ * Trade Summary; a click on a day up to today (New York) opens the add-trade form for that date, and
+ * a click on a day's trade count that day's trades. The month is
  * kept in the address (?month=YYYY-MM) so a reload or a shared link shows the same month.
  */
 export function IncomeCalendarRoute({ renderDay, renderSummary }: IncomeCalendarRouteProps) {
@@ -35,7 +41,7 @@ export function IncomeCalendarRoute({ renderDay, renderSummary }: IncomeCalendar
   const asked = params.get('month');
   const month = asked && MONTH.test(asked) ? asked : monthOf(today);
   const premium = usePremiumData();
-  const [openDay, setOpenDay] = useState<string | null>(null);
+  const [openDay, setOpenDay] = useState<{ date: string; view: DayView } | null>(null);
   const [summaryOpen, setSummaryOpen] = useState(false);
   const byDate = useMemo(() => recordsByDate(premium.data?.daily_income ?? []), [premium.data]);
   const stats = useMemo(() => monthStats(month, byDate, today), [month, byDate, today]);
@@ -101,7 +107,13 @@ export function IncomeCalendarRoute({ renderDay, renderSummary }: IncomeCalendar
               <Spinner label="Loading income" />
             </div>
           )}
-          <MonthGrid month={month} byDate={byDate} today={today} onOpenDay={(d) => d <= today && setOpenDay(d)} />
+          <MonthGrid
+            month={month}
+            byDate={byDate}
+            today={today}
+            onOpenDay={(date) => date <= today && setOpenDay({ date, view: 'add' })}
+            onViewTrades={(date) => date <= today && setOpenDay({ date, view: 'trades' })}
+          />
         </div>
         <ul className="cal-legend" aria-label="Legend">
           <li>
@@ -118,7 +130,7 @@ export function IncomeCalendarRoute({ renderDay, renderSummary }: IncomeCalendar
           </li>
         </ul>
       </section>
-      {openDay && renderDay?.(openDay, () => setOpenDay(null))}
+      {openDay && renderDay?.(openDay.date, openDay.view, () => setOpenDay(null))}
       {summaryOpen && renderSummary?.({ ...stats, monthLabel: monthLabel(month) }, () => setSummaryOpen(false))}
     </>
   );
