@@ -1,4 +1,4 @@
-import { addDays, minusYears } from '@oj/contracts/business-date';
+import { addDays } from '@oj/contracts/business-date';
 
 /** The list pages' date-range choices (part 1 §2); Year is the default. */
 export const dateRangePresets = [
@@ -29,6 +29,7 @@ export function presetRange(preset: Exclude<DateRangePreset, 'custom'>, today: s
     case 'ytd':
       return { sd: `${today.slice(0, 4)}-01-01`, ed: today };
     case 'year':
-      return { sd: minusYears(today, 1), ed: today };
+      // 365 days back (part 2 §2), not the same date a year ago: 366 days when the range holds a 29 February.
+      return { sd: addDays(today, -365), ed: today };
   }
 }
