@@ -301,8 +301,20 @@ export const premiumDataResponse = z.object({
   yearly_income: z.array(yearlyIncome),
   /** Today, New York: every period below ends on it. */
   as_of: isoDate,
-  /** Lifetime: premium is every day's np (realized plus open premium, no capital gains or fees). */
-  lifetime: z.object({ premium: z.number(), realized: z.number(), fees: z.number(), opened: z.number().int(), closed: z.number().int(), wins: z.number().int(), unique_tickers: z.number().int() }),
+  /**
+   * Lifetime: premium is every day's np (realized plus open premium, no capital gains or fees); delta the
+   * net delta of every trade opened (part 2 §3 "Derived": totals of wins, delta, open and closed counts).
+   */
+  lifetime: z.object({
+    premium: z.number(),
+    realized: z.number(),
+    fees: z.number(),
+    delta: z.number(),
+    opened: z.number().int(),
+    closed: z.number().int(),
+    wins: z.number().int(),
+    unique_tickers: z.number().int(),
+  }),
   periods: z.record(z.enum(DASHBOARD_PERIODS), periodSummary),
   breakdowns: z.record(z.enum(SWITCH_PERIODS), periodBreakdown),
   /** The last 12 months, oldest first, months without activity included. */

@@ -254,8 +254,8 @@ export async function premiumDataJson(db: Kysely<any>, tables: TradeReadTables, 
     sql<{ year: number; income: number; realized: number; fees: number }>`
       select extract(year from income_date)::int as year, sum(np) as income, sum(npc) as realized, sum(nf) as fees
       from ${D} where user_id = ${userId} group by 1 order by 1`.execute(db),
-    sql<{ premium: number; realized: number; fees: number; opened: number; closed: number; wins: number }>`
-      select coalesce(sum(np), 0) as premium, coalesce(sum(npc), 0) as realized, coalesce(sum(nf), 0) as fees,
+    sql<{ premium: number; realized: number; fees: number; delta: number; opened: number; closed: number; wins: number }>`
+      select coalesce(sum(np), 0) as premium, coalesce(sum(npc), 0) as realized, coalesce(sum(nf), 0) as fees, coalesce(sum(nd), 0) as delta,
         coalesce(sum(otc), 0)::int as opened, coalesce(sum(ctc), 0)::int as closed, coalesce(sum(iw), 0)::int as wins
       from ${D} where user_id = ${userId}`.execute(db),
     sql<Record<string, unknown> & { key: DashboardPeriod }>`
@@ -327,6 +327,7 @@ export async function premiumDataJson(db: Kysely<any>, tables: TradeReadTables, 
       premium: round2(l.premium),
       realized: round2(l.realized),
       fees: round2(l.fees),
+      delta: round2(l.delta),
       opened: l.opened,
       closed: l.closed,
       wins: l.wins,

@@ -115,8 +115,9 @@ describe('GET /metrics/premium-data for the dashboard', () => {
     expect(periods.m.totals).toMatchObject({ iw: 8, ctc: 8, otc: 9, npc: 1740, ttf: 19, incap: 137350, wdc: 1153100, hp: 48 });
     // Nothing a year ago: every ratio has no denominator.
     expect(periods.prev_ytd.metrics).toMatchObject({ premium: 0, win_rate: null, ror: null, arr: null, delta: null, retention: null, hold_days: null });
-    // Lifetime premium: every day's np (realized 1,740 + the open E 120 and F 400), no capital gains or fees.
-    expect(lifetime).toEqual({ premium: 2260, realized: 1740, fees: 21, opened: 9, closed: 8, wins: 8, unique_tickers: 5 });
+    // Lifetime premium: every day's np (realized 1,740 + the open E 120 and F 400), no capital gains or fees;
+    // delta: the nine opened trades' deltas, 2.4 (above).
+    expect(lifetime).toEqual({ premium: 2260, realized: 1740, fees: 21, delta: 2.4, opened: 9, closed: 8, wins: 8, unique_tickers: 5 });
   });
 
   it('breaks the M / YTD / Y periods down by ticker, strategy, disposition and flow', async () => {
@@ -189,7 +190,7 @@ describe('GET /metrics/premium-data for the dashboard', () => {
   it('shows a user only their own figures, and an empty journal as zeros', async () => {
     const other = (await get('/metrics/premium-data', otherAuth)).json();
     // X: one AAPL put opened 8 January for 999, still open.
-    expect(other.lifetime).toEqual({ premium: 999, realized: 0, fees: 1, opened: 1, closed: 0, wins: 0, unique_tickers: 1 });
+    expect(other.lifetime).toEqual({ premium: 999, realized: 0, fees: 1, delta: 0.3, opened: 1, closed: 0, wins: 0, unique_tickers: 1 });
     expect(other.periods.prev_month.totals.np).toBe(999);
     expect(other.open_trades).toMatchObject({ count: 1, premium: 999, next: [] });
     expect(other.top_tickers.flatMap((y: { tickers: unknown[] }) => y.tickers)).toEqual([]);
@@ -199,7 +200,7 @@ describe('GET /metrics/premium-data for the dashboard', () => {
     expect(empty.daily_income).toHaveLength(weekdaysOfWindow().length);
     expect(empty.daily_income.every((d: { np: number; net_premium_so_far: number }) => d.np === 0 && d.net_premium_so_far === 0)).toBe(true);
     expect(empty.yearly_income).toEqual([]);
-    expect(empty.lifetime).toEqual({ premium: 0, realized: 0, fees: 0, opened: 0, closed: 0, wins: 0, unique_tickers: 0 });
+    expect(empty.lifetime).toEqual({ premium: 0, realized: 0, fees: 0, delta: 0, opened: 0, closed: 0, wins: 0, unique_tickers: 0 });
     expect(empty.periods.y.metrics).toMatchObject({ premium: 0, win_rate: null, arr: null });
     expect(empty.open_trades).toEqual({ count: 0, premium: 0, expiring_in_7_days: 0, tickers: 0, next: [] });
     expect(premiumDataResponse.parse(empty)).toEqual(empty);
