@@ -1,11 +1,16 @@
-/**
- * Shrinks a picture in the browser before upload: the longest side at most `maxSide` pixels, JPEG at
- * `quality`, returned as a data URL (base64). Uploads stay small on phones with 12-megapixel photos.
- * Throws `NotAnImageError` when the browser cannot decode the file.
- */
+/** The file is not a picture the browser can decode. */
 export class NotAnImageError extends Error {}
 
-export async function resizeImage(file: Blob, maxSide: number, quality = 0.7): Promise<string> {
+/** The longest side of an uploaded image when the caller names none (part 2 §9). */
+export const DEFAULT_IMAGE_SIDE = 800;
+
+/**
+ * Shrinks a picture in the browser before upload: the longest side at most `maxSide` pixels (800 unless
+ * the caller says: part 2 §9; account covers take 1200, profile images 600), JPEG at `quality`,
+ * returned as a data URL (base64). Uploads stay small on phones with 12-megapixel photos.
+ * Throws `NotAnImageError` when the browser cannot decode the file.
+ */
+export async function resizeImage(file: Blob, maxSide = DEFAULT_IMAGE_SIDE, quality = 0.7): Promise<string> {
   let bitmap: ImageBitmap;
   try {
     bitmap = await createImageBitmap(file);
