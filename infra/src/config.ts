@@ -111,7 +111,7 @@ const configSchema = z.object({
     .transform((v) => (v === '' ? undefined : v))
     .refine((v) => v === undefined || /^[^\s@]+@[^\s@]+\.[^\s@]{2,}$/.test(v), { message: 'must be an e-mail address' }),
   /** Contact-form messages one user may send per hour. */
-  RATE_LIMIT_CONTACT_PER_HOUR: z.coerce.number().int().min(1).default(5),
+  RATE_LIMIT_CONTACT_PER_HOUR: z.coerce.number().int().min(1).default(20),
   /** Ticker logo URL template with {ticker} (https); unset: coloured initials only, no third-party request. */
   TICKER_LOGO_URL: z
     .string()

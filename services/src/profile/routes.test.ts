@@ -244,7 +244,9 @@ describe('POST /users/contact-us', () => {
     const a = await signInAs(t);
     const b = await signInAs(t);
     for (let i = 0; i < 3; i++) expect((await contact(a.authorization, { subject: `S${i}`, message: 'M' })).statusCode).toBe(201);
-    expect((await contact(a.authorization, { subject: 'S4', message: 'M' })).statusCode).toBe(429);
+    const refused = await contact(a.authorization, { subject: 'S4', message: 'M' });
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     expect((await contact(b.authorization, { subject: 'S', message: 'M' })).statusCode).toBe(201);
     const count = await t.db.db.selectFrom('contact_messages').select((eb) => eb.fn.countAll().as('n')).where('user_uid', '=', a.userId).executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(3);
