@@ -138,6 +138,13 @@ describe('access journey', () => {
     await dialog.getByLabel('Fee (per contract)').fill('0.03');
     await dialog.getByRole('button', { name: 'Add Account' }).click();
     await dialog.getByText('Trade Account Added.').waitFor();
+    // The toast shown over the open dialog can be read and dismissed there, and dismissing it leaves the
+    // dialog open.
+    const toasts = page.getByRole('region', { name: /^Notifications/ });
+    await toasts.getByText('Trade Account Added.').waitFor();
+    await toasts.getByRole('button', { name: 'Dismiss' }).click();
+    await toasts.getByText('Trade Account Added.').waitFor({ state: 'detached' });
+    expect(await dialog.isVisible()).toBe(true);
     expect(await dialog.getByLabel('Account Name').inputValue()).toBe('');
 
     await dialog.getByLabel('Account Name').fill('IRA Wheel');

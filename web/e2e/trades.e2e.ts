@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { addDays, isWeekend } from '@oj/contracts/business-date';
 import { businessToday } from './support/business-day.ts';
-import { DESKTOP, PHONE, SCREENSHOT_DIR, launchBrowser, newContext, screenshots } from './support/browser.ts';
+import { DESKTOP, PHONE, SCREENSHOT_DIR, launchBrowser, newContext, screenshotAt, screenshots } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
 
 /**
@@ -769,6 +769,57 @@ describe("a trader's day", () => {
     await page.evaluate(() => document.documentElement.setAttribute('data-theme', 'dark'));
     await screenshots(page, 'trades-open-dark', { fullPage: false });
     await page.evaluate(() => document.documentElement.removeAttribute('data-theme'));
+  });
+
+  it("opens the last row's menu whole, above everything, and its items take clicks", async () => {
+    // The table scrolls sideways in its own box, which clips whatever overflows it: a menu drawn inside
+    // the row would be cut off at the table's bottom edge (the last row has nothing under it).
+    const last = page.locator('tbody tr').last();
+    const ticker = await last.getAttribute('data-ticker');
+    // The last row at the bottom of the window, where a menu that drops down has no room.
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await last.getByRole('button', { name: `Actions for ${ticker}` }).click();
+    const menu = page.getByRole('menu', { name: `Actions for ${ticker}` });
+    await menu.waitFor();
+    const items = await menu.evaluate((el) =>
+      Array.from(el.querySelectorAll('[role="menuitem"]')).map((item) => {
+        const r = item.getBoundingClientRect();
+        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        return {
+          label: item.textContent,
+          inWindow: r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth,
+          onTop: hit !== null && item.contains(hit),
+        };
+      }),
+    );
+    expect(items.map((i) => i.label)).toEqual(expect.arrayContaining(['View Detail', 'Edit', 'Delete']));
+    expect(items.filter((i) => !i.inWindow || !i.onTop)).toEqual([]);
+    await screenshotAt(page, 'trade-row-menu-last-row', DESKTOP, { fullPage: false });
+    // A real click at the centre of the item (no scrolling first) reaches it.
+    const detail = await menu.getByRole('menuitem', { name: 'View Detail' }).boundingBox();
+    expect(detail).not.toBeNull();
+    await page.mouse.click(detail!.x + detail!.width / 2, detail!.y + detail!.height / 2);
+    const d = dialog(new RegExp(`^${ticker} `));
+    await d.waitFor();
+    await d.getByRole('button', { name: 'Close', exact: true }).click();
+    await d.waitFor({ state: 'detached' });
+
+    // On a phone (each trade a card) the menu of the last card opens inside the window as well, and the
+    // page does not scroll sideways with it open (screenshotAt checks).
+    await page.setViewportSize(PHONE);
+    try {
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      await page.waitForTimeout(450);
+      await last.getByRole('button', { name: `Actions for ${ticker}` }).click();
+      await menu.waitFor();
+      const box = await menu.boundingBox();
+      expect(box && box.x >= 0 && box.y >= 0 && box.x + box.width <= PHONE.width && box.y + box.height <= PHONE.height, JSON.stringify(box)).toBe(true);
+      await screenshotAt(page, 'trade-row-menu-last-row', PHONE, { fullPage: false });
+      await page.keyboard.press('Escape');
+      await menu.waitFor({ state: 'detached' });
+    } finally {
+      await page.setViewportSize(DESKTOP);
+    }
   });
 
   it('shows the trades of a day', async () => {

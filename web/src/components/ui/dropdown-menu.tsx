@@ -1,5 +1,7 @@
-import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { useRef, type ReactNode } from 'react';
+import * as Menu from '@radix-ui/react-dropdown-menu';
 import { Link } from 'react-router';
+import './dropdown-menu.css';
 
 export interface MenuItem {
   label: ReactNode;
@@ -25,113 +27,84 @@ export interface DropdownMenuProps {
   disabled?: boolean;
 }
 
-/** A menu button: Enter/Space/ArrowDown open, arrows move, Escape closes and returns focus. */
+/** Distance kept between the menu and the window's edges when it is moved or flipped to fit. */
+const EDGE = 8;
+
+/**
+ * A menu button on Radix DropdownMenu: Enter/Space/ArrowDown open, arrows, Home/End and typeahead move,
+ * Escape closes and returns focus to the button. The menu is drawn in a portal and kept inside the
+ * window (flipped above the button when there is no room below): a scrolling container such as the
+ * trade table would otherwise clip it.
+ *
+ * Non-modal, as before: a click outside closes the menu and still reaches what was clicked.
+ */
 export function DropdownMenu({ trigger, label, items, align = 'end', header, triggerClassName, disabled }: DropdownMenuProps) {
-  const [open, setOpen] = useState(false);
-  const rootRef = useRef<HTMLDivElement>(null);
-  const buttonRef = useRef<HTMLButtonElement>(null);
-  const menuRef = useRef<HTMLDivElement>(null);
-  const menuId = useId();
-
-  useEffect(() => {
-    if (!open) return;
-    const onDown = (e: MouseEvent) => {
-      if (rootRef.current && !rootRef.current.contains(e.target as Node)) setOpen(false);
-    };
-    document.addEventListener('mousedown', onDown);
-    menuRef.current?.querySelector<HTMLElement>('[role="menuitem"]:not([aria-disabled="true"])')?.focus();
-    return () => document.removeEventListener('mousedown', onDown);
-  }, [open]);
-
-  const close = (refocus: boolean) => {
-    setOpen(false);
-    if (refocus) buttonRef.current?.focus();
-  };
-
-  const onMenuKey = (e: React.KeyboardEvent) => {
-    const all = Array.from(menuRef.current?.querySelectorAll<HTMLElement>('[role="menuitem"]:not([aria-disabled="true"])') ?? []);
-    const i = all.indexOf(document.activeElement as HTMLElement);
-    if (e.key === 'ArrowDown') {
-      e.preventDefault();
-      all[(i + 1) % all.length]?.focus();
-    } else if (e.key === 'ArrowUp') {
-      e.preventDefault();
-      all[(i - 1 + all.length) % all.length]?.focus();
-    } else if (e.key === 'Home') {
-      e.preventDefault();
-      all[0]?.focus();
-    } else if (e.key === 'End') {
-      e.preventDefault();
-      all[all.length - 1]?.focus();
-    } else if (e.key === 'Escape') {
-      e.preventDefault();
-      close(true);
-    } else if (e.key === 'Tab') {
-      close(false);
-    }
-  };
+  const triggerRef = useRef<HTMLButtonElement>(null);
+  // An action runs once the menu has closed and focus is back on the button: a dialog it opens then
+  // takes focus from the button and returns it there (the menu item it was chosen from is gone).
+  const pending = useRef<(() => void) | null>(null);
 
   return (
-    <div className="dropdown" ref={rootRef}>
-      <button
-        ref={buttonRef}
-        type="button"
-        className={triggerClassName ?? 'btn btn-secondary btn-md'}
-        aria-haspopup="menu"
-        aria-expanded={open}
-        aria-controls={open ? menuId : undefined}
-        aria-label={label}
-        disabled={disabled}
-        onClick={() => setOpen((o) => !o)}
-        onKeyDown={(e) => {
-          if (e.key === 'ArrowDown') {
-            e.preventDefault();
-            setOpen(true);
-          }
-        }}
-      >
-        {trigger}
-      </button>
-      {open && (
-        <div id={menuId} ref={menuRef} className={`dropdown-menu dropdown-${align}`} role="menu" aria-label={label} onKeyDown={onMenuKey}>
-          {header && <div className="dropdown-header">{header}</div>}
-          {items.map((item, i) => {
-            if (item === 'separator') return <div key={`sep-${i}`} className="dropdown-separator" role="separator" />;
-            const cls = `dropdown-item${item.tone === 'danger' ? ' dropdown-item-danger' : ''}`;
-            const content = (
-              <>
-                {item.icon && <span className="dropdown-icon" aria-hidden="true">{item.icon}</span>}
-                <span>{item.label}</span>
-              </>
-            );
-            if (item.to && !item.disabled) {
-              return (
-                <Link key={i} to={item.to} role="menuitem" tabIndex={-1} className={cls} title={item.title} onClick={() => close(false)}>
-                  {content}
-                </Link>
+    <div className="dropdown">
+      <Menu.Root modal={false}>
+        <Menu.Trigger ref={triggerRef} className={triggerClassName ?? 'btn btn-secondary btn-md'} aria-label={label} disabled={disabled}>
+          {trigger}
+        </Menu.Trigger>
+        <Menu.Portal>
+          <Menu.Content
+            className="dropdown-menu"
+            aria-label={label}
+            align={align}
+            loop
+            sideOffset={6}
+            collisionPadding={EDGE}
+            onCloseAutoFocus={(e) => {
+              const action = pending.current;
+              pending.current = null;
+              if (!action) return;
+              e.preventDefault();
+              triggerRef.current?.focus();
+              action();
+            }}
+          >
+            {header && <div className="dropdown-header">{header}</div>}
+            {items.map((item, i) => {
+              if (item === 'separator') return <Menu.Separator key={`sep-${i}`} className="dropdown-separator" />;
+              const cls = `dropdown-item${item.tone === 'danger' ? ' dropdown-item-danger' : ''}`;
+              const content = (
+                <>
+                  {item.icon && (
+                    <span className="dropdown-icon" aria-hidden="true">
+                      {item.icon}
+                    </span>
+                  )}
+                  <span>{item.label}</span>
+                </>
               );
-            }
-            return (
-              <button
-                key={i}
-                type="button"
-                role="menuitem"
-                tabIndex={-1}
-                className={cls}
-                aria-disabled={item.disabled || undefined}
-                title={item.title}
-                onClick={() => {
-                  if (item.disabled) return;
-                  close(true);
-                  item.onSelect?.();
-                }}
-              >
-                {content}
-              </button>
-            );
-          })}
-        </div>
-      )}
+              if (item.to && !item.disabled) {
+                return (
+                  <Menu.Item key={i} asChild className={cls} title={item.title}>
+                    <Link to={item.to}>{content}</Link>
+                  </Menu.Item>
+                );
+              }
+              return (
+                <Menu.Item
+                  key={i}
+                  className={cls}
+                  disabled={item.disabled}
+                  title={item.title}
+                  onSelect={() => {
+                    if (item.onSelect) pending.current = item.onSelect;
+                  }}
+                >
+                  {content}
+                </Menu.Item>
+              );
+            })}
+          </Menu.Content>
+        </Menu.Portal>
+      </Menu.Root>
     </div>
   );
 }

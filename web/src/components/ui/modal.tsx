@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
+import './modal.css';
 
 export interface ModalProps {
   open: boolean;
@@ -23,9 +24,23 @@ const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]):not([t
 const openStack: HTMLElement[] = [];
 
 /**
+ * A control the Tab key can reach: rendered (not display: none, here or above). `checkVisibility`, not
+ * `offsetParent`, which is null for a shown control with position: fixed too; a DOM without layout
+ * (jsdom) has no `checkVisibility`, and there every control counts.
+ */
+const shown = (el: HTMLElement): boolean => el === document.activeElement || (typeof el.checkVisibility === 'function' ? el.checkVisibility() : true);
+
+/**
  * An accessible modal dialog: focus moves in and is trapped while open, Escape closes, focus returns
  * to the element that opened it, the page behind does not scroll. Stacked dialogs (a confirm over a
  * form) each own Escape and Tab only while they are on top.
+ *
+ * Not Radix Dialog, unlike the menus and toasts: a modal Radix Dialog sets `pointer-events: none` on
+ * <body> and pulls focus back whenever it lands outside the dialog, and there is no switching either off
+ * while keeping it modal (radix-ui/primitives#2122, open). Stripe.js shows its 3-D Secure challenge in
+ * an iframe it appends to <body>, outside our payment dialog: under Radix the trader could neither
+ * click nor type in it, and a card that asks for 3-D Secure could not subscribe. Here the trap holds
+ * the Tab key only, so anything a third party lays over the page stays usable (tested).
  */
 export function Modal({ open, onClose, title, children, footer, size = 'md', closeOnBackdrop = true, dismissible = true, initialFocusRef, description, className }: ModalProps) {
   const panelRef = useRef<HTMLDivElement>(null);
@@ -54,7 +69,7 @@ export function Modal({ open, onClose, title, children, footer, size = 'md', clo
         return;
       }
       if (e.key !== 'Tab') return;
-      const items = Array.from(panel.querySelectorAll<HTMLElement>(FOCUSABLE)).filter((el) => el.offsetParent !== null || el === document.activeElement);
+      const items = Array.from(panel.querySelectorAll<HTMLElement>(FOCUSABLE)).filter(shown);
       if (items.length === 0) {
         e.preventDefault();
         panel.focus();
