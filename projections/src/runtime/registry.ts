@@ -161,7 +161,14 @@ export class DispatcherFencedError extends Error {
 /** Takes the next dispatcher term (creating the row on a first start): called once per election. */
 export async function claimTerm(db: Kysely<any>, lanes: number): Promise<number> {
   const s = posParams(START);
-  const r = await sql<{ term: string }>`insert into projector_dispatcher (id, commit, prepare, lanes, term) values ('main', ${s.commit}, ${s.prepare}, ${lanes}, 1)
+  // The first dispatcher of a deployment records the lane count the live versions' checkpoints are keyed
+  // by, not its own: a rebuild run before any projector (the CLI with another PROJECTOR_LANES) keys them
+  // by the CLI's count. Recorded as its own, the change would go unseen (no re-keying), and a lane the
+  // versions have no checkpoint for would count as having applied nothing: a one-user recompute then
+  // deleted that user's rows, and the lane was handed the whole log again. Recorded as theirs, the
+  // dispatcher re-keys them to its own count before its first read (`relane`), as after any change.
+  const r = await sql<{ term: string }>`insert into projector_dispatcher (id, commit, prepare, lanes, term)
+    values ('main', ${s.commit}, ${s.prepare}, coalesce((select max(lanes) from projection_registry where status = 'live' and lanes <> ${lanes}), ${lanes}), 1)
     on conflict (id) do update set term = projector_dispatcher.term + 1, updated_at = now() returning term::text as term`.execute(db);
   return Number(r.rows[0]!.term);
 }
