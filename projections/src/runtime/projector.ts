@@ -291,13 +291,16 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       sweep = null;
     });
   };
-  if (connection && options.work !== false) {
-    const recorded = await readDispatcher(db);
-    // While the lane count changes, the old lanes keep running until they are drained (every lane
-    // something was handed to, also one a release before the lane rows were re-keyed left behind).
-    const oldLanes = Math.max(recorded.lanes ?? lanes, ...[...recorded.lastDispatched.keys()].map((l) => l + 1));
-    for (let lane = 0; lane < Math.max(lanes, oldLanes); lane++) {
-      if (workLanes && !workLanes.includes(lane)) continue;
+  /**
+   * Works lanes 0 to `count` - 1 here (those of PROJECTOR_WORK_LANES, when it is set), each once. Called
+   * at start, and again by a dispatcher elected to drain a lane count recorded since this process
+   * started (`drainIfLanesChanged`): a standby that started under 1 lane, elected after another release
+   * moved to 5 and died, must work lanes 1 to 4 itself, or their batches wait for ever.
+   */
+  const workLanesUpTo = (count: number) => {
+    if (!connection || options.work === false) return;
+    for (let lane = 0; lane < count; lane++) {
+      if (worked.includes(lane) || (workLanes && !workLanes.includes(lane))) continue;
       const worker = new Worker<LaneJob>(
         laneQueueName(lane),
         async (job: Job<LaneJob>) => {
@@ -313,6 +316,13 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       workers.push(worker);
       worked.push(lane);
     }
+  };
+  if (connection && options.work !== false) {
+    const recorded = await readDispatcher(db);
+    // While the lane count changes, the old lanes keep running until they are drained (every lane
+    // something was handed to, also one a release before the lane rows were re-keyed left behind).
+    const oldLanes = Math.max(recorded.lanes ?? lanes, ...[...recorded.lastDispatched.keys()].map((l) => l + 1));
+    workLanesUpTo(Math.max(lanes, oldLanes));
     sweeper = setInterval(startSweep, laneWorkerOptions(options.laneLockMs).stalledInterval);
     startSweep();
   }
@@ -398,6 +408,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     // events of that lane's new users: the old queues must be empty first (their batches apply, since
     // each continues from what its lane applied).
     const oldLaneCount = Math.max(state.lanes, ...[...state.lastDispatched.keys()].map((l) => l + 1));
+    if (!stopped) workLanesUpTo(oldLaneCount);
     const oldQueuesEmpty = async () => {
       if (transport !== 'bullmq') return true;
       for (let lane = 0; lane < oldLaneCount; lane++) {
