@@ -40,8 +40,15 @@ describe("the gateway's heap settings", () => {
       }
       process.stdout.write(String(largest + live.length * 0));`;
     const largestHeap = (options: readonly string[]) => Number(execFileSync(process.execPath, [...options, '-e', churn], { encoding: 'utf8' }));
-    const withSettings = largestHeap(GATEWAY_NODE_OPTIONS);
-    const without = largestHeap([]);
-    expect(withSettings).toBeLessThan(0.6 * without);
-  }, 60_000);
+    // Three of each, taken in turns, and each setting's smallest: V8 marks concurrently, and a run whose
+    // marking thread is starved by the rest of the suite grows its heap further. Measured alone (2 cores,
+    // 29 November 2026): 153 to 157 MB with the settings, 355 to 376 MB without; once, in the whole suite,
+    // a run with the settings reached 219 MB against 363 MB without (0.60).
+    const runs = { with: [] as number[], without: [] as number[] };
+    for (let i = 0; i < 3; i++) {
+      runs.with.push(largestHeap(GATEWAY_NODE_OPTIONS));
+      runs.without.push(largestHeap([]));
+    }
+    expect(Math.min(...runs.with), JSON.stringify(runs)).toBeLessThan(0.6 * Math.min(...runs.without));
+  }, 90_000);
 });
