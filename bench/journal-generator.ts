@@ -2,6 +2,7 @@ import { addDays, isWeekend } from '@oj/contracts/business-date';
 import type { CloseTerms, JournalEvent, OpenTerms } from '@oj/contracts/journal-events';
 import { journalEventVersions, lineageStreamId } from '@oj/contracts/journal-events';
 import type { NewEvent } from '@oj/infra/eventstore/port';
+import { mulberry32 } from '@oj/infra/prng';
 
 /**
  * A deterministic synthetic trade journal for benchmarks: lineages of the shapes traders produce
@@ -28,16 +29,6 @@ export interface GeneratedEvent {
   event: NewEvent<JournalEvent['data']>;
 }
 
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TICKERS = ['AAPL', 'MSFT', 'NVDA', 'TSLA', 'AMD', 'SPY', 'QQQ', 'IWM', 'AMZN', 'META', 'GOOG', 'NFLX', 'PLTR', 'SOFI', 'F', 'BAC', 'KO', 'XOM', 'INTC', 'DIS'];
 const SINGLE = ['cash-secured-put', 'covered-call', 'naked-put', 'naked-call', 'long-call', 'long-put'];
@@ -45,7 +36,7 @@ const SINGLE = ['cash-secured-put', 'covered-call', 'naked-put', 'naked-call', '
 export const HEAVY_USER = 'bench-heavy-user';
 
 export function* generateJournal(o: GeneratorOptions): Generator<GeneratedEvent> {
-  const rand = prng(o.seed ?? 42);
+  const rand = mulberry32(o.seed ?? 42);
   const heavy = o.heavyUserId ?? HEAVY_USER;
   const today = o.today ?? '2026-11-20';
   const weekdays: string[] = [];

@@ -22,6 +22,7 @@ import { laneQueueName, redisConnection, startProjector, type ProjectorHandle } 
 import { readDispatcher, readRegistry } from './registry.ts';
 import { abandon, diff, rebuild, RebuildLockedError, retire, rollback, switchVersion, UnfinishedBuildError, type RuntimeDeps } from './rebuild.ts';
 import { openTestStore, readWholeLog, silentLogger, sleep, until } from './testing.ts';
+import { mulberry32 } from '@oj/infra/prng';
 
 /**
  * Model-based test of the projector's operations: random sequences of what operators and traders do
@@ -104,16 +105,6 @@ interface Model {
 // ---------------------------------------------------------------------------------------------------
 // Journal events: each lineage is a script of valid events for its stream, advanced one event a time.
 
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Script {
   user: string;
@@ -271,7 +262,7 @@ class System {
 
   /** `count` events of `users`, from new lineages and lineages under way; up to three streams append at once. */
   async append(seed: number, count: number, users: readonly string[]): Promise<void> {
-    const rand = prng(seed);
+    const rand = mulberry32(seed);
     const batch: Array<{ script: Script; event: JournalEvent }> = [];
     for (let i = 0; i < count; i++) {
       const open = this.scripts.filter((s) => users.includes(s.user));

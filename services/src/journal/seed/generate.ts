@@ -4,6 +4,7 @@ import { BREAKABLE_STRATEGY_TYPE, strategyCatalogue, type Strategy } from '@oj/c
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import type { TradeData } from '@oj/contracts/trades';
 import { FixedClock } from '@oj/infra/clock';
+import { mulberry32 } from '@oj/infra/prng';
 import type { EventStore } from '@oj/infra/eventstore/port';
 import type { Config } from '@oj/infra/config';
 import { AppError } from '../../app/errors.ts';
@@ -43,16 +44,9 @@ export interface SeedReport {
 
 export const SEED_PASSWORD = 'Seed1!trader';
 
-/** mulberry32: small, fast, deterministic. */
+/** A seeded generator (mulberry32) with the draws the seed needs. */
 function rng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   return {
     next,
     int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)),
