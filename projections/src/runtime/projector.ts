@@ -10,7 +10,7 @@ import { applyLaneBatch, type AppliedCount, type LaneBatch } from './apply.ts';
 import { LOCK_DISPATCHER, LOCK_REBUILD, tryLock, type SessionLock } from './locks.ts';
 import { fromWire, laneOf, maxPosition, minPosition, toWire, type WireEvent } from './lanes.ts';
 import { projectorMetrics } from './metrics.ts';
-import { claimTerm, DispatcherFencedError, readCheckpoints, readDispatcher, readLag, readRegistry, recordDispatch, relane, runnable, type LaneLag } from './registry.ts';
+import { claimTerm, DispatcherFencedError, lanesHandedOut, readCheckpoints, readDispatcher, readLag, readRegistry, recordDispatch, relane, runnable, type LaneLag } from './registry.ts';
 import { rebuild, RebuildLockedError } from './rebuild.ts';
 import { startRebuildWorker, type RebuildWorker } from './rebuild-job.ts';
 
@@ -318,11 +318,8 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     }
   };
   if (connection && options.work !== false) {
-    const recorded = await readDispatcher(db);
-    // While the lane count changes, the old lanes keep running until they are drained (every lane
-    // something was handed to, also one a release before the lane rows were re-keyed left behind).
-    const oldLanes = Math.max(recorded.lanes ?? lanes, ...[...recorded.lastDispatched.keys()].map((l) => l + 1));
-    workLanesUpTo(Math.max(lanes, oldLanes));
+    // While the lane count changes, the old lanes keep running until they are drained.
+    workLanesUpTo(Math.max(lanes, lanesHandedOut(await readDispatcher(db), lanes)));
     sweeper = setInterval(startSweep, laneWorkerOptions(options.laneLockMs).stalledInterval);
     startSweep();
   }
@@ -407,7 +404,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     // Redis. Applied after the re-key, one would land on the new lane of its number and move it past
     // events of that lane's new users: the old queues must be empty first (their batches apply, since
     // each continues from what its lane applied).
-    const oldLaneCount = Math.max(state.lanes, ...[...state.lastDispatched.keys()].map((l) => l + 1));
+    const oldLaneCount = lanesHandedOut(state, lanes);
     if (!stopped) workLanesUpTo(oldLaneCount);
     const oldQueuesEmpty = async () => {
       if (transport !== 'bullmq') return true;

@@ -88,6 +88,13 @@ export interface DispatcherState {
   lastDispatched: Map<number, LogPosition>;
 }
 
+/**
+ * How many lanes may hold work of a dispatcher state: its recorded count (`fallback` before any), and
+ * every lane something was handed to beyond it (one a release left behind before the lane rows were
+ * re-keyed).
+ */
+export const lanesHandedOut = (state: DispatcherState, fallback: number): number => Math.max(state.lanes ?? fallback, ...[...state.lastDispatched.keys()].map((l) => l + 1));
+
 export async function readDispatcher(db: Kysely<any>): Promise<DispatcherState> {
   const d = await sql<{ commit: string; prepare: string; lanes: number; term: string }>`
     select commit::text as commit, prepare::text as prepare, lanes, term::text as term from projector_dispatcher where id = 'main'`.execute(db);
