@@ -16,6 +16,7 @@ import { tradesProjection } from '../trades/projection.ts';
 import { tradeTables } from '../trades/tables.ts';
 import { foldUser, readUserRows, userRowKeys, userRows, type UserRows } from '../trades/user-rows.ts';
 import { terms } from '../trades/testing.ts';
+import { maxPosition } from './lanes.ts';
 import { diffRows } from './row-diff.ts';
 import { LOCK_REBUILD, tryLock } from './locks.ts';
 import { laneQueueName, redisConnection, startProjector, type ProjectorHandle } from './projector.ts';
@@ -307,7 +308,7 @@ class System {
           return p;
         }),
       );
-      for (const p of results) if (p.commit > last.commit || (p.commit === last.commit && p.prepare > last.prepare)) last = p;
+      for (const p of results) last = maxPosition(last, p);
     }
     this.last = last;
   }
