@@ -29,7 +29,6 @@ export interface GeneratedEvent {
   event: NewEvent<JournalEvent['data']>;
 }
 
-
 const TICKERS = ['AAPL', 'MSFT', 'NVDA', 'TSLA', 'AMD', 'SPY', 'QQQ', 'IWM', 'AMZN', 'META', 'GOOG', 'NFLX', 'PLTR', 'SOFI', 'F', 'BAC', 'KO', 'XOM', 'INTC', 'DIS'];
 const SINGLE = ['cash-secured-put', 'covered-call', 'naked-put', 'naked-call', 'long-call', 'long-put'];
 

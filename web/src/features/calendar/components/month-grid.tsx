@@ -45,8 +45,10 @@ export function MonthGrid({ month, byDate, today, onOpenDay, onViewTrades }: Mon
             const future = date > today;
             const label = tone === 'none' ? '' : tone === 'even' ? 'Even' : formatMoneyShort(r!.np);
             const trades = r ? r.otc + r.ctc : 0;
+            // The count's button, and the room kept for it at the day's foot, on a day that can be opened.
+            const counted = trades > 0 && !future;
             return (
-              <div key={date} role="gridcell" className={`cal-cell${trades > 0 ? ' has-trades' : ''}`}>
+              <div key={date} role="gridcell" className={`cal-cell${counted ? ' has-trades' : ''}`}>
                 <button
                   type="button"
                   className={`cal-day cal-tone-${tone}${date === today ? ' is-today' : ''}${j === 0 || j === 6 ? ' is-weekend' : ''}`}
@@ -64,7 +66,7 @@ export function MonthGrid({ month, byDate, today, onOpenDay, onViewTrades }: Mon
                     </span>
                   )}
                 </button>
-                {trades > 0 && !future && (
+                {counted && (
                   <button type="button" className="cal-day-trades" aria-label={`Trades on ${formatLongDate(date)}`} onClick={() => onViewTrades(date)}>
                     <span className="cal-day-trades-long">
                       {trades} {trades === 1 ? 'trade' : 'trades'}
