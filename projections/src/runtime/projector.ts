@@ -10,7 +10,7 @@ import { applyLaneBatch, type AppliedCount, type LaneBatch } from './apply.ts';
 import { LOCK_DISPATCHER, LOCK_REBUILD, tryLock, type SessionLock } from './locks.ts';
 import { fromWire, laneOf, maxPosition, minPosition, toWire, type WireEvent } from './lanes.ts';
 import { projectorMetrics } from './metrics.ts';
-import { claimTerm, DispatcherFencedError, lanesHandedOut, readCheckpoints, readDispatcher, readLag, readRegistry, recordDispatch, relane, runnable, type LaneLag } from './registry.ts';
+import { claimTerm, DispatcherFencedError, lanesHandedOut, readCheckpoints, readDispatcher, readLag, readRegistry, recordDispatch, relane, runnable, writeLaneCheckpoints, type LaneLag } from './registry.ts';
 import { rebuild, RebuildLockedError } from './rebuild.ts';
 import { startRebuildWorker, type RebuildWorker } from './rebuild-job.ts';
 
@@ -345,10 +345,15 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
           if ((await readRegistry(db, projection.name)).length) continue;
           const tables = physicalTables(projection, projection.version);
           await projection.createTables(db, tables);
-          await db
-            .insertInto('projection_registry')
-            .values({ name: projection.name, version: projection.version, code_version: projection.version, status: 'live', lanes, tables: JSON.stringify(tables), live_since: new Date(), revision_guard: true })
-            .execute();
+          // Live with a checkpoint for every lane, as after any switch: a lane's row says what it applied,
+          // and a version never has a lane without one (a rollback's catch-up reads each lane from it).
+          await db.transaction().execute(async (trx) => {
+            await trx
+              .insertInto('projection_registry')
+              .values({ name: projection.name, version: projection.version, code_version: projection.version, status: 'live', lanes, tables: JSON.stringify(tables), live_since: new Date(), revision_guard: true })
+              .execute();
+            await writeLaneCheckpoints(trx, projection.name, projection.version, lanes, START);
+          });
         } finally {
           await lock.release();
         }

@@ -415,10 +415,7 @@ const CATCH_UP_LIMIT = 5000;
 
 /** The target's checkpoint for an event's user: its rebuild's (-1), or its lane's by the target's own lane count. */
 function checkpointOf(t: Map<number, LogPosition>, target: RegistryRow, e: StoredEvent): LogPosition {
-  const all = t.get(-1);
-  if (all) return all;
-  // A lane with no row never applied anything: its users are at the version's lowest lane at most.
-  return t.get(laneOf(e.metadata.userId, target.lanes)) ?? [...t.values()].reduce((a, b) => minPosition(a, b), t.values().next().value ?? START);
+  return t.get(-1) ?? t.get(laneOf(e.metadata.userId, target.lanes)) ?? START;
 }
 
 /**
@@ -457,7 +454,7 @@ async function catchUpTarget(deps: RuntimeDeps, projection: Projection, version:
         // applied for every user now, but a lane further ahead vouches only for its own users.
         await sql`delete from projection_checkpoints where projection = ${projection.name} and version = ${version}`.execute(trx);
         for (let lane = 0; lane < target.lanes; lane++) {
-          const at = posParams(maxPosition(t.get(-1) ?? t.get(lane) ?? [...t.values()].reduce((a, b) => minPosition(a, b)), last.position));
+          const at = posParams(maxPosition(t.get(-1) ?? t.get(lane) ?? START, last.position));
           await sql`insert into projection_checkpoints (projection, version, lane, commit, prepare) values (${projection.name}, ${version}, ${lane}, ${at.commit}, ${at.prepare})`.execute(trx);
         }
       }
@@ -469,7 +466,14 @@ async function catchUpTarget(deps: RuntimeDeps, projection: Projection, version:
   }
 }
 
-/** A building version's checkpoint is its rebuild's (key -1: all lanes); a retired one's are per lane. */
+/**
+ * A building version's checkpoint is its rebuild's (key -1: all lanes); a retired one's are per lane, one
+ * for each lane of its lane count. A lane without a row has applied nothing to the version: START. (Its
+ * users are not at another lane's position: the first projector made a version live on an empty log
+ * without checkpoint rows until this release, and a lane whose first batch never applied, its projector
+ * killed first, kept none; counted at the lowest lane, a rollback's catch-up skipped those users'
+ * events, silently when none came after them.)
+ */
 async function targetCheckpoints(deps: RuntimeDeps, name: string, version: number, db: Kysely<any> = deps.database.db): Promise<Map<number, LogPosition>> {
   const row = (await readRegistry(db, name)).find((r) => r.version === version);
   if (!row) throw new Error(`${name} has no version ${version}`);
@@ -478,6 +482,7 @@ async function targetCheckpoints(deps: RuntimeDeps, name: string, version: numbe
     return new Map([[-1, r.rows[0] ? rowPosition(r.rows[0]) : START]]);
   }
   const cps = await readCheckpoints(db, name, version);
+  for (let lane = 0; lane < row.lanes; lane++) if (!cps.has(lane)) cps.set(lane, START);
   if (!cps.size) cps.set(-1, START);
   return cps;
 }

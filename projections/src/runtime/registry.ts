@@ -130,11 +130,11 @@ export async function relane(db: Kysely<any>, lanes: number, term?: number): Pro
     const targets: Array<{ row: RegistryRow; at: LogPosition }> = [];
     for (const row of live) {
       const cps = await readCheckpoints(trx, row.name, row.version);
-      // A lane with no checkpoint row has applied nothing to this version since it went live (a batch
-      // creates the row), and at the switch every lane was at least at its lowest lane: that bounds it.
-      const floor = cps.size ? [...cps.values()].reduce((a, b) => minPosition(a, b)) : START;
+      // A lane with no checkpoint row has applied nothing to this version (a version goes live with a
+      // row for every lane; one made live by an older release may lack some): it stands at START, not
+      // at another lane's position.
       for (const [lane, last] of state.lastDispatched) {
-        if (comparePositions(cps.get(lane) ?? floor, last) < 0) return false;
+        if (comparePositions(cps.get(lane) ?? START, last) < 0) return false;
       }
       // Everything up to D is applied for every user (drained). A lane past D does not vouch for the
       // others: a dispatcher killed between queueing a read and recording it leaves batches beyond D,
