@@ -58,14 +58,18 @@ import { mulberry32 } from '@oj/infra/prng';
  * projections/src/runtime/operations-model.test.ts` (about 5 minutes). A failure prints fast-check's
  * seed, path and shrunk sequence (with its replayPath); with this file unchanged, replay it with
  * MODEL_SEED=<seed> MODEL_PATH=<path> MODEL_REPLAY_PATH=<replayPath>. MODEL_NO_SHRINK=1 stops at the
- * first failure; MODEL_DEBUG=1 prints each command and its duration.
+ * first failure; MODEL_DEBUG=1 prints each command and its duration, MODEL_DEBUG=state also the runtime's rows
+ * and the log after it.
  *
- * It found three defects on 29 November 2026, each fixed, each with a test of its own:
+ * It found four defects on 29 November 2026, each fixed, each with a test of its own:
  * standby-relane.test.ts (an elected standby waited for ever on old lanes nobody worked),
  * first-start-lanes.test.ts (a rebuild before the first projector, with another lane count, left a lane
- * without checkpoints: a one-user recompute deleted that user's rows) and rollback-unapplied-lane.test.ts
+ * without checkpoints: a one-user recompute deleted that user's rows), rollback-unapplied-lane.test.ts
  * (a rollback's catch-up counted a lane without a checkpoint row at the version's lowest lane and skipped
- * its users' events: a wrong read model).
+ * its users' events: a wrong read model) and relane-ahead-lane.test.ts (a lane-count change after a
+ * dispatcher died before recording a read left users' rows ahead of their new lane's checkpoint: a
+ * one-user recompute deleted their newest trades). Sequences of 40 commands (MODEL_COMMANDS=40) found
+ * the last one.
  *
  * A failure that depends on timing may not fail again on replay of its shrunk sequence: replay the first
  * failing sequence too (MODEL_SEED and MODEL_PATH=<its run number>, no colon), a few times.
@@ -364,6 +368,20 @@ class System {
     // A crash is not a clean stop: whatever stop() says about the dead sessions is not the point here.
     await stopping.catch((e: unknown) => this.trace.push(`(stop after crash: ${String(e)})`));
     await p.database.close().catch(() => undefined);
+  }
+
+  /** The runtime's rows after a command (MODEL_DEBUG=state): registry, checkpoints, rebuilds, dispatcher, and the log. */
+  async describe(): Promise<string> {
+    const db = this.database.db;
+    const pos = "commit::text || '/' || prepare::text";
+    const registry = await sql<object>`select version, status, lanes from projection_registry order by version`.execute(db);
+    const checkpoints = await sql<object>`select version, lane, ${sql.raw(pos)} as at from projection_checkpoints order by version, lane`.execute(db);
+    const rebuilds = await sql<object>`select version, ${sql.raw(pos)} as at, built_at is not null as built from projection_rebuilds order by version`.execute(db);
+    const lanes = await sql<object>`select lane, ${sql.raw(pos)} as at from projector_lanes order by lane`.execute(db);
+    const dispatcher = await sql<object>`select ${sql.raw(pos)} as at, lanes, term from projector_dispatcher`.execute(db);
+    const log = await sql<object>`select stream_id, revision, transaction_id::text || '/' || global_position::text as at, metadata->>'userId' as user from events order by transaction_id, global_position`.execute(db);
+    const line = (name: string, rows: object[]) => `\n  ${name} ${JSON.stringify(rows)}`;
+    return line('registry', registry.rows) + line('checkpoints', checkpoints.rows) + line('rebuilds', rebuilds.rows) + line('dispatched', lanes.rows) + line('dispatcher', dispatcher.rows) + line('log', log.rows);
   }
 
   /** Registry rows as the model sees them. */
@@ -860,7 +878,7 @@ function checked(cmd: Cmd): Cmd {
       await cmd.run(m, s);
       const ms = Date.now() - started;
       s.trace.push(ms > 3000 ? `${cmd.toString()} [${ms} ms]` : cmd.toString());
-      if (process.env.MODEL_DEBUG) console.info(`${cmd.toString()}: ${ms} ms`);
+      if (process.env.MODEL_DEBUG) console.info(`${cmd.toString()}: ${ms} ms${process.env.MODEL_DEBUG === 'state' ? await s.describe() : ''}`);
       await assertRegistryMatches(s, m, `after ${cmd.toString()}`);
     },
     toString: () => cmd.toString(),

@@ -10,8 +10,9 @@ import { applyLaneBatch, type AppliedCount, type LaneBatch } from './apply.ts';
 import { LOCK_DISPATCHER, LOCK_REBUILD, tryLock, type SessionLock } from './locks.ts';
 import { fromWire, laneOf, maxPosition, minPosition, toWire, type WireEvent } from './lanes.ts';
 import { projectorMetrics } from './metrics.ts';
-import { claimTerm, DispatcherFencedError, lanesHandedOut, readCheckpoints, readDispatcher, readLag, readRegistry, recordDispatch, relane, runnable, writeLaneCheckpoints, type LaneLag } from './registry.ts';
+import { claimTerm, DispatcherFencedError, lanesHandedOut, readCheckpoints, readDispatcher, readLag, readRegistry, recordDispatch, runnable, writeLaneCheckpoints, type LaneLag } from './registry.ts';
 import { rebuild, RebuildLockedError } from './rebuild.ts';
+import { relane } from './relane.ts';
 import { startRebuildWorker, type RebuildWorker } from './rebuild-job.ts';
 
 export interface ProjectorOptions {
@@ -420,7 +421,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       return true;
     };
     while (!stopped) {
-      if ((await oldQueuesEmpty()) && (await relane(db, lanes, term))) {
+      if ((await oldQueuesEmpty()) && (await relane({ db, eventStore, projections }, lanes, term))) {
         log.info({ from: state.lanes, to: lanes }, 'old lanes drained: routing with the new lane count');
         return;
       }

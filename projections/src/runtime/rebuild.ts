@@ -299,8 +299,8 @@ function partitionByUser(events: readonly StoredEvent[], n: number): StoredEvent
   return parts.filter((p) => p.length > 0);
 }
 
-/** Reads a range of the log (exclusive after, inclusive to), all of it. */
-async function readRange(eventStore: EventStore, after: LogPosition, prefixes: string[], to?: LogPosition, max = Number.POSITIVE_INFINITY): Promise<StoredEvent[]> {
+/** Reads a range of the log (exclusive after, inclusive to), all of it (at most `max` events), in log order. */
+export async function readRange(eventStore: EventStore, after: LogPosition, prefixes: string[], to?: LogPosition, max = Number.POSITIVE_INFINITY): Promise<StoredEvent[]> {
   const out: StoredEvent[] = [];
   let cursor = after;
   for (;;) {

@@ -2,7 +2,6 @@ import { sql, type Kysely } from 'kysely';
 import { START, comparePositions, positionToString, type EventStore, type LogPosition } from '@oj/infra/eventstore/port';
 import type { Projection } from './projection.ts';
 import { laneOf, matchesPrefixes, maxPosition, minPosition, posParams, rowPosition } from './lanes.ts';
-import { lockSwitchExclusive } from './locks.ts';
 
 export type VersionStatus = 'live' | 'building' | 'retired';
 
@@ -107,54 +106,6 @@ export async function readDispatcher(db: Kysely<any>): Promise<DispatcherState> 
     term: row ? Number(row.term) : 0,
     lastDispatched: new Map(l.rows.map((r) => [Number(r.lane), rowPosition(r)])),
   };
-}
-
-/**
- * Changes the lane count the dispatcher routes with, if the lanes of the recorded count are drained:
- * every live version has applied everything handed to every lane (`projector_lanes`). Then every event
- * up to the dispatcher's checkpoint D is applied for every user, so in ONE transaction, under the
- * exclusive switch lock (no lane batch in flight, no switch), each live version's checkpoints are
- * replaced by one per new lane at max(D, its lowest lane) (a lane past D is either a switch's catch-up,
- * which sets every lane alike, or a killed dispatcher's unrecorded batch, which other lanes may lack),
- * the lane rows by one per new lane at D, and the new count is recorded, in the dispatcher and in each
- * live version's registry row (the count its checkpoints are keyed with). Returns false, recording
- * nothing, while a lane is not drained. Every live version counts, including one the running code
- * cannot apply: its lanes must not be re-keyed behind its back.
- */
-export async function relane(db: Kysely<any>, lanes: number, term?: number): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    await lockSwitchExclusive(trx);
-    if (term !== undefined) await checkTerm(trx, term);
-    const state = await readDispatcher(trx);
-    const live = (await readRegistry(trx)).filter((r) => r.status === 'live');
-    const targets: Array<{ row: RegistryRow; at: LogPosition }> = [];
-    for (const row of live) {
-      const cps = await readCheckpoints(trx, row.name, row.version);
-      // A lane with no checkpoint row has applied nothing to this version (a version goes live with a
-      // row for every lane; one made live by an older release may lack some): it stands at START, not
-      // at another lane's position.
-      for (const [lane, last] of state.lastDispatched) {
-        if (comparePositions(cps.get(lane) ?? START, last) < 0) return false;
-      }
-      // Everything up to D is applied for every user (drained). A lane past D does not vouch for the
-      // others: a dispatcher killed between queueing a read and recording it leaves batches beyond D,
-      // which one lane may have applied and another not. Only a position every old lane reached (after
-      // a switch, all at its M) is safe to re-key at; a lane with no row counts as START.
-      const oldLanes = new Set([...cps.keys(), ...state.lastDispatched.keys(), ...Array.from({ length: state.lanes ?? 0 }, (_, i) => i)]);
-      const reached = [...oldLanes].map((lane) => cps.get(lane) ?? START);
-      targets.push({ row, at: reached.length ? maxPosition(state.checkpoint, reached.reduce((a, b) => minPosition(a, b))) : state.checkpoint });
-    }
-    for (const { row, at } of targets) await writeLaneCheckpoints(trx, row.name, row.version, lanes, at);
-    await sql`update projection_registry set lanes = ${lanes}, updated_at = now() where status = 'live'`.execute(trx);
-    await sql`delete from projector_lanes`.execute(trx);
-    const d = posParams(state.checkpoint);
-    for (let lane = 0; lane < lanes; lane++) {
-      await sql`insert into projector_lanes (lane, commit, prepare) values (${lane}, ${d.commit}, ${d.prepare})`.execute(trx);
-    }
-    await sql`insert into projector_dispatcher (id, commit, prepare, lanes) values ('main', ${d.commit}, ${d.prepare}, ${lanes})
-      on conflict (id) do update set lanes = excluded.lanes, updated_at = now()`.execute(trx);
-    return true;
-  });
 }
 
 /** Thrown when a dispatcher's term is no longer the current one: another dispatcher was elected since. */
