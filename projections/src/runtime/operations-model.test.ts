@@ -54,9 +54,8 @@ import { mulberry32 } from '@oj/infra/prng';
  * log into a fresh version equals the live version, row for row (`diff`).
  *
  * Runs: MODEL_RUNS (default 40, about 25 s on 2 cores) sequences of at most MODEL_COMMANDS (default
- * 20) commands. A long search: `MODEL_RUNS=400 npx vitest run --project server
- * projections/src/runtime/operations-model.test.ts` (about 5 minutes). A failure prints fast-check's
- * seed, path and shrunk sequence (with its replayPath); with this file unchanged, replay it with
+ * 20) commands. A long search: `npm run test:model` (300 sequences of up to 40 commands, about 8
+ * minutes). A failure prints fast-check's seed, path and shrunk sequence (with its replayPath); with this file unchanged, replay it with
  * MODEL_SEED=<seed> MODEL_PATH=<path> MODEL_REPLAY_PATH=<replayPath>. MODEL_NO_SHRINK=1 stops at the
  * first failure; MODEL_DEBUG=1 prints each command and its duration, MODEL_DEBUG=state also the runtime's rows
  * and the log after it.
