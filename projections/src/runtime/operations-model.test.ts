@@ -55,10 +55,10 @@ import { mulberry32 } from '@oj/infra/prng';
  *
  * Runs: MODEL_RUNS (default 40, about 25 s on 2 cores) sequences of at most MODEL_COMMANDS (default
  * 20) commands. A long search: `npm run test:model` (300 sequences of up to 40 commands, about 8
- * minutes). A failure prints fast-check's seed, path and shrunk sequence (with its replayPath); with this file unchanged, replay it with
- * MODEL_SEED=<seed> MODEL_PATH=<path> MODEL_REPLAY_PATH=<replayPath>. MODEL_NO_SHRINK=1 stops at the
- * first failure; MODEL_DEBUG=1 prints each command and its duration, MODEL_DEBUG=state also the runtime's rows
- * and the log after it.
+ * minutes). A failure prints fast-check's seed, path and shrunk sequence (with its replayPath); with
+ * this file unchanged, replay it with MODEL_SEED=<seed> MODEL_PATH=<path> MODEL_REPLAY_PATH=<replayPath>.
+ * MODEL_NO_SHRINK=1 stops at the first failure; MODEL_DEBUG=1 prints each command and its duration,
+ * MODEL_DEBUG=state also the runtime's rows and the log after it.
  *
  * It found four defects on 29 November 2026, each fixed, each with a test of its own:
  * standby-relane.test.ts (an elected standby waited for ever on old lanes nobody worked),
