@@ -26,6 +26,8 @@ const weekdayOnOrBefore = (d: string) => {
 const dow = new Date(`${today}T00:00:00Z`).getUTCDay(); // 0 Sunday
 const monday = addDays(today, -((dow + 6) % 7));
 const lastMonday = addDays(monday, -7);
+// The weekly strip resets every Sunday (part 2's Quick Guide): on a Sunday it shows the week ahead.
+const stripMonday = dow === 0 ? addDays(today, 1) : monday;
 const prevWeekday = weekdayOnOrBefore(addDays(today, -1));
 const year = Number(today.slice(0, 4));
 const firstOfMonth = `${today.slice(0, 7)}-01`;
@@ -199,14 +201,18 @@ describe('dashboard', () => {
     }
     // Last year's 510 and this year's income are in the yearly list.
     await page.locator('[data-widget="yearly-income"]').getByText(String(year - 1)).waitFor();
-    // A weekday of this week with trades (today or the previous weekday) opens the trades-by-date dialog.
-    const active = [t0, t1].find((d) => d >= monday && d <= today);
+    // A weekday of the strip's week with trades (today or the previous weekday) opens the trades-by-date
+    // dialog. On a Sunday the strip is the week ahead: every day of it is in the future, not clickable.
+    const active = [t0, t1].find((d) => d >= stripMonday && d <= today);
     if (active) {
       await page.getByTestId(`week-day-${active}`).click();
       const dialog = page.getByRole('dialog', { name: /Trades on/ });
       await dialog.getByText('Summary').first().waitFor();
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
+    } else {
+      expect(dow).toBe(0);
+      for (let i = 0; i < 5; i++) expect(await page.getByTestId(`week-day-${addDays(stripMonday, i)}`).isDisabled()).toBe(true);
     }
     // Share of the quadrant opens the share card.
     await page.getByRole('button', { name: 'Share Income Quadrant' }).click();
