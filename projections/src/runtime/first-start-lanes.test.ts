@@ -53,3 +53,35 @@ describe('the first projector of a deployment, after a rebuild with another lane
     }
   }, 60_000);
 });
+
+describe('a one-user recompute before any projector ran', () => {
+  const t = runtimeTestBed('recompute_first', { projection: tradesProjection, lanes: 2, user: () => 'x' });
+
+  /**
+   * Found by the model-based test (seed -2058421150, path 253): a one-user recompute run before any
+   * projector recorded a lane count, with another count than the live version's (the CLI with
+   * PROJECTOR_LANES=3 after a rebuild with 2, or a first projector's start racing it), took the user's
+   * lane by its own count: a lane the version had no checkpoint for, made at START, so the recompute
+   * deleted every row of the user's.
+   */
+  it('with another lane count than the live version\'s, finds the user by the version\'s lanes and changes nothing', async () => {
+    const user = Array.from({ length: 50 }, (_, i) => `solo-${i}`).find((u) => laneOf(u, 3) === 2)!;
+    const log = smallJournal(user, `${user}-b`);
+    for (const e of log.events) {
+      t.last = (await t.store.append(e.streamId, [{ id: crypto.randomUUID(), type: e.type, schemaVersion: e.schemaVersion, data: e.data, metadata: e.metadata }], 'any')).position;
+    }
+    await rebuild(t.deps(2), 'trades', {});
+    const built = (await liveRow(t.database.db, 'trades'))!;
+    expect(built.lanes).toBe(2);
+    expect(await readDispatcher(t.database.db)).toMatchObject({ lanes: null });
+    const tables = await liveTables(t.database.db, 'trades');
+    const rowsOf = async (u: string) => (await sql<{ n: number }>`select count(*)::int as n from ${sql.table(tables.trades!)} where user_id = ${u}`.execute(t.database.db)).rows[0]!.n;
+    const before = await rowsOf(user);
+    expect(before).toBeGreaterThan(0);
+
+    const [result] = await rebuild(t.deps(3), 'trades', { userId: user });
+    for (const [table, c] of Object.entries(result!.changes ?? {})) expect(c, table).toEqual({ inserted: 0, updated: 0, deleted: 0 });
+    expect(await rowsOf(user)).toBe(before);
+    expect([...(await readCheckpoints(t.database.db, 'trades', built.version)).keys()].sort(), 'no checkpoint made for a lane the version does not have').toEqual([0, 1]);
+  }, 60_000);
+});

@@ -60,15 +60,17 @@ import { mulberry32 } from '@oj/infra/prng';
  * MODEL_NO_SHRINK=1 stops at the first failure; MODEL_DEBUG=1 prints each command and its duration,
  * MODEL_DEBUG=state also the runtime's rows and the log after it.
  *
- * It found four defects on 29 November 2026, each fixed, each with a test of its own:
+ * It found five defects on 29 November 2026, each fixed, each with a test of its own:
  * standby-relane.test.ts (an elected standby waited for ever on old lanes nobody worked),
  * first-start-lanes.test.ts (a rebuild before the first projector, with another lane count, left a lane
  * without checkpoints: a one-user recompute deleted that user's rows), rollback-unapplied-lane.test.ts
  * (a rollback's catch-up counted a lane without a checkpoint row at the version's lowest lane and skipped
  * its users' events: a wrong read model) and relane-ahead-lane.test.ts (a lane-count change after a
  * dispatcher died before recording a read left users' rows ahead of their new lane's checkpoint: a
- * one-user recompute deleted their newest trades). Sequences of 40 commands (MODEL_COMMANDS=40) found
- * the last one.
+ * one-user recompute deleted their newest trades), and the second test of first-start-lanes.test.ts (a
+ * one-user recompute before any projector recorded a lane count, with another count than the live
+ * version's, deleted the user's rows). Sequences of up to 40 commands (MODEL_COMMANDS=40) found the last
+ * two.
  *
  * A failure that depends on timing may not fail again on replay of its shrunk sequence: replay the first
  * failing sequence too (MODEL_SEED and MODEL_PATH=<its run number>, no colon), a few times.

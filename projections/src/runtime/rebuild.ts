@@ -560,9 +560,12 @@ async function rebuildUser(deps: RuntimeDeps, projection: Projection, userId: st
       await lockSwitchShared(trx);
       const live = runnable([projection], await readRegistry(trx, projection.name))[0];
       if (!live) throw new Error(`${projection.name} has no live version built by the running code (v${projection.version}); rebuild it first`);
-      const dispatcher = await readDispatcher(trx);
-      const lane = laneOf(userId, dispatcher.lanes ?? deps.lanes);
-      const cp = await lockCheckpoint(trx, live.row.name, live.row.version, lane);
+      // The user's lane by the count the live version's checkpoints are keyed with (its registry row's;
+      // under the shared switch lock, a lane-count change cannot re-key them meanwhile). Not this
+      // process's PROJECTOR_LANES, nor the dispatcher's count: before the first projector recorded one,
+      // a recompute with another count locked a lane the version has no checkpoint for (made at START)
+      // and deleted every row of the user's.
+      const cp = await lockCheckpoint(trx, live.row.name, live.row.version, laneOf(userId, live.row.lanes));
       if (projection.recomputeUser) {
         // The events are read (on the store's connections) while the projection reads the user's rows.
         const reading = eventsUpTo(cp);
