@@ -44,6 +44,8 @@ export interface ProjectorOptions {
   onApplied?: (batch: LaneBatch) => void;
   /** Run the dispatcher (default true). False: only lane workers (extra projector processes). */
   dispatch?: boolean;
+  /** How often a standby tries for the dispatcher's lead, in ms (default 2000): its takeover time at most. */
+  electionMs?: number;
   /** Run lane workers (default true; BullMQ mode only). */
   work?: boolean;
   /**
@@ -504,7 +506,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     while (!stopped) {
       leader = await tryLock(database, LOCK_DISPATCHER, 'main');
       if (leader) break;
-      await idle(2000);
+      await idle(options.electionMs ?? 2000);
     }
     if (stopped || !leader) return;
     // After the lock: a stale leader's later writes are refused from here on.
