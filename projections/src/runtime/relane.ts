@@ -41,8 +41,10 @@ export async function relane(deps: RelaneDeps, lanes: number, term?: number): Pr
   const { db, eventStore, projections } = deps;
   // The events a catch-up may need, read first (outside the transaction: PGlite has one connection).
   const seen = await lanePositions(db);
-  const from = seen.versions.map((v) => v.from).reduce(minPosition, seen.state.checkpoint);
   const upTo = seen.versions.map((v) => v.upTo).reduce(maxPosition, seen.state.checkpoint);
+  // From the lowest position a version's lane may lack events after (never below D): with every lane at
+  // M (after a switch), nothing is read.
+  const from = seen.versions.map((v) => v.from).reduce(minPosition, upTo);
   const prefixes = [...new Set(projections.flatMap((p) => p.streamPrefixes))];
   const events = comparePositions(upTo, from) > 0 ? await readRange(eventStore, from, prefixes, upTo) : [];
   return db.transaction().execute(async (trx) => {
