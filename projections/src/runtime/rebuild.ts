@@ -413,8 +413,11 @@ async function assertBuilt(db: Kysely<any>, name: string, version: number): Prom
 /** Events a switch reads and applies inside its one transaction at most; more are caught up in batches first. */
 const CATCH_UP_LIMIT = 5000;
 
-/** The target's checkpoint for an event's user: its rebuild's (-1), or its lane's by the target's own lane count. */
-function checkpointOf(t: Map<number, LogPosition>, target: RegistryRow, e: StoredEvent): LogPosition {
+/**
+ * A version's checkpoint for an event's user: its rebuild's (-1), or its lane's by the version's own lane
+ * count; a lane without a row has applied nothing.
+ */
+export function checkpointOf(t: Map<number, LogPosition>, target: RegistryRow, e: StoredEvent): LogPosition {
   return t.get(-1) ?? t.get(laneOf(e.metadata.userId, target.lanes)) ?? START;
 }
 
@@ -483,7 +486,6 @@ async function targetCheckpoints(deps: RuntimeDeps, name: string, version: numbe
   }
   const cps = await readCheckpoints(db, name, version);
   for (let lane = 0; lane < row.lanes; lane++) if (!cps.has(lane)) cps.set(lane, START);
-  if (!cps.size) cps.set(-1, START);
   return cps;
 }
 

@@ -1,11 +1,11 @@
 import { sql, type Kysely } from 'kysely';
-import { START, comparePositions, positionToString, type EventStore, type LogPosition, type StoredEvent } from '@oj/infra/eventstore/port';
+import { START, comparePositions, positionToString, type EventStore, type LogPosition } from '@oj/infra/eventstore/port';
 import type { Projection } from './projection.ts';
 import { guardRevisions } from './apply.ts';
-import { readRange } from './rebuild.ts';
-import { laneOf, matchesPrefixes, maxPosition, minPosition, posParams } from './lanes.ts';
+import { checkpointOf, readRange } from './rebuild.ts';
+import { matchesPrefixes, maxPosition, minPosition, posParams } from './lanes.ts';
 import { lockSwitchExclusive } from './locks.ts';
-import { checkTerm, readCheckpoints, readDispatcher, readRegistry, writeLaneCheckpoints, type DispatcherState, type RegistryRow } from './registry.ts';
+import { checkTerm, readCheckpoints, readDispatcher, readRegistry, runnable, writeLaneCheckpoints, type DispatcherState, type RegistryRow } from './registry.ts';
 
 export interface RelaneDeps {
   db: Kysely<any>;
@@ -61,11 +61,10 @@ export async function relane(deps: RelaneDeps, lanes: number, term?: number): Pr
       }
     }
     for (const { row, cps, upTo: m } of now.versions) {
-      const projection = projections.find((p) => p.name === row.name && p.version === row.codeVersion);
-      const cpOf = (e: StoredEvent) => cps.get(laneOf(e.metadata.userId, row.lanes)) ?? START;
-      const behind = projection ? events.filter((e) => comparePositions(e.position, m) <= 0 && comparePositions(e.position, cpOf(e)) > 0 && matchesPrefixes(e.streamId, projection.streamPrefixes)) : [];
+      const projection = runnable(projections, [row])[0]?.projection;
       let at = m;
       if (projection) {
+        const behind = events.filter((e) => comparePositions(e.position, m) <= 0 && comparePositions(e.position, checkpointOf(cps, row, e)) > 0 && matchesPrefixes(e.streamId, projection.streamPrefixes));
         const fresh = await guardRevisions(trx, row, behind);
         if (fresh.length) await projection.apply({ trx, tables: row.tables, mode: 'live' }, fresh);
       } else {
