@@ -1,9 +1,9 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { availableParallelism } from 'node:os';
-import { bulkTransaction, compareKeys } from '@oj/infra/db/bulk';
+import { bulkTransaction } from '@oj/infra/db/bulk';
 import type { Database } from '@oj/infra/db/database';
 import { writeDaysInWorkers } from './days-workers.ts';
-import { computeDailyRecords, dayKey, dayTradeFields, splitDayKey, type DailyPremiumRecord, type DayTrade } from './compute.ts';
+import { computeAllDailyRecords, computeDailyRecords, dayKey, dayTradeFields, splitDayKey, type DailyPremiumRecord, type DayTrade } from './compute.ts';
 
 export type DailyPremiumTable = DailyPremiumRecord;
 export type DailyPremiumRow = Selectable<DailyPremiumTable>;
@@ -177,7 +177,7 @@ export async function writeDays(
 ): Promise<number> {
   async function* records(): AsyncGenerator<DailyPremiumRecord[]> {
     // In the primary key's order (see `compareKeys`).
-    for await (const part of trades) yield [...computeDailyRecords(null, part).values()].sort((a, b) => compareKeys(a.user_id, b.user_id) || compareKeys(a.income_date, b.income_date));
+    for await (const part of trades) yield computeAllDailyRecords(part);
   }
   return bulkTransaction(
     database,
