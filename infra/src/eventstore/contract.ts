@@ -1,7 +1,7 @@
 import { randomUUID, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { EventMetadata } from '@oj/contracts/events';
-import { START, WrongExpectedRevisionError, comparePositions, type EventStore, type LogPosition, type NewEvent, type StoredEvent } from './port.ts';
+import { START, WrongExpectedRevisionError, comparePositions, type EventStore, type LogPosition, type NewEvent, type ProjectedEvent, type StoredEvent, type Upcast } from './port.ts';
 
 /**
  * The contract every event store adapter passes (PostgreSQL on node-postgres, PostgreSQL on PGlite,
@@ -13,7 +13,7 @@ import { START, WrongExpectedRevisionError, comparePositions, type EventStore, t
  */
 export interface ContractAdapter {
   /** A store on the log under test; `upcast` as the adapters take it. */
-  open(options?: { upcast?: (e: StoredEvent) => StoredEvent }): Promise<EventStore>;
+  open(options?: { upcast?: Upcast }): Promise<EventStore>;
   /** Frees what `open` made (after every store was closed). */
   teardown?(): Promise<void>;
   /** The log is empty when the suite starts (a fresh database). */
@@ -302,6 +302,21 @@ export function eventStoreContract(name: string, adapter: ContractAdapter): void
         expect(await store.readAll({ after: all.at(-1)!.position, streamPrefixes: [p1], limit: 10 })).toEqual([]);
       });
 
+      it("reads with only a projection's metadata: the same events, whose userId and recordedAt are the stored ones", async () => {
+        const whole = await readEverything(store, [p1, p2], START, 100);
+        const projected: ProjectedEvent[] = [];
+        let after = START;
+        for (;;) {
+          const page = await store.readAll({ after, streamPrefixes: [p1, p2], limit: 5, metadata: 'projected' });
+          projected.push(...page);
+          if (page.length < 5) break;
+          after = page.at(-1)!.position;
+        }
+        const strip = ({ metadata, ...rest }: ProjectedEvent) => ({ ...rest, metadata: { userId: metadata.userId, recordedAt: metadata.recordedAt } });
+        expect(projected.map(strip)).toEqual(whole.map(strip));
+        expect(projected.map((e) => e.metadata.userId).every((u) => typeof u === 'string' && u.length > 0)).toBe(true);
+      });
+
       it('reads the whole log without a filter', async () => {
         const everything = await readEverything(store, [], START, 50);
         const ours = everything.filter((e) => e.streamId.startsWith(`${run}-u`)).map((e) => e.id);
@@ -381,7 +396,7 @@ export function eventStoreContract(name: string, adapter: ContractAdapter): void
 
     describe('upcasting', () => {
       it('applies the upcaster to every read, never to what is stored', async () => {
-        const upcaster = (e: StoredEvent): StoredEvent =>
+        const upcaster = <E extends ProjectedEvent>(e: E): E =>
           e.type === 'Versioned' && e.schemaVersion === 1 ? { ...e, schemaVersion: 2, data: { ...(e.data as object), added: true } } : e;
         const upcasting = await adapter.open({ upcast: upcaster });
         extra.push(upcasting);

@@ -2,7 +2,7 @@ import { upcast } from '@oj/contracts/events';
 import { journalEventVersions, journalUpcasters, type JournalEventType } from '@oj/contracts/journal-events';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import type { EventStore, StoredEvent } from './port.ts';
+import type { EventStore, ProjectedEvent } from './port.ts';
 import { PostgresEventStore } from './postgres.ts';
 import { assertLocalLogPositions } from './log-origin.ts';
 
@@ -10,7 +10,7 @@ import { assertLocalLogPositions } from './log-origin.ts';
  * Old schema versions of the journal's events become the current ones on read; the stored events stay
  * as they were decided. Types the journal does not own pass through untouched.
  */
-export function upcastJournalEvent(event: StoredEvent): StoredEvent {
+export function upcastJournalEvent<E extends ProjectedEvent>(event: E): E {
   if (!Object.hasOwn(journalEventVersions, event.type)) return event;
   return upcast(journalUpcasters, event, (type) => journalEventVersions[type as JournalEventType]);
 }

@@ -32,6 +32,7 @@ import {
   type StoredEvent,
   type SubscribeOptions,
   type Subscription,
+  type Upcast,
 } from './port.ts';
 
 /**
@@ -41,7 +42,7 @@ import {
  * twice. Our schema version and metadata ride in the event's metadata.
  */
 export interface EventStoreDbOptions {
-  upcast?: (event: StoredEvent) => StoredEvent;
+  upcast?: Upcast;
 }
 
 interface StoredMetadata extends EventMetadata {
@@ -53,7 +54,7 @@ interface StoredMetadata extends EventMetadata {
 export class EventStoreDbEventStore implements EventStore {
   readonly kind = 'eventstoredb' as const;
   readonly #client: EventStoreDBClient;
-  readonly #upcast: ((event: StoredEvent) => StoredEvent) | undefined;
+  readonly #upcast: Upcast | undefined;
   readonly #subscriptions = new Set<Subscription>();
 
   constructor(client: EventStoreDBClient, options: EventStoreDbOptions = {}) {

@@ -9,10 +9,13 @@ import {
   type ExpectedRevision,
   type LogPosition,
   type NewEvent,
+  type ProjectedEvent,
+  type ProjectedMetadata,
   type ReadAllOptions,
   type StoredEvent,
   type SubscribeOptions,
   type Subscription,
+  type Upcast,
 } from './port.ts';
 import { assertEventIds, canonicalUuid } from './event-ids.ts';
 import { LocalSignal, pollingSubscription } from './subscription.ts';
@@ -33,7 +36,7 @@ import { listenChannel, type ChannelListener } from '../db/listen.ts';
  */
 export interface PostgresEventStoreOptions {
   /** Applied to every event read (old schema versions to the current one). */
-  upcast?: (event: StoredEvent) => StoredEvent;
+  upcast?: Upcast;
   /** How often a subscription looks for new events when no wake-up arrives. */
   pollIntervalMs?: number;
   /**
@@ -51,6 +54,9 @@ const MAX_ANY_RETRIES = 100;
 
 const VISIBLE = sql`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`;
 const COLUMNS = sql`transaction_id::text as commit_pos, global_position::text as prepare_pos, stream_id, revision, event_id::text as event_id, type, schema_version, data, metadata`;
+/** `COLUMNS` with only the metadata a projection reads, as text: no JSON of it to print or to parse. */
+const PROJECTED_COLUMNS = sql`transaction_id::text as commit_pos, global_position::text as prepare_pos, stream_id, revision, event_id::text as event_id, type, schema_version, data,
+  metadata->>'userId' as user_id, metadata->>'recordedAt' as recorded_at`;
 
 /**
  * The group commit's write: every append of a write as one JSON array of rows (a fixed statement text,
@@ -98,6 +104,12 @@ interface EventRow {
   metadata: StoredEvent['metadata'];
 }
 
+/** A row of `PROJECTED_COLUMNS`. */
+interface ProjectedEventRow extends Omit<EventRow, 'metadata'> {
+  user_id: string;
+  recorded_at: string;
+}
+
 /**
  * Whether the log holds an event whose transaction is at or after the oldest one still running: the
  * newest event's transaction, one entry of the log-order index read backwards. (As `exists (... where
@@ -114,7 +126,7 @@ export class PostgresEventStore implements EventStore {
   readonly kind: 'postgres' | 'pglite';
   readonly #db: Kysely<any>;
   readonly #pool: pg.Pool | undefined;
-  readonly #upcast: ((event: StoredEvent) => StoredEvent) | undefined;
+  readonly #upcast: Upcast | undefined;
   readonly #afterInsert: PostgresEventStoreOptions['afterInsert'];
   readonly #pollIntervalMs: number;
   readonly #signal: LocalSignal;
@@ -307,16 +319,21 @@ export class PostgresEventStore implements EventStore {
       select ${COLUMNS} from events
       where stream_id = ${streamId} and revision >= ${from} and ${to}
       order by revision`.execute(this.#db);
-    return rows.rows.map((r) => this.#toEvent(r));
+    return rows.rows.map((r) => this.#toEvent(r, r.metadata));
   }
 
-  async readAll(options: ReadAllOptions): Promise<StoredEvent[]> {
-    const rows = await sql<EventRow>`
-      select ${COLUMNS} from events
-      where ${VISIBLE} and ${afterCondition(options.after)} and ${prefixCondition(options.streamPrefixes)}
+  readAll(options: ReadAllOptions & { metadata: 'projected' }): Promise<ProjectedEvent[]>;
+  readAll(options: ReadAllOptions): Promise<StoredEvent[]>;
+  async readAll(options: ReadAllOptions): Promise<ProjectedEvent[]> {
+    const where = sql`where ${VISIBLE} and ${afterCondition(options.after)} and ${prefixCondition(options.streamPrefixes)}
       order by transaction_id, global_position
-      limit ${options.limit}`.execute(this.#db);
-    return rows.rows.map((r) => this.#toEvent(r));
+      limit ${options.limit}`;
+    if (options.metadata === 'projected') {
+      const rows = await sql<ProjectedEventRow>`select ${PROJECTED_COLUMNS} from events ${where}`.execute(this.#db);
+      return rows.rows.map((r) => this.#toEvent(r, { userId: r.user_id, recordedAt: r.recorded_at }));
+    }
+    const rows = await sql<EventRow>`select ${COLUMNS} from events ${where}`.execute(this.#db);
+    return rows.rows.map((r) => this.#toEvent(r, r.metadata));
   }
 
   async head(): Promise<LogPosition | null> {
@@ -368,13 +385,14 @@ export class PostgresEventStore implements EventStore {
     await Promise.all([...this.#subscriptions].map((s) => s.close()));
   }
 
-  #toEvent(r: EventRow): StoredEvent {
-    const event: StoredEvent = {
+  /** A row as an event with `metadata` (the whole, or only what a projection reads). */
+  #toEvent<M extends ProjectedMetadata>(r: Omit<EventRow, 'metadata'>, metadata: M): Omit<StoredEvent, 'metadata'> & { metadata: M } {
+    const event = {
       id: r.event_id,
       type: r.type,
       schemaVersion: r.schema_version,
       data: r.data,
-      metadata: r.metadata,
+      metadata,
       streamId: r.stream_id,
       revision: r.revision,
       position: { commit: BigInt(r.commit_pos), prepare: BigInt(r.prepare_pos) },

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { START, comparePositions, positionToString, type LogPosition, type StoredEvent } from '@oj/infra/eventstore/port';
+import { START, comparePositions, positionToString, type LogPosition, type ProjectedEvent, type StoredEvent } from '@oj/infra/eventstore/port';
 import type { Projection } from './projection.ts';
 import { lockSwitchShared } from './locks.ts';
 import { matchesPrefixes, maxPosition, posParams, rowPosition } from './lanes.ts';
@@ -91,17 +91,17 @@ export function guardRowsOf(version: { name: string; version: number }, ids: rea
  * left to apply, in order. Runs in the caller's transaction, so guard rows and read model rows commit
  * together.
  */
-export async function guardRevisions(
+export async function guardRevisions<E extends ProjectedEvent>(
   trx: Kysely<any>,
   version: { name: string; version: number; revisionGuard: boolean },
-  events: readonly StoredEvent[],
-): Promise<StoredEvent[]> {
+  events: readonly E[],
+): Promise<E[]> {
   if (!events.length) return [];
   const ids = [...new Set(events.map((e) => e.streamId))];
   const known = await guardRowsOf(version, ids).execute(trx);
   const last = new Map(known.rows.map((r) => [r.stream_id, Number(r.revision)]));
   const changed = new Map<string, number>();
-  const out: StoredEvent[] = [];
+  const out: E[] = [];
   for (const e of events) {
     const l = last.get(e.streamId);
     // Revisions are applied contiguously, so one at or below the last is applied already.

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { bulkTransaction, compareKeys } from '@oj/infra/db/bulk';
 import type { Database } from '@oj/infra/db/database';
-import type { EventStore, LogPosition, StoredEvent } from '@oj/infra/eventstore/port';
+import type { EventStore, LogPosition, ProjectedEvent } from '@oj/infra/eventstore/port';
 import type { BulkRun, Projection } from './projection.ts';
 import { guardRevisions, guardRowsOf, StreamRevisionError } from './apply.ts';
 import { posParams } from './lanes.ts';
@@ -28,7 +28,7 @@ export interface BulkPass {
 }
 
 /** A segment's (or batch's) end as the rebuild's checkpoint, in the transaction that wrote it. */
-export async function recordCheckpoint(trx: Kysely<any>, run: BulkPass, last: StoredEvent, events: number): Promise<void> {
+export async function recordCheckpoint(trx: Kysely<any>, run: BulkPass, last: ProjectedEvent, events: number): Promise<void> {
   const p = posParams(last.position);
   await sql`update projection_rebuilds set commit = ${p.commit}, prepare = ${p.prepare}, events_done = events_done + ${events}, updated_at = now()
     where projection = ${run.projection.name} and version = ${run.version}`.execute(trx);
@@ -46,9 +46,10 @@ export async function recordCheckpoint(trx: Kysely<any>, run: BulkPass, last: St
  */
 export async function bulkSegments(run: BulkPass, bulk: BulkRun, segmentEvents: number): Promise<BulkPassEnd> {
   const { database, eventStore, projection, version, tables, guarded, prefixes, batchSize } = run;
-  const read = (after: LogPosition) => eventStore.readAll({ after, streamPrefixes: prefixes, limit: batchSize });
+  // Only the metadata a projection reads (`BulkSegment`): a third less JSON to print and to parse.
+  const read = (after: LogPosition) => eventStore.readAll({ after, streamPrefixes: prefixes, limit: batchSize, metadata: 'projected' });
   let cursor = run.from;
-  let next: Promise<StoredEvent[]> | null = null;
+  let next: Promise<ProjectedEvent[]> | null = null;
   let writing: Promise<void> | null = null;
   // A version resumed from a kill may hold rows past its checkpoint (partitions of an older rebuild's
   // batch committed apart from the checkpoint): until the first segment is written, a stream that looks
@@ -62,9 +63,9 @@ export async function bulkSegments(run: BulkPass, bulk: BulkRun, segmentEvents: 
       // Streams begun in this segment, by their last revision; the others' events, in log order.
       const begun = new Map<string, number>();
       const continued = new Set<string>();
-      const carried: StoredEvent[] = [];
+      const carried: ProjectedEvent[] = [];
       let count = 0;
-      let last: StoredEvent | undefined;
+      let last: ProjectedEvent | undefined;
       while (count < segmentEvents) {
         let events = next ? await next : await read(cursor);
         next = null;
@@ -83,7 +84,7 @@ export async function bulkSegments(run: BulkPass, bulk: BulkRun, segmentEvents: 
           next.catch(() => {}); // awaited next round; a failure first must not be unhandled
         } else ended = true;
         const held = mayHoldLater ? await heldStreams(run, events, begun, continued) : null;
-        const fresh: StoredEvent[] = [];
+        const fresh: ProjectedEvent[] = [];
         for (const e of events) {
           const r = begun.get(e.streamId);
           if (r !== undefined) {
@@ -156,7 +157,7 @@ const eventsOf = (begun: ReadonlyMap<string, number>): number => {
 };
 
 /** Streams of a batch that look new to a resumed run but have a guard row in the version already. */
-async function heldStreams(run: BulkPass, events: readonly StoredEvent[], begun: ReadonlyMap<string, number>, continued: ReadonlySet<string>): Promise<Set<string>> {
+async function heldStreams(run: BulkPass, events: readonly ProjectedEvent[], begun: ReadonlyMap<string, number>, continued: ReadonlySet<string>): Promise<Set<string>> {
   const ids = [...new Set(events.filter((e) => e.revision === 0 && !begun.has(e.streamId) && !continued.has(e.streamId)).map((e) => e.streamId))];
   if (!ids.length) return new Set();
   const rows = await guardRowsOf(run.guarded, ids).execute(run.database.db);

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { BulkTransaction } from '@oj/infra/db/bulk';
 import type { Database } from '@oj/infra/db/database';
-import type { StoredEvent } from '@oj/infra/eventstore/port';
+import type { ProjectedEvent, StoredEvent } from '@oj/infra/eventstore/port';
 import type { RowChanges } from './row-diff.ts';
 
 /**
@@ -85,18 +85,19 @@ export interface BulkRun {
  * 0 is in it), checked contiguous; the events of streams begun in an earlier segment come to `write` as
  * `continued`, past the stream guard, to be applied on top of the rows the earlier segments wrote (as
  * `apply` in mode `bulk` does). So `add`'s streams have no rows in the version yet, and their rows are
- * only appended: no read, no upsert, no conflict.
+ * only appended: no read, no upsert, no conflict. Both are read with only the metadata a projection
+ * reads (`ProjectedMetadata`: the user and when it was recorded).
  */
 export interface BulkSegment {
   /** Folds events (log order) of streams that begin in this segment. */
-  add(events: readonly StoredEvent[]): void;
+  add(events: readonly ProjectedEvent[]): void;
   /**
    * In the runtime's transaction (which then records the streams' guard rows and the segment's
    * checkpoint): appends the rows of every stream folded (`t.load`: COPY on PostgreSQL) and applies
    * `continued`. Aggregates that the finishing step recomputes whole may be left out, as in `apply`'s
    * mode `bulk`.
    */
-  write(t: BulkTransaction, tables: Record<string, string>, continued: readonly StoredEvent[]): Promise<void>;
+  write(t: BulkTransaction, tables: Record<string, string>, continued: readonly ProjectedEvent[]): Promise<void>;
 }
 
 export const physicalTables = (p: Pick<Projection, 'tables'>, version: number): Record<string, string> =>

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { lineageStreamId, userStreamPrefix } from '@oj/contracts/journal-events';
 import { emptyLineage, type LineageState, type SplitRecord } from '@oj/contracts/lineage-fold';
 import type { TradeRecord } from '@oj/contracts/trade-record';
-import type { StoredEvent } from '@oj/infra/eventstore/port';
+import type { ProjectedEvent } from '@oj/infra/eventstore/port';
 import type { ProjectionContext } from '../runtime/projection.ts';
 import { insertSplits } from '../split-history/tables.ts';
 import { dayKey, recomputeDays } from '../daily-premium/tables.ts';
@@ -18,10 +18,10 @@ interface Loaded {
 }
 
 /** Applies journal events: loads the touched lineages in two reads, folds in memory, writes back in bulk. */
-export async function applyTradeEvents(ctx: ProjectionContext, events: readonly StoredEvent[]): Promise<void> {
+export async function applyTradeEvents(ctx: ProjectionContext, events: readonly ProjectedEvent[]): Promise<void> {
   const tables = asTables(ctx.tables);
   const trx = ctx.trx;
-  const byLineage = new Map<string, StoredEvent[]>();
+  const byLineage = new Map<string, ProjectedEvent[]>();
   for (const e of events) {
     const prefix = userStreamPrefix(e.metadata.userId);
     if (!e.streamId.startsWith(prefix)) continue;

@@ -1,7 +1,7 @@
 import { userStreamPrefix } from '@oj/contracts/journal-events';
 import type { LineageState } from '@oj/contracts/lineage-fold';
 import { compareKeys, type BulkTransaction } from '@oj/infra/db/bulk';
-import type { StoredEvent } from '@oj/infra/eventstore/port';
+import type { ProjectedEvent } from '@oj/infra/eventstore/port';
 import type { BulkRun, BulkSegment } from '../runtime/projection.ts';
 import { splitRow } from '../split-history/tables.ts';
 import { applyTradeEvents } from './apply.ts';
@@ -33,7 +33,7 @@ export class TradesBulkRun implements BulkRun {
 class TradesBulkSegment implements BulkSegment {
   readonly #lineages = new Map<string, LineageState>();
 
-  add(events: readonly StoredEvent[]): void {
+  add(events: readonly ProjectedEvent[]): void {
     for (const e of events) {
       const userId = e.metadata.userId;
       // As `apply`: a stream outside its user's prefix is not a journal lineage of that user.
@@ -44,7 +44,7 @@ class TradesBulkSegment implements BulkSegment {
     }
   }
 
-  async write(t: BulkTransaction, tables: Record<string, string>, continued: readonly StoredEvent[]): Promise<void> {
+  async write(t: BulkTransaction, tables: Record<string, string>, continued: readonly ProjectedEvent[]): Promise<void> {
     // In the order of the tables' keys (user, then lineage; a lineage's trades by uid): each row goes
     // into the primary key's index next to the last one instead of at a random leaf (PostgreSQL took
     // 3.7 s for the run's 621,149 trade rows in log order, 2.3 s in key order).

@@ -3,7 +3,7 @@ import { upcast } from '@oj/contracts/events';
 import { journalEventVersions, journalUpcasters, userStreamPrefix, type JournalEvent, type JournalEventType } from '@oj/contracts/journal-events';
 import { emptyLineage, evolveLineage, type LineageState } from '@oj/contracts/lineage-fold';
 import type { TradeRecord } from '@oj/contracts/trade-record';
-import type { StoredEvent } from '@oj/infra/eventstore/port';
+import type { ProjectedEvent } from '@oj/infra/eventstore/port';
 import { listOf, tradeRowOf, type TradesTable } from './tables.ts';
 import { splitRow, type SplitHistoryTable } from '../split-history/tables.ts';
 import { computeDailyRecords, dayKey, type DailyPremiumRecord, type DayTrade } from '../daily-premium/compute.ts';
@@ -18,10 +18,10 @@ import { computeDailyRecords, dayKey, type DailyPremiumRecord, type DayTrade } f
 
 const latest = (type: string) => journalEventVersions[type as JournalEventType] ?? 1;
 
-export const asJournalEvent = (e: StoredEvent): JournalEvent & StoredEvent => upcast(journalUpcasters, e, latest) as unknown as JournalEvent & StoredEvent;
+export const asJournalEvent = (e: ProjectedEvent): JournalEvent & ProjectedEvent => upcast(journalUpcasters, e, latest) as unknown as JournalEvent & ProjectedEvent;
 
 /** Folds one event into its lineage's state, as every path of the projection folds it. */
-export const foldEvent = (state: LineageState, e: StoredEvent): void => {
+export const foldEvent = (state: LineageState, e: ProjectedEvent): void => {
   evolveLineage(state, asJournalEvent(e), { revision: e.revision, at: e.metadata.recordedAt });
 };
 
@@ -29,7 +29,7 @@ export const foldEvent = (state: LineageState, e: StoredEvent): void => {
 export const lineageOfStream = (userId: string, streamId: string): LineageState => emptyLineage(userId, streamId.slice(userStreamPrefix(userId).length));
 
 /** The user's events (in log order) folded, by stream id in the order of each stream's first event. Other users' events are skipped. */
-export function foldUser(userId: string, events: readonly StoredEvent[]): Map<string, LineageState> {
+export function foldUser(userId: string, events: readonly ProjectedEvent[]): Map<string, LineageState> {
   const prefix = userStreamPrefix(userId);
   const lineages = new Map<string, LineageState>();
   for (const e of events) {
