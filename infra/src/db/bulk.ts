@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import type pg from 'pg';
 import copyStreams from 'pg-copy-streams';
 import type { Database } from './database.ts';
+import { binaryRowEncoder, binaryTypeOids, BinaryRows, textOf, type BinaryType } from './copy-binary.ts';
 
 /**
  * A transaction that can load rows in bulk: `COPY ... FROM STDIN` on PostgreSQL (the server parses
@@ -79,6 +80,19 @@ function onClient(client: pg.PoolClient): Kysely<any> {
 }
 
 async function copyRows<R extends object>(client: pg.PoolClient, table: string, columns: readonly (keyof R & string)[], rows: Rows<R>): Promise<number> {
+  const target = `${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')})`;
+  const types = await binaryTypes(client, table, columns);
+  if (types) {
+    let n = 0;
+    const binary = async function* () {
+      for await (const chunk of copyBinary(rows, columns, types)) {
+        n += chunk.rows;
+        yield chunk.bytes;
+      }
+    };
+    await pipeline(Readable.from(binary(), { objectMode: false }), client.query(copyStreams.from(`copy ${target} from stdin with (format binary)`)));
+    return n;
+  }
   let n = 0;
   const text = async function* () {
     for await (const chunk of copyText(rows, columns)) {
@@ -86,9 +100,54 @@ async function copyRows<R extends object>(client: pg.PoolClient, table: string, 
       yield chunk.text;
     }
   };
-  const target = `${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')})`;
   await pipeline(Readable.from(text(), { objectMode: false }), client.query(copyStreams.from(`copy ${target} from stdin`)));
   return n;
+}
+
+/**
+ * The columns' types when COPY's binary format can write every one of them (`copy-binary.ts`), else
+ * null (the rows go as text). Read from the catalogue at each load: a version's tables are made by the
+ * code that loads them, but nothing here should trust a cache of what a table was.
+ */
+async function binaryTypes(client: pg.PoolClient, table: string, columns: readonly string[]): Promise<BinaryType[] | null> {
+  const { rows } = await client.query<{ attname: string; atttypid: number }>(
+    'select attname, atttypid::int as atttypid from pg_attribute where attrelid = $1::regclass and attnum > 0 and not attisdropped',
+    [quoteIdent(table)],
+  );
+  const byName = new Map(rows.map((r) => [r.attname, binaryTypeOids[r.atttypid]]));
+  const types = columns.map((c) => byName.get(c));
+  return types.every((t) => t !== undefined) ? (types as BinaryType[]) : null;
+}
+
+/** Rows in COPY's binary format, in chunks of about 256 KiB (a chunk is one write to the socket). */
+export async function* copyBinary<R extends object>(rows: Rows<R>, columns: readonly (keyof R & string)[], types: readonly BinaryType[]): AsyncGenerator<{ bytes: Buffer; rows: number }> {
+  const encode = binaryRowEncoder(columns, types);
+  const out = new BinaryRows(columns);
+  let n = 0;
+  const full = () => out.size >= 256 * 1024;
+  if (Symbol.iterator in rows) {
+    for (const row of rows) {
+      encode(row, out);
+      n++;
+      if (full()) {
+        yield { bytes: out.take(), rows: n };
+        n = 0;
+      }
+    }
+  } else {
+    for await (const some of rows) {
+      for (const row of some) {
+        encode(row, out);
+        n++;
+      }
+      if (full()) {
+        yield { bytes: out.take(), rows: n };
+        n = 0;
+      }
+    }
+  }
+  out.end();
+  yield { bytes: out.take(), rows: n };
 }
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
@@ -101,24 +160,9 @@ const escapeText = (s: string): string => (SPECIAL.test(s) ? s.replace(/\\/g, '\
  * and arrays as JSON (for json/jsonb columns), and backslash, tab, newline and carriage return escaped.
  */
 export function copyField(v: unknown): string {
-  switch (typeof v) {
-    case 'string':
-      return escapeText(v);
-    case 'number':
-      // String() gives NaN, Infinity and -Infinity as double precision reads them.
-      return String(v);
-    case 'boolean':
-      return v ? 't' : 'f';
-    case 'bigint':
-      return v.toString();
-    case 'undefined':
-      return '\\N';
-    case 'object':
-      if (v === null) return '\\N';
-      return escapeText(v instanceof Date ? v.toISOString() : JSON.stringify(v));
-    default:
-      throw new Error(`Cannot write a ${typeof v} in a COPY row`);
-  }
+  if (v === null || v === undefined) return '\\N';
+  // String() gives NaN, Infinity and -Infinity as double precision reads them.
+  return typeof v === 'number' ? String(v) : escapeText(textOf(v));
 }
 
 /** Rows as COPY text in chunks of about 64 KiB (a chunk is one write to the socket). */
