@@ -7,9 +7,10 @@ import type { Database } from './database.ts';
 import { binaryRowEncoder, binaryTypeOids, BinaryRows, textOf, type BinaryType } from './copy-binary.ts';
 
 /**
- * A transaction that can load rows in bulk: `COPY ... FROM STDIN` on PostgreSQL (the server parses
- * tab-separated text, several times cheaper than a JSON parameter of the same rows, and nothing is
- * planned per row), multi-row inserts on PGlite (one connection, small embedded logs).
+ * A transaction that can load rows in bulk: `COPY ... FROM STDIN` on PostgreSQL (nothing is planned per
+ * row; in COPY's binary format where every column's type allows, else its tab-separated text, either
+ * several times cheaper than a JSON parameter of the same rows), multi-row inserts on PGlite (one
+ * connection, small embedded logs).
  */
 export interface BulkTransaction {
   /** Every other statement of the transaction. */

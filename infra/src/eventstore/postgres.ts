@@ -53,10 +53,10 @@ const STREAM_REVISION_KEY = 'events_stream_revision_key';
 const MAX_ANY_RETRIES = 100;
 
 const VISIBLE = sql`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`;
-const COLUMNS = sql`transaction_id::text as commit_pos, global_position::text as prepare_pos, stream_id, revision, event_id::text as event_id, type, schema_version, data, metadata`;
-/** `COLUMNS` with only the metadata a projection reads, as text: no JSON of it to print or to parse. */
-const PROJECTED_COLUMNS = sql`transaction_id::text as commit_pos, global_position::text as prepare_pos, stream_id, revision, event_id::text as event_id, type, schema_version, data,
-  metadata->>'userId' as user_id, metadata->>'recordedAt' as recorded_at`;
+const EVENT_COLUMNS = sql`transaction_id::text as commit_pos, global_position::text as prepare_pos, stream_id, revision, event_id::text as event_id, type, schema_version, data`;
+const COLUMNS = sql`${EVENT_COLUMNS}, metadata`;
+/** Only the metadata a projection reads, as text: no JSON of it to print or to parse. */
+const PROJECTED_COLUMNS = sql`${EVENT_COLUMNS}, metadata->>'userId' as user_id, metadata->>'recordedAt' as recorded_at`;
 
 /**
  * The group commit's write: every append of a write as one JSON array of rows (a fixed statement text,
@@ -325,14 +325,14 @@ export class PostgresEventStore implements EventStore {
   readAll(options: ReadAllOptions & { metadata: 'projected' }): Promise<ProjectedEvent[]>;
   readAll(options: ReadAllOptions): Promise<StoredEvent[]>;
   async readAll(options: ReadAllOptions): Promise<ProjectedEvent[]> {
-    const where = sql`where ${VISIBLE} and ${afterCondition(options.after)} and ${prefixCondition(options.streamPrefixes)}
+    const page = sql`where ${VISIBLE} and ${afterCondition(options.after)} and ${prefixCondition(options.streamPrefixes)}
       order by transaction_id, global_position
       limit ${options.limit}`;
     if (options.metadata === 'projected') {
-      const rows = await sql<ProjectedEventRow>`select ${PROJECTED_COLUMNS} from events ${where}`.execute(this.#db);
+      const rows = await sql<ProjectedEventRow>`select ${PROJECTED_COLUMNS} from events ${page}`.execute(this.#db);
       return rows.rows.map((r) => this.#toEvent(r, { userId: r.user_id, recordedAt: r.recorded_at }));
     }
-    const rows = await sql<EventRow>`select ${COLUMNS} from events ${where}`.execute(this.#db);
+    const rows = await sql<EventRow>`select ${COLUMNS} from events ${page}`.execute(this.#db);
     return rows.rows.map((r) => this.#toEvent(r, r.metadata));
   }
 
