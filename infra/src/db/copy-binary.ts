@@ -116,19 +116,26 @@ export class BinaryRows {
   int2(v: unknown): void {
     this.#field++;
     if (v === null || v === undefined) return this.#null();
-    if (!Number.isInteger(v) || (v as number) < -32_768 || (v as number) > 32_767) throw this.#refuse(v, 'a whole number of 16 bits');
+    const n = this.#whole(v, 16);
     this.#room(6);
     this.#at = this.#buf.writeInt32BE(2, this.#at);
-    this.#at = this.#buf.writeInt16BE(v as number, this.#at);
+    this.#at = this.#buf.writeInt16BE(n, this.#at);
   }
 
   int4(v: unknown): void {
     this.#field++;
     if (v === null || v === undefined) return this.#null();
-    if (!Number.isInteger(v) || (v as number) < -2_147_483_648 || (v as number) > 2_147_483_647) throw this.#refuse(v, 'a whole number of 32 bits');
+    const n = this.#whole(v, 32);
     this.#room(8);
     this.#at = this.#buf.writeInt32BE(4, this.#at);
-    this.#at = this.#buf.writeInt32BE(v as number, this.#at);
+    this.#at = this.#buf.writeInt32BE(n, this.#at);
+  }
+
+  /** `v` when it is a whole number that fits in `bits` bits (signed), else an error naming the column. */
+  #whole(v: unknown, bits: 16 | 32): number {
+    const limit = 2 ** (bits - 1);
+    if (!Number.isInteger(v) || (v as number) < -limit || (v as number) >= limit) throw this.#refuse(v, `a whole number of ${bits} bits`);
+    return v as number;
   }
 
   int8(v: unknown): void {

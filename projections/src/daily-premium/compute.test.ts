@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareKeys } from '@oj/infra/db/bulk';
+import { mulberry32 as random } from '@oj/infra/prng';
 import { computeAllDailyRecords, computeDailyRecords, dayKey, type DayTrade } from './compute.ts';
-
-/** A small deterministic generator (mulberry32), so a failure names its seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const DATES = ['2025-12-30', '2025-12-31', '2026-01-02', '2026-01-05', '2026-01-06', '2026-02-27', '2026-03-02'];
 // Keys the records' maps are made of: integer-like ones (ordered first by every object), characters
