@@ -125,23 +125,11 @@ export async function* copyBinary<R extends object>(rows: Rows<R>, columns: read
   const encode = binaryRowEncoder(columns, types);
   const out = new BinaryRows(columns);
   let n = 0;
-  const full = () => out.size >= 256 * 1024;
-  if (Symbol.iterator in rows) {
-    for (const row of rows) {
+  for await (const some of batchesOf(rows)) {
+    for (const row of some) {
       encode(row, out);
       n++;
-      if (full()) {
-        yield { bytes: out.take(), rows: n };
-        n = 0;
-      }
-    }
-  } else {
-    for await (const some of rows) {
-      for (const row of some) {
-        encode(row, out);
-        n++;
-      }
-      if (full()) {
+      if (out.full) {
         yield { bytes: out.take(), rows: n };
         n = 0;
       }
@@ -150,6 +138,9 @@ export async function* copyBinary<R extends object>(rows: Rows<R>, columns: read
   out.end();
   yield { bytes: out.take(), rows: n };
 }
+
+/** The rows as batches: a plain iterable is one batch, walked without an await per row. */
+const batchesOf = <R>(rows: Rows<R>): Iterable<Iterable<R>> | AsyncIterable<Iterable<R>> => (Symbol.iterator in rows ? [rows] : rows);
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -168,19 +159,8 @@ export function copyField(v: unknown): string {
 
 /** Rows as COPY text in chunks of about 64 KiB (a chunk is one write to the socket). */
 export async function* copyText<R extends object>(rows: Rows<R>, columns: readonly (keyof R & string)[]): AsyncGenerator<{ text: string; rows: number }> {
-  // A plain iterable is walked without an await per row.
-  if (Symbol.iterator in rows) {
-    yield* copyTextOf(rows, columns);
-    return;
-  }
   const chunk = new CopyChunk(columns);
-  for await (const some of rows) for (const row of some) if (chunk.add(row)) yield chunk.take();
-  if (chunk.rows) yield chunk.take();
-}
-
-function* copyTextOf<R extends object>(rows: Iterable<R>, columns: readonly (keyof R & string)[]): Generator<{ text: string; rows: number }> {
-  const chunk = new CopyChunk(columns);
-  for (const row of rows) if (chunk.add(row)) yield chunk.take();
+  for await (const some of batchesOf(rows)) for (const row of some) if (chunk.add(row)) yield chunk.take();
   if (chunk.rows) yield chunk.take();
 }
 

@@ -74,14 +74,23 @@ export class BinaryRows {
     this.#field = -1;
   }
 
-  #null(): void {
+  /** Moves to the next field: writes a null and answers false when `v` is absent. */
+  #next(v: unknown): boolean {
+    this.#field++;
+    if (v !== null && v !== undefined) return true;
     this.#room(4);
     this.#at = this.#buf.writeInt32BE(-1, this.#at);
+    return false;
+  }
+
+  /** Room for a field of `bytes` bytes, and its length written: the value goes at `#at`. */
+  #fixed(bytes: number): void {
+    this.#room(4 + bytes);
+    this.#at = this.#buf.writeInt32BE(bytes, this.#at);
   }
 
   text(v: unknown, jsonb = false): void {
-    this.#field++;
-    if (v === null || v === undefined) return this.#null();
+    if (!this.#next(v)) return;
     const s = textOf(v);
     const prefix = jsonb ? 1 : 0;
     // At most three bytes per UTF-16 unit.
@@ -103,31 +112,25 @@ export class BinaryRows {
   }
 
   float8(v: unknown): void {
-    this.#field++;
-    if (v === null || v === undefined) return this.#null();
+    if (!this.#next(v)) return;
     if (typeof v !== 'number') throw this.#refuse(v, 'a number');
-    this.#room(12);
-    this.#at = this.#buf.writeInt32BE(8, this.#at);
+    this.#fixed(8);
     // -0 as 0, as the text format prints it (String(-0) is "0"): a live version's rows, written through
     // JSON, never hold -0, and a rebuild must write what they hold.
     this.#at = this.#buf.writeDoubleBE(v === 0 ? 0 : v, this.#at);
   }
 
   int2(v: unknown): void {
-    this.#field++;
-    if (v === null || v === undefined) return this.#null();
+    if (!this.#next(v)) return;
     const n = this.#whole(v, 16);
-    this.#room(6);
-    this.#at = this.#buf.writeInt32BE(2, this.#at);
+    this.#fixed(2);
     this.#at = this.#buf.writeInt16BE(n, this.#at);
   }
 
   int4(v: unknown): void {
-    this.#field++;
-    if (v === null || v === undefined) return this.#null();
+    if (!this.#next(v)) return;
     const n = this.#whole(v, 32);
-    this.#room(8);
-    this.#at = this.#buf.writeInt32BE(4, this.#at);
+    this.#fixed(4);
     this.#at = this.#buf.writeInt32BE(n, this.#at);
   }
 
@@ -139,31 +142,25 @@ export class BinaryRows {
   }
 
   int8(v: unknown): void {
-    this.#field++;
-    if (v === null || v === undefined) return this.#null();
+    if (!this.#next(v)) return;
     const big = typeof v === 'bigint' ? v : Number.isSafeInteger(v) ? BigInt(v as number) : null;
     if (big === null || big < -(2n ** 63n) || big >= 2n ** 63n) throw this.#refuse(v, 'a whole number of 64 bits');
-    this.#room(12);
-    this.#at = this.#buf.writeInt32BE(8, this.#at);
+    this.#fixed(8);
     this.#at = this.#buf.writeBigInt64BE(big, this.#at);
   }
 
   bool(v: unknown): void {
-    this.#field++;
-    if (v === null || v === undefined) return this.#null();
+    if (!this.#next(v)) return;
     if (typeof v !== 'boolean') throw this.#refuse(v, 'a boolean');
-    this.#room(5);
-    this.#at = this.#buf.writeInt32BE(1, this.#at);
+    this.#fixed(1);
     this.#at = this.#buf.writeUInt8(v ? 1 : 0, this.#at);
   }
 
   date(v: unknown): void {
-    this.#field++;
-    if (v === null || v === undefined) return this.#null();
+    if (!this.#next(v)) return;
     const day = typeof v === 'string' ? epochDay(v) : null;
     if (day === null) throw this.#refuse(v, 'a YYYY-MM-DD date');
-    this.#room(8);
-    this.#at = this.#buf.writeInt32BE(4, this.#at);
+    this.#fixed(4);
     this.#at = this.#buf.writeInt32BE(day - PG_EPOCH_DAYS, this.#at);
   }
 
@@ -172,9 +169,9 @@ export class BinaryRows {
     this.#raw(TRAILER);
   }
 
-  /** Bytes written since the last take. */
-  get size(): number {
-    return this.#at;
+  /** Whether what is written since the last take makes a chunk (about 256 KiB). */
+  get full(): boolean {
+    return this.#at >= CHUNK;
   }
 
   /** What is written so far, as a buffer of its own; the next rows go into a new one. */

@@ -87,7 +87,7 @@ const bump = (m: Record<string, number>, k: string, by: number) => {
 };
 
 /** Orders one user's trades by uid: unique within a user, so the order is total. */
-const byUid = (a: DayTrade, b: DayTrade) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
+const byUid = (a: DayTrade, b: DayTrade) => compareKeys(a.uid, b.uid);
 
 /**
  * Recomputes the records of the given (user, date) keys from every trade opened or closed on them
