@@ -10,7 +10,8 @@ import type { RowChanges } from './row-diff.ts';
 export interface LaneBatch {
   lane: number;
   prev: LogPosition;
-  events: readonly StoredEvent[];
+  /** Read with only the metadata a projection reads (`ProjectedEvent`). */
+  events: readonly ProjectedEvent[];
 }
 
 /**

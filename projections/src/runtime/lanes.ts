@@ -1,4 +1,4 @@
-import { START, comparePositions, positionFromString, positionToString, type LogPosition, type StoredEvent } from '@oj/infra/eventstore/port';
+import { START, comparePositions, positionFromString, positionToString, type LogPosition, type ProjectedEvent } from '@oj/infra/eventstore/port';
 
 /**
  * Stable lane of a user: FNV-1a (32 bit) of the user id, modulo the lane count. Stable across
@@ -27,10 +27,10 @@ export const posParams = (p: LogPosition) => ({ commit: p.commit.toString(), pre
 export const matchesPrefixes = (streamId: string, prefixes: readonly string[]) => prefixes.some((p) => streamId.startsWith(p));
 
 /** Events as they travel in a BullMQ job (JSON: positions as text). */
-export interface WireEvent extends Omit<StoredEvent, 'position'> {
+export interface WireEvent extends Omit<ProjectedEvent, 'position'> {
   position: string;
 }
-export const toWire = (e: StoredEvent): WireEvent => ({ ...e, position: positionToString(e.position) });
-export const fromWire = (e: WireEvent): StoredEvent => ({ ...e, position: positionFromString(e.position) });
+export const toWire = (e: ProjectedEvent): WireEvent => ({ ...e, position: positionToString(e.position) });
+export const fromWire = (e: WireEvent): ProjectedEvent => ({ ...e, position: positionFromString(e.position) });
 
 export { START };

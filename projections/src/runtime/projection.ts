@@ -47,8 +47,11 @@ export interface Projection {
    * `finishBulk`, which must then create them (a version is never switched before finishBulk ran).
    */
   createTables(db: Kysely<any>, tables: Record<string, string>, options?: { bulk?: boolean }): Promise<void>;
-  /** Applies events, in log order, inside `ctx.trx`. Must be idempotent (see above). */
-  apply(ctx: ProjectionContext, events: readonly StoredEvent[]): Promise<void>;
+  /**
+   * Applies events, in log order, inside `ctx.trx`. Must be idempotent (see above). The events carry only
+   * the metadata a projection reads (`ProjectedEvent`): lane batches are read and queued without the rest.
+   */
+  apply(ctx: ProjectionContext, events: readonly ProjectedEvent[]): Promise<void>;
   /**
    * After the last `bulk` batch of a rebuild and before its catch-up and switch: computes what `bulk`
    * batches left out, for the whole version. Idempotent: a rebuild killed during it runs it again.

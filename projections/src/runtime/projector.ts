@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '@oj/infra/config';
 import type { Database } from '@oj/infra/db/database';
-import { START, comparePositions, positionFromString, positionToString, type EventStore, type LogPosition, type StoredEvent, type Subscription } from '@oj/infra/eventstore/port';
+import { START, comparePositions, positionFromString, positionToString, type EventStore, type LogPosition, type ProjectedEvent, type Subscription } from '@oj/infra/eventstore/port';
 import { LocalSignal } from '@oj/infra/eventstore/subscription';
 import { physicalTables, type Projection } from './projection.ts';
 import { applyLaneBatch, type AppliedCount, type LaneBatch } from './apply.ts';
@@ -486,7 +486,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       let after = cp;
       let prev = cp;
       for (;;) {
-        const events = await eventStore.readAll({ after, streamPrefixes, limit: readBatch });
+        const events = await eventStore.readAll({ after, streamPrefixes, limit: readBatch, metadata: 'projected' });
         const mine = events.filter((e) => comparePositions(e.position, handedTo) <= 0 && laneOf(e.metadata.userId, laneCount) === lane);
         if (mine.length) {
           const end = mine.at(-1)!.position;
@@ -547,11 +547,11 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
           }
           woken = false;
           const head = await eventStore.head();
-          const events = await eventStore.readAll({ after: state.checkpoint, streamPrefixes, limit: readBatch });
+          const events = await eventStore.readAll({ after: state.checkpoint, streamPrefixes, limit: readBatch, metadata: 'projected' });
           const last = events.at(-1);
           if (!last) handedTo = [];
           if (last) {
-            const byLane = new Map<number, StoredEvent[]>();
+            const byLane = new Map<number, ProjectedEvent[]>();
             for (const e of events) {
               const lane = laneOf(e.metadata.userId, lanes);
               let list = byLane.get(lane);

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '@oj/infra/db/database';
 import { failpoint } from '@oj/infra/failpoints';
 import { settleAll } from '@oj/infra/settle';
-import { START, comparePositions, positionToString, type EventStore, type LogPosition, type StoredEvent } from '@oj/infra/eventstore/port';
+import { START, comparePositions, positionToString, type EventStore, type LogPosition, type ProjectedEvent, type StoredEvent } from '@oj/infra/eventstore/port';
 import { physicalTables, type Projection } from './projection.ts';
 import { bulkSegments, DEFAULT_SEGMENT_EVENTS, recordCheckpoint, type BulkPass } from './bulk-segments.ts';
 import { LOCK_REBUILD, lockSwitchExclusive, lockSwitchShared, tryLock } from './locks.ts';
@@ -229,8 +229,8 @@ async function bulkBatches(run: BulkPass, partitions: number): Promise<number> {
   let checkpoint = run.from;
   let applied = 0;
   // Read outside the transaction: on PGlite the one connection is the transaction's.
-  const read = (after: LogPosition) => eventStore.readAll({ after, streamPrefixes: prefixes, limit: batchSize });
-  let next: Promise<StoredEvent[]> | null = null;
+  const read = (after: LogPosition) => eventStore.readAll({ after, streamPrefixes: prefixes, limit: batchSize, metadata: 'projected' });
+  let next: Promise<ProjectedEvent[]> | null = null;
   for (;;) {
     let events = next ? await next : await read(checkpoint);
     // A read-ahead ran while this rebuild's own transaction was open, which holds the store's
@@ -292,9 +292,9 @@ async function refreshCounts(deps: RuntimeDeps, name: string, version: number): 
 }
 
 /** Splits a batch by user into at most `n` non-empty parts, each in log order. */
-function partitionByUser(events: readonly StoredEvent[], n: number): StoredEvent[][] {
-  if (n <= 1) return [events as StoredEvent[]];
-  const parts: StoredEvent[][] = Array.from({ length: n }, () => []);
+function partitionByUser<E extends ProjectedEvent>(events: readonly E[], n: number): E[][] {
+  if (n <= 1) return [[...events]];
+  const parts: E[][] = Array.from({ length: n }, () => []);
   for (const e of events) parts[laneOf(e.metadata.userId, n)]!.push(e);
   return parts.filter((p) => p.length > 0);
 }
@@ -417,7 +417,7 @@ const CATCH_UP_LIMIT = 5000;
  * A version's checkpoint for an event's user: its rebuild's (-1), or its lane's by the version's own lane
  * count; a lane without a row has applied nothing.
  */
-export function checkpointOf(t: Map<number, LogPosition>, target: RegistryRow, e: StoredEvent): LogPosition {
+export function checkpointOf(t: Map<number, LogPosition>, target: RegistryRow, e: ProjectedEvent): LogPosition {
   return t.get(-1) ?? t.get(laneOf(e.metadata.userId, target.lanes)) ?? START;
 }
 
@@ -435,7 +435,7 @@ async function catchUpTarget(deps: RuntimeDeps, projection: Projection, version:
   for (;;) {
     const before = await targetCheckpoints(deps, projection.name, version);
     const from = [...before.values()].reduce((a, b) => minPosition(a, b));
-    const events = await eventStore.readAll({ after: from, streamPrefixes: prefixes, limit: batchSize });
+    const events = await eventStore.readAll({ after: from, streamPrefixes: prefixes, limit: batchSize, metadata: 'projected' });
     const last = events.at(-1);
     if (!last) return applied;
     const done = await database.db.transaction().execute(async (trx) => {

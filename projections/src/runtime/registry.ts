@@ -228,7 +228,7 @@ export async function readLag(
   let read = 0;
   while (read < cap) {
     const limit = Math.min(2000, cap - read);
-    const batch = await eventStore.readAll({ after, streamPrefixes: prefixes, limit });
+    const batch = await eventStore.readAll({ after, streamPrefixes: prefixes, limit, metadata: 'projected' });
     for (const event of batch) {
       const lane = laneOf(event.metadata.userId, lanes);
       for (const e of entries) {
