@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { premiumDataResponse } from '@oj/contracts/trade-views';
 import { physicalTables } from '@oj/projections/runtime/projection';
+import { premiumDataJson } from '@oj/projections/daily-premium/queries';
 import { tradesProjection } from '@oj/projections/trades/projection';
 import { smallJournal } from '@oj/projections/trades/testing';
 import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
@@ -16,6 +17,7 @@ let t: TestApp;
 let auth: string;
 let otherAuth: string;
 let emptyAuth: string;
+let emptyUser: string;
 
 const get = (path: string, authorization = auth) => t.app.inject({ method: 'GET', url: `/api/v1${path}`, headers: { authorization } });
 
@@ -28,6 +30,7 @@ beforeAll(async () => {
   auth = me.authorization;
   otherAuth = other.authorization;
   emptyAuth = empty.authorization;
+  emptyUser = empty.userId;
   const tables = physicalTables(tradesProjection, tradesProjection.version);
   const db = t.db.db;
   await tradesProjection.createTables(db, tables);
@@ -216,6 +219,19 @@ describe('GET /metrics/premium-data for the dashboard', () => {
     const after = (await get('/metrics/premium-data', otherAuth)).json();
     expect(after.breakdowns.y.strategies).toEqual([{ key: 'naked-put', count: 1 }]);
     await sql`update ${D} set sg = '{"cash-secured-put": 1}'::json where income_date = '2026-01-08' and np = 999`.execute(t.db.db);
+  });
+
+  it('starts the days at the first weekday when the window opens on a weekend (1 January 2028 is a Saturday)', async () => {
+    const tables = physicalTables(tradesProjection, tradesProjection.version);
+    const body = premiumDataResponse.parse(JSON.parse(await premiumDataJson(t.db.db, tables as never, emptyUser, '2030-01-07')));
+    const days = body.daily_income.map((d) => d.income_date);
+    // Weekdays from Monday 3 January 2028 to Monday 7 January 2030, counted one by one.
+    const expected: string[] = [];
+    for (let d = new Date(Date.UTC(2028, 0, 1)); d <= new Date(Date.UTC(2030, 0, 7)); d = new Date(d.getTime() + 86_400_000)) {
+      if (d.getUTCDay() !== 0 && d.getUTCDay() !== 6) expected.push(d.toISOString().slice(0, 10));
+    }
+    expect(days[0]).toBe('2028-01-03');
+    expect(days).toEqual(expected);
   });
 
   it('needs a verified user', async () => {
