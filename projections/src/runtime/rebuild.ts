@@ -292,8 +292,8 @@ async function refreshCounts(deps: RuntimeDeps, name: string, version: number): 
 }
 
 /** Splits a batch by user into at most `n` non-empty parts, each in log order. */
-function partitionByUser<E extends ProjectedEvent>(events: readonly E[], n: number): E[][] {
-  if (n <= 1) return [[...events]];
+function partitionByUser<E extends ProjectedEvent>(events: readonly E[], n: number): Array<readonly E[]> {
+  if (n <= 1) return [events];
   const parts: E[][] = Array.from({ length: n }, () => []);
   for (const e of events) parts[laneOf(e.metadata.userId, n)]!.push(e);
   return parts.filter((p) => p.length > 0);

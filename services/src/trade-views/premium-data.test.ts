@@ -4,6 +4,7 @@ import { premiumDataResponse } from '@oj/contracts/trade-views';
 import { physicalTables } from '@oj/projections/runtime/projection';
 import { premiumDataJson } from '@oj/projections/daily-premium/queries';
 import { tradesProjection } from '@oj/projections/trades/projection';
+import { asTables } from '@oj/projections/trades/tables';
 import { smallJournal } from '@oj/projections/trades/testing';
 import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
 
@@ -45,10 +46,13 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** Weekdays from 1 January 2024 (two years before 2026) to 2 February 2026, counted one by one. */
-function weekdaysOfWindow(): string[] {
+/**
+ * Weekdays from `from` to `to`, counted one by one: by default the window's, 1 January 2024 (two years
+ * before 2026) to 2 February 2026.
+ */
+function weekdaysOfWindow(from = '2024-01-01', to = '2026-02-02'): string[] {
   const out: string[] = [];
-  for (let d = new Date(Date.UTC(2024, 0, 1)); d <= new Date(Date.UTC(2026, 1, 2)); d = new Date(d.getTime() + 86_400_000)) {
+  for (let d = new Date(`${from}T00:00:00Z`); d <= new Date(`${to}T00:00:00Z`); d = new Date(d.getTime() + 86_400_000)) {
     if (d.getUTCDay() !== 0 && d.getUTCDay() !== 6) out.push(d.toISOString().slice(0, 10));
   }
   return out;
@@ -222,16 +226,11 @@ describe('GET /metrics/premium-data for the dashboard', () => {
   });
 
   it('starts the days at the first weekday when the window opens on a weekend (1 January 2028 is a Saturday)', async () => {
-    const tables = physicalTables(tradesProjection, tradesProjection.version);
-    const body = premiumDataResponse.parse(JSON.parse(await premiumDataJson(t.db.db, tables as never, emptyUser, '2030-01-07')));
+    const tables = asTables(physicalTables(tradesProjection, tradesProjection.version));
+    const body = premiumDataResponse.parse(JSON.parse(await premiumDataJson(t.db.db, tables, emptyUser, '2030-01-07')));
     const days = body.daily_income.map((d) => d.income_date);
-    // Weekdays from Monday 3 January 2028 to Monday 7 January 2030, counted one by one.
-    const expected: string[] = [];
-    for (let d = new Date(Date.UTC(2028, 0, 1)); d <= new Date(Date.UTC(2030, 0, 7)); d = new Date(d.getTime() + 86_400_000)) {
-      if (d.getUTCDay() !== 0 && d.getUTCDay() !== 6) expected.push(d.toISOString().slice(0, 10));
-    }
     expect(days[0]).toBe('2028-01-03');
-    expect(days).toEqual(expected);
+    expect(days).toEqual(weekdaysOfWindow('2028-01-01', '2030-01-07'));
   });
 
   it('needs a verified user', async () => {
