@@ -30,7 +30,8 @@ describe('failpoints', () => {
   it('hold the process, saying so, when armed', async () => {
     const r = run({ OJ_FAILPOINTS: 'some.other, rebuild.finished' });
     const exited = once(r.child, 'exit');
-    for (let i = 0; i < 200 && !r.said().includes('reached'); i++) await new Promise((res) => setTimeout(res, 25));
+    // Both lines: the child's two writes may come in two reads.
+    for (let i = 0; i < 200 && !r.said().includes('returned'); i++) await new Promise((res) => setTimeout(res, 25));
     expect(r.said()).toBe('failpoint rebuild.finished reached\nreturned a promise\n');
     // Still held a while later: it neither went on nor exited.
     await new Promise((res) => setTimeout(res, 500));
