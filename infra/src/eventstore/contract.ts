@@ -1,7 +1,7 @@
 import { randomUUID, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { EventMetadata } from '@oj/contracts/events';
-import { START, WrongExpectedRevisionError, comparePositions, type EventStore, type LogPosition, type NewEvent, type ProjectedEvent, type StoredEvent, type Upcast } from './port.ts';
+import { START, WrongExpectedRevisionError, comparePositions, type EventStore, type LogPosition, type JsonDataEvent, type NewEvent, type ProjectedEvent, type StoredEvent, type Upcast } from './port.ts';
 
 /**
  * The contract every event store adapter passes (PostgreSQL on node-postgres, PostgreSQL on PGlite,
@@ -317,6 +317,21 @@ export function eventStoreContract(name: string, adapter: ContractAdapter): void
         expect(projected.map((e) => e.metadata.userId).every((u) => typeof u === 'string' && u.length > 0)).toBe(true);
       });
 
+      it("reads with the data as its JSON text: the same events, each one's data the stored JSON", async () => {
+        const whole = await readEverything(store, [p1, p2], START, 100);
+        const json: JsonDataEvent[] = [];
+        let after = START;
+        for (;;) {
+          const page = await store.readAll({ after, streamPrefixes: [p1, p2], limit: 5, metadata: 'projected', data: 'json' });
+          json.push(...page);
+          if (page.length < 5) break;
+          after = page.at(-1)!.position;
+        }
+        expect(json.every((e) => typeof e.data === 'string')).toBe(true);
+        const parsed = json.map(({ metadata, data, ...rest }) => ({ ...rest, data: JSON.parse(data) as unknown, metadata: { userId: metadata.userId, recordedAt: metadata.recordedAt } }));
+        expect(parsed).toEqual(whole.map(({ metadata, ...rest }) => ({ ...rest, metadata: { userId: metadata.userId, recordedAt: metadata.recordedAt } })));
+      });
+
       it('reads the whole log without a filter', async () => {
         const everything = await readEverything(store, [], START, 50);
         const ours = everything.filter((e) => e.streamId.startsWith(`${run}-u`)).map((e) => e.id);
@@ -410,6 +425,12 @@ export function eventStoreContract(name: string, adapter: ContractAdapter): void
         ]);
         const fromLog = await upcasting.readAll({ streamPrefixes: [`${run}-up.`], limit: 10 });
         expect(fromLog.map((e) => e.schemaVersion)).toEqual([2, 1]);
+        // Data read as JSON text is as stored: whoever parses it upcasts it.
+        const asJson = await upcasting.readAll({ streamPrefixes: [`${run}-up.`], limit: 10, metadata: 'projected', data: 'json' });
+        expect(asJson.map((e) => [e.schemaVersion, JSON.parse(e.data)])).toEqual([
+          [1, { n: 1 }],
+          [1, { n: 2 }],
+        ]);
         const subscription = upcasting.subscribe({ streamPrefixes: [`${run}-up.`] });
         for await (const e of subscription) {
           expect(e.schemaVersion).toBe(2);

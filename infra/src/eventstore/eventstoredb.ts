@@ -26,8 +26,10 @@ import {
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
+  type JsonDataEvent,
   type LogPosition,
   type NewEvent,
+  type ProjectedEvent,
   type ReadAllOptions,
   type StoredEvent,
   type SubscribeOptions,
@@ -150,7 +152,13 @@ export class EventStoreDbEventStore implements EventStore {
     return out;
   }
 
-  async readAll(options: ReadAllOptions): Promise<StoredEvent[]> {
+  readAll(options: ReadAllOptions & { metadata: 'projected'; data: 'json' }): Promise<JsonDataEvent[]>;
+  readAll(options: ReadAllOptions & { metadata: 'projected' }): Promise<ProjectedEvent[]>;
+  readAll(options: ReadAllOptions): Promise<StoredEvent[]>;
+  async readAll(options: ReadAllOptions): Promise<ProjectedEvent<unknown>[]> {
+    if (options.data === 'json' && options.metadata !== 'projected') throw new Error("readAll: data: 'json' is read with metadata: 'projected'");
+    // The client has parsed the data already: `data: 'json'` prints it again, as stored (not upcast).
+    const toEvent = options.data === 'json' ? (e: RecordedWithPosition) => this.#asStored(e, 'json') : (e: RecordedWithPosition) => this.#toEvent(e);
     const prefixes = options.streamPrefixes && options.streamPrefixes.length > 0 ? { streamPrefixes: options.streamPrefixes } : {};
     let after = options.after && options.after.commit >= 0n ? options.after : null;
     const out: StoredEvent[] = [];
@@ -172,7 +180,7 @@ export class EventStoreDbEventStore implements EventStore {
         if (after && comparePositions(event.position, after) <= 0) continue;
         after = { commit: event.position.commit, prepare: event.position.prepare };
         if (isSystem(event.streamId, event.type) || !matchesPrefixes(event.streamId, options.streamPrefixes)) dropped = true;
-        else if (out.length < options.limit) out.push(this.#toEvent(event));
+        else if (out.length < options.limit) out.push(toEvent(event));
       }
       if (!dropped || returned < maxCount || out.length >= options.limit) return out;
     }
@@ -232,19 +240,27 @@ export class EventStoreDbEventStore implements EventStore {
   }
 
   #toEvent(recorded: RecordedWithPosition): StoredEvent {
+    const event = this.#asStored(recorded);
+    return this.#upcast ? this.#upcast(event) : event;
+  }
+
+  /** The event as stored (`data: 'json'`: its data as JSON text). */
+  #asStored(recorded: RecordedWithPosition): StoredEvent;
+  #asStored(recorded: RecordedWithPosition, json: 'json'): StoredEvent<string>;
+  #asStored(recorded: RecordedWithPosition, json?: 'json'): StoredEvent<unknown> {
     const { schemaVersion, $correlationId: _c, $causationId: _k, ...metadata } = (recorded.metadata ?? {}) as Partial<StoredMetadata>;
     if (!recorded.position) throw new Error(`Event ${recorded.id} in ${recorded.streamId}: the server reported no position (EventStoreDB 22.6 or later is needed)`);
     const event: StoredEvent = {
       id: recorded.id,
       type: recorded.type,
       schemaVersion: typeof schemaVersion === 'number' ? schemaVersion : 1,
-      data: recorded.data,
+      data: json ? JSON.stringify(recorded.data) : recorded.data,
       metadata: metadata as EventMetadata,
       streamId: recorded.streamId,
       revision: Number(recorded.revision),
       position: { commit: recorded.position.commit, prepare: recorded.position.prepare },
     };
-    return this.#upcast ? this.#upcast(event) : event;
+    return event;
   }
 }
 

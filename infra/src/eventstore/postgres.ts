@@ -7,6 +7,7 @@ import {
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
+  type JsonDataEvent,
   type LogPosition,
   type NewEvent,
   type ProjectedEvent,
@@ -53,10 +54,14 @@ const STREAM_REVISION_KEY = 'events_stream_revision_key';
 const MAX_ANY_RETRIES = 100;
 
 const VISIBLE = sql`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`;
-const EVENT_COLUMNS = sql`transaction_id::text as commit_pos, global_position::text as prepare_pos, stream_id, revision, event_id::text as event_id, type, schema_version, data`;
+const POSITION_COLUMNS = sql`transaction_id::text as commit_pos, global_position::text as prepare_pos, stream_id, revision, event_id::text as event_id, type, schema_version`;
+const EVENT_COLUMNS = sql`${POSITION_COLUMNS}, data`;
 const COLUMNS = sql`${EVENT_COLUMNS}, metadata`;
 /** Only the metadata a projection reads, as text: no JSON of it to print or to parse. */
-const PROJECTED_COLUMNS = sql`${EVENT_COLUMNS}, metadata->>'userId' as user_id, metadata->>'recordedAt' as recorded_at`;
+const PROJECTED_METADATA = sql`metadata->>'userId' as user_id, metadata->>'recordedAt' as recorded_at`;
+const PROJECTED_COLUMNS = sql`${EVENT_COLUMNS}, ${PROJECTED_METADATA}`;
+/** `data: 'json'`: the data as text, which the driver hands over as it came. */
+const JSON_DATA_COLUMNS = sql`${POSITION_COLUMNS}, data::text as data, ${PROJECTED_METADATA}`;
 
 /**
  * The group commit's write: every append of a write as one JSON array of rows (a fixed statement text,
@@ -322,12 +327,19 @@ export class PostgresEventStore implements EventStore {
     return rows.rows.map((r) => this.#toEvent(r, r.metadata));
   }
 
+  readAll(options: ReadAllOptions & { metadata: 'projected'; data: 'json' }): Promise<JsonDataEvent[]>;
   readAll(options: ReadAllOptions & { metadata: 'projected' }): Promise<ProjectedEvent[]>;
   readAll(options: ReadAllOptions): Promise<StoredEvent[]>;
   async readAll(options: ReadAllOptions): Promise<ProjectedEvent[]> {
     const page = sql`where ${VISIBLE} and ${afterCondition(options.after)} and ${prefixCondition(options.streamPrefixes)}
       order by transaction_id, global_position
       limit ${options.limit}`;
+    if (options.data === 'json') {
+      if (options.metadata !== 'projected') throw new Error("readAll: data: 'json' is read with metadata: 'projected'");
+      const rows = await sql<ProjectedEventRow>`select ${JSON_DATA_COLUMNS} from events ${page}`.execute(this.#db);
+      // Not upcast: the data is not parsed yet (`JsonDataEvent`).
+      return rows.rows.map((r) => rawEvent(r, { userId: r.user_id, recordedAt: r.recorded_at }));
+    }
     if (options.metadata === 'projected') {
       const rows = await sql<ProjectedEventRow>`select ${PROJECTED_COLUMNS} from events ${page}`.execute(this.#db);
       return rows.rows.map((r) => this.#toEvent(r, { userId: r.user_id, recordedAt: r.recorded_at }));
@@ -385,20 +397,25 @@ export class PostgresEventStore implements EventStore {
     await Promise.all([...this.#subscriptions].map((s) => s.close()));
   }
 
-  /** A row as an event with `metadata` (the whole, or only what a projection reads). */
+  /** A row as an event with `metadata` (the whole, or only what a projection reads), upcast. */
   #toEvent<M extends ProjectedMetadata>(r: Omit<EventRow, 'metadata'>, metadata: M): Omit<StoredEvent, 'metadata'> & { metadata: M } {
-    const event = {
-      id: r.event_id,
-      type: r.type,
-      schemaVersion: r.schema_version,
-      data: r.data,
-      metadata,
-      streamId: r.stream_id,
-      revision: r.revision,
-      position: { commit: BigInt(r.commit_pos), prepare: BigInt(r.prepare_pos) },
-    };
+    const event = rawEvent(r, metadata);
     return this.#upcast ? this.#upcast(event) : event;
   }
+}
+
+/** A row as an event, as stored. */
+function rawEvent<M extends ProjectedMetadata, D>(r: Omit<EventRow, 'metadata' | 'data'> & { data: D }, metadata: M): Omit<StoredEvent<D>, 'metadata'> & { metadata: M } {
+  return {
+    id: r.event_id,
+    type: r.type,
+    schemaVersion: r.schema_version,
+    data: r.data,
+    metadata,
+    streamId: r.stream_id,
+    revision: r.revision,
+    position: { commit: BigInt(r.commit_pos), prepare: BigInt(r.prepare_pos) },
+  };
 }
 
 async function currentRevision(db: Kysely<any> | Transaction<any>, streamId: string): Promise<number | null> {
