@@ -4,7 +4,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import type pg from 'pg';
 import copyStreams from 'pg-copy-streams';
 import type { Database } from './database.ts';
-import { binaryRowEncoder, binaryTypeOids, BinaryRows, textOf, type BinaryType } from './copy-binary.ts';
+import { BinaryChunks, binaryTypeOids, textOf, type BinaryChunk, type BinaryType } from './copy-binary.ts';
 
 /**
  * A transaction that can load rows in bulk: `COPY ... FROM STDIN` on PostgreSQL (nothing is planned per
@@ -17,6 +17,19 @@ export interface BulkTransaction {
   trx: Kysely<any>;
   /** Appends `rows` to `table` (only `columns`, in that order); returns how many. */
   load<R extends object>(table: string, columns: readonly (keyof R & string)[], rows: Rows<R>): Promise<number>;
+  /**
+   * PostgreSQL only (PGlite has no COPY): rows encoded elsewhere, in a worker thread, in COPY's binary
+   * format (`copy-binary.ts`).
+   */
+  binary?: BinaryCopy;
+}
+
+/** COPY of rows encoded elsewhere: the columns' types to encode them for, then the encoded chunks. */
+export interface BinaryCopy {
+  /** The columns' types, or null when one has no binary encoding here (`binaryTypeOids`). */
+  types(table: string, columns: readonly string[]): Promise<BinaryType[] | null>;
+  /** Appends the chunks, as `copyBinary` writes them: the header first, the trailer last. */
+  load(table: string, columns: readonly string[], chunks: AsyncIterable<Uint8Array>): Promise<void>;
 }
 
 /**
@@ -52,7 +65,11 @@ export async function bulkTransaction<T>(database: Database, f: (t: BulkTransact
   try {
     await client.query('begin');
     if (options.synchronousCommit === 'off') await client.query('set local synchronous_commit = off');
-    const result = await f({ trx, load: (table, columns, rows) => copyRows(client, table, columns, rows) });
+    const binary: BinaryCopy = {
+      types: (table, columns) => binaryTypes(client, table, columns),
+      load: (table, columns, chunks) => copyChunks(client, `${copyTarget(table, columns)} from stdin with (format binary)`, chunks),
+    };
+    const result = await f({ trx, load: (table, columns, rows) => copyRows(client, table, columns, rows), binary });
     await client.query('commit');
     return result;
   } catch (error) {
@@ -81,28 +98,34 @@ function onClient(client: pg.PoolClient): Kysely<any> {
 }
 
 async function copyRows<R extends object>(client: pg.PoolClient, table: string, columns: readonly (keyof R & string)[], rows: Rows<R>): Promise<number> {
-  const target = `${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')})`;
+  const target = copyTarget(table, columns);
   const types = await binaryTypes(client, table, columns);
+  let n = 0;
   if (types) {
-    let n = 0;
     const binary = async function* () {
       for await (const chunk of copyBinary(rows, columns, types)) {
         n += chunk.rows;
         yield chunk.bytes;
       }
     };
-    await pipeline(Readable.from(binary(), { objectMode: false }), client.query(copyStreams.from(`copy ${target} from stdin with (format binary)`)));
+    await copyChunks(client, `${target} from stdin with (format binary)`, binary());
     return n;
   }
-  let n = 0;
   const text = async function* () {
     for await (const chunk of copyText(rows, columns)) {
       n += chunk.rows;
       yield chunk.text;
     }
   };
-  await pipeline(Readable.from(text(), { objectMode: false }), client.query(copyStreams.from(`copy ${target} from stdin`)));
+  await copyChunks(client, `${target} from stdin`, text());
   return n;
+}
+
+const copyTarget = (table: string, columns: readonly string[]): string => `copy ${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')})`;
+
+/** One COPY ... FROM STDIN of the chunks, each one write to the socket. */
+async function copyChunks(client: pg.PoolClient, statement: string, chunks: AsyncIterable<Uint8Array | string>): Promise<void> {
+  await pipeline(Readable.from(chunks, { objectMode: false }), client.query(copyStreams.from(statement)));
 }
 
 /**
@@ -121,22 +144,10 @@ async function binaryTypes(client: pg.PoolClient, table: string, columns: readon
 }
 
 /** Rows in COPY's binary format, in chunks of about 256 KiB (a chunk is one write to the socket). */
-export async function* copyBinary<R extends object>(rows: Rows<R>, columns: readonly (keyof R & string)[], types: readonly BinaryType[]): AsyncGenerator<{ bytes: Buffer; rows: number }> {
-  const encode = binaryRowEncoder(columns, types);
-  const out = new BinaryRows(columns);
-  let n = 0;
-  for await (const some of batchesOf(rows)) {
-    for (const row of some) {
-      encode(row, out);
-      n++;
-      if (out.full) {
-        yield { bytes: out.take(), rows: n };
-        n = 0;
-      }
-    }
-  }
-  out.end();
-  yield { bytes: out.take(), rows: n };
+export async function* copyBinary<R extends object>(rows: Rows<R>, columns: readonly (keyof R & string)[], types: readonly BinaryType[]): AsyncGenerator<BinaryChunk> {
+  const chunks = new BinaryChunks(columns, types);
+  for await (const some of batchesOf(rows)) yield* chunks.add(some);
+  yield chunks.end();
 }
 
 /** The rows as batches: a plain iterable is one batch, walked without an await per row. */

@@ -217,3 +217,46 @@ export function binaryRowEncoder<R extends object>(columns: readonly (keyof R & 
   }
   return encode;
 }
+
+/** A chunk of rows in COPY's binary format: its bytes, and how many rows they hold. */
+export interface BinaryChunk {
+  bytes: Buffer;
+  rows: number;
+}
+
+/**
+ * Rows to COPY's binary format in chunks of about 256 KiB (a chunk is one write to the socket): the
+ * header in the first chunk, the trailer in the last (`end`).
+ */
+export class BinaryChunks<R extends object> {
+  readonly #encode: (row: R, out: BinaryRows) => void;
+  readonly #out: BinaryRows;
+  #rows = 0;
+
+  constructor(columns: readonly (keyof R & string)[], types: readonly BinaryType[]) {
+    this.#encode = binaryRowEncoder(columns, types);
+    this.#out = new BinaryRows(columns);
+  }
+
+  /** Encodes `rows`, yielding each chunk as it fills. */
+  *add(rows: Iterable<R>): Generator<BinaryChunk> {
+    const out = this.#out;
+    for (const row of rows) {
+      this.#encode(row, out);
+      this.#rows++;
+      if (out.full) yield this.#take();
+    }
+  }
+
+  /** The last chunk: what is left, and the trailer. */
+  end(): BinaryChunk {
+    this.#out.end();
+    return this.#take();
+  }
+
+  #take(): BinaryChunk {
+    const chunk = { bytes: this.#out.take(), rows: this.#rows };
+    this.#rows = 0;
+    return chunk;
+  }
+}

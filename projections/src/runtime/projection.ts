@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { BulkTransaction } from '@oj/infra/db/bulk';
 import type { Database } from '@oj/infra/db/database';
-import type { ProjectedEvent, StoredEvent } from '@oj/infra/eventstore/port';
+import type { JsonDataEvent, ProjectedEvent, StoredEvent } from '@oj/infra/eventstore/port';
 import type { RowChanges } from './row-diff.ts';
 
 /**
@@ -62,7 +62,7 @@ export interface Projection {
    * (optional: without it, each bulk batch goes through `apply`, which loads and upserts every row the
    * batch touches, again in every batch that touches it). See `BulkRun`.
    */
-  bulkRun?(): BulkRun;
+  bulkRun?(database: Database): BulkRun;
   /** Deletes one user's rows (for a rebuild scoped to one user). */
   deleteUser(ctx: ProjectionContext, userId: string): Promise<void>;
   /**
@@ -80,6 +80,8 @@ export interface Projection {
 /** A rebuild's bulk run folded in memory: one object for the run, a `BulkSegment` per segment of the log. */
 export interface BulkRun {
   segment(): BulkSegment;
+  /** Ends what the run started (a worker thread). Called once the bulk pass is over, whether it succeeded or not. */
+  close?(): Promise<void>;
 }
 
 /**
@@ -89,18 +91,20 @@ export interface BulkRun {
  * `continued`, past the stream guard, to be applied on top of the rows the earlier segments wrote (as
  * `apply` in mode `bulk` does). So `add`'s streams have no rows in the version yet, and their rows are
  * only appended: no read, no upsert, no conflict. Both are read with only the metadata a projection
- * reads (`ProjectedMetadata`: the user and when it was recorded).
+ * reads (`ProjectedMetadata`: the user and when it was recorded), and with their data as the JSON text
+ * stored (`JsonDataEvent`), which the segment parses and upcasts where it folds: the runtime reads the
+ * log and sorts its events by stream, so that the parse can go to another thread.
  */
 export interface BulkSegment {
   /** Folds events (log order) of streams that begin in this segment. */
-  add(events: readonly ProjectedEvent[]): void;
+  add(events: readonly JsonDataEvent[]): void;
   /**
    * In the runtime's transaction (which then records the streams' guard rows and the segment's
    * checkpoint): appends the rows of every stream folded (`t.load`: COPY on PostgreSQL) and applies
    * `continued`. Aggregates that the finishing step recomputes whole may be left out, as in `apply`'s
    * mode `bulk`.
    */
-  write(t: BulkTransaction, tables: Record<string, string>, continued: readonly ProjectedEvent[]): Promise<void>;
+  write(t: BulkTransaction, tables: Record<string, string>, continued: readonly JsonDataEvent[]): Promise<void>;
 }
 
 export const physicalTables = (p: Pick<Projection, 'tables'>, version: number): Record<string, string> =>

@@ -191,8 +191,12 @@ async function rebuildVersion(deps: RuntimeDeps, projection: Projection, options
     const pass = { database, eventStore, projection, version, tables, guarded, prefixes, batchSize, from: checkpoint, resumed: resumedFrom !== null, onRead };
     let applied: number;
     if (projection.bulkRun) {
-      const bulk = projection.bulkRun();
-      ({ applied } = await bulkSegments({ ...pass, resumed: resumedFrom !== null }, bulk, Math.max(1, options.segmentEvents ?? DEFAULT_SEGMENT_EVENTS)));
+      const bulk = projection.bulkRun(database);
+      try {
+        ({ applied } = await bulkSegments({ ...pass, resumed: resumedFrom !== null }, bulk, Math.max(1, options.segmentEvents ?? DEFAULT_SEGMENT_EVENTS)));
+      } finally {
+        await bulk.close?.();
+      }
     } else {
       applied = await bulkBatches(pass, partitions);
     }

@@ -127,9 +127,10 @@ describe.each(['postgres', 'pglite'] as const)('rebuild in segments on %s', (mod
     let writes = 0;
     return {
       ...tradesProjection,
-      bulkRun() {
-        const run = tradesProjection.bulkRun!();
+      bulkRun(database) {
+        const run = tradesProjection.bulkRun!(database);
         return {
+          close: () => run.close?.() ?? Promise.resolve(),
           segment() {
             const segment = run.segment();
             return {

@@ -110,7 +110,7 @@ export const tradesProjection: Projection = {
   async apply(ctx, events) {
     await applyTradeEvents(ctx, events);
   },
-  bulkRun: () => new TradesBulkRun(),
+  bulkRun: (database) => new TradesBulkRun(database),
   // The day records (in worker threads) while PostgreSQL builds the deferred list indexes on another
   // connection. Both settle before a failure is thrown: the rebuild's lock must outlive the index build.
   async finishBulk(database, t) {

@@ -20,9 +20,12 @@ const latest = (type: string) => journalEventVersions[type as JournalEventType] 
 
 export const asJournalEvent = (e: ProjectedEvent): JournalEvent & ProjectedEvent => upcast(journalUpcasters, e, latest) as unknown as JournalEvent & ProjectedEvent;
 
+/** What the fold reads of an event. */
+export type FoldedEvent = Pick<ProjectedEvent, 'type' | 'schemaVersion' | 'data' | 'revision' | 'metadata'>;
+
 /** Folds one event into its lineage's state, as every path of the projection folds it. */
-export const foldEvent = (state: LineageState, e: ProjectedEvent): void => {
-  evolveLineage(state, asJournalEvent(e), { revision: e.revision, at: e.metadata.recordedAt });
+export const foldEvent = (state: LineageState, e: FoldedEvent): void => {
+  evolveLineage(state, upcast(journalUpcasters, e, latest) as unknown as JournalEvent, { revision: e.revision, at: e.metadata.recordedAt });
 };
 
 /** A new lineage state for a stream of the user's (`trade-<userId>.<lineageId>`). */

@@ -1,0 +1,117 @@
+import { parentPort } from 'node:worker_threads';
+import { BinaryChunks, type BinaryChunk, type BinaryType } from '@oj/infra/db/copy-binary';
+import type { FromWorker, SegmentTable, ToWorker } from './fold-thread.ts';
+import { lineageColumns, SegmentFold, splitColumns, type CountDelta, type FoldEvent, type SegmentRows } from './segment-fold.ts';
+import { tradeColumns } from './tables.ts';
+
+/**
+ * The rebuild's fold worker (`fold-thread.ts` starts it and says why): folds each segment's events as
+ * they come, and when a segment is written encodes its rows for COPY, a chunk per credit.
+ */
+
+const port = parentPort!;
+const folds = new Map<number, SegmentFold>();
+/** Segments being written: their chunks still to encode, and the credits (chunks the reader may be sent now). */
+const writing = new Map<number, { chunks: Generator<Encoded, CountDelta[]>; credits: number }>();
+
+interface Encoded {
+  table: number;
+  chunk: BinaryChunk;
+  last: boolean;
+}
+
+/**
+ * Messages not handled yet, in order. The earliest segment's go first, and a credit is handled as it
+ * comes: a segment being written waits for its rows, while the next segment's fold can wait (the log is
+ * read ahead while a segment is written, and its events would otherwise hold each chunk back).
+ */
+const queue: Exclude<ToWorker, { t: 'credit' }>[] = [];
+let scheduled = false;
+
+port.on('message', (m: ToWorker) => {
+  if (m.t === 'credit') return guarded(() => send(m.seg, 1));
+  queue.push(m);
+  if (!scheduled) {
+    scheduled = true;
+    setImmediate(handleNext);
+  }
+});
+
+/** Handles one queued message of the earliest segment, then lets the credits that came meanwhile in before the next. */
+function handleNext(): void {
+  let first = 0;
+  for (let i = 1; i < queue.length; i++) if (queue[i]!.seg < queue[first]!.seg) first = i;
+  const [m] = queue.splice(first, 1);
+  if (m) guarded(() => handle(m));
+  scheduled = queue.length > 0;
+  if (scheduled) setImmediate(handleNext);
+}
+
+function handle(m: Exclude<ToWorker, { t: 'credit' }>): void {
+  if (m.t === 'add') return foldOf(m.seg).add(eventsOf(m.events));
+  const fold = foldOf(m.seg);
+  folds.delete(m.seg);
+  writing.set(m.seg, { chunks: encode(fold.rows(), m.types), credits: 0 });
+  send(m.seg, m.window);
+}
+
+function guarded(f: () => void): void {
+  try {
+    f();
+  } catch (e) {
+    const error = e instanceof Error ? e : new Error(String(e));
+    post({ t: 'error', name: error.name, message: error.message, ...(error.stack ? { stack: error.stack } : {}) });
+  }
+}
+
+function foldOf(seg: number): SegmentFold {
+  let fold = folds.get(seg);
+  if (!fold) folds.set(seg, (fold = new SegmentFold()));
+  return fold;
+}
+
+function* eventsOf(c: Extract<ToWorker, { t: 'add' }>['events']): Generator<FoldEvent> {
+  for (let i = 0; i < c.streamId.length; i++) {
+    yield { streamId: c.streamId[i]!, revision: c.revision[i]!, type: c.type[i]!, schemaVersion: c.schemaVersion[i]!, data: c.data[i]!, metadata: { userId: c.userId[i]!, recordedAt: c.recordedAt[i]! } };
+  }
+}
+
+/** Sends up to `credits` more chunks of a segment being written; its counts after its last chunk. */
+function send(seg: number, credits: number): void {
+  const w = writing.get(seg);
+  // Credits for chunks taken after the last one was sent.
+  if (!w) return;
+  w.credits += credits;
+  while (w.credits > 0) {
+    const next = w.chunks.next();
+    if (next.done) {
+      writing.delete(seg);
+      post({ t: 'done', seg, counts: next.value });
+      return;
+    }
+    const { table, chunk, last } = next.value;
+    // A chunk has a buffer of its own (`BinaryRows.take`: larger than Node's pool, so never a slice of
+    // it): handed over, not copied. Anything else is copied.
+    const own = chunk.bytes.buffer.byteLength > Buffer.poolSize && chunk.bytes.byteOffset === 0;
+    const bytes = (own ? chunk.bytes.buffer : Uint8Array.from(chunk.bytes).buffer) as ArrayBuffer;
+    post({ t: 'chunk', seg, table, bytes, length: chunk.bytes.byteLength, last }, [bytes]);
+    w.credits--;
+  }
+}
+
+function* encode(rows: SegmentRows, types: Record<SegmentTable, BinaryType[]>): Generator<Encoded, CountDelta[]> {
+  yield* encodeTable(0, rows.trades, tradeColumns, types.trades);
+  yield* encodeTable(1, rows.lineages, lineageColumns, types.trade_lineages);
+  yield* encodeTable(2, rows.splits, splitColumns, types.split_history);
+  return rows.counts();
+}
+
+function* encodeTable<R extends object>(table: number, rows: Iterable<R>, columns: readonly (keyof R & string)[], types: readonly BinaryType[]): Generator<Encoded> {
+  const chunks = new BinaryChunks(columns, types);
+  for (const chunk of chunks.add(rows)) yield { table, chunk, last: false };
+  yield { table, chunk: chunks.end(), last: true };
+}
+
+function post(message: FromWorker, transfer?: ArrayBuffer[]): void {
+  port.postMessage(message, transfer);
+}
