@@ -10,6 +10,7 @@ import { applyLaneBatch, type AppliedCount, type LaneBatch } from './apply.ts';
 import { LOCK_DISPATCHER, LOCK_REBUILD, tryLock, type SessionLock } from './locks.ts';
 import { fromWire, laneOf, maxPosition, minPosition, toWire, type WireEvent } from './lanes.ts';
 import { projectorMetrics } from './metrics.ts';
+import { settleAll } from '@oj/infra/settle';
 import { claimTerm, DispatcherFencedError, lanesHandedOut, readCheckpoints, readDispatcher, readLag, readRegistry, recordDispatch, runnable, writeLaneCheckpoints, type LaneLag } from './registry.ts';
 import { rebuild, RebuildLockedError } from './rebuild.ts';
 import { relane } from './relane.ts';
@@ -559,6 +560,9 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
               list.push(e);
             }
             const dispatched = new Map<number, LogPosition>();
+            // The lanes' jobs are added side by side (one queue each: a lane's own order is kept by one
+            // job per read); in process the dispatcher applies each lane's batch itself, in turn.
+            const adds: Promise<unknown>[] = [];
             for (const [lane, list] of [...byLane].sort(([a], [b]) => a - b)) {
               const prev = state.lastDispatched.get(lane) ?? START;
               const end = list.at(-1)!.position;
@@ -567,10 +571,11 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
               } else {
                 const data: LaneJob = { lane, prev: positionToString(prev), events: list.map(toWire) };
                 // Deterministic, `:`-free id: a re-dispatch of the same batch after a crash is deduplicated.
-                await queueFor(lane).add('batch', data, { jobId: `l${lane}-${positionToString(list[0]!.position)}-${positionToString(end)}` });
+                adds.push(queueFor(lane).add('batch', data, { jobId: `l${lane}-${positionToString(list[0]!.position)}-${positionToString(end)}` }));
               }
               dispatched.set(lane, end);
             }
+            await settleAll(adds);
             await persist(last.position, dispatched);
             handedTo = [...dispatched.keys()];
             for (const [lane, p] of dispatched) state.lastDispatched.set(lane, p);

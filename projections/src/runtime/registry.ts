@@ -139,21 +139,30 @@ export async function checkTerm(trx: Kysely<any>, term: number): Promise<void> {
 }
 
 /**
- * Records a dispatched read: the dispatcher's checkpoint and each lane's last position, in one
- * transaction, only while the row still holds `term` (fencing: a leader that lost its lock without
- * noticing cannot move positions backwards behind a newer leader's).
+ * Records a dispatched read: the dispatcher's checkpoint and each lane's last position, only while the
+ * row still holds `term` (fencing: a leader that lost its lock without noticing cannot move positions
+ * backwards behind a newer leader's). One statement, so one round trip and one transaction: its update
+ * checks the term itself (a row another leader is changing is waited for and read again, as `for update`
+ * did), and the lanes are written only if it did.
  */
 export async function recordDispatch(db: Kysely<any>, term: number, lanes: number, checkpoint: LogPosition, dispatched: ReadonlyMap<number, LogPosition>): Promise<void> {
   const c = posParams(checkpoint);
-  await db.transaction().execute(async (trx) => {
-    await checkTerm(trx, term);
-    await sql`update projector_dispatcher set commit = ${c.commit}, prepare = ${c.prepare}, lanes = ${lanes}, updated_at = now() where id = 'main'`.execute(trx);
-    for (const [lane, p] of dispatched) {
-      const pp = posParams(p);
-      await sql`insert into projector_lanes (lane, commit, prepare) values (${lane}, ${pp.commit}, ${pp.prepare})
-        on conflict (lane) do update set commit = excluded.commit, prepare = excluded.prepare, updated_at = now()`.execute(trx);
-    }
-  });
+  const handed = [...dispatched].map(([lane, p]) => ({ lane, ...posParams(p) }));
+  const r = await sql<{ recorded: boolean }>`
+    with d as (
+      update projector_dispatcher set commit = ${c.commit}, prepare = ${c.prepare}, lanes = ${lanes}, updated_at = now()
+      where id = 'main' and term = ${term} returning id
+    ), l as (
+      insert into projector_lanes (lane, commit, prepare)
+      select x.lane, x.commit, x.prepare
+      from unnest(${handed.map((h) => h.lane)}::int[], ${handed.map((h) => h.commit)}::numeric[], ${handed.map((h) => h.prepare)}::numeric[]) as x(lane, commit, prepare)
+      where exists (select from d)
+      on conflict (lane) do update set commit = excluded.commit, prepare = excluded.prepare, updated_at = now()
+    )
+    select exists (select from d) as recorded`.execute(db);
+  if (r.rows[0]?.recorded) return;
+  const now = await sql<{ term: string }>`select term::text as term from projector_dispatcher where id = 'main'`.execute(db);
+  throw new DispatcherFencedError(term, Number(now.rows[0]?.term ?? 0));
 }
 
 /** Replaces a version's checkpoints with one per lane (0..lanes-1), all at `at`. */
