@@ -6,9 +6,10 @@ import type { CountDelta } from './segment-fold.ts';
 /**
  * The rebuild's fold worker, as the reading thread sees it (`fold-worker.ts` is the other side). The
  * reading thread reads the log and sorts its events into segments (`bulkSegments`); the worker parses
- * each event's data, folds the segments' lineages and encodes their rows for COPY. So the two costliest
- * parts of a rebuild's building (the parse and fold, the rows and their encoding: 11 of its 16 s on a
- * million events) run beside the read and the writes instead of after them.
+ * each event's data, folds the segments' lineages and encodes their rows for COPY. So the costliest parts
+ * of a rebuild's building (the parse, the fold, the rows and their encoding, with their garbage: about 11
+ * of the 16 s it took on one thread for a million events) run beside the read and the writes instead of
+ * after them (`docs/performance.md` has the figures).
  *
  * Messages keep their order, and every one names its segment: the next segment's events may reach the
  * worker before the last segment is written (the log is read while a segment is written). A segment's
@@ -19,7 +20,7 @@ import type { CountDelta } from './segment-fold.ts';
 /** Chunks encoded ahead of the COPY: 16 of about 256 KiB. */
 const WINDOW = 16;
 
-/** A batch of a segment's events as columns: arrays of strings clone faster than objects. */
+/** A batch of a segment's events as columns (what the fold reads of each): a few arrays to clone, not an object per event. */
 export interface EventColumns {
   streamId: string[];
   revision: number[];
