@@ -30,14 +30,18 @@ describe('failpoints', () => {
   it('hold the process, saying so, when armed', async () => {
     const r = run({ OJ_FAILPOINTS: 'some.other, rebuild.finished' });
     const exited = once(r.child, 'exit');
-    // Both lines: the child's two writes may come in two reads.
-    for (let i = 0; i < 200 && !r.said().includes('returned'); i++) await new Promise((res) => setTimeout(res, 25));
-    expect(r.said()).toBe('failpoint rebuild.finished reached\nreturned a promise\n');
-    // Still held a while later: it neither went on nor exited.
-    await new Promise((res) => setTimeout(res, 500));
-    expect(r.child.exitCode).toBeNull();
-    expect(r.said()).not.toContain('went on');
-    r.child.kill('SIGKILL');
-    await exited;
+    try {
+      // Both lines: the child's two writes may come in two reads.
+      for (let i = 0; i < 200 && !r.said().includes('returned'); i++) await new Promise((res) => setTimeout(res, 25));
+      expect(r.said()).toBe('failpoint rebuild.finished reached\nreturned a promise\n');
+      // Still held a while later: it neither went on nor exited.
+      await new Promise((res) => setTimeout(res, 500));
+      expect(r.child.exitCode).toBeNull();
+      expect(r.said()).not.toContain('went on');
+    } finally {
+      // A held child never ends by itself: a failed expectation must not leave it running.
+      r.child.kill('SIGKILL');
+      await exited;
+    }
   });
 });
