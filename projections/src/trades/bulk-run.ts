@@ -4,8 +4,8 @@ import type { Database } from '@oj/infra/db/database';
 import type { JsonDataEvent } from '@oj/infra/eventstore/port';
 import type { BulkRun, BulkSegment } from '../runtime/projection.ts';
 import { applyTradeEvents } from './apply.ts';
-import { FoldThread, segmentTables, type SegmentTable } from './fold-thread.ts';
-import { lineageColumns, SegmentFold, splitColumns } from './segment-fold.ts';
+import { FoldThread } from './fold-thread.ts';
+import { lineageColumns, SegmentFold, segmentColumns, segmentTables, splitColumns, type SegmentTable } from './segment-fold.ts';
 import { addTradeCounts, tradeColumns } from './tables.ts';
 
 /**
@@ -37,9 +37,6 @@ export class TradesBulkRun implements BulkRun {
     await this.#thread?.close();
   }
 }
-
-/** Columns of the segment's tables, in `segmentTables` order. */
-const segmentColumns: Record<SegmentTable, readonly string[]> = { trades: tradeColumns, trade_lineages: lineageColumns, split_history: splitColumns };
 
 /** A segment folded and encoded in the fold worker; its chunks are copied as they come. */
 class WorkerSegment implements BulkSegment {
@@ -82,8 +79,8 @@ class InlineSegment implements BulkSegment {
   async write(t: BulkTransaction, tables: Record<string, string>, continued: readonly JsonDataEvent[]): Promise<void> {
     const rows = this.#fold.rows();
     await t.load(tables.trades!, tradeColumns, rows.trades);
-    await t.load(tables.trade_lineages!, lineageColumns, rows.lineages);
-    await t.load(tables.split_history!, splitColumns, rows.splits);
+    await t.load(tables.trade_lineages!, lineageColumns, rows.trade_lineages);
+    await t.load(tables.split_history!, splitColumns, rows.split_history);
     await addTradeCounts(t.trx, tables.trade_counts!, rows.counts());
     await applyContinued(t, tables, continued);
   }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { BinaryType } from '@oj/infra/db/copy-binary';
 import type { JsonDataEvent } from '@oj/infra/eventstore/port';
-import { FoldThread, segmentTables, type SegmentTable } from './fold-thread.ts';
+import { FoldThread } from './fold-thread.ts';
+import { segmentTables, type SegmentTable } from './segment-fold.ts';
 import { smallJournal } from './testing.ts';
 
 /**

@@ -1,7 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import type { BinaryType } from '@oj/infra/db/copy-binary';
 import type { JsonDataEvent } from '@oj/infra/eventstore/port';
-import type { CountDelta } from './segment-fold.ts';
+import { segmentTables, type SegmentTable } from './segment-fold.ts';
+import type { CountDelta } from './tables.ts';
 
 /**
  * The rebuild's fold worker, as the reading thread sees it (`fold-worker.ts` is the other side). The
@@ -30,10 +31,6 @@ export interface EventColumns {
   userId: string[];
   recordedAt: string[];
 }
-
-/** The segment's three tables, in the order they are written. */
-export const segmentTables = ['trades', 'trade_lineages', 'split_history'] as const;
-export type SegmentTable = (typeof segmentTables)[number];
 
 export type ToWorker =
   | { t: 'add'; seg: number; events: EventColumns }

@@ -1,8 +1,8 @@
 import { parentPort } from 'node:worker_threads';
 import { BinaryChunks, type BinaryChunk, type BinaryType } from '@oj/infra/db/copy-binary';
-import type { FromWorker, SegmentTable, ToWorker } from './fold-thread.ts';
-import { lineageColumns, SegmentFold, splitColumns, type CountDelta, type FoldEvent, type SegmentRows } from './segment-fold.ts';
-import { tradeColumns } from './tables.ts';
+import type { FromWorker, ToWorker } from './fold-thread.ts';
+import { SegmentFold, segmentColumns, segmentTables, type FoldEvent, type SegmentRows, type SegmentTable } from './segment-fold.ts';
+import type { CountDelta } from './tables.ts';
 
 /**
  * The rebuild's fold worker (`fold-thread.ts` starts it and says why): folds each segment's events as
@@ -100,15 +100,15 @@ function send(seg: number, credits: number): void {
 }
 
 function* encode(rows: SegmentRows, types: Record<SegmentTable, BinaryType[]>): Generator<Encoded, CountDelta[]> {
-  yield* encodeTable(0, rows.trades, tradeColumns, types.trades);
-  yield* encodeTable(1, rows.lineages, lineageColumns, types.trade_lineages);
-  yield* encodeTable(2, rows.splits, splitColumns, types.split_history);
+  // A chunk names its table by its place in `segmentTables`, the order the reading thread takes them in.
+  for (const [table, name] of segmentTables.entries()) yield* encodeTable(table, rows[name], segmentColumns[name], types[name]);
   return rows.counts();
 }
 
-function* encodeTable<R extends object>(table: number, rows: Iterable<R>, columns: readonly (keyof R & string)[], types: readonly BinaryType[]): Generator<Encoded> {
-  const chunks = new BinaryChunks(columns, types);
-  for (const chunk of chunks.add(rows)) yield { table, chunk, last: false };
+/** A table's rows, read by column name (`segmentColumns` names each table's). */
+function* encodeTable(table: number, rows: Iterable<object>, columns: readonly string[], types: readonly BinaryType[]): Generator<Encoded> {
+  const chunks = new BinaryChunks<Record<string, unknown>>(columns, types);
+  for (const chunk of chunks.add(rows as Iterable<Record<string, unknown>>)) yield { table, chunk, last: false };
   yield { table, chunk: chunks.end(), last: true };
 }
 

@@ -2,9 +2,9 @@ import { userStreamPrefix } from '@oj/contracts/journal-events';
 import type { LineageState } from '@oj/contracts/lineage-fold';
 import { compareKeys } from '@oj/infra/db/bulk';
 import type { JsonDataEvent } from '@oj/infra/eventstore/port';
-import { splitRow, type SplitHistoryTable } from '../split-history/tables.ts';
-import { tradeRowOf, type TradesTable } from './tables.ts';
-import { foldEvent, lineageOfStream } from './user-rows.ts';
+import type { SplitHistoryTable } from '../split-history/tables.ts';
+import { tradeColumns, tradeRowOf, type CountDelta, type TradesTable } from './tables.ts';
+import { foldEvent, lineageOfStream, lineageRow, splitRows, type LineageRow } from './user-rows.ts';
 
 /**
  * The in-memory part of a rebuild segment of the trades projection (`bulk-run.ts`): the lineages that
@@ -18,25 +18,16 @@ export type FoldEvent = Pick<JsonDataEvent, 'streamId' | 'revision' | 'type' | '
 export const lineageColumns = ['lid', 'user_id', 'rev', 'has_roll'] as const;
 export const splitColumns = ['auid', 'user_id', 'lid', 'trades', 'su', 'gene', 'created_at'] as const;
 
-export interface LineageRow {
-  lid: string;
-  user_id: string;
-  rev: number;
-  has_roll: boolean;
-}
+/** The segment's tables, in the order they are written, and the columns each is written with. */
+export const segmentTables = ['trades', 'trade_lineages', 'split_history'] as const;
+export type SegmentTable = (typeof segmentTables)[number];
+export const segmentColumns: Record<SegmentTable, readonly string[]> = { trades: tradeColumns, trade_lineages: lineageColumns, split_history: splitColumns };
 
-/** Trade rows added to a user's list (`addTradeCounts`). */
-export interface CountDelta {
-  u: string;
-  list: number;
-  d: number;
-}
-
-/** A segment's rows. `trades` are computed as they are pulled; `counts` is complete once they all are. */
+/** A segment's rows, by table. `trades` are computed as they are pulled; `counts` is complete once they all are. */
 export interface SegmentRows {
   trades: Iterable<TradesTable>;
-  lineages: LineageRow[];
-  splits: SplitHistoryTable[];
+  trade_lineages: LineageRow[];
+  split_history: SplitHistoryTable[];
   counts(): CountDelta[];
 }
 
@@ -81,8 +72,8 @@ export class SegmentFold {
     }
     return {
       trades: tradeRows(),
-      lineages: lineages.map((l) => ({ lid: l.lineageId, user_id: l.userId, rev: l.revision, has_roll: l.hasRollHistory })),
-      splits: lineages.flatMap((l) => l.splits.map(splitRow)),
+      trade_lineages: lineages.map(lineageRow),
+      split_history: splitRows(lineages),
       counts: () => [...counts.values()],
     };
   }

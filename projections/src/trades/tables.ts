@@ -119,7 +119,14 @@ export async function createTradeCountsTable(db: Kysely<any>, t: string): Promis
  * version must hold exactly the rebuild's rows (readers take a missing row as 0). Only a decrease can
  * reach 0.
  */
-export async function addTradeCounts(trx: Kysely<any>, table: string, changes: ReadonlyArray<{ u: string; list: number; d: number }>): Promise<void> {
+/** Trade rows added to (or, negative, taken from) a user's list. */
+export interface CountDelta {
+  u: string;
+  list: number;
+  d: number;
+}
+
+export async function addTradeCounts(trx: Kysely<any>, table: string, changes: readonly CountDelta[]): Promise<void> {
   const deltas = changes.filter((c) => c.d !== 0);
   if (!deltas.length) return;
   const C = sql.table(table);

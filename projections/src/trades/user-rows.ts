@@ -18,14 +18,14 @@ import { computeDailyRecords, dayKey, type DailyPremiumRecord, type DayTrade } f
 
 const latest = (type: string) => journalEventVersions[type as JournalEventType] ?? 1;
 
-export const asJournalEvent = (e: ProjectedEvent): JournalEvent & ProjectedEvent => upcast(journalUpcasters, e, latest) as unknown as JournalEvent & ProjectedEvent;
-
 /** What the fold reads of an event. */
 export type FoldedEvent = Pick<ProjectedEvent, 'type' | 'schemaVersion' | 'data' | 'revision' | 'metadata'>;
 
+export const asJournalEvent = <E extends FoldedEvent>(e: E): JournalEvent & E => upcast(journalUpcasters, e, latest) as unknown as JournalEvent & E;
+
 /** Folds one event into its lineage's state, as every path of the projection folds it. */
 export const foldEvent = (state: LineageState, e: FoldedEvent): void => {
-  evolveLineage(state, upcast(journalUpcasters, e, latest) as unknown as JournalEvent, { revision: e.revision, at: e.metadata.recordedAt });
+  evolveLineage(state, asJournalEvent(e), { revision: e.revision, at: e.metadata.recordedAt });
 };
 
 /** A new lineage state for a stream of the user's (`trade-<userId>.<lineageId>`). */
@@ -78,9 +78,22 @@ export function dailyRecords(userId: string, trades: readonly DayTrade[], onlyDa
   return [...computeDailyRecords(keys, trades).values()];
 }
 
+/** A lineage's row (`trade_lineages`). */
+export interface LineageRow {
+  lid: string;
+  user_id: string;
+  rev: number;
+  has_roll: boolean;
+}
+
+export const lineageRow = (l: LineageState): LineageRow => ({ lid: l.lineageId, user_id: l.userId, rev: l.revision, has_roll: l.hasRollHistory });
+
+/** The split records of the lineages (`split_history`). */
+export const splitRows = (lineages: readonly LineageState[]): SplitHistoryTable[] => lineages.flatMap((l) => l.splits.map(splitRow));
+
 export interface UserRows {
   trades: TradesTable[];
-  trade_lineages: Array<{ lid: string; user_id: string; rev: number; has_roll: boolean }>;
+  trade_lineages: LineageRow[];
   split_history: SplitHistoryTable[];
   daily_premium: DailyPremiumRecord[];
   trade_counts: Array<{ user_id: string; list: number; n: number }>;
@@ -98,8 +111,8 @@ export function userRows(userId: string, lineageStates: Iterable<LineageState>, 
   for (const t of trades) counts.set(t.list, (counts.get(t.list) ?? 0) + 1);
   return {
     trades,
-    trade_lineages: lineages.map((l) => ({ lid: l.lineageId, user_id: l.userId, rev: l.revision, has_roll: l.hasRollHistory })),
-    split_history: lineages.flatMap((l) => l.splits.map(splitRow)),
+    trade_lineages: lineages.map(lineageRow),
+    split_history: splitRows(lineages),
     daily_premium: days ? [...days] : dailyRecords(userId, trades),
     trade_counts: [...counts].map(([list, n]) => ({ user_id: userId, list, n })),
   };
