@@ -19,7 +19,7 @@ import type { CountDelta } from './tables.ts';
  */
 
 /** Chunks encoded ahead of the COPY: 16 of about 256 KiB. */
-const WINDOW = 16;
+export const WINDOW = 16;
 
 /** A batch of a segment's events as columns (what the fold reads of each): a few arrays to clone, not an object per event. */
 export interface EventColumns {
@@ -118,6 +118,11 @@ export class FoldThread {
         return receiver.counts;
       },
     };
+  }
+
+  /** Chunks of a segment being written that have arrived and wait to be taken: never more than `WINDOW`. */
+  waiting(seg: number): number {
+    return this.#receivers.get(seg)?.chunks.length ?? 0;
   }
 
   /** Ends the worker (whatever it was doing: the run is over). */
