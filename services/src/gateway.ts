@@ -6,7 +6,7 @@ import { buildApp } from './app/app.ts';
 import { createRuntime } from './platform/runtime.ts';
 import { startBackgroundWorkers } from './platform/workers.ts';
 import { exportProjectionLag } from './platform/lag-metrics.ts';
-import { GATEWAY_NODE_OPTIONS, missingGatewayNodeOptions } from './platform/gateway-heap.ts';
+import { SERVICE_NODE_OPTIONS, missingNodeOptions } from './platform/heap-options.ts';
 
 /**
  * Services mode: the HTTP gateway (API and console). The projector runs as its own process.
@@ -17,7 +17,7 @@ import { GATEWAY_NODE_OPTIONS, missingGatewayNodeOptions } from './platform/gate
  * the store, idempotency keys are claimed in PostgreSQL, the principal cache of each is kept fresh by
  * NOTIFY, and the mail outbox claims its rows with SKIP LOCKED. Rate-limit counters go to Redis. The
  * workers run with the primary's Node options (cluster.fork passes on process.execArgv), so the heap
- * settings `npm run gateway` starts it with (platform/gateway-heap.ts) hold in every one.
+ * settings `npm run gateway` starts it with (platform/heap-options.ts) hold in every one.
  */
 const config = loadConfigOrExit();
 
@@ -50,11 +50,11 @@ if (config.GATEWAY_PROCESSES > 1 && cluster.isPrimary) {
   const runtime = await createRuntime(config);
   // Started some other way than `npm run gateway` (a hand-written service unit, say): the process runs,
   // but its resident memory grows for minutes under load, to about twice as much.
-  const missing = missingGatewayNodeOptions(process.execArgv, process.env.NODE_OPTIONS);
+  const missing = missingNodeOptions('gateway', process.execArgv, process.env.NODE_OPTIONS);
   if (missing.length > 0) {
     runtime.deps.logger.warn(
-      { missing, expected: GATEWAY_NODE_OPTIONS },
-      `gateway started without Node options ${missing.join(' ')} (npm run gateway gives them; see docs/operations.md, "Gateway memory")`,
+      { missing, expected: SERVICE_NODE_OPTIONS.gateway },
+      `gateway started without Node options ${missing.join(' ')} (npm run gateway gives them; see docs/operations.md, "Gateway and projector memory")`,
     );
   }
   await startBackgroundWorkers(runtime, { projector: false, mail: true });

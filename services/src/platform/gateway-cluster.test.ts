@@ -7,7 +7,7 @@ import { freePort, spawnService } from '@oj/infra/testing/processes';
 import { Redis } from 'ioredis';
 import { requireRedisUrl } from '@oj/infra/testing/env';
 import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
-import { GATEWAY_NODE_OPTIONS } from './gateway-heap.ts';
+import { SERVICE_NODE_OPTIONS } from './heap-options.ts';
 
 /**
  * `npm run gateway` with GATEWAY_PROCESSES=2: two gateway processes behind one port, supervised by the
@@ -88,7 +88,7 @@ describe('two gateway processes behind one port', () => {
     const commandLine = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
     const pids = workerPids();
     expect(pids).toHaveLength(2);
-    for (const pid of pids) expect(commandLine(pid)).toEqual(expect.arrayContaining([...GATEWAY_NODE_OPTIONS]));
+    for (const pid of pids) expect(commandLine(pid)).toEqual(expect.arrayContaining([...SERVICE_NODE_OPTIONS.gateway]));
   });
 
   it('share one rate limit: the limit is not doubled by the second process', async () => {

@@ -3,30 +3,40 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, nodeOptionsOf } from '@oj/infra/testing/processes';
-import { GATEWAY_NODE_OPTIONS, missingGatewayNodeOptions } from './gateway-heap.ts';
+import { SERVICE_NODE_OPTIONS, missingNodeOptions, type Service } from './heap-options.ts';
 
-const gatewayCommand = ['node', ...GATEWAY_NODE_OPTIONS, 'services/src/gateway.ts'];
+const commandOf = (entry: Service) => ['node', ...SERVICE_NODE_OPTIONS[entry], `services/src/${entry}.ts`];
 
-describe("the gateway's heap settings", () => {
-  it('are on every command that starts a gateway: npm run gateway (and so tests and benches), the compose file, the Dockerfile', () => {
-    expect(nodeOptionsOf('gateway')).toEqual([...GATEWAY_NODE_OPTIONS]);
+/** The command of a service of the compose file. */
+function composeCommand(compose: string, service: string): unknown {
+  const body = new RegExp(`^ {2}${service}:\\n((?: {4}.*\\n|\\n)*)`, 'm').exec(compose)?.[1] ?? '';
+  const command = /^ {4}command: (\[.*\])$/m.exec(body)?.[1];
+  return command && JSON.parse(command);
+}
+
+describe("the service processes' heap settings", () => {
+  it('are on every command that starts a gateway or a projector: the npm scripts (and so tests and benches), the compose file, the Dockerfile', () => {
+    expect(nodeOptionsOf('gateway')).toEqual([...SERVICE_NODE_OPTIONS.gateway]);
+    expect(nodeOptionsOf('projector')).toEqual([...SERVICE_NODE_OPTIONS.projector]);
     const compose = readFileSync(join(REPO_ROOT, 'docker-compose.yml'), 'utf8');
-    const gatewayService = /^ {2}gateway:\n((?: {4}.*\n|\n)*)/m.exec(compose)?.[1] ?? '';
-    const composeCommand = /^ {4}command: (\[.*\])$/m.exec(gatewayService)?.[1];
-    expect(composeCommand && JSON.parse(composeCommand)).toEqual(gatewayCommand);
+    expect(composeCommand(compose, 'gateway')).toEqual(commandOf('gateway'));
+    expect(composeCommand(compose, 'projector')).toEqual(commandOf('projector'));
+    expect(composeCommand(compose, 'projector-b')).toEqual(commandOf('projector'));
     const dockerfile = readFileSync(join(REPO_ROOT, 'infra/docker/Dockerfile'), 'utf8');
     const cmd = /^CMD (\[.*\])$/m.exec(dockerfile)?.[1];
-    expect(cmd && JSON.parse(cmd)).toEqual(gatewayCommand);
+    expect(cmd && JSON.parse(cmd)).toEqual(commandOf('gateway'));
   });
 
   it('a process started without them is told which are missing; another value counts as set', () => {
-    expect(missingGatewayNodeOptions([])).toEqual([...GATEWAY_NODE_OPTIONS]);
-    expect(missingGatewayNodeOptions([...GATEWAY_NODE_OPTIONS])).toEqual([]);
-    expect(missingGatewayNodeOptions(['--heap_growing_percent=50'], '--max-semi-space-size=32')).toEqual([]);
-    expect(missingGatewayNodeOptions(['--heap-growing-percent=20'])).toEqual(['--max-semi-space-size=16']);
+    expect(missingNodeOptions('gateway', [])).toEqual([...SERVICE_NODE_OPTIONS.gateway]);
+    expect(missingNodeOptions('gateway', [...SERVICE_NODE_OPTIONS.gateway])).toEqual([]);
+    expect(missingNodeOptions('gateway', ['--heap_growing_percent=50'], '--max-semi-space-size=32')).toEqual([]);
+    expect(missingNodeOptions('gateway', ['--heap-growing-percent=20'])).toEqual(['--max-semi-space-size=16']);
+    expect(missingNodeOptions('projector', [])).toEqual(['--max-semi-space-size=16']);
+    expect(missingNodeOptions('projector', ['--max-semi-space-size=16'])).toEqual([]);
   });
 
-  it('hold the heap near its live size under churn, where V8 alone lets it grow to several times that', () => {
+  it("the gateway's hold the heap near its live size under churn, where V8 alone lets it grow to several times that", () => {
     // About 30 MB kept, and 800 MB of objects that live long enough to reach the old generation and die
     // there: the heap's committed size at its largest, with and without the settings.
     const churn = `
@@ -46,7 +56,7 @@ describe("the gateway's heap settings", () => {
     // move with load (2 cores, 29 November 2026: 221 to 223 MB with, 409 to 412 MB without, idle or with
     // both cores busy).
     const largestHeap = (options: readonly string[]) => Number(execFileSync(process.execPath, ['--single-threaded-gc', ...options, '-e', churn], { encoding: 'utf8' }));
-    const withSettings = largestHeap(GATEWAY_NODE_OPTIONS);
+    const withSettings = largestHeap(SERVICE_NODE_OPTIONS.gateway);
     const without = largestHeap([]);
     expect(withSettings, JSON.stringify({ withSettings, without })).toBeLessThan(0.6 * without);
   }, 60_000);
