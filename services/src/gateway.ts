@@ -6,7 +6,7 @@ import { buildApp } from './app/app.ts';
 import { createRuntime } from './platform/runtime.ts';
 import { startBackgroundWorkers } from './platform/workers.ts';
 import { exportProjectionLag } from './platform/lag-metrics.ts';
-import { SERVICE_NODE_OPTIONS, missingNodeOptions } from './platform/heap-options.ts';
+import { warnOfMissingNodeOptions } from './platform/heap-options.ts';
 
 /**
  * Services mode: the HTTP gateway (API and console). The projector runs as its own process.
@@ -48,15 +48,7 @@ if (config.GATEWAY_PROCESSES > 1 && cluster.isPrimary) {
   logger.info({ processes: config.GATEWAY_PROCESSES, port: config.PORT }, 'gateway supervisor started');
 } else {
   const runtime = await createRuntime(config);
-  // Started some other way than `npm run gateway` (a hand-written service unit, say): the process runs,
-  // but its resident memory grows for minutes under load, to about twice as much.
-  const missing = missingNodeOptions('gateway', process.execArgv, process.env.NODE_OPTIONS);
-  if (missing.length > 0) {
-    runtime.deps.logger.warn(
-      { missing, expected: SERVICE_NODE_OPTIONS.gateway },
-      `gateway started without Node options ${missing.join(' ')} (npm run gateway gives them; see docs/operations.md, "Gateway and projector memory")`,
-    );
-  }
+  warnOfMissingNodeOptions('gateway', runtime.deps.logger);
   await startBackgroundWorkers(runtime, { projector: false, mail: true });
   exportProjectionLag(runtime);
   const rateLimitRedis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;

@@ -83,7 +83,6 @@ describe('the fold worker', () => {
     }
   });
 
-
   it("an event whose data is not JSON fails the segment's write with the parse error, and every later call", async () => {
     const thread = new FoldThread();
     try {

@@ -113,12 +113,6 @@ export async function createTradeCountsTable(db: Kysely<any>, t: string): Promis
   )`.execute(db);
 }
 
-/**
- * Adds each (user, list)'s change `d` to its trade count. A list back to no trades loses its row: a
- * rebuild, whose batches net an open and its close out before writing, never writes one, and the live
- * version must hold exactly the rebuild's rows (readers take a missing row as 0). Only a decrease can
- * reach 0.
- */
 /** Trade rows added to (or, negative, taken from) a user's list. */
 export interface CountDelta {
   u: string;
@@ -126,6 +120,12 @@ export interface CountDelta {
   d: number;
 }
 
+/**
+ * Adds each (user, list)'s change `d` to its trade count. A list back to no trades loses its row: a
+ * rebuild, whose batches net an open and its close out before writing, never writes one, and the live
+ * version must hold exactly the rebuild's rows (readers take a missing row as 0). Only a decrease can
+ * reach 0.
+ */
 export async function addTradeCounts(trx: Kysely<any>, table: string, changes: readonly CountDelta[]): Promise<void> {
   const deltas = changes.filter((c) => c.d !== 0);
   if (!deltas.length) return;

@@ -1,3 +1,5 @@
+import type { Logger } from 'pino';
+
 /**
  * V8's heap settings for the service processes, by process. They are given on the command line wherever
  * one is started: `npm run gateway` and `npm run projector`, the compose file and the Dockerfile (a test
@@ -39,4 +41,18 @@ const optionName = (arg: string): string => arg.split('=')[0]!.replace(/_/g, '-'
 export function missingNodeOptions(service: Service, execArgv: readonly string[], nodeOptions = ''): string[] {
   const given = new Set([...execArgv, ...nodeOptions.split(/\s+/).filter(Boolean)].map(optionName));
   return SERVICE_NODE_OPTIONS[service].filter((o) => !given.has(optionName(o)));
+}
+
+/**
+ * Warns, at start-up, when the process was started some other way than its npm script (a hand-written
+ * service unit, say) and lacks some of its options: it runs, but its resident memory grows for minutes
+ * under load.
+ */
+export function warnOfMissingNodeOptions(service: Service, logger: Logger): void {
+  const missing = missingNodeOptions(service, process.execArgv, process.env.NODE_OPTIONS);
+  if (missing.length === 0) return;
+  logger.warn(
+    { missing, expected: SERVICE_NODE_OPTIONS[service] },
+    `${service} started without Node options ${missing.join(' ')} (npm run ${service} gives them; see docs/operations.md, "Gateway and projector memory")`,
+  );
 }
