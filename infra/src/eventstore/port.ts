@@ -131,6 +131,16 @@ export interface Subscription extends AsyncIterable<StoredEvent> {
   close(): Promise<void>;
 }
 
+/**
+ * Wake-ups without the events, for a reader that reads the log itself from its own checkpoint (the
+ * projector's dispatcher): one after each append committed (here, or announced by another process), one
+ * after each fallback poll, and, while committed events are hidden from readers behind an older
+ * transaction, more shortly after, until they show. A wake-up says "read now"; it promises nothing new.
+ */
+export interface WakeUps extends AsyncIterable<void> {
+  close(): Promise<void>;
+}
+
 export interface EventStore {
   readonly kind: 'postgres' | 'pglite' | 'eventstoredb';
   /**
@@ -148,6 +158,12 @@ export interface EventStore {
   readAll(options: ReadAllOptions): Promise<StoredEvent[]>;
   /** Catch-up then live: every matching event after `after`, in log order, until closed. */
   subscribe(options: SubscribeOptions): Subscription;
+  /**
+   * Where the store can wake a reader without reading for it (PostgreSQL, PGlite): what a subscription
+   * would wake it with, without the subscription's read of every new event. Without it, a reader
+   * subscribes and takes each event as its wake-up.
+   */
+  wakeUps?(): WakeUps;
   /** Position of the last event of the global log, or null when it is empty. */
   head(): Promise<LogPosition | null>;
   /** Number of events after a position (lag in events). */

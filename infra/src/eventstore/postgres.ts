@@ -17,9 +17,10 @@ import {
   type SubscribeOptions,
   type Subscription,
   type Upcast,
+  type WakeUps,
 } from './port.ts';
 import { assertEventIds, canonicalUuid } from './event-ids.ts';
-import { LocalSignal, pollingSubscription } from './subscription.ts';
+import { LocalSignal, pollingSubscription, signalWakeUps } from './subscription.ts';
 import { GroupCommit } from './group-commit.ts';
 import { listenChannel, type ChannelListener } from '../db/listen.ts';
 
@@ -136,7 +137,8 @@ export class PostgresEventStore implements EventStore {
   readonly #pollIntervalMs: number;
   readonly #signal: LocalSignal;
   readonly #listener: NotificationListener | undefined;
-  readonly #subscriptions = new Set<Subscription>();
+  /** Subscriptions and wake-ups, ended with the store. */
+  readonly #subscriptions = new Set<Subscription | WakeUps>();
 
   constructor(database: Database, options: PostgresEventStoreOptions = {}) {
     this.kind = database.kind;
@@ -382,6 +384,22 @@ export class PostgresEventStore implements EventStore {
     });
     this.#subscriptions.add(subscription);
     return subscription;
+  }
+
+  wakeUps(): WakeUps {
+    const listener = this.#listener;
+    listener?.acquire();
+    const wakeUps = signalWakeUps({
+      signal: this.#signal,
+      pollIntervalMs: this.#pollIntervalMs,
+      ...(this.#pool ? { pending: () => this.#pending() } : {}),
+      onClose: async () => {
+        this.#subscriptions.delete(wakeUps);
+        await listener?.release();
+      },
+    });
+    this.#subscriptions.add(wakeUps);
+    return wakeUps;
   }
 
   /** Committed events that readers cannot see yet: their transaction is newer than one still running. */

@@ -1,4 +1,4 @@
-import type { LogPosition, StoredEvent, Subscription } from './port.ts';
+import type { LogPosition, StoredEvent, Subscription, WakeUps } from './port.ts';
 
 /**
  * Wakes waiting subscriptions when something was appended. The generation counter closes the gap
@@ -94,6 +94,72 @@ export function pollingSubscription(options: PollingSubscriptionOptions): Subscr
         abortWait = abort;
         await done;
         abortWait = null;
+      }
+    } finally {
+      await close();
+    }
+  }
+
+  function close(): Promise<void> {
+    if (!closing) {
+      closed = true;
+      abortWait?.();
+      closing = inflight.then(() => options.onClose());
+    }
+    return closing;
+  }
+
+  const iterator = run();
+  return {
+    [Symbol.asyncIterator]: () => iterator,
+    close,
+  };
+}
+
+export interface SignalWakeUpsOptions {
+  signal: LocalSignal;
+  pollIntervalMs: number;
+  /** As the subscription's (`PollingSubscriptionOptions.pending`). */
+  pending?: () => Promise<boolean>;
+  onClose: () => Promise<void>;
+}
+
+/**
+ * A polling subscription's wake-ups without its reads (`WakeUps`): the same signal, fallback poll and
+ * re-reads while events are held back, each a wake-up for the reader to read with instead of a read of
+ * every new event here. The reader's read and this check of held-back events run side by side; the
+ * check's answer decides the next wait, as the subscription's does after its own read.
+ */
+export function signalWakeUps(options: SignalWakeUpsOptions): WakeUps {
+  const quickest = 10;
+  let closed = false;
+  let abortWait: (() => void) | null = null;
+  let inflight: Promise<unknown> = Promise.resolve();
+  let closing: Promise<void> | null = null;
+
+  async function* run(): AsyncGenerator<void> {
+    try {
+      let seen = options.signal.generation;
+      let backoff = quickest;
+      let ms = options.pollIntervalMs;
+      while (!closed) {
+        const { done, abort } = options.signal.wait(seen, ms);
+        abortWait = abort;
+        await done;
+        abortWait = null;
+        if (closed) return;
+        seen = options.signal.generation;
+        yield;
+        if (closed || !options.pending) continue;
+        const checking = options.pending();
+        inflight = checking.catch(() => {});
+        if (await checking) {
+          ms = Math.min(backoff, options.pollIntervalMs);
+          backoff = Math.min(backoff * 2, 250);
+        } else {
+          ms = options.pollIntervalMs;
+          backoff = quickest;
+        }
       }
     } finally {
       await close();

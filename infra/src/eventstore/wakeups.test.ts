@@ -4,7 +4,7 @@ import { openDatabase, type Database } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { createPGliteDatabase, createTestDatabase, type TestDatabase } from '../testing/postgres.ts';
 import { migrations } from './migrations.ts';
-import type { EventStore, NewEvent, StoredEvent } from './port.ts';
+import type { EventStore, NewEvent, StoredEvent, WakeUps } from './port.ts';
 import { PostgresEventStore } from './postgres.ts';
 
 /**
@@ -35,6 +35,40 @@ async function deliversLive(subscriber: EventStore, appender: EventStore, stream
   await appender.append(stream, [second], 0);
   expect(((await pending).value as StoredEvent).id).toBe(second.id);
   await subscription.close();
+}
+
+/** Each call resolves with the next wake-up, or with 'none' if none comes within `ms` (then still awaited by the next call). */
+function wakes(wakeUps: WakeUps): (ms: number) => Promise<'woken' | 'none'> {
+  const iterator = wakeUps[Symbol.asyncIterator]();
+  let next: Promise<unknown> | null = null;
+  return async (ms) => {
+    next ??= iterator.next();
+    const r = await Promise.race([next.then(() => 'woken' as const), new Promise<'none'>((resolve) => setTimeout(() => resolve('none'), ms))]);
+    if (r === 'woken') next = null;
+    return r;
+  };
+}
+
+/** Takes wake-ups until none comes for `ms` (a LISTEN session's first connection wakes once: appends it may have missed). */
+async function quiet(wake: (ms: number) => Promise<'woken' | 'none'>, ms = 300): Promise<void> {
+  while ((await wake(ms)) === 'woken');
+}
+
+/**
+ * A reader's wake-ups (`wakeUps`, the dispatcher's): woken by an append, and not otherwise (the fallback
+ * poll is an hour away). They carry no events: the reader reads them itself.
+ */
+async function wakesOnAppend(subscriber: PostgresEventStore, appender: EventStore, stream: string): Promise<void> {
+  const wakeUps = subscriber.wakeUps();
+  const wake = wakes(wakeUps);
+  await quiet(wake);
+  await appender.append(stream, [event()], 'no_stream');
+  expect(await wake(5_000)).toBe('woken');
+  await quiet(wake);
+  await appender.append(stream, [event()], 0);
+  expect(await wake(5_000)).toBe('woken');
+  await wakeUps.close();
+  expect(await (wakeUps[Symbol.asyncIterator]().next())).toEqual({ done: true, value: undefined });
 }
 
 describe('subscription wake-ups: node-postgres', () => {
@@ -85,6 +119,52 @@ describe('subscription wake-ups: node-postgres', () => {
     await subscriber.close();
   });
 
+  it('wakes a reader (wakeUps) on NOTIFY from an append through another connection pool', async () => {
+    const subscriber = new PostgresEventStore(database, { pollIntervalMs: NEVER });
+    const appender = new PostgresEventStore(other);
+    await wakesOnAppend(subscriber, appender, 'wakeups-notify.a');
+    await subscriber.close();
+  });
+
+  it('wakes a reader (wakeUps) again while an older transaction hides the appended event, until it shows', async () => {
+    // A poll of 1.5 s: the one race left (the reader's read before the hiding transaction ends, the check
+    // of hidden events after) waits for it, as the subscription's does.
+    const subscriber = new PostgresEventStore(database, { pollIntervalMs: 1_500 });
+    const appender = new PostgresEventStore(other);
+    const stream = 'wakeups-held.a';
+    const wakeUps = subscriber.wakeUps();
+    await quiet(wakes(wakeUps));
+    const holder = await database.pool!.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('select pg_current_xact_id()');
+      const appended = await appender.append(stream, [event()], 'no_stream');
+      const read = () => subscriber.readAll({ after: { commit: appended.position.commit - 1n, prepare: 0n }, streamPrefixes: [stream], limit: 1 });
+      // A reader as the dispatcher: it reads at each wake-up.
+      let reads = 0;
+      const reader = (async () => {
+        for await (const _wake of wakeUps) {
+          reads += 1;
+          if ((await read()).length) return Date.now();
+        }
+        return null;
+      })();
+      await new Promise((r) => setTimeout(r, 400));
+      // Hidden for 400 ms: woken again and again (10, 20, 40, ... ms apart), finding nothing.
+      expect(reads).toBeGreaterThanOrEqual(4);
+      const committed = Date.now();
+      await holder.query('commit');
+      const found = await reader;
+      expect(found).not.toBeNull();
+      // At the next wake-up after the commit (250 ms apart at most by then), or in the race above at the poll.
+      expect(found! - committed).toBeLessThan(2_000);
+    } finally {
+      holder.release();
+    }
+    await wakeUps.close();
+    await subscriber.close();
+  });
+
   it('wakes in process from an append through the same pool', async () => {
     const subscriber = new PostgresEventStore(database, { pollIntervalMs: NEVER });
     const appender = new PostgresEventStore(database);
@@ -101,6 +181,13 @@ describe('subscription wake-ups: PGlite', () => {
   });
   afterAll(async () => {
     await database?.close();
+  });
+
+  it('wakes a reader (wakeUps) in process from an append by another store on the same PGlite', async () => {
+    const subscriber = new PostgresEventStore(database, { pollIntervalMs: NEVER });
+    const appender = new PostgresEventStore(database);
+    await wakesOnAppend(subscriber, appender, 'wakeups-pglite.a');
+    await subscriber.close();
   });
 
   it('wakes in process from an append by another store on the same PGlite', async () => {

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '@oj/infra/config';
 import type { Database } from '@oj/infra/db/database';
-import { START, comparePositions, positionFromString, positionToString, type EventStore, type LogPosition, type ProjectedEvent, type Subscription } from '@oj/infra/eventstore/port';
+import { START, comparePositions, positionFromString, positionToString, type EventStore, type LogPosition, type ProjectedEvent, type Subscription, type WakeUps } from '@oj/infra/eventstore/port';
 import { LocalSignal } from '@oj/infra/eventstore/subscription';
 import { physicalTables, type Projection } from './projection.ts';
 import { applyLaneBatch, type AppliedCount, type LaneBatch } from './apply.ts';
@@ -200,7 +200,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       wake = () => (clearTimeout(t), (woken = false), resolve());
     });
   };
-  /** The furthest position the store's subscription has shown us: visible to readers, so due. */
+  /** The furthest position the store's subscription has shown us (where it has no `wakeUps`): visible to readers, so due. */
   let notified: LogPosition = START;
 
   const record = (lane: number, counts: AppliedCount[], seconds: number) => {
@@ -612,29 +612,36 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   };
 
   /**
-   * Wake-ups: a subscription from the head (NOTIFY on PostgreSQL, the in-process signal on PGlite, the
-   * server's push on EventStoreDB) nudges the dispatcher for each new event. It only wakes; the
-   * dispatcher still reads its own batches from its checkpoint, so the xid8 visibility rule is the
-   * store's as before: a committed event hidden behind an older transaction is delivered by the
-   * subscription (which re-reads while such events exist) once readers can see it.
+   * Wake-ups. Where the store has them (`wakeUps`: NOTIFY or the in-process signal on PostgreSQL, the
+   * signal on PGlite), each append nudges the dispatcher straight away, and a committed event hidden
+   * behind an older transaction nudges it again shortly until it shows. Elsewhere (EventStoreDB) a
+   * subscription from the head (the server's push) nudges it for each new event. Either way it only
+   * wakes: the dispatcher reads its own batches from its checkpoint, so the xid8 visibility rule is the
+   * store's. The subscription read every new event (its data and metadata) only to wake the dispatcher,
+   * which then read it again: a round trip on the path of every live event, and the CPU of a second read.
    */
   const watchAppends = () => {
     let closed = false;
-    let subscription: Subscription | null = null;
+    let subscription: Subscription | WakeUps | null = null;
     const run = (async () => {
       while (!closed && !stopped) {
         try {
-          const after = (await eventStore.head()) ?? START;
-          if (closed) return;
-          subscription = eventStore.subscribe({ after, streamPrefixes });
-          for await (const event of subscription) {
-            notified = maxPosition(notified, event.position);
-            nudge();
+          if (eventStore.wakeUps) {
+            const wakeUps = (subscription = eventStore.wakeUps());
+            for await (const _ of wakeUps) nudge();
+          } else {
+            const after = (await eventStore.head()) ?? START;
+            if (closed) return;
+            const events = (subscription = eventStore.subscribe({ after, streamPrefixes }));
+            for await (const event of events) {
+              notified = maxPosition(notified, event.position);
+              nudge();
+            }
           }
         } catch (err) {
           log.warn({ err }, 'append wake-ups failed; polling until they resume');
         } finally {
-          await (subscription as Subscription | null)?.close().catch(() => undefined);
+          await (subscription as Subscription | WakeUps | null)?.close().catch(() => undefined);
           subscription = null;
         }
         if (!closed) await sleep(1000);
@@ -643,7 +650,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     return {
       async stop() {
         closed = true;
-        await (subscription as Subscription | null)?.close().catch(() => undefined);
+        await (subscription as Subscription | WakeUps | null)?.close().catch(() => undefined);
         await run;
       },
     };
