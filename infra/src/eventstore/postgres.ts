@@ -20,7 +20,7 @@ import {
   type WakeUps,
 } from './port.ts';
 import { assertEventIds, canonicalUuid } from './event-ids.ts';
-import { LocalSignal, pollingSubscription, signalWakeUps } from './subscription.ts';
+import { LocalSignal, pollingSubscription, signalWakeUps, type SignalOptions } from './subscription.ts';
 import { GroupCommit } from './group-commit.ts';
 import { listenChannel, type ChannelListener } from '../db/listen.ts';
 
@@ -368,38 +368,38 @@ export class PostgresEventStore implements EventStore {
   }
 
   subscribe(options: SubscribeOptions): Subscription {
+    return this.#listening((signal) =>
+      pollingSubscription({
+        ...signal,
+        after: options.after ?? START,
+        read: (after, limit) => this.readAll({ after, limit, ...(options.streamPrefixes ? { streamPrefixes: options.streamPrefixes } : {}) }),
+      }),
+    );
+  }
+
+  wakeUps(): WakeUps {
+    return this.#listening((signal) => signalWakeUps(signal));
+  }
+
+  /**
+   * A subscription or wake-ups on this store's signal, with the LISTEN session held while it is open;
+   * ended with the store.
+   */
+  #listening<T extends Subscription | WakeUps>(open: (signal: SignalOptions) => T): T {
     const listener = this.#listener;
     listener?.acquire();
-    const subscription = pollingSubscription({
-      after: options.after ?? START,
-      read: (after, limit) => this.readAll({ after, limit, ...(options.streamPrefixes ? { streamPrefixes: options.streamPrefixes } : {}) }),
+    const opened = open({
       signal: this.#signal,
       pollIntervalMs: this.#pollIntervalMs,
       // On PGlite nothing runs beside a read, so nothing is ever held back.
       ...(this.#pool ? { pending: () => this.#pending() } : {}),
       onClose: async () => {
-        this.#subscriptions.delete(subscription);
+        this.#subscriptions.delete(opened);
         await listener?.release();
       },
     });
-    this.#subscriptions.add(subscription);
-    return subscription;
-  }
-
-  wakeUps(): WakeUps {
-    const listener = this.#listener;
-    listener?.acquire();
-    const wakeUps = signalWakeUps({
-      signal: this.#signal,
-      pollIntervalMs: this.#pollIntervalMs,
-      ...(this.#pool ? { pending: () => this.#pending() } : {}),
-      onClose: async () => {
-        this.#subscriptions.delete(wakeUps);
-        await listener?.release();
-      },
-    });
-    this.#subscriptions.add(wakeUps);
-    return wakeUps;
+    this.#subscriptions.add(opened);
+    return opened;
   }
 
   /** Committed events that readers cannot see yet: their transaction is newer than one still running. */

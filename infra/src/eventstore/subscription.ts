@@ -34,18 +34,82 @@ export class LocalSignal {
   }
 }
 
-export interface PollingSubscriptionOptions {
-  after: LogPosition;
-  read: (after: LogPosition, limit: number) => Promise<StoredEvent[]>;
+/** What a loop on the signal is given (a polling subscription, a reader's wake-ups). */
+export interface SignalOptions {
   signal: LocalSignal;
   pollIntervalMs: number;
   /**
    * Whether events are committed that readers cannot see yet (held back behind an older transaction).
-   * Their wake-up has come and gone, so the subscription re-reads soon instead of waiting for another.
+   * Their wake-up has come and gone, so the loop reads (or wakes its reader) again soon instead of
+   * waiting for another.
    */
   pending?: () => Promise<boolean>;
-  batchSize?: number;
   onClose: () => Promise<void>;
+}
+
+export interface PollingSubscriptionOptions extends SignalOptions {
+  after: LogPosition;
+  read: (after: LogPosition, limit: number) => Promise<StoredEvent[]>;
+  batchSize?: number;
+}
+
+/**
+ * What a loop on the signal needs to end cleanly (a subscription's, a reader's wake-ups): a close that
+ * ends its wait at once and runs `onClose` once the query in flight (tracked) has settled.
+ */
+class SignalLoop {
+  closed = false;
+  readonly #signal: LocalSignal;
+  readonly #onClose: () => Promise<void>;
+  #abortWait: (() => void) | null = null;
+  #inflight: Promise<unknown> = Promise.resolve();
+  #closing: Promise<void> | null = null;
+
+  constructor(signal: LocalSignal, onClose: () => Promise<void>) {
+    this.#signal = signal;
+    this.#onClose = onClose;
+  }
+
+  /** Until the signal fires after generation `seen`, `ms` pass, or the loop is closed. */
+  async wait(seen: number, ms: number): Promise<void> {
+    const { done, abort } = this.#signal.wait(seen, ms);
+    this.#abortWait = abort;
+    await done;
+    this.#abortWait = null;
+  }
+
+  /** A query the close waits for. */
+  track<T>(query: Promise<T>): Promise<T> {
+    this.#inflight = query.catch(() => {});
+    return query;
+  }
+
+  close(): Promise<void> {
+    if (!this.#closing) {
+      this.closed = true;
+      this.#abortWait?.();
+      this.#closing = this.#inflight.then(() => this.#onClose());
+    }
+    return this.#closing;
+  }
+}
+
+/**
+ * The wait after a check for held-back events: while they are held, 10 ms, then twice as long each time up
+ * to 250 ms (never beyond the poll); else the poll.
+ */
+class HeldBackoff {
+  #next = 10;
+
+  after(held: boolean, pollIntervalMs: number): number {
+    if (!held) {
+      this.#next = 10;
+      return pollIntervalMs;
+    }
+    const ms = Math.min(this.#next, pollIntervalMs);
+    this.#next = Math.min(this.#next * 2, 250);
+    return ms;
+  }
 }
 
 /**
@@ -56,72 +120,39 @@ export interface PollingSubscriptionOptions {
  */
 export function pollingSubscription(options: PollingSubscriptionOptions): Subscription {
   const batchSize = options.batchSize ?? 500;
-  let closed = false;
-  let abortWait: (() => void) | null = null;
-  let inflight: Promise<unknown> = Promise.resolve();
-  let closing: Promise<void> | null = null;
+  const loop = new SignalLoop(options.signal, options.onClose);
+  const held = new HeldBackoff();
   let cursor = options.after;
-  const quickest = 10;
-  let backoff = quickest;
 
   async function* run(): AsyncGenerator<StoredEvent> {
     try {
-      while (!closed) {
+      while (!loop.closed) {
         const seen = options.signal.generation;
-        const reading = options.read(cursor, batchSize);
-        inflight = reading.catch(() => {});
-        const batch = await reading;
+        const batch = await loop.track(options.read(cursor, batchSize));
         for (const event of batch) {
-          if (closed) return;
+          if (loop.closed) return;
           cursor = event.position;
           yield event;
         }
-        if (closed) return;
+        if (loop.closed) return;
         if (batch.length === batchSize) continue;
         let ms = options.pollIntervalMs;
         if (options.pending) {
-          const checking = options.pending();
-          inflight = checking.catch(() => {});
-          if (await checking) {
-            ms = Math.min(backoff, options.pollIntervalMs);
-            backoff = Math.min(backoff * 2, 250);
-          } else {
-            backoff = quickest;
-          }
-          if (closed) return;
+          ms = held.after(await loop.track(options.pending()), options.pollIntervalMs);
+          if (loop.closed) return;
         }
-        const { done, abort } = options.signal.wait(seen, ms);
-        abortWait = abort;
-        await done;
-        abortWait = null;
+        await loop.wait(seen, ms);
       }
     } finally {
-      await close();
+      await loop.close();
     }
-  }
-
-  function close(): Promise<void> {
-    if (!closing) {
-      closed = true;
-      abortWait?.();
-      closing = inflight.then(() => options.onClose());
-    }
-    return closing;
   }
 
   const iterator = run();
   return {
     [Symbol.asyncIterator]: () => iterator,
-    close,
+    close: () => loop.close(),
   };
-}
-
-export interface SignalWakeUpsOptions {
-  signal: LocalSignal;
-  pollIntervalMs: number;
-  /** As the subscription's (`PollingSubscriptionOptions.pending`). */
-  pending?: () => Promise<boolean>;
-  onClose: () => Promise<void>;
 }
 
 /**
@@ -130,54 +161,30 @@ export interface SignalWakeUpsOptions {
  * every new event here. The reader's read and this check of held-back events run side by side; the
  * check's answer decides the next wait, as the subscription's does after its own read.
  */
-export function signalWakeUps(options: SignalWakeUpsOptions): WakeUps {
-  const quickest = 10;
-  let closed = false;
-  let abortWait: (() => void) | null = null;
-  let inflight: Promise<unknown> = Promise.resolve();
-  let closing: Promise<void> | null = null;
+export function signalWakeUps(options: SignalOptions): WakeUps {
+  const loop = new SignalLoop(options.signal, options.onClose);
+  const held = new HeldBackoff();
 
   async function* run(): AsyncGenerator<void> {
     try {
       let seen = options.signal.generation;
-      let backoff = quickest;
       let ms = options.pollIntervalMs;
-      while (!closed) {
-        const { done, abort } = options.signal.wait(seen, ms);
-        abortWait = abort;
-        await done;
-        abortWait = null;
-        if (closed) return;
+      while (!loop.closed) {
+        await loop.wait(seen, ms);
+        if (loop.closed) return;
         seen = options.signal.generation;
         yield;
-        if (closed || !options.pending) continue;
-        const checking = options.pending();
-        inflight = checking.catch(() => {});
-        if (await checking) {
-          ms = Math.min(backoff, options.pollIntervalMs);
-          backoff = Math.min(backoff * 2, 250);
-        } else {
-          ms = options.pollIntervalMs;
-          backoff = quickest;
-        }
+        if (loop.closed || !options.pending) continue;
+        ms = held.after(await loop.track(options.pending()), options.pollIntervalMs);
       }
     } finally {
-      await close();
+      await loop.close();
     }
-  }
-
-  function close(): Promise<void> {
-    if (!closing) {
-      closed = true;
-      abortWait?.();
-      closing = inflight.then(() => options.onClose());
-    }
-    return closing;
   }
 
   const iterator = run();
   return {
     [Symbol.asyncIterator]: () => iterator,
-    close,
+    close: () => loop.close(),
   };
 }
