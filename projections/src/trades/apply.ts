@@ -9,6 +9,9 @@ import { dayKey, recomputeDays } from '../daily-premium/tables.ts';
 import { addTradeCounts, asTables, listOf, rowToRecord, tradeRowOf, tradeUpsertSet, type TradeRow, type TradesTable } from './tables.ts';
 import { foldEvent } from './user-rows.ts';
 
+/** A row of the load: a lineage's key and guard row, and one of its trade rows (all null when it has none). */
+type LoadedRow = { k_u: string; k_l: string; g_rev: number | null; g_has_roll: boolean | null } & ({ [K in keyof TradeRow]: TradeRow[K] | null });
+
 interface Loaded {
   state: LineageState;
   /** The records as read, by uid: a record whose object is still the same after the fold is unchanged. */
@@ -17,7 +20,7 @@ interface Loaded {
   splitsBefore: number;
 }
 
-/** Applies journal events: loads the touched lineages in two reads, folds in memory, writes back in bulk. */
+/** Applies journal events: loads the touched lineages in one read, folds in memory, writes back in bulk. */
 export async function applyTradeEvents(ctx: ProjectionContext, events: readonly ProjectedEvent[]): Promise<void> {
   const tables = asTables(ctx.tables);
   const trx = ctx.trx;
@@ -43,15 +46,14 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
     }),
   );
   // A one-user recompute does not come here (`recomputeUser` below): every batch loads what it touches.
-  const guards = (
-    await sql<{ lid: string; user_id: string; rev: number; has_roll: boolean }>`
-    select g.lid, g.user_id, g.rev, g.has_roll from json_to_recordset(${keyJson}::json) as k(u text, l text)
-    join ${sql.table(tables.trade_lineages)} g on g.user_id = k.u and g.lid = k.l`.execute(trx)
-  ).rows;
+  // One statement for both: each lineage's guard row (its revision) beside each of its trade rows (the
+  // guard's columns repeated on each; a lineage without trade rows comes once, the trade's columns null).
   const rows = (
-    await sql<TradeRow>`
-    select t.* from json_to_recordset(${keyJson}::json) as k(u text, l text)
-    join ${sql.table(tables.trades)} t on t.user_id = k.u and t.lid = k.l`.execute(trx)
+    await sql<LoadedRow>`
+    select k.u as k_u, k.l as k_l, g.rev as g_rev, g.has_roll as g_has_roll, t.*
+    from json_to_recordset(${keyJson}::json) as k(u text, l text)
+    left join ${sql.table(tables.trade_lineages)} g on g.user_id = k.u and g.lid = k.l
+    left join ${sql.table(tables.trades)} t on t.user_id = k.u and t.lid = k.l`.execute(trx)
   ).rows;
 
   const loaded = new Map<string, Loaded>();
@@ -60,14 +62,14 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
     const state = emptyLineage(userId, streamId.slice(userStreamPrefix(userId).length));
     loaded.set(lineageStreamId(userId, state.lineageId), { state, before: new Map(), revBefore: -1, splitsBefore: 0 });
   }
-  for (const g of guards) {
-    const l = loaded.get(lineageStreamId(g.user_id, g.lid))!;
-    l.state.revision = l.revBefore = Number(g.rev);
-    l.state.hasRollHistory = g.has_roll;
-  }
   for (const row of rows) {
-    const l = loaded.get(lineageStreamId(row.user_id, row.lid))!;
-    const rec = rowToRecord(row);
+    const l = loaded.get(lineageStreamId(row.k_u, row.k_l))!;
+    if (row.g_rev !== null) {
+      l.state.revision = l.revBefore = Number(row.g_rev);
+      l.state.hasRollHistory = row.g_has_roll === true;
+    }
+    if (row.uid === null) continue;
+    const rec = rowToRecord(row as TradeRow);
     l.state.trades.set(rec.uid, rec);
     l.before.set(rec.uid, rec);
   }
