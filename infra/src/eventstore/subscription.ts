@@ -99,14 +99,19 @@ class SignalLoop {
  * to 250 ms (never beyond the poll); else the poll.
  */
 class HeldBackoff {
+  readonly #pollIntervalMs: number;
   #next = 10;
 
-  after(held: boolean, pollIntervalMs: number): number {
+  constructor(pollIntervalMs: number) {
+    this.#pollIntervalMs = pollIntervalMs;
+  }
+
+  after(held: boolean): number {
     if (!held) {
       this.#next = 10;
-      return pollIntervalMs;
+      return this.#pollIntervalMs;
     }
-    const ms = Math.min(this.#next, pollIntervalMs);
+    const ms = Math.min(this.#next, this.#pollIntervalMs);
     this.#next = Math.min(this.#next * 2, 250);
     return ms;
   }
@@ -121,7 +126,7 @@ class HeldBackoff {
 export function pollingSubscription(options: PollingSubscriptionOptions): Subscription {
   const batchSize = options.batchSize ?? 500;
   const loop = new SignalLoop(options.signal, options.onClose);
-  const held = new HeldBackoff();
+  const held = new HeldBackoff(options.pollIntervalMs);
   let cursor = options.after;
 
   async function* run(): AsyncGenerator<StoredEvent> {
@@ -138,7 +143,7 @@ export function pollingSubscription(options: PollingSubscriptionOptions): Subscr
         if (batch.length === batchSize) continue;
         let ms = options.pollIntervalMs;
         if (options.pending) {
-          ms = held.after(await loop.track(options.pending()), options.pollIntervalMs);
+          ms = held.after(await loop.track(options.pending()));
           if (loop.closed) return;
         }
         await loop.wait(seen, ms);
@@ -163,7 +168,7 @@ export function pollingSubscription(options: PollingSubscriptionOptions): Subscr
  */
 export function signalWakeUps(options: SignalOptions): WakeUps {
   const loop = new SignalLoop(options.signal, options.onClose);
-  const held = new HeldBackoff();
+  const held = new HeldBackoff(options.pollIntervalMs);
 
   async function* run(): AsyncGenerator<void> {
     try {
@@ -175,7 +180,7 @@ export function signalWakeUps(options: SignalOptions): WakeUps {
         seen = options.signal.generation;
         yield;
         if (loop.closed || !options.pending) continue;
-        ms = held.after(await loop.track(options.pending()), options.pollIntervalMs);
+        ms = held.after(await loop.track(options.pending()));
       }
     } finally {
       await loop.close();

@@ -71,6 +71,19 @@ async function wakesOnAppend(subscriber: PostgresEventStore, appender: EventStor
   expect(await (wakeUps[Symbol.asyncIterator]().next())).toEqual({ done: true, value: undefined });
 }
 
+/** Both kinds of reader a store wakes, each checked by its own function (and on its own streams). */
+const readers = [
+  { reader: 'a subscription', woken: deliversLive, prefix: 'wake' },
+  { reader: "a reader's wake-ups (wakeUps)", woken: wakesOnAppend, prefix: 'wakeups' },
+] as const;
+
+/** `woken` on a store that only a wake-up can reach within the test, with appends through another store on `appendThrough`. */
+async function wokenBy(database: Database, appendThrough: Database, woken: (subscriber: PostgresEventStore, appender: EventStore, stream: string) => Promise<void>, stream: string): Promise<void> {
+  const subscriber = new PostgresEventStore(database, { pollIntervalMs: NEVER });
+  await woken(subscriber, new PostgresEventStore(appendThrough), stream);
+  await subscriber.close();
+}
+
 describe('subscription wake-ups: node-postgres', () => {
   let database: TestDatabase;
   let other: Database;
@@ -84,12 +97,9 @@ describe('subscription wake-ups: node-postgres', () => {
     await database?.drop();
   });
 
-  it('wakes on NOTIFY from an append through another connection pool', async () => {
-    const subscriber = new PostgresEventStore(database, { pollIntervalMs: NEVER });
-    const appender = new PostgresEventStore(other);
-    await deliversLive(subscriber, appender, 'wake-notify.a');
-    await subscriber.close();
-  });
+  for (const { reader, woken, prefix } of readers) {
+    it(`wakes ${reader} on NOTIFY from an append through another connection pool`, () => wokenBy(database, other, woken, `${prefix}-notify.a`));
+  }
 
   it('delivers an event whose wake-up came while an older transaction still hid it', async () => {
     const subscriber = new PostgresEventStore(database, { pollIntervalMs: NEVER });
@@ -116,13 +126,6 @@ describe('subscription wake-ups: node-postgres', () => {
       holder.release();
     }
     await subscription.close();
-    await subscriber.close();
-  });
-
-  it('wakes a reader (wakeUps) on NOTIFY from an append through another connection pool', async () => {
-    const subscriber = new PostgresEventStore(database, { pollIntervalMs: NEVER });
-    const appender = new PostgresEventStore(other);
-    await wakesOnAppend(subscriber, appender, 'wakeups-notify.a');
     await subscriber.close();
   });
 
@@ -165,12 +168,9 @@ describe('subscription wake-ups: node-postgres', () => {
     await subscriber.close();
   });
 
-  it('wakes in process from an append through the same pool', async () => {
-    const subscriber = new PostgresEventStore(database, { pollIntervalMs: NEVER });
-    const appender = new PostgresEventStore(database);
-    await deliversLive(subscriber, appender, 'wake-local.a');
-    await subscriber.close();
-  });
+  for (const { reader, woken, prefix } of readers) {
+    it(`wakes ${reader} in process from an append through the same pool`, () => wokenBy(database, database, woken, `${prefix}-local.a`));
+  }
 });
 
 describe('subscription wake-ups: PGlite', () => {
@@ -183,17 +183,7 @@ describe('subscription wake-ups: PGlite', () => {
     await database?.close();
   });
 
-  it('wakes a reader (wakeUps) in process from an append by another store on the same PGlite', async () => {
-    const subscriber = new PostgresEventStore(database, { pollIntervalMs: NEVER });
-    const appender = new PostgresEventStore(database);
-    await wakesOnAppend(subscriber, appender, 'wakeups-pglite.a');
-    await subscriber.close();
-  });
-
-  it('wakes in process from an append by another store on the same PGlite', async () => {
-    const subscriber = new PostgresEventStore(database, { pollIntervalMs: NEVER });
-    const appender = new PostgresEventStore(database);
-    await deliversLive(subscriber, appender, 'wake-pglite.a');
-    await subscriber.close();
-  });
+  for (const { reader, woken, prefix } of readers) {
+    it(`wakes ${reader} in process from an append by another store on the same PGlite`, () => wokenBy(database, database, woken, `${prefix}-pglite.a`));
+  }
 });
