@@ -90,13 +90,13 @@ const bump = (m: Record<string, number>, k: string, by: number) => {
 const byUid = (a: DayTrade, b: DayTrade) => compareKeys(a.uid, b.uid);
 
 /**
- * Recomputes the records of the given (user, date) keys from every trade opened or closed on them
- * (`keys` null: of every day the trades were opened or closed on). Pure and order-independent: the same
- * trades give the same records however they were reached. Keys without any trade come back absent (the
- * caller deletes their rows).
+ * Recomputes the records of the given (user, date) keys from every trade opened or closed on them (every
+ * day of some users: `computeAllDailyRecords`). Pure and order-independent: the same trades give the
+ * same records however they were reached. Keys without any trade come back absent (the caller deletes
+ * their rows).
  */
-export function computeDailyRecords(keys: Iterable<string> | null, trades: readonly DayTrade[]): Map<string, DailyPremiumRecord> {
-  const wanted = keys === null ? null : new Set(keys);
+export function computeDailyRecords(keys: Iterable<string>, trades: readonly DayTrade[]): Map<string, DailyPremiumRecord> {
+  const wanted = new Set(keys);
   // Each wanted day's trades (opened or closed that day), each trade once per day.
   const byDay = new Map<string, DayTrade[]>();
   const add = (k: string, t: DayTrade) => {
@@ -106,10 +106,10 @@ export function computeDailyRecords(keys: Iterable<string> | null, trades: reado
   };
   for (const t of trades) {
     const opened = dayKey(t.user_id, t.tod);
-    if (!wanted || wanted.has(opened)) add(opened, t);
+    if (wanted.has(opened)) add(opened, t);
     if (t.status !== 1 && t.tcd !== null && t.tcd !== t.tod) {
       const closed = dayKey(t.user_id, t.tcd);
-      if (!wanted || wanted.has(closed)) add(closed, t);
+      if (wanted.has(closed)) add(closed, t);
     }
   }
   const out = new Map<string, DailyPremiumRecord>();
@@ -122,9 +122,10 @@ export function computeDailyRecords(keys: Iterable<string> | null, trades: reado
 
 /**
  * Every record of the given trades (each user's trades all there), in the table's key order (user,
- * then date; see `compareKeys`): what `computeDailyRecords(null, trades)` gives, sorted, computed for a
- * whole version at a time (a rebuild's 535,000 records). Trades are grouped by user, then by date, in
- * maps of their own instead of one map of composed keys: no key string is built per trade.
+ * then date; see `compareKeys`): what `computeDailyRecords` gives for every day the trades were opened
+ * or closed on, sorted. It serves a one-user recompute and a whole version at a time (a rebuild's
+ * 535,000 records): trades are grouped by user, then by date, in maps of their own instead of one map of
+ * composed keys, so no key string is built per trade.
  */
 export function computeAllDailyRecords(trades: readonly DayTrade[]): DailyPremiumRecord[] {
   const byUser = new Map<string, Map<string, DayTrade[]>>();

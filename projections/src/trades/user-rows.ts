@@ -6,7 +6,7 @@ import type { TradeRecord } from '@oj/contracts/trade-record';
 import type { ProjectedEvent } from '@oj/infra/eventstore/port';
 import { listOf, tradeRowOf, type TradesTable } from './tables.ts';
 import { splitRow, type SplitHistoryTable } from '../split-history/tables.ts';
-import { computeDailyRecords, dayKey, type DailyPremiumRecord, type DayTrade } from '../daily-premium/compute.ts';
+import { computeAllDailyRecords, computeDailyRecords, dayKey, type DailyPremiumRecord, type DayTrade } from '../daily-premium/compute.ts';
 
 /**
  * All of one user's rows of the trades projection, computed in memory from the user's lineages with the
@@ -69,7 +69,7 @@ export function allTradeRows(lineages: Iterable<LineageState>): TradesTable[] {
 
 /** Daily premium records of every day a trade was opened or closed on (or only of `onlyDays`). */
 export function dailyRecords(userId: string, trades: readonly DayTrade[], onlyDays?: ReadonlySet<string>): DailyPremiumRecord[] {
-  if (!onlyDays) return [...computeDailyRecords(null, trades).values()];
+  if (!onlyDays) return computeAllDailyRecords(trades);
   const keys = new Set<string>();
   for (const t of trades) {
     if (onlyDays.has(t.tod)) keys.add(dayKey(userId, t.tod));
