@@ -343,6 +343,8 @@ export function eventStoreContract(name: string, adapter: ContractAdapter): void
         const head = await store.head();
         expect(head).not.toBeNull();
         expect(comparePositions(head!, last)).toBeGreaterThanOrEqual(0);
+        // Where the store has it, the same head with nothing held back (nothing else runs here).
+        if (store.headAndHeld) expect(await store.headAndHeld()).toEqual({ head, held: false });
         if (!store.countAfter) return;
         expect(await store.countAfter(START, [p1, p2])).toBe(expected.length);
         const seen = await readEverything(store, [p1, p2]);

@@ -133,9 +133,10 @@ export interface Subscription extends AsyncIterable<StoredEvent> {
 
 /**
  * Wake-ups without the events, for a reader that reads the log itself from its own checkpoint (the
- * projector's dispatcher): one after each append committed (here, or announced by another process), one
- * after each fallback poll, and, while committed events are hidden from readers behind an older
- * transaction, more shortly after, until they show. A wake-up says "read now"; it promises nothing new.
+ * projector's dispatcher): one after each append committed (here, or announced by another process) and
+ * one after each fallback poll. A wake-up says "read now"; it promises nothing new. An append hidden
+ * from readers behind an older transaction gets no second wake-up when that transaction ends: the
+ * reader asks `headAndHeld` before it reads, and reads again shortly while events are held back.
  */
 export interface WakeUps extends AsyncIterable<void> {
   close(): Promise<void>;
@@ -166,6 +167,14 @@ export interface EventStore {
   wakeUps?(): WakeUps;
   /** Position of the last event of the global log, or null when it is empty. */
   head(): Promise<LogPosition | null>;
+  /**
+   * `head`, and whether committed events are held back from readers behind an older transaction still
+   * running (PostgreSQL's visibility rule), both in one snapshot. A reader that asks before it reads,
+   * and finds nothing held, reads every event committed until then; one held back at the ask is its cue
+   * to read again shortly (no wake-up comes when the older transaction ends). Stores that hold nothing
+   * back (EventStoreDB) need not have it.
+   */
+  headAndHeld?(): Promise<{ head: LogPosition | null; held: boolean }>;
   /** Number of events after a position (lag in events). */
   countAfter?(after: LogPosition, streamPrefixes?: string[]): Promise<number>;
   close(): Promise<void>;

@@ -6,7 +6,7 @@ import { createTestDatabase, type TestDatabase } from '../testing/postgres.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { eventStoreContract } from './contract.ts';
 import { migrations } from './migrations.ts';
-import { PostgresEventStore, pendingQuery } from './postgres.ts';
+import { PostgresEventStore, headAndHeldQuery, pendingQuery } from './postgres.ts';
 import { WrongExpectedRevisionError, type NewEvent } from './port.ts';
 
 let database: TestDatabase | undefined;
@@ -98,11 +98,12 @@ describe('group commit (node-postgres)', () => {
 });
 
 /**
- * Every poll of a subscription asks whether committed events are still held back (`pendingQuery`). Asked
+ * Every poll of a subscription asks whether committed events are still held back (`pendingQuery`), and
+ * the projector's dispatcher asks it with the head before each read (`headAndHeld`). Asked
  * as `exists (... where transaction_id >= xmin)` on a table without statistics (autovacuum off), the
  * planner scanned the events table, the whole log when nothing was pending.
  */
-describe('the pending check of a subscription (node-postgres)', () => {
+describe('the pending check of a subscription, and headAndHeld (node-postgres)', () => {
   let own: TestDatabase;
   let store: PostgresEventStore;
   beforeAll(async () => {
@@ -119,28 +120,53 @@ describe('the pending check of a subscription (node-postgres)', () => {
     await own?.drop();
   });
 
-  it('says pending exactly while an older transaction still runs beside a committed event', async () => {
-    const pending = async () => (await pendingQuery.execute(own.db)).rows[0]!.pending;
-    expect(await pending()).toBe(false);
+  const later = (stream: string) =>
+    store.append(stream, [{ id: randomUUID(), type: 'Later', schemaVersion: 1, data: {}, metadata: { userId: 'u1', actor: { id: 'u1', role: 'trader' }, correlationId: 'c', causationId: null, idempotencyKey: null, recordedAt: '2026-11-20T15:00:00.000Z', businessDate: '2026-11-20' } }], 'no_stream');
+
+  /** Runs `f` while a transaction older than anything `f` appends still runs on another connection. */
+  async function besideOlder(f: () => Promise<void>): Promise<void> {
     const older = new pg.Client({ connectionString: own.url });
     await older.connect();
     try {
       await older.query('begin');
       await older.query('select pg_current_xact_id()');
-      await store.append('trade-u1.later', [{ id: randomUUID(), type: 'Later', schemaVersion: 1, data: {}, metadata: { userId: 'u1', actor: { id: 'u1', role: 'trader' }, correlationId: 'c', causationId: null, idempotencyKey: null, recordedAt: '2026-11-20T15:00:00.000Z', businessDate: '2026-11-20' } }], 'no_stream');
-      expect(await pending()).toBe(true);
+      await f();
       await older.query('commit');
-      expect(await pending()).toBe(false);
     } finally {
       await older.end();
     }
+  }
+
+  it('says pending exactly while an older transaction still runs beside a committed event', async () => {
+    const pending = async () => (await pendingQuery.execute(own.db)).rows[0]!.pending;
+    expect(await pending()).toBe(false);
+    await besideOlder(async () => {
+      await later('trade-u1.later');
+      expect(await pending()).toBe(true);
+    });
+    expect(await pending()).toBe(false);
   });
 
-  it('reads one entry of the log-order index, not the events table', async () => {
-    const { rows } = await sql<{ 'QUERY PLAN': unknown }>`explain (analyze, format json) ${pendingQuery}`.execute(own.db);
-    const plan = JSON.stringify(rows[0]!['QUERY PLAN']);
-    expect(plan).toContain('"Scan Direction":"Backward"');
-    expect(plan).toContain('events_log_order_idx');
-    expect(plan).not.toContain('Seq Scan');
+  it('headAndHeld: the head readers see, and held exactly while an event is held back from them', async () => {
+    const before = await store.head();
+    expect(await store.headAndHeld()).toEqual({ head: before, held: false });
+    let appended!: Awaited<ReturnType<typeof later>>;
+    await besideOlder(async () => {
+      appended = await later('trade-u1.held');
+      // Committed, but readers may not see it yet: the head stays where it was.
+      expect(await store.headAndHeld()).toEqual({ head: before, held: true });
+    });
+    expect(await store.headAndHeld()).toEqual({ head: appended.position, held: false });
+    expect(await store.head()).toEqual(appended.position);
   });
+
+  for (const [name, query] of [['pendingQuery', pendingQuery], ['headAndHeldQuery', headAndHeldQuery]] as const) {
+    it(`${name} reads entries of the log-order index, not the events table`, async () => {
+      const { rows } = await sql<{ 'QUERY PLAN': unknown }>`explain (analyze, format json) ${query}`.execute(own.db);
+      const plan = JSON.stringify(rows[0]!['QUERY PLAN']);
+      expect(plan).toContain('"Scan Direction":"Backward"');
+      expect(plan).toContain('events_log_order_idx');
+      expect(plan).not.toContain('Seq Scan');
+    });
+  }
 });

@@ -55,6 +55,9 @@ const STREAM_REVISION_KEY = 'events_stream_revision_key';
 const MAX_ANY_RETRIES = 100;
 
 const VISIBLE = sql`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`;
+/** The newest visible event's position (`head`): the log-order index read backwards, one entry. */
+const HEAD_COLUMNS = sql`transaction_id::text as c, global_position::text as p`;
+const HEAD_ORDER = sql`order by transaction_id desc, global_position desc limit 1`;
 const POSITION_COLUMNS = sql`transaction_id::text as commit_pos, global_position::text as prepare_pos, stream_id, revision, event_id::text as event_id, type, schema_version`;
 const EVENT_COLUMNS = sql`${POSITION_COLUMNS}, data`;
 const COLUMNS = sql`${EVENT_COLUMNS}, metadata`;
@@ -122,8 +125,17 @@ interface ProjectedEventRow extends Omit<EventRow, 'metadata'> {
  * transaction_id >= xmin)` it was a scan of the events table whenever the planner had no statistics on it,
  * each poll reading the whole log when nothing was pending.)
  */
-export const pendingQuery = sql<{ pending: boolean }>`
-  select coalesce((select max(transaction_id) from events) >= pg_snapshot_xmin(pg_current_snapshot()), false) as pending`;
+const HELD = sql`coalesce((select max(transaction_id) from events) >= pg_snapshot_xmin(pg_current_snapshot()), false)`;
+export const pendingQuery = sql<{ pending: boolean }>`select ${HELD} as pending`;
+
+/**
+ * `head` and `pendingQuery` in one statement, so in one snapshot (`headAndHeld`): two entries of the
+ * log-order index read backwards.
+ */
+export const headAndHeldQuery = sql<{ c: string | null; p: string | null; held: boolean }>`
+  select h.c, h.p, ${HELD} as held
+  from (select 1) as one
+  left join lateral (select ${HEAD_COLUMNS} from events where ${VISIBLE} ${HEAD_ORDER}) as h on true`;
 
 /** Subscriptions of every store on one database handle share one wake-up signal. */
 const signals = new WeakMap<object, LocalSignal>();
@@ -351,13 +363,15 @@ export class PostgresEventStore implements EventStore {
   }
 
   async head(): Promise<LogPosition | null> {
-    const rows = await sql<{ c: string; p: string }>`
-      select transaction_id::text as c, global_position::text as p from events
-      where ${VISIBLE}
-      order by transaction_id desc, global_position desc
-      limit 1`.execute(this.#db);
+    const rows = await sql<{ c: string; p: string }>`select ${HEAD_COLUMNS} from events where ${VISIBLE} ${HEAD_ORDER}`.execute(this.#db);
     const row = rows.rows[0];
     return row ? { commit: BigInt(row.c), prepare: BigInt(row.p) } : null;
+  }
+
+  async headAndHeld(): Promise<{ head: LogPosition | null; held: boolean }> {
+    const rows = await headAndHeldQuery.execute(this.#db);
+    const row = rows.rows[0]!;
+    return { head: row.c === null ? null : { commit: BigInt(row.c), prepare: BigInt(row.p!) }, held: row.held };
   }
 
   async countAfter(after: LogPosition, streamPrefixes?: string[]): Promise<number> {

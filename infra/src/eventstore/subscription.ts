@@ -161,26 +161,23 @@ export function pollingSubscription(options: PollingSubscriptionOptions): Subscr
 }
 
 /**
- * A polling subscription's wake-ups without its reads (`WakeUps`): the same signal, fallback poll and
- * re-reads while events are held back, each a wake-up for the reader to read with instead of a read of
- * every new event here. The reader's read and this check of held-back events run side by side; the
- * check's answer decides the next wait, as the subscription's does after its own read.
+ * A polling subscription's wake-ups without its reads (`WakeUps`): the same signal and fallback poll,
+ * each a wake-up for the reader to read with instead of a read of every new event here. Events held back
+ * behind an older transaction are the reader's to notice (`headAndHeld`, asked before it reads): a check
+ * here, beside the reader's read, could run after the older transaction ended and the read had missed
+ * its events, and answer that nothing was held.
  */
-export function signalWakeUps(options: SignalOptions): WakeUps {
+export function signalWakeUps(options: Omit<SignalOptions, 'pending'>): WakeUps {
   const loop = new SignalLoop(options.signal, options.onClose);
-  const held = new HeldBackoff(options.pollIntervalMs);
 
   async function* run(): AsyncGenerator<void> {
     try {
       let seen = options.signal.generation;
-      let ms = options.pollIntervalMs;
       while (!loop.closed) {
-        await loop.wait(seen, ms);
+        await loop.wait(seen, options.pollIntervalMs);
         if (loop.closed) return;
         seen = options.signal.generation;
         yield;
-        if (loop.closed || !options.pending) continue;
-        ms = held.after(await loop.track(options.pending()));
       }
     } finally {
       await loop.close();

@@ -156,8 +156,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * apart: 34; 20: 44), for about a quarter more of the process's CPU (more, smaller batches).
  */
 const BUSY_LANE_CHECK_MS = 5;
-/** First re-read after a wake-up that found less than the subscription showed (doubles up to pollMs). */
+/**
+ * First re-read after a read that found less than the subscription showed, or while events are held back
+ * (doubles up to pollMs; while held, up to HELD_MAX_MS).
+ */
 const QUICK_MS = 5;
+/** Re-reads while events are held back come at least this often: the hiding transaction's end wakes nobody. */
+const HELD_MAX_MS = 250;
 
 /**
  * The projector: one dispatcher (leader-elected with an advisory lock) reads the global log from its
@@ -561,7 +566,9 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
             }
           }
           woken = false;
-          const head = await eventStore.head();
+          // Asked before the read, in one snapshot: nothing held back means the read gets every event
+          // committed until now; an append after it wakes the dispatcher (woken is reset above).
+          const { head, held } = eventStore.headAndHeld ? await eventStore.headAndHeld() : { head: await eventStore.head(), held: false };
           const events = await eventStore.readAll({ after: state.checkpoint, streamPrefixes, limit: readBatch, metadata: 'projected' });
           const last = events.at(-1);
           if (!last) handedTo = [];
@@ -599,11 +606,13 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
             await recoverLostBatches(state.lastDispatched);
             seen = maxPosition(seen, maxPosition(head ?? START, state.checkpoint));
             if (transport === 'in-process') settle();
-            if (comparePositions(notified, state.checkpoint) > 0) {
-              // The subscription showed an event this read did not return (e.g. reads served by a node
-              // that is behind): read again shortly rather than waiting for the next wake-up or poll.
+            if (held || comparePositions(notified, state.checkpoint) > 0) {
+              // Events committed before the read were held back from it behind an older transaction,
+              // whose end wakes nobody; or the subscription showed an event this read did not return
+              // (e.g. reads served by a node that is behind): read again shortly rather than waiting
+              // for the next wake-up or poll.
               await idle(quick);
-              quick = Math.min(quick * 2, pollMs);
+              quick = Math.min(quick * 2, held ? Math.min(HELD_MAX_MS, pollMs) : pollMs);
             } else {
               quick = QUICK_MS;
               await idle(pollMs);
@@ -627,8 +636,8 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
 
   /**
    * Wake-ups. Where the store has them (`wakeUps`: NOTIFY or the in-process signal on PostgreSQL, the
-   * signal on PGlite), each append nudges the dispatcher straight away, and a committed event hidden
-   * behind an older transaction nudges it again shortly until it shows. Elsewhere (EventStoreDB) a
+   * signal on PGlite), each append nudges the dispatcher straight away; a committed event hidden behind
+   * an older transaction is found by the dispatcher's own `headAndHeld` before each read. Elsewhere (EventStoreDB) a
    * subscription from the head (the server's push) nudges it for each new event. Either way it only
    * wakes: the dispatcher reads its own batches from its checkpoint, so the xid8 visibility rule is the
    * store's. The subscription read every new event (its data and metadata) only to wake the dispatcher,
