@@ -637,11 +637,12 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   /**
    * Wake-ups. Where the store has them (`wakeUps`: NOTIFY or the in-process signal on PostgreSQL, the
    * signal on PGlite), each append nudges the dispatcher straight away; a committed event hidden behind
-   * an older transaction is found by the dispatcher's own `headAndHeld` before each read. Elsewhere (EventStoreDB) a
-   * subscription from the head (the server's push) nudges it for each new event. Either way it only
-   * wakes: the dispatcher reads its own batches from its checkpoint, so the xid8 visibility rule is the
-   * store's. The subscription read every new event (its data and metadata) only to wake the dispatcher,
-   * which then read it again: a round trip on the path of every live event, and the CPU of a second read.
+   * an older transaction is found by the dispatcher's own `headAndHeld` before each read. Elsewhere
+   * (EventStoreDB) a subscription from the head (the server's push) nudges it for each new event. Either
+   * way it only wakes: the dispatcher reads its own batches from its checkpoint, so the xid8 visibility
+   * rule is the store's. The subscription read every new event (its data and metadata) only to wake the
+   * dispatcher, which then read it again: a round trip on the path of every live event, and the CPU of a
+   * second read.
    */
   const watchAppends = () => {
     let closed = false;
