@@ -39,9 +39,9 @@ export interface SignalOptions {
   signal: LocalSignal;
   pollIntervalMs: number;
   /**
-   * Whether events are committed that readers cannot see yet (held back behind an older transaction).
-   * Their wake-up has come and gone, so the loop reads (or wakes its reader) again soon instead of
-   * waiting for another.
+   * Whether events are committed that readers cannot see yet (held back behind an older transaction),
+   * asked before each read of a polling subscription. Their wake-up has come and gone, so the loop reads
+   * again soon instead of waiting for another. (A reader's wake-ups leave this to the reader.)
    */
   pending?: () => Promise<boolean>;
   onClose: () => Promise<void>;
@@ -126,13 +126,18 @@ class HeldBackoff {
 export function pollingSubscription(options: PollingSubscriptionOptions): Subscription {
   const batchSize = options.batchSize ?? 500;
   const loop = new SignalLoop(options.signal, options.onClose);
-  const held = new HeldBackoff(options.pollIntervalMs);
+  const backoff = new HeldBackoff(options.pollIntervalMs);
   let cursor = options.after;
 
   async function* run(): AsyncGenerator<StoredEvent> {
     try {
       while (!loop.closed) {
         const seen = options.signal.generation;
+        // Asked before the read: nothing held back then means the read gets every event committed until
+        // then. Asked after it, the check could run once the hiding transaction had ended, find nothing
+        // held, and leave what the read missed to the poll.
+        const held = options.pending ? await loop.track(options.pending()) : false;
+        if (loop.closed) return;
         const batch = await loop.track(options.read(cursor, batchSize));
         for (const event of batch) {
           if (loop.closed) return;
@@ -141,12 +146,7 @@ export function pollingSubscription(options: PollingSubscriptionOptions): Subscr
         }
         if (loop.closed) return;
         if (batch.length === batchSize) continue;
-        let ms = options.pollIntervalMs;
-        if (options.pending) {
-          ms = held.after(await loop.track(options.pending()));
-          if (loop.closed) return;
-        }
-        await loop.wait(seen, ms);
+        await loop.wait(seen, backoff.after(held));
       }
     } finally {
       await loop.close();

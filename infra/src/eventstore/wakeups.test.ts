@@ -4,8 +4,9 @@ import { openDatabase, type Database } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { createPGliteDatabase, createTestDatabase, type TestDatabase } from '../testing/postgres.ts';
 import { migrations } from './migrations.ts';
-import type { EventStore, NewEvent, StoredEvent, WakeUps } from './port.ts';
-import { PostgresEventStore } from './postgres.ts';
+import { START, type EventStore, type NewEvent, type StoredEvent, type WakeUps } from './port.ts';
+import { PostgresEventStore, pendingQuery } from './postgres.ts';
+import { LocalSignal, pollingSubscription } from './subscription.ts';
 
 /**
  * A live subscription must be woken by an append, not found by its fallback poll: these subscribers poll
@@ -128,6 +129,47 @@ describe('subscription wake-ups: node-postgres', () => {
     await subscription.close();
     await subscriber.close();
   });
+
+  it('delivers an event whose hiding transaction ended right after the read that missed it', async () => {
+    // A subscription on its own signal, which nothing fires: after its first read, only its check of
+    // held-back events (asked before each read) can bring it back before the hour's poll.
+    const store = new PostgresEventStore(database);
+    const stream = 'wake-missed.a';
+    const holder = await database.pool!.connect();
+    let holding = false;
+    let missed = 0;
+    const subscription = pollingSubscription({
+      after: START,
+      signal: new LocalSignal(),
+      pollIntervalMs: NEVER,
+      pending: async () => (await pendingQuery.execute(database.db)).rows[0]!.pending,
+      read: async (after, limit) => {
+        const events = await store.readAll({ after, streamPrefixes: [stream], limit });
+        // The read could not see the append: the older transaction ends now, and nothing notifies.
+        if (holding) {
+          holding = false;
+          missed += 1;
+          await holder.query('commit');
+        }
+        return events;
+      },
+      onClose: async () => {},
+    });
+    try {
+      await holder.query('begin');
+      await holder.query('select pg_current_xact_id()');
+      const appended = event();
+      await new PostgresEventStore(other).append(stream, [appended], 'no_stream');
+      holding = true;
+      const received = (await subscription[Symbol.asyncIterator]().next()).value as StoredEvent;
+      expect(received.id).toBe(appended.id);
+      expect(missed).toBe(1);
+    } finally {
+      if (holding) await holder.query('commit');
+      holder.release();
+      await subscription.close();
+    }
+  }, 15_000);
 
   for (const { reader, woken, prefix } of readers) {
     it(`wakes ${reader} in process from an append through the same pool`, () => wokenBy(database, database, woken, `${prefix}-local.a`));
