@@ -238,7 +238,8 @@ describe('stored replay states', () => {
         expect(v.rows).toEqual(full.rows);
       }
     } finally {
-      await sql`update ${T} set pao = pao - 1 where user_id = ${who.userId} and uid = ${a!.uid}`.execute(database.db);
+      // The value read before, not pao - 1: (x + 1) - 1 is not x for every double (255.34 comes back as 255.34000000000003).
+      await sql`update ${T} set pao = ${a!.pao} where user_id = ${who.userId} and uid = ${a!.uid}`.execute(database.db);
       await sql`update ${T} set lid = ${moved!.lid} where user_id = ${who.userId} and uid = ${moved!.uid}`.execute(database.db);
       await sql`insert into ${T} select * from json_populate_record(null::${T}, ${JSON.stringify(saved)}::json)`.execute(database.db);
     }
