@@ -387,6 +387,8 @@ export class PostgresEventStore implements EventStore {
         ...signal,
         after: options.after ?? START,
         read: (after, limit) => this.readAll({ after, limit, ...(options.streamPrefixes ? { streamPrefixes: options.streamPrefixes } : {}) }),
+        // On PGlite nothing runs beside a read, so nothing is ever held back.
+        ...(this.#pool ? { pending: () => this.#pending() } : {}),
       }),
     );
   }
@@ -405,8 +407,6 @@ export class PostgresEventStore implements EventStore {
     const opened = open({
       signal: this.#signal,
       pollIntervalMs: this.#pollIntervalMs,
-      // On PGlite nothing runs beside a read, so nothing is ever held back.
-      ...(this.#pool ? { pending: () => this.#pending() } : {}),
       onClose: async () => {
         this.#subscriptions.delete(opened);
         await listener?.release();

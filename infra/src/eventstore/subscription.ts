@@ -38,18 +38,18 @@ export class LocalSignal {
 export interface SignalOptions {
   signal: LocalSignal;
   pollIntervalMs: number;
-  /**
-   * Whether events are committed that readers cannot see yet (held back behind an older transaction),
-   * asked before each read of a polling subscription. Their wake-up has come and gone, so the loop reads
-   * again soon instead of waiting for another. (A reader's wake-ups leave this to the reader.)
-   */
-  pending?: () => Promise<boolean>;
   onClose: () => Promise<void>;
 }
 
 export interface PollingSubscriptionOptions extends SignalOptions {
   after: LogPosition;
   read: (after: LogPosition, limit: number) => Promise<StoredEvent[]>;
+  /**
+   * Whether events are committed that readers cannot see yet (held back behind an older transaction),
+   * asked before each read. Their wake-up has come and gone, so the subscription reads again soon
+   * instead of waiting for another. (A reader's wake-ups leave this to the reader: `headAndHeld`.)
+   */
+  pending?: () => Promise<boolean>;
   batchSize?: number;
 }
 
@@ -167,7 +167,7 @@ export function pollingSubscription(options: PollingSubscriptionOptions): Subscr
  * here, beside the reader's read, could run after the older transaction ended and the read had missed
  * its events, and answer that nothing was held.
  */
-export function signalWakeUps(options: Omit<SignalOptions, 'pending'>): WakeUps {
+export function signalWakeUps(options: SignalOptions): WakeUps {
   const loop = new SignalLoop(options.signal, options.onClose);
 
   async function* run(): AsyncGenerator<void> {
