@@ -561,8 +561,9 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
             const until = Date.now() + busyLaneWaitMs;
             while (!stopped && Date.now() < until) {
               const waiting = await Promise.all(handedTo.map((lane) => queueFor(lane).getWaitingCount()));
-              if (!waiting.some((n) => n > 0)) break;
-              await sleep(Math.min(BUSY_LANE_CHECK_MS, until - Date.now()));
+              const left = until - Date.now();
+              if (!waiting.some((n) => n > 0) || left <= 0) break;
+              await sleep(Math.min(BUSY_LANE_CHECK_MS, left));
             }
           }
           woken = false;
