@@ -18,6 +18,7 @@ describe('configuration', () => {
     const config = loadConfig(base);
     expect(config.mode).toEqual({ database: 'pglite', eventStore: 'postgres', projector: 'in-process', mail: 'files', billing: 'self-hosted' });
     expect(config.PORT).toBe(3000);
+    expect(config.DATABASE_PREPARED_STATEMENTS).toBe('auto');
     expect(config.PUBLIC_URL).toBe('http://localhost:3000');
     expect(config.WEB_ORIGIN).toBe('http://localhost:3000');
   });
@@ -38,6 +39,7 @@ describe('configuration', () => {
     ['NODE_ENV', 'staging'],
     ['RATE_LIMIT_AUTH_PER_MINUTE', 'many'],
     ['BULLMQ_PREFIX', 'oj:prod'],
+    ['DATABASE_PREPARED_STATEMENTS', 'on'],
   ])('refuses a bad %s (%s) with a message naming the variable', (name, value) => {
     const message = failure({ [name]: value });
     expect(message).toMatch(/^Invalid configuration:\n/);

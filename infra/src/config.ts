@@ -24,6 +24,11 @@ const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   DATA_DIR: z.string().default('./.data'),
   DATABASE_URL: optionalUrl(['postgres', 'postgresql']),
+  /**
+   * `auto`: statements run often become prepared statements on each connection (infra/src/db/auto-prepare.ts).
+   * `off` behind a connection pooler in transaction mode that does not carry prepared statements.
+   */
+  DATABASE_PREPARED_STATEMENTS: z.enum(['auto', 'off']).default('auto'),
   REDIS_URL: optionalUrl(['redis', 'rediss']),
   EVENTSTORE_URL: optionalUrl(['esdb', 'esdb+discover', 'kurrentdb', 'kurrentdb+discover', 'kdb']),
   SMTP_URL: optionalUrl(['smtp', 'smtps']),

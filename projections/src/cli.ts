@@ -57,7 +57,7 @@ async function open(config: Config): Promise<{ deps: RuntimeDeps; close(): Promi
   let database: Database | undefined;
   let eventStore: EventStore | undefined;
   try {
-    database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : `${config.DATA_DIR}/pg`, poolSize: 4 });
+    database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : `${config.DATA_DIR}/pg`, poolSize: 4, preparedStatements: config.DATABASE_PREPARED_STATEMENTS });
     // Same migrations as every process of the app (idempotent, locked), so the CLI works on a fresh store too.
     const { migrate } = await import('@oj/services/platform/migrations');
     await migrate(database.db);

@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect, type Migration } from 'kysely';
 import pg from 'pg';
 import { mkdirSync } from 'node:fs';
 import { PGLITE_PARSERS, PGliteDialect } from './pglite-dialect.ts';
+import { autoPreparingPool } from './auto-prepare.ts';
 
 /**
  * One Postgres handle for the whole process: node-postgres against a server, or PGlite in process.
@@ -16,6 +17,8 @@ export interface Database {
   pool?: pg.Pool;
   /** The server's URL (postgres): for worker threads, which open pools of their own. */
   url?: string;
+  /** Whether Kysely's statements are prepared when run often (postgres): worker threads open theirs the same way. */
+  preparedStatements?: 'auto' | 'off';
   pglite?: PGlite;
   close(): Promise<void>;
 }
@@ -44,6 +47,8 @@ export interface OpenDatabaseOptions {
   /** PGlite's directory; in memory when absent. */
   dataDir?: string | undefined;
   poolSize?: number;
+  /** `auto` (the default): Kysely's statements run often are prepared per connection (`autoPreparingPool`). */
+  preparedStatements?: 'auto' | 'off';
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
@@ -55,14 +60,15 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     // answered (503 at the gateway); the pool drops the broken client and opens a new one.
     pool.on('error', () => undefined);
     pool.on('connect', (client) => client.on('error', () => undefined));
-    const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+    const preparedStatements = options.preparedStatements ?? 'auto';
+    const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: preparedStatements === 'auto' ? autoPreparingPool(pool) : pool }) });
     const close = async () => {
       await db.destroy();
       // Kysely ends the pool only if a query went through it: connections taken from the pool itself
       // (COPY, LISTEN) would otherwise stay open, and keep the process alive, until their idle timeout.
       if (!pool.ended) await pool.end();
     };
-    return { db, kind: 'postgres', pool, url: options.url, close };
+    return { db, kind: 'postgres', pool, url: options.url, preparedStatements, close };
   }
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const pglite = new PGlite(options.dataDir, { parsers: PGLITE_PARSERS });

@@ -24,7 +24,7 @@ async function main(): Promise<number> {
     console.error('DATABASE_URL is not set: the embedded store is restored as files and keeps its positions.');
     return 2;
   }
-  const database = await openDatabase({ url: config.DATABASE_URL, poolSize: 1 });
+  const database = await openDatabase({ url: config.DATABASE_URL, poolSize: 1, preparedStatements: config.DATABASE_PREPARED_STATEMENTS });
   try {
     if (command === 'check') {
       const origin = await logOrigin(database.db);

@@ -9,7 +9,8 @@ import { claimer, dayTradeChunks, writeDays } from './tables.ts';
  * while the other writes). Its last message says what it wrote, or why it failed; then it ends.
  */
 const { databaseUrl, tables, chunks, claimed } = workerData as DaysWorkerData;
-const database = await openDatabase({ url: databaseUrl, poolSize: 2 });
+// A few statements per chunk, run once each: nothing to gain from preparing, and safe behind any pooler.
+const database = await openDatabase({ url: databaseUrl, poolSize: 2, preparedStatements: 'off' });
 let reply: DaysWorkerReply;
 try {
   const written = await writeDays(database, tables.daily_premium, dayTradeChunks(database.db, tables.trades, claimer(chunks, new Int32Array(claimed))));

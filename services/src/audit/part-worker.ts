@@ -7,7 +7,8 @@ import { partTasks, type PartTaskName } from './partition-replay.ts';
  * functions as the gateway's thread would run. Messages that arrive while it opens its pool wait in the
  * port until the listener below starts it.
  */
-const database = await openDatabase({ url: (workerData as { databaseUrl: string }).databaseUrl, poolSize: 4 });
+// Unprepared statements: safe behind any connection pooler whatever the deployment's setting.
+const database = await openDatabase({ url: (workerData as { databaseUrl: string }).databaseUrl, poolSize: 4, preparedStatements: 'off' });
 parentPort!.on('message', async ({ id, task, input }: { id: number; task: PartTaskName; input: never }) => {
   try {
     parentPort!.postMessage({ id, result: await partTasks[task](database.db, input) });

@@ -39,7 +39,7 @@ export async function runAdminCli(argv: string[], env: Record<string, string | u
     return 2;
   }
   const config = loadConfig(env);
-  const database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : `${config.DATA_DIR}/pg` });
+  const database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : `${config.DATA_DIR}/pg`, preparedStatements: config.DATABASE_PREPARED_STATEMENTS });
   try {
     await migrate(database.db);
     const ctx = { db: database.db, clock: systemClock, config };

@@ -34,7 +34,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; da
   // PGlite is single-process: refuse to open the data directory another process (the CLI) holds.
   const dataDirClaim = !options.database && !config.DATABASE_URL ? claimDataDir(config.DATA_DIR) : null;
   const database =
-    options.database ?? (await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : `${config.DATA_DIR}/pg` }));
+    options.database ?? (await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : `${config.DATA_DIR}/pg`, preparedStatements: config.DATABASE_PREPARED_STATEMENTS }));
   await migrate(database.db);
   const eventStore = await createEventStore(config, database);
   const metrics = new Registry();
