@@ -169,15 +169,18 @@ export async function benchProjections(argv: string[]): Promise<Record<string, u
   const adminUrl = process.env.DATABASE_URL;
   if (!adminUrl) throw new Error('DATABASE_URL is required (a PostgreSQL server the bench may create databases on).');
   const redisUrl = process.env.REDIS_URL;
+  // As the product reads it (infra/src/config.ts): `off` measures the statements unprepared.
+  const preparedStatements = process.env.DATABASE_PREPARED_STATEMENTS === 'off' ? 'off' : 'auto';
   const target = await freshDatabase(adminUrl);
   const dir = await mkdtemp(join(tmpdir(), 'oj-bench-'));
   let database: Database | undefined;
   const report: Record<string, unknown> = {
     machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
     events: args.events,
+    preparedStatements,
   };
   try {
-    database = await openDatabase({ url: target.url, poolSize: 10 });
+    database = await openDatabase({ url: target.url, poolSize: 10, preparedStatements });
     const db = database.db;
     const pgVersion = (await sql<{ v: string }>`show server_version`.execute(db)).rows[0]?.v;
     (report.machine as Record<string, unknown>).postgres = pgVersion;
