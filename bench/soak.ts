@@ -95,9 +95,9 @@ export async function main(argv: string[]): Promise<void> {
   const env = {
     ...deploymentEnv,
     ACCESS_TOKEN_TTL_SECONDS: String(Math.ceil(minutes * 60 + 600)),
-    // The gateway's load shedding limits and Node's options (V8 heap settings), when the caller sets
-    // them (to soak other settings).
-    ...Object.fromEntries(['GATEWAY_MAX_IN_FLIGHT', 'GATEWAY_MAX_EVENT_LOOP_DELAY_MS', 'NODE_OPTIONS'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : []))),
+    // The gateway's load shedding limits, prepared statements and Node's options (V8 heap settings),
+    // when the caller sets them (to soak other settings).
+    ...Object.fromEntries(['GATEWAY_MAX_IN_FLIGHT', 'GATEWAY_MAX_EVENT_LOOP_DELAY_MS', 'DATABASE_PREPARED_STATEMENTS', 'NODE_OPTIONS'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : []))),
   };
   const config = loadConfig(env);
   // As `npm run gateway` and `npm run projector` start them (their Node options come from package.json).

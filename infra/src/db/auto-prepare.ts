@@ -18,6 +18,12 @@ import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kyse
  * - A prepared statement whose `select *` no longer matches its table (the table was recreated with other
  *   columns) fails once with "cached plan must not change result type"; the text is then never prepared
  *   again in this process, so the caller's retry runs it unnamed.
+ * - A generic plan is made for the table as it was: one made while a read model's table was nearly empty
+ *   (a join through a sequential scan) stays until an `ANALYZE` of the table invalidates it, which never
+ *   comes where autovacuum is off. The soak showed it: from empty tables, commands at p50 99 to 520 ms
+ *   and load shed. So a connection whose plans are older than `replanMs` runs `DISCARD PLANS` when it is
+ *   next taken from the pool (its statements stay prepared; each is planned again for the tables as they
+ *   are now).
  *
  * `DATABASE_PREPARED_STATEMENTS=off` turns it off (a connection pooler in transaction mode without
  * prepared-statement support, such as PgBouncer before 1.21 or with `max_prepared_statements = 0`).
@@ -26,9 +32,11 @@ export interface AutoPrepareOptions {
   /** Executions of one text, process-wide, before it is prepared. */
   minUsages?: number;
   maxPerConnection?: number;
+  /** A connection's cached plans are discarded when this much older, at its next checkout. */
+  replanMs?: number;
 }
 
-const DEFAULTS = { minUsages: 5, maxPerConnection: 256 };
+const DEFAULTS = { minUsages: 5, maxPerConnection: 256, replanMs: 10_000 };
 /** Texts counted at most; past it the counts start again (texts with generated lists would grow it forever). */
 const MAX_COUNTED = 5_000;
 
@@ -39,12 +47,18 @@ export const preparedName = (text: string) => `oj_auto_${createHash('sha1').upda
 const isStalePlan = (err: unknown) => (err as { code?: string; message?: string }).code === '0A000' && /cached plan must not change result type/.test(String((err as Error).message));
 
 export function autoPreparingPool(pool: pg.Pool, options: AutoPrepareOptions = {}): PostgresPool {
-  const { minUsages, maxPerConnection } = { ...DEFAULTS, ...options };
+  const { minUsages, maxPerConnection, replanMs } = { ...DEFAULTS, ...options };
   const counts = new Map<string, number>();
   const never = new Set<string>();
-  const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  interface Wrapped {
+    client: PostgresPoolClient;
+    prepared: Set<string>;
+    /** When the connection's oldest cached plan may have been made (its first prepare, or the last discard). */
+    plannedSince: number;
+  }
+  const wrapped = new WeakMap<pg.PoolClient, Wrapped>();
 
-  const wrap = (client: pg.PoolClient): PostgresPoolClient => {
+  const wrap = (client: pg.PoolClient): Wrapped => {
     const prepared = new Set<string>();
     const query = async (text: string, parameters: readonly unknown[]): Promise<PostgresQueryResult<any>> => {
       const values = [...parameters];
@@ -57,6 +71,7 @@ export function autoPreparingPool(pool: pg.Pool, options: AutoPrepareOptions = {
           counts.set(text, n);
           return client.query(text, values) as unknown as PostgresQueryResult<any>;
         }
+        if (!prepared.size) w.plannedSince = Date.now();
         prepared.add(name);
       }
       try {
@@ -66,10 +81,12 @@ export function autoPreparingPool(pool: pg.Pool, options: AutoPrepareOptions = {
         throw err;
       }
     };
-    return {
-      query: query as PostgresPoolClient['query'],
-      release: () => client.release(),
+    const w: Wrapped = {
+      client: { query: query as PostgresPoolClient['query'], release: () => client.release() },
+      prepared,
+      plannedSince: 0,
     };
+    return w;
   };
 
   return {
@@ -77,7 +94,17 @@ export function autoPreparingPool(pool: pg.Pool, options: AutoPrepareOptions = {
       const client = await pool.connect();
       let w = wrapped.get(client);
       if (!w) wrapped.set(client, (w = wrap(client)));
-      return w;
+      if (w.prepared.size && Date.now() - w.plannedSince >= replanMs) {
+        try {
+          // Outside any transaction: the connection was idle in the pool.
+          await client.query('discard plans');
+        } catch (error) {
+          client.release(error as Error);
+          throw error;
+        }
+        w.plannedSince = Date.now();
+      }
+      return w.client;
     },
     async end() {
       if (!pool.ended) await pool.end();
