@@ -1,8 +1,9 @@
 import { sql, type Kysely } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../testing/postgres.ts';
 import { openDatabase, type Database } from './database.ts';
-import { preparedName } from './auto-prepare.ts';
+import { autoPreparingPool, preparedName } from './auto-prepare.ts';
 
 /**
  * Statements run often become named prepared statements (auto-prepare.ts). Each handle here has one
@@ -88,8 +89,6 @@ describe('prepared statements (DATABASE_PREPARED_STATEMENTS)', () => {
   });
 
   it('plans a prepared statement again for the table as it is now, not as it was when it was prepared', async () => {
-    const { autoPreparingPool } = await import('./auto-prepare.ts');
-    const pg = (await import('pg')).default;
     const pool = new pg.Pool({ connectionString: server.url, max: 1 });
     const replanMs = 300;
     const wrapped = autoPreparingPool(pool, { minUsages: 1, replanMs });
@@ -124,8 +123,6 @@ describe('prepared statements (DATABASE_PREPARED_STATEMENTS)', () => {
   });
 
   it('prepares at most maxPerConnection statements per connection', async () => {
-    const { autoPreparingPool } = await import('./auto-prepare.ts');
-    const pg = (await import('pg')).default;
     const pool = new pg.Pool({ connectionString: server.url, max: 1 });
     const wrapped = autoPreparingPool(pool, { minUsages: 1, maxPerConnection: 2 });
     const client = await wrapped.connect();

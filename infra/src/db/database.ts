@@ -17,8 +17,6 @@ export interface Database {
   pool?: pg.Pool;
   /** The server's URL (postgres): for worker threads, which open pools of their own. */
   url?: string;
-  /** Whether Kysely's statements are prepared when run often (postgres): worker threads open theirs the same way. */
-  preparedStatements?: 'auto' | 'off';
   pglite?: PGlite;
   close(): Promise<void>;
 }
@@ -60,15 +58,14 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     // answered (503 at the gateway); the pool drops the broken client and opens a new one.
     pool.on('error', () => undefined);
     pool.on('connect', (client) => client.on('error', () => undefined));
-    const preparedStatements = options.preparedStatements ?? 'auto';
-    const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: preparedStatements === 'auto' ? autoPreparingPool(pool) : pool }) });
+    const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: options.preparedStatements === 'off' ? pool : autoPreparingPool(pool) }) });
     const close = async () => {
       await db.destroy();
       // Kysely ends the pool only if a query went through it: connections taken from the pool itself
       // (COPY, LISTEN) would otherwise stay open, and keep the process alive, until their idle timeout.
       if (!pool.ended) await pool.end();
     };
-    return { db, kind: 'postgres', pool, url: options.url, preparedStatements, close };
+    return { db, kind: 'postgres', pool, url: options.url, close };
   }
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const pglite = new PGlite(options.dataDir, { parsers: PGLITE_PARSERS });
