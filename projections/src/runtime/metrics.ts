@@ -8,6 +8,12 @@ export interface ProjectorMetrics {
   laneFailures: Counter<'lane' | 'reason'>;
   /** 1 while a lane keeps failing on the same batch (alert on it), 0 once it applies again. */
   laneStuck: Gauge<'lane'>;
+  /**
+   * BullMQ only: how long the dispatcher held its next read while a lane it had just handed a batch to had
+   * not started it; `outcome` is `started` (every such lane took its batch) or `deadline` (it waited the
+   * whole `busyLaneWaitMs`: a lane's worker is behind or down).
+   */
+  busyLaneWait: Histogram<'outcome'>;
 }
 
 /** The projector running in this process answers the lag gauges (one per registry). */
@@ -87,8 +93,20 @@ export function projectorMetrics(registry: Registry, lag: () => Promise<LaneLag[
     'oj_projector_lane_stuck',
     () => new Gauge({ name: 'oj_projector_lane_stuck', help: '1 while a lane keeps failing on the same batch (its users read models stand still)', labelNames: ['lane'], registers: [registry] }),
   );
+  const busyLaneWait = getOrCreate(
+    registry,
+    'oj_projector_busy_lane_wait_seconds',
+    () =>
+      new Histogram({
+        name: 'oj_projector_busy_lane_wait_seconds',
+        help: 'Time the dispatcher held its next read for a lane that had not started the batch it was handed (outcome: started, or deadline when it waited the whole busy-lane wait)',
+        labelNames: ['outcome'],
+        buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+        registers: [registry],
+      }),
+  );
   return {
-    metrics: { applied, batchDuration, laneFailures, laneStuck },
+    metrics: { applied, batchDuration, laneFailures, laneStuck, busyLaneWait },
     detach() {
       if (lagSources.get(registry) === lag) lagSources.delete(registry);
     },

@@ -558,13 +558,20 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
         try {
           if (busyLaneWaitMs > 0 && handedTo.length) {
             // Until every lane handed a batch has started it, for at most busyLaneWaitMs.
+            const began = performance.now();
             const until = Date.now() + busyLaneWaitMs;
+            let outcome: 'started' | 'deadline' = 'deadline';
             while (!stopped && Date.now() < until) {
               const waiting = await Promise.all(handedTo.map((lane) => queueFor(lane).getWaitingCount()));
+              if (!waiting.some((n) => n > 0)) {
+                outcome = 'started';
+                break;
+              }
               const left = until - Date.now();
-              if (!waiting.some((n) => n > 0) || left <= 0) break;
+              if (left <= 0) break;
               await sleep(Math.min(BUSY_LANE_CHECK_MS, left));
             }
+            if (!stopped) metrics.busyLaneWait.observe({ outcome }, (performance.now() - began) / 1000);
           }
           woken = false;
           // Asked before the read, in one snapshot: nothing held back means the read gets every event
