@@ -559,15 +559,15 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
           if (busyLaneWaitMs > 0 && handedTo.length) {
             // Until every lane handed a batch has started it, for at most busyLaneWaitMs.
             const began = performance.now();
-            const until = Date.now() + busyLaneWaitMs;
+            const until = began + busyLaneWaitMs;
             let outcome: 'started' | 'deadline' = 'deadline';
-            while (!stopped && Date.now() < until) {
+            while (!stopped && performance.now() < until) {
               const waiting = await Promise.all(handedTo.map((lane) => queueFor(lane).getWaitingCount()));
               if (!waiting.some((n) => n > 0)) {
                 outcome = 'started';
                 break;
               }
-              const left = until - Date.now();
+              const left = until - performance.now();
               if (left <= 0) break;
               await sleep(Math.min(BUSY_LANE_CHECK_MS, left));
             }
