@@ -90,10 +90,20 @@ export async function bulkTransaction<T>(database: Database, f: (t: BulkTransact
  */
 export const compareKeys = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Kysely over one checked-out client: every query goes to it, in the order issued (pg queues them). */
+/**
+ * Kysely over one checked-out client: every query goes to it, in the order issued, each sent once the
+ * one before has answered (as Kysely's own transactions do: statements issued side by side, such as a
+ * `Promise.all` of reads, would otherwise stack up in pg's queue, which pg 8.16 deprecates).
+ */
 function onClient(client: pg.PoolClient): Kysely<any> {
+  let last: Promise<unknown> = Promise.resolve();
+  const query = (...args: Parameters<pg.PoolClient['query']>) => {
+    const run = last.then(() => (client.query as (...a: unknown[]) => Promise<unknown>)(...args));
+    last = run.catch(() => undefined);
+    return run;
+  };
   // The same object each time: Kysely keeps one connection wrapper per client object.
-  const held = { query: client.query.bind(client), release: () => undefined };
+  const held = { query, release: () => undefined };
   return new Kysely<any>({ dialect: new PostgresDialect({ pool: { connect: async () => held, end: async () => undefined } as unknown as pg.Pool }) });
 }
 

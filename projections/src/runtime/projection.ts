@@ -32,6 +32,11 @@ export interface ProjectionContext {
   mode: 'live' | 'rebuild' | 'bulk' | 'user';
 }
 
+/** A one-user recompute's context: its transaction can also load rows in bulk (COPY on PostgreSQL). */
+export interface UserRecomputeContext extends ProjectionContext {
+  load: BulkTransaction['load'];
+}
+
 export interface Projection {
   /** Stable name, e.g. `trades`, `roll_history`, `daily_premium`. */
   name: string;
@@ -72,7 +77,7 @@ export interface Projection {
    * it wrote, per table. `events` is a read already under way: the projection reads its rows meanwhile.
    * Without it, a recompute deletes the user's rows (`deleteUser`) and applies the events in mode `user`.
    */
-  recomputeUser?(ctx: ProjectionContext, userId: string, events: () => Promise<readonly StoredEvent[]>): Promise<Record<string, RowChanges>>;
+  recomputeUser?(ctx: UserRecomputeContext, userId: string, events: () => Promise<readonly StoredEvent[]>): Promise<Record<string, RowChanges>>;
   /** Rows per table, for status and for comparing versions. */
   countRows?(db: Kysely<any>, tables: Record<string, string>): Promise<Record<string, number>>;
 }

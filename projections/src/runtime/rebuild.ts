@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { bulkTransaction } from '@oj/infra/db/bulk';
 import type { Database } from '@oj/infra/db/database';
 import { failpoint } from '@oj/infra/failpoints';
 import { settleAll } from '@oj/infra/settle';
@@ -562,7 +563,7 @@ async function rebuildUser(deps: RuntimeDeps, projection: Projection, userId: st
   const prefixes = userPrefixes(projection, userId);
   const readUser = async (upTo?: LogPosition) => (await readRange(eventStore, START, prefixes, upTo)).filter((e) => e.metadata.userId === userId);
   const recompute = (eventsUpTo: (checkpoint: LogPosition) => Promise<StoredEvent[]>) =>
-    database.db.transaction().execute(async (trx) => {
+    bulkTransaction(database, async ({ trx, load }) => {
       await lockSwitchShared(trx);
       const live = runnable([projection], await readRegistry(trx, projection.name))[0];
       if (!live) throw new Error(`${projection.name} has no live version built by the running code (v${projection.version}); rebuild it first`);
@@ -576,7 +577,7 @@ async function rebuildUser(deps: RuntimeDeps, projection: Projection, userId: st
         // The events are read (on the store's connections) while the projection reads the user's rows.
         const reading = eventsUpTo(cp);
         reading.catch(() => {}); // awaited by recomputeUser, or just below if it failed before
-        const changes = await projection.recomputeUser({ trx, tables: live.row.tables, mode: 'rebuild' }, userId, () => reading);
+        const changes = await projection.recomputeUser({ trx, load, tables: live.row.tables, mode: 'rebuild' }, userId, () => reading);
         const events = await reading;
         changes.stream_revisions = await replaceStreamRevisions(trx, live.row, prefixes, events);
         return { projection: projection.name, version: live.row.version, eventsApplied: events.length, switched: false, resumedFrom: null, changes };

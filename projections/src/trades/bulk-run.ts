@@ -5,7 +5,8 @@ import type { JsonDataEvent } from '@oj/infra/eventstore/port';
 import type { BulkRun, BulkSegment } from '../runtime/projection.ts';
 import { applyTradeEvents } from './apply.ts';
 import { FoldThread } from './fold-thread.ts';
-import { lineageColumns, SegmentFold, segmentColumns, segmentTables, splitColumns, type SegmentTable } from './segment-fold.ts';
+import { SegmentFold, segmentColumns, segmentTables, type SegmentTable } from './segment-fold.ts';
+import { lineageColumns, splitColumns } from './user-rows.ts';
 import { addTradeCounts, tradeColumns } from './tables.ts';
 
 /**

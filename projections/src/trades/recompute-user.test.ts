@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type { Database } from '@oj/infra/db/database';
-import { createPGliteDatabase } from '@oj/infra/testing/postgres';
+import { createPGliteDatabase, createTestDatabase } from '@oj/infra/testing/postgres';
 import { migrateToLatest } from '@oj/infra/db/migrate';
 import { migrations as storeMigrations } from '@oj/infra/eventstore/migrations';
 import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
@@ -15,19 +15,21 @@ import { rewriteTuning, tradesProjection } from './projection.ts';
 import { smallJournal } from './testing.ts';
 
 /**
- * The one-user recompute compares before it writes, on PGlite too (the embedded mode): the rows it
- * reads back must compare equal to the rows it computes, value for value, or it would rewrite (and
- * report) every row of a user whose rows are right. The journal has every kind of action (opens,
- * partial and full closes, rolls, splits, edits, deletes).
+ * The one-user recompute compares before it writes, on PostgreSQL and on PGlite (the embedded mode): the
+ * rows it reads back must compare equal to the rows it computes, value for value, or it would rewrite
+ * (and report) every row of a user whose rows are right; and the rows it writes (COPY's binary format on
+ * PostgreSQL, inserts on PGlite) must read back as the rows it computed, or the next run would rewrite
+ * them again. The journal has every kind of action (opens, partial and full closes, rolls, splits,
+ * edits, deletes).
  */
-describe('one-user recompute on PGlite', () => {
+describe.each(['postgres', 'pglite'] as const)('one-user recompute on %s', (kind) => {
   const LANES = 2;
-  let database: Database;
+  let database: Database & { drop?: () => Promise<void> };
   let store: PostgresEventStore;
   const deps = () => ({ database, eventStore: store, projections: [tradesProjection], lanes: LANES });
 
   beforeAll(async () => {
-    database = await createPGliteDatabase();
+    database = kind === 'postgres' ? await createTestDatabase('recompute_user') : await createPGliteDatabase();
     await migrateToLatest(database.db, [storeMigrations, runtimeMigrations]);
     store = new PostgresEventStore(database);
     await rebuild(deps(), tradesProjection.name);
@@ -42,7 +44,8 @@ describe('one-user recompute on PGlite', () => {
   });
   afterAll(async () => {
     await store?.close();
-    await database?.close();
+    if (database?.drop) await database.drop();
+    else await database?.close();
   });
 
   it('writes nothing for a user whose rows are right, and exactly the wrong row otherwise', async () => {
@@ -80,5 +83,60 @@ describe('one-user recompute on PGlite', () => {
     } finally {
       rewriteTuning.partLineages = saved;
     }
+  });
+
+  it('writes nothing when a part fails: the transaction rolls back whole and no later part runs outside it', async () => {
+    const live = await liveTables(database.db, tradesProjection.name);
+    const T = sql.table(live.trades!);
+    const rows = async () => (await sql<Record<string, unknown>>`select * from ${T} where user_id = 'user-1' order by uid`.execute(database.db)).rows;
+    const right = await rows();
+    const lineages = [...new Set(right.map((r) => r.lid as string))];
+    expect(lineages.length).toBeGreaterThanOrEqual(3);
+    // Every trade row of the user wrong, and a check that the right rows of one lineage (not the first
+    // part's) break when they are written again (not validated against the rows there now).
+    await sql`update ${T} set notes = notes || ' (changed)' where user_id = 'user-1'`.execute(database.db);
+    const wrong = await rows();
+    const refused = lineages.sort().at(-1)!;
+    await sql`alter table ${T} add constraint refuse_one_lineage check (lid <> ${sql.lit(refused)}) not valid`.execute(database.db);
+    const saved = rewriteTuning.partLineages;
+    rewriteTuning.partLineages = 1;
+    try {
+      await expect(rebuild(deps(), tradesProjection.name, { userId: 'user-1' })).rejects.toThrow(/refuse_one_lineage/);
+      expect(await rows()).toEqual(wrong);
+      await sql`alter table ${T} drop constraint refuse_one_lineage`.execute(database.db);
+      const [r] = await rebuild(deps(), tradesProjection.name, { userId: 'user-1' });
+      expect(r!.changes!.trades).toEqual({ inserted: 0, updated: right.length, deleted: 0 });
+      expect(await rows()).toEqual(right);
+      const [again] = await rebuild(deps(), tradesProjection.name, { userId: 'user-1' });
+      for (const [table, c] of Object.entries(again!.changes!)) expect({ table, ...c }).toEqual({ table, inserted: 0, updated: 0, deleted: 0 });
+    } finally {
+      rewriteTuning.partLineages = saved;
+      await sql`alter table ${T} drop constraint if exists refuse_one_lineage`.execute(database.db);
+    }
+  });
+
+  it('rewrites a row of every table that is wrong, missing or stray, and reads back equal to a clean rebuild', async () => {
+    const live = await liveTables(database.db, tradesProjection.name);
+    const t = (name: string) => sql.table(live[name]!);
+    const snapshot = async () => {
+      const out: Record<string, unknown[]> = {};
+      for (const name of ['trades', 'trade_lineages', 'split_history', 'daily_premium', 'trade_counts']) {
+        out[name] = (await sql`select * from ${t(name)} where user_id = 'user-1' order by 1, 2, 3`.execute(database.db)).rows;
+      }
+      return out;
+    };
+    const right = await snapshot();
+    expect(right.split_history!.length).toBeGreaterThan(0);
+    await sql`update ${t('trade_lineages')} set rev = rev + 7 where user_id = 'user-1' and lid = (select min(lid) from ${t('trade_lineages')} where user_id = 'user-1')`.execute(database.db);
+    await sql`delete from ${t('split_history')} where user_id = 'user-1'`.execute(database.db);
+    await sql`delete from ${t('daily_premium')} where user_id = 'user-1' and income_date = (select min(income_date) from ${t('daily_premium')} where user_id = 'user-1')`.execute(database.db);
+    await sql`update ${t('trade_counts')} set n = n + 1 where user_id = 'user-1'`.execute(database.db);
+    await sql`insert into ${t('trade_counts')} (user_id, list, n) values ('user-1', 99, 3)`.execute(database.db);
+    const [r] = await rebuild(deps(), tradesProjection.name, { userId: 'user-1' });
+    expect(r!.changes!.trade_lineages).toEqual({ inserted: 0, updated: 1, deleted: 0 });
+    expect(r!.changes!.split_history).toEqual({ inserted: right.split_history!.length, updated: 0, deleted: 0 });
+    expect(r!.changes!.daily_premium).toEqual({ inserted: 1, updated: 0, deleted: 0 });
+    expect(r!.changes!.trade_counts).toEqual({ inserted: 0, updated: right.trade_counts!.length, deleted: 1 });
+    expect(await snapshot()).toEqual(right);
   });
 });

@@ -4,7 +4,7 @@ import { compareKeys } from '@oj/infra/db/bulk';
 import type { JsonDataEvent } from '@oj/infra/eventstore/port';
 import type { SplitHistoryTable } from '../split-history/tables.ts';
 import { tradeColumns, tradeRowOf, type CountDelta, type TradesTable } from './tables.ts';
-import { foldEvent, lineageOfStream, lineageRow, splitRows, type LineageRow } from './user-rows.ts';
+import { foldEvent, lineageColumns, lineageOfStream, lineageRow, splitColumns, splitRows, type LineageRow } from './user-rows.ts';
 
 /**
  * The in-memory part of a rebuild segment of the trades projection (`bulk-run.ts`): the lineages that
@@ -15,8 +15,6 @@ import { foldEvent, lineageOfStream, lineageRow, splitRows, type LineageRow } fr
 /** What the fold reads of an event (a `JsonDataEvent` without its id and position: what a worker is sent). */
 export type FoldEvent = Pick<JsonDataEvent, 'streamId' | 'revision' | 'type' | 'schemaVersion' | 'data' | 'metadata'>;
 
-export const lineageColumns = ['lid', 'user_id', 'rev', 'has_roll'] as const;
-export const splitColumns = ['auid', 'user_id', 'lid', 'trades', 'su', 'gene', 'created_at'] as const;
 
 /** The segment's tables, in the order they are written, and the columns each is written with. */
 export const segmentTables = ['trades', 'trade_lineages', 'split_history'] as const;

@@ -4,8 +4,9 @@ import { journalEventVersions, journalUpcasters, userStreamPrefix, type JournalE
 import { emptyLineage, evolveLineage, type LineageState } from '@oj/contracts/lineage-fold';
 import type { TradeRecord } from '@oj/contracts/trade-record';
 import type { ProjectedEvent } from '@oj/infra/eventstore/port';
-import { listOf, tradeRowOf, type TradesTable } from './tables.ts';
+import { listOf, tradeColumns, tradeRowOf, type TradesTable } from './tables.ts';
 import { splitRow, type SplitHistoryTable } from '../split-history/tables.ts';
+import { dailyPremiumColumns } from '../daily-premium/tables.ts';
 import { computeAllDailyRecords, computeDailyRecords, dayKey, type DailyPremiumRecord, type DayTrade } from '../daily-premium/compute.ts';
 
 /**
@@ -117,6 +118,19 @@ export function userRows(userId: string, lineageStates: Iterable<LineageState>, 
     trade_counts: [...counts].map(([list, n]) => ({ user_id: userId, list, n })),
   };
 }
+
+/** A lineage row's columns and a split row's, in their tables' order. */
+export const lineageColumns = ['lid', 'user_id', 'rev', 'has_roll'] as const satisfies readonly (keyof LineageRow)[];
+export const splitColumns = ['auid', 'user_id', 'lid', 'trades', 'su', 'gene', 'created_at'] as const satisfies readonly (keyof SplitHistoryTable)[];
+
+/** Each table's columns, as its rows are written (COPY takes them in this order). */
+export const userColumns: Record<keyof UserRows, readonly string[]> = {
+  trades: tradeColumns,
+  trade_lineages: lineageColumns,
+  split_history: splitColumns,
+  daily_premium: dailyPremiumColumns,
+  trade_counts: ['user_id', 'list', 'n'],
+};
 
 /** Each table's key column within one user, and its SQL type. */
 export const userKeyColumns: Record<keyof UserRows, { column: string; type: 'text' | 'date' | 'smallint' }> = {
