@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { START, comparePositions, positionToString, type LogPosition, type ProjectedEvent, type StoredEvent } from '@oj/infra/eventstore/port';
+import { START, comparePositions, positionToString, type LogPosition, type ProjectedEvent } from '@oj/infra/eventstore/port';
 import type { Projection } from './projection.ts';
 import { lockSwitchShared } from './locks.ts';
 import { matchesPrefixes, maxPosition, posParams, rowPosition } from './lanes.ts';
@@ -139,7 +139,7 @@ export async function replaceStreamRevisions(
   trx: Kysely<any>,
   version: { name: string; version: number },
   prefixes: readonly string[],
-  events: readonly StoredEvent[],
+  events: readonly ProjectedEvent[],
 ): Promise<RowChanges> {
   const last = new Map<string, number>();
   for (const e of events) {

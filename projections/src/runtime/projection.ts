@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { BulkTransaction } from '@oj/infra/db/bulk';
 import type { Database } from '@oj/infra/db/database';
-import type { JsonDataEvent, ProjectedEvent, StoredEvent } from '@oj/infra/eventstore/port';
+import type { JsonDataEvent, ProjectedEvent } from '@oj/infra/eventstore/port';
 import type { RowChanges } from './row-diff.ts';
 
 /**
@@ -77,7 +77,7 @@ export interface Projection {
    * it wrote, per table. `events` is a read already under way: the projection reads its rows meanwhile.
    * Without it, a recompute deletes the user's rows (`deleteUser`) and applies the events in mode `user`.
    */
-  recomputeUser?(ctx: UserRecomputeContext, userId: string, events: () => Promise<readonly StoredEvent[]>): Promise<Record<string, RowChanges>>;
+  recomputeUser?(ctx: UserRecomputeContext, userId: string, events: () => Promise<readonly ProjectedEvent[]>): Promise<Record<string, RowChanges>>;
   /** Rows per table, for status and for comparing versions. */
   countRows?(db: Kysely<any>, tables: Record<string, string>): Promise<Record<string, number>>;
 }

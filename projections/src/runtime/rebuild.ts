@@ -3,7 +3,7 @@ import { bulkTransaction } from '@oj/infra/db/bulk';
 import type { Database } from '@oj/infra/db/database';
 import { failpoint } from '@oj/infra/failpoints';
 import { settleAll } from '@oj/infra/settle';
-import { START, comparePositions, positionToString, type EventStore, type LogPosition, type ProjectedEvent, type StoredEvent } from '@oj/infra/eventstore/port';
+import { START, comparePositions, positionToString, type EventStore, type LogPosition, type ProjectedEvent } from '@oj/infra/eventstore/port';
 import { physicalTables, type Projection } from './projection.ts';
 import { bulkSegments, DEFAULT_SEGMENT_EVENTS, recordCheckpoint, type BulkPass } from './bulk-segments.ts';
 import { LOCK_REBUILD, lockSwitchExclusive, lockSwitchShared, tryLock } from './locks.ts';
@@ -304,12 +304,16 @@ function partitionByUser<E extends ProjectedEvent>(events: readonly E[], n: numb
   return parts.filter((p) => p.length > 0);
 }
 
-/** Reads a range of the log (exclusive after, inclusive to), all of it (at most `max` events), in log order. */
-export async function readRange(eventStore: EventStore, after: LogPosition, prefixes: string[], to?: LogPosition, max = Number.POSITIVE_INFINITY): Promise<StoredEvent[]> {
-  const out: StoredEvent[] = [];
+/**
+ * Reads a range of the log (exclusive after, inclusive to), all of it (at most `max` events), in log
+ * order, each event with only the metadata a projection reads: what every caller hands to projections.
+ * (A heavy user's 155,000 events: their whole metadata would be as much JSON again to print and parse.)
+ */
+export async function readRange(eventStore: EventStore, after: LogPosition, prefixes: string[], to?: LogPosition, max = Number.POSITIVE_INFINITY): Promise<ProjectedEvent[]> {
+  const out: ProjectedEvent[] = [];
   let cursor = after;
   for (;;) {
-    const batch = await eventStore.readAll({ after: cursor, streamPrefixes: prefixes, limit: 5000 });
+    const batch = await eventStore.readAll({ after: cursor, streamPrefixes: prefixes, limit: 5000, metadata: 'projected' });
     for (const e of batch) {
       if (to && comparePositions(e.position, to) > 0) return out;
       out.push(e);
@@ -388,7 +392,7 @@ async function switchLocked(deps: RuntimeDeps, name: string, version: number, op
       if (comparePositions(m, covered) > 0) return null;
       // The target's checkpoints are keyed with the lane count they were written with (its registry
       // row's), which may not be today's.
-      const behind = (e: StoredEvent) => {
+      const behind = (e: ProjectedEvent) => {
         const cp = checkpointOf(t, target, e);
         return comparePositions(e.position, cp) > 0 && comparePositions(e.position, m) <= 0 && matchesPrefixes(e.streamId, prefixes);
       };
@@ -562,7 +566,7 @@ async function rebuildUser(deps: RuntimeDeps, projection: Projection, userId: st
   const { database, eventStore } = deps;
   const prefixes = userPrefixes(projection, userId);
   const readUser = async (upTo?: LogPosition) => (await readRange(eventStore, START, prefixes, upTo)).filter((e) => e.metadata.userId === userId);
-  const recompute = (eventsUpTo: (checkpoint: LogPosition) => Promise<StoredEvent[]>) =>
+  const recompute = (eventsUpTo: (checkpoint: LogPosition) => Promise<ProjectedEvent[]>) =>
     bulkTransaction(database, async ({ trx, load }) => {
       await lockSwitchShared(trx);
       const live = runnable([projection], await readRegistry(trx, projection.name))[0];
