@@ -26,6 +26,7 @@ import { listExpiring, listTrades, type TradeReadTables } from '@oj/projections/
 import { premiumData, premiumDataJson } from '@oj/projections/daily-premium/queries';
 import { premiumDataResponse } from '@oj/contracts/trade-views';
 import { generateJournal, HEAVY_USER } from './journal-generator.ts';
+import { machineCpu } from './machine-cpu.ts';
 
 /**
  * `npm run bench -- projections [--events N] [--rate R] [--live-seconds S] [--live-runs K] [--high-rate R] [--high-seconds S]
@@ -419,6 +420,7 @@ async function measureLiveLag(o: {
   })();
   const total = o.rate * o.seconds;
   const started = performance.now();
+  const cpu = machineCpu();
   let appended = 0;
   const inflight = new Set<Promise<void>>();
   for (let n = 0; n < total; n++) {
@@ -469,6 +471,7 @@ async function measureLiveLag(o: {
   await poller;
   log('  stopping the projector');
   const loadSeconds = (performance.now() - started) / 1000;
+  const machine = cpu();
   const duration = (await metrics.getSingleMetric('oj_projector_batch_duration_seconds')?.get())?.values ?? [];
   const applySeconds = duration.filter((v) => (v as { metricName?: string }).metricName?.endsWith('_sum')).reduce((a, v) => a + v.value, 0);
   await projector.stop();
@@ -485,6 +488,9 @@ async function measureLiveLag(o: {
     lagMs: { p50: r2(quantile(lags, 0.5)), p99: r2(quantile(lags, 0.99)), max: r2(Math.max(...lags)) },
     // Lane batches applied (the catch-up to the head included), events per batch, mean apply time of a
     // batch, and the lanes' apply time summed over the run's wall time (above 1: lanes applied side by side).
+    // The whole machine's CPU over the load and the drain: a run whose host took cores away (steal)
+    // shows it here.
+    machineCpuPercent: machine,
     batches: { count: batches, eventsP50: quantile(batchSizes, 0.5), eventsMax: Math.max(0, ...batchSizes), applyMsMean: r2(batches ? (applySeconds * 1000) / batches : 0), applyShare: r2(applySeconds / loadSeconds) },
   };
 }

@@ -15,7 +15,6 @@ import { foldEvent, lineageColumns, lineageOfStream, lineageRow, splitColumns, s
 /** What the fold reads of an event (a `JsonDataEvent` without its id and position: what a worker is sent). */
 export type FoldEvent = Pick<JsonDataEvent, 'streamId' | 'revision' | 'type' | 'schemaVersion' | 'data' | 'metadata'>;
 
-
 /** The segment's tables, in the order they are written, and the columns each is written with. */
 export const segmentTables = ['trades', 'trade_lineages', 'split_history'] as const;
 export type SegmentTable = (typeof segmentTables)[number];
