@@ -93,7 +93,8 @@ export const compareKeys = (a: string, b: string): number => (a < b ? -1 : a > b
 /**
  * Kysely over one checked-out client: every query goes to it, in the order issued, each sent once the
  * one before has answered (as Kysely's own transactions do: statements issued side by side, such as a
- * `Promise.all` of reads, would otherwise stack up in pg's queue, which pg 8.16 deprecates).
+ * `Promise.all` of reads, would otherwise stack up in pg's queue, which pg 8.19 deprecates and pg 9 is
+ * to remove).
  */
 function onClient(client: pg.PoolClient): Kysely<any> {
   let last: Promise<unknown> = Promise.resolve();
