@@ -3,8 +3,8 @@ import type { LineageState } from '@oj/contracts/lineage-fold';
 import { compareKeys } from '@oj/infra/db/bulk';
 import type { JsonDataEvent } from '@oj/infra/eventstore/port';
 import type { SplitHistoryTable } from '../split-history/tables.ts';
-import { tradeColumns, tradeRowOf, type CountDelta, type TradesTable } from './tables.ts';
-import { foldEvent, lineageColumns, lineageOfStream, lineageRow, splitColumns, splitRows, type LineageRow } from './user-rows.ts';
+import { tradeRowOf, type CountDelta, type TradesTable } from './tables.ts';
+import { foldEvent, lineageOfStream, lineageRow, splitRows, userColumns, type LineageRow } from './user-rows.ts';
 
 /**
  * The in-memory part of a rebuild segment of the trades projection (`bulk-run.ts`): the lineages that
@@ -18,7 +18,7 @@ export type FoldEvent = Pick<JsonDataEvent, 'streamId' | 'revision' | 'type' | '
 /** The segment's tables, in the order they are written, and the columns each is written with. */
 export const segmentTables = ['trades', 'trade_lineages', 'split_history'] as const;
 export type SegmentTable = (typeof segmentTables)[number];
-export const segmentColumns: Record<SegmentTable, readonly string[]> = { trades: tradeColumns, trade_lineages: lineageColumns, split_history: splitColumns };
+export const segmentColumns: Record<SegmentTable, readonly string[]> = userColumns;
 
 /** A segment's rows, by table. `trades` are computed as they are pulled; `counts` is complete once they all are. */
 export interface SegmentRows {
