@@ -44,6 +44,13 @@ export interface LogOrigin {
   foreign: boolean;
 }
 
+/**
+ * The log's newest transaction id, as text: one entry of the log-order index read backwards. The order
+ * is `events.transaction_id`, qualified: the bare name is the output column, the id cast to text, which
+ * sorts '9' after '10' and scans the whole log.
+ */
+export const NEWEST_IN_LOG = sql`select transaction_id::text from events order by events.transaction_id desc limit 1`;
+
 /** One index probe (the log order index, backwards) and a snapshot read: no transaction id is used up. */
 export async function logOrigin(db: Kysely<any>): Promise<LogOrigin> {
   // Before the migrations there is no log, so nothing in it can be foreign.
@@ -52,8 +59,7 @@ export async function logOrigin(db: Kysely<any>): Promise<LogOrigin> {
     return { newest: null, next: BigInt(next.rows[0]!.next), foreign: false };
   }
   const { rows } = await sql<{ newest: string | null; next: string }>`
-    select (select transaction_id::text from events order by transaction_id desc limit 1) as newest,
-           pg_snapshot_xmax(pg_current_snapshot())::text as next`.execute(db);
+    select (${NEWEST_IN_LOG}) as newest, pg_snapshot_xmax(pg_current_snapshot())::text as next`.execute(db);
   const row = rows[0]!;
   const newest = row.newest === null ? null : BigInt(row.newest);
   const next = BigInt(row.next);
