@@ -134,7 +134,9 @@ export async function runJournalCommand(ctx: JournalContext, caller: CommandCall
     if (events.length === 0) {
       // Nothing to append: on a remembered state, a keyed request reads first (its events may be there).
       if (fromCache && key !== null) continue;
-      return answerOf(command.type, command.tradeId, events, state, today);
+      // Stored like any answer: a retry is answered alike, never decided again on a later state (where
+      // the same edit would undo another request's change).
+      return remember(ctx, caller, request, answerOf(command.type, command.tradeId, events, state, today));
     }
     const created = events.flatMap(createdTradeIds);
     // The opening trade of a lineage is found by its stream id (see lineageOf); only derived trades need a row.

@@ -105,7 +105,9 @@ function openTerms(data: TradeData, strategy: Strategy, tags: string[]): OpenTer
   return {
     ticker: data.ticker.toUpperCase(),
     strategyUid: strategy.uid,
-    accountUid: data.account_uid,
+    // Account uids are uuids: the ownership check matches one in capitals too (PostgreSQL compares uuids),
+    // the read models compare text. Recorded as the account's own (lower-case) uid.
+    accountUid: data.account_uid.toLowerCase(),
     strikePrices: [...data.strike_prices],
     openDate: data.trade_open_date,
     expirationDate: data.expiration_date,
@@ -381,7 +383,7 @@ function decideEdit(c: Extract<JournalCommand, { type: 'EditTrade' }>, state: Li
     if (value !== undefined && JSON.stringify(value) !== JSON.stringify(current)) changes[key] = value;
   };
   set('ticker', x.ticker?.toUpperCase(), trade.ticker);
-  set('accountUid', x.account_uid, trade.accountUid);
+  set('accountUid', x.account_uid?.toLowerCase(), trade.accountUid);
   set('strikePrices', x.strike_prices, trade.strikePrices);
   set('openDate', x.trade_open_date, trade.openDate);
   set('expirationDate', x.expiration_date, trade.expirationDate);
@@ -404,7 +406,8 @@ function decideEdit(c: Extract<JournalCommand, { type: 'EditTrade' }>, state: Li
   };
   const merged = { ...trade, ...changes };
   if (changes.accountUid !== undefined && !changes.accountUid) push('account_uid', m.accountRequired);
-  if (changes.ticker !== undefined && !TICKER_PATTERN.test(changes.ticker)) push('ticker', m.invalidTicker);
+  // The ticker as sent: upper-casing turns some letters outside A-Z into ones inside ("ß" into "SS").
+  if (changes.ticker !== undefined && !TICKER_PATTERN.test(x.ticker ?? '')) push('ticker', m.invalidTicker);
   for (const [key, field] of [['stockPriceAtOpen', 'stock_price_at_open'], ['costBasis', 'cost_basis']] as const) {
     const v = changes[key];
     if (v !== undefined && v !== null && v < 0) push(field, m.positiveNumberEdit);
