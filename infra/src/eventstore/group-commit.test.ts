@@ -72,6 +72,17 @@ describe('GroupCommit', () => {
     expect(w.writes.map((ws) => ws.map((i) => i.key))).toEqual([['x'], ['a', 'c'], ['b'], ['d']]);
   });
 
+  it("keeps one key's items in order when the first of them does not fit a write", async () => {
+    const w = gatedWriter();
+    const g = group(w, 1, 10);
+    // Two appends to stream 's' (the second expects the first's revision): the first does not fit
+    // beside 'a', the second would; it must not be written before the first.
+    const all = [g.submit({ key: 'x' }), g.submit({ key: 'a', weight: 6 }), g.submit({ key: 's', weight: 6 }), g.submit({ key: 's', weight: 1 })];
+    for (let i = 0; i < w.writes.length; i++) await w.release();
+    await Promise.all(all);
+    expect(w.writes.map((ws) => ws.map((i) => `${i.key}${i.weight ?? 1}`))).toEqual([['x1'], ['a6'], ['s6'], ['s1']]);
+  });
+
   it('rejects every item of a failed write, and goes on with the next', async () => {
     const w = gatedWriter();
     const g = group(w);

@@ -82,7 +82,10 @@ export class GroupCommit<T, R> {
     }
   }
 
-  /** The next write: waiting items in order, skipping keys already taken or being written, up to maxWeight. */
+  /**
+   * The next write: waiting items in order, skipping keys already taken or being written, up to maxWeight;
+   * an item left waiting holds back the later items of its key.
+   */
   #take(): Waiting<T, R>[] {
     const batch: Waiting<T, R>[] = [];
     const rest: Waiting<T, R>[] = [];
@@ -96,6 +99,8 @@ export class GroupCommit<T, R> {
         weight += w.weight;
       } else {
         rest.push(w);
+        // A later item of the same key waits too: one key's items are written in the order they came.
+        keys.add(w.key);
       }
     }
     this.#waiting = rest;
