@@ -121,9 +121,10 @@ export async function readUserLog(
   }
 }
 
-/** Number of a user's events (with the same filters as a page). */
-export async function countUserLog(db: Kysely<any>, q: Pick<UserLogPage, 'userId'> & UserLogFilter): Promise<number> {
-  const { rows } = await sql<{ n: string }>`select count(*)::text as n from events where ${conditions({ ...q, direction: 'forward', limit: 0 })}`.execute(db);
+/** Number of a user's events (with the same filters as a page), up to and including `upTo` when given. */
+export async function countUserLog(db: Kysely<any>, q: Pick<UserLogPage, 'userId'> & UserLogFilter & { upTo?: LogPosition }): Promise<number> {
+  const upTo = q.upTo ? sql`and (transaction_id, global_position) <= ${pos(q.upTo)}` : sql``;
+  const { rows } = await sql<{ n: string }>`select count(*)::text as n from events where ${conditions({ ...q, direction: 'forward', limit: 0 })} ${upTo}`.execute(db);
   return Number(rows[0]?.n ?? 0);
 }
 

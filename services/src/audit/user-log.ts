@@ -41,6 +41,10 @@ export const forgetCachedLogs = (): void => cache.clear();
 
 export function createUserLog(store: EventStore, db: Kysely<any>): UserLog {
   if (store.kind !== 'eventstoredb') {
+    const complete = async (userId: string, events: readonly StoredEvent[]): Promise<boolean> => {
+      const last = events.at(-1);
+      return !last || (await countUserLog(db, { userId, upTo: last.position })) === events.length;
+    };
     return {
       page: (q) => readUserLogPage(db, q),
       count: (q) => countUserLog(db, q),
@@ -48,13 +52,14 @@ export function createUserLog(store: EventStore, db: Kysely<any>): UserLog {
         const [head, count] = await Promise.all([userLogHead(db, userId), countUserLog(db, { userId })]);
         const hit = cache.get(userId);
         if (hit && hit.events.length === count && (head === null ? hit.head === null : hit.head !== null && comparePositions(hit.head, head) === 0)) return hit.events;
-        let events: StoredEvent[];
-        if (hit && hit.head) {
-          const more = await readUserLog(db, userId, { after: hit.head });
-          events = hit.events.concat(more);
-          // An event committed late behind the cached head would be missed: read it all again.
-          if (events.length !== count) events = await readUserLog(db, userId);
-        } else events = await readUserLog(db, userId);
+        // Only the events after the cached head are read; a full read goes in chunks. Either misses an
+        // event committed late (its transaction began first) behind the cached head or a chunk's last
+        // event: what was read is whole when the user has exactly that many events up to its last one.
+        let events = hit?.head ? hit.events.concat(await readUserLog(db, userId, { after: hit.head })) : await readUserLog(db, userId);
+        for (let attempt = 1; !(await complete(userId, events)); attempt++) {
+          if (attempt === 5) throw new Error(`The log of user ${userId} kept changing behind its reads`);
+          events = await readUserLog(db, userId);
+        }
         cache.set(userId, { events, head: events.at(-1)?.position ?? null });
         return events;
       },
