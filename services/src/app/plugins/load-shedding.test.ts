@@ -18,8 +18,9 @@ describe('load shedding', () => {
 
   async function start(options: LoadSheddingOptions) {
     const metrics = new Registry();
-    // A test's unanswered requests must not hold the server open after it.
-    app = Fastify({ forceCloseConnections: true });
+    // A test's unanswered requests must not hold the server open after it. The gateway's router ignores
+    // a trailing slash (app.ts), so `/health/` reaches the health route.
+    app = Fastify({ forceCloseConnections: true, routerOptions: { ignoreTrailingSlash: true } });
     app.decorate('deps', { metrics } as never);
     registerLoadShedding(app, options);
     let entered = 0;
@@ -32,6 +33,7 @@ describe('load shedding', () => {
     });
     app.get(`${API_PREFIX}/fast`, async () => ({ ok: true }));
     app.get(`${API_PREFIX}/health`, async () => ({ status: 'ok' }));
+    app.get(`${API_PREFIX}/ready`, async () => ({ status: 'ready' }));
     app.get('/index.html', async () => 'console');
     const url = await app.listen({ port: 0, host: '127.0.0.1' });
     return {
@@ -77,6 +79,24 @@ describe('load shedding', () => {
     expect((await Promise.all(first)).map((r) => r.status)).toEqual([200, 200]);
     expect((await fetch(`${s.url}${API_PREFIX}/fast`)).status).toBe(200);
     expect(await s.metrics.metrics()).toMatch(/http_requests_shed_total\{reason="in_flight"\} 1\b/);
+  });
+
+  it('never refuses health or readiness however the path is written, and still refuses every other API path', async () => {
+    const s = await start({ maxEventLoopDelayMs: 0, maxInFlight: 1 });
+    const held = fetch(`${s.url}${API_PREFIX}/slow`);
+    const statusOf = async (path: string) => [path, (await fetch(`${s.url}${API_PREFIX}${path}`)).status];
+    try {
+      await until(() => s.entered() === 1);
+      // The router ignores a trailing slash and the query string: these all reach the health routes.
+      const exempt = ['/health', '/health/', '/health?x=1', '/health/?x=1', '/ready', '/ready/', '/ready?x=1'];
+      expect(await Promise.all(exempt.map(statusOf))).toEqual(exempt.map((path) => [path, 200]));
+      // What only looks like a health path, or names no route, is an API request like any other.
+      const refused = ['/fast/', '/fast?x=/health', '/healthz', '/health/x', '/nope'];
+      expect(await Promise.all(refused.map(statusOf))).toEqual(refused.map((path) => [path, 503]));
+    } finally {
+      s.release();
+    }
+    expect((await held).status).toBe(200);
   });
 
   it('a client that hangs up frees its slot', async () => {

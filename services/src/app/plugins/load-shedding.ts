@@ -78,8 +78,11 @@ export function registerLoadShedding(app: FastifyInstance, options: LoadShedding
   };
 
   app.addHook('onRequest', async (request, reply) => {
-    const path = request.url.split('?')[0]!;
-    if (!path.startsWith(`${API_PREFIX}/`) || exempt.has(path)) return;
+    // onRequest runs after routing: the exemption goes by the route the request reached, as the router
+    // matched it (it ignores a trailing slash and the query string), not by how the URL was written. A
+    // request that matches no route has no route url and is never exempt.
+    const route = request.routeOptions.url;
+    if (!request.url.startsWith(`${API_PREFIX}/`) || (route !== undefined && exempt.has(route))) return;
     if (overWindows >= 2) return refuse(request, reply, 'event_loop_delay');
     if (maxInFlight > 0 && inFlight >= maxInFlight) return refuse(request, reply, 'in_flight');
     if (shedding) {
