@@ -240,21 +240,23 @@ export const splitTradeRequest = z.object({
 });
 export type SplitTradeRequest = z.infer<typeof splitTradeRequest>;
 
+/** The edit form's wording (§5 "Edit trade"): premium, fee and price say "Must be a positive number", delta "Must be a number". */
+const editAmount = money(tradeMessages.positiveNumberEdit);
 export const updateTradeRequest = z
   .object({
     ticker: text(32),
     expiration_date: dateText,
     strike_prices: z.array(num).max(8),
-    stock_price_at_open: num.nullable(),
-    cost_basis: num.nullable(),
+    stock_price_at_open: editAmount.nullable(),
+    cost_basis: editAmount.nullable(),
     trade_open_date: dateText,
-    premium_at_open: num,
+    premium_at_open: editAmount,
     contract_size: z.number({ error: tradeMessages.contractSizeMinEdit }).int({ error: tradeMessages.contractSizeMinEdit }).max(CONTRACTS_MAX, `Must be at most ${CONTRACTS_MAX}.`),
     /** `null` clears the notes (recorded as ""). */
     notes: text(10_000).nullable(),
     account_uid: text(64),
     strategy_uid: text(64),
-    net_fee_to_open: num,
+    net_fee_to_open: editAmount,
     net_delta: num,
     open_transaction: z.number(),
     /** Never editable; accepted only to be compared (names or `{name}`), so bounded like tag_data. */

@@ -6,7 +6,7 @@ import { createPGliteDatabase, createTestDatabase, type TestDatabase } from '@oj
 import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
 
 /**
- * Validation gaps of the close family, add-closed-trade, notes and split (part 1 §4, §5, §7): each
+ * Validation gaps of the close family, add-closed-trade, notes, split and edit (part 1 §4, §5, §7): each
  * refusal answers the spec's message with a 4xx and appends nothing. Both adapters of the PostgreSQL
  * event store. Today is Monday 2 March 2026, 10:00 in New York.
  */
@@ -250,5 +250,34 @@ describe.each(adapters)('trade command validation on %s', (adapter) => {
     const byStrategy = await send('POST', `/trades/split-trade/${straddle.uid}`, splitBody({ strike_prices: [150], strategy_uid: 'naked-put', premium_at_open: 80 }, { premium_at_open: 100 }));
     expect(byStrategy.statusCode, byStrategy.body).toBe(200);
     expect(byStrategy.json()).toMatchObject({ closed_trade: { su: 'naked-put', pao: 80 }, open_trade: { su: 'naked-call', pao: 100 } });
+  });
+
+  it('7. edit: a missing, non-numeric or negative premium, fee or price answers "Must be a positive number"; delta "Must be a number"', async () => {
+    // Part 1 §5 "Edit trade": premium, fee and price are required, 0 or more ("Must be a positive number");
+    // delta is required and numeric ("Must be a number").
+    const put = await addTrade();
+    const coveredCall = await addTrade({ strategy_uid: 'covered-call', stock_price_at_open: null, cost_basis: 60 });
+    const cases: Array<[string, Record<string, unknown>, string]> = [];
+    for (const value of [null, 'abc', -1]) {
+      cases.push([put.uid, { premium_at_open: value }, 'Must be a positive number']);
+      cases.push([put.uid, { net_fee_to_open: value }, 'Must be a positive number']);
+      cases.push([put.uid, { stock_price_at_open: value }, 'Must be a positive number']);
+      cases.push([coveredCall.uid, { cost_basis: value }, 'Must be a positive number']);
+    }
+    cases.push([put.uid, { net_delta: null }, 'Must be a number'], [put.uid, { net_delta: 'abc' }, 'Must be a number']);
+    const answers = [];
+    for (const [uid, changes] of cases) {
+      const r = await send('PATCH', `/trades/update/${uid}`, changes);
+      answers.push([changes, r.statusCode, r.json().message]);
+    }
+    expect(answers).toEqual(cases.map(([, changes, message]) => [changes, 422, message]));
+    expect(await eventsOf(put.uid)).toEqual(['TradeOpened']);
+    expect(await eventsOf(coveredCall.uid)).toEqual(['TradeOpened']);
+
+    // The add form says the same with its own full stop (§5 "Add trade").
+    for (const changes of [{ premium_at_open: null }, { net_fee_to_open: 'abc' }, { stock_price_at_open: null }]) {
+      const r = await send('POST', '/trades/add-trade', { trade_data: tradeData(changes), tag_data: [] });
+      expect([changes, r.statusCode, r.json().message]).toEqual([changes, 422, 'Must be a positive number.']);
+    }
   });
 });
