@@ -32,8 +32,14 @@ export const auditReason = z
   // eslint-disable-next-line no-control-regex -- control characters are exactly what a reason may not hold
   .refine((v) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(v), auditMessages.reasonCharset);
 
+/** The largest commit (an xid8) and prepare (a bigint) a position can hold: 20 digits go past both. */
+const COMMIT_MAX = 2n ** 64n - 1n;
+const PREPARE_MAX = 2n ** 63n - 1n;
 /** A log position as text: `<commit>-<prepare>`, 20 digits each (sorts like the position). */
-export const logPosition = z.string().regex(/^\d{20}-\d{20}$/, auditMessages.position);
+export const logPosition = z.string().refine((v) => {
+  const m = /^(\d{20})-(\d{20})$/.exec(v);
+  return m !== null && BigInt(m[1]!) <= COMMIT_MAX && BigInt(m[2]!) <= PREPARE_MAX;
+}, auditMessages.position);
 
 export const journalEventType = z.enum(['TradeOpened', 'TradeClosed', 'TradeRolled', 'TradeSplit', 'TradeEdited', 'TradeDeleted']);
 

@@ -138,6 +138,17 @@ describe('audit replay', () => {
     expect(blank.statusCode).toBe(422);
     expect((await get(`/audit/users/not-a-user/timeline?${q({})}`, support)).statusCode).toBe(404);
     expect((await get(`/audit/users/${me.userId}/timeline?${q({ cursor: 'nope' })}`, support)).statusCode).toBe(422);
+    // Twenty digits each, but past what a position holds (xid8, bigint): refused, not sent to PostgreSQL.
+    for (const position of ['18446744073709551616-00000000000000000001', '00000000000000000001-09223372036854775808', '99999999999999999999-99999999999999999999']) {
+      const cursor = await get(`/audit/users/${me.userId}/timeline?${q({ cursor: position })}`, support);
+      expect([cursor.statusCode, cursor.json().message]).toEqual([422, auditMessages.position]);
+      const diff = await get(`/audit/users/${me.userId}/events/${position}/diff?${q({})}`, support);
+      expect([diff.statusCode, diff.json().message]).toEqual([422, auditMessages.position]);
+      const asOf = await get(`/audit/users/${me.userId}/as-of?${q({ event: position })}`, support);
+      expect([asOf.statusCode, asOf.json().message]).toEqual([422, auditMessages.position]);
+    }
+    const largest = await get(`/audit/users/${me.userId}/timeline?${q({ cursor: '18446744073709551615-09223372036854775807' })}`, support);
+    expect(largest.statusCode, largest.body).toBe(200);
   });
 
   it('finds a user by e-mail, username and uid', async () => {
