@@ -17,7 +17,7 @@ import { migrateToLatest } from '@oj/infra/db/migrate';
 import { deleteRedisPrefix } from '@oj/infra/testing/redis';
 import { migrations as eventStoreMigrations } from '@oj/infra/eventstore/migrations';
 import { migrations as projectorMigrations } from '@oj/projections/runtime/migrations';
-import { rebuild } from '@oj/projections/runtime/rebuild';
+import { BULK_RUN_READ, rebuild } from '@oj/projections/runtime/rebuild';
 import { DEFAULT_SEGMENT_EVENTS } from '@oj/projections/runtime/bulk-segments';
 import { liveTables } from '@oj/projections/runtime/registry';
 import { startProjector } from '@oj/projections/runtime/projector';
@@ -64,7 +64,8 @@ interface Args {
   highSeconds: number;
   keep: boolean;
   rebuildOnly: boolean;
-  batchSize: number;
+  /** Events per read of the rebuild (the runtime's default when absent). */
+  batchSize: number | undefined;
   /** Events the rebuild folds in memory per segment (the runtime's default when absent). */
   segmentEvents: number | undefined;
   /** The live trades' open dates: `spread` (each live user's k-th trade on the k-th weekday) or `same` (all on one day). */
@@ -85,7 +86,7 @@ function parseArgs(argv: string[]): Args {
     highSeconds: Number(get('high-seconds') ?? 60),
     keep: argv.includes('--keep'),
     rebuildOnly: argv.includes('--rebuild-only'),
-    batchSize: Number(get('batch') ?? 40_000),
+    batchSize: get('batch') === undefined ? undefined : Number(get('batch')),
     segmentEvents: get('segment') === undefined ? undefined : Number(get('segment')),
     liveDates: get('live-dates') === 'same' ? 'same' : 'spread',
   };
@@ -238,7 +239,7 @@ export async function benchProjections(argv: string[]): Promise<Record<string, u
       rssPeak = Math.max(rssPeak, m.rss);
     }, 100);
     await rebuild(deps, TRADES_PROJECTION, {
-      batchSize: args.batchSize,
+      ...(args.batchSize ? { batchSize: args.batchSize } : {}),
       ...(args.segmentEvents ? { segmentEvents: args.segmentEvents } : {}),
       onProgress: (p) => {
         phases[p.phase] ??= performance.now();
@@ -260,7 +261,7 @@ export async function benchProjections(argv: string[]): Promise<Record<string, u
       ratioToCopyBaseline: r2(rebuildRate / baselineRate),
       // Where the time went: the log applied in bulk batches, then the daily records computed once, then catch-up and switch.
       phases: { batches: phaseSeconds('building', 'finishing'), finishing: phaseSeconds('finishing', 'switching'), switching: phaseSeconds('switching', 'done') },
-      batchSize: args.batchSize,
+      batchSize: args.batchSize ?? BULK_RUN_READ,
       segmentEvents: args.segmentEvents ?? DEFAULT_SEGMENT_EVENTS,
       heapPeakMb: Math.round(heapPeak / 2 ** 20),
       rssPeakMb: Math.round(rssPeak / 2 ** 20),
