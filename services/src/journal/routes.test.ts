@@ -358,4 +358,44 @@ describe.each(adapters)('trade commands on %s', (adapter) => {
     const metrics = await t.deps.metrics.getSingleMetricAsString('journal_command_results_total');
     expect(metrics).toMatch(/journal_command_results_total\{command="close:close",result="conflict"\} (\d+)/);
   });
+
+  const typesOf = async (uid: string) => (await streamOf(me.userId, uid)).map((e) => e.type);
+
+  it('a trade added or edited with its account uid in capitals is recorded under the account uid itself', async () => {
+    // The ownership check compares uuids (case-insensitive in PostgreSQL), the read models compare text:
+    // a trade recorded under "019C..." is missing from every list filtered by the account's "019c...".
+    const added = await send('POST', '/trades/add-trade', { trade_data: tradeData({ account_uid: account.toUpperCase() }), tag_data: [] });
+    expect(added.statusCode, added.body).toBe(201);
+    expect(added.json().au).toBe(account);
+    const other = await addTrade();
+    const edited = await send('PATCH', `/trades/update/${other.uid}`, { account_uid: account.toUpperCase() });
+    expect(edited.statusCode, edited.body).toBe(200);
+    expect(edited.json().au).toBe(account);
+    expect(await typesOf(other.uid)).toEqual(['TradeOpened']);
+  });
+
+  it('an edit refuses a ticker that only becomes 1 to 6 letters or digits once upper-cased', async () => {
+    // "ß".toUpperCase() is "SS", "ﬁ" is "FI": add-trade refuses these tickers, the edit must too.
+    const trade = await addTrade();
+    for (const ticker of ['ßß', 'ﬁ']) {
+      const r = await send('PATCH', `/trades/update/${trade.uid}`, { ticker });
+      expect(r.statusCode, r.body).toBe(422);
+      expect(r.json().message).toBe('Invalid Ticker');
+    }
+    expect(await typesOf(trade.uid)).toEqual(['TradeOpened']);
+  });
+
+  it('a keyed edit that changed nothing is answered the same on retry, and does not undo a later edit', async () => {
+    const trade = await addTrade();
+    const first = await send('PATCH', `/trades/update/${trade.uid}`, { premium_at_open: 300 }, me.authorization, { 'idempotency-key': `noop-edit-${adapter}` });
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json().pao).toBe(300);
+    // Another request changes the premium; then the first one's retry arrives (its answer was lost).
+    const later = await send('PATCH', `/trades/update/${trade.uid}`, { premium_at_open: 500 });
+    expect(later.json().pao).toBe(500);
+    const retry = await send('PATCH', `/trades/update/${trade.uid}`, { premium_at_open: 300 }, me.authorization, { 'idempotency-key': `noop-edit-${adapter}` });
+    expect(retry.statusCode, retry.body).toBe(200);
+    expect(retry.json()).toEqual(first.json());
+    expect(await typesOf(trade.uid)).toEqual(['TradeOpened', 'TradeEdited']);
+  });
 });
