@@ -56,7 +56,7 @@ export interface RebuildOptions {
 /**
  * The log read of a bulk run (`bulkRun`): 10,000 events. The reading thread only sorts a read into a
  * segment and hands it to the fold; a read of 40,000 (and the next one read ahead) kept some 150 MB of
- * rows alive on its heap, whose collections took a core's share from the fold worker (2 December: the
+ * rows alive on its heap, whose collections took CPU the fold worker needed (2 December: the
  * building phase 1.6 to 2.7 s shorter in five runs of five, the reading thread's CPU 8.2 to 9.5 s
  * against 10.6 to 12.3 s).
  */
