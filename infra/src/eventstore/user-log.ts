@@ -68,6 +68,8 @@ const toEvent = (r: Row): StoredEvent =>
 export const userLogKey = (userId: string): string => `${journalStreamPrefix}${userId}`;
 
 const pos = (p: LogPosition) => sql`(${p.commit.toString()}::xid8, ${p.prepare.toString()}::bigint)`;
+/** Events at or before `upTo` (inclusive), when given. */
+const upToCondition = (upTo: LogPosition | undefined) => (upTo ? sql`and (transaction_id, global_position) <= ${pos(upTo)}` : sql``);
 
 function conditions(q: UserLogPage): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = [sql`split_part(stream_id, '.', 1) = ${userLogKey(q.userId)}`];
@@ -110,7 +112,7 @@ export async function readUserLog(
   let after = options.after;
   for (;;) {
     const n = Math.min(chunk, limit - out.length);
-    const upTo = options.upTo ? sql`and (transaction_id, global_position) <= ${pos(options.upTo)}` : sql``;
+    const upTo = upToCondition(options.upTo);
     const visible = options.visibleOnly ? sql`and transaction_id < pg_snapshot_xmin(pg_current_snapshot())` : sql``;
     const page: UserLogPage = { userId, direction: 'forward', limit: n, ...(after ? { after } : {}) };
     const { rows } = await sql<Row>`select ${COLUMNS} from events where ${conditions(page)} ${upTo} ${visible}
@@ -123,8 +125,7 @@ export async function readUserLog(
 
 /** Number of a user's events (with the same filters as a page), up to and including `upTo` when given. */
 export async function countUserLog(db: Kysely<any>, q: Pick<UserLogPage, 'userId'> & UserLogFilter & { upTo?: LogPosition }): Promise<number> {
-  const upTo = q.upTo ? sql`and (transaction_id, global_position) <= ${pos(q.upTo)}` : sql``;
-  const { rows } = await sql<{ n: string }>`select count(*)::text as n from events where ${conditions({ ...q, direction: 'forward', limit: 0 })} ${upTo}`.execute(db);
+  const { rows } = await sql<{ n: string }>`select count(*)::text as n from events where ${conditions({ ...q, direction: 'forward', limit: 0 })} ${upToCondition(q.upTo)}`.execute(db);
   return Number(rows[0]?.n ?? 0);
 }
 

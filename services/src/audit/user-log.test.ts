@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { sql, type Kysely, type KyselyPlugin } from 'kysely';
+import { sql, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '@oj/infra/db/migrate';
 import { migrations as eventMigrations } from '@oj/infra/eventstore/migrations';
@@ -27,26 +27,26 @@ describe('createUserLog (PostgreSQL): the cached log', () => {
   });
   afterAll(async () => database?.drop());
 
-  const insert = async (db: Kysely<any> | pg.Client, name: string): Promise<void> => {
-    const [streamId, id, data] = [`trade-${userId}.${name}`, randomUUID(), JSON.stringify({ name })];
-    if (db instanceof pg.Client) {
-      await db.query(`insert into events (stream_id, revision, event_id, type, schema_version, data, metadata) values ($1, 0, $2, 'Test', 1, $3, '{}')`, [streamId, id, data]);
-    } else {
-      await sql`insert into events (stream_id, revision, event_id, type, schema_version, data, metadata) values (${streamId}, 0, ${id}, 'Test', 1, ${data}, '{}')`.execute(db);
-    }
+  /** One event of `user` named `name`, through the pool or a client holding a transaction open. */
+  const insert = async (through: pg.Pool | pg.Client, name: string, user = userId): Promise<void> => {
+    await through.query(`insert into events (stream_id, revision, event_id, type, schema_version, data, metadata) values ($1, 0, $2, 'Test', 1, $3, '{}')`, [
+      `trade-${user}.${name}`,
+      randomUUID(),
+      JSON.stringify({ name }),
+    ]);
   };
   const names = (events: readonly { data: unknown }[]) => events.map((e) => (e.data as { name: string }).name);
 
   it('does not answer a history without an event committed late behind the cached head', async () => {
     forgetCachedLogs();
-    await insert(database.db, 'a');
+    await insert(database.pool!, 'a');
     // `late` takes its transaction id first and commits after `head` (and after the log is cached).
     const late = new pg.Client({ connectionString: database.url });
     await late.connect();
     try {
       await late.query('begin');
       await insert(late, 'late');
-      await insert(database.db, 'head');
+      await insert(database.pool!, 'head');
       expect(names(await createUserLog(store, database.db).all(userId))).toEqual(['a', 'head']);
       await late.query('commit');
     } finally {
@@ -61,7 +61,7 @@ describe('createUserLog (PostgreSQL): the cached log', () => {
         const row = args.result.rows[0] as Record<string, unknown> | undefined;
         if (armed && row && 'n' in row) {
           armed = false;
-          await insert(database.db, 'new');
+          await insert(database.pool!, 'new');
         }
         return args.result;
       },
@@ -77,7 +77,7 @@ describe('createUserLog (PostgreSQL): the cached log', () => {
     await late.connect();
     try {
       await late.query('begin');
-      await late.query(`insert into events (stream_id, revision, event_id, type, schema_version, data, metadata) values ($1, 0, $2, 'Test', 1, '{"name":"late"}', '{}')`, [`trade-${other}.late`, randomUUID()]);
+      await insert(late, 'late', other);
       // More events than one chunk of a full read (50,000), committed after `late` took its transaction id.
       await sql`insert into events (stream_id, revision, event_id, type, schema_version, data, metadata)
         select ${`trade-${other}.s`} || i, 0, gen_random_uuid(), 'Test', 1, '{"name":"bulk"}', '{}' from generate_series(1, 50001) as i`.execute(database.db);
