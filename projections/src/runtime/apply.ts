@@ -1,9 +1,9 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { START, comparePositions, positionToString, type LogPosition, type ProjectedEvent } from '@oj/infra/eventstore/port';
 import type { Projection } from './projection.ts';
-import { lockSwitchShared } from './locks.ts';
+import { lockLane, lockSwitchSharedAndLane } from './locks.ts';
 import { matchesPrefixes, maxPosition, posParams, rowPosition } from './lanes.ts';
-import { readRegistry, runnable, type RegistryRow } from './registry.ts';
+import { registryRow, runnable, type RegistryRow } from './registry.ts';
 import type { RowChanges } from './row-diff.ts';
 
 /** A batch of one lane's events, in log order, with the position last handed to that lane before it. */
@@ -97,12 +97,26 @@ export async function guardRevisions<E extends ProjectedEvent>(
   version: { name: string; version: number; revisionGuard: boolean },
   events: readonly E[],
 ): Promise<E[]> {
-  if (!events.length) return [];
+  const { fresh, last } = await checkRevisions(trx, version, events);
+  await writeRevisions(trx, version, last);
+  return fresh;
+}
+
+/**
+ * The guard's read and check alone: what is left to apply, and each stream's new last revision, for the
+ * caller to record in the same transaction (a lane batch records them with its checkpoint, one statement).
+ */
+export async function checkRevisions<E extends ProjectedEvent>(
+  trx: Kysely<any>,
+  version: { name: string; version: number; revisionGuard: boolean },
+  events: readonly E[],
+): Promise<{ fresh: E[]; last: Array<[string, number]> }> {
+  if (!events.length) return { fresh: [], last: [] };
   const ids = [...new Set(events.map((e) => e.streamId))];
   const known = await guardRowsOf(version, ids).execute(trx);
   const last = new Map(known.rows.map((r) => [r.stream_id, Number(r.revision)]));
   const changed = new Map<string, number>();
-  const out: E[] = [];
+  const fresh: E[] = [];
   for (const e of events) {
     const l = last.get(e.streamId);
     // Revisions are applied contiguously, so one at or below the last is applied already.
@@ -111,10 +125,9 @@ export async function guardRevisions<E extends ProjectedEvent>(
     if (e.revision !== expected) throw new StreamRevisionError(version.name, version.version, e.streamId, expected, e.revision);
     last.set(e.streamId, e.revision);
     changed.set(e.streamId, e.revision);
-    out.push(e);
+    fresh.push(e);
   }
-  await writeRevisions(trx, version, [...changed]);
-  return out;
+  return { fresh, last: [...changed] };
 }
 
 /** Records streams' last applied revisions. */
@@ -170,11 +183,20 @@ export interface AppliedCount {
   applied: number;
 }
 
-/** Locks (creating when missing) one lane checkpoint row in the open transaction and returns it. */
+/**
+ * Takes the lane's lock (see lockSwitchSharedAndLane) and reads one lane checkpoint of a version,
+ * creating it when missing. For a transaction that holds the switch lock shared.
+ */
 export async function lockCheckpoint(trx: Kysely<any>, name: string, version: number, lane: number): Promise<LogPosition> {
+  await lockLane(trx, lane);
+  return readLaneCheckpoint(trx, name, version, lane);
+}
+
+/** One lane checkpoint of a version, created when missing; the caller holds the lane's lock. */
+async function readLaneCheckpoint(trx: Kysely<any>, name: string, version: number, lane: number): Promise<LogPosition> {
   const read = () => sql<{ commit: string; prepare: string }>`
     select commit::text as commit, prepare::text as prepare from projection_checkpoints
-    where projection = ${name} and version = ${version} and lane = ${lane} for update`.execute(trx);
+    where projection = ${name} and version = ${version} and lane = ${lane}`.execute(trx);
   let rows = (await read()).rows;
   if (!rows[0]) {
     // A lane added after the version went live starts empty: every event it will receive is new.
@@ -186,10 +208,34 @@ export async function lockCheckpoint(trx: Kysely<any>, name: string, version: nu
   return rowPosition(rows[0]!);
 }
 
-export async function writeCheckpoint(trx: Kysely<any>, name: string, version: number, lane: number, position: LogPosition, applied: number): Promise<void> {
+/**
+ * A lane batch's last write, one statement: the streams' new last revisions (the guard) and the lane's
+ * checkpoint with the events applied.
+ */
+async function writeLaneBatchEnd(
+  trx: Kysely<any>,
+  version: { name: string; version: number },
+  lane: number,
+  revisions: ReadonlyArray<readonly [string, number]>,
+  position: LogPosition,
+  applied: number,
+): Promise<void> {
   const p = posParams(position);
-  await sql`update projection_checkpoints set commit = ${p.commit}, prepare = ${p.prepare}, events_applied = events_applied + ${applied}, updated_at = now()
-    where projection = ${name} and version = ${version} and lane = ${lane}`.execute(trx);
+  await sql`with guard as (
+      insert into projection_stream_revisions (projection, version, stream_id, revision)
+      select ${version.name}, ${version.version}, s, r from unnest(${revisions.map((c) => c[0])}::text[], ${revisions.map((c) => c[1])}::int[]) as x(s, r)
+      on conflict (projection, version, stream_id) do update set revision = excluded.revision)
+    update projection_checkpoints set commit = ${p.commit}, prepare = ${p.prepare}, events_applied = events_applied + ${applied}, updated_at = now()
+    where projection = ${version.name} and version = ${version.version} and lane = ${lane}`.execute(trx);
+}
+
+/** The registry's rows, each with its checkpoint of one lane (null where the lane has none). */
+async function readRegistryWithLane(trx: Kysely<any>, lane: number): Promise<Array<{ row: RegistryRow; checkpoint: LogPosition | null }>> {
+  const { rows } = await sql<Record<string, unknown> & { cp_commit: string | null; cp_prepare: string | null }>`
+    select r.*, c.commit::text as cp_commit, c.prepare::text as cp_prepare from projection_registry r
+    left join projection_checkpoints c on c.projection = r.name and c.version = r.version and c.lane = ${lane}
+    order by r.name, r.version`.execute(trx);
+  return rows.map((r) => ({ row: registryRow(r), checkpoint: r.cp_commit === null ? null : rowPosition({ commit: r.cp_commit, prepare: r.cp_prepare! }) }));
 }
 
 /**
@@ -197,27 +243,37 @@ export async function writeCheckpoint(trx: Kysely<any>, name: string, version: n
  * lane) checkpoint, in ONE transaction. Events at or before a checkpoint are skipped, so a job
  * delivered twice or re-run after a stall changes nothing. The BullMQ lane worker and the in-process
  * runner both call exactly this.
+ *
+ * Its statements, in order: the switch lock (shared) with the lane's lock; the registry with the lane's
+ * checkpoints (after the locks, so it sees every switch committed before them); per live version, the
+ * guard's read, the projection's reads and writes, and one write of the guard rows with the checkpoint.
+ * Nothing is written before the projection's first write, so the transaction takes its id late and the
+ * log's readers, which wait for every transaction older than an event, are held back only that long.
  */
 export async function applyLaneBatch(db: Kysely<any>, projections: readonly Projection[], batch: LaneBatch): Promise<AppliedCount[]> {
   const last = batch.events.at(-1);
   if (!last) return [];
   return db.transaction().execute(async (trx) => {
-    await lockSwitchShared(trx);
+    await lockSwitchSharedAndLane(trx, batch.lane);
+    const registry = await readRegistryWithLane(trx, batch.lane);
     // Every live version must be one this code applies: acknowledging a batch that skipped one would
     // leave that version's lane checkpoint behind for good (a hole, then LaneGapError forever).
-    const live = applicableLive(projections, await readRegistry(trx));
+    const live = applicableLive(
+      projections,
+      registry.map((r) => r.row),
+    );
     const out: AppliedCount[] = [];
     for (const { projection, row } of live) {
-      const checkpoint = await lockCheckpoint(trx, row.name, row.version, batch.lane);
+      const checkpoint = registry.find((r) => r.row === row)!.checkpoint ?? (await readLaneCheckpoint(trx, row.name, row.version, batch.lane));
       if (comparePositions(batch.prev, checkpoint) > 0) throw new LaneGapError(row.name, batch.lane, batch.prev, checkpoint);
-      const fresh = await guardRevisions(
+      const { fresh, last: revisions } = await checkRevisions(
         trx,
         row,
         batch.events.filter((e) => comparePositions(e.position, checkpoint) > 0 && matchesPrefixes(e.streamId, projection.streamPrefixes)),
       );
       if (fresh.length) await projection.apply({ trx, tables: row.tables, mode: 'live' }, fresh);
       const next = maxPosition(checkpoint, last.position);
-      if (comparePositions(next, checkpoint) !== 0) await writeCheckpoint(trx, row.name, row.version, batch.lane, next, fresh.length);
+      if (comparePositions(next, checkpoint) !== 0) await writeLaneBatchEnd(trx, row, batch.lane, revisions, next, fresh.length);
       out.push({ projection: row.name, version: row.version, applied: fresh.length });
     }
     return out;

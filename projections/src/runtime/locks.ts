@@ -5,6 +5,8 @@ import type { Database } from '@oj/infra/db/database';
 export const LOCK_SWITCH = 731_001;
 export const LOCK_REBUILD = 731_002;
 export const LOCK_DISPATCHER = 731_003;
+/** One lane's writer (second key: the lane's number), for one transaction. */
+export const LOCK_LANE = 731_004;
 
 /**
  * Lane transactions take the switch lock shared; a switch (or a user-scoped rebuild) takes it
@@ -14,6 +16,21 @@ export const LOCK_DISPATCHER = 731_003;
  */
 export async function lockSwitchShared(trx: Kysely<any>): Promise<void> {
   await sql`select pg_advisory_xact_lock_shared(${LOCK_SWITCH}::int, 0)`.execute(trx);
+}
+/**
+ * The switch lock shared and the lane's lock, in one statement (switch first, as everywhere). A lane
+ * transaction is the lane's only writer while it holds the lane's lock: another worker's batch of the
+ * lane (a re-run after a stall), a one-user recompute of a user of the lane. An advisory lock, not a
+ * row lock on the checkpoint: a row lock gives the transaction an id from its first statement, and every
+ * reader of the log waits for transactions older than an event's (postgres.ts), so each batch held the
+ * dispatcher back for its whole length.
+ */
+export async function lockSwitchSharedAndLane(trx: Kysely<any>, lane: number): Promise<void> {
+  await sql`select pg_advisory_xact_lock_shared(${LOCK_SWITCH}::int, 0), pg_advisory_xact_lock(${LOCK_LANE}::int, ${lane}::int)`.execute(trx);
+}
+/** The lane's lock alone, for a transaction that holds the switch lock shared already. */
+export async function lockLane(trx: Kysely<any>, lane: number): Promise<void> {
+  await sql`select pg_advisory_xact_lock(${LOCK_LANE}::int, ${lane}::int)`.execute(trx);
 }
 export async function lockSwitchExclusive(trx: Kysely<any>): Promise<void> {
   await sql`select pg_advisory_xact_lock(${LOCK_SWITCH}::int, 0)`.execute(trx);

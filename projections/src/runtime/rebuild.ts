@@ -563,9 +563,9 @@ export async function abandon(deps: RuntimeDeps, name: string): Promise<number |
 export const userPrefixes = (projection: Projection, userId: string) => projection.streamPrefixes.map((p) => `${p}${userId}.`);
 
 /**
- * Recomputes one user's rows in the live version, in one transaction. The user's lane checkpoint row is
- * locked first, so the lane worker waits at it until the transaction commits and then continues after
- * it: the user's events up to the checkpoint are exactly what there is to apply, nothing is applied
+ * Recomputes one user's rows in the live version, in one transaction. The user's lane is locked first
+ * (`lockCheckpoint`: the lane's lock, then its checkpoint), so the lane worker waits at it until the
+ * transaction commits and then continues after it: the user's events up to the checkpoint are exactly what there is to apply, nothing is applied
  * twice or missed, and the user's order holds. Those events are read (on the store's own connections)
  * while the transaction reads the user's rows. A projection with `recomputeUser` then compares the rows
  * the events give with those and writes only what differs, and so does the stream guard: a user whose

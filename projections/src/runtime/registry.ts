@@ -31,7 +31,8 @@ export class ProjectionNotLiveError extends Error {
 
 const parseJson = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));
 
-function toRow(r: any): RegistryRow {
+/** A registry row as read (`select *` of projection_registry). */
+export function registryRow(r: any): RegistryRow {
   return {
     name: r.name,
     version: Number(r.version),
@@ -63,7 +64,7 @@ export async function liveTables(db: Kysely<any>, projectionName: string): Promi
 export async function readRegistry(db: Kysely<any>, name?: string): Promise<RegistryRow[]> {
   let q = db.selectFrom('projection_registry').selectAll().orderBy('name').orderBy('version');
   if (name) q = q.where('name', '=', name);
-  return (await q.execute()).map(toRow);
+  return (await q.execute()).map(registryRow);
 }
 
 export async function liveRow(db: Kysely<any>, name: string): Promise<RegistryRow | undefined> {
