@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { availableParallelism } from 'node:os';
 import { bulkTransaction } from '@oj/infra/db/bulk';
 import type { Database } from '@oj/infra/db/database';
@@ -45,44 +45,61 @@ export interface DayTables {
   daily_premium: string;
 }
 
+/** The (user, date) keys as JSON rows `{u, d}`, for `json_to_recordset(...) as x(u text, d date)`. */
+const dayKeysJson = (keys: ReadonlySet<string>) =>
+  JSON.stringify(
+    [...keys].map((k) => {
+      const [u, d] = splitDayKey(k);
+      return { u, d };
+    }),
+  );
+
 /**
- * Recomputes the records of the touched (user, date) keys from the trades rows as they are now (so
- * call it after the batch's trades are written, in the same transaction): one read for all keys of
- * the batch, one multi-row upsert, one delete for the days left without any trade.
+ * The trades of the touched (user, date) keys (opened or closed on one of them) as a statement that
+ * writes trade rows leaves them, read in that same statement (whose snapshot does not see its own
+ * writes): the stored rows but those the statement replaces or deletes (`replaced`, a relation of
+ * `(u, id)`), and the statement's new rows (`written`, a relation of the trades table's row type).
+ * Lateral joins make each key an index lookup ((user_id, tod) and (user_id, tcd)) whatever the planner
+ * guesses about the key list; a trade opened and closed on two touched days comes back twice
+ * (`recomputeDays` keeps one).
  */
-export async function recomputeDays(trx: Kysely<any>, tables: DayTables, keys: ReadonlySet<string>): Promise<void> {
+export function dayTradesAfterWrite(trades: string, keys: ReadonlySet<string>, replaced: RawBuilder<unknown>, written: RawBuilder<unknown>): RawBuilder<DayTrade> {
+  const T = sql.table(trades);
+  const keep = sql`not exists (select 1 from ${replaced} r where r.u = t.user_id and r.id = t.uid)`;
+  return sql<DayTrade>`
+    select * from (
+      with k as materialized (select u, d from json_to_recordset(${dayKeysJson(keys)}::json) as x(u text, d date))
+      select t.* from k cross join lateral (select ${dayTradeColumns} from ${T} where user_id = k.u and tod = k.d) t where ${keep}
+      union all
+      select t.* from k cross join lateral (select ${dayTradeColumns} from ${T} where user_id = k.u and tcd = k.d) t where ${keep}
+      union all
+      select ${dayTradeColumns} from ${written} n where exists (select 1 from k where k.u = n.user_id and (k.d = n.tod or k.d = n.tcd))
+    ) as day_trades`;
+}
+
+/**
+ * Writes the records of the touched (user, date) keys computed from those days' trades (all of them, as
+ * the batch leaves them: `dayTradesAfterWrite`), in one statement: the records upserted, the days left
+ * without any trade deleted.
+ */
+export async function recomputeDays(trx: Kysely<any>, table: string, keys: ReadonlySet<string>, dayTrades: readonly DayTrade[]): Promise<void> {
   if (!keys.size) return;
-  const T = sql.table(tables.trades);
-  const keyJson = JSON.stringify([...keys].map((k) => {
-    const [u, d] = splitDayKey(k);
-    return { u, d };
-  }));
-  // Lateral joins make each key an index lookup ((user_id, tod) and (user_id, tcd)) whatever the
-  // planner guesses about the key list; a trade opened and closed on two touched days comes back twice.
-  const { rows } = await sql<DayTrade>`
-    with k as materialized (select u, d from json_to_recordset(${keyJson}::json) as x(u text, d date))
-    select t.* from k cross join lateral (select ${dayTradeColumns} from ${T} where user_id = k.u and tod = k.d) t
-    union all
-    select t.* from k cross join lateral (select ${dayTradeColumns} from ${T} where user_id = k.u and tcd = k.d) t`.execute(trx);
   const seen = new Set<string>();
-  const trades = rows.filter((r) => {
+  const trades = dayTrades.filter((r) => {
     const k = `${r.user_id}\u0000${r.uid}`;
     return seen.has(k) ? false : (seen.add(k), true);
   });
   const records = computeDailyRecords(keys, trades);
-  const D = sql.table(tables.daily_premium);
-  if (records.size) {
-    await sql`insert into ${D} select * from json_populate_recordset(null::${D}, ${JSON.stringify([...records.values()])}::json)
+  const gone = [...keys].filter((k) => !records.has(k)).map(splitDayKey);
+  const D = sql.table(table);
+  await sql`with upserted as (
+      insert into ${D} select * from json_populate_recordset(null::${D}, ${JSON.stringify([...records.values()])}::json)
       on conflict (user_id, income_date) do update set
         np = excluded.np, nf = excluded.nf, nd = excluded.nd, nep = excluded.nep, otc = excluded.otc, ctc = excluded.ctc, iw = excluded.iw,
         npc = excluded.npc, cpt = excluded.cpt, cg = excluded.cg, hp = excluded.hp, pr = excluded.pr, ttf = excluded.ttf, incap = excluded.incap,
-        wdc = excluded.wdc, tickers = excluded.tickers, ct = excluded.ct, sg = excluded.sg, dg = excluded.dg, snpc = excluded.snpc, tnpc = excluded.tnpc`.execute(trx);
-  }
-  const gone = [...keys].filter((k) => !records.has(k)).map(splitDayKey);
-  if (gone.length) {
-    await sql`delete from ${D} where (user_id, income_date) in (
+        wdc = excluded.wdc, tickers = excluded.tickers, ct = excluded.ct, sg = excluded.sg, dg = excluded.dg, snpc = excluded.snpc, tnpc = excluded.tnpc)
+    delete from ${D} where (user_id, income_date) in (
       select u, d::date from json_to_recordset(${JSON.stringify(gone.map(([u, d]) => ({ u, d })))}::json) as x(u text, d text))`.execute(trx);
-  }
 }
 
 /** The table's columns, in its order. */

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { SplitRecord } from '@oj/contracts/lineage-fold';
 
 /** One row per broken two-leg trade: the ancestor record of part 1 §3, keyed by its uid (the legs' `auid`). */
@@ -40,9 +40,13 @@ export const splitRow = (s: SplitRecord): SplitHistoryTable => ({
 /** Inserts new ancestor records; a split is applied once per lineage revision, so a conflict is a replay. */
 export async function insertSplits(trx: Kysely<any>, t: string, splits: readonly SplitRecord[]): Promise<void> {
   if (!splits.length) return;
-  await sql`insert into ${sql.table(t)} select * from json_populate_recordset(null::${sql.table(t)}, ${JSON.stringify(splits.map(splitRow))}::json)
-    on conflict (user_id, auid) do nothing`.execute(trx);
+  await splitsInsert(t, splits).execute(trx);
 }
+
+/** `insertSplits`'s statement, for a caller that writes it as a part of its own (a data-modifying CTE). */
+export const splitsInsert = (t: string, splits: readonly SplitRecord[]): RawBuilder<unknown> =>
+  sql`insert into ${sql.table(t)} select * from json_populate_recordset(null::${sql.table(t)}, ${JSON.stringify(splits.map(splitRow))}::json)
+    on conflict (user_id, auid) do nothing`;
 
 export async function deleteUserSplits(trx: Kysely<any>, t: string, userId: string): Promise<void> {
   await sql`delete from ${sql.table(t)} where user_id = ${userId}`.execute(trx);

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { TradeStatusCode } from '@oj/contracts/journal-events';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { daysOpen, disposition } from '@oj/contracts/formulas';
@@ -129,14 +129,23 @@ export interface CountDelta {
 export async function addTradeCounts(trx: Kysely<any>, table: string, changes: readonly CountDelta[]): Promise<void> {
   const deltas = changes.filter((c) => c.d !== 0);
   if (!deltas.length) return;
+  await tradeCountsUpsert(table, deltas).execute(trx);
+  await deleteEmptiedCounts(trx, table, deltas);
+}
+
+/** `addTradeCounts`'s upsert, for a caller that writes it as a part of its own statement (a data-modifying CTE). */
+export const tradeCountsUpsert = (table: string, deltas: readonly CountDelta[]): RawBuilder<unknown> => {
   const C = sql.table(table);
-  await sql`insert into ${C} (user_id, list, n) select u, list, d from json_to_recordset(${JSON.stringify(deltas)}::json) as x(u text, list smallint, d integer)
-    on conflict (user_id, list) do update set n = ${C}.n + excluded.n`.execute(trx);
+  return sql`insert into ${C} (user_id, list, n) select u, list, d from json_to_recordset(${JSON.stringify(deltas)}::json) as x(u text, list smallint, d integer)
+    on conflict (user_id, list) do update set n = ${C}.n + excluded.n`;
+};
+
+/** After `tradeCountsUpsert` (in a later statement, which sees its rows): the lists the deltas took to 0 lose their rows. */
+export async function deleteEmptiedCounts(trx: Kysely<any>, table: string, deltas: readonly CountDelta[]): Promise<void> {
   const emptied = deltas.filter((c) => c.d < 0);
-  if (emptied.length) {
-    await sql`delete from ${C} where n = 0 and (user_id, list) in (
-      select u, list from json_to_recordset(${JSON.stringify(emptied)}::json) as x(u text, list smallint))`.execute(trx);
-  }
+  if (!emptied.length) return;
+  await sql`delete from ${sql.table(table)} where n = 0 and (user_id, list) in (
+    select u, list from json_to_recordset(${JSON.stringify(emptied)}::json) as x(u text, list smallint))`.execute(trx);
 }
 
 /**
