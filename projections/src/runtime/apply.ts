@@ -258,10 +258,7 @@ export async function applyLaneBatch(db: Kysely<any>, projections: readonly Proj
     const registry = await readRegistryWithLane(trx, batch.lane);
     // Every live version must be one this code applies: acknowledging a batch that skipped one would
     // leave that version's lane checkpoint behind for good (a hole, then LaneGapError forever).
-    const live = applicableLive(
-      projections,
-      registry.map((r) => r.row),
-    );
+    const live = applicableLive(projections, registry.map((r) => r.row));
     const out: AppliedCount[] = [];
     for (const { projection, row } of live) {
       const checkpoint = registry.find((r) => r.row === row)!.checkpoint ?? (await readLaneCheckpoint(trx, row.name, row.version, batch.lane));
