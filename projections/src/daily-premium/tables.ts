@@ -90,7 +90,7 @@ export async function recomputeDays(trx: Kysely<any>, table: string, keys: Reado
     return seen.has(k) ? false : (seen.add(k), true);
   });
   const records = computeDailyRecords(keys, trades);
-  const gone = [...keys].filter((k) => !records.has(k)).map(splitDayKey);
+  const gone = new Set([...keys].filter((k) => !records.has(k)));
   const D = sql.table(table);
   await sql`with upserted as (
       insert into ${D} select * from json_populate_recordset(null::${D}, ${JSON.stringify([...records.values()])}::json)
@@ -98,8 +98,7 @@ export async function recomputeDays(trx: Kysely<any>, table: string, keys: Reado
         np = excluded.np, nf = excluded.nf, nd = excluded.nd, nep = excluded.nep, otc = excluded.otc, ctc = excluded.ctc, iw = excluded.iw,
         npc = excluded.npc, cpt = excluded.cpt, cg = excluded.cg, hp = excluded.hp, pr = excluded.pr, ttf = excluded.ttf, incap = excluded.incap,
         wdc = excluded.wdc, tickers = excluded.tickers, ct = excluded.ct, sg = excluded.sg, dg = excluded.dg, snpc = excluded.snpc, tnpc = excluded.tnpc)
-    delete from ${D} where (user_id, income_date) in (
-      select u, d::date from json_to_recordset(${JSON.stringify(gone.map(([u, d]) => ({ u, d })))}::json) as x(u text, d text))`.execute(trx);
+    delete from ${D} where (user_id, income_date) in (select u, d from json_to_recordset(${dayKeysJson(gone)}::json) as x(u text, d date))`.execute(trx);
 }
 
 /** The table's columns, in its order. */

@@ -135,12 +135,15 @@ async function writeRevisions(trx: Kysely<any>, version: { name: string; version
   // Two array parameters per statement, not four parameters per row: a one-user recompute of 250,000
   // events records some 100,000 lineages.
   for (let i = 0; i < entries.length; i += 50_000) {
-    const chunk = entries.slice(i, i + 50_000);
-    await sql`insert into projection_stream_revisions (projection, version, stream_id, revision)
-      select ${version.name}, ${version.version}, s, r from unnest(${chunk.map((c) => c[0])}::text[], ${chunk.map((c) => c[1])}::int[]) as x(s, r)
-      on conflict (projection, version, stream_id) do update set revision = excluded.revision`.execute(trx);
+    await revisionsUpsert(version, entries.slice(i, i + 50_000)).execute(trx);
   }
 }
+
+/** The guard rows' upsert of some streams' last revisions, as a statement or a part of one (a data-modifying CTE). */
+const revisionsUpsert = (version: { name: string; version: number }, entries: ReadonlyArray<readonly [string, number]>): RawBuilder<unknown> =>
+  sql`insert into projection_stream_revisions (projection, version, stream_id, revision)
+    select ${version.name}, ${version.version}, s, r from unnest(${entries.map((c) => c[0])}::text[], ${entries.map((c) => c[1])}::int[]) as x(s, r)
+    on conflict (projection, version, stream_id) do update set revision = excluded.revision`;
 
 /**
  * The stream guard of a one-user recompute: each of the user's streams recorded at its last revision in
@@ -221,10 +224,7 @@ async function writeLaneBatchEnd(
   applied: number,
 ): Promise<void> {
   const p = posParams(position);
-  await sql`with guard as (
-      insert into projection_stream_revisions (projection, version, stream_id, revision)
-      select ${version.name}, ${version.version}, s, r from unnest(${revisions.map((c) => c[0])}::text[], ${revisions.map((c) => c[1])}::int[]) as x(s, r)
-      on conflict (projection, version, stream_id) do update set revision = excluded.revision)
+  await sql`with guard as (${revisionsUpsert(version, revisions)})
     update projection_checkpoints set commit = ${p.commit}, prepare = ${p.prepare}, events_applied = events_applied + ${applied}, updated_at = now()
     where projection = ${version.name} and version = ${version.version} and lane = ${lane}`.execute(trx);
 }

@@ -565,12 +565,13 @@ export const userPrefixes = (projection: Projection, userId: string) => projecti
 /**
  * Recomputes one user's rows in the live version, in one transaction. The user's lane is locked first
  * (`lockCheckpoint`: the lane's lock, then its checkpoint), so the lane worker waits at it until the
- * transaction commits and then continues after it: the user's events up to the checkpoint are exactly what there is to apply, nothing is applied
- * twice or missed, and the user's order holds. Those events are read (on the store's own connections)
- * while the transaction reads the user's rows. A projection with `recomputeUser` then compares the rows
- * the events give with those and writes only what differs, and so does the stream guard: a user whose
- * rows were right costs reads only, and the result says what was wrong. Any other projection has the
- * user's rows and guard rows deleted (`deleteUser`) and the events applied in mode `user`.
+ * transaction commits and then continues after it: the user's events up to the checkpoint are exactly
+ * what there is to apply, nothing is applied twice or missed, and the user's order holds. Those events
+ * are read (on the store's own connections) while the transaction reads the user's rows. A projection
+ * with `recomputeUser` then compares the rows the events give with those and writes only what differs,
+ * and so does the stream guard: a user whose rows were right costs reads only, and the result says what
+ * was wrong. Any other projection has the user's rows and guard rows deleted (`deleteUser`) and the
+ * events applied in mode `user`.
  *
  * PGlite has one connection, which the transaction holds: a read beside it would wait for it forever.
  * There the events are read before the transaction, which starts over if the lane has moved past the
