@@ -82,4 +82,34 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   };
 }
 
+/** Per pool, the counts `keepConnectionsOpen` holds: the pool's minimum is the largest. */
+const keptOpen = new WeakMap<pg.Pool, number[]>();
+
+/**
+ * Keeps up to `count` of the pool's connections open once opened (at most the pool's size), never
+ * closing them for idleness, until the returned function is called. node-postgres closes a connection
+ * idle for 10 s; the next one opened costs a connection's start (26 to 35 ms on a 2-core VM) and, on the
+ * server, its first statements' parsing, planning and catalog reads again (a lane batch's first run on a
+ * new connection took 25 to 45 ms against 6 to 8 ms: `docs/performance.md`, 2 December). So a process
+ * whose work comes in bursts after quiet spells (the projector's lanes) keeps its own. Nothing is opened
+ * here: waiting for connections at start could wait for ever on a small pool whose clients are held
+ * (LISTEN, a leader's lock). Nothing on PGlite (one connection).
+ */
+export function keepConnectionsOpen(database: Database, count: number): () => void {
+  const pool = database.pool;
+  if (!pool) return () => undefined;
+  const want = Math.min(count, pool.options.max ?? count);
+  const counts = keptOpen.get(pool) ?? [];
+  keptOpen.set(pool, counts);
+  counts.push(want);
+  pool.options.min = Math.max(0, ...counts);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    counts.splice(counts.indexOf(want), 1);
+    pool.options.min = Math.max(0, ...counts);
+  };
+}
+
 export type MigrationSet = Record<string, Migration>;

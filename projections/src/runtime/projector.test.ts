@@ -131,7 +131,10 @@ describe('projector on PostgreSQL with BullMQ lanes', () => {
     expect(await current(database)).toEqual(expectedCounts(log));
     const lag = await projector.lag();
     expect(lag.every((l) => l.behindEvents === 0)).toBe(true);
+    // Its lanes' connections and the dispatcher's stay open through quiet spells while it runs, and no longer.
+    expect(database.pool!.options.min).toBe(LANES + 2);
     await projector.stop();
+    expect(database.pool!.options.min).toBe(0);
   });
 
   it('a projector stopped mid-stream and restarted, and jobs delivered twice, leave the read model as a clean run', async () => {
@@ -317,10 +320,14 @@ describe('projector on PostgreSQL with BullMQ lanes', () => {
     await appendEvents(store, 60, 61, 10_000);
     await (a.isLeader() ? a : b).waitFor(upTo(store), 30_000);
     expect(await current(database)).toEqual(expectedCounts(await wholeLog(store)));
+    // Each keeps open the connections of the lanes it works, and the dispatcher's: on one pool, the larger.
+    expect(database.pool!.options.min).toBe(2 + 2);
     expect(() => loadConfig({ ...env, PROJECTOR_WORK_LANES: '0,3' })).toThrow('PROJECTOR_WORK_LANES: lane 3 does not exist: lanes are 0..2');
     expect(() => loadConfig({ ...env, PROJECTOR_WORK_LANES: 'one' })).toThrow('PROJECTOR_WORK_LANES: must be a comma-separated list of lane numbers');
     await a.stop();
+    expect(database.pool!.options.min).toBe(2 + 2);
     await b.stop();
+    expect(database.pool!.options.min).toBe(0);
   });
 
   it('rebuilds one user in the live version', async () => {

@@ -2,7 +2,7 @@ import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '@oj/infra/config';
-import type { Database } from '@oj/infra/db/database';
+import { keepConnectionsOpen, type Database } from '@oj/infra/db/database';
 import { START, comparePositions, positionFromString, positionToString, type EventStore, type LogPosition, type ProjectedEvent, type Subscription, type WakeUps } from '@oj/infra/eventstore/port';
 import { LocalSignal } from '@oj/infra/eventstore/subscription';
 import { physicalTables, type Projection } from './projection.ts';
@@ -335,6 +335,10 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       worked.push(lane);
     }
   };
+  // The connections a running projector uses at once (a lane worker's each, the dispatcher's reads and
+  // records, its in-process batches) stay open through quiet spells: a new one would be slow for its
+  // first batches (`keepConnectionsOpen`), and the first events after a quiet spell would wait for them.
+  const letConnectionsClose = keepConnectionsOpen(database, 2 + (connection && options.work !== false ? (workLanes?.length ?? lanes) : 0));
   if (connection && options.work !== false) {
     // While the lane count changes, the old lanes keep running until they are drained.
     workLanesUpTo(Math.max(lanes, lanesHandedOut(await readDispatcher(db), lanes)));
@@ -780,6 +784,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
 
   async function shutdown() {
     stopped = true;
+    letConnectionsClose();
     clearInterval(sweeper);
     // Bounded: with Redis down, a sweep's command waits for a reconnection that may not come.
     await Promise.race([sweep, new Promise((r) => setTimeout(r, 2000).unref())]);
