@@ -27,10 +27,12 @@ import { premiumData, premiumDataJson } from '@oj/projections/daily-premium/quer
 import { premiumDataResponse } from '@oj/contracts/trade-views';
 import { generateJournal, HEAVY_USER } from './journal-generator.ts';
 import { machineCpu } from './machine-cpu.ts';
+import { benchProjectorOptions, measuredSince, type Measured, type ProjectorProcessMessage, type ProjectorProcessSetup } from './projector-options.ts';
+import { nodeOptionsOf, REPO_ROOT } from '@oj/infra/testing/processes';
 
 /**
  * `npm run bench -- projections [--events N] [--rate R] [--live-seconds S] [--live-runs K] [--high-rate R] [--high-seconds S]
- *   [--rebuild-only] [--keep] [--batch B] [--segment S] [--live-dates spread|same]`
+ *   [--rebuild-only] [--keep] [--batch B] [--segment S] [--live-dates spread|same] [--warm-up-seconds W] [--projector-in-bench]`
  * (`--rebuild-only` stops after step 3: for iterating on the rebuild with fewer events)
  *
  * On real PostgreSQL (DATABASE_URL) and Redis (REDIS_URL), in a fresh database:
@@ -42,8 +44,10 @@ import { machineCpu } from './machine-cpu.ts';
  * 4. list queries (open, closed, rolled, expiring; first and a deep page) and premium data for the heavy
  *    user: p50/p99 over repeated runs;
  * 5. the heavy user's own rebuild (`--user`), timed with its rows right and with every trade row wrong;
- * 6. live lag: the projector (BullMQ lanes when REDIS_URL is set, then in process) running while R events/s
- *    (default 200, for S = 30 s, K = 5 times) and then 1,000 events/s for 60 s are appended through the store;
+ * 6. live lag: the projector (BullMQ lanes when REDIS_URL is set, in a process of its own as deployed, or
+ *    in the bench's with `--projector-in-bench`; then in process) started once per transport, running while
+ *    R events/s (default 200, first for a warm-up of W = 10 s that is reported but not a target run, then for
+ *    S = 30 s, K = 5 times) and then 1,000 events/s for 60 s are appended through the store;
  *    lag = from append committed to the lineage's row showing it; drain = from the last append until every
  *    appended event shows. Each of the 500 live users opens its k-th trade on the k-th weekday from
  *    2025-01-02 (`--live-dates same`: every trade on 2026-11-20, the shape of the runs before 2026-11-25).
@@ -70,6 +74,10 @@ interface Args {
   segmentEvents: number | undefined;
   /** The live trades' open dates: `spread` (each live user's k-th trade on the k-th weekday) or `same` (all on one day). */
   liveDates: 'spread' | 'same';
+  /** Each transport's first load, before its target runs: its projector's first seconds (0: none). */
+  warmUpSeconds: number;
+  /** The BullMQ runs' projector in the bench's own process (before 2 December 2026: beside the appends and the lag poller), not in one of its own. */
+  projectorInBench: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -89,6 +97,8 @@ function parseArgs(argv: string[]): Args {
     batchSize: get('batch') === undefined ? undefined : Number(get('batch')),
     segmentEvents: get('segment') === undefined ? undefined : Number(get('segment')),
     liveDates: get('live-dates') === 'same' ? 'same' : 'spread',
+    warmUpSeconds: Number(get('warm-up-seconds') ?? 10),
+    projectorInBench: argv.includes('--projector-in-bench'),
   };
 }
 
@@ -331,17 +341,45 @@ export async function benchProjections(argv: string[]): Promise<Record<string, u
 
     // Live lag: the low rate several times (its p99 must hold in every run), then the high rate
     // sustained; each for BullMQ lanes and in process (embedded mode: what the lanes' transport adds).
+    // Each transport's projector is started once and runs through all its loads, as a deployment's runs
+    // all along; its first seconds (a new process's connections, statements and code) are a warm-up
+    // load of their own, reported but not a target run (`docs/performance.md`, 2 December, has why).
     const loads = [
+      ...(args.warmUpSeconds > 0 ? [{ name: WARM_UP, rate: args.rate, seconds: args.warmUpSeconds }] : []),
       ...Array.from({ length: args.liveRuns }, (_, run) => ({ name: `${args.rate}/s run ${run + 1}`, rate: args.rate, seconds: args.liveSeconds })),
       { name: `${args.highRate}/s`, rate: args.highRate, seconds: args.highSeconds },
     ];
     const live: Record<string, unknown>[] = [];
     let offset = 0;
-    for (const load of loads) {
-      for (const transport of redisUrl ? [redisUrl, undefined] : [undefined]) {
-        log(`live ${load.name}: projector ${transport ? 'with BullMQ lanes' : 'in process'}, appending ${load.rate} events/s for ${load.seconds} s`);
-        live.push({ load: load.name, ...(await measureLiveLag({ database, eventStore, tables, redisUrl: transport, rate: load.rate, seconds: load.seconds, offset, dates: args.liveDates })) });
-        offset += load.rate * load.seconds;
+    for (const transport of redisUrl ? [redisUrl, undefined] : [undefined]) {
+      const prefix = `ojbench${randomBytes(3).toString('hex')}`;
+      // A deployment's projector runs all along; this database never had one, and a dispatcher without a
+      // checkpoint starts at the beginning of the log (handing every seeded event to the lanes, which skip
+      // them all after the rebuild). Start it where a running projector would be: at the head, where the
+      // rebuilt read models' checkpoints are.
+      const head = await eventStore.head();
+      if (head) {
+        await sql`insert into projector_dispatcher (id, commit, prepare, lanes) values ('main', ${head.commit.toString()}, ${head.prepare.toString()}, 4)
+          on conflict (id) do update set commit = excluded.commit, prepare = excluded.prepare`.execute(db);
+      }
+      const ownProcess = transport !== undefined && !args.projectorInBench;
+      const projector = ownProcess ? await projectorProcess({ databaseUrl: target.url, preparedStatements, redisUrl: transport, prefix }) : await projectorHere({ database, eventStore, redisUrl: transport }, prefix);
+      try {
+        for (const load of loads) {
+          log(`live ${load.name}: projector ${transport ? 'with BullMQ lanes' : 'in process'}, appending ${load.rate} events/s for ${load.seconds} s`);
+          live.push({
+            load: load.name,
+            transport: transport ? 'bullmq' : 'in-process',
+            projectorProcess: ownProcess ? 'own' : 'bench',
+            ...(await measureLiveLag({ database, eventStore, tables, projector, rate: load.rate, seconds: load.seconds, offset, dates: args.liveDates })),
+          });
+          offset += load.rate * load.seconds;
+        }
+      } finally {
+        log('  stopping the projector');
+        await projector.stop();
+        // The lane queues (completed jobs are kept for an hour) go with it.
+        if (transport) await deleteRedisPrefix(transport, prefix);
       }
     }
     report.live = live;
@@ -355,59 +393,27 @@ export async function benchProjections(argv: string[]): Promise<Record<string, u
   }
 }
 
-/**
- * A run's first moments are the projector's cold start (its connections, BullMQ's scripts and blocking
- * reads, statements not yet prepared, code not yet optimised): the first 100 ms held the worst lags of
- * a BullMQ run (docs/performance.md, 1 December). Beside each run's lag, the lag of events appended
- * after this long.
- */
-const STEADY_AFTER_MS = 2000;
+/** The name of each transport's first load: its projector's first seconds, reported but not a target run. */
+const WARM_UP = 'warm-up';
 
 async function measureLiveLag(o: {
   database: Database;
   eventStore: PostgresEventStore;
   tables: Record<string, string>;
-  redisUrl: string | undefined;
+  /** Started and caught up to the head. */
+  projector: LiveProjector;
   rate: number;
   seconds: number;
   /** First sequence number of this run's trades (runs append distinct lineages). */
   offset: number;
   dates: 'spread' | 'same';
 }): Promise<Record<string, unknown>> {
-  const { database, eventStore, tables } = o;
+  const { database, eventStore, tables, projector } = o;
   const db = database.db;
-  const prefix = `ojbench${randomBytes(3).toString('hex')}`;
-  // A deployment's projector runs all along; this database never had one, and a dispatcher without a
-  // checkpoint starts at the beginning of the log (handing every seeded event to the lanes, which skip
-  // them all after the rebuild). Start it where a running projector would be: at the head, where the
-  // rebuilt read models' checkpoints are.
-  const head = await eventStore.head();
-  if (head) {
-    await sql`insert into projector_dispatcher (id, commit, prepare, lanes) values ('main', ${head.commit.toString()}, ${head.prepare.toString()}, 4)
-      on conflict (id) do update set commit = excluded.commit, prepare = excluded.prepare`.execute(db);
-  }
-  // Where the time goes: each lane batch's size, and the apply's share of the run (the batch duration
-  // histogram's sum), against the lag.
-  const metrics = new Registry();
-  const batchSizes: number[] = [];
-  const projector = await startProjector({
-    config: { PROJECTOR_LANES: 4, REDIS_URL: o.redisUrl },
-    database,
-    eventStore,
-    logger: createLogger('warn'),
-    metrics,
-    projections: [tradesProjection],
-    bullPrefix: prefix,
-    pollMs: 20,
-    onApplied: (b) => void batchSizes.push(b.events.length),
-  });
-  log('  projector started; catching up to the head');
-  await projector.waitFor('head', 120_000);
-  log('  caught up; appending');
-  const pending = new Map<string, { userId: string; rev: number; at: number; steady: boolean }>();
+  // What the projector did before this run (its catch-up, the run before) is not this run's.
+  await projector.take();
+  const pending = new Map<string, { userId: string; rev: number; at: number }>();
   const lags: number[] = [];
-  /** The lags of events appended after the run's first STEADY_AFTER_MS (the projector's cold start: see the report's `steadyLagMs`). */
-  const steadyLags: number[] = [];
   let polling = true;
   const poller = (async () => {
     while (polling || pending.size) {
@@ -422,7 +428,6 @@ async function measureLiveLag(o: {
           const p = pending.get(r.lid);
           if (p && r.rev >= p.rev) {
             lags.push(now - p.at);
-            if (p.steady) steadyLags.push(now - p.at);
             pending.delete(r.lid);
           }
         }
@@ -466,7 +471,7 @@ async function measureLiveLag(o: {
         'no_stream',
       );
       const committed = performance.now();
-      pending.set(lid, { userId, rev: 0, at: committed, steady: committed - started >= STEADY_AFTER_MS });
+      pending.set(lid, { userId, rev: 0, at: committed });
       appended++;
     })();
     inflight.add(p);
@@ -482,33 +487,90 @@ async function measureLiveLag(o: {
   const drainMs = performance.now() - loadEnded;
   polling = false;
   await poller;
-  log('  stopping the projector');
   const loadSeconds = (performance.now() - started) / 1000;
   const machine = cpu();
-  const duration = (await metrics.getSingleMetric('oj_projector_batch_duration_seconds')?.get())?.values ?? [];
-  const applySeconds = duration.filter((v) => (v as { metricName?: string }).metricName?.endsWith('_sum')).reduce((a, v) => a + v.value, 0);
-  await projector.stop();
-  // The run's lane queues (completed jobs are kept for an hour) go with it.
-  if (o.redisUrl) await deleteRedisPrefix(o.redisUrl, prefix);
+  const { batchSizes, applySeconds } = await projector.take();
   const batches = batchSizes.length;
   return {
-    transport: o.redisUrl ? 'bullmq' : 'in-process',
     lanes: 4,
     appended,
     achievedRate: Math.round(appended / appendSeconds),
     unseen: pending.size,
     drainMs: r2(drainMs),
     lagMs: { p50: r2(quantile(lags, 0.5)), p99: r2(quantile(lags, 0.99)), max: r2(Math.max(...lags)) },
-    // The same without the events appended in the run's first STEADY_AFTER_MS, in which the projector just
-    // started (each run starts its own): a deployment's projector has been running. Reported beside the
-    // whole run's figure, not instead of it.
-    steadyLagMs: { afterMs: STEADY_AFTER_MS, p50: r2(quantile(steadyLags, 0.5)), p99: r2(quantile(steadyLags, 0.99)), max: r2(Math.max(...steadyLags)) },
-    // Lane batches applied (the catch-up to the head included), events per batch, mean apply time of a
+    // Lane batches applied, events per batch, mean apply time of a
     // batch, and the lanes' apply time summed over the run's wall time (above 1: lanes applied side by side).
     // The whole machine's CPU over the load and the drain: a run whose host took cores away (steal)
     // shows it here.
     machineCpuPercent: machine,
     batches: { count: batches, eventsP50: quantile(batchSizes, 0.5), eventsMax: Math.max(0, ...batchSizes), applyMsMean: r2(batches ? (applySeconds * 1000) / batches : 0), applyShare: r2(applySeconds / loadSeconds) },
+  };
+}
+
+/**
+ * A transport's projector, started and caught up to the head. `take` gives what it measured since the
+ * last `take`: each lane batch's size, and the lanes' apply time summed (the batch duration histogram's sum).
+ */
+interface LiveProjector {
+  take(): Promise<Measured>;
+  stop(): Promise<void>;
+}
+
+/** The projector in the bench's process: in process (embedded mode's layout), or BullMQ with `--projector-in-bench`. */
+async function projectorHere(o: { database: Database; eventStore: PostgresEventStore; redisUrl: string | undefined }, prefix: string): Promise<LiveProjector> {
+  const metrics = new Registry();
+  const batchSizes: number[] = [];
+  const projector = await startProjector({
+    ...benchProjectorOptions(o.redisUrl, prefix),
+    database: o.database,
+    eventStore: o.eventStore,
+    logger: createLogger('warn'),
+    metrics,
+    projections: [tradesProjection],
+    onApplied: (b) => void batchSizes.push(b.events.length),
+  });
+  log('  projector started (in the bench process); catching up to the head');
+  await projector.waitFor('head', 120_000);
+  log('  caught up');
+  return { take: measuredSince(metrics, batchSizes), stop: () => projector.stop() };
+}
+
+/**
+ * The projector in a process of its own (`projector-process.ts`), as a deployment with BullMQ lanes runs
+ * it (`npm run projector`, with its Node options): not sharing an event loop with the appends and the
+ * lag poller, which stand in for the gateway, a process of its own too.
+ */
+async function projectorProcess(setup: ProjectorProcessSetup): Promise<LiveProjector> {
+  const child = spawn(process.execPath, [...nodeOptionsOf('projector'), 'bench/projector-process.ts', JSON.stringify(setup)], { cwd: REPO_ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const next = () =>
+    new Promise<ProjectorProcessMessage>((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`the bench's projector process exited (code ${code})`));
+      child.once('exit', onExit);
+      child.once('message', (m: ProjectorProcessMessage) => {
+        child.off('exit', onExit);
+        resolve(m);
+      });
+    });
+  log(`  projector started (process ${child.pid}); catching up to the head`);
+  const ready = await next().catch(async (err) => {
+    child.kill('SIGKILL');
+    throw err;
+  });
+  if (ready.t !== 'ready') throw new Error(`the bench's projector process said ${ready.t} before ready`);
+  log('  caught up');
+  return {
+    async take() {
+      const taken = next();
+      child.send({ t: 'take' });
+      const m = await taken;
+      if (m.t !== 'taken') throw new Error(`the bench's projector process said ${m.t} when asked for its figures`);
+      return m.measured;
+    },
+    async stop() {
+      const exited = once(child, 'exit');
+      child.send({ t: 'stop' });
+      await exited;
+    },
   };
 }
 
