@@ -498,8 +498,8 @@ async function measureLiveLag(o: {
     unseen: pending.size,
     drainMs: r2(drainMs),
     lagMs: { p50: r2(quantile(lags, 0.5)), p99: r2(quantile(lags, 0.99)), max: r2(Math.max(...lags)) },
-    // Lane batches applied, events per batch, mean apply time of a
-    // batch, and the lanes' apply time summed over the run's wall time (above 1: lanes applied side by side).
+    // Lane batches applied, events per batch, mean apply time of a batch, and the lanes' apply time
+    // summed over the run's wall time (above 1: lanes applied side by side).
     // The whole machine's CPU over the load and the drain: a run whose host took cores away (steal)
     // shows it here.
     machineCpuPercent: machine,
@@ -567,6 +567,7 @@ async function projectorProcess(setup: ProjectorProcessSetup): Promise<LiveProje
       return m.measured;
     },
     async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, 'exit');
       child.send({ t: 'stop' });
       await exited;
