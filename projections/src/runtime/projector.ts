@@ -335,10 +335,6 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       worked.push(lane);
     }
   };
-  // The connections a running projector uses at once (a lane worker's each, the dispatcher's reads and
-  // records, its in-process batches) stay open through quiet spells: a new one would be slow for its
-  // first batches (`keepConnectionsOpen`), and the first events after a quiet spell would wait for them.
-  const letConnectionsClose = keepConnectionsOpen(database, 2 + (connection && options.work !== false ? (workLanes?.length ?? lanes) : 0));
   if (connection && options.work !== false) {
     // While the lane count changes, the old lanes keep running until they are drained.
     workLanesUpTo(Math.max(lanes, lanesHandedOut(await readDispatcher(db), lanes)));
@@ -715,6 +711,11 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       }
     }
   };
+  // The connections a running projector uses at once (a lane worker's each, the dispatcher's reads and
+  // records, its in-process batches) stay open through quiet spells: a new one would be slow for its
+  // first batches (`keepConnectionsOpen`), and the first events after a quiet spell would wait for them.
+  // Taken once nothing of the start can fail any more (undone by `shutdown`).
+  const letConnectionsClose = keepConnectionsOpen(database, 2 + (connection && options.work !== false ? (workLanes?.length ?? lanes) : 0));
   const loop = options.dispatch === false ? Promise.resolve() : superviseDispatch();
   loop.catch((err) => log.error({ err }, 'dispatcher stopped'));
 
