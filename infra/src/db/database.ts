@@ -90,7 +90,7 @@ const keptOpen = new WeakMap<pg.Pool, number[]>();
  * closing them for idleness, until the returned function is called. node-postgres closes a connection
  * idle for 10 s; the next one opened costs a connection's start (26 to 35 ms on a 2-core VM) and, on the
  * server, its first statements' parsing, planning and catalog reads again (a lane batch's first run on a
- * new connection took 25 to 45 ms against 6 to 8 ms: `docs/performance.md`, 2 December). So a process
+ * new connection took 25 to 47 ms against 6 to 8 ms: `docs/performance.md`, 2 December). So a process
  * whose work comes in bursts after quiet spells (the projector's lanes) keeps its own. Nothing is opened
  * here: waiting for connections at start could wait for ever on a small pool whose clients are held
  * (LISTEN, a leader's lock). Nothing on PGlite (one connection).
