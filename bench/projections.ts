@@ -6,12 +6,10 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import pg from 'pg';
 import { sql, type Kysely } from 'kysely';
-import { Registry } from 'prom-client';
 import { randomBytes } from 'node:crypto';
 import { journalEventVersions, lineageStreamId } from '@oj/contracts/journal-events';
 import { addDays, isWeekend } from '@oj/contracts/business-date';
 import { openDatabase, type Database } from '@oj/infra/db/database';
-import { createLogger } from '@oj/infra/logger';
 import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
 import { migrateToLatest } from '@oj/infra/db/migrate';
 import { deleteRedisPrefix } from '@oj/infra/testing/redis';
@@ -20,14 +18,13 @@ import { migrations as projectorMigrations } from '@oj/projections/runtime/migra
 import { BULK_RUN_READ, rebuild } from '@oj/projections/runtime/rebuild';
 import { DEFAULT_SEGMENT_EVENTS } from '@oj/projections/runtime/bulk-segments';
 import { liveTables } from '@oj/projections/runtime/registry';
-import { startProjector } from '@oj/projections/runtime/projector';
 import { tradesProjection, TRADES_PROJECTION } from '@oj/projections/trades/projection';
 import { listExpiring, listTrades, type TradeReadTables } from '@oj/projections/trades/queries';
 import { premiumData, premiumDataJson } from '@oj/projections/daily-premium/queries';
 import { premiumDataResponse } from '@oj/contracts/trade-views';
 import { generateJournal, HEAVY_USER } from './journal-generator.ts';
 import { machineCpu } from './machine-cpu.ts';
-import { benchProjectorOptions, measuredSince, type Measured, type ProjectorProcessMessage, type ProjectorProcessSetup } from './projector-options.ts';
+import { startLiveProjector, type LiveProjector, type ProjectorProcessMessage, type ProjectorProcessSetup } from './live-projector.ts';
 import { nodeOptionsOf, REPO_ROOT } from '@oj/infra/testing/processes';
 
 /**
@@ -363,7 +360,7 @@ export async function benchProjections(argv: string[]): Promise<Record<string, u
           on conflict (id) do update set commit = excluded.commit, prepare = excluded.prepare`.execute(db);
       }
       const ownProcess = transport !== undefined && !args.projectorInBench;
-      const projector = ownProcess ? await projectorProcess({ databaseUrl: target.url, preparedStatements, redisUrl: transport, prefix }) : await projectorHere({ database, eventStore, redisUrl: transport }, prefix);
+      const projector = ownProcess ? await projectorProcess({ databaseUrl: target.url, preparedStatements, redisUrl: transport, prefix }) : await projectorHere({ database, eventStore, redisUrl: transport, prefix });
       try {
         for (const load of loads) {
           log(`live ${load.name}: projector ${transport ? 'with BullMQ lanes' : 'in process'}, appending ${load.rate} events/s for ${load.seconds} s`);
@@ -507,32 +504,12 @@ async function measureLiveLag(o: {
   };
 }
 
-/**
- * A transport's projector, started and caught up to the head. `take` gives what it measured since the
- * last `take`: each lane batch's size, and the lanes' apply time summed (the batch duration histogram's sum).
- */
-interface LiveProjector {
-  take(): Promise<Measured>;
-  stop(): Promise<void>;
-}
-
 /** The projector in the bench's process: in process (embedded mode's layout), or BullMQ with `--projector-in-bench`. */
-async function projectorHere(o: { database: Database; eventStore: PostgresEventStore; redisUrl: string | undefined }, prefix: string): Promise<LiveProjector> {
-  const metrics = new Registry();
-  const batchSizes: number[] = [];
-  const projector = await startProjector({
-    ...benchProjectorOptions(o.redisUrl, prefix),
-    database: o.database,
-    eventStore: o.eventStore,
-    logger: createLogger('warn'),
-    metrics,
-    projections: [tradesProjection],
-    onApplied: (b) => void batchSizes.push(b.events.length),
-  });
+async function projectorHere(o: Parameters<typeof startLiveProjector>[0]): Promise<LiveProjector> {
   log('  projector started (in the bench process); catching up to the head');
-  await projector.waitFor('head', 120_000);
+  const projector = await startLiveProjector(o);
   log('  caught up');
-  return { take: measuredSince(metrics, batchSizes), stop: () => projector.stop() };
+  return projector;
 }
 
 /**

@@ -1,10 +1,6 @@
-import { Registry } from 'prom-client';
 import { openDatabase } from '@oj/infra/db/database';
 import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
-import { createLogger } from '@oj/infra/logger';
-import { startProjector } from '@oj/projections/runtime/projector';
-import { tradesProjection } from '@oj/projections/trades/projection';
-import { benchProjectorOptions, measuredSince, type ProjectorProcessMessage, type ProjectorProcessSetup } from './projector-options.ts';
+import { startLiveProjector, type ProjectorProcessMessage, type ProjectorProcessSetup } from './live-projector.ts';
 
 /**
  * The BullMQ live runs' projector in a process of its own (`bench/projections.ts` starts it), as a
@@ -17,22 +13,10 @@ const send = (m: ProjectorProcessMessage) => new Promise<void>((resolve, reject)
 
 const database = await openDatabase({ url: setup.databaseUrl, preparedStatements: setup.preparedStatements });
 const eventStore = new PostgresEventStore(database);
-const metrics = new Registry();
-const batchSizes: number[] = [];
-const projector = await startProjector({
-  ...benchProjectorOptions(setup.redisUrl, setup.prefix),
-  database,
-  eventStore,
-  logger: createLogger('warn'),
-  metrics,
-  projections: [tradesProjection],
-  onApplied: (b) => void batchSizes.push(b.events.length),
-});
-await projector.waitFor('head', 120_000);
-const take = measuredSince(metrics, batchSizes);
+const projector = await startLiveProjector({ database, eventStore, redisUrl: setup.redisUrl, prefix: setup.prefix });
 process.on('message', (m: { t: 'take' | 'stop' }) => {
   void (async () => {
-    if (m.t === 'take') return send({ t: 'taken', measured: await take() });
+    if (m.t === 'take') return send({ t: 'taken', measured: await projector.take() });
     await projector.stop();
     await eventStore.close();
     await database.close();
