@@ -1,6 +1,7 @@
 import { randomUUID, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { EventMetadata } from '@oj/contracts/events';
+import { readPacked, unpackEvent, unpackFoldEvent } from './packed.ts';
 import { START, WrongExpectedRevisionError, comparePositions, type EventStore, type LogPosition, type JsonDataEvent, type NewEvent, type ProjectedEvent, type StoredEvent, type Upcast } from './port.ts';
 
 /**
@@ -330,6 +331,38 @@ export function eventStoreContract(name: string, adapter: ContractAdapter): void
         expect(json.every((e) => typeof e.data === 'string')).toBe(true);
         const parsed = json.map(({ metadata, data, ...rest }) => ({ ...rest, data: JSON.parse(data) as unknown, metadata: { userId: metadata.userId, recordedAt: metadata.recordedAt } }));
         expect(parsed).toEqual(whole.map(({ metadata, ...rest }) => ({ ...rest, metadata: { userId: metadata.userId, recordedAt: metadata.recordedAt } })));
+      });
+
+      it('reads packed (readPacked): the same events as with the data as JSON text, each row decoded whole, the read indexed by stream and revision', async () => {
+        // A stream of its own (outside the `-u` streams the other cases count) with data and metadata past ASCII.
+        const pk = `${run}-pk.`;
+        const odd = { ...event('Paged', { notes: 'Straddle on ÉTF — 💹 twice', n: -0.5 }), metadata: { ...metadata(), userId: 'usér-✓' } };
+        const appended = await store.append(`${pk}z`, [odd], 'no_stream');
+        await settle(store, appended.position);
+        for (const limit of [1, 4, 100]) {
+          const json: JsonDataEvent[] = [];
+          const packed: JsonDataEvent[] = [];
+          let after = START;
+          for (;;) {
+            const [page, rows] = await Promise.all([
+              store.readAll({ after, streamPrefixes: [p1, p2, pk], limit, metadata: 'projected', data: 'json' }),
+              readPacked(store, { after, streamPrefixes: [p1, p2, pk], limit }),
+            ]);
+            json.push(...page);
+            const unpacked = Array.from(rows.offsets, (o) => unpackEvent(rows.bytes, o));
+            packed.push(...unpacked);
+            expect(rows.streamIds).toEqual(unpacked.map((e) => e.streamId));
+            expect([...rows.revisions]).toEqual(unpacked.map((e) => e.revision));
+            expect(rows.last).toEqual(unpacked.at(-1)?.position ?? null);
+            expect(Array.from(rows.offsets, (o) => unpackFoldEvent(rows.bytes, o))).toEqual(unpacked.map(({ id: _, position: __, ...fold }) => fold));
+            if (page.length < limit) break;
+            after = page.at(-1)!.position;
+          }
+          const projected = ({ metadata, ...rest }: JsonDataEvent) => ({ ...rest, metadata: { userId: metadata.userId, recordedAt: metadata.recordedAt } });
+          expect(packed).toEqual(json.map(projected));
+          expect(packed.at(-1)).toMatchObject({ id: odd.id, streamId: `${pk}z`, metadata: { userId: 'usér-✓' } });
+          expect(JSON.parse(packed.at(-1)!.data)).toEqual(odd.data);
+        }
       });
 
       it('reads the whole log without a filter', async () => {

@@ -1,4 +1,5 @@
 import type { EventMetadata } from '@oj/contracts/events';
+import type { PackedEvents, PackedReadOptions } from './packed.ts';
 
 /**
  * The event store port. Two real adapters implement it (PostgreSQL on kysely, for node-postgres and
@@ -157,6 +158,12 @@ export interface EventStore {
   readAll(options: ReadAllOptions & { metadata: 'projected'; data: 'json' }): Promise<JsonDataEvent[]>;
   readAll(options: ReadAllOptions & { metadata: 'projected' }): Promise<ProjectedEvent[]>;
   readAll(options: ReadAllOptions): Promise<StoredEvent[]>;
+  /**
+   * `readAll` with `metadata: 'projected'` and `data: 'json'`, packed as binary rows for a reader that
+   * decodes them on another thread (`packed.ts`; `readPacked` packs `readAll`'s events for a store
+   * without it). PostgreSQL has it: COPY writes the rows, nothing parses them on the reading thread.
+   */
+  readAllPacked?(options: PackedReadOptions): Promise<PackedEvents>;
   /** Catch-up then live: every matching event after `after`, in log order, until closed. */
   subscribe(options: SubscribeOptions): Subscription;
   /**

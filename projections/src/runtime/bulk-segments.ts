@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import { bulkTransaction, compareKeys } from '@oj/infra/db/bulk';
 import type { Database } from '@oj/infra/db/database';
-import type { EventStore, JsonDataEvent, LogPosition, ProjectedEvent } from '@oj/infra/eventstore/port';
+import type { EventStore, JsonDataEvent, LogPosition } from '@oj/infra/eventstore/port';
+import { readPacked, unpackEvent, type PackedEvents } from '@oj/infra/eventstore/packed';
 import type { BulkRun, Projection } from './projection.ts';
 import { guardRevisions, guardRowsOf, StreamRevisionError } from './apply.ts';
 import { posParams } from './lanes.ts';
@@ -28,8 +29,8 @@ export interface BulkPass {
 }
 
 /** A segment's (or batch's) end as the rebuild's checkpoint, in the transaction that wrote it. */
-export async function recordCheckpoint(trx: Kysely<any>, run: BulkPass, last: ProjectedEvent, events: number): Promise<void> {
-  const p = posParams(last.position);
+export async function recordCheckpoint(trx: Kysely<any>, run: BulkPass, last: LogPosition, events: number): Promise<void> {
+  const p = posParams(last);
   await sql`update projection_rebuilds set commit = ${p.commit}, prepare = ${p.prepare}, events_done = events_done + ${events}, updated_at = now()
     where projection = ${run.projection.name} and version = ${run.version}`.execute(trx);
 }
@@ -46,10 +47,10 @@ export async function recordCheckpoint(trx: Kysely<any>, run: BulkPass, last: Pr
  */
 export async function bulkSegments(run: BulkPass, bulk: BulkRun, segmentEvents: number): Promise<BulkPassEnd> {
   const { database, eventStore, projection, version, tables, guarded, prefixes, batchSize } = run;
-  // Only the metadata a projection reads, and the data unparsed (`BulkSegment`).
-  const read = (after: LogPosition) => eventStore.readAll({ after, streamPrefixes: prefixes, limit: batchSize, metadata: 'projected', data: 'json' });
+  // Only the metadata a projection reads, and the data unparsed, packed (`BulkSegment`).
+  const read = (after: LogPosition) => readPacked(eventStore, { after, streamPrefixes: prefixes, limit: batchSize });
   let cursor = run.from;
-  let next: Promise<JsonDataEvent[]> | null = null;
+  let next: Promise<PackedEvents> | null = null;
   let writing: Promise<void> | null = null;
   // A version resumed from a kill may hold rows past its checkpoint (partitions of an older rebuild's
   // batch committed apart from the checkpoint): until the first segment is written, a stream that looks
@@ -65,45 +66,52 @@ export async function bulkSegments(run: BulkPass, bulk: BulkRun, segmentEvents: 
       const continued = new Set<string>();
       const carried: JsonDataEvent[] = [];
       let count = 0;
-      let last: JsonDataEvent | undefined;
+      let last: LogPosition | undefined;
       while (count < segmentEvents) {
         let events = next ? await next : await read(cursor);
         next = null;
-        if (events.length < batchSize && writing) {
+        if (events.offsets.length < batchSize && writing) {
           await writing;
           writing = null;
           events = await read(cursor);
         }
-        const tail = events.at(-1);
+        const tail = events.last;
         if (!tail) {
           ended = true;
           break;
         }
-        if (events.length === batchSize) {
-          next = read(tail.position);
+        const n = events.offsets.length;
+        if (n === batchSize) {
+          next = read(tail);
           next.catch(() => {}); // awaited next round; a failure first must not be unhandled
         } else ended = true;
+        const { streamIds, revisions } = events;
         const held = mayHoldLater ? await heldStreams(run, events, begun, continued) : null;
-        const fresh: JsonDataEvent[] = [];
-        for (const e of events) {
-          const r = begun.get(e.streamId);
+        // The rows of the streams begun here go to the segment as they are (`BulkSegment.add`); the
+        // others' are decoded here.
+        const fresh = new Int32Array(n);
+        let freshCount = 0;
+        for (let i = 0; i < n; i++) {
+          const streamId = streamIds[i]!;
+          const revision = revisions[i]!;
+          const r = begun.get(streamId);
           if (r !== undefined) {
-            if (e.revision !== r + 1) throw new StreamRevisionError(projection.name, version, e.streamId, r + 1, e.revision);
-            begun.set(e.streamId, e.revision);
-            fresh.push(e);
-          } else if (e.revision === 0 && !continued.has(e.streamId) && !held?.has(e.streamId)) {
-            begun.set(e.streamId, 0);
-            fresh.push(e);
+            if (revision !== r + 1) throw new StreamRevisionError(projection.name, version, streamId, r + 1, revision);
+            begun.set(streamId, revision);
+            fresh[freshCount++] = events.offsets[i]!;
+          } else if (revision === 0 && !continued.has(streamId) && !held?.has(streamId)) {
+            begun.set(streamId, 0);
+            fresh[freshCount++] = events.offsets[i]!;
           } else {
-            continued.add(e.streamId);
-            carried.push(e);
+            continued.add(streamId);
+            carried.push(unpackEvent(events.bytes, events.offsets[i]!));
           }
         }
-        segment.add(fresh);
-        count += events.length;
+        if (freshCount) segment.add({ bytes: events.bytes, offsets: fresh.subarray(0, freshCount) });
+        count += n;
         last = tail;
-        cursor = tail.position;
-        run.onRead(events.length);
+        cursor = tail;
+        run.onRead(n);
         if (ended) break;
       }
       if (!last) break;
@@ -157,8 +165,8 @@ const eventsOf = (begun: ReadonlyMap<string, number>): number => {
 };
 
 /** Streams of a batch that look new to a resumed run but have a guard row in the version already. */
-async function heldStreams(run: BulkPass, events: readonly ProjectedEvent[], begun: ReadonlyMap<string, number>, continued: ReadonlySet<string>): Promise<Set<string>> {
-  const ids = [...new Set(events.filter((e) => e.revision === 0 && !begun.has(e.streamId) && !continued.has(e.streamId)).map((e) => e.streamId))];
+async function heldStreams(run: BulkPass, events: PackedEvents, begun: ReadonlyMap<string, number>, continued: ReadonlySet<string>): Promise<Set<string>> {
+  const ids = [...new Set(events.streamIds.filter((s, i) => events.revisions[i] === 0 && !begun.has(s) && !continued.has(s)))];
   if (!ids.length) return new Set();
   const rows = await guardRowsOf(run.guarded, ids).execute(run.database.db);
   return new Set(rows.rows.map((r) => r.stream_id));

@@ -98,11 +98,17 @@ export interface BulkRun {
  * only appended: no read, no upsert, no conflict. Both are read with only the metadata a projection
  * reads (`ProjectedMetadata`: the user and when it was recorded), and with their data as the JSON text
  * stored (`JsonDataEvent`), which the segment parses and upcasts where it folds: the runtime reads the
- * log and sorts its events by stream, so that the parse can go to another thread.
+ * log and sorts its events by stream, so that the parse can go to another thread. The events `add`
+ * folds come as the rows of the log's packed read (`PackedEvents`), so that they go to that thread as
+ * bytes, not as objects.
  */
 export interface BulkSegment {
-  /** Folds events (log order) of streams that begin in this segment. */
-  add(events: readonly JsonDataEvent[]): void;
+  /**
+   * Folds events (log order) of streams that begin in this segment: the rows of a packed read at
+   * `offsets` (`unpackFoldEvent` decodes one). The bytes are the segment's from then on: the runtime
+   * reads nothing more of them, and the segment may hand them to another thread.
+   */
+  add(rows: PackedRows): void;
   /**
    * In the runtime's transaction (which then records the streams' guard rows and the segment's
    * checkpoint): appends the rows of every stream folded (`t.load`: COPY on PostgreSQL) and applies
@@ -110,6 +116,12 @@ export interface BulkSegment {
    * mode `bulk`.
    */
   write(t: BulkTransaction, tables: Record<string, string>, continued: readonly JsonDataEvent[]): Promise<void>;
+}
+
+/** Some of a packed read's events (`BulkSegment.add`): the read's bytes, and where each event's row starts. */
+export interface PackedRows {
+  bytes: Buffer;
+  offsets: Int32Array;
 }
 
 export const physicalTables = (p: Pick<Projection, 'tables'>, version: number): Record<string, string> =>

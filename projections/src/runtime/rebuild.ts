@@ -280,7 +280,7 @@ async function bulkBatches(run: BulkPass, partitions: number): Promise<number> {
         }),
       ),
     );
-    await recordCheckpoint(db, run, last, events.length);
+    await recordCheckpoint(db, run, last.position, events.length);
     checkpoint = last.position;
     applied += events.length;
     run.onRead(events.length);

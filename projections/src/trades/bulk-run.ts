@@ -2,7 +2,8 @@ import type { BinaryType } from '@oj/infra/db/copy-binary';
 import type { BulkTransaction } from '@oj/infra/db/bulk';
 import type { Database } from '@oj/infra/db/database';
 import type { JsonDataEvent } from '@oj/infra/eventstore/port';
-import type { BulkRun, BulkSegment } from '../runtime/projection.ts';
+import { unpackFoldEvent } from '@oj/infra/eventstore/packed';
+import type { BulkRun, BulkSegment, PackedRows } from '../runtime/projection.ts';
 import { applyTradeEvents } from './apply.ts';
 import { FoldThread } from './fold-thread.ts';
 import { SegmentFold, segmentColumns, segmentTables, type SegmentTable } from './segment-fold.ts';
@@ -49,8 +50,8 @@ class WorkerSegment implements BulkSegment {
     this.#seg = seg;
   }
 
-  add(events: readonly JsonDataEvent[]): void {
-    this.#thread.add(this.#seg, events);
+  add(rows: PackedRows): void {
+    this.#thread.add(this.#seg, rows);
   }
 
   async write(t: BulkTransaction, tables: Record<string, string>, continued: readonly JsonDataEvent[]): Promise<void> {
@@ -73,8 +74,8 @@ class WorkerSegment implements BulkSegment {
 class InlineSegment implements BulkSegment {
   readonly #fold = new SegmentFold();
 
-  add(events: readonly JsonDataEvent[]): void {
-    this.#fold.add(events);
+  add(rows: PackedRows): void {
+    this.#fold.add(Array.from(rows.offsets, (offset) => unpackFoldEvent(rows.bytes, offset)));
   }
 
   async write(t: BulkTransaction, tables: Record<string, string>, continued: readonly JsonDataEvent[]): Promise<void> {

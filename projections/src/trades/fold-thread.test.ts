@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonDataEvent } from '@oj/infra/eventstore/port';
+import { packEvents } from '@oj/infra/eventstore/packed';
+import type { PackedRows } from '../runtime/projection.ts';
 import { BinaryChunks, type BinaryType } from '@oj/infra/db/copy-binary';
 import { FoldThread, WINDOW } from './fold-thread.ts';
 import { SegmentFold, segmentColumns, segmentTables, type SegmentTable } from './segment-fold.ts';
@@ -14,6 +16,12 @@ import { JournalLog, smallJournal, terms } from './testing.ts';
 
 const asJson = (events: ReturnType<typeof smallJournal>['events']): JsonDataEvent[] =>
   events.map((e) => ({ ...e, data: JSON.stringify(e.data), metadata: { userId: e.metadata.userId, recordedAt: e.metadata.recordedAt } }));
+
+/** Events as a packed read's rows, every one of them (what the reading thread hands the worker). */
+const packed = (events: readonly JsonDataEvent[]): PackedRows => {
+  const { bytes, offsets } = packEvents(events);
+  return { bytes, offsets };
+};
 
 /** Types for the tests below that fail before a row is encoded. */
 const anyTypes = Object.fromEntries(segmentTables.map((t) => [t, [] as BinaryType[]])) as Record<SegmentTable, BinaryType[]>;
@@ -45,8 +53,8 @@ describe('the fold worker', () => {
     const types = Object.fromEntries(segmentTables.map((t) => [t, segmentColumns[t].map((): BinaryType => 'text')])) as Record<SegmentTable, BinaryType[]>;
     const thread = new FoldThread();
     try {
-      thread.add(0, events.slice(0, 7_000));
-      thread.add(0, events.slice(7_000));
+      thread.add(0, packed(events.slice(0, 7_000)));
+      thread.add(0, packed(events.slice(7_000)));
       const rows = thread.write(0, types);
       // Nothing taken: the worker stops at the window.
       await until(() => thread.waiting(0) === WINDOW);
@@ -87,11 +95,11 @@ describe('the fold worker', () => {
     const thread = new FoldThread();
     try {
       const events = asJson(smallJournal().events);
-      thread.add(0, [...events.slice(0, 3), { ...events[3]!, data: '{"tradeId": ' }, ...events.slice(4)]);
+      thread.add(0, packed([...events.slice(0, 3), { ...events[3]!, data: '{"tradeId": ' }, ...events.slice(4)]));
       const failed = await drain(thread, 0).then(() => null, (e: Error) => e);
       expect(failed?.name).toBe('SyntaxError');
       expect(failed?.message).toMatch(/JSON/);
-      expect(() => thread.add(1, events)).toThrow(failed!);
+      expect(() => thread.add(1, packed(events))).toThrow(failed!);
     } finally {
       await thread.close();
     }
@@ -99,7 +107,7 @@ describe('the fold worker', () => {
 
   it('closed while a segment is being written: the write fails, it does not wait for ever', async () => {
     const thread = new FoldThread();
-    thread.add(0, asJson(smallJournal().events));
+    thread.add(0, packed(asJson(smallJournal().events)));
     const rows = thread.write(0, anyTypes);
     await thread.close();
     await expect((async () => {

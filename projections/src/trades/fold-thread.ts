@@ -1,13 +1,13 @@
 import { Worker } from 'node:worker_threads';
 import type { BinaryType } from '@oj/infra/db/copy-binary';
-import type { JsonDataEvent } from '@oj/infra/eventstore/port';
+import type { PackedRows } from '../runtime/projection.ts';
 import { segmentTables, type SegmentTable } from './segment-fold.ts';
 import type { CountDelta } from './tables.ts';
 
 /**
  * The rebuild's fold worker, as the reading thread sees it (`fold-worker.ts` is the other side). The
- * reading thread reads the log and sorts its events into segments (`bulkSegments`); the worker parses
- * each event's data, folds the segments' lineages and encodes their rows for COPY. So the costliest parts
+ * reading thread reads the log packed (`PackedEvents`) and sorts its events into segments
+ * (`bulkSegments`); the worker decodes the rows it is handed, parses each event's data, folds the segments' lineages and encodes their rows for COPY. So the costliest parts
  * of a rebuild's building (the parse, the fold, the rows and their encoding, with their garbage: about 11
  * of the 16 s it took on one thread for a million events) run beside the read and the writes instead of
  * after them (`docs/performance.md` has the figures).
@@ -21,19 +21,8 @@ import type { CountDelta } from './tables.ts';
 /** Chunks encoded ahead of the COPY: 16 of about 256 KiB. */
 export const WINDOW = 16;
 
-/** A batch of a segment's events as columns (what the fold reads of each): a few arrays to clone, not an object per event. */
-export interface EventColumns {
-  streamId: string[];
-  revision: number[];
-  type: string[];
-  schemaVersion: number[];
-  data: string[];
-  userId: string[];
-  recordedAt: string[];
-}
-
 export type ToWorker =
-  | { t: 'add'; seg: number; events: EventColumns }
+  | { t: 'add'; seg: number; bytes: ArrayBuffer; length: number; offsets: Int32Array }
   | { t: 'write'; seg: number; types: Record<SegmentTable, BinaryType[]>; window: number }
   | { t: 'credit'; seg: number };
 
@@ -66,20 +55,15 @@ export class FoldThread {
     });
   }
 
-  /** Sends events of a segment to be folded. */
-  add(seg: number, events: readonly JsonDataEvent[]): void {
+  /** Hands events of a segment over to be folded: the rows' bytes go to the worker (transferred, not copied). */
+  add(seg: number, rows: PackedRows): void {
     this.#check();
-    const columns: EventColumns = { streamId: [], revision: [], type: [], schemaVersion: [], data: [], userId: [], recordedAt: [] };
-    for (const e of events) {
-      columns.streamId.push(e.streamId);
-      columns.revision.push(e.revision);
-      columns.type.push(e.type);
-      columns.schemaVersion.push(e.schemaVersion);
-      columns.data.push(e.data);
-      columns.userId.push(e.metadata.userId);
-      columns.recordedAt.push(e.metadata.recordedAt);
-    }
-    this.#post({ t: 'add', seg, events: columns });
+    const { bytes, offsets } = rows;
+    // A packed read's bytes have a buffer of their own (`PackedEvents`); anything else is copied.
+    const own = bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length;
+    const buffer = (own ? bytes.buffer : Uint8Array.from(bytes).buffer) as ArrayBuffer;
+    const list = offsets.byteOffset === 0 && offsets.buffer.byteLength === offsets.byteLength ? offsets : offsets.slice();
+    this.#worker.postMessage({ t: 'add', seg, bytes: buffer, length: bytes.length, offsets: list } satisfies ToWorker, [buffer, list.buffer as ArrayBuffer]);
   }
 
   /**

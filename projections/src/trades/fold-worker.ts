@@ -1,5 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import { BinaryChunks, type BinaryChunk, type BinaryType } from '@oj/infra/db/copy-binary';
+import { unpackFoldEvent } from '@oj/infra/eventstore/packed';
 import type { FromWorker, ToWorker } from './fold-thread.ts';
 import { SegmentFold, segmentColumns, segmentTables, type FoldEvent, type SegmentRows, type SegmentTable } from './segment-fold.ts';
 import type { CountDelta } from './tables.ts';
@@ -48,7 +49,7 @@ function handleNext(): void {
 }
 
 function handle(m: Exclude<ToWorker, { t: 'credit' }>): void {
-  if (m.t === 'add') return foldOf(m.seg).add(eventsOf(m.events));
+  if (m.t === 'add') return foldOf(m.seg).add(eventsOf(m));
   const fold = foldOf(m.seg);
   folds.delete(m.seg);
   writing.set(m.seg, { chunks: encode(fold.rows(), m.types), credits: 0 });
@@ -70,10 +71,9 @@ function foldOf(seg: number): SegmentFold {
   return fold;
 }
 
-function* eventsOf(c: Extract<ToWorker, { t: 'add' }>['events']): Generator<FoldEvent> {
-  for (let i = 0; i < c.streamId.length; i++) {
-    yield { streamId: c.streamId[i]!, revision: c.revision[i]!, type: c.type[i]!, schemaVersion: c.schemaVersion[i]!, data: c.data[i]!, metadata: { userId: c.userId[i]!, recordedAt: c.recordedAt[i]! } };
-  }
+function* eventsOf(m: Extract<ToWorker, { t: 'add' }>): Generator<FoldEvent> {
+  const bytes = Buffer.from(m.bytes, 0, m.length);
+  for (const offset of m.offsets) yield unpackFoldEvent(bytes, offset);
 }
 
 /** Sends up to `credits` more chunks of a segment being written; its counts after its last chunk. */
