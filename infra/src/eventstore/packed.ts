@@ -113,8 +113,18 @@ export function packEvents(events: readonly JsonDataEvent[]): PackedEvents {
 export type PackedFoldEvent = Pick<JsonDataEvent, 'streamId' | 'revision' | 'type' | 'schemaVersion' | 'data' | 'metadata'>;
 
 /** The event whose row starts at `offset`, without its id and position (what a fold reads). */
-export function unpackFoldEvent(bytes: Buffer, offset: number): PackedFoldEvent {
+export const unpackFoldEvent = (bytes: Buffer, offset: number): PackedFoldEvent => foldFields(new RowReader(bytes, offset));
+
+/** The event whose row starts at `offset`. */
+export function unpackEvent(bytes: Buffer, offset: number): JsonDataEvent {
   const r = new RowReader(bytes, offset);
+  const event = foldFields(r);
+  const id = r.text();
+  return { id, ...event, position: { commit: r.uint8(), prepare: r.int8() } };
+}
+
+/** A row's fields up to its id, read in their order. */
+function foldFields(r: RowReader): PackedFoldEvent {
   const streamId = r.text();
   const revision = r.int4();
   const type = r.text();
@@ -123,21 +133,6 @@ export function unpackFoldEvent(bytes: Buffer, offset: number): PackedFoldEvent 
   const userId = r.text();
   const recordedAt = r.text();
   return { streamId, revision, type, schemaVersion, data, metadata: { userId, recordedAt } };
-}
-
-/** The event whose row starts at `offset`. */
-export function unpackEvent(bytes: Buffer, offset: number): JsonDataEvent {
-  const r = new RowReader(bytes, offset);
-  const streamId = r.text();
-  const revision = r.int4();
-  const type = r.text();
-  const schemaVersion = r.int4();
-  const data = r.text();
-  const userId = r.text();
-  const recordedAt = r.text();
-  const id = r.text();
-  const position = { commit: r.uint8(), prepare: r.int8() };
-  return { id, type, schemaVersion, data, metadata: { userId, recordedAt }, streamId, revision, position };
 }
 
 /** The position of the row at `offset`: its last two fields. */
