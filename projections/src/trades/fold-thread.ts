@@ -7,10 +7,11 @@ import type { CountDelta } from './tables.ts';
 /**
  * The rebuild's fold worker, as the reading thread sees it (`fold-worker.ts` is the other side). The
  * reading thread reads the log packed (`PackedEvents`) and sorts its events into segments
- * (`bulkSegments`); the worker decodes the rows it is handed, parses each event's data, folds the segments' lineages and encodes their rows for COPY. So the costliest parts
- * of a rebuild's building (the parse, the fold, the rows and their encoding, with their garbage: about 11
- * of the 16 s it took on one thread for a million events) run beside the read and the writes instead of
- * after them (`docs/performance.md` has the figures).
+ * (`bulkSegments`); the worker decodes the rows it is handed, parses each event's data, folds the
+ * segments' lineages and encodes their rows for COPY. So the costliest parts of a rebuild's building
+ * (the parse, the fold, the rows and their encoding, with their garbage: about 11 of the 16 s it took on
+ * one thread for a million events) run beside the read and the writes instead of after them
+ * (`docs/performance.md` has the figures).
  *
  * Messages keep their order, and every one names its segment: the next segment's events may reach the
  * worker before the last segment is written (the log is read while a segment is written). A segment's
