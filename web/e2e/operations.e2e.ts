@@ -233,9 +233,17 @@ describe('projections console', () => {
     // The first version still holds the damaged figure of the K trades: a recompute of the trader
     // rewrites exactly those rows, says so, and a second one finds nothing wrong.
     const recomputeTrader = async () => {
-      await card.getByRole('button', { name: 'Rebuild one user' }).click();
       const dialog = page.getByRole('dialog');
-      await dialog.getByLabel('User id').fill(traderId);
+      const userId = dialog.getByLabel('User id');
+      // Clicked again only while its dialog is not open: a click made as the card re-rendered after
+      // the rollback once opened nothing (a CI run of 2 December), and the field was waited for in vain.
+      for (let attempt = 0; ; attempt++) {
+        await card.getByRole('button', { name: 'Rebuild one user' }).click();
+        const opened = await userId.waitFor({ timeout: 5_000 }).then(() => true, () => false);
+        if (opened) break;
+        if (attempt === 2) throw new Error('The "Rebuild one user" dialog did not open after three clicks');
+      }
+      await userId.fill(traderId);
       await dialog.getByRole('button', { name: 'Rebuild user' }).click();
       const panel = card.locator(`[data-testid="rebuild-rebuild-trades-user-${traderId}"][data-phase="done"]`);
       await panel.waitFor({ timeout: 60_000 });
