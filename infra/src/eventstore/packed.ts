@@ -37,9 +37,12 @@ const HEADER_LENGTH = SIGNATURE.length + 8;
 
 /** A store's read packed: its own (`readAllPacked`, PostgreSQL) where it has one, else its events packed. */
 export async function readPacked(store: EventStore, options: PackedReadOptions): Promise<PackedEvents> {
-  if (store.readAllPacked) return store.readAllPacked(options);
-  return packEvents(await store.readAll({ ...options, metadata: 'projected', data: 'json' }));
+  return store.readAllPacked ? store.readAllPacked(options) : readAllAsPacked(store, options);
 }
+
+/** `readAll`'s events (projected metadata, data as JSON text) packed: a store's read without COPY. */
+export const readAllAsPacked = async (store: Pick<EventStore, 'readAll'>, options: PackedReadOptions): Promise<PackedEvents> =>
+  packEvents(await store.readAll({ ...options, metadata: 'projected', data: 'json' }));
 
 /**
  * Indexes COPY's binary output of the rows above: each row's start, stream and revision, and the last

@@ -21,7 +21,7 @@ import {
   type WakeUps,
 } from './port.ts';
 import { assertEventIds, canonicalUuid } from './event-ids.ts';
-import { indexPacked, packEvents, type PackedEvents, type PackedReadOptions } from './packed.ts';
+import { indexPacked, readAllAsPacked, type PackedEvents, type PackedReadOptions } from './packed.ts';
 import { LocalSignal, pollingSubscription, signalWakeUps, type SignalOptions } from './subscription.ts';
 import { GroupCommit } from './group-commit.ts';
 import { listenChannel, type ChannelListener } from '../db/listen.ts';
@@ -366,7 +366,7 @@ export class PostgresEventStore implements EventStore {
 
   async readAllPacked(options: PackedReadOptions): Promise<PackedEvents> {
     const pool = this.#pool;
-    if (!pool) return packEvents(await this.readAll({ ...options, metadata: 'projected', data: 'json' }));
+    if (!pool) return readAllAsPacked(this, options);
     const query = sql`select ${PACKED_COLUMNS} from events ${pageOf(options)}`.compile(this.#db);
     // COPY takes no parameters: each goes in as a literal.
     const text = query.sql.replace(/\$(\d+)/g, (_, n: string) => pg.escapeLiteral(String(query.parameters[Number(n) - 1])));

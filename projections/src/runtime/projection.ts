@@ -105,8 +105,8 @@ export interface BulkRun {
 export interface BulkSegment {
   /**
    * Folds events (log order) of streams that begin in this segment: the rows of a packed read at
-   * `offsets` (`unpackFoldEvent` decodes one). The bytes are the segment's from then on: the runtime
-   * reads nothing more of them, and the segment may hand them to another thread.
+   * `offsets` (`unpackFoldEvent` decodes one). The bytes and the offsets are the segment's from then on:
+   * the runtime reads nothing more of them, and the segment may hand them to another thread.
    */
   add(rows: PackedRows): void;
   /**

@@ -34,6 +34,17 @@ export type FromWorker =
 
 type Chunk = Extract<FromWorker, { t: 'chunk' }>;
 
+/**
+ * Bytes to transfer to the other thread (sent with their length): their own buffer when they start it
+ * and it is not a slice of Node's pool (a pool is `Buffer.poolSize`, a buffer of its own larger, or
+ * made apart from it: `allocUnsafeSlow`), else a copy. A packed read's bytes and a COPY chunk
+ * (`BinaryRows.take`) are handed over.
+ */
+export function transferable(bytes: Uint8Array): ArrayBuffer {
+  const own = bytes.byteOffset === 0 && (bytes.buffer.byteLength > Buffer.poolSize || bytes.buffer.byteLength === bytes.byteLength);
+  return (own ? bytes.buffer : Uint8Array.from(bytes).buffer) as ArrayBuffer;
+}
+
 /** A segment being written: its chunks as they arrive, then its counts. */
 class Receiver {
   readonly chunks: Chunk[] = [];
@@ -60,11 +71,9 @@ export class FoldThread {
   add(seg: number, rows: PackedRows): void {
     this.#check();
     const { bytes, offsets } = rows;
-    // A packed read's bytes have a buffer of their own (`PackedEvents`); anything else is copied.
-    const own = bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length;
-    const buffer = (own ? bytes.buffer : Uint8Array.from(bytes).buffer) as ArrayBuffer;
-    const list = offsets.byteOffset === 0 && offsets.buffer.byteLength === offsets.byteLength ? offsets : offsets.slice();
-    this.#worker.postMessage({ t: 'add', seg, bytes: buffer, length: bytes.length, offsets: list } satisfies ToWorker, [buffer, list.buffer as ArrayBuffer]);
+    const buffer = transferable(bytes);
+    // The offsets' view travels with its buffer (`PackedRows`: the segment's from now on).
+    this.#worker.postMessage({ t: 'add', seg, bytes: buffer, length: bytes.length, offsets } satisfies ToWorker, [buffer, offsets.buffer as ArrayBuffer]);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import { BinaryChunks, type BinaryChunk, type BinaryType } from '@oj/infra/db/copy-binary';
 import { unpackFoldEvent } from '@oj/infra/eventstore/packed';
-import type { FromWorker, ToWorker } from './fold-thread.ts';
+import { transferable, type FromWorker, type ToWorker } from './fold-thread.ts';
 import { SegmentFold, segmentColumns, segmentTables, type FoldEvent, type SegmentRows, type SegmentTable } from './segment-fold.ts';
 import type { CountDelta } from './tables.ts';
 
@@ -90,10 +90,8 @@ function send(seg: number, credits: number): void {
       return;
     }
     const { table, chunk, last } = next.value;
-    // A chunk has a buffer of its own (`BinaryRows.take`: larger than Node's pool, so never a slice of
-    // it): handed over, not copied. Anything else is copied.
-    const own = chunk.bytes.buffer.byteLength > Buffer.poolSize && chunk.bytes.byteOffset === 0;
-    const bytes = (own ? chunk.bytes.buffer : Uint8Array.from(chunk.bytes).buffer) as ArrayBuffer;
+    // A chunk has a buffer of its own (`BinaryRows.take`): handed over, not copied.
+    const bytes = transferable(chunk.bytes);
     post({ t: 'chunk', seg, table, bytes, length: chunk.bytes.byteLength, last }, [bytes]);
     w.credits--;
   }
