@@ -2,6 +2,7 @@ import { randomUUID, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { EventMetadata } from '@oj/contracts/events';
 import { readPacked, unpackEvent, unpackFoldEvent } from './packed.ts';
+import { readByStream } from './by-stream.ts';
 import { START, WrongExpectedRevisionError, comparePositions, type EventStore, type LogPosition, type JsonDataEvent, type NewEvent, type ProjectedEvent, type StoredEvent, type Upcast } from './port.ts';
 
 /**
@@ -363,6 +364,47 @@ export function eventStoreContract(name: string, adapter: ContractAdapter): void
           expect(packed.at(-1)).toMatchObject({ id: odd.id, streamId: `${pk}z`, metadata: { userId: 'usér-✓' } });
           expect(JSON.parse(packed.at(-1)!.data)).toEqual(odd.data);
         }
+      });
+
+      it('reads by stream (readByStream): each stream whole, its events together in revision order, in one batch; every event once; up to a position', async () => {
+        const log = await readEverything(store, [p1, p2], START, 100);
+        const projected = ({ metadata, ...rest }: ProjectedEvent) => ({ ...rest, metadata: { userId: metadata.userId, recordedAt: metadata.recordedAt } });
+        // Each stream's events in the log's order (which is its revisions' order), streams sorted by id.
+        const byStream = (events: readonly ProjectedEvent[]) => {
+          const streams = new Map<string, ReturnType<typeof projected>[]>();
+          for (const e of events) streams.set(e.streamId, [...(streams.get(e.streamId) ?? []), projected(e)]);
+          return [...streams].sort(([a], [b]) => (a < b ? -1 : 1));
+        };
+        for (const batch of [1, 3, 100]) {
+          for (const upTo of [undefined, log[8]!.position]) {
+            const want = upTo ? log.filter((e) => comparePositions(e.position, upTo) <= 0) : log;
+            const batches: ProjectedEvent[][] = [];
+            for await (const b of readByStream(store, { streamPrefixes: [p1, p2], batch, ...(upTo ? { upTo } : {}) })) batches.push(b);
+            const done = new Set<string>();
+            for (const b of batches) {
+              expect(b.length).toBeGreaterThan(0);
+              for (let i = 0; i < b.length; i++) {
+                const e = b[i]!;
+                if (i > 0 && b[i - 1]!.streamId === e.streamId) {
+                  expect(e.revision).toBe(b[i - 1]!.revision + 1);
+                  continue;
+                }
+                expect(done.has(e.streamId)).toBe(false); // a stream already seen (cut, or apart)
+                expect(e.revision).toBe(0);
+                done.add(e.streamId);
+              }
+            }
+            expect(byStream(batches.flat())).toEqual(byStream(want));
+            // A store with its own read hands streams over as they are read, not all at the end.
+            if (store.readByStream && batch < 4) expect(batches.length).toBeGreaterThan(1);
+          }
+        }
+        // A reader that stops after the first batch leaves the store as it was.
+        for await (const b of readByStream(store, { streamPrefixes: [p1, p2], batch: 1 })) {
+          expect(b.length).toBeGreaterThan(0);
+          break;
+        }
+        expect((await readEverything(store, [p1, p2], START, 100)).map((e) => e.id)).toEqual(log.map((e) => e.id));
       });
 
       it('reads the whole log without a filter', async () => {

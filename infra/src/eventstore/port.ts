@@ -1,5 +1,6 @@
 import type { EventMetadata } from '@oj/contracts/events';
 import type { PackedEvents, PackedReadOptions } from './packed.ts';
+import type { ByStreamReadOptions } from './by-stream.ts';
 
 /**
  * The event store port. Two real adapters implement it (PostgreSQL on kysely, for node-postgres and
@@ -164,6 +165,13 @@ export interface EventStore {
    * without it). PostgreSQL has it: COPY writes the rows, nothing parses them on the reading thread.
    */
   readAllPacked?(options: PackedReadOptions): Promise<PackedEvents>;
+  /**
+   * The visible events of the streams with these prefixes, whole streams a batch at a time
+   * (`by-stream.ts`; `readByStream` groups `readAll`'s events for a store without it). PostgreSQL has
+   * it: one query in stream order, read by a cursor, so a reader acts on the first streams while the
+   * rest are read.
+   */
+  readByStream?(options: ByStreamReadOptions): AsyncIterable<ProjectedEvent[]>;
   /** Catch-up then live: every matching event after `after`, in log order, until closed. */
   subscribe(options: SubscribeOptions): Subscription;
   /**
