@@ -146,24 +146,41 @@ const revisionsUpsert = (version: { name: string; version: number }, entries: Re
     on conflict (projection, version, stream_id) do update set revision = excluded.revision`;
 
 /**
- * The stream guard of a one-user recompute: each of the user's streams recorded at its last revision in
- * `events` (all of the user's events up to the lane's checkpoint, so every stream from revision 0, with
- * no gap), and the guard rows of the user's streams that have no event removed. Only rows that differ
- * are written. Returns what it wrote.
+ * Each stream's last revision in a one-user recompute's events (all of the user's events up to the
+ * lane's checkpoint, so every stream from revision 0, with no gap: StreamRevisionError for a gap), as
+ * they go by: the events may come a batch at a time, each stream's in revision order.
+ */
+export class LastRevisions {
+  readonly last = new Map<string, number>();
+  events = 0;
+  readonly #version: { name: string; version: number };
+
+  constructor(version: { name: string; version: number }) {
+    this.#version = version;
+  }
+
+  add(events: readonly ProjectedEvent[]): void {
+    for (const e of events) {
+      const l = this.last.get(e.streamId);
+      const expected = l === undefined ? 0 : l + 1;
+      if (e.revision !== expected) throw new StreamRevisionError(this.#version.name, this.#version.version, e.streamId, expected, e.revision);
+      this.last.set(e.streamId, e.revision);
+    }
+    this.events += events.length;
+  }
+}
+
+/**
+ * The stream guard of a one-user recompute: each of the user's streams recorded at its last revision
+ * (`LastRevisions`), and the guard rows of the user's streams that have no event removed. Only rows that
+ * differ are written. Returns what it wrote.
  */
 export async function replaceStreamRevisions(
   trx: Kysely<any>,
   version: { name: string; version: number },
   prefixes: readonly string[],
-  events: readonly ProjectedEvent[],
+  last: ReadonlyMap<string, number>,
 ): Promise<RowChanges> {
-  const last = new Map<string, number>();
-  for (const e of events) {
-    const l = last.get(e.streamId);
-    const expected = l === undefined ? 0 : l + 1;
-    if (e.revision !== expected) throw new StreamRevisionError(version.name, version.version, e.streamId, expected, e.revision);
-    last.set(e.streamId, e.revision);
-  }
   const known = new Map<string, number>();
   for (const prefix of prefixes) {
     const r = await sql<{ stream_id: string; revision: number }>`select stream_id, revision from projection_stream_revisions

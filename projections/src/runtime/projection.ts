@@ -71,13 +71,15 @@ export interface Projection {
   /** Deletes one user's rows (for a rebuild scoped to one user). */
   deleteUser(ctx: ProjectionContext, userId: string): Promise<void>;
   /**
-   * A one-user recompute that writes only what is wrong: the user's rows computed from `events` (all of
+   * A one-user recompute that writes only what is wrong: the user's rows computed from `streams` (all of
    * the user's events up to the lane's checkpoint, every lineage from its first event) compared with the
    * rows the version holds, and only rows that differ written (removed, added, or replaced). Returns what
-   * it wrote, per table. `events` is a read already under way: the projection reads its rows meanwhile.
+   * it wrote, per table. `streams` comes a batch of whole streams at a time (`readByStream`: each stream
+   * in one batch, in revision order; streams in no promised order): the projection starts the read first
+   * (its first `next()`), reads its rows meanwhile, and may write a stream's rows before the read ends.
    * Without it, a recompute deletes the user's rows (`deleteUser`) and applies the events in mode `user`.
    */
-  recomputeUser?(ctx: UserRecomputeContext, userId: string, events: () => Promise<readonly ProjectedEvent[]>): Promise<Record<string, RowChanges>>;
+  recomputeUser?(ctx: UserRecomputeContext, userId: string, streams: AsyncIterable<readonly ProjectedEvent[]>): Promise<Record<string, RowChanges>>;
   /** Rows per table, for status and for comparing versions. */
   countRows?(db: Kysely<any>, tables: Record<string, string>): Promise<Record<string, number>>;
 }

@@ -4,11 +4,12 @@ import type { Database } from '@oj/infra/db/database';
 import { failpoint } from '@oj/infra/failpoints';
 import { settleAll } from '@oj/infra/settle';
 import { START, comparePositions, positionToString, type EventStore, type LogPosition, type ProjectedEvent } from '@oj/infra/eventstore/port';
+import { groupByStream, readByStream } from '@oj/infra/eventstore/by-stream';
 import { physicalTables, type Projection } from './projection.ts';
 import { bulkSegments, DEFAULT_SEGMENT_EVENTS, recordCheckpoint, type BulkPass } from './bulk-segments.ts';
 import { LOCK_REBUILD, lockSwitchExclusive, lockSwitchShared, tryLock } from './locks.ts';
 import { laneOf, matchesPrefixes, maxPosition, minPosition, posParams, rowPosition } from './lanes.ts';
-import { guardRevisions, lockCheckpoint, replaceStreamRevisions } from './apply.ts';
+import { guardRevisions, LastRevisions, lockCheckpoint, replaceStreamRevisions } from './apply.ts';
 import type { RowChanges } from './row-diff.ts';
 import { readCheckpoints, readDispatcher, readRegistry, runnable, writeLaneCheckpoints, type RegistryRow } from './registry.ts';
 
@@ -128,7 +129,7 @@ function pick(projections: readonly Projection[], target: string): Projection[] 
 export async function rebuild(deps: RuntimeDeps, target: string, options: RebuildOptions = {}): Promise<RebuildResult[]> {
   const results: RebuildResult[] = [];
   for (const projection of pick(deps.projections, target)) {
-    if (options.userId) results.push(await rebuildUser(deps, projection, options.userId));
+    if (options.userId) results.push(await rebuildUser(deps, projection, options.userId, options.batchSize));
     else results.push(await rebuildVersion(deps, projection, options));
   }
   return results;
@@ -568,20 +569,22 @@ export const userPrefixes = (projection: Projection, userId: string) => projecti
  * transaction commits and then continues after it: the user's events up to the checkpoint are exactly
  * what there is to apply, nothing is applied twice or missed, and the user's order holds. Those events
  * are read (on the store's own connections) while the transaction reads the user's rows. A projection
- * with `recomputeUser` then compares the rows the events give with those and writes only what differs,
- * and so does the stream guard: a user whose rows were right costs reads only, and the result says what
- * was wrong. Any other projection has the user's rows and guard rows deleted (`deleteUser`) and the
- * events applied in mode `user`.
+ * with `recomputeUser` gets them whole stream by whole stream (`readByStream`) and compares the rows
+ * they give with the live ones as they come, writing only what differs while the rest is read; so does
+ * the stream guard: a user whose rows were right costs reads only, and the result says what was wrong.
+ * Any other projection has the user's rows and guard rows deleted (`deleteUser`) and the events applied
+ * in log order in mode `user`.
  *
  * PGlite has one connection, which the transaction holds: a read beside it would wait for it forever.
  * There the events are read before the transaction, which starts over if the lane has moved past the
  * read meanwhile, up to 21 times (as every database did before).
  */
-async function rebuildUser(deps: RuntimeDeps, projection: Projection, userId: string): Promise<RebuildResult> {
+async function rebuildUser(deps: RuntimeDeps, projection: Projection, userId: string, batch?: number): Promise<RebuildResult> {
   const { database, eventStore } = deps;
   const prefixes = userPrefixes(projection, userId);
-  const readUser = async (upTo?: LogPosition) => (await readRange(eventStore, START, prefixes, upTo)).filter((e) => e.metadata.userId === userId);
-  const recompute = (eventsUpTo: (checkpoint: LogPosition) => Promise<ProjectedEvent[]>) =>
+  const mine = (events: ProjectedEvent[]) => events.filter((e) => e.metadata.userId === userId);
+  const readUser = async (upTo?: LogPosition) => mine(await readRange(eventStore, START, prefixes, upTo));
+  const recompute = (source: UserEvents) =>
     bulkTransaction(database, async ({ trx, load }) => {
       await lockSwitchShared(trx);
       const live = runnable([projection], await readRegistry(trx, projection.name))[0];
@@ -593,17 +596,22 @@ async function rebuildUser(deps: RuntimeDeps, projection: Projection, userId: st
       // and deleted every row of the user's.
       const cp = await lockCheckpoint(trx, live.row.name, live.row.version, laneOf(userId, live.row.lanes));
       if (projection.recomputeUser) {
-        // The events are read (on the store's connections) while the projection reads the user's rows.
-        const reading = eventsUpTo(cp);
-        reading.catch(() => {}); // awaited by recomputeUser, or just below if it failed before
-        const changes = await projection.recomputeUser({ trx, load, tables: live.row.tables, mode: 'rebuild' }, userId, () => reading);
-        const events = await reading;
-        changes.stream_revisions = await replaceStreamRevisions(trx, live.row, prefixes, events);
-        return { projection: projection.name, version: live.row.version, eventsApplied: events.length, switched: false, resumedFrom: null, changes };
+        // Each stream's last revision (the guard's rows) taken as the streams go by.
+        const revisions = new LastRevisions(live.row);
+        const streams = async function* () {
+          for await (const batch of source.byStream(cp)) {
+            const ours = mine(batch);
+            revisions.add(ours);
+            if (ours.length) yield ours;
+          }
+        };
+        const changes = await projection.recomputeUser({ trx, load, tables: live.row.tables, mode: 'rebuild' }, userId, streams());
+        changes.stream_revisions = await replaceStreamRevisions(trx, live.row, prefixes, revisions.last);
+        return { projection: projection.name, version: live.row.version, eventsApplied: revisions.events, switched: false, resumedFrom: null, changes };
       }
       const ctx = { trx, tables: live.row.tables, mode: 'user' as const };
       const [events] = await Promise.all([
-        eventsUpTo(cp),
+        source.inLogOrder(cp),
         (async () => {
           await projection.deleteUser(ctx, userId);
           // The user's lineages start over in the guard too.
@@ -617,21 +625,36 @@ async function rebuildUser(deps: RuntimeDeps, projection: Projection, userId: st
       return { projection: projection.name, version: live.row.version, eventsApplied: upTo.length, switched: false, resumedFrom: null };
     });
   // Every event up to the checkpoint is visible: the lane applied it.
-  if (database.kind !== 'pglite') return recompute((cp) => readUser(cp));
+  if (database.kind !== 'pglite') {
+    return recompute({ inLogOrder: (cp) => readUser(cp), byStream: (cp) => readByStream(eventStore, { streamPrefixes: prefixes, upTo: cp, ...(batch ? { batch } : {}) }) });
+  }
   for (let attempt = 0; ; attempt++) {
     const head = await eventStore.head();
     const events = await readUser();
     const covered = maxPosition(head ?? START, events.at(-1)?.position ?? START);
+    const upTo = (cp: LogPosition) => {
+      if (comparePositions(cp, covered) > 0) throw new LaneMovedOn();
+      return events.filter((e) => comparePositions(e.position, cp) <= 0);
+    };
     try {
-      return await recompute(async (cp) => {
-        if (comparePositions(cp, covered) > 0) throw new LaneMovedOn();
-        return events.filter((e) => comparePositions(e.position, cp) <= 0);
+      return await recompute({
+        inLogOrder: async (cp) => upTo(cp),
+        byStream: async function* (cp) {
+          const byStream = groupByStream(upTo(cp));
+          if (byStream.length) yield byStream;
+        },
       });
     } catch (error) {
       if (!(error instanceof LaneMovedOn)) throw error;
       if (attempt >= 20) throw new Error(`Could not rebuild ${projection.name} for user ${userId}: the lane keeps moving past the read`);
     }
   }
+}
+
+/** A one-user recompute's events up to the lane's checkpoint: in log order, or whole streams a batch at a time. */
+interface UserEvents {
+  inLogOrder(checkpoint: LogPosition): Promise<ProjectedEvent[]>;
+  byStream(checkpoint: LogPosition): AsyncIterable<ProjectedEvent[]>;
 }
 
 /** The lane applied events after a one-user recompute's read: its transaction rolls back and it reads again. */

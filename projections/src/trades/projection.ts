@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Projection, UserRecomputeContext } from '../runtime/projection.ts';
 import { FORMULAS_VERSION } from '@oj/contracts/formulas';
+import type { LineageState } from '@oj/contracts/lineage-fold';
 import { settleAll } from '@oj/infra/settle';
 import { asTables, createTradeCountsTable, createTradeListIndexes, createTradeTables, tradeTables } from './tables.ts';
 import { createSplitHistoryTable, deleteUserSplits } from '../split-history/tables.ts';
@@ -114,19 +115,25 @@ export const tradesProjection: Projection = {
     const tables = asTables(t);
     await settleAll([recomputeAllDays(database, tables), createTradeListIndexes(database.db, tables.trades)]);
   },
-  async recomputeUser(ctx, userId, events) {
+  async recomputeUser(ctx, userId, streams) {
     const tables = asTables(ctx.tables);
-    const [all, live] = await Promise.all([events(), readUserRows(ctx.trx, tables, userId)]);
-    const lineages = [...foldUser(userId, all).values()];
+    // The events' read starts now, beside the read of the live rows.
+    const reading = streams[Symbol.asyncIterator]();
+    let next = reading.next();
+    next.catch(() => {}); // awaited below, unless the rows' read failed first
     const writer = new RowRewriter(ctx, tables, userId);
     const changes: Record<string, RowChanges> = {};
     try {
-      // The trade rows (by far the most) are compared and written a part at a time: PostgreSQL writes
-      // one part while the next is computed and compared.
+      const live = await readUserRows(ctx.trx, tables, userId);
+      // The trade rows (by far the most) are compared and written a part of the lineages at a time, as
+      // their streams arrive: PostgreSQL writes one part while the next is read, folded and compared.
       const trades = new RowDiffer<object>(live.trades, userRowKeys.trades);
       const counted: RowChanges = { inserted: 0, updated: 0, deleted: 0 };
-      for (let i = 0, n = rewriteTuning.partLineages; i < lineages.length; i += n) {
-        const part = trades.add(allTradeRows(lineages.slice(i, i + n)));
+      const lineages: LineageState[] = [];
+      let compared = 0;
+      const comparePart = async () => {
+        const part = trades.add(allTradeRows(lineages.slice(compared)));
+        compared = lineages.length;
         writer.queue(
           'trades',
           part.differs.map((x) => x.key),
@@ -135,7 +142,13 @@ export const tradesProjection: Projection = {
         counted.inserted += part.onlyReplayed.length;
         counted.updated += part.differs.length;
         await writer.sent();
+      };
+      for (let r = await next; !r.done; r = await (next = reading.next())) {
+        // Whole streams: each one's lineage is final once folded.
+        for (const lineage of foldUser(userId, r.value).values()) lineages.push(lineage);
+        if (lineages.length - compared >= rewriteTuning.partLineages) await comparePart();
       }
+      if (lineages.length > compared) await comparePart();
       const gone = trades.rest();
       writer.queue('trades', gone, []);
       changes.trades = { ...counted, deleted: gone.length };
@@ -148,6 +161,8 @@ export const tradesProjection: Projection = {
         writer.queue(table, [...d.onlyLive, ...d.differs.map((x) => x.key)], [...d.onlyReplayed, ...d.differs.map((x) => x.replayed)]);
       }
     } catch (error) {
+      // The read stopped (its connection closed, not left mid-cursor) before the failure is thrown.
+      await reading.return?.().catch(() => {});
       throw (await writer.settled()) ?? error;
     }
     await writer.done();
