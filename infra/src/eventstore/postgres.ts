@@ -403,7 +403,7 @@ export class PostgresEventStore implements EventStore {
    * `batch` rows at a time, the next fetch under way while the caller takes a batch. Planned for the
    * whole result, not for its first rows (`cursor_tuple_fraction`): a cursor's default plan walks the
    * `(stream_id, revision)` index over the whole log for a prefix it cannot bound there, about three
-   * times the query's time for a heavy user. JIT is left out: it compiled for longer than it saved.
+   * times the query's time for a heavy user.
    * PGlite (one connection, held by the caller's transaction meanwhile) has no `readByStream`: it reads
    * as any store without it (`by-stream.ts`).
    */
@@ -420,7 +420,6 @@ export class PostgresEventStore implements EventStore {
     try {
       await client.query('begin read only');
       await client.query('set local cursor_tuple_fraction = 1');
-      await client.query('set local jit = off');
       await client.query(`declare by_stream no scroll cursor for ${query.sql}`, [...query.parameters]);
       const fetch = () => client.query<ProjectedEventRow>(`fetch forward ${batch} from by_stream`);
       const streams = new WholeStreams();

@@ -39,6 +39,7 @@ export interface RebuildOptions {
   /**
    * Events per read (and, without `bulkRun`, per batch): default `BULK_RUN_READ` for a projection that
    * folds in memory, `BATCH_READ` otherwise (each measured best for its mode, see docs/performance.md).
+   * With `userId`: events per read of the user's streams (`readByStream`, default `BY_STREAM_BATCH`).
    */
   batchSize?: number;
   onProgress?: (progress: RebuildProgress) => void;
