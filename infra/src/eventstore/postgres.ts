@@ -408,6 +408,9 @@ export class PostgresEventStore implements EventStore {
    * as any store without it (`by-stream.ts`).
    */
   async *#readByStream(pool: pg.Pool, options: ByStreamReadOptions): AsyncGenerator<ProjectedEvent[]> {
+    // Up to START (a lane that has applied nothing yet): nothing. In SQL, START's commit (-1) would be
+    // read as the largest xid8 and let every event through.
+    if (options.upTo && options.upTo.commit < 0n) return;
     const batch = Math.max(1, Math.floor(options.batch ?? BY_STREAM_BATCH));
     const upTo = options.upTo ? sql`and (transaction_id, global_position) <= (${options.upTo.commit.toString()}::xid8, ${options.upTo.prepare.toString()}::bigint)` : sql``;
     const query = sql`select ${PROJECTED_COLUMNS} from events
