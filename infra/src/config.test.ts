@@ -40,10 +40,19 @@ describe('configuration', () => {
     ['RATE_LIMIT_AUTH_PER_MINUTE', 'many'],
     ['BULLMQ_PREFIX', 'oj:prod'],
     ['DATABASE_PREPARED_STATEMENTS', 'on'],
+    ['PROJECTOR_METRICS_PORT', '9464x'],
+    ['PROJECTOR_METRICS_PORT', '-1'],
   ])('refuses a bad %s (%s) with a message naming the variable', (name, value) => {
     const message = failure({ [name]: value });
     expect(message).toMatch(/^Invalid configuration:\n/);
     expect(message).toContain(`  ${name}: `);
+  });
+
+  it("serves a projector's metrics only when PROJECTOR_METRICS_PORT names a port", () => {
+    expect(loadConfig(base).PROJECTOR_METRICS_PORT).toBeUndefined();
+    expect(loadConfig({ ...base, PROJECTOR_METRICS_PORT: '' }).PROJECTOR_METRICS_PORT).toBeUndefined();
+    expect(loadConfig({ ...base, PROJECTOR_METRICS_PORT: '9464' }).PROJECTOR_METRICS_PORT).toBe(9464);
+    expect(loadConfig({ ...base, PROJECTOR_METRICS_PORT: '0' }).PROJECTOR_METRICS_PORT).toBe(0);
   });
 
   it('names every bad variable at once', () => {

@@ -70,6 +70,12 @@ const configSchema = z.object({
       }
       return [...new Set(parts.map(Number))].sort((x, y) => x - y);
     }),
+  /**
+   * `npm run projector` only: the port its own `/metrics` (lane batches, failures, stuck lanes, memory),
+   * `/api/v1/health` and `/api/v1/ready` are answered on, at HOST; unset or empty: none (0: a port the OS
+   * chooses, logged).
+   */
+  PROJECTOR_METRICS_PORT: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(0).max(65535).optional()),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   STRIPE_SECRET_KEY: z.string().optional(),
   STRIPE_PUBLISHABLE_KEY: z.string().optional(),

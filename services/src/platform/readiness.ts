@@ -1,0 +1,33 @@
+import type { z } from 'zod';
+import type { readyResponse } from '@oj/contracts/common';
+import type { ReadinessCheck } from '../app/deps.ts';
+
+export type Readiness = z.infer<typeof readyResponse>;
+
+/**
+ * Every dependency checked at once, each given `timeoutMs` (a dependency that hangs is down, not a
+ * probe that hangs); the answer names the ones that are down. The gateway's `/api/v1/ready` and the
+ * projector process's answer this alike.
+ */
+export async function checkReadiness(checks: readonly ReadinessCheck[], timeoutMs = 2000): Promise<Readiness> {
+  const results = await Promise.all(
+    checks.map(async (dep) => {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          dep.check(),
+          new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs / 1000} s`)), timeoutMs);
+          }),
+        ]);
+        return [dep.name, { up: true }] as const;
+      } catch (error) {
+        return [dep.name, { up: false, detail: error instanceof Error ? error.message : String(error) }] as const;
+      } finally {
+        clearTimeout(timer);
+      }
+    }),
+  );
+  const down = results.filter(([, r]) => !r.up).map(([name]) => name);
+  return { status: down.length ? 'degraded' : 'ready', dependencies: Object.fromEntries(results), down };
+}
