@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { systemClock } from '@oj/infra/clock';
 import { loadConfig } from '@oj/infra/config';
-import { nodeOptionsOf, spawnService, stopChild as stop, waitHealthy } from '@oj/infra/testing/processes';
+import { freePort, nodeOptionsOf, spawnService, stopChild as stop, waitHealthy } from '@oj/infra/testing/processes';
 import { createUser } from '@oj/services/identity/commands';
 import { addDays, isWeekend } from '@oj/contracts/business-date';
 import { benchDeployment } from './deployment.ts';
@@ -19,8 +19,9 @@ import { benchDeployment } from './deployment.ts';
  * whether or not earlier ones have answered, so a slow server shows as latency, not as a lower rate.
  * Every minute it prints p50/p99 of commands and queries, errors, requests the gateway shed (refused at
  * once with 503 when past its capacity: counted apart, not in the latencies) and the resident memory of
- * each process (and the gateway's heap: in use, and live after its last full collection, where a leak
- * shows; and the share of the minute its garbage collections paused it, with the number of full ones);
+ * each process (and each one's heap: in use, and live after its last full collection, where a leak
+ * shows; and the share of the minute the gateway's garbage collections paused it, with the number of
+ * full ones);
  * at the end, the growth of each process's memory after the first minute (target: at most 10%). The
  * processes run as their npm scripts start them, Node options included (spawnService). A rate beyond the gateway's capacity shows its load shedding: the answered requests keep their
  * latency and the excess is shed.
@@ -45,12 +46,13 @@ const rssMiB = (pid: number | undefined): number => {
 };
 
 /**
- * The gateway's V8 heap in use (with the garbage not yet collected), its live heap (in use right after
+ * A process's V8 heap in use (with the garbage not yet collected), its live heap (in use right after
  * its last full collection: what it really holds) and its external memory (buffers), from its own
- * /metrics, in MiB; and its garbage collections so far: the seconds its event loop stood still for them
- * (every kind) and the number of full ones.
+ * /metrics (the gateway's, or the projector's at PROJECTOR_METRICS_PORT), in MiB; and its garbage
+ * collections so far: the seconds its event loop stood still for them (every kind) and the number of
+ * full ones.
  */
-async function gatewayHeap(base: string): Promise<{ heapUsedMiB: number; liveHeapMiB: number; externalMiB: number; gcSeconds: number; majorGcs: number }> {
+async function processHeap(base: string): Promise<{ heapUsedMiB: number; liveHeapMiB: number; externalMiB: number; gcSeconds: number; majorGcs: number }> {
   try {
     const text = await (await fetch(`${base}/metrics`)).text();
     const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'm').exec(text)?.[1] ?? 0);
@@ -102,8 +104,11 @@ export async function main(argv: string[]): Promise<void> {
   const config = loadConfig(env);
   // As `npm run gateway` and `npm run projector` start them (their Node options come from package.json).
   const gateway = spawnService('gateway', env);
-  const projector = spawnService('projector', env);
+  // The projector answers its own /metrics (its heap, as the gateway's) on a port of its own.
+  const projectorBase = `http://127.0.0.1:${await freePort()}`;
+  const projector = spawnService('projector', { ...env, PROJECTOR_METRICS_PORT: projectorBase.split(':').at(-1)! });
   await waitHealthy(`http://127.0.0.1:${port}`);
+  await waitHealthy(projectorBase);
   const base = `http://127.0.0.1:${port}/api/v1`;
 
   interface Trader {
@@ -129,7 +134,7 @@ export async function main(argv: string[]): Promise<void> {
   // Retry-After, its load shedding); not errors, and not in the latency figures, which are of the
   // requests it answered.
   let minute = { commands: [] as number[], queries: [] as number[], errors: 0, shed: 0, firstError: '' };
-  const report: { minute: number; commands: number; cP50: number; cP99: number; queries: number; qP50: number; qP99: number; errors: number; shed: number; gatewayMiB: number; heapUsedMiB: number; liveHeapMiB: number; externalMiB: number; gcShare: number; majorGcs: number; projectorMiB: number }[] = [];
+  const report: { minute: number; commands: number; cP50: number; cP99: number; queries: number; qP50: number; qP99: number; errors: number; shed: number; gatewayMiB: number; heapUsedMiB: number; liveHeapMiB: number; externalMiB: number; gcShare: number; majorGcs: number; projectorMiB: number; projectorHeapUsedMiB: number; projectorLiveHeapMiB: number }[] = [];
   // The gateway's collections at the start of the current minute (its /metrics counts them from its start).
   let gcAtMinuteStart = { gcSeconds: 0, majorGcs: 0 };
   const timed = async (bucket: 'commands' | 'queries', path: string, init: RequestInit): Promise<Response | null> => {
@@ -184,7 +189,7 @@ export async function main(argv: string[]): Promise<void> {
   const closeMinute = async (seconds: number) => {
     const m = minute;
     minute = { commands: [], queries: [], errors: 0, shed: 0, firstError: '' };
-    const heap = await gatewayHeap(`http://127.0.0.1:${port}`);
+    const [heap, projectorHeap] = await Promise.all([processHeap(`http://127.0.0.1:${port}`), processHeap(projectorBase)]);
     const gcSeconds = heap.gcSeconds - gcAtMinuteStart.gcSeconds;
     const majorGcs = heap.majorGcs - gcAtMinuteStart.majorGcs;
     gcAtMinuteStart = heap;
@@ -200,6 +205,8 @@ export async function main(argv: string[]): Promise<void> {
       shed: m.shed,
       gatewayMiB: rssMiB(gateway.pid),
       projectorMiB: rssMiB(projector.pid),
+      projectorHeapUsedMiB: projectorHeap.heapUsedMiB,
+      projectorLiveHeapMiB: projectorHeap.liveHeapMiB,
       heapUsedMiB: heap.heapUsedMiB,
       liveHeapMiB: heap.liveHeapMiB,
       externalMiB: heap.externalMiB,
@@ -208,12 +215,12 @@ export async function main(argv: string[]): Promise<void> {
     };
     report.push(row);
     process.stderr.write(
-      `minute ${row.minute}: commands ${row.commands.toFixed(0)}/s p50 ${row.cP50.toFixed(1)} ms p99 ${row.cP99.toFixed(1)} ms; queries ${row.queries.toFixed(0)}/s p50 ${row.qP50.toFixed(1)} ms p99 ${row.qP99.toFixed(1)} ms; errors ${row.errors}${m.firstError ? ` (${m.firstError})` : ''}; shed ${row.shed}; RSS gateway ${row.gatewayMiB.toFixed(0)} MiB (heap used ${row.heapUsedMiB.toFixed(0)}, live after full GC ${row.liveHeapMiB.toFixed(0)}, external ${row.externalMiB.toFixed(0)}; GC pauses ${row.gcShare.toFixed(1)}% of the minute, ${row.majorGcs} full), projector ${row.projectorMiB.toFixed(0)} MiB\n`,
+      `minute ${row.minute}: commands ${row.commands.toFixed(0)}/s p50 ${row.cP50.toFixed(1)} ms p99 ${row.cP99.toFixed(1)} ms; queries ${row.queries.toFixed(0)}/s p50 ${row.qP50.toFixed(1)} ms p99 ${row.qP99.toFixed(1)} ms; errors ${row.errors}${m.firstError ? ` (${m.firstError})` : ''}; shed ${row.shed}; RSS gateway ${row.gatewayMiB.toFixed(0)} MiB (heap used ${row.heapUsedMiB.toFixed(0)}, live after full GC ${row.liveHeapMiB.toFixed(0)}, external ${row.externalMiB.toFixed(0)}; GC pauses ${row.gcShare.toFixed(1)}% of the minute, ${row.majorGcs} full), projector ${row.projectorMiB.toFixed(0)} MiB (heap used ${row.projectorHeapUsedMiB.toFixed(0)}, live after full GC ${row.projectorLiveHeapMiB.toFixed(0)})\n`,
     );
   };
 
   // Open-loop schedule in 10 ms ticks: each tick sends what is due, whatever is still in flight.
-  gcAtMinuteStart = await gatewayHeap(`http://127.0.0.1:${port}`);
+  gcAtMinuteStart = await processHeap(`http://127.0.0.1:${port}`);
   const started = performance.now();
   const end = started + minutes * 60_000;
   let sentCommands = 0;
@@ -246,16 +253,16 @@ export async function main(argv: string[]): Promise<void> {
 
   const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`;
   console.log(`\nMachine: ${machine}. ${minutes} min, ${rate} commands/s and ${queryRate} queries/s (lists and premium data) from ${userCount} traders, open-loop. Gateway: ${gatewayCommand}.\n`);
-  console.log('| minute | commands/s | p50 ms | p99 ms | queries/s | p50 ms | p99 ms | errors | shed (503 busy) | gateway RSS MiB | gateway heap used MiB | gateway live heap MiB | gateway GC pauses % (full GCs) | projector RSS MiB |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('| minute | commands/s | p50 ms | p99 ms | queries/s | p50 ms | p99 ms | errors | shed (503 busy) | gateway RSS MiB | gateway heap used MiB | gateway live heap MiB | gateway GC pauses % (full GCs) | projector RSS MiB | projector heap used MiB | projector live heap MiB |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of report) {
-    console.log(`| ${r.minute} | ${r.commands.toFixed(0)} | ${r.cP50.toFixed(1)} | ${r.cP99.toFixed(1)} | ${r.queries.toFixed(0)} | ${r.qP50.toFixed(1)} | ${r.qP99.toFixed(1)} | ${r.errors} | ${r.shed} | ${r.gatewayMiB.toFixed(0)} | ${r.heapUsedMiB.toFixed(0)} | ${r.liveHeapMiB.toFixed(0)} | ${r.gcShare.toFixed(1)} (${r.majorGcs}) | ${r.projectorMiB.toFixed(0)} |`);
+    console.log(`| ${r.minute} | ${r.commands.toFixed(0)} | ${r.cP50.toFixed(1)} | ${r.cP99.toFixed(1)} | ${r.queries.toFixed(0)} | ${r.qP50.toFixed(1)} | ${r.qP99.toFixed(1)} | ${r.errors} | ${r.shed} | ${r.gatewayMiB.toFixed(0)} | ${r.heapUsedMiB.toFixed(0)} | ${r.liveHeapMiB.toFixed(0)} | ${r.gcShare.toFixed(1)} (${r.majorGcs}) | ${r.projectorMiB.toFixed(0)} | ${r.projectorHeapUsedMiB.toFixed(0)} | ${r.projectorLiveHeapMiB.toFixed(0)} |`);
   }
   const first = report[0];
   const last = report.at(-1);
   if (first && last && report.length > 1) {
     const growth = (a: number, b: number) => (a > 0 ? ((b - a) / a) * 100 : 0);
-    console.log(`\nRSS growth after the first minute: gateway ${growth(first.gatewayMiB, last.gatewayMiB).toFixed(1)}%, projector ${growth(first.projectorMiB, last.projectorMiB).toFixed(1)}% (target at most 10%); gateway live heap after a full collection ${growth(first.liveHeapMiB, last.liveHeapMiB).toFixed(1)}%; errors ${report.reduce((s, r) => s + r.errors, 0)} (target 0); shed ${report.reduce((s, r) => s + r.shed, 0)}`);
+    console.log(`\nRSS growth after the first minute: gateway ${growth(first.gatewayMiB, last.gatewayMiB).toFixed(1)}%, projector ${growth(first.projectorMiB, last.projectorMiB).toFixed(1)}% (target at most 10%); live heap after a full collection: gateway ${growth(first.liveHeapMiB, last.liveHeapMiB).toFixed(1)}%, projector ${growth(first.projectorLiveHeapMiB, last.projectorLiveHeapMiB).toFixed(1)}%; errors ${report.reduce((s, r) => s + r.errors, 0)} (target 0); shed ${report.reduce((s, r) => s + r.shed, 0)}`);
   }
   await stop(gateway);
   await stop(projector);
