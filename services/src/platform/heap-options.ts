@@ -23,9 +23,9 @@ import type { Logger } from 'pino';
  *   generation's setting alone).
  * - `--min-semi-space-size=16`: the projector's young generation starts at that size instead of growing
  *   to it in its first minutes under load (its resident memory rose from 198 to 261 MiB between minutes
- *   1 and 3 of a soak, the live heap flat at 30 to 31 MiB, and then held; with the setting it starts at
- *   270 MiB and holds). The projector only: its memory at rest is no larger than after a minute of load,
- *   and its live lag was the same within the runs' spread (docs/performance.md, "Soak", 3 December).
+ *   1 and 3 of a soak, the live heap flat at 30 to 31 MiB; with the setting its first minute was 240 and
+ *   270 MiB, settling at 271 and 274). The projector only: where it settles is the same, and its live lag
+ *   was the same within the runs' spread (docs/performance.md, "Soak", 3 December).
  * A larger heap (`--max-old-space-size`) is not set: V8's default limit stays.
  */
 export const SERVICE_NODE_OPTIONS = {
