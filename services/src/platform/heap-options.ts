@@ -21,16 +21,14 @@ import type { Logger } from 'pino';
  *   the next collection sooner. The gateway only: in the projector the extra full collections doubled
  *   the live lag's p99 (BullMQ, 200 events/s: 40 to 55 ms against 21 to 27 ms with the young
  *   generation's setting alone).
- * - `--min-semi-space-size=16`: the projector's young generation starts at that size instead of growing
- *   to it in its first minutes under load (its resident memory rose from 198 to 261 MiB between minutes
- *   1 and 3 of a soak, the live heap flat at 30 to 31 MiB; with the setting its first minute was 240 and
- *   270 MiB, settling at 271 and 274). The projector only: where it settles is the same, and its live lag
- *   was the same within the runs' spread (docs/performance.md, "Soak", 3 December).
+ * Not set: `--min-semi-space-size=16` for the projector (its young generation at its cap from the start):
+ *   measured and not kept (docs/performance.md, "Soak", 3 December): its RSS still rose 13 and 28% after
+ *   a soak's first minute with it (28 and 39% without), and where it settles is the same.
  * A larger heap (`--max-old-space-size`) is not set: V8's default limit stays.
  */
 export const SERVICE_NODE_OPTIONS = {
   gateway: ['--max-semi-space-size=16', '--heap-growing-percent=20'],
-  projector: ['--max-semi-space-size=16', '--min-semi-space-size=16'],
+  projector: ['--max-semi-space-size=16'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type Service = keyof typeof SERVICE_NODE_OPTIONS;
