@@ -105,8 +105,9 @@ export async function main(argv: string[]): Promise<void> {
   // As `npm run gateway` and `npm run projector` start them (their Node options come from package.json).
   const gateway = spawnService('gateway', env);
   // The projector answers its own /metrics (its heap, as the gateway's) on a port of its own.
-  const projectorBase = `http://127.0.0.1:${await freePort()}`;
-  const projector = spawnService('projector', { ...env, PROJECTOR_METRICS_PORT: projectorBase.split(':').at(-1)! });
+  const projectorPort = await freePort();
+  const projectorBase = `http://127.0.0.1:${projectorPort}`;
+  const projector = spawnService('projector', { ...env, PROJECTOR_METRICS_PORT: String(projectorPort) });
   await waitHealthy(`http://127.0.0.1:${port}`);
   await waitHealthy(projectorBase);
   const base = `http://127.0.0.1:${port}/api/v1`;

@@ -1,13 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { healthResponse, readyResponse } from '@oj/contracts/common';
-import { checkReadiness } from '../platform/readiness.ts';
+import { checkReadiness, liveness } from '../platform/readiness.ts';
 
 /** Liveness says the process answers; readiness checks every dependency and names the ones that are down. */
 export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
-  app.get('/health', { schema: { tags: ['platform'], response: { 200: healthResponse } } }, async () => ({
-    status: 'ok' as const,
-    uptime_s: Math.round(process.uptime()),
-  }));
+  app.get('/health', { schema: { tags: ['platform'], response: { 200: healthResponse } } }, async () => liveness());
 
   app.get('/ready', { schema: { tags: ['platform'], response: { 200: readyResponse, 503: readyResponse } } }, async (_request, reply) => {
     const readiness = await checkReadiness(app.deps.readiness);

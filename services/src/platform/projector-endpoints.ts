@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { API_PREFIX } from '../app/api-prefix.ts';
 import type { ReadinessCheck } from '../app/deps.ts';
-import { checkReadiness } from './readiness.ts';
+import { checkReadiness, liveness } from './readiness.ts';
 
 export interface ProjectorEndpoints {
   /** The port it listens on (the one asked for, or the one the OS chose for 0). */
@@ -37,7 +37,7 @@ export async function serveProjectorEndpoints(options: { host: string; port: num
         case '/metrics':
           return send(200, metrics.contentType, await metrics.metrics());
         case `${API_PREFIX}/health`:
-          return json(200, { status: 'ok', uptime_s: Math.round(process.uptime()) });
+          return json(200, liveness());
         case `${API_PREFIX}/ready`: {
           const ready = await checkReadiness(readiness);
           return json(ready.down.length ? 503 : 200, ready);

@@ -1,8 +1,11 @@
 import type { z } from 'zod';
-import type { readyResponse } from '@oj/contracts/common';
+import type { healthResponse, readyResponse } from '@oj/contracts/common';
 import type { ReadinessCheck } from '../app/deps.ts';
 
 export type Readiness = z.infer<typeof readyResponse>;
+
+/** Liveness: the process answers (and since when). The gateway's `/api/v1/health` and the projector process's. */
+export const liveness = (): z.infer<typeof healthResponse> => ({ status: 'ok', uptime_s: Math.round(process.uptime()) });
 
 /**
  * Every dependency checked at once, each given `timeoutMs` (a dependency that hangs is down, not a
