@@ -240,13 +240,16 @@ export const splitTradeRequest = z.object({
 });
 export type SplitTradeRequest = z.infer<typeof splitTradeRequest>;
 
-/** The edit form's wording (§5 "Edit trade"): premium, fee and price say "Must be a positive number", delta "Must be a number". */
+/**
+ * The edit form's wording (§5 "Edit trade"): premium, fee, price and each strike say "Must be a positive
+ * number" (missing, non-numeric or below 0), delta "Must be a number".
+ */
 const editAmount = money(tradeMessages.positiveNumberEdit);
 export const updateTradeRequest = z
   .object({
     ticker: text(32),
     expiration_date: dateText,
-    strike_prices: z.array(num).max(8),
+    strike_prices: z.array(editAmount, { error: tradeMessages.positiveNumberEdit }).max(8),
     stock_price_at_open: editAmount.nullable(),
     cost_basis: editAmount.nullable(),
     trade_open_date: dateText,

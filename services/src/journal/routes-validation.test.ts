@@ -252,9 +252,9 @@ describe.each(adapters)('trade command validation on %s', (adapter) => {
     expect(byStrategy.json()).toMatchObject({ closed_trade: { su: 'naked-put', pao: 80 }, open_trade: { su: 'naked-call', pao: 100 } });
   });
 
-  it('7. edit: a missing, non-numeric or negative premium, fee or price answers "Must be a positive number"; delta "Must be a number"', async () => {
-    // Part 1 §5 "Edit trade": premium, fee and price are required, 0 or more ("Must be a positive number");
-    // delta is required and numeric ("Must be a number").
+  it('7. edit: a missing, non-numeric or negative premium, fee, price or strike answers "Must be a positive number"; delta "Must be a number"', async () => {
+    // Part 1 §5 "Edit trade": premium, fee and price are required, 0 or more, and each strike required and
+    // above 0 ("Must be a positive number"); delta is required and numeric ("Must be a number").
     const put = await addTrade();
     const coveredCall = await addTrade({ strategy_uid: 'covered-call', stock_price_at_open: null, cost_basis: 60 });
     const cases: Array<[string, Record<string, unknown>, string]> = [];
@@ -264,6 +264,7 @@ describe.each(adapters)('trade command validation on %s', (adapter) => {
       cases.push([put.uid, { stock_price_at_open: value }, 'Must be a positive number']);
       cases.push([coveredCall.uid, { cost_basis: value }, 'Must be a positive number']);
     }
+    for (const strikes of [['abc'], [null], [0], [-5], 'abc']) cases.push([put.uid, { strike_prices: strikes }, 'Must be a positive number']);
     cases.push([put.uid, { net_delta: null }, 'Must be a number'], [put.uid, { net_delta: 'abc' }, 'Must be a number']);
     const answers = [];
     for (const [uid, changes] of cases) {
