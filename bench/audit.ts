@@ -13,7 +13,8 @@ import { asOf, eventDiff, exportHistory, forgetAllReplays, forgetReplays, overvi
 import { forgetCachedLogs } from '@oj/services/audit/user-log';
 import { workerParts } from '@oj/services/audit/part-runner';
 import { LINEAGE_PARTS } from '@oj/services/audit/state-codec';
-import { currentStateKey, logOriginOf, readChain } from '@oj/services/audit/stored-states';
+import { currentStateKey, readChain } from '@oj/services/audit/stored-states';
+import { logOriginOf } from '@oj/infra/eventstore/log-origin';
 import { defaultStateMaintenance, runStateMaintenance } from '@oj/services/audit/state-maintenance';
 import { timelineQuery } from '@oj/contracts/audit';
 import { generateJournal, HEAVY_USER } from './journal-generator.ts';

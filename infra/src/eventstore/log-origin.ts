@@ -71,6 +71,17 @@ async function hasLog(db: Kysely<any>): Promise<boolean> {
   return Boolean(table.rows[0]?.t);
 }
 
+/**
+ * Where the log's positions come from: the cluster's system identifier and this database's oid. A
+ * logical copy (into another cluster, or another database of this one) has another origin, a physical
+ * copy the same. What was computed from positions and kept outside the log's database (the audit's
+ * stored replay states, the projector's lane jobs in Redis) is only valid for the origin it was made on.
+ */
+export async function logOriginOf(db: Kysely<any>): Promise<string> {
+  const { rows } = await sql<{ o: string }>`select (pg_control_system()).system_identifier::text || '/' || (select oid::text from pg_database where datname = current_database()) as o`.execute(db);
+  return rows[0]!.o;
+}
+
 /** Refuses to start on a log copied from a cluster ahead of this one (see above). */
 export async function assertLocalLogPositions(db: Kysely<any>): Promise<void> {
   const origin = await logOrigin(db);

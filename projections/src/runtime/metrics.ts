@@ -4,7 +4,10 @@ import type { LaneLag } from './registry.ts';
 export interface ProjectorMetrics {
   applied: Counter<'projection' | 'lane'>;
   batchDuration: Histogram<'lane' | 'transport'>;
-  /** Lane batches refused or failed, by reason (`gap`, `version`, `revision`, `fenced`, `error`). */
+  /**
+   * Lane batches refused, failed or dropped, by reason (`gap`, `version`, `revision`, `fenced`, `error`;
+   * `lost`: handed again after Redis lost them; `foreign`: dropped, queued on another copy of the log).
+   */
   laneFailures: Counter<'lane' | 'reason'>;
   /** 1 while a lane keeps failing on the same batch (alert on it), 0 once it applies again. */
   laneStuck: Gauge<'lane'>;

@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import type { Config } from '@oj/infra/config';
 import { keepConnectionsOpen, type Database } from '@oj/infra/db/database';
 import { START, comparePositions, positionFromString, positionToString, type EventStore, type LogPosition, type ProjectedEvent, type Subscription, type WakeUps } from '@oj/infra/eventstore/port';
+import { logOriginOf } from '@oj/infra/eventstore/log-origin';
 import { LocalSignal } from '@oj/infra/eventstore/subscription';
 import { physicalTables, type Projection } from './projection.ts';
 import { applyLaneBatch, type AppliedCount, type LaneBatch } from './apply.ts';
@@ -133,6 +134,12 @@ interface LaneJob {
   lane: number;
   prev: string;
   events: WireEvent[];
+  /**
+   * The origin of the log whose positions the batch carries (`logOriginOf`: the cluster and database).
+   * Jobs from before a logical restore (Redis kept, the database copied with pg_dump and restamped)
+   * carry positions of the old copy; absent in jobs of releases before 3 December 2026.
+   */
+  origin?: string;
 }
 
 export function redisConnection(url: string): ConnectionOptions {
@@ -266,6 +273,16 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
 
   // Lane workers (BullMQ).
   const connection = options.config.REDIS_URL ? redisConnection(options.config.REDIS_URL) : null;
+  /**
+   * The log's origin, read once: a restamp (the only thing that moves a log to new positions in place)
+   * runs with every process stopped. Each lane job carries it, and a worker drops a job of another
+   * origin unapplied: its positions are the old copy's, so applying it could move a lane's checkpoint
+   * past events it never applied (a restored cluster's new transaction ids grow into the old range),
+   * and the lane would skip them silently. Dropping is safe: the lane is then behind what the
+   * dispatcher handed it with nothing queued, and `recoverLostBatches` hands it its events again.
+   */
+  const origin = connection ? await logOriginOf(db) : null;
+  const sameOrigin = (job: LaneJob) => job.origin === origin;
   const queues = new Map<number, Queue>();
   const workers: Worker[] = [];
   const queueFor = (lane: number) => {
@@ -322,6 +339,14 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       const worker = new Worker<LaneJob>(
         laneQueueName(lane),
         async (job: Job<LaneJob>) => {
+          if (!sameOrigin(job.data)) {
+            metrics.laneFailures.inc({ lane: String(lane), reason: 'foreign' });
+            log.warn(
+              { lane, job: job.id, jobOrigin: job.data.origin ?? null, origin },
+              'lane batch from another copy of the log (queued before a logical restore, or by a release before log origins): dropped unapplied; the lane takes its events again from its checkpoint',
+            );
+            return;
+          }
           await applyTimed({ lane: job.data.lane, prev: positionFromString(job.data.prev), events: job.data.events.map(fromWire) });
         },
         { connection, prefix, ...laneWorkerOptions(options.laneLockMs) },
@@ -492,7 +517,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       }
       const queue = queueFor(lane);
       const queued = await queue.getJobs(['active', 'waiting', 'prioritized', 'delayed', 'paused', 'failed'], 0, 999, true);
-      if (queued.some((job) => job && comparePositions(positionFromString((job.data as LaneJob).prev), cp) <= 0)) continue;
+      if (queued.some((job) => job && sameOrigin(job.data as LaneJob) && comparePositions(positionFromString((job.data as LaneJob).prev), cp) <= 0)) continue;
       log.error(
         { lane, checkpoint: positionToString(cp), handedTo: positionToString(handedTo), queued: queued.length },
         'lane batches were lost from Redis (restarted without persistence, flushed or evicted): handing the lane its events again from its checkpoint',
@@ -505,7 +530,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
         const mine = events.filter((e) => comparePositions(e.position, handedTo) <= 0 && laneOf(e.metadata.userId, laneCount) === lane);
         if (mine.length) {
           const end = mine.at(-1)!.position;
-          const data: LaneJob = { lane, prev: positionToString(prev), events: mine.map(toWire) };
+          const data: LaneJob = { lane, prev: positionToString(prev), events: mine.map(toWire), origin: origin! };
           await queue.add('batch', data, { jobId: `r${lane}-${positionToString(mine[0]!.position)}-${positionToString(end)}` });
           prev = end;
         }
@@ -598,7 +623,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
               if (transport === 'in-process') {
                 await applyTimed({ lane, prev, events: list });
               } else {
-                const data: LaneJob = { lane, prev: positionToString(prev), events: list.map(toWire) };
+                const data: LaneJob = { lane, prev: positionToString(prev), events: list.map(toWire), origin: origin! };
                 // Deterministic, `:`-free id: a re-dispatch of the same batch after a crash is deduplicated.
                 adds.push(queueFor(lane).add('batch', data, { jobId: `l${lane}-${positionToString(list[0]!.position)}-${positionToString(end)}` }));
               }

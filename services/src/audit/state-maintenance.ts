@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { userStreamPrefix } from '@oj/contracts/journal-events';
 import type { Database } from '@oj/infra/db/database';
+import { logOriginOf } from '@oj/infra/eventstore/log-origin';
 import { positionToString, type StoredEvent } from '@oj/infra/eventstore/port';
 import { readUserLog } from '@oj/infra/eventstore/user-log';
 import { tryLock } from '@oj/projections/runtime/locks';
@@ -16,7 +17,6 @@ import {
   deleteChunks,
   insertChunk,
   journalAfterChunk,
-  logOriginOf,
   readChain,
   type StateKey,
   type StateRow,

@@ -1,11 +1,12 @@
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { userStreamPrefix } from '@oj/contracts/journal-events';
+import { logOriginOf } from '@oj/infra/eventstore/log-origin';
 import { comparePositions, positionToString, type LogPosition, type StoredEvent } from '@oj/infra/eventstore/port';
 import { readUserEventAt, readUserLog, userLogKey } from '@oj/infra/eventstore/user-log';
 import type { DailyPremiumRecord } from '@oj/projections/daily-premium/compute';
 import { LINEAGE_PARTS, partOf } from './state-codec.ts';
-import { StoredStateError, anchorHolds, currentStateKey, logOriginOf, readChain, readChunks, type StateChunk, type StateKey } from './stored-states.ts';
+import { StoredStateError, anchorHolds, currentStateKey, readChain, readChunks, type StateChunk, type StateKey } from './stored-states.ts';
 import type { PartInput } from './partition-replay.ts';
 
 /**

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type { AsOfResponse } from '@oj/contracts/audit';
 import { upcastJournalEvent } from '@oj/infra/eventstore/create';
+import { logOriginOf } from '@oj/infra/eventstore/log-origin';
 import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
 import { comparePositions, positionToString, type LogPosition } from '@oj/infra/eventstore/port';
 import { readUserLog } from '@oj/infra/eventstore/user-log';
@@ -18,7 +19,7 @@ import { inProcessParts, workerParts, type PartRunner } from './part-runner.ts';
 import { asOf, forgetAllReplays, verify, type AuditContext } from './queries.ts';
 import { partOf, sameStructure } from './state-codec.ts';
 import { extendUserStates, runStateMaintenance, startStateMaintenance } from './state-maintenance.ts';
-import { currentStateKey, forgetDecodedStates, journalAfterChunk, logOriginOf, readChain, type StateKey } from './stored-states.ts';
+import { currentStateKey, forgetDecodedStates, journalAfterChunk, readChain, type StateKey } from './stored-states.ts';
 
 /**
  * Stored replay states against the replay from the first event, on seeded journals with every kind of

@@ -60,12 +60,6 @@ export function currentStateKey(): StateKey {
   return key;
 }
 
-/** Where the log's positions come from: the cluster's system identifier and this database's oid. */
-export async function logOriginOf(db: Kysely<any>): Promise<string> {
-  const { rows } = await sql<{ o: string }>`select (pg_control_system()).system_identifier::text || '/' || (select oid::text from pg_database where datname = current_database()) as o`.execute(db);
-  return rows[0]!.o;
-}
-
 export interface ChunkPart {
   part: number;
   entries: number;
