@@ -32,8 +32,9 @@ describe("the service processes' heap settings", () => {
     expect(missingNodeOptions('gateway', [...SERVICE_NODE_OPTIONS.gateway])).toEqual([]);
     expect(missingNodeOptions('gateway', ['--heap_growing_percent=50'], '--max-semi-space-size=32')).toEqual([]);
     expect(missingNodeOptions('gateway', ['--heap-growing-percent=20'])).toEqual(['--max-semi-space-size=16']);
-    expect(missingNodeOptions('projector', [])).toEqual(['--max-semi-space-size=16']);
-    expect(missingNodeOptions('projector', ['--max-semi-space-size=16'])).toEqual([]);
+    expect(missingNodeOptions('projector', [])).toEqual(['--max-semi-space-size=16', '--heap-growing-percent=50']);
+    expect(missingNodeOptions('projector', ['--max-semi-space-size=16'])).toEqual(['--heap-growing-percent=50']);
+    expect(missingNodeOptions('projector', ['--max-semi-space-size=16', '--heap-growing-percent=50'])).toEqual([]);
   });
 
   it("the gateway's hold the heap near its live size under churn, where V8 alone lets it grow to several times that", () => {

@@ -16,11 +16,14 @@ import type { Logger } from 'pino';
  * the projector +19.8%, its heap at 207 to 249 MiB for 30 to 36 MiB live).
  * - `--max-semi-space-size=16`: a young generation of 2 x 16 MiB instead of V8's 2 x 64 MiB on this
  *   machine; V8 also adds one semi-space to the old generation's allowance. Both processes.
- * - `--heap-growing-percent=20`: a full collection when the old generation reaches 1.2 times what the
- *   last one left (V8 picks 1.1 to 4 times, by its own speed estimates). No cap: a burst only brings
- *   the next collection sooner. The gateway only: in the projector the extra full collections doubled
- *   the live lag's p99 (BullMQ, 200 events/s: 40 to 55 ms against 21 to 27 ms with the young
- *   generation's setting alone).
+ * - `--heap-growing-percent=20` (gateway) and `=50` (projector): a full collection when the old generation
+ *   reaches 1.2 (1.5) times what the last one left (V8 picks 1.1 to 4 times, by its own speed
+ *   estimates). No cap: a burst only brings the next collection sooner. The projector's is milder: at 20
+ *   its extra full collections doubled the live lag's p99 in November (BullMQ, 200 events/s: 40 to 55 ms
+ *   against 21 to 27 ms); at 50 (3 December, AMD EPYC) the lag did not move (BullMQ 200/s p99 25.4 to
+ *   33.5 ms with it, 32.7 to 38.3 without) and its RSS in a 10-minute soak held at 185 to 196 MiB from
+ *   the first minute (267 to 291 MiB without, reached after one to three minutes; on an Intel Xeon that
+ *   climb came after the first minute and broke the soak's 10%).
  * Not set: `--min-semi-space-size=16` for the projector (its young generation at its cap from the start):
  *   measured and not kept (docs/performance.md, "Soak", 3 December): its RSS still rose 13 and 28% after
  *   a soak's first minute with it (28 and 39% without), and where it settles is the same.
@@ -28,7 +31,7 @@ import type { Logger } from 'pino';
  */
 export const SERVICE_NODE_OPTIONS = {
   gateway: ['--max-semi-space-size=16', '--heap-growing-percent=20'],
-  projector: ['--max-semi-space-size=16'],
+  projector: ['--max-semi-space-size=16', '--heap-growing-percent=50'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type Service = keyof typeof SERVICE_NODE_OPTIONS;
