@@ -283,6 +283,13 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
    */
   const origin = connection ? await logOriginOf(db) : null;
   const sameOrigin = (job: LaneJob) => job.origin === origin;
+  /** A lane job, as the dispatcher and the lost-batch recovery hand it out: stamped with the log's origin. */
+  const laneJob = (lane: number, prev: LogPosition, events: readonly ProjectedEvent[]): LaneJob => ({
+    lane,
+    prev: positionToString(prev),
+    events: events.map(toWire),
+    ...(origin === null ? {} : { origin }),
+  });
   const queues = new Map<number, Queue>();
   const workers: Worker[] = [];
   const queueFor = (lane: number) => {
@@ -530,8 +537,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
         const mine = events.filter((e) => comparePositions(e.position, handedTo) <= 0 && laneOf(e.metadata.userId, laneCount) === lane);
         if (mine.length) {
           const end = mine.at(-1)!.position;
-          const data: LaneJob = { lane, prev: positionToString(prev), events: mine.map(toWire), origin: origin! };
-          await queue.add('batch', data, { jobId: `r${lane}-${positionToString(mine[0]!.position)}-${positionToString(end)}` });
+          await queue.add('batch', laneJob(lane, prev, mine), { jobId: `r${lane}-${positionToString(mine[0]!.position)}-${positionToString(end)}` });
           prev = end;
         }
         const last = events.at(-1);
@@ -623,9 +629,8 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
               if (transport === 'in-process') {
                 await applyTimed({ lane, prev, events: list });
               } else {
-                const data: LaneJob = { lane, prev: positionToString(prev), events: list.map(toWire), origin: origin! };
                 // Deterministic, `:`-free id: a re-dispatch of the same batch after a crash is deduplicated.
-                adds.push(queueFor(lane).add('batch', data, { jobId: `l${lane}-${positionToString(list[0]!.position)}-${positionToString(end)}` }));
+                adds.push(queueFor(lane).add('batch', laneJob(lane, prev, list), { jobId: `l${lane}-${positionToString(list[0]!.position)}-${positionToString(end)}` }));
               }
               dispatched.set(lane, end);
             }
