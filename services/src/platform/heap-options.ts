@@ -23,7 +23,7 @@ import type { Logger } from 'pino';
  *   against 21 to 27 ms); at 50 (3 December, AMD EPYC) the lag did not move (BullMQ 200/s p99 25.4 to
  *   33.5 ms with it, 32.7 to 38.3 without) and its RSS in a 10-minute soak held at 185 to 196 MiB from
  *   the first minute (267 to 291 MiB without, reached after one to three minutes; on an Intel Xeon that
- *   climb came after the first minute and broke the soak's 10%).
+ *   climb came after the first minute and broke the soak's 10%, and with it a Xeon grew 8.7 and 8.6%).
  * Not set: `--min-semi-space-size=16` for the projector (its young generation at its cap from the start):
  *   measured and not kept (docs/performance.md, "Soak", 3 December): its RSS still rose 13 and 28% after
  *   a soak's first minute with it (28 and 39% without), and where it settles is the same.
