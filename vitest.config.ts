@@ -11,7 +11,7 @@ export default defineConfig({
       {
         test: {
           name: 'server',
-          include: ['{contracts,infra,projections,services}/src/**/*.test.ts', '{contracts,infra,projections,services}/test/**/*.test.ts'],
+          include: ['{contracts,infra,projections,services}/src/**/*.test.ts', '{contracts,infra,projections,services}/test/**/*.test.ts', 'bench/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['infra/src/testing/global-setup.ts'],
           pool: 'forks',

@@ -25,13 +25,16 @@ import { premiumData, premiumDataJson } from '@oj/projections/daily-premium/quer
 import { premiumDataResponse } from '@oj/contracts/trade-views';
 import { generateJournal, HEAVY_USER } from './journal-generator.ts';
 import { machineCpu } from './machine-cpu.ts';
+import { postgresCpu } from './postgres-cpu.ts';
 import { startLiveProjector, type LiveProjector, type ProjectorProcessMessage, type ProjectorProcessSetup } from './live-projector.ts';
 import { nodeOptionsOf, REPO_ROOT } from '@oj/infra/testing/processes';
 
 /**
  * `npm run bench -- projections [--events N] [--rate R] [--live-seconds S] [--live-runs K] [--high-rate R] [--high-seconds S]
- *   [--rebuild-only] [--keep] [--batch B] [--segment S] [--live-dates spread|same] [--warm-up-seconds W] [--projector-in-bench]`
- * (`--rebuild-only` stops after step 3: for iterating on the rebuild with fewer events)
+ *   [--rebuild-only] [--keep] [--batch B] [--segment S] [--live-dates spread|same] [--warm-up-seconds W] [--projector-in-bench]
+ *   [--postgres-cpu]`
+ * (`--rebuild-only` stops after step 3: for iterating on the rebuild with fewer events; `--postgres-cpu` samples
+ * the server's processes through the rebuild and reports their CPU by the work they did, `postgres-cpu.ts`)
  *
  * On real PostgreSQL (DATABASE_URL) and Redis (REDIS_URL), in a fresh database:
  * 1. seeds a synthetic journal of N events (default 1,000,000) straight into the event store's table with
@@ -76,6 +79,8 @@ interface Args {
   warmUpSeconds: number;
   /** The BullMQ runs' projector in the bench's own process (before 2 December 2026: beside the appends and the lag poller), not in one of its own. */
   projectorInBench: boolean;
+  /** PostgreSQL's CPU through the rebuild, by work (`postgres-cpu.ts`; a local server only). */
+  postgresCpu: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -97,6 +102,7 @@ function parseArgs(argv: string[]): Args {
     liveDates: get('live-dates') === 'same' ? 'same' : 'spread',
     warmUpSeconds: Number(get('warm-up-seconds') ?? 10),
     projectorInBench: argv.includes('--projector-in-bench'),
+    postgresCpu: argv.includes('--postgres-cpu'),
   };
 }
 
@@ -248,6 +254,12 @@ export async function benchProjections(argv: string[]): Promise<Record<string, u
     // memory), and the process's resident set, which also holds the day record workers' heaps.
     let heapPeak = 0;
     let rssPeak = 0;
+    // Where the rebuild's CPU went: this process's (the rebuild runs here, its worker threads included),
+    // the whole machine's, and with --postgres-cpu the server's, by the work its processes did.
+    const stopPostgresCpu = args.postgresCpu ? await postgresCpu(db) : null;
+    if (args.postgresCpu && !stopPostgresCpu) log('  --postgres-cpu: the server is not on this machine (no /proc of its processes); not sampled');
+    const rebuildCpu = machineCpu();
+    const processCpu = process.cpuUsage();
     const sampler = setInterval(() => {
       const m = process.memoryUsage();
       heapPeak = Math.max(heapPeak, m.heapUsed);
@@ -266,6 +278,9 @@ export async function benchProjections(argv: string[]): Promise<Record<string, u
     });
     clearInterval(sampler);
     const rebuildSeconds = (performance.now() - rebuildStarted) / 1000;
+    const processUsed = process.cpuUsage(processCpu);
+    const machineUsed = rebuildCpu();
+    const serverUsed = stopPostgresCpu ? await stopPostgresCpu() : null;
     const rebuildRate = seeded.rows / rebuildSeconds;
     const tables = (await liveTables(db, TRADES_PROJECTION)) as unknown as TradeReadTables & Record<string, string>;
     const counts = await tradesProjection.countRows!(db, tables);
@@ -281,6 +296,12 @@ export async function benchProjections(argv: string[]): Promise<Record<string, u
       heapPeakMb: Math.round(heapPeak / 2 ** 20),
       rssPeakMb: Math.round(rssPeak / 2 ** 20),
       rows: counts,
+      cpu: {
+        // Seconds of CPU: this process (Node: the reading thread, the fold worker, the day record workers).
+        node: { user: r2(processUsed.user / 1e6), system: r2(processUsed.system / 1e6) },
+        machine: machineUsed,
+        ...(serverUsed ? { postgres: serverUsed } : {}),
+      },
     };
     log(`rebuild: ${Math.round(rebuildRate)} ev/s (${r2(rebuildSeconds)} s)`);
     if (args.rebuildOnly) return report;

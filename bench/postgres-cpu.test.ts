@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
+import { postgresCpu, SAMPLER_WORK, workOf, type Activity } from './postgres-cpu.ts';
+
+const client = (query: string, state = 'active'): Activity => ({ pid: 1, backend_type: 'client backend', state, query });
+
+describe('workOf: what a server process was doing', () => {
+  it('names each kind of a rebuild statement by its table, without the version suffix', () => {
+    expect(workOf(client('copy "trades_v103" ("user_id", "uid") from stdin (format binary)'))).toBe('COPY into trades');
+    expect(workOf(client('COPY projection_stream_revisions (projection, version) FROM STDIN'))).toBe('COPY into projection_stream_revisions');
+    expect(workOf(client('copy (select stream_id, revision from events e where e.commit > $1 order by commit) to stdout (format binary)'))).toBe('COPY out of events');
+    expect(workOf(client('copy events to stdout'))).toBe('COPY out of events');
+    expect(workOf(client('create index if not exists "trades_v103_list" on "trades_v103" (user_id, list)'))).toBe('index builds');
+    expect(workOf(client('CREATE UNIQUE INDEX x ON y (a)'))).toBe('index builds');
+    expect(workOf(client('analyze "trades_v103"'))).toBe('analyze');
+    expect(workOf(client('select uid, user_id from "trades_v103" where user_id = any($1)'))).toBe('select from trades');
+    expect(workOf(client('with k as (select 1) select * from "daily_premium_v7" d'))).toBe('select from daily_premium');
+    expect(workOf(client('insert into "trade_counts_v103" (user_id, list, n) values ($1, $2, $3)'))).toBe('insert into trade_counts');
+    expect(workOf(client('update projection_rebuilds set commit = $1'))).toBe('update projection_rebuilds');
+    expect(workOf(client('delete from "trade_counts_v103" where n = 0'))).toBe('delete from trade_counts');
+    expect(workOf(client('begin'))).toBe('begin');
+  });
+
+  it('gives a parallel worker its leader statement, background processes their type, and idle clients "idle"', () => {
+    expect(workOf({ pid: 2, backend_type: 'parallel worker', state: 'active', query: 'create index "t_v1_a" on "t_v1" (a)' })).toBe('index builds');
+    expect(workOf({ pid: 2, backend_type: 'parallel worker', state: 'active', query: '' })).toBe('parallel workers (statement not shown)');
+    expect(workOf({ pid: 3, backend_type: 'checkpointer', state: null, query: '' })).toBe('checkpointer');
+    expect(workOf({ pid: 4, backend_type: 'walwriter', state: null, query: null })).toBe('walwriter');
+    expect(workOf(client('copy "trades_v1" from stdin', 'idle'))).toBe('idle');
+    expect(workOf(client('select 1', 'idle in transaction'))).toBe('idle');
+  });
+
+  it("labels the sampler's own statement, so its cost is reported rather than hidden", () => {
+    expect(workOf(client('select /* postgres-cpu sampler */ pid, backend_type, state, query from pg_stat_activity'))).toBe(SAMPLER_WORK);
+    // Another comment is not taken for the sampler's.
+    expect(workOf(client('select /* report */ 1 from "trades_v2"'))).toBe('select from trades');
+  });
+});
+
+describe('postgresCpu on the test server', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase('postgres_cpu');
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it("gives a CPU-bound statement's time to that statement's work", async (ctx) => {
+    const stop = await postgresCpu(db.db, 50);
+    if (!stop) {
+      console.warn('SKIPPED: postgresCpu needs the PostgreSQL server on this machine (its processes in /proc); this one is not');
+      ctx.skip();
+      return;
+    }
+    // A table of its own, so that no other test's statement has this label.
+    const table = `cpu_probe_${randomBytes(4).toString('hex')}`;
+    await sql`create table ${sql.table(table)} (id text)`.execute(db.db);
+    await sql`insert into ${sql.table(table)} values ('x')`.execute(db.db);
+    const started = performance.now();
+    await sql`select count(*) from ${sql.table(table)} p, generate_series(1, 1500000) g where md5(g::text || p.id) like 'a%'`.execute(db.db);
+    const wall = (performance.now() - started) / 1000;
+    const report = await stop();
+    const probe = report.byWork.find((w) => w.work === `select from ${table}`);
+    expect(probe, JSON.stringify(report.byWork)).toBeDefined();
+    const used = probe!.user + probe!.system;
+    // One backend, busy through the statement: its CPU is at most the statement's time (plus a tick's
+    // rounding), and on a machine where it got at least a fair share of a core, a good part of it.
+    expect(used).toBeLessThanOrEqual(wall + 0.05);
+    expect(used).toBeGreaterThan(Math.min(0.2, wall / 4));
+    expect(report.byWork.some((w) => w.work === SAMPLER_WORK)).toBe(true);
+    expect(report.user + report.system).toBeGreaterThanOrEqual(used);
+    expect(report.samples).toBeGreaterThan(1);
+  });
+});
