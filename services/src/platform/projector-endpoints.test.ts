@@ -8,6 +8,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { upcastJournalEvent } from '@oj/infra/eventstore/create';
 import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
 import { freePort, spawnService, waitHealthy } from '@oj/infra/testing/processes';
+import { requireRedisUrl } from '@oj/infra/testing/env';
+import { deleteRedisPrefix } from '@oj/infra/testing/redis';
 import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
 import { smallJournal } from '@oj/projections/trades/testing';
 import { serveProjectorEndpoints, type ProjectorEndpoints } from './projector-endpoints.ts';
@@ -80,7 +82,8 @@ describe('the projector process endpoints', () => {
   });
 });
 
-describe('npm run projector with PROJECTOR_METRICS_PORT', () => {
+describe('npm run projector with PROJECTOR_METRICS_PORT (BullMQ lanes, as the compose file runs it)', () => {
+  const prefix = `oj-endpoints-${crypto.randomUUID().slice(0, 8)}`;
   let db: TestDatabase;
   let store: PostgresEventStore | undefined;
   let child: ChildProcess | undefined;
@@ -96,6 +99,8 @@ describe('npm run projector with PROJECTOR_METRICS_PORT', () => {
       PATH: process.env.PATH ?? '',
       NODE_ENV: 'test',
       DATABASE_URL: db.url,
+      REDIS_URL: requireRedisUrl(),
+      BULLMQ_PREFIX: prefix,
       DATA_DIR: dataDir,
       PROJECTOR_LANES: '2',
       PROJECTOR_METRICS_PORT: String(port),
@@ -112,6 +117,7 @@ describe('npm run projector with PROJECTOR_METRICS_PORT', () => {
     }
     await store?.close();
     await db?.drop();
+    await deleteRedisPrefix(requireRedisUrl(), prefix);
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -128,15 +134,16 @@ describe('npm run projector with PROJECTOR_METRICS_PORT', () => {
       text = await (await fetch(`${base}/metrics`)).text();
     }
     expect(sumOf(text, 'oj_projector_events_applied_total', 'projection="trades"')).toBe(events.length);
-    expect(text).toMatch(/^oj_projector_batch_duration_seconds_count\{lane="\d",transport="[a-z-]+"\} \d+/m);
+    expect(text).toMatch(/^oj_projector_batch_duration_seconds_count\{lane="\d",transport="bullmq"\} \d+/m);
     expect(text).toMatch(/^# TYPE oj_projector_lane_stuck gauge$/m);
     expect(text).toMatch(/^nodejs_heap_live_after_major_gc_bytes /m);
     // The lag, computed at the scrape: caught up.
     expect(sumOf(text, 'oj_projector_lag_events', 'projection="trades"')).toBe(0);
 
+    // Its readiness: PostgreSQL, the event store and, its lanes being BullMQ queues, Redis.
     const ready = await fetch(`${base}/api/v1/ready`);
     expect(ready.status).toBe(200);
-    expect(((await ready.json()) as { down: string[] }).down).toEqual([]);
+    expect(await ready.json()).toEqual({ status: 'ready', dependencies: { postgres: { up: true }, 'event-store': { up: true }, redis: { up: true } }, down: [] });
   });
 
   it('closes them when stopped as a deployment stops it', async () => {

@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import type { z } from 'zod';
 import type { healthResponse, readyResponse } from '@oj/contracts/common';
 import type { ReadinessCheck } from '../app/deps.ts';
@@ -33,4 +34,29 @@ export async function checkReadiness(checks: readonly ReadinessCheck[], timeoutM
   );
   const down = results.filter(([, r]) => !r.up).map(([name]) => name);
   return { status: down.length ? 'degraded' : 'ready', dependencies: Object.fromEntries(results), down };
+}
+
+/**
+ * A Redis readiness check on a connection of its own (one that reconnects by itself, and answers a probe
+ * at once while it is down instead of queueing it): `PING` while connected; while not, down with the
+ * connection's state and its last error. The projector process's check when its lanes are BullMQ queues:
+ * without Redis its lanes stall (the gateway keeps accepting commands, so its own readiness does not
+ * depend on Redis).
+ */
+export function redisReadiness(url: string, name = 'redis'): ReadinessCheck & { close(): Promise<void> } {
+  const redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectionName: 'oj-readiness' });
+  let lastError: string | undefined;
+  redis.on('error', (error: Error) => (lastError = error.message));
+  redis.on('ready', () => (lastError = undefined));
+  redis.connect().catch(() => {}); // the 'error' handler keeps the reason; ioredis reconnects by itself
+  return {
+    name,
+    async check() {
+      if (redis.status !== 'ready') throw new Error(`not connected (${redis.status})${lastError ? `: ${lastError}` : ''}`);
+      await redis.ping();
+    },
+    async close() {
+      redis.disconnect();
+    },
+  };
 }

@@ -1,0 +1,76 @@
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { once } from 'node:events';
+import { afterEach, describe, expect, it } from 'vitest';
+import { requireRedisUrl } from '@oj/infra/testing/env';
+import { freePort } from '@oj/infra/testing/processes';
+import { checkReadiness, redisReadiness } from './readiness.ts';
+
+/** A TCP proxy to the test Redis on `port`: Redis "up" while it listens, "stopped" once it is closed. */
+async function redisProxy(port: number): Promise<{ close(): Promise<void> }> {
+  const target = new URL(requireRedisUrl());
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(target.port || 6379), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => s.destroy());
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  server.listen(port, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    async close() {
+      const closed = new Promise((r) => server.close(r));
+      for (const s of sockets) s.destroy();
+      await closed;
+    },
+  };
+}
+
+async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('redisReadiness (the projector process readiness check with BullMQ lanes)', () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  it('is down while Redis cannot be reached, naming why, up once it can, and down again when it stops', async () => {
+    const port = await freePort();
+    const check = redisReadiness(`redis://127.0.0.1:${port}`);
+    cleanups.push(() => check.close());
+    const ready = () => checkReadiness([check], 1000);
+
+    // Nothing listens yet: down, with the connection's state and the refusal, at once (not queued).
+    await until('a first connection attempt', async () => ((await ready()).dependencies.redis?.detail ?? '').includes('ECONNREFUSED'));
+    const started = performance.now();
+    const down = await ready();
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(down.status).toBe('degraded');
+    expect(down.down).toEqual(['redis']);
+    expect(down.dependencies.redis?.detail).toMatch(/^not connected \((connecting|reconnecting|connect|close|end)\): .*ECONNREFUSED/);
+
+    // Redis appears: the check reconnects by itself and answers PING.
+    let proxy = await redisProxy(port);
+    cleanups.push(() => proxy.close());
+    await until('the check to reconnect', async () => (await ready()).status === 'ready');
+    expect(await ready()).toEqual({ status: 'ready', dependencies: { redis: { up: true } }, down: [] });
+
+    // Redis stops: down again.
+    await proxy.close();
+    await until('the check to see Redis gone', async () => (await ready()).status === 'degraded');
+    expect((await ready()).dependencies.redis?.detail).toMatch(/^not connected/);
+
+    // And back: up again.
+    proxy = await redisProxy(port);
+    await until('the check to reconnect again', async () => (await ready()).status === 'ready', 20_000);
+  });
+});
