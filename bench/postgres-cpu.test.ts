@@ -7,20 +7,22 @@ import { postgresCpu, SAMPLER_WORK, workOf, type Activity } from './postgres-cpu
 const client = (query: string, state = 'active'): Activity => ({ pid: 1, backend_type: 'client backend', state, query });
 
 describe('workOf: what a server process was doing', () => {
-  it('names each kind of a rebuild statement by its table, without the version suffix', () => {
-    expect(workOf(client('copy "trades_v103" ("user_id", "uid") from stdin (format binary)'))).toBe('COPY into trades');
-    expect(workOf(client('COPY projection_stream_revisions (projection, version) FROM STDIN'))).toBe('COPY into projection_stream_revisions');
-    expect(workOf(client('copy (select stream_id, revision from events e where e.commit > $1 order by commit) to stdout (format binary)'))).toBe('COPY out of events');
-    expect(workOf(client('copy events to stdout'))).toBe('COPY out of events');
-    expect(workOf(client('create index if not exists "trades_v103_list" on "trades_v103" (user_id, list)'))).toBe('index builds');
-    expect(workOf(client('CREATE UNIQUE INDEX x ON y (a)'))).toBe('index builds');
-    expect(workOf(client('analyze "trades_v103"'))).toBe('analyze');
-    expect(workOf(client('select uid, user_id from "trades_v103" where user_id = any($1)'))).toBe('select from trades');
-    expect(workOf(client('with k as (select 1) select * from "daily_premium_v7" d'))).toBe('select from daily_premium');
-    expect(workOf(client('insert into "trade_counts_v103" (user_id, list, n) values ($1, $2, $3)'))).toBe('insert into trade_counts');
-    expect(workOf(client('update projection_rebuilds set commit = $1'))).toBe('update projection_rebuilds');
-    expect(workOf(client('delete from "trade_counts_v103" where n = 0'))).toBe('delete from trade_counts');
-    expect(workOf(client('begin'))).toBe('begin');
+  it.each([
+    ['copy "trades_v103" ("user_id", "uid") from stdin (format binary)', 'COPY into trades'],
+    ['COPY projection_stream_revisions (projection, version) FROM STDIN', 'COPY into projection_stream_revisions'],
+    ['copy (select stream_id, revision from events e where e.commit > $1 order by commit) to stdout (format binary)', 'COPY out of events'],
+    ['copy events to stdout', 'COPY out of events'],
+    ['create index if not exists "trades_v103_list" on "trades_v103" (user_id, list)', 'index builds'],
+    ['CREATE UNIQUE INDEX x ON y (a)', 'index builds'],
+    ['analyze "trades_v103"', 'analyze'],
+    ['select uid, user_id from "trades_v103" where user_id = any($1)', 'select from trades'],
+    ['with k as (select 1) select * from "daily_premium_v7" d', 'select from daily_premium'],
+    ['insert into "trade_counts_v103" (user_id, list, n) values ($1, $2, $3)', 'insert into trade_counts'],
+    ['update projection_rebuilds set commit = $1', 'update projection_rebuilds'],
+    ['delete from "trade_counts_v103" where n = 0', 'delete from trade_counts'],
+    ['begin', 'begin'],
+  ])('names %j by its kind and table, without the version suffix: %j', (query, work) => {
+    expect(workOf(client(query))).toBe(work);
   });
 
   it('gives a parallel worker its leader statement, background processes their type, and idle clients "idle"', () => {
