@@ -17,7 +17,7 @@ export interface ProjectorEndpoints {
  * metrics at `/metrics` (lane batches, failures, `oj_projector_lane_stuck`, its memory: the process
  * records them, and only it can answer them) and, on the gateway's paths, liveness
  * (`/api/v1/health`) and readiness (`/api/v1/ready`: the checks it is given; `npm run projector` gives
-PostgreSQL, the event store and, with BullMQ lanes, Redis) for a
+ * PostgreSQL, the event store and, with BullMQ lanes, Redis) for a
  * supervisor's health check. Nothing else: no API, no console. GET and HEAD only.
  */
 export async function serveProjectorEndpoints(options: { host: string; port: number; metrics: Registry; readiness: readonly ReadinessCheck[] }): Promise<ProjectorEndpoints> {
