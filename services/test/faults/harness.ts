@@ -72,9 +72,9 @@ export async function killSpawned(): Promise<void> {
   await Promise.all([...running].map((child) => kill(child)));
 }
 
-/** A projector as its own process (`npm run projector`), as in services mode. */
-export function spawnProjector(stack: Stack): ChildProcess {
-  const child = spawn(process.execPath, ['services/src/projector.ts'], { cwd: REPO_ROOT, env: stack.env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** A projector as its own process (`npm run projector`), as in services mode; `env` adds to the stack's. */
+export function spawnProjector(stack: Stack, env: NodeJS.ProcessEnv = {}): ChildProcess {
+  const child = spawn(process.execPath, ['services/src/projector.ts'], { cwd: REPO_ROOT, env: { ...stack.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   child.once('exit', () => running.delete(child));
   // What it says before it dies (its log lines and stderr) is the first thing to read when a case fails.
