@@ -129,7 +129,10 @@ describe('npm run projector with PROJECTOR_METRICS_PORT (BullMQ lanes, as the co
     }
     let text = '';
     const deadline = Date.now() + 30_000;
-    while (sumOf(text, 'oj_projector_events_applied_total', 'projection="trades"') < events.length && Date.now() < deadline) {
+    // Until every event is counted and the lag shows it: the lag gauges share one computation for up to
+    // a second (`projectorMetrics`), so a scrape just after the last batch may still show it behind.
+    const caughtUp = () => sumOf(text, 'oj_projector_events_applied_total', 'projection="trades"') >= events.length && sumOf(text, 'oj_projector_lag_events', 'projection="trades"') === 0;
+    while (!caughtUp() && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 100));
       text = await (await fetch(`${base}/metrics`)).text();
     }
