@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { requireRedisUrl } from '@oj/infra/testing/env';
 import { freePort } from '@oj/infra/testing/processes';
+import { until } from '@oj/projections/runtime/testing';
 import { checkReadiness, redisReadiness } from './readiness.ts';
 
 /** A TCP proxy to the test Redis on `port`: Redis "up" while it listens, "stopped" once it is closed. */
@@ -29,14 +30,6 @@ async function redisProxy(port: number): Promise<{ close(): Promise<void> }> {
   };
 }
 
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe('redisReadiness (the projector process readiness check with BullMQ lanes)', () => {
   const cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
@@ -48,9 +41,10 @@ describe('redisReadiness (the projector process readiness check with BullMQ lane
     const check = redisReadiness(`redis://127.0.0.1:${port}`);
     cleanups.push(() => check.close());
     const ready = () => checkReadiness([check], 1000);
+    const poll = { timeoutMs: 15_000, everyMs: 50 };
 
     // Nothing listens yet: down, with the connection's state and the refusal, at once (not queued).
-    await until('a first connection attempt', async () => ((await ready()).dependencies.redis?.detail ?? '').includes('ECONNREFUSED'));
+    await until(async () => ((await ready()).dependencies.redis?.detail ?? '').includes('ECONNREFUSED'), { what: 'a first connection attempt', ...poll });
     const started = performance.now();
     const down = await ready();
     expect(performance.now() - started).toBeLessThan(500);
@@ -61,16 +55,16 @@ describe('redisReadiness (the projector process readiness check with BullMQ lane
     // Redis appears: the check reconnects by itself and answers PING.
     let proxy = await redisProxy(port);
     cleanups.push(() => proxy.close());
-    await until('the check to reconnect', async () => (await ready()).status === 'ready');
+    await until(async () => (await ready()).status === 'ready', { what: 'the check to reconnect', ...poll });
     expect(await ready()).toEqual({ status: 'ready', dependencies: { redis: { up: true } }, down: [] });
 
     // Redis stops: down again.
     await proxy.close();
-    await until('the check to see Redis gone', async () => (await ready()).status === 'degraded');
+    await until(async () => (await ready()).status === 'degraded', { what: 'the check to see Redis gone', ...poll });
     expect((await ready()).dependencies.redis?.detail).toMatch(/^not connected/);
 
     // And back: up again.
     proxy = await redisProxy(port);
-    await until('the check to reconnect again', async () => (await ready()).status === 'ready', 20_000);
+    await until(async () => (await ready()).status === 'ready', { what: 'the check to reconnect again', ...poll, timeoutMs: 20_000 });
   });
 });
