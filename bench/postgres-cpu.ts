@@ -128,16 +128,14 @@ export async function postgresCpu(db: Kysely<any>, intervalMs = 250): Promise<((
     }
   };
   await sample();
-  let stopped = false;
   let pending: Promise<void> = Promise.resolve();
   const timer = setInterval(() => {
     // One sample at a time: a slow one (a busy server) is not overlapped by the next.
-    pending = pending.then(() => (stopped ? undefined : sample())).catch(() => {});
+    pending = pending.then(sample).catch(() => {});
   }, intervalMs);
   return async () => {
     clearInterval(timer);
     await pending;
-    stopped = true;
     await sample();
     const r = (n: number) => Math.round(n * 100) / 100;
     const byWork = [...totals]
