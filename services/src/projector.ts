@@ -2,7 +2,7 @@ import { loadConfigOrExit } from '@oj/infra/config';
 import { createRuntime } from './platform/runtime.ts';
 import { startBackgroundWorkers } from './platform/workers.ts';
 import { warnOfMissingNodeOptions } from './platform/heap-options.ts';
-import { serveProjectorEndpoints } from './platform/projector-endpoints.ts';
+import { serveProjectorEndpoints, type ProjectorEndpoints } from './platform/projector-endpoints.ts';
 import { redisReadiness } from './platform/readiness.ts';
 
 /** Services mode: the projector process (dispatcher and lane workers), scaled by lanes. */
@@ -11,17 +11,7 @@ const runtime = await createRuntime(config);
 warnOfMissingNodeOptions('projector', runtime.deps.logger);
 await startBackgroundWorkers(runtime, { projector: true, mail: false });
 // Its own metrics live in this process: served when PROJECTOR_METRICS_PORT is set, closed last.
-// Its readiness adds Redis when its lanes are BullMQ queues: without Redis they stall.
-const redisCheck = config.PROJECTOR_METRICS_PORT !== undefined && config.mode.projector === 'bullmq' && config.REDIS_URL ? redisReadiness(config.REDIS_URL) : undefined;
-const endpoints =
-  config.PROJECTOR_METRICS_PORT === undefined
-    ? undefined
-    : await serveProjectorEndpoints({
-        host: config.HOST,
-        port: config.PROJECTOR_METRICS_PORT,
-        metrics: runtime.deps.metrics,
-        readiness: redisCheck ? [...runtime.deps.readiness, redisCheck] : runtime.deps.readiness,
-      });
+const endpoints = config.PROJECTOR_METRICS_PORT === undefined ? undefined : await serveEndpoints(config.PROJECTOR_METRICS_PORT);
 // PROJECTOR_WORK_LANES (default all) lets several projector processes split the lanes between them;
 // the dispatcher is elected among them whatever lanes each works.
 runtime.deps.logger.info(
@@ -33,7 +23,34 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     void runtime
       .close()
       .then(() => endpoints?.close())
-      .then(() => redisCheck?.close())
       .then(() => process.exit(0)),
   );
+}
+
+/**
+ * The metrics and health endpoints. Readiness adds Redis when the lanes are BullMQ queues (a
+ * `REDIS_URL` is what makes them so: config's `mode.projector`): without Redis they stall. Its
+ * connection is closed with the endpoints.
+ */
+async function serveEndpoints(port: number): Promise<ProjectorEndpoints> {
+  const redis = config.REDIS_URL ? redisReadiness(config.REDIS_URL) : undefined;
+  let served: ProjectorEndpoints;
+  try {
+    served = await serveProjectorEndpoints({
+      host: config.HOST,
+      port,
+      metrics: runtime.deps.metrics,
+      readiness: redis ? [...runtime.deps.readiness, redis] : runtime.deps.readiness,
+    });
+  } catch (error) {
+    await redis?.close();
+    throw error;
+  }
+  return {
+    port: served.port,
+    async close() {
+      await served.close();
+      await redis?.close();
+    },
+  };
 }
