@@ -163,11 +163,8 @@ export function tradeDaySummary(trades: readonly TradeOfDay[]): TradeDaySummary 
   };
 }
 
-const countMap = z.record(z.string(), z.number());
-/** Daily premium record (part 2 §3). */
-export const dailyIncome = z.object({
-  id: isoDate,
-  income_date: isoDate,
+/** Sums of the daily premium records of a date range (inclusive), the inputs of every period figure. */
+export const periodTotals = z.object({
   np: z.number(),
   nf: z.number(),
   nd: z.number(),
@@ -183,6 +180,16 @@ export const dailyIncome = z.object({
   ttf: z.number(),
   incap: z.number(),
   wdc: z.number(),
+});
+export type PeriodTotals = z.infer<typeof periodTotals>;
+
+const countMap = z.record(z.string(), z.number());
+/** Daily premium record (part 2 §3). */
+export const dailyIncome = z.object({
+  id: isoDate,
+  income_date: isoDate,
+  // A day's sums are those of a range of one day.
+  ...periodTotals.shape,
   net_premium_so_far: z.number(),
   tickers: countMap,
   ct: countMap,
@@ -203,25 +210,6 @@ export const yearlyIncome = z.object({
   change: z.number().nullable(),
 });
 
-/** Sums of the daily premium records of a date range (inclusive), the inputs of every period figure. */
-export const periodTotals = z.object({
-  np: z.number(),
-  nf: z.number(),
-  nd: z.number(),
-  nep: z.number(),
-  otc: z.number().int(),
-  ctc: z.number().int(),
-  iw: z.number().int(),
-  npc: z.number(),
-  cpt: z.number(),
-  cg: z.number(),
-  hp: z.number(),
-  pr: z.number(),
-  ttf: z.number(),
-  incap: z.number(),
-  wdc: z.number(),
-});
-export type PeriodTotals = z.infer<typeof periodTotals>;
 /** The dashboard's figures of a period (docs/formulas.md, "Dashboard"); null where the spec's ratio has no denominator. */
 export const periodMetrics = z.object({
   premium: z.number(),
