@@ -57,13 +57,15 @@ const STREAM_REVISION_KEY = 'events_stream_revision_key';
 /** An 'any' append that loses a race simply retries on the new last revision; this bounds a livelock. */
 const MAX_ANY_RETRIES = 100;
 
-const VISIBLE = sql`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`;
+/** Events of transactions older than every one still running: no event can still appear before them in log order. */
+export const VISIBLE = sql`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`;
 /** The newest visible event's position (`head`): the log-order index read backwards, one entry. */
 const HEAD_COLUMNS = sql`transaction_id::text as c, global_position::text as p`;
 const HEAD_ORDER = sql`order by transaction_id desc, global_position desc limit 1`;
 const POSITION_COLUMNS = sql`transaction_id::text as commit_pos, global_position::text as prepare_pos, stream_id, revision, event_id::text as event_id, type, schema_version`;
 const EVENT_COLUMNS = sql`${POSITION_COLUMNS}, data`;
-const COLUMNS = sql`${EVENT_COLUMNS}, metadata`;
+/** A whole stored event's columns: a row of them is an `EventRow` (`rawEvent` makes it an event). */
+export const COLUMNS = sql`${EVENT_COLUMNS}, metadata`;
 /** Only the metadata a projection reads, as text: no JSON of it to print or to parse. */
 const PROJECTED_METADATA = sql`metadata->>'userId' as user_id, metadata->>'recordedAt' as recorded_at`;
 const PROJECTED_COLUMNS = sql`${EVENT_COLUMNS}, ${PROJECTED_METADATA}`;
@@ -106,7 +108,7 @@ interface GuardedAppend {
   expected: number | 'no_stream';
 }
 
-interface EventRow {
+export interface EventRow {
   commit_pos: string;
   prepare_pos: string;
   stream_id: string;
@@ -525,7 +527,7 @@ export class PostgresEventStore implements EventStore {
 }
 
 /** A row as an event, as stored. */
-function rawEvent<M extends ProjectedMetadata, D>(r: Omit<EventRow, 'metadata' | 'data'> & { data: D }, metadata: M): Omit<StoredEvent<D>, 'metadata'> & { metadata: M } {
+export function rawEvent<M extends ProjectedMetadata, D>(r: Omit<EventRow, 'metadata' | 'data'> & { data: D }, metadata: M): Omit<StoredEvent<D>, 'metadata'> & { metadata: M } {
   return {
     id: r.event_id,
     type: r.type,

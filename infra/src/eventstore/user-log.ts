@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { journalStreamPrefix } from '@oj/contracts/journal-events';
 import { upcastJournalEvent } from './create.ts';
 import type { LogPosition, StoredEvent } from './port.ts';
+import { COLUMNS, VISIBLE, rawEvent, type EventRow } from './postgres.ts';
 
 /**
  * One user's journal events in log order, on the PostgreSQL event store (node-postgres and PGlite),
@@ -38,31 +39,7 @@ export interface UserLogPage extends UserLogFilter {
   limit: number;
 }
 
-const COLUMNS = sql`transaction_id::text as commit_pos, global_position::text as prepare_pos, stream_id, revision, event_id::text as event_id, type, schema_version, data, metadata`;
-
-interface Row {
-  commit_pos: string;
-  prepare_pos: string;
-  stream_id: string;
-  revision: number;
-  event_id: string;
-  type: string;
-  schema_version: number;
-  data: unknown;
-  metadata: StoredEvent['metadata'];
-}
-
-const toEvent = (r: Row): StoredEvent =>
-  upcastJournalEvent({
-    id: r.event_id,
-    type: r.type,
-    schemaVersion: r.schema_version,
-    data: r.data,
-    metadata: r.metadata,
-    streamId: r.stream_id,
-    revision: Number(r.revision),
-    position: { commit: BigInt(r.commit_pos), prepare: BigInt(r.prepare_pos) },
-  });
+const toEvent = (r: EventRow): StoredEvent => upcastJournalEvent(rawEvent(r, r.metadata));
 
 /** The first part of the user's stream ids: the indexed key. */
 export const userLogKey = (userId: string): string => `${journalStreamPrefix}${userId}`;
@@ -90,7 +67,7 @@ function conditions(q: UserLogPage): RawBuilder<unknown> {
 /** One page of a user's events, forwards (oldest first) or backwards (newest first). */
 export async function readUserLogPage(db: Kysely<any>, q: UserLogPage): Promise<StoredEvent[]> {
   const order = q.direction === 'forward' ? sql`transaction_id, global_position` : sql`transaction_id desc, global_position desc`;
-  const { rows } = await sql<Row>`select ${COLUMNS} from events where ${conditions(q)} order by ${order} limit ${q.limit}`.execute(db);
+  const { rows } = await sql<EventRow>`select ${COLUMNS} from events where ${conditions(q)} order by ${order} limit ${q.limit}`.execute(db);
   return rows.map(toEvent);
 }
 
@@ -113,9 +90,9 @@ export async function readUserLog(
   for (;;) {
     const n = Math.min(chunk, limit - out.length);
     const upTo = upToCondition(options.upTo);
-    const visible = options.visibleOnly ? sql`and transaction_id < pg_snapshot_xmin(pg_current_snapshot())` : sql``;
+    const visible = options.visibleOnly ? sql`and ${VISIBLE}` : sql``;
     const page: UserLogPage = { userId, direction: 'forward', limit: n, ...(after ? { after } : {}) };
-    const { rows } = await sql<Row>`select ${COLUMNS} from events where ${conditions(page)} ${upTo} ${visible}
+    const { rows } = await sql<EventRow>`select ${COLUMNS} from events where ${conditions(page)} ${upTo} ${visible}
       order by transaction_id, global_position limit ${n}`.execute(db);
     for (const r of rows) out.push(toEvent(r));
     if (rows.length < n || out.length >= limit) return out;
@@ -137,7 +114,7 @@ export async function userLogHead(db: Kysely<any>, userId: string): Promise<LogP
 
 /** One event of a user by its log position, or undefined. */
 export async function readUserEventAt(db: Kysely<any>, userId: string, at: LogPosition): Promise<StoredEvent | undefined> {
-  const { rows } = await sql<Row>`select ${COLUMNS} from events
+  const { rows } = await sql<EventRow>`select ${COLUMNS} from events
     where split_part(stream_id, '.', 1) = ${userLogKey(userId)} and transaction_id = ${at.commit.toString()}::xid8 and global_position = ${at.prepare.toString()}::bigint`.execute(db);
   return rows[0] ? toEvent(rows[0]) : undefined;
 }
@@ -149,7 +126,7 @@ export async function readUserEventAt(db: Kysely<any>, userId: string, at: LogPo
 export async function readPrefixBackwards(db: Kysely<any>, prefix: string, options: { before?: LogPosition; limit: number }): Promise<StoredEvent[]> {
   const before = options.before ? sql`and (transaction_id, global_position) < ${pos(options.before)}` : sql``;
   const like = `${prefix.replace(/[\\%_]/g, '\\$&')}%`;
-  const { rows } = await sql<Row>`select ${COLUMNS} from events where stream_id like ${like} ${before}
+  const { rows } = await sql<EventRow>`select ${COLUMNS} from events where stream_id like ${like} ${before}
     order by transaction_id desc, global_position desc limit ${options.limit}`.execute(db);
   return rows.map(toEvent);
 }
@@ -158,7 +135,7 @@ export async function readPrefixBackwards(db: Kysely<any>, prefix: string, optio
 export async function readStreams(db: Kysely<any>, streamIds: readonly string[]): Promise<Map<string, StoredEvent[]>> {
   const out = new Map<string, StoredEvent[]>(streamIds.map((s) => [s, []]));
   if (!streamIds.length) return out;
-  const { rows } = await sql<Row>`select ${COLUMNS} from events where stream_id = any(${[...streamIds]}::text[]) order by stream_id, revision`.execute(db);
+  const { rows } = await sql<EventRow>`select ${COLUMNS} from events where stream_id = any(${[...streamIds]}::text[]) order by stream_id, revision`.execute(db);
   for (const r of rows) out.get(r.stream_id)?.push(toEvent(r));
   return out;
 }
