@@ -30,22 +30,17 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 /**
  * The metrics and health endpoints. Readiness adds Redis when the lanes are BullMQ queues (a
  * `REDIS_URL` is what makes them so: config's `mode.projector`): without Redis they stall. Its
- * connection is closed with the endpoints.
+ * connection is closed with the endpoints. (Endpoints that fail to listen end the process: the
+ * top-level await rejects.)
  */
 async function serveEndpoints(port: number): Promise<ProjectorEndpoints> {
   const redis = config.REDIS_URL ? redisReadiness(config.REDIS_URL) : undefined;
-  let served: ProjectorEndpoints;
-  try {
-    served = await serveProjectorEndpoints({
-      host: config.HOST,
-      port,
-      metrics: runtime.deps.metrics,
-      readiness: redis ? [...runtime.deps.readiness, redis] : runtime.deps.readiness,
-    });
-  } catch (error) {
-    await redis?.close();
-    throw error;
-  }
+  const served = await serveProjectorEndpoints({
+    host: config.HOST,
+    port,
+    metrics: runtime.deps.metrics,
+    readiness: redis ? [...runtime.deps.readiness, redis] : runtime.deps.readiness,
+  });
   return {
     port: served.port,
     async close() {
