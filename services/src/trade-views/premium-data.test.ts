@@ -233,6 +233,37 @@ describe('GET /metrics/premium-data for the dashboard', () => {
     expect(days).toEqual(weekdaysOfWindow('2028-01-01', '2030-01-07'));
   });
 
+  it('answers the same on PGlite, the embedded default, as on PostgreSQL', async () => {
+    // The same journal, for users of an embedded app (`npm start`): the answer must not depend on the
+    // database (PGlite's own type parsers must give the dates and sums back as pg's do).
+    const embedded = await createTestApp({ pglite: true, now: '2026-02-02T15:00:00Z' });
+    try {
+      const me = await signInAs(embedded);
+      const other = await signInAs(embedded);
+      const tables = physicalTables(tradesProjection, tradesProjection.version);
+      const db = embedded.db.db;
+      await tradesProjection.createTables(db, tables);
+      await db
+        .insertInto('projection_registry')
+        .values({ name: tradesProjection.name, version: tradesProjection.version, code_version: tradesProjection.version, status: 'live', lanes: 1, tables: JSON.stringify(tables) })
+        .execute();
+      const log = smallJournal(me.userId, other.userId);
+      await db.transaction().execute((trx) => tradesProjection.apply({ trx, tables, mode: 'live' }, log.events));
+      const answer = async (app: TestApp, authorization: string) => {
+        const r = await app.app.inject({ method: 'GET', url: '/api/v1/metrics/premium-data', headers: { authorization } });
+        expect(r.statusCode).toBe(200);
+        return r.body;
+      };
+      const embeddedBody = await answer(embedded, me.authorization);
+      expect(JSON.parse(embeddedBody).lifetime).toMatchObject({ premium: 2260, realized: 1740, opened: 9, closed: 8 });
+      expect(embeddedBody).toBe(await answer(t, auth));
+      // Parsed: the test before rewrote one of this user's stored maps by hand, with other spacing.
+      expect(JSON.parse(await answer(embedded, other.authorization))).toEqual(JSON.parse(await answer(t, otherAuth)));
+    } finally {
+      await embedded.close();
+    }
+  });
+
   it('needs a verified user', async () => {
     expect((await t.app.inject({ method: 'GET', url: '/api/v1/metrics/premium-data' })).statusCode).toBe(401);
   });
