@@ -28,6 +28,7 @@ import {
 } from '../utils/trade-rules.ts';
 import { formatStrikes, transactionLabel } from '../utils/trade-labels.ts';
 import { InputField, NotesField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, focusFirstInvalid, useTradeForm } from './form-controls.tsx';
+import { WizardForm, useOneSubmission } from './wizard-form.tsx';
 import './trade-dialogs.css';
 
 export interface AddTradeWizardProps {
@@ -70,6 +71,7 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
   const addOpen = useAddTrade();
   const addClosed = useAddClosedTrade();
   const busy = addOpen.isPending || addClosed.isPending;
+  const once = useOneSubmission();
   const firstRef = useRef<HTMLDivElement>(null);
 
   const { values: v, set } = form;
@@ -167,7 +169,7 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
     }
     const fail = (error: unknown) => setMessage({ tone: 'danger', text: errorMessage(error, 'Error uploading trade. Please try again.') });
     if (mode === 'open') {
-      addOpen.mutate({ trade_data: openData(), tag_data: [] }, { onSuccess: () => succeed('Trade Uploaded successfully'), onError: fail });
+      once((settled) => addOpen.mutate({ trade_data: openData(), tag_data: [] }, { onSuccess: () => succeed('Trade Uploaded successfully'), onError: fail, onSettled: settled }));
       return;
     }
     close.setAttempted(true);
@@ -177,19 +179,21 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
       return;
     }
     const c = close.values;
-    addClosed.mutate(
-      {
-        trade_data: {
-          ...openData(),
-          trade_close_date: c.closeDate,
-          premium_at_close: Number(c.premium),
-          net_fee_to_close: Number(c.fee),
-          close_transaction: Number(c.transaction) as 1 | 2 | 3,
-          status: statusByCloseAction[c.choice],
+    once((settled) =>
+      addClosed.mutate(
+        {
+          trade_data: {
+            ...openData(),
+            trade_close_date: c.closeDate,
+            premium_at_close: Number(c.premium),
+            net_fee_to_close: Number(c.fee),
+            close_transaction: Number(c.transaction) as 1 | 2 | 3,
+            status: statusByCloseAction[c.choice],
+          },
+          tag_data: [],
         },
-        tag_data: [],
-      },
-      { onSuccess: () => succeed('Upload successful'), onError: fail },
+        { onSuccess: () => succeed('Upload successful'), onError: fail, onSettled: settled },
+      ),
     );
   };
 
@@ -201,7 +205,7 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
   const showFormError = step === 0 && !message && Object.keys(errors).some((k) => e(k) !== undefined);
 
   return (
-    <div className="trade-wizard">
+    <WizardForm className="trade-wizard" step={step} onSubmit={step === 0 ? next : submit}>
       <Stepper steps={mode === 'open' ? ['Trade Details', 'Summary'] : ['Open Details', 'Summary & Close']} current={step} />
       {message && (
         <Alert tone={message.tone} onClose={() => setMessage(null)}>
@@ -367,7 +371,7 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
               Reset
             </Button>
             {/* Not disabled outright: pressing or hovering it while the form is incomplete marks the fields that stop it. */}
-            <Button onClick={next} onMouseEnter={() => !valid && form.setAttempted(true)} aria-disabled={!valid}>
+            <Button type="submit" onMouseEnter={() => !valid && form.setAttempted(true)} aria-disabled={!valid}>
               Next
             </Button>
           </>
@@ -376,12 +380,12 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
             <Button variant="secondary" onClick={() => setStep(0)} disabled={busy}>
               Back
             </Button>
-            <Button onClick={submit} loading={busy}>
+            <Button type="submit" loading={busy}>
               {busy ? 'Submitting...' : mode === 'open' ? 'Submit' : 'Submit Full Trade'}
             </Button>
           </>
         )}
       </div>
-    </div>
+    </WizardForm>
   );
 }

@@ -21,9 +21,10 @@ import {
   type CloseValues,
 } from '../utils/trade-rules.ts';
 import { transactionLabel } from '../utils/trade-labels.ts';
-import { InputField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, focusFirstInvalid, useTradeForm } from './form-controls.tsx';
+import { InputField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, focusFirstInvalid, formBanner, useTradeForm } from './form-controls.tsx';
 import { SuccessPanel } from './success-panel.tsx';
 import { TradeHeader } from './trade-header.tsx';
+import { WizardForm, useOneSubmission } from './wizard-form.tsx';
 import './trade-dialogs.css';
 
 const routeOf: Record<CloseChoice, CloseRoute> = {
@@ -53,12 +54,14 @@ export function CloseTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
   );
   const form = useTradeForm<CloseValues>(initial);
   const [step, setStep] = useState(0);
-  const [formError, setFormError] = useState<string | null>(null);
+  const [submitError, setSubmitError] = useState<string | null>(null);
   const [done, setDone] = useState<CloseChoice | null>(null);
   const mutation = useCloseTrade();
+  const once = useOneSubmission();
   const v = form.values;
   const errors = validateClose(v, trade, today);
   const valid = Object.keys(errors).length === 0;
+  const formError = formBanner(submitError, form.attempted && !valid);
   const locked = v.choice !== 'close';
   const closed = parseNum(v.contractSize) ?? 0;
   // No figure for a contract count the trade does not have (5 of 3 would "earn" more than was opened).
@@ -80,32 +83,36 @@ export function CloseTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
 
   const next = () => {
     form.setAttempted(true);
+    setSubmitError(null);
     if (!valid) {
-      setFormError('Please correct the errors in the form.');
       focusFirstInvalid();
       return;
     }
-    setFormError(null);
     setStep(1);
   };
 
-  const submit = () => {
-    setFormError(null);
-    mutation.mutate(
-      {
-        uid: trade.uid,
-        route: routeOf[v.choice],
-        body: {
-          contract_size: closed,
-          trade_close_date: v.closeDate,
-          premium_at_close: Number(v.premium),
-          close_transaction: Number(v.transaction) as 1 | 2 | 3,
-          net_fee_to_close: Number(v.fee),
+  const submit = () =>
+    once((settled) => {
+      setSubmitError(null);
+      mutation.mutate(
+        {
+          uid: trade.uid,
+          route: routeOf[v.choice],
+          body: {
+            contract_size: closed,
+            trade_close_date: v.closeDate,
+            premium_at_close: Number(v.premium),
+            close_transaction: Number(v.transaction) as 1 | 2 | 3,
+            net_fee_to_close: Number(v.fee),
+          },
         },
-      },
-      { onSuccess: () => setDone(v.choice), onError: (err) => setFormError(errorMessage(err, 'Failed to close trade. Please try again.')) },
-    );
-  };
+        {
+          onSuccess: () => setDone(v.choice),
+          onError: (err) => setSubmitError(errorMessage(err, 'Failed to close trade. Please try again.')),
+          onSettled: settled,
+        },
+      );
+    });
 
   const e = (k: string) => form.shown(errors, k);
   return (
@@ -115,7 +122,7 @@ export function CloseTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
           {trade.ticker} {closed < trade.cs ? `(${closed} of ${trade.cs} contracts; the rest stays open)` : ''}
         </SuccessPanel>
       ) : (
-        <div className="trade-wizard">
+        <WizardForm className="trade-wizard" step={step} onSubmit={step === 0 ? next : submit}>
           <TradeHeader trade={trade} today={today} />
           <Stepper steps={['Close Details', 'Confirm']} current={step} />
           {formError && <Alert tone="danger">{formError}</Alert>}
@@ -170,20 +177,20 @@ export function CloseTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
                 <Button variant="secondary" onClick={onClose}>
                   Cancel
                 </Button>
-                <Button onClick={next}>Next</Button>
+                <Button type="submit">Next</Button>
               </>
             ) : (
               <>
                 <Button variant="secondary" onClick={() => setStep(0)} disabled={mutation.isPending}>
                   Back
                 </Button>
-                <Button onClick={submit} loading={mutation.isPending}>
+                <Button type="submit" loading={mutation.isPending}>
                   {mutation.isPending ? 'Submitting...' : 'Close Trade'}
                 </Button>
               </>
             )}
           </div>
-        </div>
+        </WizardForm>
       )}
     </Modal>
   );

@@ -15,6 +15,7 @@ import { formatStrikes, openActionLabel, transactionLabel } from '../utils/trade
 import { InputField, NotesField, NumberField, ReadOnlyField, SelectField, useTradeForm } from './form-controls.tsx';
 import { SuccessPanel } from './success-panel.tsx';
 import { TradeHeader } from './trade-header.tsx';
+import { WizardForm, useOneSubmission } from './wizard-form.tsx';
 import './trade-dialogs.css';
 
 const valuesOf = (t: TradeListItem, usesCostBasis: boolean): EditValues => ({
@@ -63,6 +64,7 @@ export function EditTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
   const [step, setStep] = useState(0);
   const [done, setDone] = useState(false);
   const mutation = useUpdateTrade();
+  const once = useOneSubmission();
   const v = form.values;
   const errors = validateEdit(v, strategy, today);
   const valid = Object.keys(errors).length === 0;
@@ -93,15 +95,19 @@ export function EditTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
     { label: 'Notes', before: trade.notes || '—', after: v.notes || '—', changed: 'notes' in changes },
   ];
 
-  const submit = () =>
-    mutation.mutate({ uid: trade.uid, changes }, { onSuccess: () => setDone(true) });
+  const submit = () => once((settled) => mutation.mutate({ uid: trade.uid, changes }, { onSuccess: () => setDone(true), onSettled: settled }));
+  // Enter presses Next only when Next can be pressed (the browser does not submit through a disabled
+  // default button; this covers a press between a change and the render that disables it).
+  const next = () => {
+    if (valid && changed) setStep(1);
+  };
 
   return (
     <Modal open onClose={onClose} title={done ? 'Trade Updated Successfully' : 'Edit Trade'} size="lg" closeOnBackdrop={false} dismissible={!mutation.isPending}>
       {done ? (
         <SuccessPanel title="Trade Updated Successfully" onDone={onClose} />
       ) : (
-        <div className="trade-wizard">
+        <WizardForm className="trade-wizard" step={step} onSubmit={step === 0 ? next : submit}>
           <TradeHeader trade={trade} today={today} />
           <Stepper steps={['Edit', 'Compare']} current={step} />
           {mutation.isError && <Alert tone="danger">{errorMessage(mutation.error, 'Error updating trade')}</Alert>}
@@ -197,7 +203,7 @@ export function EditTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
                 <Button variant="secondary" onClick={onClose}>
                   Cancel
                 </Button>
-                <Button onClick={() => setStep(1)} disabled={!valid || !changed}>
+                <Button type="submit" disabled={!valid || !changed}>
                   Next
                 </Button>
               </>
@@ -206,13 +212,13 @@ export function EditTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
                 <Button variant="secondary" onClick={() => setStep(0)} disabled={mutation.isPending}>
                   Back
                 </Button>
-                <Button onClick={submit} loading={mutation.isPending}>
+                <Button type="submit" loading={mutation.isPending}>
                   {mutation.isPending ? 'Updating...' : 'Update Trade'}
                 </Button>
               </>
             )}
           </div>
-        </div>
+        </WizardForm>
       )}
     </Modal>
   );

@@ -26,6 +26,18 @@ export function useTradeForm<V extends object>(initial: () => V) {
   return { values, setValues, set, touch, touched, attempted, setAttempted, reset, shown };
 }
 
+/** The validation banner of the close, roll and split dialogs (part 1 §8). */
+export const correctTheErrors = 'Please correct the errors in the form.';
+
+/**
+ * The red banner over a trade form. A refusal from the server is state (kept until the next try); the
+ * validation message is derived from the fields on every render, so it leaves as soon as the last error
+ * is fixed and comes back if a field goes wrong again, without another press of Next.
+ */
+export function formBanner(serverError: string | null, invalidShown: boolean, message: string = correctTheErrors): string | null {
+  return serverError ?? (invalidShown ? message : null);
+}
+
 interface InputFieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'onChange' | 'value'> {
   label: ReactNode;
   value: string;

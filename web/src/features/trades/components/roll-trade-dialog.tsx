@@ -20,9 +20,10 @@ import {
 } from '../utils/trade-rules.ts';
 import { formatStrikes, transactionLabel } from '../utils/trade-labels.ts';
 import { ProfitLoss } from './close-trade-dialog.tsx';
-import { InputField, NotesField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, focusFirstInvalid, useTradeForm } from './form-controls.tsx';
+import { InputField, NotesField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, focusFirstInvalid, formBanner, useTradeForm } from './form-controls.tsx';
 import { SuccessPanel } from './success-panel.tsx';
 import { TradeHeader } from './trade-header.tsx';
+import { WizardForm, useOneSubmission } from './wizard-form.tsx';
 import './trade-dialogs.css';
 
 const SLIDE_OUT_MS = 300;
@@ -63,10 +64,11 @@ export function RollTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
   // The new expiration date once the roll went through: the dialog then shows its success panel.
   const [rolledTo, setRolledTo] = useState<string | null>(null);
   const mutation = useRollTrade();
+  const once = useOneSubmission();
   const v = form.values;
   const errors = validateRoll(v, trade, strategy, today);
   const valid = Object.keys(errors).length === 0;
-  const formError = submitError ?? (form.attempted && !valid ? 'Please correct the errors in the form.' : null);
+  const formError = formBanner(submitError, form.attempted && !valid);
   const blank = [...REQUIRED.filter((k) => v[k].trim() === ''), ...v.newStrikes.flatMap((x, i) => (x.trim() === '' ? [`strike${i}`] : []))];
   const filled = blank.length === 0;
   // Next stays unusable until every field is filled; pressing or hovering it marks the blank ones.
@@ -102,48 +104,51 @@ export function RollTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
       setSlide(0);
       return;
     }
-    mutation.mutate(
-      {
-        uid: trade.uid,
-        body: {
-          trade_roll_data: {
-            old_trade: {
-              contract_size: newCs,
-              trade_close_date: v.closeDate,
-              premium_at_close: Number(v.premiumToClose),
-              close_transaction: Number(v.transaction) as 1 | 2,
-              net_fee_to_close: Number(v.fee),
+    once((settled) =>
+      mutation.mutate(
+        {
+          uid: trade.uid,
+          body: {
+            trade_roll_data: {
+              old_trade: {
+                contract_size: newCs,
+                trade_close_date: v.closeDate,
+                premium_at_close: Number(v.premiumToClose),
+                close_transaction: Number(v.transaction) as 1 | 2,
+                net_fee_to_close: Number(v.fee),
+              },
+              new_trade: {
+                trade_open_date: v.closeDate,
+                expiration_date: v.newExpirationDate,
+                contract_size: newCs,
+                strike_prices: v.newStrikes.map(Number),
+                stock_price_at_open: usesCostBasis ? null : Number(v.newPrice),
+                cost_basis: usesCostBasis ? Number(v.newPrice) : null,
+                net_delta: Number(v.newDelta),
+                open_transaction: Number(v.newTransaction) as 1 | 2,
+                premium_at_open: Number(v.newPremium),
+                net_fee_to_open: Number(v.newFee),
+                notes: v.notes,
+              },
             },
-            new_trade: {
-              trade_open_date: v.closeDate,
-              expiration_date: v.newExpirationDate,
-              contract_size: newCs,
-              strike_prices: v.newStrikes.map(Number),
-              stock_price_at_open: usesCostBasis ? null : Number(v.newPrice),
-              cost_basis: usesCostBasis ? Number(v.newPrice) : null,
-              net_delta: Number(v.newDelta),
-              open_transaction: Number(v.newTransaction) as 1 | 2,
-              premium_at_open: Number(v.newPremium),
-              net_fee_to_open: Number(v.newFee),
-              notes: v.notes,
-            },
+            tag_data: [],
           },
-          tag_data: [],
         },
-      },
-      {
-        onSuccess: () => {
-          // Part 1 §4, §8: the wizard slides out (300 ms), then the dialog shows "Trade Rolled Successfully"
-          // with OK, as the close and split dialogs do, while the lists already show the new trade.
-          setLeaving(true);
-          const expiration = v.newExpirationDate;
-          window.setTimeout(() => {
-            setRolledTo(expiration);
-            setLeaving(false);
-          }, SLIDE_OUT_MS);
+        {
+          onSuccess: () => {
+            // Part 1 §4, §8: the wizard slides out (300 ms), then the dialog shows "Trade Rolled Successfully"
+            // with OK, as the close and split dialogs do, while the lists already show the new trade.
+            setLeaving(true);
+            const expiration = v.newExpirationDate;
+            window.setTimeout(() => {
+              setRolledTo(expiration);
+              setLeaving(false);
+            }, SLIDE_OUT_MS);
+          },
+          onError: (err) => setSubmitError(errorMessage(err, 'Failed to roll trade. Please try again.')),
+          onSettled: settled,
         },
-        onError: (err) => setSubmitError(errorMessage(err, 'Failed to roll trade. Please try again.')),
-      },
+      ),
     );
   };
 
@@ -168,7 +173,7 @@ export function RollTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
     );
   return (
     <Modal open onClose={onClose} title="Roll Trade" size="xl" closeOnBackdrop={false} dismissible={!mutation.isPending && !leaving}>
-      <div className={`trade-wizard${leaving ? ' slide-out' : ''}`}>
+      <WizardForm className={`trade-wizard${leaving ? ' slide-out' : ''}`} step={slide} onSubmit={slide === 0 ? next : submit}>
         <TradeHeader trade={trade} today={today} />
         <Stepper steps={['Close & Open', 'Review']} current={slide} />
         {formError && <Alert tone="danger">{formError}</Alert>}
@@ -272,7 +277,7 @@ export function RollTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
                 </span>
               )}
               <Button
-                onClick={next}
+                type="submit"
                 onMouseEnter={markMissing}
                 aria-disabled={!filled}
                 aria-describedby={missingShown && !filled ? `roll-next-hint-${trade.uid}` : undefined}
@@ -285,13 +290,13 @@ export function RollTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
               <Button variant="secondary" onClick={() => setSlide(0)} disabled={mutation.isPending}>
                 Back
               </Button>
-              <Button onClick={submit} loading={mutation.isPending}>
+              <Button type="submit" loading={mutation.isPending}>
                 {mutation.isPending ? 'Submitting...' : 'Submit'}
               </Button>
             </>
           )}
         </div>
-      </div>
+      </WizardForm>
     </Modal>
   );
 }

@@ -20,9 +20,10 @@ import {
   type SplitCloseValues,
 } from '../utils/trade-rules.ts';
 import { transactionLabel, trimNumber } from '../utils/trade-labels.ts';
-import { InputField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, focusFirstInvalid, useTradeForm } from './form-controls.tsx';
+import { InputField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, focusFirstInvalid, formBanner, useTradeForm } from './form-controls.tsx';
 import { SuccessPanel } from './success-panel.tsx';
 import { TradeHeader } from './trade-header.tsx';
+import { WizardForm, useOneSubmission } from './wizard-form.tsx';
 import './trade-dialogs.css';
 
 const legName = (strategy: Strategy, i: number, sp: readonly number[]) => {
@@ -41,10 +42,13 @@ export function SplitTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
   const [legPremiums, setLegPremiums] = useState<string[]>(['', '']);
   const [premTouched, setPremTouched] = useState<boolean[]>([false, false]);
   const [closeLeg, setCloseLeg] = useState(0);
-  const [formError, setFormError] = useState<string | null>(null);
+  // Next was pressed on the premiums step (typing in one premium marks only that field as touched).
+  const [premiumsAttempted, setPremiumsAttempted] = useState(false);
+  const [submitError, setSubmitError] = useState<string | null>(null);
   const [done, setDone] = useState<{ closed: number; open: number } | null>(null);
   const closeForm = useTradeForm<SplitCloseValues>(() => ({ choice: 'close', closeDate: defaultCloseDate(trade.ed, today), transaction: '', premium: '', fee: '' }));
   const mutation = useSplitTrade();
+  const once = useOneSubmission();
 
   if (!strategy || strategy.legs_setup.legs_count !== 2) {
     return (
@@ -66,6 +70,11 @@ export function SplitTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
   const cv = closeForm.values;
   const closeErrors = validateSplitClose(cv, trade, today);
   const step2Valid = Object.keys(closeErrors).length === 0;
+  const formError = formBanner(
+    submitError,
+    step === 0 ? premiumsAttempted && !step1Valid : step === 1 && closeForm.attempted && !step2Valid,
+    step === 0 ? undefined : 'Please correct the errors in the closing form.',
+  );
   const locked = cv.choice !== 'close';
   const openLegIndex = closeLeg === 0 ? 1 : 0;
   const legOpenTransaction = (i: number): 1 | 2 => (strategy.legs_setup.config[i]?.action === 'buy' ? 2 : 1);
@@ -74,51 +83,48 @@ export function SplitTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
     closeForm.setValues((c) => (choice === 'close' ? { ...c, choice, transaction: '', premium: '', fee: '' } : { ...c, choice, transaction: '3', premium: '0', fee: '0' }));
 
   const goNext = () => {
+    setSubmitError(null);
     if (step === 0) {
       setPremTouched([true, true]);
-      if (!step1Valid) {
-        focusFirstInvalid();
-        return setFormError('Please correct the errors in the form.');
-      }
+      setPremiumsAttempted(true);
+      if (!step1Valid) return focusFirstInvalid();
     }
     if (step === 1) {
       closeForm.setAttempted(true);
-      if (!step2Valid) {
-        focusFirstInvalid();
-        return setFormError('Please correct the errors in the closing form.');
-      }
+      if (!step2Valid) return focusFirstInvalid();
     }
-    setFormError(null);
     setStep((s) => s + 1);
   };
 
-  const submit = () => {
-    setFormError(null);
-    mutation.mutate(
-      {
-        uid: trade.uid,
-        body: {
-          trade_data: {
-            closing_trade: {
-              leg_index: closeLeg,
-              premium_at_open: premiums[closeLeg] ?? 0,
-              status: statusByCloseAction[cv.choice],
-              trade_close_date: cv.closeDate,
-              premium_at_close: Number(cv.premium),
-              close_transaction: Number(cv.transaction) as 1 | 2 | 3,
-              net_fee_to_close: Number(cv.fee),
+  const submit = () =>
+    once((settled) => {
+      setSubmitError(null);
+      mutation.mutate(
+        {
+          uid: trade.uid,
+          body: {
+            trade_data: {
+              closing_trade: {
+                leg_index: closeLeg,
+                premium_at_open: premiums[closeLeg] ?? 0,
+                status: statusByCloseAction[cv.choice],
+                trade_close_date: cv.closeDate,
+                premium_at_close: Number(cv.premium),
+                close_transaction: Number(cv.transaction) as 1 | 2 | 3,
+                net_fee_to_close: Number(cv.fee),
+              },
+              opening_trade: { premium_at_open: premiums[openLegIndex] ?? 0 },
             },
-            opening_trade: { premium_at_open: premiums[openLegIndex] ?? 0 },
+            tag_data: [],
           },
-          tag_data: [],
         },
-      },
-      {
-        onSuccess: () => setDone({ closed: closeLeg + 1, open: openLegIndex + 1 }),
-        onError: (err) => setFormError(errorMessage(err, 'Failed to split trade. Please try again.')),
-      },
-    );
-  };
+        {
+          onSuccess: () => setDone({ closed: closeLeg + 1, open: openLegIndex + 1 }),
+          onError: (err) => setSubmitError(errorMessage(err, 'Failed to split trade. Please try again.')),
+          onSettled: settled,
+        },
+      );
+    });
 
   const ce = (k: string) => closeForm.shown(closeErrors, k);
   return (
@@ -128,7 +134,7 @@ export function SplitTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
           Leg {done.closed} closed, Leg {done.open} remains open.
         </SuccessPanel>
       ) : (
-        <div className="trade-wizard">
+        <WizardForm className="trade-wizard" step={step} onSubmit={step < 2 ? goNext : submit}>
           <TradeHeader trade={trade} today={today} />
           <Stepper steps={['Leg Premiums', 'Close a Leg', 'Confirm']} current={step} />
           {formError && <Alert tone="danger">{formError}</Alert>}
@@ -220,14 +226,14 @@ export function SplitTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
               </Button>
             )}
             {step < 2 ? (
-              <Button onClick={goNext}>Next</Button>
+              <Button type="submit">Next</Button>
             ) : (
-              <Button onClick={submit} loading={mutation.isPending}>
+              <Button type="submit" loading={mutation.isPending}>
                 {mutation.isPending ? 'Submitting...' : 'Split Trade'}
               </Button>
             )}
           </div>
-        </div>
+        </WizardForm>
       )}
     </Modal>
   );
