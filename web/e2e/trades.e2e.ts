@@ -879,3 +879,109 @@ describe("a trader's day", () => {
     expect(pageErrors).toEqual([]);
   });
 });
+
+/**
+ * Enter in the trade dialogs (QA: the dialogs had no <form>, so Enter in a field did nothing): Enter in
+ * a field does what the step's primary button does, Enter in the notes writes a newline, a disabled
+ * Next still stops it, and two quick Enters on a submit record one event, not two.
+ */
+describe('Enter in the trade dialogs', () => {
+  /** The open and closed trades of a ticker as the API lists them. */
+  async function listed(status: 'open' | 'closed', ticker: string): Promise<{ cs: number }[]> {
+    const res = await fetch(`${server.baseUrl}/api/v1/trades/status/${status}?page=1&size=100`, { headers: { authorization: `Bearer ${trader.accessToken}` } });
+    const body = (await res.json()) as { items: { ticker: string; cs: number }[] };
+    return body.items.filter((t) => t.ticker === ticker);
+  }
+  /** Waits for the read model to show `n` trades of a ticker, then a while longer: a second event would show by then. */
+  async function exactly(status: 'open' | 'closed', ticker: string, n: number) {
+    await untilList(status, (b) => b.items.filter((t) => t.ticker === ticker).length >= n);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await listed(status, ticker)).toHaveLength(n);
+  }
+  const currentStep = (d: Locator) => d.locator('[aria-current="step"] .stepper-label');
+
+  it('Enter in a field of the add-trade wizard goes to the summary, and Enter there submits once', async () => {
+    await openList('/trades/open', 'Open Trades');
+    const d = await openNewTrade();
+    await fillTrade(d, {
+      type: 'One-leg',
+      strategy: 'Cash-Secured Put',
+      ticker: 'entr',
+      price: '50',
+      open: lastWeekday,
+      expiry: laterExpiry,
+      strikes: ['45'],
+      delta: '0.25',
+      contracts: '2',
+      premium: '150',
+      fee: '1.30',
+      notes: 'Line one',
+    });
+    // Enter in the notes writes a newline and stays on the form.
+    await d.getByLabel('Notes').press('Enter');
+    await d.getByLabel('Notes').pressSequentially('Line two');
+    expect(await d.getByLabel('Notes').inputValue()).toBe('Line one\nLine two');
+    expect(await currentStep(d).textContent()).toBe('Trade Details');
+    await d.getByLabel('Net Fee').press('Enter');
+    await d.getByRole('button', { name: 'Submit' }).waitFor();
+    expect(await currentStep(d).textContent()).toBe('Summary');
+    // Focus did not fall out of the dialog with the field: it is on Submit, and Enter twice in a row sends one trade.
+    expect(await d.getByRole('button', { name: 'Submit' }).evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter');
+    await d.getByText('Trade Uploaded successfully').waitFor();
+    await d.getByRole('button', { name: 'Close', exact: true }).click();
+    await exactly('open', 'ENTR', 1);
+    await row('ENTR').waitFor();
+    expect(await row('ENTR').count()).toBe(1);
+  });
+
+  it("clears the close dialog's banner once the errors are fixed, and Enter in Close Fee closes the trade once", async () => {
+    await openList('/trades/open', 'Open Trades');
+    await row('ENTR').getByRole('button', { name: 'Close ENTR' }).click();
+    const d = dialog('Close Trade');
+    await d.getByLabel('Contracts to Close').fill('');
+    await d.getByRole('button', { name: 'Next' }).click();
+    const banner = d.getByText('Please correct the errors in the form.');
+    await banner.waitFor();
+    await d.getByText('Transaction type is required.').waitFor();
+    await d.getByLabel('Contracts to Close').fill('1');
+    await d.getByLabel('Transaction').selectOption({ label: 'Debit' });
+    await d.getByLabel(/Premium to Close/).fill('100');
+    await d.getByLabel('Close Fee').fill('0.65');
+    // 150 / 2 contracts = 75 opened, 100 paid to close.
+    await d.locator('.pl-preview').getByText('-$25.00').waitFor();
+    // The banner follows the fields: no second press of Next needed.
+    await banner.waitFor({ state: 'detached' });
+    expect(await d.getByText('Transaction type is required.').count()).toBe(0);
+    expect(await currentStep(d).textContent()).toBe('Close Details');
+
+    await d.getByLabel('Close Fee').press('Enter');
+    await d.getByRole('button', { name: 'Close Trade' }).waitFor();
+    expect(await currentStep(d).textContent()).toBe('Confirm');
+    await screenshots(page, 'trade-close-enter-confirm', { fullPage: false });
+    expect(await d.getByRole('button', { name: 'Close Trade' }).evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter');
+    await dialog('Closed').getByText('Trade successfully closed').waitFor();
+    await dialog('Closed').getByRole('button', { name: 'OK' }).click();
+    await exactly('closed', 'ENTR', 1);
+    expect(await listed('open', 'ENTR')).toEqual([expect.objectContaining({ cs: 1 })]);
+  });
+
+  it('Enter does not pass a disabled Next (Edit Trade without changes)', async () => {
+    await openList('/trades/open', 'Open Trades');
+    await row('ENTR').getByRole('button', { name: 'Actions for ENTR' }).click();
+    await page.getByRole('menuitem', { name: 'Edit' }).click();
+    const d = dialog('Edit Trade');
+    await d.getByLabel(/^Fee/).press('Enter');
+    await page.waitForTimeout(200);
+    expect(await currentStep(d).textContent()).toBe('Edit');
+    await d.getByLabel(/^Fee/).fill('0.70');
+    await d.getByLabel(/^Fee/).press('Enter');
+    await d.getByRole('button', { name: 'Update Trade' }).waitFor();
+    expect(await currentStep(d).textContent()).toBe('Compare');
+    await d.getByRole('button', { name: 'Close', exact: true }).click();
+    await d.waitFor({ state: 'detached' });
+  });
+});
