@@ -106,6 +106,69 @@ async function seed(server: E2eServer, t: Trader, s: Seed): Promise<void> {
   expect(res.status, await res.clone().text()).toBe(201);
 }
 
+
+// --- Chart labels on the canvas ---------------------------------------------------------------------------
+
+/** A text ECharts drew on a chart's canvas, as a box in the canvas element's CSS pixels. */
+interface DrawnText {
+  text: string;
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+
+/**
+ * The charts draw on a canvas, so their axis labels are not elements to measure: this init script wraps
+ * fillText to keep, per canvas, the box of every text of the last full repaint (zrender clears the whole
+ * canvas from its origin before each one), from the text's own metrics and the context's transform.
+ */
+function recordCanvasTexts(): void {
+  const proto = CanvasRenderingContext2D.prototype;
+  const drawn = new WeakMap<HTMLCanvasElement, DrawnText[]>();
+  const { clearRect, fillText } = proto;
+  proto.clearRect = function (x, y, w, h) {
+    if (x <= 0 && y <= 0) drawn.set(this.canvas, []);
+    clearRect.call(this, x, y, w, h);
+  };
+  proto.fillText = function (text, x, y, maxWidth) {
+    const m = this.measureText(text);
+    const t = this.getTransform();
+    // Device pixels back to the element's CSS pixels (zrender scales the context by the pixel ratio).
+    const ratio = this.canvas.width / (this.canvas.clientWidth || this.canvas.width);
+    const corners = [
+      [x - m.actualBoundingBoxLeft, y - m.actualBoundingBoxAscent],
+      [x + m.actualBoundingBoxRight, y - m.actualBoundingBoxAscent],
+      [x - m.actualBoundingBoxLeft, y + m.actualBoundingBoxDescent],
+      [x + m.actualBoundingBoxRight, y + m.actualBoundingBoxDescent],
+    ].map(([px, py]) => t.transformPoint({ x: px, y: py }));
+    const xs = corners.map((c) => c.x / ratio);
+    const ys = corners.map((c) => c.y / ratio);
+    const list = drawn.get(this.canvas) ?? [];
+    list.push({ text, left: Math.min(...xs), right: Math.max(...xs), top: Math.min(...ys), bottom: Math.max(...ys) });
+    drawn.set(this.canvas, list);
+    fillText.call(this, text, x, y, maxWidth);
+  };
+  (window as unknown as { drawnTexts: (c: HTMLCanvasElement) => DrawnText[] }).drawnTexts = (c) => drawn.get(c) ?? [];
+}
+
+/** The texts of the first chart canvas inside `container`, with the canvas's own size and whether it lies inside the container's box. */
+async function chartTexts(page: Page, container: string): Promise<{ width: number; height: number; insideContainer: boolean; texts: DrawnText[] }> {
+  const canvas = page.locator(container).locator('canvas').first();
+  await canvas.waitFor();
+  return canvas.evaluate((c: HTMLCanvasElement, sel) => {
+    const box = c.getBoundingClientRect();
+    const outer = c.closest(sel)!.getBoundingClientRect();
+    const insideContainer = box.left >= outer.left - 0.5 && box.right <= outer.right + 0.5 && box.top >= outer.top - 0.5 && box.bottom <= outer.bottom + 0.5;
+    const texts = (window as unknown as { drawnTexts: (c: HTMLCanvasElement) => DrawnText[] }).drawnTexts(c);
+    return { width: c.clientWidth, height: c.clientHeight, insideContainer, texts };
+  }, container);
+}
+
+/** The texts of a chart that stick out of its canvas (where the canvas cuts them off). */
+const clipped = (chart: { width: number; height: number; texts: DrawnText[] }) =>
+  chart.texts.filter((t) => t.left < -0.5 || t.top < -0.5 || t.right > chart.width + 0.5 || t.bottom > chart.height + 0.5).map((t) => `${t.text} [${t.left.toFixed(1)}, ${t.right.toFixed(1)}] x [${t.top.toFixed(1)}, ${t.bottom.toFixed(1)}] of ${chart.width} x ${chart.height}`);
+
 let server: E2eServer;
 let browser: Browser;
 let context: BrowserContext;
@@ -239,6 +302,46 @@ describe('dashboard', () => {
     await page.getByRole('dialog', { name: 'Quick Guide' }).getByText(/excludes capital gains and fees/).waitFor();
     await screenshotAt(page, 'dashboard-quick-guide', DESKTOP, { fullPage: false });
     await page.keyboard.press('Escape');
+    expect(pageErrors).toEqual([]);
+  });
+
+
+  it('keeps every axis label of the charts inside the chart, at a desktop and a phone width', async () => {
+    // QA saw "Dec '2" under Income By Month at 1280 px: the canvas cut the last month label off.
+    const label = (at: Date) => `${new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'short' }).format(at)} '${String(at.getUTCFullYear()).slice(2)}`;
+    const thisMonth = label(new Date(`${firstOfMonth}T00:00:00Z`));
+    // The widget's months, newest last (a year and this month), as the chart labels them.
+    const months = new Set(Array.from({ length: 13 }, (_, i) => label(new Date(Date.UTC(year, Number(today.slice(5, 7)) - 1 - i, 1)))));
+    await context.addInitScript(recordCanvasTexts);
+    for (const size of [{ width: 1280, height: 800 }, PHONE]) {
+      await page.setViewportSize(size);
+      await page.reload();
+      await page.getByTestId('quadrant-today-value').waitFor();
+      await page.waitForTimeout(1000); // the charts' entry animation
+      for (const widget of ['income-by-month', 'daily-premium', 'open-close', 'premium-income']) {
+        const chart = await chartTexts(page, `[data-widget="${widget}"]`);
+        expect(chart.insideContainer, `${widget} at ${size.width}`).toBe(true);
+        expect(clipped(chart), `${widget} at ${size.width}`).toEqual([]);
+      }
+      const byMonth = await chartTexts(page, '[data-widget="income-by-month"]');
+      const monthLabels = byMonth.texts.filter((t) => months.has(t.text)).sort((a, b) => a.left - b.left);
+      expect(monthLabels.length, `month labels at ${size.width}`).toBeGreaterThan(1);
+      expect(monthLabels.at(-1)!.text).toBe(thisMonth);
+      await page.locator('[data-widget="income-by-month"]').screenshot({ path: `${SCREENSHOT_DIR}dashboard-income-by-month-${size.width}.png` });
+      // The share card of Income By Month draws the same months with the same chart.
+      await page.getByRole('button', { name: 'Share Income By Month' }).click();
+      const dialog = page.getByRole('dialog', { name: /Premium Income by Month/ });
+      await dialog.locator('canvas').waitFor();
+      await page.waitForTimeout(300);
+      const card = await chartTexts(page, '[role="dialog"]');
+      expect(card.insideContainer, `share card at ${size.width}`).toBe(true);
+      expect(clipped(card), `share card at ${size.width}`).toEqual([]);
+      expect(card.texts.filter((t) => months.has(t.text)).sort((a, b) => a.left - b.left).at(-1)?.text).toBe(thisMonth);
+      await dialog.screenshot({ path: `${SCREENSHOT_DIR}share-income-by-month-${size.width}.png` });
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+    }
+    await page.setViewportSize(DESKTOP);
     expect(pageErrors).toEqual([]);
   });
 

@@ -102,12 +102,44 @@ export function useChartColors(): ChartColors {
   return useSyncExternalStore(subscribe, snapshot, snapshot);
 }
 
+/** The console's sans stack (--font-sans), which every chart draws its text in. */
+export const CHART_FONT_FAMILY = 'Inter, ui-sans-serif, system-ui, sans-serif';
+
+/**
+ * Defaults for every axis, registered as the charts' theme (./echarts.ts). ECharts 5's `containLabel`
+ * sizes the grid from the axis label model alone: without a font family of its own a label is measured
+ * in `12px sans-serif` while it is drawn in the console's stack (6 px wider for "$800.00" with DejaVu
+ * Sans), and its height is taken as the width of '国', a narrow fallback glyph where no CJK font is
+ * installed. Both leave too little room, and the canvas cuts the labels' edges and descenders off.
+ */
+const axisLabel = { fontFamily: CHART_FONT_FAMILY, lineHeight: 16 };
+export const CHART_THEME = { categoryAxis: { axisLabel }, valueAxis: { axisLabel }, logAxis: { axisLabel }, timeAxis: { axisLabel } };
+
+let measure: CanvasRenderingContext2D | null | undefined;
+
+/**
+ * Room to keep at the right of a grid whose x-axis is a category axis, for its last label. ECharts 5's
+ * `containLabel` makes room for the height of x-axis labels, never for their width, so a label centred
+ * on the last band (or on the end of the axis, without `boundaryGap`) runs past the canvas and is cut
+ * ("Dec '2"). Half the widest label is enough at any width: the label is centred inside the grid.
+ */
+export function categoryAxisEndRoom(labels: readonly string[], fontSize = 12, min = 8): number {
+  if (measure === undefined) measure = typeof document === 'undefined' ? null : document.createElement('canvas').getContext('2d');
+  let widest = 0;
+  for (const label of labels) {
+    if (measure) measure.font = `${fontSize}px ${CHART_FONT_FAMILY}`;
+    // Without a canvas (unit tests), a generous average glyph width.
+    widest = Math.max(widest, measure ? measure.measureText(label).width : label.length * fontSize * 0.7);
+  }
+  return Math.max(min, Math.ceil(widest / 2) + 2);
+}
+
 /** Shared option defaults (text colour, tooltip surface) so every chart reads as part of the console. */
 export function baseOption(c: ChartColors): Record<string, unknown> {
   return {
     color: c.series,
     backgroundColor: 'transparent',
-    textStyle: { color: c.muted, fontFamily: 'Inter, ui-sans-serif, system-ui, sans-serif' },
+    textStyle: { color: c.muted, fontFamily: CHART_FONT_FAMILY },
     tooltip: {
       backgroundColor: c.surface,
       borderColor: c.border,

@@ -1,6 +1,6 @@
 import ReactEChartsCore from 'echarts-for-react/lib/core';
 import type { CSSProperties } from 'react';
-import { echarts } from './echarts.ts';
+import { CHART_THEME_NAME, echarts } from './echarts.ts';
 import { baseOption, useChartColors } from './chart-theme.ts';
 import './chart.css';
 
@@ -44,6 +44,7 @@ export function Chart({ option, height = 260, loading = false, empty = false, em
     <div className={`oj-chart ${className ?? ''}`} style={box} role="img" aria-label={label}>
       <ReactEChartsCore
         echarts={echarts}
+        theme={CHART_THEME_NAME}
         option={{ ...baseOption(colors), ...option }}
         notMerge
         lazyUpdate

@@ -10,6 +10,7 @@ import {
   TooltipComponent,
 } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
+import { CHART_THEME } from './chart-theme.ts';
 
 /**
  * The one ECharts entry of the console. Only the charts and components registered here end up in the
@@ -33,5 +34,9 @@ echarts.use([
   MarkLineComponent,
   CanvasRenderer,
 ]);
+
+/** The theme every `<Chart>` is drawn with: axis label defaults that ECharts measures labels by (see CHART_THEME). */
+export const CHART_THEME_NAME = 'oj';
+echarts.registerTheme(CHART_THEME_NAME, CHART_THEME);
 
 export { echarts };

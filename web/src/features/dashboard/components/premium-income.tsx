@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import { Chart } from '@/components/charts/chart.tsx';
-import { useChartColors } from '@/components/charts/chart-theme.ts';
+import { categoryAxisEndRoom, useChartColors } from '@/components/charts/chart-theme.ts';
 import { formatMoney, formatMoneyShort } from '@/lib/format.ts';
 import type { DashboardData } from '../api/get-dashboard-data.ts';
 import { cumulativeSeries, PREMIUM_RANGES, shortDay, type PremiumRange } from '../utils/dashboard-math.ts';
@@ -14,12 +14,13 @@ export function PremiumIncome({ data }: { data: DashboardData }) {
   const total = series.at(-1)?.value ?? 0;
   const rising = total >= 0;
   const line = rising ? c.success : c.danger;
+  const labels = series.map((p) => shortDay(p.date));
   const option = {
-    grid: { left: 8, right: 12, top: 16, bottom: 8, containLabel: true },
+    grid: { left: 8, right: categoryAxisEndRoom(labels, 12, 12), top: 16, bottom: 8, containLabel: true },
     tooltip: { trigger: 'axis', valueFormatter: (v: number) => formatMoney(v) },
     xAxis: {
       type: 'category',
-      data: series.map((p) => shortDay(p.date)),
+      data: labels,
       boundaryGap: false,
       axisLine: { lineStyle: { color: c.border } },
       axisTick: { show: false },

@@ -3,7 +3,7 @@ import { Link } from 'react-router';
 import { strategyByUid } from '@oj/contracts/strategies';
 import type { SwitchPeriod } from '@oj/contracts/trade-views';
 import { Chart } from '@/components/charts/chart.tsx';
-import { useChartColors } from '@/components/charts/chart-theme.ts';
+import { categoryAxisEndRoom, useChartColors } from '@/components/charts/chart-theme.ts';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { formatDate, formatMoney, formatMoneyShort } from '@/lib/format.ts';
 import type { DashboardData } from '../api/get-dashboard-data.ts';
@@ -16,10 +16,11 @@ const strategyName = (su: string) => strategyByUid(su)?.name ?? su;
 export function DailyPremium({ data }: { data: DashboardData }) {
   const c = useChartColors();
   const days = useMemo(() => lastActiveDays(data.daily_income), [data]);
+  const labels = days.map((d) => shortDay(d.income_date));
   const option = {
-    grid: { left: 4, right: 8, top: 12, bottom: 4, containLabel: true },
+    grid: { left: 4, right: categoryAxisEndRoom(labels), top: 12, bottom: 4, containLabel: true },
     tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: (v: number) => formatMoney(v) },
-    xAxis: { type: 'category', data: days.map((d) => shortDay(d.income_date)), axisTick: { show: false }, axisLine: { lineStyle: { color: c.border } }, axisLabel: { color: c.subtle, hideOverlap: true } },
+    xAxis: { type: 'category', data: labels, axisTick: { show: false }, axisLine: { lineStyle: { color: c.border } }, axisLabel: { color: c.subtle, hideOverlap: true } },
     yAxis: { type: 'value', splitLine: { lineStyle: { color: c.border, type: 'dashed' } }, axisLabel: { color: c.subtle, formatter: (v: number) => formatMoneyShort(v) } },
     series: [
       {
@@ -41,11 +42,12 @@ export function DailyPremium({ data }: { data: DashboardData }) {
 export function OpenCloseCount({ data }: { data: DashboardData }) {
   const c = useChartColors();
   const days = useMemo(() => lastActiveDays(data.daily_income), [data]);
+  const labels = days.map((d) => shortDay(d.income_date));
   const option = {
-    grid: { left: 4, right: 8, top: 28, bottom: 4, containLabel: true },
+    grid: { left: 4, right: categoryAxisEndRoom(labels), top: 28, bottom: 4, containLabel: true },
     legend: { top: 0, right: 0, itemWidth: 10, itemHeight: 10, textStyle: { color: c.muted } },
     tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } },
-    xAxis: { type: 'category', data: days.map((d) => shortDay(d.income_date)), axisTick: { show: false }, axisLine: { lineStyle: { color: c.border } }, axisLabel: { color: c.subtle, hideOverlap: true } },
+    xAxis: { type: 'category', data: labels, axisTick: { show: false }, axisLine: { lineStyle: { color: c.border } }, axisLabel: { color: c.subtle, hideOverlap: true } },
     yAxis: { type: 'value', minInterval: 1, splitLine: { lineStyle: { color: c.border, type: 'dashed' } }, axisLabel: { color: c.subtle } },
     series: [
       { type: 'bar', name: 'Opened', data: days.map((d) => d.otc), itemStyle: { color: c.primary, borderRadius: [4, 4, 0, 0] }, barMaxWidth: 14 },
@@ -111,10 +113,19 @@ export function WeeklyStrip({ data, onOpenDay, onShare }: { data: DashboardData;
 export function IncomeByMonth({ data, onShare }: { data: DashboardData; onShare?: () => void }) {
   const c = useChartColors();
   const months = data.monthly_income;
+  const labels = months.map((m) => monthLabel(m.month));
   const option = {
-    grid: { left: 4, right: 8, top: 12, bottom: 4, containLabel: true },
+    grid: { left: 4, right: categoryAxisEndRoom(labels), top: 12, bottom: 4, containLabel: true },
     tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: (v: number) => formatMoney(v) },
-    xAxis: { type: 'category', data: months.map((m) => monthLabel(m.month)), axisTick: { show: false }, axisLine: { lineStyle: { color: c.border } }, axisLabel: { color: c.subtle, hideOverlap: true } },
+    xAxis: {
+      type: 'category',
+      data: labels,
+      axisTick: { show: false },
+      axisLine: { lineStyle: { color: c.border } },
+      // Every fourth month counted back from this one: ECharts' own interval counts from the oldest month
+      // and may leave the current one unlabelled; four months apart fit the narrowest card.
+      axisLabel: { color: c.subtle, hideOverlap: true, interval: (i: number) => (labels.length - 1 - i) % 4 === 0 },
+    },
     yAxis: { type: 'value', splitLine: { lineStyle: { color: c.border, type: 'dashed' } }, axisLabel: { color: c.subtle, formatter: (v: number) => formatMoneyShort(v) } },
     series: [
       {

@@ -1,4 +1,5 @@
 import { Chart } from '@/components/charts/chart.tsx';
+import { categoryAxisEndRoom } from '@/components/charts/chart-theme.ts';
 import { formatMoney, formatMoneyShort } from '@/lib/format.ts';
 import { cardChartBase } from '../utils/card-theme.ts';
 import { ShareModal } from './share-modal.tsx';
@@ -19,6 +20,7 @@ const short = (month: string) => {
 /** Share card of Income By Month (last 12 months, part 2 §2). */
 export function PremiumByMonthShareModal({ open, onClose, months }: PremiumByMonthShareProps) {
   const total = months.reduce((s, m) => s + m.premium, 0);
+  const labels = months.map((m) => short(m.month));
   const best = months.reduce<(typeof months)[number] | null>((b, m) => (!b || m.premium > b.premium ? m : b), null);
   const text = `${formatMoney(total)} in option premium over the last ${months.length} months${best ? `, best month ${short(best.month)} (${formatMoney(best.premium)})` : ''}. #options #optionsincome`;
   return (
@@ -36,8 +38,8 @@ export function PremiumByMonthShareModal({ open, onClose, months }: PremiumByMon
             empty={months.length === 0}
             option={{
               ...cardChartBase(c),
-              grid: { left: 8, right: 8, top: 16, bottom: 4, containLabel: true },
-              xAxis: { type: 'category', data: months.map((m) => short(m.month)), axisLine: { lineStyle: { color: c.border } }, axisTick: { show: false }, axisLabel: { color: c.muted, fontSize: 10 } },
+              grid: { left: 8, right: categoryAxisEndRoom(labels, 10), top: 16, bottom: 4, containLabel: true },
+              xAxis: { type: 'category', data: labels, axisLine: { lineStyle: { color: c.border } }, axisTick: { show: false }, axisLabel: { color: c.muted, fontSize: 10 } },
               yAxis: { type: 'value', splitLine: { lineStyle: { color: c.border } }, axisLabel: { color: c.muted, fontSize: 10, formatter: (v: number) => formatMoneyShort(v) } },
               series: [
                 {

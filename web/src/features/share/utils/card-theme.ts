@@ -1,3 +1,5 @@
+import { CHART_FONT_FAMILY } from '@/components/charts/chart-theme.ts';
+
 /**
  * A share card has its own light/dark switch, independent of the console's theme (the trader may want
  * a dark card from a light console), so its colours are fixed here rather than read from the page's
@@ -51,7 +53,7 @@ export function cardChartBase(c: CardColors): Record<string, unknown> {
     animation: false,
     color: c.series,
     backgroundColor: 'transparent',
-    textStyle: { color: c.muted, fontFamily: 'Inter, ui-sans-serif, system-ui, sans-serif' },
+    textStyle: { color: c.muted, fontFamily: CHART_FONT_FAMILY },
     tooltip: { show: false },
   };
 }
