@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { physicalTables } from '@oj/projections/runtime/projection';
-import { tradesProjection } from '@oj/projections/trades/projection';
 import { smallJournal, terms } from '@oj/projections/trades/testing';
 import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
+import { liveTradeViews } from './testing.ts';
 
 /**
  * The events calendar's upcoming expirations and the pulse ticker rule (issue 12), over the small
@@ -22,13 +21,6 @@ beforeAll(async () => {
   auth = me.authorization;
   otherAuth = other.authorization;
   unverifiedAuth = (await signInAs(t, { verified: false })).authorization;
-  const tables = physicalTables(tradesProjection, tradesProjection.version);
-  const db = t.db.db;
-  await tradesProjection.createTables(db, tables);
-  await db
-    .insertInto('projection_registry')
-    .values({ name: tradesProjection.name, version: tradesProjection.version, code_version: tradesProjection.version, status: 'live', lanes: 1, tables: JSON.stringify(tables) })
-    .execute();
   const log = smallJournal(me.userId, other.userId);
   const open = (user: string, id: string, o: Parameters<typeof terms>[0]) =>
     log.append(user, id, { type: 'TradeOpened', data: { tradeId: id, lineageId: id, terms: terms({ openDate: '2026-01-26', ...o }) } });
@@ -56,7 +48,7 @@ beforeAll(async () => {
       data: { tradeId: id, close: { closeAction: 'expireWorthless', closeDate: '2026-01-30', contractsClosed: 1, premiumAtClose: 0, netFeeToClose: 0, closeTransaction: 3 }, closedPart: { premiumAtOpen: pao, netFeeToOpen: 1 }, remainder: null },
     });
   }
-  await db.transaction().execute((trx) => tradesProjection.apply({ trx, tables, mode: 'live' }, log.events));
+  await liveTradeViews(t.db.db, log.events);
 });
 afterAll(async () => {
   await t?.close();

@@ -7,6 +7,7 @@ import { tradesProjection } from '@oj/projections/trades/projection';
 import { asTables } from '@oj/projections/trades/tables';
 import { smallJournal } from '@oj/projections/trades/testing';
 import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
+import { liveTradeViews } from './testing.ts';
 
 /**
  * GET /metrics/premium-data as the dashboard reads it: every weekday with the running total, the period
@@ -32,15 +33,7 @@ beforeAll(async () => {
   otherAuth = other.authorization;
   emptyAuth = empty.authorization;
   emptyUser = empty.userId;
-  const tables = physicalTables(tradesProjection, tradesProjection.version);
-  const db = t.db.db;
-  await tradesProjection.createTables(db, tables);
-  await db
-    .insertInto('projection_registry')
-    .values({ name: tradesProjection.name, version: tradesProjection.version, code_version: tradesProjection.version, status: 'live', lanes: 1, tables: JSON.stringify(tables) })
-    .execute();
-  const log = smallJournal(me.userId, other.userId);
-  await db.transaction().execute((trx) => tradesProjection.apply({ trx, tables, mode: 'live' }, log.events));
+  await liveTradeViews(t.db.db, smallJournal(me.userId, other.userId).events);
 });
 afterAll(async () => {
   await t?.close();
@@ -240,15 +233,7 @@ describe('GET /metrics/premium-data for the dashboard', () => {
     try {
       const me = await signInAs(embedded);
       const other = await signInAs(embedded);
-      const tables = physicalTables(tradesProjection, tradesProjection.version);
-      const db = embedded.db.db;
-      await tradesProjection.createTables(db, tables);
-      await db
-        .insertInto('projection_registry')
-        .values({ name: tradesProjection.name, version: tradesProjection.version, code_version: tradesProjection.version, status: 'live', lanes: 1, tables: JSON.stringify(tables) })
-        .execute();
-      const log = smallJournal(me.userId, other.userId);
-      await db.transaction().execute((trx) => tradesProjection.apply({ trx, tables, mode: 'live' }, log.events));
+      await liveTradeViews(embedded.db.db, smallJournal(me.userId, other.userId).events);
       const answer = async (app: TestApp, authorization: string) => {
         const r = await app.app.inject({ method: 'GET', url: '/api/v1/metrics/premium-data', headers: { authorization } });
         expect(r.statusCode).toBe(200);

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { physicalTables } from '@oj/projections/runtime/projection';
-import { tradesProjection } from '@oj/projections/trades/projection';
 import { smallJournal } from '@oj/projections/trades/testing';
 import { tradeDaySummary, tradesByDateResponse, type TradeDaySection, type TradeOfDay } from '@oj/contracts/trade-views';
 import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
+import { liveTradeViews } from './testing.ts';
 
 /**
  * The queries over the small journal of projections/src/trades/testing.ts, projected straight into
@@ -30,15 +29,7 @@ beforeAll(async () => {
   auth = me.authorization;
   otherAuth = other.authorization;
   unverifiedAuth = unverified.authorization;
-  const tables = physicalTables(tradesProjection, tradesProjection.version);
-  const db = t.db.db;
-  await tradesProjection.createTables(db, tables);
-  await db
-    .insertInto('projection_registry')
-    .values({ name: tradesProjection.name, version: tradesProjection.version, code_version: tradesProjection.version, status: 'live', lanes: 1, tables: JSON.stringify(tables) })
-    .execute();
-  const log = smallJournal(me.userId, other.userId);
-  await db.transaction().execute((trx) => tradesProjection.apply({ trx, tables, mode: 'live' }, log.events));
+  await liveTradeViews(t.db.db, smallJournal(me.userId, other.userId).events);
 });
 afterAll(async () => {
   await t?.close();
