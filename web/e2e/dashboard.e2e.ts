@@ -106,7 +106,6 @@ async function seed(server: E2eServer, t: Trader, s: Seed): Promise<void> {
   expect(res.status, await res.clone().text()).toBe(201);
 }
 
-
 // --- Chart labels on the canvas ---------------------------------------------------------------------------
 
 /** A text ECharts drew on a chart's canvas, as a box in the canvas element's CSS pixels. */
@@ -304,7 +303,6 @@ describe('dashboard', () => {
     await page.keyboard.press('Escape');
     expect(pageErrors).toEqual([]);
   });
-
 
   it('keeps every axis label of the charts inside the chart, at a desktop and a phone width', async () => {
     // QA saw "Dec '2" under Income By Month at 1280 px: the canvas cut the last month label off.

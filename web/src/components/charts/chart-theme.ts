@@ -125,9 +125,9 @@ let measure: CanvasRenderingContext2D | null | undefined;
  */
 export function categoryAxisEndRoom(labels: readonly string[], fontSize = 12, min = 8): number {
   if (measure === undefined) measure = typeof document === 'undefined' ? null : document.createElement('canvas').getContext('2d');
+  if (measure) measure.font = `${fontSize}px ${CHART_FONT_FAMILY}`;
   let widest = 0;
   for (const label of labels) {
-    if (measure) measure.font = `${fontSize}px ${CHART_FONT_FAMILY}`;
     // Without a canvas (unit tests), a generous average glyph width.
     widest = Math.max(widest, measure ? measure.measureText(label).width : label.length * fontSize * 0.7);
   }
