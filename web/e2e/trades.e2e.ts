@@ -883,7 +883,8 @@ describe("a trader's day", () => {
 /**
  * Enter in the trade dialogs (QA: the dialogs had no <form>, so Enter in a field did nothing): Enter in
  * a field does what the step's primary button does, Enter in the notes writes a newline, a disabled
- * Next still stops it, and two quick Enters on a submit record one event, not two.
+ * Next still stops it, two quick Enters on a submit record one event, not two, and a press (Enter or a
+ * click) during the roll wizard's slide-out after a success sends no second roll.
  */
 describe('Enter in the trade dialogs', () => {
   /** The open and closed trades of a ticker as the API lists them. */
@@ -983,5 +984,49 @@ describe('Enter in the trade dialogs', () => {
     expect(await currentStep(d).textContent()).toBe('Compare');
     await d.getByRole('button', { name: 'Close', exact: true }).click();
     await d.waitFor({ state: 'detached' });
+  });
+
+  it('a second press while a roll that went through slides out sends nothing', async () => {
+    const rolls: string[] = [];
+    const seen = (r: { method(): string; url(): string }) => {
+      if (r.method() === 'POST' && r.url().includes('/api/v1/trades/roll/')) rolls.push(r.url());
+    };
+    page.on('request', seen);
+    try {
+      await openList('/trades/open', 'Open Trades');
+      await row('ENTR').getByRole('button', { name: 'Roll ENTR' }).click();
+      const d = dialog('Roll Trade');
+      await d.getByLabel('Close Date').fill(lastWeekday);
+      await d.getByLabel(/^Transaction/).selectOption({ label: 'Debit' });
+      await d.getByLabel(/Premium to Close/).fill('40');
+      await d.getByLabel('Close Fee').fill('0.65');
+      await d.getByLabel('New Expiration Date').fill(lastExpiry);
+      await d.getByLabel('New Strike 1').fill('44');
+      await d.getByLabel('New Premium (total)').fill('120');
+      await d.getByLabel('New Fee').fill('0.65');
+      await d.getByLabel('New Fee').press('Enter');
+      await d.getByRole('button', { name: 'Submit' }).waitFor();
+      const submit = d.getByRole('button', { name: 'Submit' });
+      expect(await submit.evaluate((el) => el === document.activeElement)).toBe(true);
+      const box = await submit.boundingBox();
+      if (!box) throw new Error('Submit has no box');
+      await page.keyboard.press('Enter');
+      // The roll went through: the wizard slides out (300 ms) with Submit usable again. A second press
+      // there (Enter, or an impatient click on the button still under the pointer) must not send the
+      // roll again: the server would refuse it, and the refusal would flash in red over a roll that
+      // succeeded.
+      await d.locator('form.slide-out').waitFor();
+      await page.keyboard.press('Enter');
+      await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+      const done = dialog('Trade Rolled Successfully');
+      await done.getByRole('status').getByText(`The trade for ENTR has been rolled to ${usDate(lastExpiry)}.`).waitFor();
+      await page.waitForTimeout(500);
+      expect(rolls).toHaveLength(1);
+      expect(await page.getByText('Failed to roll trade. Please try again.').count()).toBe(0);
+      await done.getByRole('button', { name: 'OK' }).click();
+      await done.waitFor({ state: 'detached' });
+    } finally {
+      page.off('request', seen);
+    }
   });
 });

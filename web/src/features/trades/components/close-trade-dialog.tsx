@@ -108,8 +108,11 @@ export function CloseTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
         },
         {
           onSuccess: () => setDone(v.choice),
-          onError: (err) => setSubmitError(errorMessage(err, 'Failed to close trade. Please try again.')),
-          onSettled: settled,
+          // A success ends the form (the success panel follows): only a refusal lets it be sent again.
+          onError: (err) => {
+            setSubmitError(errorMessage(err, 'Failed to close trade. Please try again.'));
+            settled();
+          },
         },
       );
     });

@@ -95,7 +95,7 @@ export function EditTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
     { label: 'Notes', before: trade.notes || '—', after: v.notes || '—', changed: 'notes' in changes },
   ];
 
-  const submit = () => once((settled) => mutation.mutate({ uid: trade.uid, changes }, { onSuccess: () => setDone(true), onSettled: settled }));
+  const submit = () => once((settled) => mutation.mutate({ uid: trade.uid, changes }, { onSuccess: () => setDone(true), onError: () => settled() }));
   // Enter presses Next only when Next can be pressed (the browser does not submit through a disabled
   // default button; this covers a press between a change and the render that disables it).
   const next = () => {

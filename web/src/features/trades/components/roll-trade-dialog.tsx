@@ -145,8 +145,11 @@ export function RollTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
               setLeaving(false);
             }, SLIDE_OUT_MS);
           },
-          onError: (err) => setSubmitError(errorMessage(err, 'Failed to roll trade. Please try again.')),
-          onSettled: settled,
+          // A roll that went through ends the form: only a refusal lets it be sent again.
+          onError: (err) => {
+            setSubmitError(errorMessage(err, 'Failed to roll trade. Please try again.'));
+            settled();
+          },
         },
       ),
     );

@@ -120,8 +120,11 @@ export function SplitTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
         },
         {
           onSuccess: () => setDone({ closed: closeLeg + 1, open: openLegIndex + 1 }),
-          onError: (err) => setSubmitError(errorMessage(err, 'Failed to split trade. Please try again.')),
-          onSettled: settled,
+          // A success ends the form (the success panel follows): only a refusal lets it be sent again.
+          onError: (err) => {
+            setSubmitError(errorMessage(err, 'Failed to split trade. Please try again.'));
+            settled();
+          },
         },
       );
     });
