@@ -24,8 +24,9 @@ export function TopBar({ onOpenMobileNav, settingsVisible, onToggleSettings }: {
         <Icon name="settings" />
       </button>
       <ExpiringBell />
+      {/* The button's name starts with its visible greeting, so a voice command that says what it sees reaches it. */}
       <DropdownMenu
-        label="User menu"
+        label={`Hi, ${name.split(' ')[0]}: user menu`}
         triggerClassName="user-menu-trigger"
         trigger={
           <>

@@ -1,6 +1,6 @@
 import type { DailyIncome } from '@oj/contracts/trade-views';
 import { formatCompact, formatLongDate, formatMoneyShort } from '@/lib/format.ts';
-import { dayTone, monthWeeks } from '../utils/month.ts';
+import { dayTone, monthLabel, monthWeeks } from '../utils/month.ts';
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
@@ -25,7 +25,7 @@ export interface MonthGridProps {
  */
 export function MonthGrid({ month, byDate, today, onOpenDay, onViewTrades }: MonthGridProps) {
   return (
-    <div className="cal-grid" role="grid" aria-label="Income calendar">
+    <div className="cal-grid" role="grid" aria-label={`Income calendar, ${monthLabel(month)}`}>
       <div className="cal-row cal-head" role="row">
         {WEEKDAYS.map((d) => (
           <div key={d} role="columnheader" className="cal-weekday">
@@ -55,7 +55,9 @@ export function MonthGrid({ month, byDate, today, onOpenDay, onViewTrades }: Mon
                   data-date={date}
                   data-tone={tone}
                   disabled={future}
-                  aria-label={`${formatLongDate(date)}${label ? `: ${label}` : ': no trades'}`}
+                  // Named as it reads ("November 23: $650.00"; the year is the grid's): a name holding the visible
+                  // day number and amount in their order is one a voice command can say.
+                  aria-label={`${monthLabel(month).split(' ')[0]} ${Number(date.slice(8))}: ${label || 'no trades'}`}
                   onClick={() => onOpenDay(date)}
                 >
                   <span className="cal-day-num">{Number(date.slice(8))}</span>
@@ -67,7 +69,7 @@ export function MonthGrid({ month, byDate, today, onOpenDay, onViewTrades }: Mon
                   )}
                 </button>
                 {counted && (
-                  <button type="button" className="cal-day-trades" aria-label={`Trades on ${formatLongDate(date)}`} onClick={() => onViewTrades(date)}>
+                  <button type="button" className="cal-day-trades" aria-label={`${trades} ${trades === 1 ? 'trade' : 'trades'} on ${formatLongDate(date)}`} onClick={() => onViewTrades(date)}>
                     <span className="cal-day-trades-long">
                       {trades} {trades === 1 ? 'trade' : 'trades'}
                     </span>

@@ -94,11 +94,14 @@ export function WeeklyStrip({ data, onOpenDay, onShare }: { data: DashboardData;
                 className={`dash-day tone-${tone} ${d === data.as_of ? 'is-today' : ''}`}
                 disabled={future}
                 onClick={() => onOpenDay(d)}
-                aria-label={`${formatDate(d)}: ${tone === 'none' ? 'no trades' : tone === 'even' ? 'Even' : formatMoney(np)}${future ? ' (future)' : ''}`}
+                // Named as it reads ("Mon 30: $250.00"), the full date in brackets after it: a name holding the
+                // visible text in its order is one a voice command can say.
+                aria-label={`${weekdayName(d)} ${Number(d.slice(8))}: ${tone === 'none' ? 'no trades' : tone === 'even' ? 'Even' : formatMoneyShort(np)}${future ? ', future' : ''} (${formatDate(d)})`}
                 data-testid={`week-day-${d}`}
               >
-                <span className="dash-day-name">{weekdayName(d)}</span>
-                <span className="dash-day-date">{Number(d.slice(8))}</span>
+                {/* The spaces between the stacked parts keep "Mon 30" two words for anything reading the text. */}
+                <span className="dash-day-name">{weekdayName(d)}</span>{' '}
+                <span className="dash-day-date">{Number(d.slice(8))}</span>{' '}
                 <span className="dash-day-np">{tone === 'none' ? '—' : tone === 'even' ? 'Even' : formatMoneyShort(np)}</span>
               </button>
             </li>
