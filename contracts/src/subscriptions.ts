@@ -70,6 +70,8 @@ export const subscriptionDetails = currentSubscription.extend({
   /** The provider's publishable key and the plan's price id (the page sends it back), null in self-hosted mode. */
   publishable_key: z.string().nullable(),
   price_id: z.string().nullable(),
+  /** The current or last period is the free trial: nothing was charged in it (the history's bottom row reads TRIAL). */
+  trial_period: z.boolean(),
 });
 export type SubscriptionDetails = z.infer<typeof subscriptionDetails>;
 

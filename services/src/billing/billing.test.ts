@@ -31,7 +31,7 @@ describe('trial to paid, renewal', () => {
     const pm = await b.saveCard(u);
     const created = await b.call(u, 'POST', '/auth/create-subscription', { paymentMethodId: pm, priceId: PRICE_ID });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
-    expect(created.body).toMatchObject({ status: 'success', message: m.activated, subscription_data: { status: 1, pm: true, cpe: trialEnd, payment_status: 'paid', card: { last4: '4242', exp_month: 8, exp_year: 2030 } } });
+    expect(created.body).toMatchObject({ status: 'success', message: m.activated, subscription_data: { status: 1, pm: true, cpe: trialEnd, payment_status: 'paid', card: { last4: '4242', exp_month: 8, exp_year: 2030 }, trial_period: true } });
     // Stripe was asked for a trialing subscription that charges at our trial's end.
     const subId = await b.subscriptionIdOf(u.userId);
     expect(b.stripe.subscriptions.get(subId)).toMatchObject({ status: 'trialing', trial_end: Date.parse(trialEnd) / 1000, default_payment_method: pm });
@@ -47,7 +47,7 @@ describe('trial to paid, renewal', () => {
       expect([paid, invoice.amount_paid]).toEqual([true, PRICE_CENTS]);
       expect((await b.deliver(b.stripe.event('invoice.paid', invoice))).status).toBe(200);
     });
-    expect(await b.status(u)).toMatchObject({ status: 2, cps: trialEnd, cpe: new Date(Date.parse(trialEnd) + 30 * DAY).toISOString(), payment_status: 'paid' });
+    expect(await b.status(u)).toMatchObject({ status: 2, cps: trialEnd, cpe: new Date(Date.parse(trialEnd) + 30 * DAY).toISOString(), payment_status: 'paid', trial_period: false });
     expect(await b.subsStatus(u)).toBe(2);
 
     // A month later: renewed again.
@@ -156,7 +156,7 @@ describe('failed payments and the grace period', () => {
 
     await at('2026-05-04T09:59:59.000Z', async () => expect((await tick()).gracesExpired).toBe(0));
     await at('2026-05-04T10:00:00.000Z', async () => expect((await tick()).gracesExpired).toBe(1));
-    expect(await b.status(u)).toMatchObject({ status: 3 });
+    expect(await b.status(u)).toMatchObject({ status: 3, trial_period: false });
     // Stripe stops retrying the invoice: the subscription is cancelled there too.
     expect(b.stripe.subscriptions.get(u.subId)!.status).toBe('canceled');
     expect(await at('2026-05-04T11:00:00.000Z', () => tick())).toMatchObject({ gracesExpired: 0 });
@@ -170,6 +170,23 @@ describe('failed payments and the grace period', () => {
       ['GraceExpired', 'billing-scheduler'],
       ['Reactivated', u.userId],
     ]);
+  });
+
+  it('a first charge at the trial end that fails, left unpaid: expired, and the last period is still the trial (nothing was paid)', async () => {
+    b.t.clock.set(start);
+    const u = await b.user();
+    const created = await b.call(u, 'POST', '/auth/create-subscription', { paymentMethodId: await b.saveCard(u), priceId: PRICE_ID });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const subId = await b.subscriptionIdOf(u.userId);
+    b.stripe.subscriptions.get(subId)!.default_payment_method = b.stripe.createPaymentMethod({ customer: b.stripe.subscriptions.get(subId)!.customer, declined: true }).id;
+    await at(trialEnd, async () => {
+      const { invoice, paid } = b.stripe.renew(subId);
+      expect(paid).toBe(false);
+      expect((await b.deliver(b.stripe.event('invoice.payment_failed', invoice))).status).toBe(200);
+    });
+    expect(await b.status(u)).toMatchObject({ status: 5, payment_status: 'open', cpe: trialEnd, trial_period: true });
+    await at('2026-04-03T15:00:00.000Z', async () => expect((await tick()).gracesExpired).toBe(1));
+    expect(await b.status(u)).toMatchObject({ status: 3, cpe: trialEnd, trial_period: true });
   });
 
   it('in the grace period a new card (Renew) pays the open invoice at once; the webhook adds nothing', async () => {
@@ -217,7 +234,7 @@ describe('cancel, uncancel, expiry at the period end, reactivation', () => {
     await at('2026-04-22T00:00:00.000Z', () => b.call(u, 'POST', '/auth/cancel-subscription'));
     await at('2026-05-02T09:59:59.000Z', async () => expect((await tick()).periodsEnded).toBe(0));
     await at(periodEnd, async () => expect((await tick()).periodsEnded).toBe(1));
-    expect(await b.status(u)).toMatchObject({ status: 4, cape: false });
+    expect(await b.status(u)).toMatchObject({ status: 4, cape: false, trial_period: false });
     expect(await b.subsStatus(u)).toBe(4);
     // Stripe deletes the subscription at the period end too: already recorded, nothing new.
     const m2 = (await b.stream(u.userId)).length;

@@ -27,6 +27,7 @@ export interface SubscriptionRow {
   card_last4?: string | null;
   card_exp_month?: number | null;
   card_exp_year?: number | null;
+  trial_end?: Date | null;
 }
 
 /** The 30-day free trial every new user starts with. Call inside the sign-up transaction. */
@@ -49,7 +50,7 @@ export async function startTrial(trx: Kysely<any>, userUid: string, now: Date): 
 export async function findSubscription(db: Kysely<any>, userUid: string): Promise<SubscriptionRow | undefined> {
   return (await db
     .selectFrom('subscriptions')
-    .select(['status', 'current_period_start', 'current_period_end', 'cancel_at_period_end', 'has_payment_method', 'payment_status', 'card_brand', 'card_last4', 'card_exp_month', 'card_exp_year'])
+    .select(['status', 'current_period_start', 'current_period_end', 'cancel_at_period_end', 'has_payment_method', 'payment_status', 'card_brand', 'card_last4', 'card_exp_month', 'card_exp_year', 'trial_end'])
     .where('user_uid', '=', userUid)
     .executeTakeFirst()) as SubscriptionRow | undefined;
 }
@@ -84,12 +85,25 @@ export function subscriptionDetailsOf(
   row: SubscriptionRow | undefined,
   billing: { mode: BillingMode; publishableKey: string | null; priceId: string | null },
 ): SubscriptionDetails {
-  if (billing.mode === 'self-hosted') return { ...selfHostedSubscription, mode: 'self-hosted', card: null, publishable_key: null, price_id: null };
+  if (billing.mode === 'self-hosted') return { ...selfHostedSubscription, mode: 'self-hosted', card: null, publishable_key: null, price_id: null, trial_period: false };
   const card =
     row?.card_brand && row.card_last4 && row.card_exp_month && row.card_exp_year
       ? { brand: row.card_brand, last4: row.card_last4, exp_month: row.card_exp_month, exp_year: row.card_exp_year }
       : null;
-  return { ...subscriptionView(row), mode: 'stripe', card, publishable_key: billing.publishableKey, price_id: billing.priceId };
+  return { ...subscriptionView(row), mode: 'stripe', card, publishable_key: billing.publishableKey, price_id: billing.priceId, trial_period: isTrialPeriod(row) };
+}
+
+/**
+ * Whether the current (or, once it ended, the last) period is the free trial, so nothing was ever charged
+ * in it: a trial, or a trial that ran out (expired, cancelled, or a first charge that failed) without a
+ * paid period after it. The period then still ends when the trial did; Stripe keeps that end to the second,
+ * so the two are compared to the second.
+ */
+function isTrialPeriod(row: SubscriptionRow | undefined): boolean {
+  if (!row) return false;
+  if (row.status === subscriptionStatusCodes.trial) return true;
+  const seconds = (d: Date | null | undefined) => (d ? Math.floor(d.getTime() / 1000) : null);
+  return row.trial_end != null && seconds(row.current_period_end) === seconds(row.trial_end);
 }
 
 export const SUBSCRIPTION_EXPIRED_MESSAGE = 'Your subscription has expired, please renew';

@@ -3,7 +3,7 @@ import type { SubscriptionDetails } from '@oj/contracts/subscriptions';
 import { displayStatus, historyRows, longDate } from './display-status.ts';
 
 const now = new Date('2026-03-15T12:00:00Z');
-const base: SubscriptionDetails = { status: 1, cps: '2026-03-01T15:00:00.000Z', cpe: '2026-03-31T15:00:00.000Z', cape: false, pm: false, payment_status: null, mode: 'stripe', card: null, publishable_key: 'pk', price_id: 'price' };
+const base: SubscriptionDetails = { status: 1, cps: '2026-03-01T15:00:00.000Z', cpe: '2026-03-31T15:00:00.000Z', cape: false, pm: false, payment_status: null, mode: 'stripe', card: null, publishable_key: 'pk', price_id: 'price', trial_period: true };
 const sub = (patch: Partial<SubscriptionDetails>) => ({ ...base, ...patch });
 
 describe('display status (part 2 §4)', () => {
@@ -38,7 +38,11 @@ describe('history labels', () => {
     expect(historyRows(sub({ status: 3, pm: true }), 'User').top).toEqual({ label: 'EXPIRED', prefix: 'Processed on - ', date: 'March 31, 2026' });
     expect(historyRows(sub({ status: 7, pm: true }), 'User').top.label).toBe('UNKNOWN');
     expect(historyRows(sub({}), 'User').bottom).toEqual({ label: 'TRIAL', prefix: 'Processed on - ', date: 'March 01, 2026' });
-    expect(historyRows(sub({ status: 2 }), 'User').bottom.label).toBe('PAID');
+    expect(historyRows(sub({ status: 2, trial_period: false }), 'User').bottom.label).toBe('PAID');
+    expect(historyRows(sub({ status: 3, trial_period: false }), 'User').bottom.label).toBe('PAID');
+    // A trial that ran out unpaid (the scheduler made it status 3, or Stripe cancelled it: 4) was never paid.
+    expect(historyRows(sub({ status: 3, trial_period: true }), 'User').bottom.label).toBe('TRIAL');
+    expect(historyRows(sub({ status: 4, trial_period: true }), 'User').bottom.label).toBe('TRIAL');
     expect(historyRows(sub({ status: 3 }), 'Admin').top).toEqual({ label: 'AUTO', prefix: 'Expiration: ', date: 'Future' });
   });
 

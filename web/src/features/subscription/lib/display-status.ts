@@ -74,6 +74,9 @@ export function historyRows(sub: SubscriptionDetails, privilege: Privilege): { t
   const prefix = sub.status >= 3 && sub.status <= 6 ? 'Processed on - ' : sub.cape ? 'Cancellation on - ' : 'Processing on - ';
   return {
     top: { label, prefix, date: longDate(sub.cpe) },
-    bottom: { label: sub.status === 1 ? 'TRIAL' : 'PAID', prefix: 'Processed on - ', date: longDate(sub.cps) },
+    // "TRIAL for status 1, else PAID": the bottom row is the last period processed. A trial that ran out
+    // unpaid (expired, cancelled, or its first charge failed) is no longer status 1, but nothing was ever
+    // paid in it, so it still reads TRIAL rather than a 4.99 payment that never happened.
+    bottom: { label: sub.status === 1 || sub.trial_period ? 'TRIAL' : 'PAID', prefix: 'Processed on - ', date: longDate(sub.cps) },
   };
 }
