@@ -5,6 +5,7 @@ import { billingMessages as m } from '@oj/contracts/billing';
 import { addDays, isWeekend } from '@oj/contracts/business-date';
 import { businessToday } from './support/business-day.ts';
 import { PRICE_ID, StripeTestServer } from '@oj/services/billing/testing/stripe-test-server';
+import { runBillingTick } from '@oj/services/billing/scheduler';
 import { launchBrowser, newContext, screenshots } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
 
@@ -135,6 +136,7 @@ describe('Subscription page', () => {
     // Subscribe: SetupIntent from the server, the card step, then the subscription.
     await statusCard().getByRole('button', { name: 'Subscribe' }).click();
     const dialog = page.getByRole('dialog', { name: 'Subscribe to Premium' });
+    await dialog.getByText('4.99 USD a month. During your free trial nothing is charged until the trial ends. Cancel any time.').waitFor();
     await dialog.getByRole('button', { name: /Subscribe — \$4\.99/ }).click();
     await page.getByText(m.activated).waitFor();
     await dialog.waitFor({ state: 'detached' });
@@ -186,6 +188,9 @@ describe('Subscription page', () => {
     const trader = await createTrader();
     await addTrade(trader, 'KEPT');
     await sql`update subscriptions set current_period_end = now() - interval '1 day' where user_uid = (select uid from users where email = ${trader.email})`.execute(server.runtime.deps.database.db);
+    // The billing scheduler ends the trial as it would in production (status 3, an event of the scheduler).
+    const { deps } = server.runtime;
+    expect(await runBillingTick({ db: deps.database.db, eventStore: deps.eventStore, clock: deps.clock, publicUrl: server.baseUrl })).toMatchObject({ periodsEnded: 1 });
     await signIn(trader);
     await page.goto('/trades/open');
     await page.getByRole('heading', { name: 'Your subscription has expired, please renew' }).waitFor();
@@ -194,11 +199,18 @@ describe('Subscription page', () => {
     await page.waitForURL('**/subscription');
     await statusCard().getByText('Expired Plan').waitFor();
     await statusCard().getByText('Reactivate your subscription to restore access.').waitFor();
+    // Nothing was ever paid: the history's last period is the free trial, not a 4.99 payment.
+    const history = page.locator('.subscription-history');
+    await history.getByText('Free trial — $0.00').waitFor();
+    expect(await history.getByText('TRIAL', { exact: true }).count()).toBe(1);
+    expect(await history.getByText('PAID', { exact: true }).count()).toBe(0);
     await screenshots(page, 'subscription-page-expired');
 
-    // No card on file: Reactivate asks for one and starts a paid month at once.
+    // No card on file: Reactivate asks for one and starts a paid month at once (no trial is promised).
     await statusCard().getByRole('button', { name: 'Reactivate' }).click();
     const dialog = page.getByRole('dialog', { name: 'Subscribe to Premium' });
+    await dialog.getByText('4.99 USD a month, charged today and then every month. Cancel any time.').waitFor();
+    expect(await dialog.getByText(/During your free trial/).count()).toBe(0);
     await dialog.getByRole('button', { name: /Subscribe — \$4\.99/ }).click();
     await page.getByText(m.activated).waitFor();
     const sub = [...stripe.subscriptions.values()].at(-1)!;
@@ -252,6 +264,42 @@ describe('Subscription page', () => {
     await update.waitFor({ state: 'detached' });
     const customer = stripe.customers.get(sub.customer as string)!;
     expect(sub.default_payment_method).toBe(customer.invoice_settings.default_payment_method);
+  });
+
+  it('Stripe.js blocked (an ad blocker, a proxy): the payment dialog says so and Try again starts over, never a dead button', async () => {
+    const trader = await createTrader();
+    // A browser without the test harness's card step: the real Stripe Elements form, whose Stripe.js
+    // cannot be fetched.
+    const plain = await newContext(browser, server.baseUrl);
+    const stripeJs: string[] = [];
+    await plain.route('https://js.stripe.com/**', (route) => {
+      stripeJs.push(route.request().url());
+      return route.abort('blockedbyclient');
+    });
+    try {
+      const p = await plain.newPage();
+      await p.goto('/signin');
+      await p.getByLabel('Email').fill(trader.email);
+      await p.getByLabel('Password', { exact: true }).fill(trader.password);
+      await p.getByRole('button', { name: 'Sign in' }).click();
+      await p.waitForURL('**/dashboard');
+      await p.goto('/subscription');
+      await p.locator('section.subscription-status').getByRole('button', { name: 'Subscribe' }).click();
+      const dialog = p.getByRole('dialog', { name: 'Subscribe to Premium' });
+      await dialog.getByText(m.paymentSetupFailed).waitFor();
+      expect(await dialog.getByRole('button', { name: /Subscribe — \$4\.99/ }).count()).toBe(0);
+      expect(stripeJs.length).toBeGreaterThan(0);
+      await screenshots(p, 'subscription-payment-blocked', { fullPage: false });
+      // Try again asks again (a new SetupIntent, Stripe.js fetched again): still blocked, still said.
+      const tries = stripeJs.length;
+      await dialog.getByRole('button', { name: 'Try again' }).click();
+      await dialog.getByText(m.paymentSetupFailed).waitFor();
+      await expect.poll(() => stripeJs.length).toBeGreaterThan(tries);
+      await p.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+    } finally {
+      await plain.close();
+    }
   });
 
   it('opens the Subscription Guide', async () => {

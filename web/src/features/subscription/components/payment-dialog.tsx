@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import { billingMessages as m } from '@oj/contracts/billing';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
@@ -21,6 +21,8 @@ export interface PaymentDialogProps {
   purpose: PaymentPurpose;
   publishableKey: string | null;
   priceId: string | null;
+  /** Subscribing inside the free trial: the first charge is at its end. Otherwise (reactivating) it is at once. */
+  inTrial: boolean;
   onClose: () => void;
 }
 
@@ -28,12 +30,16 @@ export interface PaymentDialogProps {
  * Subscribe (or Reactivate without a card) and Update Payment / Renew: a SetupIntent from the server, the
  * card confirmed at Stripe, then the subscription or the new default card on the server (part 2 §7, §8).
  */
-export function PaymentDialog({ open, purpose, publishableKey, priceId, onClose }: PaymentDialogProps) {
+export function PaymentDialog({ open, purpose, publishableKey, priceId, inTrial, onClose }: PaymentDialogProps) {
   const toast = useToast();
   const subscribe = useCreateSubscription();
   const update = useUpdatePaymentMethod();
   const [clientSecret, setClientSecret] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // The card form cannot be set up (the SetupIntent refused, or Stripe.js blocked or offline): no form,
+  // the spec's message, and Try again, which starts over.
+  const [setupFailed, setSetupFailed] = useState(false);
+  const [attempt, setAttempt] = useState(0);
   const [success, setSuccess] = useState<string | null>(null);
   const closeTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const busy = subscribe.isPending || update.isPending;
@@ -42,16 +48,18 @@ export function PaymentDialog({ open, purpose, publishableKey, priceId, onClose 
     if (!open) return;
     setClientSecret(null);
     setError(null);
+    setSetupFailed(false);
     setSuccess(null);
     let live = true;
     createPaymentIntent().then(
       (r) => live && setClientSecret(r.clientSecret),
-      () => live && setError(m.paymentSetupFailed),
+      () => live && setSetupFailed(true),
     );
     return () => {
       live = false;
     };
-  }, [open]);
+  }, [open, attempt]);
+  const onLoadFailed = useCallback(() => setSetupFailed(true), []);
   useEffect(() => () => void (closeTimer.current && clearTimeout(closeTimer.current)), []);
 
   const onResult = async (result: CardStepResult) => {
@@ -84,15 +92,27 @@ export function PaymentDialog({ open, purpose, publishableKey, priceId, onClose 
   const submitLabel = purpose === 'subscribe' ? 'Subscribe — $4.99 / month' : 'Save card';
   return (
     <Modal open={open} onClose={onClose} title={purpose === 'subscribe' ? 'Subscribe to Premium' : 'Update Payment'} size="md" dismissible={!busy} closeOnBackdrop={false}>
-      {purpose === 'subscribe' && <p className="muted">4.99 USD a month. During your free trial nothing is charged until the trial ends. Cancel any time.</p>}
+      {purpose === 'subscribe' && (
+        <p className="muted">
+          {inTrial ? '4.99 USD a month. During your free trial nothing is charged until the trial ends. Cancel any time.' : '4.99 USD a month, charged today and then every month. Cancel any time.'}
+        </p>
+      )}
+      {setupFailed && (
+        <div className="payment-setup-failed">
+          <Alert tone="danger">{m.paymentSetupFailed}</Alert>
+          <Button variant="secondary" onClick={() => setAttempt((n) => n + 1)}>
+            Try again
+          </Button>
+        </div>
+      )}
       {error && <Alert tone="danger">{error}</Alert>}
       {success && <Alert tone="success">{success}</Alert>}
-      {!clientSecret && !error && (
+      {!clientSecret && !error && !setupFailed && (
         <div className="payment-loading">
           <Spinner /> Preparing the secure card form…
         </div>
       )}
-      {clientSecret && !success && injected && (
+      {clientSecret && !success && !setupFailed && injected && (
         <div className="payment-form" data-testid="injected-card-step">
           <p className="muted">Card form provided by the test harness (Stripe.js stands-in).</p>
           <Button block loading={busy} onClick={() => injected.confirm(clientSecret).then(onResult, (e: unknown) => onResult({ error: { message: m.unexpected(String(e)) } }))}>
@@ -100,9 +120,9 @@ export function PaymentDialog({ open, purpose, publishableKey, priceId, onClose 
           </Button>
         </div>
       )}
-      {clientSecret && !success && !injected && publishableKey && (
+      {clientSecret && !success && !setupFailed && !injected && publishableKey && (
         <Suspense fallback={<Spinner />}>
-          <StripeCardForm publishableKey={publishableKey} clientSecret={clientSecret} submitLabel={submitLabel} busy={busy} onResult={(r) => void onResult(r)} />
+          <StripeCardForm publishableKey={publishableKey} clientSecret={clientSecret} submitLabel={submitLabel} busy={busy} onResult={(r) => void onResult(r)} onLoadFailed={onLoadFailed} />
         </Suspense>
       )}
     </Modal>

@@ -1,4 +1,4 @@
-import { useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { Elements, PaymentElement, useElements, useStripe } from '@stripe/react-stripe-js';
 // The pure entry loads Stripe.js from js.stripe.com only when loadStripe is called: only when this form opens.
 import { loadStripe } from '@stripe/stripe-js/pure';
@@ -8,9 +8,20 @@ import { Button } from '@/components/ui/button.tsx';
 import type { CardStepResult } from './card-step.ts';
 
 const loaded = new Map<string, Promise<Stripe | null>>();
+/**
+ * Stripe.js for a key, loaded once. A load that fails (js.stripe.com blocked by an ad blocker, a proxy,
+ * or no network) is forgotten, so the next attempt loads it again instead of failing from a cache.
+ */
 const stripeFor = (publishableKey: string) => {
   let p = loaded.get(publishableKey);
-  if (!p) loaded.set(publishableKey, (p = loadStripe(publishableKey)));
+  if (!p) {
+    p = loadStripe(publishableKey).then((stripe) => {
+      if (!stripe) throw new Error('Stripe.js did not load');
+      return stripe;
+    });
+    p.catch(() => loaded.delete(publishableKey));
+    loaded.set(publishableKey, p);
+  }
   return p;
 };
 
@@ -20,11 +31,23 @@ export interface CardFormProps {
   submitLabel: string;
   busy: boolean;
   onResult: (result: CardStepResult) => void;
+  /** Stripe.js could not be loaded: the form can never become ready, so the dialog says so. */
+  onLoadFailed: () => void;
 }
 
 /** Stripe Elements: the card never touches our pages or servers. */
 export default function StripeCardForm(props: CardFormProps) {
-  const stripe = useMemo(() => stripeFor(props.publishableKey), [props.publishableKey]);
+  const { publishableKey, onLoadFailed } = props;
+  const loading = useMemo(() => stripeFor(publishableKey), [publishableKey]);
+  // Elements is given a promise that does not reject: a failed load is reported once, here.
+  const stripe = useMemo(() => loading.catch(() => null), [loading]);
+  useEffect(() => {
+    let live = true;
+    loading.catch(() => live && onLoadFailed());
+    return () => {
+      live = false;
+    };
+  }, [loading, onLoadFailed]);
   return (
     <Elements stripe={stripe} options={{ clientSecret: props.clientSecret, appearance: { theme: 'stripe' } }}>
       <ElementsForm {...props} />
@@ -32,7 +55,7 @@ export default function StripeCardForm(props: CardFormProps) {
   );
 }
 
-function ElementsForm({ submitLabel, busy, onResult }: CardFormProps) {
+function ElementsForm({ submitLabel, busy, onResult }: Omit<CardFormProps, 'onLoadFailed'>) {
   const stripe = useStripe();
   const elements = useElements();
   const [confirming, setConfirming] = useState(false);

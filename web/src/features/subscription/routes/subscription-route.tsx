@@ -110,7 +110,7 @@ export function SubscriptionRoute() {
           <PlanCard />
         </div>
       </LoadingOverlay>
-      <PaymentDialog open={payment !== null} purpose={payment ?? 'subscribe'} publishableKey={sub?.publishable_key ?? null} priceId={sub?.price_id ?? null} onClose={() => setPayment(null)} />
+      <PaymentDialog open={payment !== null} purpose={payment ?? 'subscribe'} publishableKey={sub?.publishable_key ?? null} priceId={sub?.price_id ?? null} inTrial={status.kind === 'trial'} onClose={() => setPayment(null)} />
       <ConfirmDialog
         open={confirm !== null}
         title={confirm === 'cancel' ? 'Cancel Subscription' : 'Uncancel Subscription'}
