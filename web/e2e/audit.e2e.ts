@@ -234,4 +234,31 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
       await traderContext.close();
     }
   });
+
+  it('a trader meets the staff-only screen on every support page, before anything is typed or asked; support, the admin-only access log', async () => {
+    const traderContext = await newContext(browser, server.baseUrl);
+    traderContext.setDefaultTimeout(60_000);
+    const p = await traderContext.newPage();
+    const asked: string[] = [];
+    p.on('request', (r) => void (r.url().includes('/api/v1/audit/') && asked.push(r.url())));
+    try {
+      await signIn(p, trader.email, SEED_PASSWORD);
+      for (const [path, heading] of [
+        [`/support/users/${trader.userId}`, 'Support staff only'],
+        ['/support/users', 'Support staff only'],
+        ['/support/access-log', 'Administrators only'],
+      ] as const) {
+        await p.goto(path);
+        await p.getByRole('heading', { name: heading }).waitFor();
+        expect(await p.getByRole('textbox').count()).toBe(0);
+        await p.getByRole('link', { name: 'Back to dashboard' }).waitFor();
+      }
+      expect(asked).toEqual([]);
+    } finally {
+      await traderContext.close();
+    }
+    // Support reads histories, not the access log of who read them.
+    await page.goto('/support/access-log');
+    await page.getByRole('heading', { name: 'Administrators only' }).waitFor();
+  });
 });

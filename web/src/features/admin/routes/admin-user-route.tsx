@@ -1,6 +1,5 @@
 import { useState, type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { Link } from 'react-router';
 import { adminSearchForm } from '@oj/contracts/users';
 import { ApiError } from '@/lib/api-client.ts';
 import { formatDate } from '@/lib/format.ts';
@@ -8,10 +7,9 @@ import { PageHeader } from '@/components/layout/page-header.tsx';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Badge } from '@/components/ui/badge.tsx';
 import { Button } from '@/components/ui/button.tsx';
-import { EmptyState } from '@/components/ui/empty-state.tsx';
 import { FormField, TextInput } from '@/components/ui/form-field.tsx';
-import { Icon } from '@/components/ui/icons.tsx';
 import { useToast } from '@/components/ui/toast.tsx';
+import { RestrictedArea } from '@/features/auth/components/role-gate.tsx';
 import { useSession } from '@/features/auth/hooks/use-session.ts';
 import { adminUserQueryOptions, useAdminUser } from '../api/get-admin-user.ts';
 
@@ -38,20 +36,7 @@ export function AdminUserRoute() {
   const user = useAdminUser(error ? null : searched);
 
   if (!session.isAdmin) {
-    return (
-      <div className="card">
-        <EmptyState
-          icon={<Icon name="lock" size={26} />}
-          title="Administrators only"
-          description={<p>This area is reserved for administrators.</p>}
-          action={
-            <Link to="/dashboard" className="btn btn-secondary btn-md">
-              Back to dashboard
-            </Link>
-          }
-        />
-      </div>
-    );
+    return <RestrictedArea title="Administrators only" description="This area is reserved for administrators." />;
   }
 
   const onSubmit = async (e: FormEvent) => {

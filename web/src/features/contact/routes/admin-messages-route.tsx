@@ -1,5 +1,4 @@
 import { useState } from 'react';
-import { Link } from 'react-router';
 import { errorMessage } from '@/lib/api-client.ts';
 import { formatDateTime } from '@/lib/format.ts';
 import { PageHeader } from '@/components/layout/page-header.tsx';
@@ -9,6 +8,7 @@ import { Button } from '@/components/ui/button.tsx';
 import { EmptyState } from '@/components/ui/empty-state.tsx';
 import { Icon } from '@/components/ui/icons.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
+import { RestrictedArea } from '@/features/auth/components/role-gate.tsx';
 import { useSession } from '@/features/auth/hooks/use-session.ts';
 import { useContactMessage, useContactMessages, useProfileChanges } from '../api/get-contact-messages.ts';
 import '../components/contact.css';
@@ -96,20 +96,7 @@ export function AdminMessagesRoute() {
   const list = useContactMessages(page, allowed);
 
   if (!allowed) {
-    return (
-      <div className="card">
-        <EmptyState
-          icon={<Icon name="lock" size={26} />}
-          title="Support staff only"
-          description={<p>Contact messages are read by administrators and support staff.</p>}
-          action={
-            <Link to="/dashboard" className="btn btn-secondary btn-md">
-              Back to dashboard
-            </Link>
-          }
-        />
-      </div>
-    );
+    return <RestrictedArea title="Support staff only" description="Contact messages are read by administrators and support staff." />;
   }
 
   return (

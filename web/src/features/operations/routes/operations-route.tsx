@@ -1,16 +1,14 @@
 import { useEffect, useRef } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { Link } from 'react-router';
 import type { RebuildState } from '@oj/contracts/operations';
 import { PageHeader } from '@/components/layout/page-header.tsx';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
-import { EmptyState } from '@/components/ui/empty-state.tsx';
 import { Icon } from '@/components/ui/icons.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { useToast } from '@/components/ui/toast.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
-import { useSession } from '@/features/auth/hooks/use-session.ts';
+import { RoleGate } from '@/features/auth/components/role-gate.tsx';
 import { openQueuesSession, useProjectionsStatus } from '../api/operations-api.ts';
 import { useOperationsStream } from '../api/use-operations-stream.ts';
 import { ActionsLog } from '../components/actions-log.tsx';
@@ -19,25 +17,11 @@ import '../components/operations.css';
 
 /** /operations: the projections console (Admin and Operator). */
 export function OperationsRoute() {
-  const session = useSession();
-  const allowed = session.privilege === 'Admin' || session.privilege === 'Operator';
-  if (!allowed) {
-    return (
-      <div className="card">
-        <EmptyState
-          icon={<Icon name="lock" size={26} />}
-          title="Operators only"
-          description={<p>The projections console is for administrators and operators.</p>}
-          action={
-            <Link to="/dashboard" className="btn btn-secondary btn-md">
-              Back to dashboard
-            </Link>
-          }
-        />
-      </div>
-    );
-  }
-  return <OperationsConsole />;
+  return (
+    <RoleGate roles={['Admin', 'Operator']} title="Operators only" description="The projections console is for administrators and operators.">
+      <OperationsConsole />
+    </RoleGate>
+  );
 }
 
 function OperationsConsole() {

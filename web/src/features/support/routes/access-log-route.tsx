@@ -6,12 +6,21 @@ import { Badge } from '@/components/ui/badge.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
+import { RoleGate } from '@/features/auth/components/role-gate.tsx';
 import { useAccessLog } from '../api/audit-api.ts';
 import { utc } from '../components/labels.ts';
 import '../components/support.css';
 
 /** Admin: every read of a user's history by support staff, newest first. Append-only: nothing here edits it. */
 export function AccessLogRoute() {
+  return (
+    <RoleGate roles={['Admin']} title="Administrators only" description="The access log of audit replays is read by administrators.">
+      <AccessLog />
+    </RoleGate>
+  );
+}
+
+function AccessLog() {
   const [cursors, setCursors] = useState<Array<string | null>>([null]);
   const log = useAccessLog(cursors.at(-1) ?? null, null);
   return (

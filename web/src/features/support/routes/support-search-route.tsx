@@ -8,11 +8,20 @@ import { FormField, TextInput } from '@/components/ui/form-field.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
 import { formatDate } from '@/lib/format.ts';
 import { useSession } from '@/features/auth/hooks/use-session.ts';
+import { RoleGate } from '@/features/auth/components/role-gate.tsx';
 import { useFindUsers } from '../api/audit-api.ts';
 import '../components/support.css';
 
 /** Support > Audit: find a user by e-mail, username or uid, then open the history (with a reason). */
 export function SupportSearchRoute() {
+  return (
+    <RoleGate roles={['Support', 'Admin']} title="Support staff only" description="Audit replay is for support staff and administrators; every read is recorded in the access log.">
+      <SupportSearch />
+    </RoleGate>
+  );
+}
+
+function SupportSearch() {
   const [term, setTerm] = useState('');
   const [query, setQuery] = useState<string | null>(null);
   const found = useFindUsers(query);

@@ -9,6 +9,7 @@ import { Button } from '@/components/ui/button.tsx';
 import { FormField, TextArea } from '@/components/ui/form-field.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
+import { RoleGate } from '@/features/auth/components/role-gate.tsx';
 import { overviewQuery, type AsOfTarget } from '../api/audit-api.ts';
 import { AsOfPanel } from '../components/as-of-panel.tsx';
 import { ExportPanel } from '../components/export-panel.tsx';
@@ -56,6 +57,14 @@ function ReasonGate({ onReason }: { onReason: (r: string) => void }) {
 
 /** One user's history for an audit: timeline, as-of views, diffs, Verify and exports. */
 export function SupportUserRoute() {
+  return (
+    <RoleGate roles={['Support', 'Admin']} title="Support staff only" description="Audit replay is for support staff and administrators; every read is recorded in the access log.">
+      <SupportUser />
+    </RoleGate>
+  );
+}
+
+function SupportUser() {
   const { uid = '' } = useParams();
   const [reason, setReason] = useState<string | null>(() => savedReason(uid));
   const [tab, setTab] = useState<Tab>('timeline');
