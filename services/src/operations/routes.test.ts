@@ -249,6 +249,13 @@ describe('a formula change, rehearsed end to end', () => {
     res = await call('POST', '/operations/projections/ops_figures/rebuild', operator.authorization, { userId: A });
     expect(res.statusCode).toBe(202);
     expect(await settled(`rebuild-ops_figures-user-${A}`)).toMatchObject({ phase: 'done', userId: A, eventsDone: 4 });
+    // A's events were appended without an account: the answer says no account has the id, so a mistyped
+    // id does not read like a healthy user. A real account's id gets no such note.
+    expect(res.json().action.message).toMatch(/ No user account has this id\.$/);
+    res = await call('POST', '/operations/projections/ops_figures/rebuild', operator.authorization, { userId: operator.userId });
+    expect(res.statusCode).toBe(202);
+    await settled(`rebuild-ops_figures-user-${operator.userId}`);
+    expect(res.json().action.message).not.toContain('No user account');
     expect(await ror(2)).toEqual(journal.map(([, , p]) => rorV2(p.reduce((a, b) => a + b, 0))).sort((a, b) => a - b));
 
     // Retire v1: no rollback after that.
@@ -275,6 +282,7 @@ describe('a formula change, rehearsed end to end', () => {
       ['rollback', 'refused', null, operator.email],
       ['rollback', 'ok', 1, operator.email],
       ['switch', 'ok', 2, operator.email],
+      ['rebuild-user', 'ok', 2, operator.email],
       ['rebuild-user', 'ok', 2, operator.email],
       ['retire', 'ok', 1, operator.email],
       ['rollback', 'refused', null, operator.email],

@@ -26,6 +26,7 @@ import { DEFAULT_BULL_PREFIX, redisConnection } from '@oj/projections/runtime/pr
 import type { RuntimeDeps } from '@oj/projections/runtime/rebuild';
 import { AppError } from '../app/errors.ts';
 import { principalOf } from '../app/principal.ts';
+import { findUserByUid } from '../identity/users.ts';
 import { listActions, recordAction, type ActionInput } from './actions.ts';
 import { abandonBuild, checkRebuild, diffVersions, fillCounts, interruptedBuilds, retireVersions, rollBack, switchTo } from './commands.ts';
 import { OperationsConsole } from './live.ts';
@@ -177,11 +178,14 @@ export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
         const { state, existing } = await live.rebuilds.start({ projection: name, ...(userId ? { userId } : {}), switch: toSwitch, requestedBy: actor.email });
         if (state.phase === 'failed') throw new AppError('conflict', state.error ?? `The rebuild of ${name} failed.`);
         const what = userId ? `Rebuild of ${name} for user ${userId}` : `Rebuild of ${name}${state.version ? ` v${state.version}` : ''}${toSwitch ? ' (switches when built)' : ' beside the live version'}`;
+        // An id no account has is still a valid request (it clears rows left for it, if any), but a
+        // mistyped id reads like a healthy user: the answer says so.
+        const unknown = userId && !(await findUserByUid(deps.database.db, userId)) ? ' No user account has this id.' : '';
         const message = existing
-          ? `${what}: already ${state.phase === 'queued' ? 'queued' : 'running'}, following it.`
+          ? `${what}: already ${state.phase === 'queued' ? 'queued' : 'running'}, following it.${unknown}`
           : state.phase === 'done'
-            ? `${what}: done (${state.eventsDone} events)${state.changes ? `; ${describeRowChanges(state.changes)}` : ''}.`
-            : `${what}: ${state.phase === 'queued' ? 'queued' : 'started'}.`;
+            ? `${what}: done (${state.eventsDone} events)${state.changes ? `; ${describeRowChanges(state.changes)}` : ''}.${unknown}`
+            : `${what}: ${state.phase === 'queued' ? 'queued' : 'started'}.${unknown}`;
         return { message, rebuild: state, existing, version: state.version };
       });
       // The log says `queued` for work that goes on after the answer.
