@@ -175,6 +175,20 @@ describe('projections console', () => {
     await page.reload();
     await card.locator('[data-testid="rebuild-rebuild-trades"][data-phase="done"]').waitFor();
     await screenshots(page, 'operations-rebuilt');
+    // The built version's actions (Compare, Switch, Abandon) stay inside the card on a 1280 px laptop
+    // with the sidebar open: QA found Abandon cut to "Aba…" under the table's own scroll.
+    const viewport = page.viewportSize();
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const wrap = (await card.locator('.ops-table-wrap').first().boundingBox())!;
+    const built = card.locator(`tr[data-version="${v2}"][data-status="building"]`);
+    await built.getByRole('button', { name: 'Abandon' }).waitFor();
+    for (const name of ['Compare', 'Switch', 'Abandon']) {
+      const box = (await built.getByRole('button', { name }).boundingBox())!;
+      expect(box.x + box.width, name).toBeLessThanOrEqual(wrap.x + wrap.width + 0.5);
+    }
+    expect(await card.locator('.ops-table-wrap').first().evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    await card.getByRole('columnheader', { name: 'Built by' }).waitFor();
+    if (viewport) await page.setViewportSize(viewport);
 
     // The diff: the damaged figure, for exactly the damaged trades, of one user.
     await card.getByTestId(`compare-v${v2}`).click();
@@ -232,7 +246,7 @@ describe('projections console', () => {
 
     // The first version still holds the damaged figure of the K trades: a recompute of the trader
     // rewrites exactly those rows, says so, and a second one finds nothing wrong.
-    const recomputeTrader = async () => {
+    const recomputeTrader = async (submit: 'click' | 'Enter') => {
       const dialog = page.getByRole('dialog');
       const userId = dialog.getByLabel('User id');
       // Clicked again only while its dialog is not open: a click made as the card re-rendered after
@@ -244,17 +258,19 @@ describe('projections console', () => {
         if (attempt === 2) throw new Error('The "Rebuild one user" dialog did not open after three clicks');
       }
       await userId.fill(traderId);
-      await dialog.getByRole('button', { name: 'Rebuild user' }).click();
+      // Enter in the field rebuilds as the button does (QA: it did nothing).
+      if (submit === 'Enter') await userId.press('Enter');
+      else await dialog.getByRole('button', { name: 'Rebuild user' }).click();
       const panel = card.locator(`[data-testid="rebuild-rebuild-trades-user-${traderId}"][data-phase="done"]`);
       await panel.waitFor({ timeout: 60_000 });
       return panel.getByTestId('rebuild-changes');
     };
-    const repaired = await recomputeTrader();
+    const repaired = await recomputeTrader('click');
     await expect.poll(() => repaired.innerText(), { timeout: 30_000 }).toMatch(new RegExp(`^Rows written: trades ${damagedTickers} replaced[;.]`));
     await screenshots(page, 'operations-user-recomputed');
     // Requested once: until the second run shows, its panel may still hold the first run's result, so
     // the text is polled (a poll that clicked again could start a third run over an open dialog).
-    const rechecked = await recomputeTrader();
+    const rechecked = await recomputeTrader('Enter');
     await expect.poll(() => rechecked.innerText(), { timeout: 60_000 }).toBe('Every row was right, nothing written.');
   }, 180_000);
 

@@ -116,7 +116,7 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
             <p>
               {building
                 ? `v${building.version} continues from its checkpoint to the head of the log.`
-                : `v${next} is built beside the live version from the whole log, with the formulas of the running code (v${projection.codeVersion}).`}{' '}
+                : `v${next} is built beside the live version from the whole log, with the read-model code of this build (v${projection.codeVersion}).`}{' '}
               The live version keeps serving meanwhile.
             </p>
             <Checkbox label="Switch to it as soon as it is built (no comparison first)" checked={switchWhenBuilt} onChange={(e) => setSwitchWhenBuilt(e.target.checked)} />
@@ -145,7 +145,7 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
             {name}
           </h2>
           <p className="ops-muted">
-            Formulas in the running code: {projection.codeVersion === null ? 'none (not in the catalogue)' : `v${projection.codeVersion}`}
+            Read-model code in this build: {projection.codeVersion === null ? 'none (not in the catalogue)' : `v${projection.codeVersion}`}
             {liveVersion ? ` · live v${liveVersion.version}` : ''}
           </p>
         </div>
@@ -188,7 +188,7 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
             <tr>
               <th>Version</th>
               <th>Status</th>
-              <th>Formulas</th>
+              <th title="The read-model code version that built it">Built by</th>
               <th className="num">Rows</th>
               <th>Since</th>
               <th aria-label="Actions" />
@@ -300,18 +300,28 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
             <Button variant="secondary" onClick={() => setUserOpen(false)} disabled={rebuild.isPending}>
               Cancel
             </Button>
-            <Button onClick={() => void submitUser()} loading={rebuild.isPending}>
+            <Button type="submit" form={`ops-${name}-rebuild-user`} loading={rebuild.isPending}>
               Rebuild user
             </Button>
           </>
         }
       >
-        <p className="ops-muted">Recomputes this user&apos;s rows from their events in the live version, in one transaction, and rewrites only the rows that differ; the result says which. Versions do not change.</p>
-        <FormField label="User id" error={userError ?? undefined}>
-          {({ id, describedBy, invalid }) => (
-            <TextInput id={id} aria-describedby={describedBy} aria-invalid={invalid} value={userId} onChange={(e) => setUserId(e.target.value)} placeholder="0197…-…" autoComplete="off" spellCheck={false} />
-          )}
-        </FormField>
+        {/* A form, so Enter in the field rebuilds as the button does (the button sits in the modal's footer). */}
+        <form
+          id={`ops-${name}-rebuild-user`}
+          noValidate
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (!rebuild.isPending) void submitUser();
+          }}
+        >
+          <p className="ops-muted">Recomputes this user&apos;s rows from their events in the live version, in one transaction, and rewrites only the rows that differ; the result says which. Versions do not change.</p>
+          <FormField label="User id" error={userError ?? undefined}>
+            {({ id, describedBy, invalid }) => (
+              <TextInput id={id} aria-describedby={describedBy} aria-invalid={invalid} value={userId} onChange={(e) => setUserId(e.target.value)} placeholder="0197…-…" autoComplete="off" spellCheck={false} />
+            )}
+          </FormField>
+        </form>
       </Modal>
     </article>
   );
