@@ -140,8 +140,19 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
   it('reads the timeline with sentences, and a per-event diff', async () => {
     const timeline = panel('Timeline');
     await poll(() => timeline.locator('tbody tr').count()).toBeGreaterThan(10);
-    // On a phone the timeline's table scrolls inside its frame; the page itself does not scroll sideways.
+    // On a phone the timeline is a card per event: each row's sentence and its Diff and As of buttons
+    // are on screen, with nothing to scroll sideways (QA: they started off-screen at 390 px).
     await screenshots(page, 'audit-timeline');
+    const desktop = page.viewportSize();
+    await page.setViewportSize({ width: 390, height: 844 });
+    const first = timeline.locator('tbody tr').first();
+    for (const name of ['Diff', 'As of']) {
+      const box = (await first.getByRole('button', { name }).boundingBox())!;
+      expect(box.x + box.width, name).toBeLessThanOrEqual(390);
+    }
+    expect(await timeline.locator('.audit-table-wrap').evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    expect(await page.getByRole('tablist', { name: 'Audit views' }).evaluate((el) => Array.from(el.children).every((t) => t.getBoundingClientRect().height < 48))).toBe(true);
+    if (desktop) await page.setViewportSize(desktop);
     await timeline.getByRole('textbox').first().fill(spy.opened);
     await timeline.getByRole('button', { name: 'Apply' }).click();
     const closeRow = timeline.locator('tr[data-event-type="TradeClosed"]');
@@ -202,7 +213,12 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
   });
 
   it('exports the events with the SHA-256 shown', async () => {
-    await page.getByRole('tab', { name: 'Export' }).click();
+    // The tabs follow the tabs pattern: from Verify, the right arrow selects Export and its panel.
+    await page.getByRole('tab', { name: 'Verify' }).focus();
+    await page.keyboard.press('ArrowRight');
+    await poll(() => page.getByRole('tab', { name: 'Export' }).getAttribute('aria-selected')).toBe('true');
+    expect(await page.getByRole('tab', { name: 'Export' }).evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await page.getByRole('tabpanel', { name: 'Export' }).getByRole('button', { name: 'Download events (JSON Lines)' }).count()).toBe(1);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download events (JSON Lines)' }).click()]);
     const file = await download.path();
     const digest = createHash('sha256').update(readFileSync(file)).digest('hex');

@@ -140,7 +140,7 @@ export function TimelinePanel({ uid, reason, onAsOf }: { uid: string; reason: st
                         <div>{e.business_date}</div>
                         <div className="muted audit-mono">{utc(e.recorded_at)}</div>
                       </td>
-                      <td>
+                      <td className="audit-event">
                         <Badge tone={eventTones[e.type] ?? 'neutral'}>{eventLabels[e.type] ?? e.type}</Badge>
                         <div className="muted audit-small">
                           {e.type} v{e.schema_version} · rev {e.revision}

@@ -8,6 +8,7 @@ import { Badge } from '@/components/ui/badge.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { FormField, TextArea } from '@/components/ui/form-field.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
+import { useTabs, type TabItem } from '@/components/ui/tabs.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
 import { RoleGate } from '@/features/auth/components/role-gate.tsx';
 import { overviewQuery, type AsOfTarget } from '../api/audit-api.ts';
@@ -20,11 +21,11 @@ import { utc } from '../components/labels.ts';
 import '../components/support.css';
 
 type Tab = 'timeline' | 'as-of' | 'verify' | 'export';
-const tabs: Array<[Tab, string]> = [
-  ['timeline', 'Timeline'],
-  ['as-of', 'As of'],
-  ['verify', 'Verify'],
-  ['export', 'Export'],
+const tabs: readonly TabItem<Tab>[] = [
+  { id: 'timeline', label: 'Timeline' },
+  { id: 'as-of', label: 'As of' },
+  { id: 'verify', label: 'Verify' },
+  { id: 'export', label: 'Export' },
 ];
 
 /** Asks why the history is opened; nothing of the user's history is read before. */
@@ -68,6 +69,7 @@ function SupportUser() {
   const { uid = '' } = useParams();
   const [reason, setReason] = useState<string | null>(() => savedReason(uid));
   const [tab, setTab] = useState<Tab>('timeline');
+  const { tabList, panelProps } = useTabs(tabs, tab, setTab);
   const [asOf, setAsOf] = useState<AsOfTarget | null>(null);
   const overview = useQuery({ ...overviewQuery(uid, reason ?? ''), enabled: reason !== null });
 
@@ -150,22 +152,14 @@ function SupportUser() {
               <span>{reason}</span>
             </div>
           </section>
-          <div className="audit-tabs" role="tablist" aria-label="Audit views">
-            {tabs.map(([id, label]) => (
-              <button key={id} type="button" role="tab" aria-selected={tab === id} className={`audit-tab${tab === id ? ' active' : ''}`} onClick={() => setTab(id)}>
-                {label}
-              </button>
-            ))}
+          {tabList({ label: 'Audit views', className: 'audit-tabs', tabClassName: 'audit-tab' })}
+          {/* The timeline stays mounted: its filters and page survive a look at another tab. */}
+          <div {...panelProps('timeline')}>
+            <TimelinePanel uid={uid} reason={reason} onAsOf={showAsOf} />
           </div>
-          <div role="tabpanel">
-            {/* The timeline stays mounted: its filters and page survive a look at another tab. */}
-            <div hidden={tab !== 'timeline'}>
-              <TimelinePanel uid={uid} reason={reason} onAsOf={showAsOf} />
-            </div>
-            {tab === 'as-of' && <AsOfPanel uid={uid} reason={reason} target={asOf} onTarget={setAsOf} formulasVersions={o.formulas_versions} />}
-            {tab === 'verify' && <VerifyPanel uid={uid} reason={reason} />}
-            {tab === 'export' && <ExportPanel uid={uid} reason={reason} />}
-          </div>
+          <div {...panelProps('as-of')}>{tab === 'as-of' && <AsOfPanel uid={uid} reason={reason} target={asOf} onTarget={setAsOf} formulasVersions={o.formulas_versions} />}</div>
+          <div {...panelProps('verify')}>{tab === 'verify' && <VerifyPanel uid={uid} reason={reason} />}</div>
+          <div {...panelProps('export')}>{tab === 'export' && <ExportPanel uid={uid} reason={reason} />}</div>
         </>
       )}
     </>

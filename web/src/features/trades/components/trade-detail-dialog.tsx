@@ -6,6 +6,7 @@ import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { Icon } from '@/components/ui/icons.tsx';
 import { Modal } from '@/components/ui/modal.tsx';
+import { useTabs, type TabItem } from '@/components/ui/tabs.tsx';
 import { formatDate, formatDateTime, formatMoney, formatPercent, todayInNewYork } from '@/lib/format.ts';
 import { useTradeAccounts } from '../api/get-trade-accounts.ts';
 import { expiryDisplay, holdingPeriod } from '../utils/expiry.ts';
@@ -24,6 +25,12 @@ function Panel({ title, children }: { title: string; children: ReactNode }) {
   );
 }
 
+type DetailTab = 'details' | 'history';
+const detailTabs: readonly TabItem<DetailTab>[] = [
+  { id: 'details', label: 'Details' },
+  { id: 'history', label: 'History' },
+];
+
 /**
  * Trade Detail: Contract Details, Dates & Account, Financials, Closing Information and Last Updated (part 1 §2).
  * With `renderShare`, Share opens the trade's card over the detail: closing the card (Escape) comes back
@@ -36,7 +43,8 @@ export function TradeDetailDialog({ trade, onClose, renderShare }: { trade: Trad
   const account = accounts.data?.find((a) => a.uid === trade.au)?.name ?? '—';
   const open = trade.status === 1;
   const expiry = expiryDisplay(daysBetween(today, trade.ed));
-  const [tab, setTab] = useState<'details' | 'history'>('details');
+  const [tab, setTab] = useState<DetailTab>('details');
+  const { tabList, panelProps } = useTabs(detailTabs, tab, setTab);
   const [sharing, setSharing] = useState(false);
   const footer = renderShare && (
     <Button variant="secondary" icon={<Icon name="share" size={16} />} onClick={() => setSharing(true)}>
@@ -46,15 +54,9 @@ export function TradeDetailDialog({ trade, onClose, renderShare }: { trade: Trad
   return (
     <>
       <Modal open onClose={onClose} title={`${trade.ticker} · ${strategy?.name ?? trade.su}`} size="lg" footer={footer}>
-        <div className="detail-tabs" role="tablist" aria-label="Trade detail">
-          {(['details', 'history'] as const).map((t) => (
-            <button key={t} type="button" role="tab" aria-selected={tab === t} className={`detail-tab${tab === t ? ' active' : ''}`} onClick={() => setTab(t)}>
-              {t === 'details' ? 'Details' : 'History'}
-            </button>
-          ))}
-        </div>
-        {tab === 'history' && <TradeHistoryPanel uid={trade.uid} />}
-        <div className="detail-grid" hidden={tab !== 'details'}>
+        {tabList({ label: 'Trade detail', className: 'detail-tabs', tabClassName: 'detail-tab' })}
+        <div {...panelProps('history')}>{tab === 'history' && <TradeHistoryPanel uid={trade.uid} />}</div>
+        <div className="detail-grid" {...panelProps('details')}>
           <Panel title="Contract Details">
             <Summary
               rows={[
