@@ -7,6 +7,8 @@ import { addDays, isWeekend } from '@oj/contracts/business-date';
 import { businessToday } from './support/business-day.ts';
 import { DESKTOP, SCREENSHOT_DIR, launchBrowser, newContext } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
+import { createUser } from '@oj/services/identity/commands';
+import { identityContext } from '@oj/services/identity/routes';
 import { createTrader, json, signIn, type Trader } from './support/trader.ts';
 
 /**
@@ -14,7 +16,8 @@ import { createTrader, json, signIn, type Trader } from './support/trader.ts';
  * screen reader can use it: every screen, signed out and signed in, and the add-trade dialog, at a
  * desktop (1366x900) and a phone (390x844) width, against the WCAG 2.0 and 2.1 A and AA rules. A
  * "serious" or "critical" violation fails the screen's test, naming each rule, its elements and its
- * help; moderate and minor ones are printed. A small journal (open and closed trades last week) gives
+ * help; moderate and minor ones are printed. The staff's screens (operations, admin, audit replay) are
+ * checked as an Admin sees them. A small journal (open and closed trades last week) gives
  * the lists, the dashboard, the calendar and the pulse their content; each screen is checked once that
  * content is on it, never on a loading state.
  */
@@ -266,11 +269,84 @@ const SIGNED_IN: Screen[] = [
   { name: 'add-trade-dialog', open: openAddTrade },
 ];
 
+/**
+ * The staff's screens, as an Admin sees them (every staff screen is open to Admin): the projections
+ * console, the user lookup, the contact messages, and support's audit replay from the search to the
+ * reason, the timeline, Verify and the access log, over the trader's journal.
+ */
+const STAFF: Screen[] = [
+  {
+    name: 'operations',
+    open: async (page) => {
+      await page.goto('/operations');
+      await page.locator('[data-testid="projection-trades"] tr[data-status="live"]').waitFor();
+      await page.getByTestId('lane-0').waitFor();
+    },
+  },
+  {
+    name: 'admin-user-lookup',
+    open: async (page) => {
+      await page.goto('/admin/users/user');
+      await page.getByLabel('User e-mail').fill(trader.email);
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.getByText('Alex Access').first().waitFor();
+    },
+  },
+  {
+    name: 'admin-messages',
+    open: async (page) => {
+      await page.goto('/admin/messages');
+      await page.getByText(MESSAGE_SUBJECT).first().waitFor();
+    },
+  },
+  {
+    name: 'support-search',
+    open: async (page) => {
+      await page.goto('/support/users');
+      await page.getByLabel('E-mail, username or user id').fill(trader.email);
+      await page.getByRole('button', { name: 'Find user' }).click();
+      await page.getByRole('list', { name: 'Matching users' }).getByText(trader.email).waitFor();
+    },
+  },
+  {
+    name: 'support-reason',
+    open: async (page) => {
+      await page.getByRole('list', { name: 'Matching users' }).getByRole('link', { name: 'Open history' }).click();
+      await page.getByRole('textbox', { name: /^Reason/ }).waitFor();
+    },
+  },
+  {
+    name: 'support-timeline',
+    open: async (page) => {
+      await page.getByRole('textbox', { name: /^Reason/ }).fill('Accessibility review of the audit views');
+      await page.getByRole('button', { name: 'Open history' }).click();
+      await page.getByRole('region', { name: 'Timeline' }).locator('tbody tr').first().waitFor();
+    },
+  },
+  {
+    name: 'support-verify',
+    open: async (page) => {
+      await page.getByRole('tab', { name: 'Verify' }).click();
+      await page.getByRole('button', { name: 'Run Verify' }).click();
+      await page.getByRole('status').filter({ hasText: /Consistent|differing/ }).waitFor();
+    },
+  },
+  {
+    name: 'access-log',
+    open: async (page) => {
+      await page.goto('/support/access-log');
+      await page.getByRole('region', { name: 'Access log' }).locator('tbody tr').first().waitFor();
+    },
+  },
+];
+const MESSAGE_SUBJECT = 'Where do I see my yearly income?';
+
 // --- The run ----------------------------------------------------------------------------------------------
 
 let server: E2eServer;
 let browser: Browser;
 let trader: Trader;
+let admin: Trader;
 let context: BrowserContext | undefined;
 let page: Page;
 const pageErrors: string[] = [];
@@ -286,6 +362,17 @@ beforeAll(async () => {
     if (i > 300) throw new Error('the daily records never caught up with the seeded trades');
     await new Promise((r) => setTimeout(r, 200));
   }
+  // An Admin for the staff screens, and a message from the trader for the messages list.
+  const password = 'Admin#2024a';
+  const email = `ada.admin.${Date.now()}@example.com`;
+  await createUser(identityContext(server.runtime.deps), { name: 'Ada Admin', email, password, role: 'Admin', verified: true });
+  admin = { email, password, account: '', token: '' };
+  const sent = await fetch(`${server.baseUrl}/api/v1/users/contact-us`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${trader.token}` },
+    body: JSON.stringify({ subject: MESSAGE_SUBJECT, message: 'The dashboard shows this year; where are the years before?' }),
+  });
+  expect(sent.status, await sent.clone().text()).toBeLessThan(300);
   browser = await launchBrowser();
 });
 
@@ -326,6 +413,27 @@ for (const size of [DESKTOP, PHONE]) {
         await check(page, screen.name, size.width);
       });
     }
+
+    describe('staff screens (Admin)', () => {
+      beforeAll(async () => {
+        await context?.close();
+        context = await newContext(browser, server.baseUrl, size);
+        await context.addInitScript({ path: AXE_SOURCE });
+        page = await context.newPage();
+        page.on('pageerror', (e) => pageErrors.push(String(e)));
+      });
+
+      it('signs in as an admin', async () => {
+        await signIn(page, admin);
+      });
+
+      for (const screen of STAFF) {
+        it(screen.name, async () => {
+          await screen.open(page);
+          await check(page, screen.name, size.width);
+        });
+      }
+    });
 
     it('raised no page errors', () => {
       expect(pageErrors).toEqual([]);
