@@ -440,3 +440,31 @@ for (const size of [DESKTOP, PHONE]) {
     });
   });
 }
+
+// The dark theme (Settings > Theme) has colours of its own: the trader's screens again, at desktop width.
+describe('accessibility in the dark theme at 1366x900', () => {
+  beforeAll(async () => {
+    await context?.close();
+    context = await newContext(browser, server.baseUrl, DESKTOP);
+    await context.addInitScript({ path: AXE_SOURCE });
+    await context.addInitScript(() => localStorage.setItem('oj.theme', 'dark'));
+    page = await context.newPage();
+    page.on('pageerror', (e) => pageErrors.push(String(e)));
+  });
+
+  it('signs in', async () => {
+    await signIn(page, trader);
+    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+  });
+
+  for (const screen of SIGNED_IN) {
+    it(screen.name, async () => {
+      await screen.open(page);
+      await check(page, `dark-${screen.name}`, DESKTOP.width);
+    });
+  }
+
+  it('raised no page errors', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
