@@ -9,7 +9,8 @@ import { DESKTOP, SCREENSHOT_DIR, launchBrowser, newContext } from './support/br
 import { startServer, type E2eServer } from './support/server.ts';
 import { createUser } from '@oj/services/identity/commands';
 import { identityContext } from '@oj/services/identity/routes';
-import { createTrader, json, signIn, type Trader } from './support/trader.ts';
+import { seedJournal, type Seed } from './support/seed-trades.ts';
+import { createTrader, signIn, type Trader } from './support/trader.ts';
 
 /**
  * The console's screens checked with axe-core in Chromium against the real product, so a keyboard and a
@@ -41,14 +42,6 @@ const expiry = (() => {
   return d;
 })();
 
-interface Seed {
-  ticker: string;
-  strategy: string;
-  ot: 1 | 2;
-  tod: string;
-  pao: number;
-  close?: { tcd: string; pac: number; ct: 1 | 2 };
-}
 const SEEDS: Seed[] = [
   { ticker: 'SPY', strategy: 'cash-secured-put', ot: 1, tod: d1, pao: 250 },
   { ticker: 'AAPL', strategy: 'cash-secured-put', ot: 1, tod: d1, pao: 400 },
@@ -57,31 +50,6 @@ const SEEDS: Seed[] = [
   { ticker: 'QQQ', strategy: 'cash-secured-put', ot: 1, tod: d3, pao: 100, close: { tcd: d3, pac: 140, ct: 2 } },
 ];
 
-async function seed(server: E2eServer, t: Trader, s: Seed): Promise<void> {
-  const trade_data = {
-    ticker: s.ticker,
-    account_uid: t.account,
-    strategy_uid: s.strategy,
-    strike_prices: [s.strategy === 'long-call' ? 250 : 100],
-    trade_open_date: s.tod,
-    expiration_date: expiry,
-    contract_size: 1,
-    premium_at_open: s.pao,
-    net_fee_to_open: 0.65,
-    open_transaction: s.ot,
-    net_delta: 0.2,
-    stock_price_at_open: 105,
-    cost_basis: null,
-    notes: s.close ? '' : 'Wheel entry',
-    ...(s.close ? { trade_close_date: s.close.tcd, premium_at_close: s.close.pac, net_fee_to_close: 0.65, close_transaction: s.close.ct, status: 2 } : {}),
-  };
-  const res = await fetch(`${server.baseUrl}/api/v1/trades/${s.close ? 'add-closed-trade' : 'add-trade'}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${t.token}` },
-    body: JSON.stringify({ trade_data, tag_data: [] }),
-  });
-  expect(res.status, await res.clone().text()).toBe(201);
-}
 
 // --- axe ----------------------------------------------------------------------------------------------
 
@@ -354,14 +322,7 @@ const pageErrors: string[] = [];
 beforeAll(async () => {
   server = await startServer();
   trader = await createTrader(server, 'alex.access', 'Alex Access');
-  for (const s of SEEDS) await seed(server, trader, s);
-  // The trades went in behind the console's back: wait until the read models have all of them.
-  for (let i = 0; ; i++) {
-    const body = await json<{ lifetime: { opened: number } }>(await fetch(`${server.baseUrl}/api/v1/metrics/premium-data`, { headers: { authorization: `Bearer ${trader.token}` } }));
-    if (body.lifetime.opened === SEEDS.length) break;
-    if (i > 300) throw new Error('the daily records never caught up with the seeded trades');
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await seedJournal(server, trader, SEEDS, (s) => ({ expiry, notes: s.close ? '' : 'Wheel entry' }));
   // An Admin for the staff screens, and a message from the trader for the messages list.
   const password = 'Admin#2024a';
   const email = `ada.admin.${Date.now()}@example.com`;
@@ -386,15 +347,19 @@ afterAll(async () => {
   await server?.close();
 });
 
+/** A new browser context (signed out) at a size, with axe in every page; `dark` picks the dark theme. */
+async function freshPage(size: { width: number; height: number }, options: { dark?: boolean } = {}): Promise<void> {
+  await context?.close();
+  context = await newContext(browser, server.baseUrl, size);
+  await context.addInitScript({ path: AXE_SOURCE });
+  if (options.dark) await context.addInitScript(() => localStorage.setItem('oj.theme', 'dark'));
+  page = await context.newPage();
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+}
+
 for (const size of [DESKTOP, PHONE]) {
   describe(`accessibility at ${size.width}x${size.height}`, () => {
-    beforeAll(async () => {
-      await context?.close();
-      context = await newContext(browser, server.baseUrl, size);
-      await context.addInitScript({ path: AXE_SOURCE });
-      page = await context.newPage();
-      page.on('pageerror', (e) => pageErrors.push(String(e)));
-    });
+    beforeAll(() => freshPage(size));
 
     for (const screen of SIGNED_OUT) {
       it(`${screen.name} (signed out)`, async () => {
@@ -415,13 +380,7 @@ for (const size of [DESKTOP, PHONE]) {
     }
 
     describe('staff screens (Admin)', () => {
-      beforeAll(async () => {
-        await context?.close();
-        context = await newContext(browser, server.baseUrl, size);
-        await context.addInitScript({ path: AXE_SOURCE });
-        page = await context.newPage();
-        page.on('pageerror', (e) => pageErrors.push(String(e)));
-      });
+      beforeAll(() => freshPage(size));
 
       it('signs in as an admin', async () => {
         await signIn(page, admin);
@@ -443,14 +402,7 @@ for (const size of [DESKTOP, PHONE]) {
 
 // The dark theme (Settings > Theme) has colours of its own: the trader's screens again, at desktop width.
 describe('accessibility in the dark theme at 1366x900', () => {
-  beforeAll(async () => {
-    await context?.close();
-    context = await newContext(browser, server.baseUrl, DESKTOP);
-    await context.addInitScript({ path: AXE_SOURCE });
-    await context.addInitScript(() => localStorage.setItem('oj.theme', 'dark'));
-    page = await context.newPage();
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
-  });
+  beforeAll(() => freshPage(DESKTOP, { dark: true }));
 
   it('signs in', async () => {
     await signIn(page, trader);

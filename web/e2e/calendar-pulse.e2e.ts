@@ -7,6 +7,7 @@ import { addDays, isWeekend } from '@oj/contracts/business-date';
 import { businessToday } from './support/business-day.ts';
 import { DESKTOP, SCREENSHOT_DIR, launchBrowser, newContext, screenshotAt } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
+import { seedTrade, type Seed } from './support/seed-trades.ts';
 import { createTrader, json, signIn, type Trader } from './support/trader.ts';
 
 /**
@@ -34,15 +35,6 @@ const expiry = (() => {
   return d;
 })();
 
-interface Seed {
-  ticker: string;
-  strategy: string;
-  /** 1 credit (sold to open), 2 debit (bought to open): the strategy decides, this says which it is. */
-  ot: 1 | 2;
-  tod: string;
-  pao: number;
-  close?: { tcd: string; pac: number; ct: 1 | 2 };
-}
 
 const SEEDS: Seed[] = [
   { ticker: 'SPY', strategy: 'cash-secured-put', ot: 1, tod: d1, pao: 250 },
@@ -67,31 +59,7 @@ function flowsByDate(seeds: Seed[], ticker?: string): Map<string, number> {
 }
 const activeDates = new Set(SEEDS.flatMap((s) => [s.tod, ...(s.close ? [s.close.tcd] : [])]));
 
-async function seed(server: E2eServer, t: Trader, s: Seed): Promise<void> {
-  const trade_data = {
-    ticker: s.ticker,
-    account_uid: t.account,
-    strategy_uid: s.strategy,
-    strike_prices: [s.strategy === 'long-call' ? 250 : 100],
-    trade_open_date: s.tod,
-    expiration_date: expiry,
-    contract_size: 1,
-    premium_at_open: s.pao,
-    net_fee_to_open: 0.65,
-    open_transaction: s.ot,
-    net_delta: 0.2,
-    stock_price_at_open: 105,
-    cost_basis: null,
-    notes: '',
-    ...(s.close ? { trade_close_date: s.close.tcd, premium_at_close: s.close.pac, net_fee_to_close: 0.65, close_transaction: s.close.ct, status: 2 } : {}),
-  };
-  const res = await fetch(`${server.baseUrl}/api/v1/trades/${s.close ? 'add-closed-trade' : 'add-trade'}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${t.token}` },
-    body: JSON.stringify({ trade_data, tag_data: [] }),
-  });
-  expect(res.status, await res.clone().text()).toBe(201);
-}
+const seed = (server: E2eServer, t: Trader, s: Seed) => seedTrade(server, t, s, { expiry });
 
 // --- A small PNG reader (8-bit RGB / RGBA, non-interlaced): enough to check a share image's pixels. -----
 

@@ -4,6 +4,7 @@ import { addDays, isWeekend } from '@oj/contracts/business-date';
 import { businessToday } from './support/business-day.ts';
 import { DESKTOP, SCREENSHOT_DIR, launchBrowser, newContext, screenshotAt } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
+import { SEED_FEE, seedJournal, seedTrade, type Seed } from './support/seed-trades.ts';
 import { createTrader, json, signIn, type Trader } from './support/trader.ts';
 
 /**
@@ -48,15 +49,7 @@ const expiry = (() => {
   return d;
 })();
 
-interface Seed {
-  ticker: string;
-  strategy: string;
-  ot: 1 | 2;
-  tod: string;
-  pao: number;
-  close?: { tcd: string; pac: number; ct: 1 | 2 };
-}
-const FEE = 0.65;
+const FEE = SEED_FEE;
 const SEEDS: Seed[] = [
   { ticker: 'SPY', strategy: 'cash-secured-put', ot: 1, tod: w1, pao: 250, close: { tcd: w3, pac: 50, ct: 2 } },
   { ticker: 'AAPL', strategy: 'cash-secured-put', ot: 1, tod: w2, pao: 400 },
@@ -80,31 +73,9 @@ function premiumBetween(from: string, to: string): number {
 /** Part 2 §9 change: percent against the absolute previous value; 0 when both are 0; none when only the previous is 0. */
 const change = (cur: number, prev: number) => (prev === 0 ? (cur === 0 ? 0 : null) : Math.round(((cur - prev) / Math.abs(prev)) * 10000) / 100);
 
-async function seed(server: E2eServer, t: Trader, s: Seed): Promise<void> {
-  const trade_data = {
-    ticker: s.ticker,
-    account_uid: t.account,
-    strategy_uid: s.strategy,
-    strike_prices: [s.strategy === 'long-call' ? 250 : 100],
-    trade_open_date: s.tod,
-    expiration_date: s.close ? weekdayOnOrBefore(addDays(s.close.tcd, 7)) : expiry,
-    contract_size: 1,
-    premium_at_open: s.pao,
-    net_fee_to_open: FEE,
-    open_transaction: s.ot,
-    net_delta: 0.2,
-    stock_price_at_open: 105,
-    cost_basis: null,
-    notes: '',
-    ...(s.close ? { trade_close_date: s.close.tcd, premium_at_close: s.close.pac, net_fee_to_close: FEE, close_transaction: s.close.ct, status: 2 } : {}),
-  };
-  const res = await fetch(`${server.baseUrl}/api/v1/trades/${s.close ? 'add-closed-trade' : 'add-trade'}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${t.token}` },
-    body: JSON.stringify({ trade_data, tag_data: [] }),
-  });
-  expect(res.status, await res.clone().text()).toBe(201);
-}
+/** A closed trade expired a week after its close; an open one a month ahead. */
+const expiryOf = (s: Seed) => ({ expiry: s.close ? weekdayOnOrBefore(addDays(s.close.tcd, 7)) : expiry });
+const seed = (server: E2eServer, t: Trader, s: Seed) => seedTrade(server, t, s, expiryOf(s));
 
 // --- Chart labels on the canvas ---------------------------------------------------------------------------
 
@@ -180,14 +151,7 @@ beforeAll(async () => {
   server = await startServer();
   trader = await createTrader(server, 'dana.dashboard', 'Dana Dashboard');
   empty = await createTrader(server, 'erin.empty', 'Dana Dashboard');
-  for (const s of SEEDS) await seed(server, trader, s);
-  // The trades went in behind the console's back: wait until the read models have all of them.
-  for (let i = 0; ; i++) {
-    const body = await json<{ lifetime: { opened: number } }>(await fetch(`${server.baseUrl}/api/v1/metrics/premium-data`, { headers: { authorization: `Bearer ${trader.token}` } }));
-    if (body.lifetime.opened === SEEDS.length) break;
-    if (i > 300) throw new Error('the daily records never caught up with the seeded trades');
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await seedJournal(server, trader, SEEDS, expiryOf);
   browser = await launchBrowser();
   context = await newContext(browser, server.baseUrl);
   page = await context.newPage();
