@@ -18,7 +18,7 @@ let t: TestApp;
 let database: TestDatabase;
 let store: EventStore;
 let admin: { authorization: string; email: string };
-let operator: { authorization: string; email: string };
+let operator: { authorization: string; email: string; userId: string };
 let user: { authorization: string };
 beforeAll(async () => {
   database = await createTestDatabase('operations_routes');
