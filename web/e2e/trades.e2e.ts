@@ -986,6 +986,49 @@ describe('Enter in the trade dialogs', () => {
     await d.waitFor({ state: 'detached' });
   });
 
+  it('Submit again after a lost answer records the trade once (the retry carries the same Idempotency-Key)', async () => {
+    await openList('/trades/open', 'Open Trades');
+    const d = await openNewTrade();
+    await fillTrade(d, {
+      type: 'One-leg',
+      strategy: 'Cash-Secured Put',
+      ticker: 'qlost',
+      price: '50',
+      open: lastWeekday,
+      expiry: laterExpiry,
+      strikes: ['45'],
+      delta: '0.25',
+      contracts: '1',
+      premium: '90',
+      fee: '0.65',
+      notes: '',
+    });
+    await d.getByLabel('Net Fee').press('Enter');
+    const submit = d.getByRole('button', { name: 'Submit' });
+    await submit.waitFor();
+    // The server records the trade, but its answer never reaches the browser (QA: a dropped connection).
+    const keys: string[] = [];
+    await page.route('**/api/v1/trades/add-trade', async (route) => {
+      keys.push(route.request().headers()['idempotency-key'] ?? '');
+      if (keys.length === 1) {
+        await route.fetch();
+        await route.abort('connectionreset');
+      } else await route.continue();
+    });
+    try {
+      await submit.click();
+      await d.getByText(/Network error|Error uploading trade/).waitFor();
+      await submit.click();
+      await d.getByText('Trade Uploaded successfully').waitFor();
+    } finally {
+      await page.unroute('**/api/v1/trades/add-trade');
+    }
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+    await d.getByRole('button', { name: 'Close', exact: true }).click();
+    await exactly('open', 'QLOST', 1);
+  });
+
   it('a second press while a roll that went through slides out sends nothing', async () => {
     const rolls: string[] = [];
     const seen = (r: { method(): string; url(): string }) => {

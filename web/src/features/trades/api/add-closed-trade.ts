@@ -3,7 +3,7 @@ import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { addClosedTradeResponse, type AddClosedTradeRequest } from '@oj/contracts/trades';
 import { api } from '@/lib/api-client.ts';
 import { applyTradeChanges } from './apply-trade-changes.ts';
-import { newIdempotencyKey } from './mutation-support.ts';
+import { sendOnce } from './mutation-support.ts';
 
 /** POST /trades/add-closed-trade: answers closed_trade. */
 export async function addClosedTrade(input: AddClosedTradeRequest, idempotencyKey: string): Promise<TradeListItem> {
@@ -13,7 +13,7 @@ export async function addClosedTrade(input: AddClosedTradeRequest, idempotencyKe
 export const useAddClosedTrade = () => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (input: AddClosedTradeRequest) => addClosedTrade(input, newIdempotencyKey()),
+    mutationFn: (input: AddClosedTradeRequest) => sendOnce('add-closed-trade', input, (key) => addClosedTrade(input, key)),
     onSuccess: (trade) => applyTradeChanges(queryClient, [{ type: 'upsert', trade }], [['metrics']]),
   });
 };

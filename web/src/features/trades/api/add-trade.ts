@@ -3,7 +3,7 @@ import { tradeListItem, type TradeListItem } from '@oj/contracts/trade-list-item
 import type { AddTradeRequest } from '@oj/contracts/trades';
 import { api } from '@/lib/api-client.ts';
 import { applyTradeChanges } from './apply-trade-changes.ts';
-import { newIdempotencyKey } from './mutation-support.ts';
+import { sendOnce } from './mutation-support.ts';
 
 /** POST /trades/add-trade: answers the new trade. */
 export async function addTrade(input: AddTradeRequest, idempotencyKey: string): Promise<TradeListItem> {
@@ -13,7 +13,7 @@ export async function addTrade(input: AddTradeRequest, idempotencyKey: string): 
 export const useAddTrade = () => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (input: AddTradeRequest) => addTrade(input, newIdempotencyKey()),
+    mutationFn: (input: AddTradeRequest) => sendOnce('add-trade', input, (key) => addTrade(input, key)),
     onSuccess: (trade) => applyTradeChanges(queryClient, [{ type: 'upsert', trade }], [['metrics']]),
   });
 };

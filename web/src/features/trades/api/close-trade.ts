@@ -4,7 +4,7 @@ import { closeTradeResponse, type CloseTradeRequest } from '@oj/contracts/trades
 import { api } from '@/lib/api-client.ts';
 import { applyTradeChanges } from './apply-trade-changes.ts';
 import type { TradeChange } from './list-upkeep.ts';
-import { newIdempotencyKey } from './mutation-support.ts';
+import { sendOnce } from './mutation-support.ts';
 
 /** close, expire-worthless, or the in-the-money outcome's path (assigned, called-away, exercised). */
 export type CloseRoute = 'close' | 'expire-worthless' | 'assigned' | 'called-away' | 'exercised';
@@ -29,7 +29,7 @@ export async function closeTrade(input: CloseTradeInput, idempotencyKey: string)
 export const useCloseTrade = () => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (input: CloseTradeInput) => closeTrade(input, newIdempotencyKey()),
+    mutationFn: (input: CloseTradeInput) => sendOnce('close-trade', input, (key) => closeTrade(input, key)),
     onSuccess: ({ closed, remaining }, input) => {
       const changes: TradeChange[] = [];
       if (closed.uid !== input.uid && remaining?.uid !== input.uid) changes.push({ type: 'remove', uid: input.uid });

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '@/lib/api-client.ts';
 import { applyTradeChanges } from './apply-trade-changes.ts';
-import { newIdempotencyKey } from './mutation-support.ts';
+import { sendOnce } from './mutation-support.ts';
 
 /** DELETE /trades/{uid}: open trades only. */
 export async function deleteTrade(uid: string, idempotencyKey: string): Promise<void> {
@@ -11,7 +11,7 @@ export async function deleteTrade(uid: string, idempotencyKey: string): Promise<
 export const useDeleteTrade = () => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (uid: string) => deleteTrade(uid, newIdempotencyKey()),
+    mutationFn: (uid: string) => sendOnce('delete-trade', uid, (key) => deleteTrade(uid, key)),
     onSuccess: (_void, uid) => applyTradeChanges(queryClient, [{ type: 'remove', uid }], [['metrics']]),
   });
 };

@@ -4,7 +4,7 @@ import { rollTradeResponse, type RollTradeRequest } from '@oj/contracts/trades';
 import { api } from '@/lib/api-client.ts';
 import { applyTradeChanges } from './apply-trade-changes.ts';
 import type { TradeChange } from './list-upkeep.ts';
-import { newIdempotencyKey } from './mutation-support.ts';
+import { sendOnce } from './mutation-support.ts';
 
 export interface RollTradeInput {
   uid: string;
@@ -26,7 +26,7 @@ export async function rollTrade(input: RollTradeInput, idempotencyKey: string): 
 export const useRollTrade = () => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (input: RollTradeInput) => rollTrade(input, newIdempotencyKey()),
+    mutationFn: (input: RollTradeInput) => sendOnce('roll-trade', input, (key) => rollTrade(input, key)),
     onSuccess: ({ closed, remaining, next }, input) => {
       const changes: TradeChange[] = [];
       if (closed.uid !== input.uid && remaining?.uid !== input.uid) changes.push({ type: 'remove', uid: input.uid });

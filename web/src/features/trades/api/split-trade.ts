@@ -3,7 +3,7 @@ import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { splitTradeResponse, type SplitTradeRequest } from '@oj/contracts/trades';
 import { api } from '@/lib/api-client.ts';
 import { applyTradeChanges } from './apply-trade-changes.ts';
-import { newIdempotencyKey } from './mutation-support.ts';
+import { sendOnce } from './mutation-support.ts';
 
 export interface SplitTradeInput {
   uid: string;
@@ -19,7 +19,7 @@ export async function splitTrade(input: SplitTradeInput, idempotencyKey: string)
 export const useSplitTrade = () => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (input: SplitTradeInput) => splitTrade(input, newIdempotencyKey()),
+    mutationFn: (input: SplitTradeInput) => sendOnce('split-trade', input, (key) => splitTrade(input, key)),
     onSuccess: ({ closed, open }, input) =>
       applyTradeChanges(
         queryClient,

@@ -3,7 +3,7 @@ import { tradeListItem, type TradeListItem } from '@oj/contracts/trade-list-item
 import type { UpdateTradeRequest } from '@oj/contracts/trades';
 import { api } from '@/lib/api-client.ts';
 import { applyTradeChanges } from './apply-trade-changes.ts';
-import { newIdempotencyKey } from './mutation-support.ts';
+import { sendOnce } from './mutation-support.ts';
 
 /** PATCH /trades/update/{uid} with only the changed fields: answers the updated trade. */
 export async function updateTrade(uid: string, changes: UpdateTradeRequest, idempotencyKey: string): Promise<TradeListItem> {
@@ -16,7 +16,7 @@ const LOCAL_ONLY: ReadonlySet<string> = new Set(['account_uid', 'notes', 'tags']
 export const useUpdateTrade = () => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ uid, changes }: { uid: string; changes: UpdateTradeRequest }) => updateTrade(uid, changes, newIdempotencyKey()),
+    mutationFn: ({ uid, changes }: { uid: string; changes: UpdateTradeRequest }) => sendOnce('update-trade', { uid, changes }, (key) => updateTrade(uid, changes, key)),
     onSuccess: (trade, { changes }) => {
       const aggregates = Object.keys(changes).some((k) => !LOCAL_ONLY.has(k));
       applyTradeChanges(queryClient, [{ type: 'upsert', trade }], aggregates ? [['metrics']] : []);
