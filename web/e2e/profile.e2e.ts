@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import sharp from 'sharp';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { createUser } from '@oj/services/identity/commands';
 import { identityContext } from '@oj/services/identity/routes';
 import { DESKTOP, launchBrowser, newContext, screenshotAt } from './support/browser.ts';
@@ -280,6 +280,54 @@ describe('getting started', () => {
     await page.getByText('Partial rolls are allowed').waitFor();
     await page.waitForFunction(() => Array.from(document.querySelectorAll<HTMLImageElement>('.carousel-frame img')).every((i) => i.complete && i.naturalWidth > 0), undefined, { timeout: 15_000 }).catch(() => undefined);
     await both('getting-started');
+  });
+});
+
+/**
+ * A double click (or Enter then a click) on a form's button sends one request, not two (QA: two accounts,
+ * two messages, two profile updates). Each answer is held back a moment, as on a slow network, so the
+ * second click lands while the first request is in flight.
+ */
+describe('one request per submission', () => {
+  it('a double click on Submit, Update and Add Account sends each request once', async () => {
+    const sent: string[] = [];
+    const slow = async (route: Route) => {
+      sent.push(`${route.request().method()} ${new URL(route.request().url()).pathname}`);
+      await new Promise((r) => setTimeout(r, 800));
+      await route.continue();
+    };
+    for (const path of ['**/api/v1/users/contact-us', '**/api/v1/users/update-profile', '**/api/v1/accounts/add-account']) await page.route(path, slow);
+    try {
+      await page.goto('/contact');
+      const contact = page.getByRole('form', { name: 'Contact form' });
+      await contact.getByLabel('Subject').fill('Double click');
+      await page.getByLabel('Message').fill('Sent once, however impatient the click.');
+      await contact.getByRole('button', { name: 'Submit' }).dblclick();
+      await page.getByText('Form submitted successfully!').waitFor();
+
+      await page.goto('/profile');
+      const profile = page.getByRole('form', { name: 'Profile form' });
+      await profile.locator('input[name="name"]').fill('Pat Profile Twice');
+      await profile.getByRole('button', { name: 'Update' }).dblclick();
+      await page.getByText('Profile updated successfully!').waitFor();
+
+      await page.goto('/accounts');
+      await page.getByRole('button', { name: /Add Trade Account/ }).click();
+      const dialog = page.getByRole('dialog', { name: 'Add Account' });
+      await dialog.getByLabel('Account Name').fill('Double Click');
+      await dialog.getByLabel('Account Type').selectOption({ label: 'Margin' });
+      await dialog.getByLabel('Brokerage').selectOption({ label: 'Charles Schwab' });
+      await dialog.getByRole('button', { name: 'Add Account' }).dblclick();
+      await dialog.getByText('Trade Account Added.').waitFor();
+      await page.keyboard.press('Escape');
+    } finally {
+      await page.unrouteAll({ behavior: 'wait' });
+    }
+    expect(sent).toEqual(['POST /api/v1/users/contact-us', 'PATCH /api/v1/users/update-profile', 'POST /api/v1/accounts/add-account']);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Trade Accounts' }).waitFor();
+    await page.getByText('Double Click', { exact: true }).first().waitFor();
+    expect(await page.getByText('Double Click', { exact: true }).count()).toBe(1);
   });
 });
 

@@ -16,6 +16,7 @@ import { FormField, SelectInput, TextInput } from '@/components/ui/form-field.ts
 import { Modal } from '@/components/ui/modal.tsx';
 import { useToast } from '@/components/ui/toast.tsx';
 import { sessionStore } from '@/features/auth/session-store.ts';
+import { useOneSubmission } from '@/lib/use-one-submission.ts';
 import { useAddAccount } from '../api/add-account.ts';
 import { useUpdateAccount } from '../api/update-account.ts';
 
@@ -77,6 +78,7 @@ export function AccountFormDialog({ open, onClose, account }: AccountFormDialogP
     setMessage((m) => (m?.tone === 'danger' ? null : m));
   };
 
+  const once = useOneSubmission();
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
     const parsed = accountForm.safeParse(values);
@@ -91,15 +93,18 @@ export function AccountFormDialog({ open, onClose, account }: AccountFormDialogP
     }
     const payload = accountPayloadOf(parsed.data);
     if (!editing) {
-      add.mutate(payload, {
-        onSuccess: () => {
-          setValues(blank);
-          setMessage({ tone: 'success', text: 'Trade Account Added.' });
-          toast.success('Trade Account Added.');
-          sessionStore.updateUser({ tac: true, has_trade_account: true });
-        },
-        onError: (error) => setMessage({ tone: 'danger', text: errorMessage(error, 'Failed to add a trade account.') }),
-      });
+      once((settled) =>
+        add.mutate(payload, {
+          onSuccess: () => {
+            setValues(blank);
+            setMessage({ tone: 'success', text: 'Trade Account Added.' });
+            toast.success('Trade Account Added.');
+            sessionStore.updateUser({ tac: true, has_trade_account: true });
+          },
+          onError: (error) => setMessage({ tone: 'danger', text: errorMessage(error, 'Failed to add a trade account.') }),
+          onSettled: settled,
+        }),
+      );
       return;
     }
     const changes: UpdateAccountRequest = {};
@@ -112,15 +117,18 @@ export function AccountFormDialog({ open, onClose, account }: AccountFormDialogP
       setMessage({ tone: 'success', text: 'Account updated successfully.' });
       return;
     }
-    update.mutate(
-      { uid: account.uid, changes },
-      {
-        onSuccess: () => {
-          setMessage({ tone: 'success', text: 'Account updated successfully.' });
-          toast.success('Account updated successfully.');
+    once((settled) =>
+      update.mutate(
+        { uid: account.uid, changes },
+        {
+          onSuccess: () => {
+            setMessage({ tone: 'success', text: 'Account updated successfully.' });
+            toast.success('Account updated successfully.');
+          },
+          onError: (error) => setMessage({ tone: 'danger', text: errorMessage(error, 'Failed to update the account.') }),
+          onSettled: settled,
         },
-        onError: (error) => setMessage({ tone: 'danger', text: errorMessage(error, 'Failed to update the account.') }),
-      },
+      ),
     );
   };
 

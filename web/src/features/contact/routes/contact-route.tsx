@@ -6,6 +6,7 @@ import { PageHeader } from '@/components/layout/page-header.tsx';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { FormField, TextArea, TextInput } from '@/components/ui/form-field.tsx';
+import { useOneSubmission } from '@/lib/use-one-submission.ts';
 import { useSendContactMessage } from '../api/send-contact-message.ts';
 import '../components/contact.css';
 
@@ -16,6 +17,7 @@ export function ContactRoute() {
   const [result, setResult] = useState<{ tone: 'success' | 'danger'; text: string } | null>(null);
   const send = useSendContactMessage();
 
+  const once = useOneSubmission();
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
     // The contract the server validates with: the same message for a blank field here and there.
@@ -24,19 +26,22 @@ export function ContactRoute() {
       setResult({ tone: 'danger', text: parsed.error.issues[0]?.message ?? contactMessages.required });
       return;
     }
-    send.mutate(parsed.data, {
-      onSuccess: () => {
-        setSubject('');
-        setMessage('');
-        setResult({ tone: 'success', text: contactMessages.success });
-      },
-      onError: (error) =>
-        setResult({
-          tone: 'danger',
-          // A refusal the user can act on (too many messages, a too-long text) keeps its reason.
-          text: error instanceof ApiError && (error.status === 422 || error.status === 429) ? `${contactMessages.failed}: ${error.message}` : contactMessages.failed,
-        }),
-    });
+    once((settled) =>
+      send.mutate(parsed.data, {
+        onSuccess: () => {
+          setSubject('');
+          setMessage('');
+          setResult({ tone: 'success', text: contactMessages.success });
+        },
+        onError: (error) =>
+          setResult({
+            tone: 'danger',
+            // A refusal the user can act on (too many messages, a too-long text) keeps its reason.
+            text: error instanceof ApiError && (error.status === 422 || error.status === 429) ? `${contactMessages.failed}: ${error.message}` : contactMessages.failed,
+          }),
+        onSettled: settled,
+      }),
+    );
   };
 
   return (

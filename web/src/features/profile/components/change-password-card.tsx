@@ -4,6 +4,7 @@ import { ApiError, detailMessages } from '@/lib/api-client.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { FormField, PasswordInput } from '@/components/ui/form-field.tsx';
+import { useOneSubmission } from '@/lib/use-one-submission.ts';
 import { useUpdatePassword } from '../api/update-password.ts';
 
 type Field = 'oldPassword' | 'newPassword' | 'confirmPassword';
@@ -44,19 +45,21 @@ export function ChangePasswordCard() {
   const filled = values.oldPassword !== '' && values.newPassword !== '' && values.confirmPassword !== '';
   const set = (field: Field, value: string) => setValues((v) => ({ ...v, [field]: value }));
 
+  const once = useOneSubmission();
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
     if (!parsed.success) return;
-    update.mutate(
+    once((settled) => update.mutate(
       { old_password: parsed.data.oldPassword, new_password: parsed.data.newPassword },
       {
+        onSettled: settled,
         onSuccess: () => {
           setValues(empty);
           setMessage({ tone: 'success', text: PASSWORD_UPDATED_MESSAGE });
         },
         onError: (error) => setMessage({ tone: 'danger', text: failureText(error) }),
       },
-    );
+    ));
   };
 
   const field = (key: Field, label: string, autoComplete: string) => (

@@ -12,6 +12,7 @@ import { ApiError, errorMessage } from '@/lib/api-client.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { FormField, TextInput } from '@/components/ui/form-field.tsx';
+import { useOneSubmission } from '@/lib/use-one-submission.ts';
 import { useUpdateProfile } from '../api/update-profile.ts';
 import { maskEmail } from '../utils/mask-email.ts';
 
@@ -59,10 +60,12 @@ export function ProfileForm({ user }: { user: CurrentUser }) {
     setMessage(null);
   };
 
+  const once = useOneSubmission();
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
     if (!changed || !valid) return;
-    update.mutate(changes, {
+    once((settled) => update.mutate(changes, {
+      onSettled: settled,
       onSuccess: () => setMessage({ tone: 'success', text: profileMessages.updated }),
       onError: (error) => {
         if (error instanceof ApiError && error.status === 409) setServerErrors({ username: error.message });
@@ -72,7 +75,7 @@ export function ProfileForm({ user }: { user: CurrentUser }) {
           else setMessage({ tone: 'danger', text: error.message });
         } else setMessage({ tone: 'danger', text: errorMessage(error, profileMessages.failed) });
       },
-    });
+    }));
   };
 
   const reset = () => {

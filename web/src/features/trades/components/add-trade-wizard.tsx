@@ -28,7 +28,8 @@ import {
 } from '../utils/trade-rules.ts';
 import { formatStrikes, transactionLabel } from '../utils/trade-labels.ts';
 import { InputField, NotesField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, focusFirstInvalid, useTradeForm } from './form-controls.tsx';
-import { WizardForm, useOneSubmission } from './wizard-form.tsx';
+import { useOneSubmission } from '@/lib/use-one-submission.ts';
+import { WizardForm } from './wizard-form.tsx';
 import './trade-dialogs.css';
 
 export interface AddTradeWizardProps {

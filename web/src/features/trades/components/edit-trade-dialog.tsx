@@ -15,7 +15,8 @@ import { formatStrikes, openActionLabel, transactionLabel } from '../utils/trade
 import { InputField, NotesField, NumberField, ReadOnlyField, SelectField, useTradeForm } from './form-controls.tsx';
 import { SuccessPanel } from './success-panel.tsx';
 import { TradeHeader } from './trade-header.tsx';
-import { WizardForm, useOneSubmission } from './wizard-form.tsx';
+import { useOneSubmission } from '@/lib/use-one-submission.ts';
+import { WizardForm } from './wizard-form.tsx';
 import './trade-dialogs.css';
 
 const valuesOf = (t: TradeListItem, usesCostBasis: boolean): EditValues => ({

@@ -23,7 +23,8 @@ import { ProfitLoss } from './close-trade-dialog.tsx';
 import { InputField, NotesField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, focusFirstInvalid, formBanner, useTradeForm } from './form-controls.tsx';
 import { SuccessPanel } from './success-panel.tsx';
 import { TradeHeader } from './trade-header.tsx';
-import { WizardForm, useOneSubmission } from './wizard-form.tsx';
+import { useOneSubmission } from '@/lib/use-one-submission.ts';
+import { WizardForm } from './wizard-form.tsx';
 import './trade-dialogs.css';
 
 const SLIDE_OUT_MS = 300;

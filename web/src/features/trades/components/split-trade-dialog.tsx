@@ -23,7 +23,8 @@ import { transactionLabel, trimNumber } from '../utils/trade-labels.ts';
 import { InputField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, focusFirstInvalid, formBanner, useTradeForm } from './form-controls.tsx';
 import { SuccessPanel } from './success-panel.tsx';
 import { TradeHeader } from './trade-header.tsx';
-import { WizardForm, useOneSubmission } from './wizard-form.tsx';
+import { useOneSubmission } from '@/lib/use-one-submission.ts';
+import { WizardForm } from './wizard-form.tsx';
 import './trade-dialogs.css';
 
 const legName = (strategy: Strategy, i: number, sp: readonly number[]) => {

@@ -1,4 +1,4 @@
-import { useCallback, useLayoutEffect, useRef, type ReactNode } from 'react';
+import { useLayoutEffect, useRef, type ReactNode } from 'react';
 
 /**
  * One step of a trade dialog as a real <form>. The step's primary button is type="submit", so Enter in
@@ -40,25 +40,4 @@ export function WizardForm({ step, onSubmit, className, children }: { step: numb
       {children}
     </form>
   );
-}
-
-/**
- * One submission at a time. A mutation reads as pending only once React re-renders after TanStack
- * Query's notification (a later task), so two quick Enters could both reach `mutate`, each with its own
- * idempotency key, and the journal would record the trade twice. `start` gets a `settled` to call when
- * the form may be sent again, and is not called again until then: on every outcome (onSettled) where a
- * success leaves the form in place for the next trade (the add-trade wizard), on a failure only
- * (onError) where a success ends the form (close, roll, split, edit). There a success keeps the form shut
- * through what follows it: the roll wizard's 300 ms slide-out, or the render that brings the success panel,
- * during which another Enter would otherwise send the command again and flash the server's refusal.
- */
-export function useOneSubmission() {
-  const running = useRef(false);
-  return useCallback((start: (settled: () => void) => void) => {
-    if (running.current) return;
-    running.current = true;
-    start(() => {
-      running.current = false;
-    });
-  }, []);
 }
