@@ -10,13 +10,19 @@ export class ApiError extends Error {
   /** `detail` of the error body: a string, or the list of validation issues of a 422. */
   readonly detail: unknown;
   readonly resolution: string | undefined;
+  /**
+   * The message is the API's own (its JSON error body said it). False for an answer that is not the API's
+   * (a proxy's HTML or text page, a 502 from a load balancer): the screen shows its own text then.
+   */
+  readonly fromApi: boolean;
 
-  constructor(status: number, message: string, detail?: unknown, resolution?: string) {
+  constructor(status: number, message: string, detail?: unknown, resolution?: string, fromApi = true) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.detail = detail;
     this.resolution = resolution;
+    this.fromApi = fromApi;
   }
 }
 
@@ -78,10 +84,12 @@ async function parseBody(res: Response): Promise<unknown> {
 function toApiError(status: number, body: unknown): ApiError {
   if (body && typeof body === 'object') {
     const b = body as { message?: unknown; detail?: unknown; resolution?: unknown };
-    const message = typeof b.message === 'string' ? b.message : typeof b.detail === 'string' ? b.detail : `Request failed (${status})`;
-    return new ApiError(status, message, b.detail, typeof b.resolution === 'string' ? b.resolution : undefined);
+    const message = typeof b.message === 'string' ? b.message : typeof b.detail === 'string' ? b.detail : null;
+    return new ApiError(status, message ?? `Request failed (${status})`, b.detail, typeof b.resolution === 'string' ? b.resolution : undefined, message !== null);
   }
-  return new ApiError(status, typeof body === 'string' && body ? body : `Request failed (${status})`);
+  // Not the API's JSON: an HTML or text page from a proxy or a load balancer (QA: "<html><body>Internal
+  // Server Error</body></html>" in an alert). Kept as the detail, never shown as the message.
+  return new ApiError(status, `Request failed (${status})`, typeof body === 'string' && body ? body : undefined, undefined, false);
 }
 
 async function send(path: string, options: RequestOptions, token: string | null): Promise<Response> {
@@ -166,9 +174,9 @@ export const api = {
   delete: <T>(path: string, options: Omit<RequestOptions, 'method' | 'body'> = {}) => apiRequest<T>(path, { ...options, method: 'DELETE' }),
 };
 
-/** The message to show for a failed call: the server's message, else the screen's fallback text. */
+/** The message to show for a failed call: the API's message, else the screen's fallback text. */
 export function errorMessage(error: unknown, fallback: string): string {
-  if (error instanceof ApiError && error.status !== 0 && error.message) return error.message;
+  if (error instanceof ApiError && error.status !== 0 && error.fromApi && error.message) return error.message;
   if (error instanceof ApiError && error.status === 0) return error.message;
   return fallback;
 }

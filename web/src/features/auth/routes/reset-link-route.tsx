@@ -46,7 +46,7 @@ export function ResetLinkRoute() {
           setMessage({ tone: 'success', text: RESET_SUCCESS_MESSAGE });
         },
         onError: (error) => {
-          const msg = error instanceof ApiError && error.message ? error.message : 'Password reset failed';
+          const msg = error instanceof ApiError && error.fromApi && error.message ? error.message : 'Password reset failed';
           const resolution = error instanceof ApiError && error.resolution ? error.resolution : 'Please try again later';
           setMessage({ tone: 'danger', text: `${msg} ${resolution}` });
         },

@@ -61,7 +61,7 @@ export function SignInRoute() {
         if (!res.user.uac) navigate('/users/account-not-verified', { replace: true });
       },
       onError: (err) => {
-        if (err instanceof ApiError && err.status > 0) setError(err.message || 'Failed SignIn');
+        if (err instanceof ApiError && err.status > 0) setError((err.fromApi && err.message) || 'Failed SignIn');
         else if (err instanceof ApiError) setError('Something went wrong, please try later.');
         else setError('Failed to login. Please try again.');
       },

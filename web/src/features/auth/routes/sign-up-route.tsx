@@ -72,7 +72,7 @@ export function SignUpRoute() {
         },
         onError: (error) => {
           const text =
-            error instanceof ApiError && error.status > 0 ? error.message || 'Failed to create an account.' : error instanceof ApiError ? error.message : 'An unexpected error occurred.';
+            error instanceof ApiError && error.status > 0 ? (error.fromApi && error.message) || 'Failed to create an account.' : error instanceof ApiError ? error.message : 'An unexpected error occurred.';
           setMessage({ tone: 'danger', text });
         },
       },

@@ -1,0 +1,27 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { api, ApiError, errorMessage } from './api-client.ts';
+
+afterEach(() => vi.unstubAllGlobals());
+
+const answer = (status: number, body: string, type: string) => vi.stubGlobal('fetch', async () => new Response(body, { status, headers: { 'content-type': type } }));
+const failure = (p: Promise<unknown>) => p.then(() => expect.unreachable(), (e: unknown) => e as ApiError);
+
+describe('errors of the API and of what stands in front of it', () => {
+  it("shows the API's own message", async () => {
+    answer(409, JSON.stringify({ statusCode: 409, message: 'This trade is already closed.' }), 'application/json');
+    const e = await failure(api.post('/trades/close/x', {}, { auth: false }));
+    expect([e.status, e.fromApi, errorMessage(e, 'Failed to close trade. Please try again.')]).toEqual([409, true, 'This trade is already closed.']);
+  });
+
+  it("never shows a proxy's HTML or text page: the screen's own text instead, the page kept as the detail", async () => {
+    answer(502, '<html><head><title>502 Bad Gateway</title></head><body><center>nginx</center></body></html>', 'text/html');
+    const e = await failure(api.get('/trades/status/open', { auth: false }));
+    expect([e.status, e.fromApi, errorMessage(e, 'Failed to fetch trades.')]).toEqual([502, false, 'Failed to fetch trades.']);
+    expect(String(e.detail)).toContain('nginx');
+    answer(500, 'Internal Server Error', 'text/plain');
+    expect(errorMessage(await failure(api.get('/users/current_user', { auth: false })), 'Failed to fetch profile.')).toBe('Failed to fetch profile.');
+    // A JSON body without a message is no message either.
+    answer(503, JSON.stringify({ statusCode: 503 }), 'application/json');
+    expect(errorMessage(await failure(api.get('/metrics/premium-data', { auth: false })), 'Failed to fetch premium data')).toBe('Failed to fetch premium data');
+  });
+});
