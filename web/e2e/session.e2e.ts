@@ -208,14 +208,23 @@ describe('session', () => {
   it('signs out and goes to /signin when the refresh fails', async () => {
     await context.clearCookies();
     await page.evaluate(() => localStorage.setItem('oj.session.token', 'x.y.z'));
-    await page.goto('/accounts');
-    await page.waitForURL('**/signin');
+    await page.goto('/accounts?from=expiry');
+    await page.waitForURL(/\/signin\?next=/);
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/accounts?from=expiry');
     expect(await storedToken()).toBeNull();
     await page.getByRole('alert').filter({ hasText: 'Failed to refresh token.' }).waitFor();
     // Said once: a later visit to the sign-in page shows no notice.
     await page.reload();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     expect(await page.getByText('Failed to refresh token.').count()).toBe(0);
+    // Signed in again, the trader is back on the page the session ran out on (QA: it was the dashboard).
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password', { exact: true }).fill('Straddle#2026');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((url) => url.pathname === '/accounts' && url.search === '?from=expiry');
+    // Signed out again for the tests below.
+    await context.clearCookies();
+    await page.evaluate(() => localStorage.clear());
   });
 
   it('offers Send New Link when verification fails', async () => {

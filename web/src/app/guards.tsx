@@ -1,5 +1,6 @@
 import { Navigate, Outlet, useLocation } from 'react-router';
 import { useSession } from '@/features/auth/hooks/use-session.ts';
+import { returnPathOf } from '@/features/auth/session-store.ts';
 
 export const NOT_VERIFIED_PATH = '/users/account-not-verified';
 
@@ -31,7 +32,8 @@ export function GuestOnly() {
   const location = useLocation();
   if (session.isSignedIn && session.isVerified) {
     const from = (location.state as FromState | null)?.from;
-    const to = from?.pathname && from.pathname !== '/signin' && from.pathname !== '/signup' ? `${from.pathname}${from.search}${from.hash}` : '/dashboard';
+    // The guard's remembered page, else the page a session that ran out was on (`/signin?next=`).
+    const to = from?.pathname && from.pathname !== '/signin' && from.pathname !== '/signup' ? `${from.pathname}${from.search}${from.hash}` : (returnPathOf(location.search) ?? '/dashboard');
     return <Navigate to={to} replace />;
   }
   return <Outlet />;

@@ -27,3 +27,18 @@ describe('session derived from the access token', () => {
     expect(isSubscriptionActive({ privilege: 7, subsStatus: null })).toBe(false);
   });
 });
+
+describe('returnPathOf (/signin?next= after a session ran out)', () => {
+  it('gives back a page of this console, with its query and hash', async () => {
+    const { returnPathOf } = await import('./session-store.ts');
+    expect(returnPathOf('?next=%2Ftrades%2Fclosed%3Fpage%3D2%23top')).toBe('/trades/closed?page=2#top');
+    expect(returnPathOf('?next=/accounts')).toBe('/accounts');
+  });
+
+  it('never leads elsewhere: other origins, protocol-relative and backslash paths, the sign-in pages, nothing', async () => {
+    const { returnPathOf } = await import('./session-store.ts');
+    for (const search of ['', '?next=', '?next=https://evil.example/x', '?next=//evil.example/x', '?next=/\\evil.example', '?next=javascript:alert(1)', '?next=/signin', '?next=/signup?x=1']) {
+      expect(returnPathOf(search), search).toBeNull();
+    }
+  });
+});

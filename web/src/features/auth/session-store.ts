@@ -194,7 +194,7 @@ let ending = false;
  * navigates twice is one a test or a user sees flicker). Requests still in flight that fail meanwhile
  * find the session already ending.
  */
-function endSession(options: { broadcast: boolean }): void {
+function endSession(options: { broadcast: boolean; returnHere?: boolean }): void {
   if (window.location.pathname === '/signin') {
     sessionStore.clear(options);
     return;
@@ -202,7 +202,23 @@ function endSession(options: { broadcast: boolean }): void {
   if (ending) return;
   ending = true;
   forgetStoredSession(options.broadcast);
-  window.location.assign('/signin');
+  // A session that ran out (not a sign-out) comes back where it was after signing in again (part 1: the
+  // sign-in page remembers the page the user came from): a full navigation carries no router state, so
+  // the page goes in the URL, where the guest-only guard reads it.
+  const here = `${window.location.pathname}${window.location.search}${window.location.hash}`;
+  window.location.assign(options.returnHere ? `/signin?${NEXT_PARAM}=${encodeURIComponent(here)}` : '/signin');
+}
+
+/** The query parameter of /signin that holds the page to come back to after a session ran out. */
+export const NEXT_PARAM = 'next';
+
+/** `next` when it is a page of this console (a path of this origin), else null: never an open redirect. */
+export function returnPathOf(search: string): string | null {
+  const next = new URLSearchParams(search).get(NEXT_PARAM);
+  if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return null;
+  const url = new URL(next, 'http://console.invalid');
+  if (url.origin !== 'http://console.invalid' || url.pathname === '/signin' || url.pathname === '/signup') return null;
+  return `${url.pathname}${url.search}${url.hash}`;
 }
 
 let installed = false;
@@ -221,7 +237,7 @@ export function installSession(): void {
       } catch {
         // storage unavailable: the sign-in page just shows no notice
       }
-      endSession({ broadcast: true });
+      endSession({ broadcast: true, returnHere: true });
     },
   });
   window.addEventListener('storage', (event) => {
