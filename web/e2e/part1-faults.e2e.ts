@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { addDays, isWeekend } from '@oj/contracts/business-date';
 import { businessToday } from './support/business-day.ts';
 import { SCREENSHOT_DIR, launchBrowser, newContext, screenshots } from './support/browser.ts';
@@ -357,5 +357,28 @@ describe('part 1 faults found by a new user (issue 14)', () => {
     expect(await collateral.getAttribute('title')).toBe('$5,000.00');
     await screenshots(page, 'part1-closed-list', { fullPage: false });
     expect(pageErrors).toEqual([]);
+  });
+
+  it('a list or the profile that failed to load says so and offers Try again; it never poses as an empty journal', async () => {
+    // A proxy's error page (QA: its HTML was printed in the alert, under "No trade data available").
+    const down = (route: Route) => route.fulfill({ status: 502, contentType: 'text/html', body: '<html><body><h1>502 Bad Gateway</h1>nginx</body></html>' });
+    await page.route('**/api/v1/trades/status/closed**', down);
+    await page.goto('/trades/closed');
+    const failed = page.getByText('Failed to fetch trades.', { exact: true });
+    await failed.waitFor();
+    expect(await page.getByText('502 Bad Gateway').count()).toBe(0);
+    expect(await page.getByText('No trade data available').count()).toBe(0);
+    expect(await page.getByText(/Showing 0 out of 0 Trades/).isVisible()).toBe(false);
+    await page.unroute('**/api/v1/trades/status/closed**');
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await row('ROLL').first().waitFor();
+    await failed.waitFor({ state: 'detached' });
+
+    await page.route('**/api/v1/users/current_user', down);
+    await page.goto('/profile');
+    await page.getByText('Failed to fetch profile.', { exact: true }).waitFor();
+    await page.unroute('**/api/v1/users/current_user');
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.getByRole('form', { name: 'Profile form' }).waitFor();
   });
 });

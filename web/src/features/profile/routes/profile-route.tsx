@@ -6,6 +6,7 @@ import { Alert } from '@/components/ui/alert.tsx';
 import { Avatar } from '@/components/ui/avatar.tsx';
 import { Badge } from '@/components/ui/badge.tsx';
 import { Icon } from '@/components/ui/icons.tsx';
+import { Button } from '@/components/ui/button.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
 import { useCurrentUser } from '../api/get-current-user.ts';
 import { ChangePasswordCard } from '../components/change-password-card.tsx';
@@ -23,7 +24,18 @@ export function ProfileRoute() {
   const [imageError, setImageError] = useState<string | null>(null);
 
   if (profile.isPending) return <p className="muted">Loading user profile...</p>;
-  if (profile.isError) return <Alert tone="danger">{errorMessage(profile.error, 'Failed to fetch profile.')}</Alert>;
+  if (profile.isError)
+    return (
+      <>
+        <PageHeader title="Profile" breadcrumb={[{ label: 'Home', to: '/dashboard' }, { label: 'Profile' }]} />
+        <div className="profile-load-error">
+          <Alert tone="danger">{errorMessage(profile.error, 'Failed to fetch profile.')}</Alert>
+          <Button variant="secondary" size="sm" onClick={() => void profile.refetch()} loading={profile.isFetching}>
+            Try again
+          </Button>
+        </div>
+      </>
+    );
   const u = profile.data;
   const staff = u.role !== 'User';
 

@@ -87,7 +87,12 @@ export function TradeListPage({ kind, title, description, renderTradeShare }: Tr
         strategies={strategies.data ?? strategyCatalogue}
       />
       {list.isError && (
-        <Alert tone="danger">{errorMessage(list.error, filterState.ticker || filterState.au || filterState.su ? 'Failed to fetch search results.' : 'Failed to fetch trades.')}</Alert>
+        <div className="trade-list-error">
+          <Alert tone="danger">{errorMessage(list.error, filterState.ticker || filterState.au || filterState.su ? 'Failed to fetch search results.' : 'Failed to fetch trades.')}</Alert>
+          <Button variant="secondary" size="sm" onClick={refresh} loading={refreshing}>
+            Try again
+          </Button>
+        </div>
       )}
       <LoadingOverlay show={loading || searching} label="Loading trades">
         <div className="trade-table-wrap" ref={tableRef} tabIndex={0} role="region" aria-label={`${title} table`}>
@@ -115,12 +120,12 @@ export function TradeListPage({ kind, title, description, renderTradeShare }: Tr
               ))}
             </tbody>
           </table>
-          {!loading && list.items.length === 0 && <EmptyState title="No trade data available" />}
+          {!loading && !list.isError && list.items.length === 0 && <EmptyState title="No trade data available" />}
         </div>
       </LoadingOverlay>
       <div className="trade-list-footer">
         {/* Kept in the layout while loading (hidden), so the footer does not jump when the count arrives. */}
-        <span className="trade-list-count" aria-live="polite" style={loading ? { visibility: 'hidden' } : undefined}>
+        <span className="trade-list-count" aria-live="polite" style={loading || (list.isError && list.items.length === 0) ? { visibility: 'hidden' } : undefined}>
           Showing {list.items.length} out of {list.total} Trades
         </span>
         {list.hasNextPage && (
