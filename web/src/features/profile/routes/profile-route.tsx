@@ -28,12 +28,11 @@ export function ProfileRoute() {
     return (
       <>
         <PageHeader title="Profile" breadcrumb={[{ label: 'Home', to: '/dashboard' }, { label: 'Profile' }]} />
-        <div className="profile-load-error">
-          <Alert tone="danger">{errorMessage(profile.error, 'Failed to fetch profile.')}</Alert>
+        <Alert tone="danger" title={errorMessage(profile.error, 'Failed to fetch profile.')}>
           <Button variant="secondary" size="sm" onClick={() => void profile.refetch()} loading={profile.isFetching}>
             Try again
           </Button>
-        </div>
+        </Alert>
       </>
     );
   const u = profile.data;

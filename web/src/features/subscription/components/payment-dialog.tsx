@@ -98,12 +98,11 @@ export function PaymentDialog({ open, purpose, publishableKey, priceId, inTrial,
         </p>
       )}
       {setupFailed && (
-        <div className="payment-setup-failed">
-          <Alert tone="danger">{m.paymentSetupFailed}</Alert>
-          <Button variant="secondary" onClick={() => setAttempt((n) => n + 1)}>
+        <Alert tone="danger" title={m.paymentSetupFailed}>
+          <Button variant="secondary" size="sm" onClick={() => setAttempt((n) => n + 1)}>
             Try again
           </Button>
-        </div>
+        </Alert>
       )}
       {error && <Alert tone="danger">{error}</Alert>}
       {success && <Alert tone="success">{success}</Alert>}

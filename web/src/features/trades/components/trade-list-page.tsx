@@ -87,12 +87,11 @@ export function TradeListPage({ kind, title, description, renderTradeShare }: Tr
         strategies={strategies.data ?? strategyCatalogue}
       />
       {list.isError && (
-        <div className="trade-list-error">
-          <Alert tone="danger">{errorMessage(list.error, filterState.ticker || filterState.au || filterState.su ? 'Failed to fetch search results.' : 'Failed to fetch trades.')}</Alert>
+        <Alert tone="danger" title={errorMessage(list.error, filterState.ticker || filterState.au || filterState.su ? 'Failed to fetch search results.' : 'Failed to fetch trades.')}>
           <Button variant="secondary" size="sm" onClick={refresh} loading={refreshing}>
             Try again
           </Button>
-        </div>
+        </Alert>
       )}
       <LoadingOverlay show={loading || searching} label="Loading trades">
         <div className="trade-table-wrap" ref={tableRef} tabIndex={0} role="region" aria-label={`${title} table`}>
