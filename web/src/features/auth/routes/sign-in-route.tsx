@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { loginRequest } from '@oj/contracts/users';
-import { ApiError } from '@/lib/api-client.ts';
+import { ApiError, errorMessage } from '@/lib/api-client.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { Checkbox, FormField, PasswordInput, TextInput } from '@/components/ui/form-field.tsx';
@@ -61,7 +61,7 @@ export function SignInRoute() {
         if (!res.user.uac) navigate('/users/account-not-verified', { replace: true });
       },
       onError: (err) => {
-        if (err instanceof ApiError && err.status > 0) setError((err.fromApi && err.message) || 'Failed SignIn');
+        if (err instanceof ApiError && err.status > 0) setError(errorMessage(err, 'Failed SignIn'));
         else if (err instanceof ApiError) setError('Something went wrong, please try later.');
         else setError('Failed to login. Please try again.');
       },

@@ -9,7 +9,7 @@ import {
   SIGNUP_SUCCESS_MESSAGE,
   signupForm,
 } from '@oj/contracts/users';
-import { ApiError } from '@/lib/api-client.ts';
+import { ApiError, errorMessage } from '@/lib/api-client.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { Checkbox, FormField, PasswordInput, TextInput } from '@/components/ui/form-field.tsx';
@@ -72,7 +72,7 @@ export function SignUpRoute() {
         },
         onError: (error) => {
           const text =
-            error instanceof ApiError && error.status > 0 ? (error.fromApi && error.message) || 'Failed to create an account.' : error instanceof ApiError ? error.message : 'An unexpected error occurred.';
+            error instanceof ApiError && error.status > 0 ? errorMessage(error, 'Failed to create an account.') : error instanceof ApiError ? error.message : 'An unexpected error occurred.';
           setMessage({ tone: 'danger', text });
         },
       },
