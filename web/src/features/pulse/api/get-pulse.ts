@@ -11,8 +11,11 @@ export const pulseKeys = { one: (ticker: string, timeframe: number) => ['pulse',
 
 /** The spec's two texts (part 2 §8): the server refused the ticker or timeframe, or anything else. */
 export function pulseErrorText(error: unknown): string {
-  return error instanceof ApiError && error.status === 422 ? 'Invalid ticker or timeframe' : 'Failed to fetch pulse data.';
+  return isRefusal(error) ? 'Invalid ticker or timeframe' : 'Failed to fetch pulse data.';
 }
+
+/** The server refused the ticker or timeframe: asking again cannot change the answer. */
+export const isRefusal = (error: unknown): boolean => error instanceof ApiError && error.status === 422;
 
 export function usePulse(request: { ticker: string; timeframe: number } | null) {
   return useQuery({

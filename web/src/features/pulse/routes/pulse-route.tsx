@@ -1,12 +1,14 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
+import { useSearchParams } from 'react-router';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { PageHeader } from '@/components/layout/page-header.tsx';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Badge } from '@/components/ui/badge.tsx';
+import { Button } from '@/components/ui/button.tsx';
 import { Icon } from '@/components/ui/icons.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { formatDate, formatMoney, formatPercent } from '@/lib/format.ts';
-import { pulseErrorText, usePulse } from '../api/get-pulse.ts';
+import { isRefusal, pulseErrorText, usePulse } from '../api/get-pulse.ts';
 import { PulseDonut } from '../components/pulse-donut.tsx';
 import { PulseGauge, winRateColor } from '../components/pulse-gauge.tsx';
 import { ClosedTradesTable, OpenTradesTable } from '../components/pulse-trade-tables.tsx';
@@ -17,7 +19,8 @@ import '../pulse.css';
  * Pulse (part 2 §2, §4, §5): one ticker over a timeframe. Typing a ticker clears the results and the
  * timeframe; choosing a timeframe fetches, unless the answer already loaded for this ticker covers it
  * (an equal or wider window), which only re-filters. `request` is what was fetched, `timeframe` what
- * is shown: they differ exactly when the view is a re-filter of a wider answer.
+ * is shown: they differ exactly when the view is a re-filter of a wider answer. What is shown is kept
+ * in the address (`?ticker=AAPL&timeframe=5`), so a reload, Back or a shared link shows it again.
  */
 export interface PulseRouteProps {
   /** A trade's share card (the app composes the share feature's modal in here). */
@@ -25,9 +28,11 @@ export interface PulseRouteProps {
 }
 
 export function PulseRoute({ renderTradeShare }: PulseRouteProps = {}) {
-  const [ticker, setTicker] = useState('');
-  const [timeframe, setTimeframe] = useState<number | null>(null);
-  const [request, setRequest] = useState<{ ticker: string; timeframe: number } | null>(null);
+  const [params, setParams] = useSearchParams();
+  const [initial] = useState(() => fromAddress(params));
+  const [ticker, setTicker] = useState(initial?.ticker ?? params.get('ticker')?.toUpperCase().trim() ?? '');
+  const [timeframe, setTimeframe] = useState<number | null>(initial?.timeframe ?? null);
+  const [request, setRequest] = useState<{ ticker: string; timeframe: number } | null>(initial);
   const [touched, setTouched] = useState(false);
   const [sharing, setSharing] = useState<TradeListItem | null>(null);
   const pulse = usePulse(request);
@@ -42,14 +47,19 @@ export function PulseRoute({ renderTradeShare }: PulseRouteProps = {}) {
       return;
     }
     setTimeframe(tf);
-    // Re-filter when the loaded answer covers this window; otherwise ask the server.
-    if (!viewOf(loaded, ticker, tf)) setRequest({ ticker, timeframe: tf });
+    setParams({ ticker, timeframe: String(tf) }, { replace: true });
+    // Re-filter when the loaded answer covers this window; otherwise ask the server. The same
+    // window asked again after a failure asks again (the query's key is unchanged, so say so).
+    if (viewOf(loaded, ticker, tf)) return;
+    if (request?.ticker === ticker && request.timeframe === tf && pulse.isError) void pulse.refetch();
+    else setRequest({ ticker, timeframe: tf });
   };
   const onTicker = (raw: string) => {
     setTicker(raw.toUpperCase().trim());
     setTimeframe(null);
     setRequest(null);
     setTouched(false);
+    if (params.has('timeframe')) setParams({}, { replace: true });
   };
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
@@ -101,7 +111,13 @@ export function PulseRoute({ renderTradeShare }: PulseRouteProps = {}) {
       </form>
 
       {failed ? (
-        <Alert tone="danger">{pulseErrorText(pulse.error)}</Alert>
+        <Alert tone="danger" title={pulseErrorText(pulse.error)}>
+          {!isRefusal(pulse.error) && (
+            <Button variant="secondary" size="sm" onClick={() => void pulse.refetch()}>
+              Try again
+            </Button>
+          )}
+        </Alert>
       ) : fetching ? (
         <div className="card pulse-loading" role="status">
           <Spinner label="Loading pulse" />
@@ -117,6 +133,14 @@ export function PulseRoute({ renderTradeShare }: PulseRouteProps = {}) {
       {sharing && renderTradeShare?.(sharing, () => setSharing(null))}
     </>
   );
+}
+
+/** A ticker and timeframe read from the address, when both are valid; otherwise nothing is fetched. */
+function fromAddress(params: URLSearchParams): { ticker: string; timeframe: number } | null {
+  const ticker = params.get('ticker')?.toUpperCase().trim() ?? '';
+  const timeframe = Number(params.get('timeframe'));
+  if (tickerError(ticker, true) || !TIMEFRAMES.some((t) => t.code === timeframe)) return null;
+  return { ticker, timeframe };
 }
 
 function PulseResults({ ticker, view: v, onShare }: { ticker: string; view: PulseView; onShare: ((t: TradeListItem) => void) | undefined }) {
