@@ -195,6 +195,30 @@ describe('income calendar', () => {
     expect(await cell(tomorrow).isDisabled()).toBe(true);
   });
 
+  it("shows a month's figures as unknown until its records load, offers Try again, and Back steps back a month", async () => {
+    const month = d1.slice(0, 7);
+    // By hand: the seeded cash flows of d1's month, up to today.
+    const total = [...flowsByDate(SEEDS)].filter(([d]) => d.startsWith(month) && d <= today).reduce((a, [, v]) => a + v, 0);
+    await page.route('**/api/v1/metrics/premium-data', (route) => route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ message: 'boom' }) }));
+    await page.goto(`/calendar/income?month=${month}`);
+    // The spec's text (part 2 §8), as the dashboard says it, not the server's.
+    const alert = page.getByRole('alert').filter({ hasText: 'Failed to fetch premium data' });
+    await alert.waitFor({ timeout: 20_000 });
+    // A failed load is not an empty month: no $0.00, no 0 active days.
+    expect(await page.getByTestId('month-premium').innerText()).toBe('—');
+    expect(await page.locator('.cal-totals dd').allInnerTexts()).toEqual(['—', '—', '—']);
+    await page.unroute('**/api/v1/metrics/premium-data');
+    await alert.getByRole('button', { name: 'Try again' }).click();
+    await page.getByTestId('month-premium').getByText(usd(total), { exact: true }).waitFor();
+    expect(await alert.count()).toBe(0);
+    // Previous and next are steps in the history: Back returns to the month before.
+    await page.getByRole('button', { name: 'Previous month' }).click();
+    await page.waitForURL((u) => u.searchParams.get('month') !== month);
+    await page.goBack();
+    await page.waitForURL((u) => u.searchParams.get('month') === month);
+    await page.getByTestId('month-premium').getByText(usd(total), { exact: true }).waitFor();
+  });
+
   it("opens the add-trade form on a day, and the day's trades from its count", async () => {
     await page.goto(`/calendar/income?month=${d1.slice(0, 7)}`);
     // A click on the day: the add-trade form for that date (part 2 §2).
@@ -312,7 +336,8 @@ describe('events', () => {
 describe('pulse', () => {
   const ytdFrom = `${today.slice(0, 4)}-01-01`;
   const monthFrom = addDays(today, -29);
-  const aapl = (from: string) => [...flowsByDate(SEEDS, 'AAPL')].filter(([d]) => d >= from && d <= today).reduce((a, [, v]) => a + v, 0);
+  const flowOf = (ticker: string, from: string) => [...flowsByDate(SEEDS, ticker)].filter(([d]) => d >= from && d <= today).reduce((a, [, v]) => a + v, 0);
+  const aapl = (from: string) => flowOf('AAPL', from);
 
   it('checks the ticker, then shows the headline premium computed from the seeded trades', async () => {
     await page.goto('/pulse');
@@ -377,13 +402,43 @@ describe('pulse', () => {
     expect(await page.getByRole('button', { name: 'M', exact: true }).getAttribute('aria-pressed')).toBe('false');
   });
 
-  it('shows the spec text when the pulse data cannot be fetched', async () => {
+  it('shows the spec text when the pulse data cannot be fetched, and asks again when told', async () => {
     // The network refuses the call (the browser's own failure, after the query's retries).
     await page.route('**/api/v1/trades/tt/**', (route) => route.abort('failed'));
     await page.getByLabel('Ticker').fill('NVDA');
     await page.getByRole('button', { name: 'W', exact: true }).click();
     await page.getByText('Failed to fetch pulse data.').waitFor();
     await page.unroute('**/api/v1/trades/tt/**');
+    // The same timeframe pressed again asks again (the failure used to stay until another was chosen).
+    await page.getByRole('button', { name: 'W', exact: true }).click();
+    await page.getByTestId('pulse-premium').getByText(usd(0), { exact: true }).waitFor();
+    expect(await page.getByText('Failed to fetch pulse data.').count()).toBe(0);
+    // Try again, inside the alert, asks again too (a ticker not loaded yet: nothing cached to show).
+    await page.route('**/api/v1/trades/tt/**', (route) => route.abort('failed'));
+    await page.getByLabel('Ticker').fill('TSLA');
+    await page.getByRole('button', { name: 'YTD' }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'Failed to fetch pulse data.' });
+    await alert.waitFor();
+    await page.unroute('**/api/v1/trades/tt/**');
+    await alert.getByRole('button', { name: 'Try again' }).click();
+    await page.getByTestId('pulse-premium').getByText(usd(flowOf('TSLA', ytdFrom)), { exact: true }).waitFor();
+  });
+
+  it('keeps the ticker and timeframe in the address: a reload or a shared link shows the same pulse', async () => {
+    expect(new URL(page.url()).search).toBe('?ticker=TSLA&timeframe=5');
+    await page.reload();
+    await page.getByTestId('pulse-premium').getByText(usd(flowOf('TSLA', ytdFrom)), { exact: true }).waitFor();
+    expect(await page.getByLabel('Ticker').inputValue()).toBe('TSLA');
+    expect(await page.getByRole('button', { name: 'YTD' }).getAttribute('aria-pressed')).toBe('true');
+    // A link with a ticker only fills the box and waits for a timeframe.
+    await page.goto('/pulse?ticker=msft');
+    expect(await page.getByLabel('Ticker').inputValue()).toBe('MSFT');
+    expect(await page.getByTestId('pulse-premium').count()).toBe(0);
+    // A new ticker typed drops the old timeframe from the address.
+    await page.goto('/pulse?ticker=AAPL&timeframe=5');
+    await page.getByTestId('pulse-premium').waitFor();
+    await page.getByLabel('Ticker').fill('MSFT');
+    expect(new URL(page.url()).search).toBe('');
   });
 
   it('reads well in the dark theme', async () => {

@@ -5,7 +5,6 @@ import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { Icon } from '@/components/ui/icons.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
-import { errorMessage } from '@/lib/api-client.ts';
 import { formatMoney, formatPercent, todayInNewYork } from '@/lib/format.ts';
 import { usePremiumData } from '../api/get-premium-data.ts';
 import { MonthGrid } from '../components/month-grid.tsx';
@@ -28,6 +27,8 @@ export interface IncomeCalendarRouteProps {
 export type DayView = 'add' | 'trades';
 
 const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
+/** A figure not known yet (the records are loading, or could not be loaded). */
+const UNKNOWN = '—';
 
 /**
  * Income calendar (part 2 §2): a month of days coloured by net premium, previous / next, Refresh,
@@ -45,7 +46,10 @@ export function IncomeCalendarRoute({ renderDay, renderSummary }: IncomeCalendar
   const [summaryOpen, setSummaryOpen] = useState(false);
   const byDate = useMemo(() => recordsByDate(premium.data?.daily_income ?? []), [premium.data]);
   const stats = useMemo(() => monthStats(month, byDate, today), [month, byDate, today]);
-  const go = (m: string) => setParams(m === monthOf(today) ? {} : { month: m }, { replace: true });
+  // Each month shown is a step in the history: Back returns to the month before.
+  const go = (m: string) => setParams(m === monthOf(today) ? {} : { month: m });
+  // Until the records are here (loading, or a failed load) the month's figures are unknown, not zero.
+  const known = premium.data !== undefined;
   const isCurrent = month === monthOf(today);
 
   return (
@@ -86,21 +90,27 @@ export function IncomeCalendarRoute({ renderDay, renderSummary }: IncomeCalendar
           <dl className="cal-totals">
             <div>
               <dt>Net premium</dt>
-              <dd className={stats.premium > 0 ? 'cal-pos' : stats.premium < 0 ? 'cal-neg' : ''} data-testid="month-premium">
-                {formatMoney(stats.premium)}
+              <dd className={known && stats.premium > 0 ? 'cal-pos' : known && stats.premium < 0 ? 'cal-neg' : ''} data-testid="month-premium">
+                {known ? formatMoney(stats.premium) : UNKNOWN}
               </dd>
             </div>
             <div>
               <dt>Active days</dt>
-              <dd>{stats.activeDays}</dd>
+              <dd>{known ? stats.activeDays : UNKNOWN}</dd>
             </div>
             <div>
               <dt>Win rate</dt>
-              <dd>{formatPercent(stats.winRate)}</dd>
+              <dd>{known ? formatPercent(stats.winRate) : UNKNOWN}</dd>
             </div>
           </dl>
         </div>
-        {premium.isError && <Alert tone="danger">{errorMessage(premium.error, 'Failed to fetch premium data')}</Alert>}
+        {premium.isError && (
+          <Alert tone="danger" title="Failed to fetch premium data">
+            <Button variant="secondary" size="sm" onClick={() => void premium.refetch()} loading={premium.isFetching}>
+              Try again
+            </Button>
+          </Alert>
+        )}
         <div className="cal-body">
           {premium.isPending && (
             <div className="cal-loading" role="status">
