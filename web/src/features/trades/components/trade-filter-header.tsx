@@ -5,31 +5,9 @@ import { dateRangeIssues } from '@oj/contracts/trade-views';
 import { Button } from '@/components/ui/button.tsx';
 import { SelectInput, TextInput } from '@/components/ui/form-field.tsx';
 import { todayInNewYork } from '@/lib/format.ts';
-import type { TradeListFilters } from '../api/trade-keys.ts';
-import { DEFAULT_DATE_RANGE, dateRangePresets, presetRange, type DateRangePreset } from '../utils/date-range.ts';
+import { dateRangePresets, type DateRangePreset } from '../utils/date-range.ts';
+import { initialFilterState, paramsOf, type FilterState } from '../utils/filter-state.ts';
 import { FilterIcon, RefreshIcon, SearchIcon } from './icons.tsx';
-
-export interface FilterState {
-  ticker: string;
-  preset: DateRangePreset;
-  /** The applied custom range (only read when preset is custom). */
-  customSd: string;
-  customEd: string;
-  au: string;
-  su: string;
-}
-
-export const initialFilterState: FilterState = { ticker: '', preset: DEFAULT_DATE_RANGE, customSd: '', customEd: '', au: '', su: '' };
-
-/** The search fields a list request carries for the current filter state. */
-export function filtersOf(state: FilterState, today: string): TradeListFilters {
-  const range = state.preset === 'custom' ? { sd: state.customSd, ed: state.customEd } : presetRange(state.preset, today);
-  const f: TradeListFilters = { sd: range.sd, ed: range.ed };
-  if (state.ticker) f.ticker = state.ticker;
-  if (state.au) f.au = state.au;
-  if (state.su) f.su = state.su;
-  return f;
-}
 
 interface Props {
   value: FilterState;
@@ -48,6 +26,17 @@ export function TradeFilterHeader({ value, onChange, onRefresh, refreshing, acco
   const [sd, setSd] = useState(value.customSd);
   const [ed, setEd] = useState(value.customEd);
   const [touched, setTouched] = useState({ sd: false, ed: false });
+  // The applied state can change under the fields (Back, a link): the fields follow it.
+  const [shown, setShown] = useState(() => JSON.stringify(paramsOf(value)));
+  const applied = JSON.stringify(paramsOf(value));
+  if (applied !== shown) {
+    setShown(applied);
+    setTickerInput(value.ticker);
+    setPreset(value.preset);
+    setSd(value.customSd);
+    setEd(value.customEd);
+    setTouched({ sd: false, ed: false });
+  }
   const panelId = useId();
   const today = todayInNewYork();
   const customErrors = dateRangeIssues(sd, ed, today);

@@ -1,4 +1,5 @@
 import { useCallback, useMemo, useRef, useState } from 'react';
+import { useSearchParams } from 'react-router';
 import { getCoreRowModel, useReactTable, flexRender, type ColumnDef } from '@tanstack/react-table';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { strategyCatalogue } from '@oj/contracts/strategies';
@@ -18,7 +19,8 @@ import { closedTradeColumns } from './closed-trade-columns.tsx';
 import { openTradeColumns } from './open-trade-columns.tsx';
 import type { TradeAction, TradeListSlots, TradeTableMeta } from './trade-actions.ts';
 import { TradeDialogHost } from './trade-dialog-host.tsx';
-import { TradeFilterHeader, filtersOf, initialFilterState, type FilterState } from './trade-filter-header.tsx';
+import { TradeFilterHeader } from './trade-filter-header.tsx';
+import { filterStateOf, filtersOf, paramsOf, type FilterState } from '../utils/filter-state.ts';
 import './trades.css';
 
 export interface TradeListPageProps extends TradeListSlots {
@@ -31,7 +33,13 @@ const columnsOf = (kind: TradeListKind) => (kind === 'open' || kind === 'expirin
 
 /** The shared layout of the Open, Expiring, Closed and Rolled pages (part 1 §2). */
 export function TradeListPage({ kind, title, description, renderTradeShare }: TradeListPageProps) {
-  const [filterState, setFilterState] = useState<FilterState>(initialFilterState);
+  // The search and filters live in the address: each change is a step Back undoes, and a reload or a
+  // shared link shows the same list.
+  const [params, setParams] = useSearchParams();
+  const search = params.toString();
+  const today = todayInNewYork();
+  const filterState = useMemo(() => filterStateOf(new URLSearchParams(search), today), [search, today]);
+  const setFilterState = useCallback((next: FilterState) => setParams(paramsOf(next)), [setParams]);
   const [action, setAction] = useState<TradeAction | null>(null);
   const tableRef = useRef<HTMLDivElement>(null);
   // A dialog returns focus to the row that opened it; when that row left the list (closed, rolled,
@@ -42,7 +50,6 @@ export function TradeListPage({ kind, title, description, renderTradeShare }: Tr
       if (document.activeElement === document.body) tableRef.current?.focus();
     }, 0);
   }, []);
-  const today = todayInNewYork();
   const filters = useMemo(() => filtersOf(filterState, today), [filterState, today]);
   const accounts = useTradeAccounts();
   const strategies = useStrategies();

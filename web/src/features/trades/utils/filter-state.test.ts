@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { filterStateOf, filtersOf, initialFilterState, paramsOf, type FilterState } from './filter-state.ts';
+
+const TODAY = '2026-11-27';
+const read = (search: string) => filterStateOf(new URLSearchParams(search), TODAY);
+const ACCOUNT = '0b6f3c7e-6d1a-4a43-9a53-1f0c7f8d2e11';
+const STRATEGY = '5d0c1e9a-2b4f-4e57-8c1d-7a6b3e2f9c40';
+
+describe('a list page filter state in the address', () => {
+  it('is empty for the default state, and reads back what it wrote', () => {
+    expect(paramsOf(initialFilterState)).toEqual({});
+    expect(read('')).toEqual(initialFilterState);
+    const states: FilterState[] = [
+      { ...initialFilterState, ticker: 'AAPL' },
+      { ...initialFilterState, preset: 'last30', au: ACCOUNT },
+      { ...initialFilterState, preset: 'custom', customSd: '2026-01-05', customEd: '2026-02-27', su: STRATEGY },
+    ];
+    for (const s of states) expect(read(new URLSearchParams(paramsOf(s)).toString())).toEqual(s);
+  });
+
+  it('reads a ticker as the API does: trimmed and upper-cased, at most six characters', () => {
+    expect(read('ticker=%20spy%20').ticker).toBe('SPY');
+    expect(read('ticker=TOOLONGX').ticker).toBe('');
+    expect(read('ticker=').ticker).toBe('');
+  });
+
+  it('drops what the API would refuse instead of sending it', () => {
+    expect(read('range=forever')).toEqual(initialFilterState);
+    expect(read(`au=${ACCOUNT}%00&su=${STRATEGY}`)).toEqual({ ...initialFilterState, su: STRATEGY });
+    expect(read(`au=${'a'.repeat(65)}`).au).toBe('');
+    // A custom range that breaks the range rules (end before start, a future end, no end) reads as the default.
+    expect(read('range=custom&sd=2026-03-01&ed=2026-02-01').preset).toBe('year');
+    expect(read('range=custom&sd=2026-11-01&ed=2026-12-31').preset).toBe('year');
+    expect(read('range=custom&sd=2026-11-01').preset).toBe('year');
+  });
+
+  it('asks the list for the range it names', () => {
+    expect(filtersOf(read('range=last10&ticker=qqq'), TODAY)).toEqual({ sd: '2026-11-17', ed: TODAY, ticker: 'QQQ' });
+    expect(filtersOf(read('range=custom&sd=2026-01-05&ed=2026-02-27'), TODAY)).toEqual({ sd: '2026-01-05', ed: '2026-02-27' });
+  });
+});

@@ -1,0 +1,66 @@
+import { isStorableText } from '@oj/contracts/common';
+import { dateRangeIssues, tradeFilters } from '@oj/contracts/trade-views';
+import type { TradeListFilters } from '../api/trade-keys.ts';
+import { DEFAULT_DATE_RANGE, dateRangePresets, presetRange, type DateRangePreset } from './date-range.ts';
+
+/** What a list page's search and filter panel have applied. */
+export interface FilterState {
+  ticker: string;
+  preset: DateRangePreset;
+  /** The applied custom range (only read when preset is custom). */
+  customSd: string;
+  customEd: string;
+  au: string;
+  su: string;
+}
+
+export const initialFilterState: FilterState = { ticker: '', preset: DEFAULT_DATE_RANGE, customSd: '', customEd: '', au: '', su: '' };
+
+/** The search fields a list request carries for the current filter state. */
+export function filtersOf(state: FilterState, today: string): TradeListFilters {
+  const range = state.preset === 'custom' ? { sd: state.customSd, ed: state.customEd } : presetRange(state.preset, today);
+  const f: TradeListFilters = { sd: range.sd, ed: range.ed };
+  if (state.ticker) f.ticker = state.ticker;
+  if (state.au) f.au = state.au;
+  if (state.su) f.su = state.su;
+  return f;
+}
+
+const PRESETS = new Set<string>(dateRangePresets.map((p) => p.value));
+
+/**
+ * The filter state a list page's address holds (`?ticker=AAPL&range=last30&au=…&su=…`, or
+ * `range=custom&sd=…&ed=…`), so Back, a reload or a shared link shows the same search. Each value is
+ * read with the API's own filter contract; what it would refuse is dropped rather than sent (a custom
+ * range that breaks the range rules reads as the default range).
+ */
+export function filterStateOf(params: URLSearchParams, today: string): FilterState {
+  const state = { ...initialFilterState };
+  const ticker = tradeFilters.shape.ticker.safeParse(params.get('ticker') ?? undefined);
+  if (ticker.success && ticker.data && isStorableText(ticker.data)) state.ticker = ticker.data;
+  const range = params.get('range') ?? '';
+  if (PRESETS.has(range) && range !== 'custom') state.preset = range as DateRangePreset;
+  if (range === 'custom') {
+    const sd = params.get('sd') ?? '';
+    const ed = params.get('ed') ?? '';
+    const issues = dateRangeIssues(sd, ed, today);
+    if (!issues.sd && !issues.ed) Object.assign(state, { preset: 'custom', customSd: sd, customEd: ed });
+  }
+  for (const key of ['au', 'su'] as const) {
+    const v = tradeFilters.shape[key].safeParse(params.get(key) ?? undefined);
+    // The gateway refuses a NUL in any parameter (400): it is dropped here, as anything else refused.
+    if (v.success && v.data && isStorableText(v.data)) state[key] = v.data;
+  }
+  return state;
+}
+
+/** The address parameters of a filter state: only what differs from the default. */
+export function paramsOf(state: FilterState): Record<string, string> {
+  const p: Record<string, string> = {};
+  if (state.ticker) p.ticker = state.ticker;
+  if (state.preset !== DEFAULT_DATE_RANGE) p.range = state.preset;
+  if (state.preset === 'custom') Object.assign(p, { sd: state.customSd, ed: state.customEd });
+  if (state.au) p.au = state.au;
+  if (state.su) p.su = state.su;
+  return p;
+}
