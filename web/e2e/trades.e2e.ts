@@ -729,6 +729,38 @@ describe("a trader's day", () => {
     await showing(3, 3).waitFor();
   });
 
+  it('keeps the search and filters in the address: Back undoes a search, a reload or a link keeps it', async () => {
+    await openList('/trades/open', 'Open Trades');
+    await showing(3, 3).waitFor();
+    const box = page.getByLabel('Search by ticker');
+    await box.fill('msft');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await showing(1, 1).waitFor();
+    expect(new URL(page.url()).search).toBe('?ticker=MSFT');
+    await page.reload();
+    await showing(1, 1).waitFor();
+    expect(await box.inputValue()).toBe('MSFT');
+    // Back: the list before the search, and the box says so.
+    await page.goBack();
+    await page.waitForURL((u) => u.pathname === '/trades/open' && u.search === '');
+    await showing(3, 3).waitFor();
+    expect(await box.inputValue()).toBe('');
+    await page.goForward();
+    await showing(1, 1).waitFor();
+    expect(await box.inputValue()).toBe('MSFT');
+    // A link with an account and a date range: the panel shows what is applied.
+    const ira = trader.accounts.find((a) => a.name === 'IRA Wheel')!;
+    await page.goto(`/trades/open?au=${ira.uid}&range=last90`);
+    await showing(1, 1).waitFor();
+    await row('MSFT').waitFor();
+    await page.getByRole('button', { name: 'Filters' }).click();
+    expect(await page.getByLabel('Account').inputValue()).toBe(ira.uid);
+    expect(await page.getByLabel('Date range').inputValue()).toBe('last90');
+    await page.getByRole('button', { name: 'Reset' }).click();
+    await showing(3, 3).waitFor();
+    expect(new URL(page.url()).search).toBe('');
+  });
+
   it('loads more', async () => {
     const au = trader.accounts[0]!.uid;
     for (let i = 0; i < 10; i++) {
@@ -1008,17 +1040,27 @@ describe('Enter in the trade dialogs', () => {
     await submit.waitFor();
     // The server records the trade, but its answer never reaches the browser (QA: a dropped connection).
     const keys: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
     await page.route('**/api/v1/trades/add-trade', async (route) => {
       keys.push(route.request().headers()['idempotency-key'] ?? '');
       if (keys.length === 1) {
         await route.fetch();
         await route.abort('connectionreset');
-      } else await route.continue();
+      } else {
+        await held;
+        await route.continue();
+      }
     });
     try {
       await submit.click();
-      await d.getByText(/Network error|Error uploading trade/).waitFor();
+      const failure = d.getByText(/Network error|Error uploading trade/);
+      await failure.waitFor();
       await submit.click();
+      // While the retry is on its way, the first attempt's error is not shown as if it were its answer.
+      await d.getByRole('button', { name: 'Submitting...' }).waitFor();
+      expect(await failure.count()).toBe(0);
+      release();
       await d.getByText('Trade Uploaded successfully').waitFor();
     } finally {
       await page.unroute('**/api/v1/trades/add-trade');

@@ -170,7 +170,10 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
     }
     const fail = (error: unknown) => setMessage({ tone: 'danger', text: errorMessage(error, 'Error uploading trade. Please try again.') });
     if (mode === 'open') {
-      once((settled) => addOpen.mutate({ trade_data: openData(), tag_data: [] }, { onSuccess: () => succeed('Trade Uploaded successfully'), onError: fail, onSettled: settled }));
+      once((settled) => {
+        setMessage(null);
+        addOpen.mutate({ trade_data: openData(), tag_data: [] }, { onSuccess: () => succeed('Trade Uploaded successfully'), onError: fail, onSettled: settled });
+      });
       return;
     }
     close.setAttempted(true);
@@ -180,7 +183,9 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
       return;
     }
     const c = close.values;
-    once((settled) =>
+    once((settled) => {
+      // A new attempt clears the last one's error: it is not the answer to this one.
+      setMessage(null);
       addClosed.mutate(
         {
           trade_data: {
@@ -194,8 +199,8 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
           tag_data: [],
         },
         { onSuccess: () => succeed('Upload successful'), onError: fail, onSettled: settled },
-      ),
-    );
+      );
+    });
   };
 
   const e = (k: string) => form.shown(errors, k);
