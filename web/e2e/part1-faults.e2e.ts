@@ -381,4 +381,32 @@ describe('part 1 faults found by a new user (issue 14)', () => {
     await page.getByRole('button', { name: 'Try again' }).click();
     await page.getByRole('form', { name: 'Profile form' }).waitFor();
   });
+
+  it('offline, the screens say why they are waiting, and load on their own when the connection returns', async () => {
+    await page.goto('/trades/closed');
+    await row('ROLL').first().waitFor();
+    const banner = page.getByRole('status').filter({ hasText: 'You are offline.' });
+    expect(await banner.count()).toBe(0);
+    const asked: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/api/v1/trades/status/closed')) asked.push(r.url());
+    });
+    await context.setOffline(true);
+    try {
+      await banner.waitFor();
+      // A refresh offline waits for the connection: no request, no error, no empty journal.
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await page.waitForTimeout(500);
+      expect(asked).toEqual([]);
+      expect(await page.getByText('Failed to fetch trades.').count()).toBe(0);
+      expect(await page.getByText('No trade data available').count()).toBe(0);
+      await screenshots(page, 'offline-banner');
+    } finally {
+      await context.setOffline(false);
+    }
+    await banner.waitFor({ state: 'detached' });
+    // Back online, the waiting refresh goes out by itself.
+    await expect.poll(() => asked.length).toBeGreaterThan(0);
+    await row('ROLL').first().waitFor();
+  });
 });

@@ -1,8 +1,9 @@
 import { Suspense, useEffect } from 'react';
 import { Outlet, useLocation, useNavigation } from 'react-router';
+import { OfflineBanner } from '@/components/ui/offline-banner.tsx';
 import { FullScreenSpinner } from '@/components/ui/spinner.tsx';
 
-/** The root of every page: scroll to top on each route change, a thin bar while a lazy page loads. */
+/** The root of every page: scroll to top on each route change, a thin bar while a lazy page loads, a word when offline. */
 export function RootLayout() {
   const { pathname } = useLocation();
   const navigation = useNavigation();
@@ -12,6 +13,7 @@ export function RootLayout() {
   return (
     <>
       {navigation.state === 'loading' && <div className="route-progress" role="progressbar" aria-label="Loading page" />}
+      <OfflineBanner />
       <Suspense fallback={<FullScreenSpinner />}>
         <Outlet />
       </Suspense>
