@@ -113,7 +113,7 @@ export function PulseRoute({ renderTradeShare }: PulseRouteProps = {}) {
       {failed ? (
         <Alert tone="danger" title={pulseErrorText(pulse.error)}>
           {!isRefusal(pulse.error) && (
-            <Button variant="secondary" size="sm" onClick={() => void pulse.refetch()}>
+            <Button variant="secondary" size="sm" onClick={() => void pulse.refetch()} loading={pulse.isFetching}>
               Try again
             </Button>
           )}
