@@ -737,15 +737,15 @@ describe("a trader's day", () => {
     await page.getByRole('button', { name: 'Search' }).click();
     await showing(1, 1).waitFor();
     expect(new URL(page.url()).search).toBe('?ticker=MSFT');
-    await page.reload();
-    await showing(1, 1).waitFor();
-    expect(await box.inputValue()).toBe('MSFT');
-    // Back: the list before the search, and the box says so.
+    // Back: the list before the search, and the box says so; Forward: the search again.
     await page.goBack();
     await page.waitForURL((u) => u.pathname === '/trades/open' && u.search === '');
     await showing(3, 3).waitFor();
     expect(await box.inputValue()).toBe('');
     await page.goForward();
+    await showing(1, 1).waitFor();
+    expect(await box.inputValue()).toBe('MSFT');
+    await page.reload();
     await showing(1, 1).waitFor();
     expect(await box.inputValue()).toBe('MSFT');
     // A link with an account and a date range: the panel shows what is applied.
@@ -756,6 +756,12 @@ describe("a trader's day", () => {
     await page.getByRole('button', { name: 'Filters' }).click();
     expect(await page.getByLabel('Account').inputValue()).toBe(ira.uid);
     expect(await page.getByLabel('Date range').inputValue()).toBe('last90');
+    // A custom range being typed is kept when an account is chosen meanwhile (only Back or a link resets it).
+    await page.getByLabel('Date range').selectOption('Custom');
+    await page.getByLabel('Start Date').fill(lastWeekday);
+    await page.getByLabel('Account').selectOption({ label: 'Schwab Income' });
+    await showing(2, 2).waitFor();
+    expect(await page.getByLabel('Start Date').inputValue()).toBe(lastWeekday);
     await page.getByRole('button', { name: 'Reset' }).click();
     await showing(3, 3).waitFor();
     expect(new URL(page.url()).search).toBe('');
