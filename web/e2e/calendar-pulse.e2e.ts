@@ -357,6 +357,14 @@ describe('pulse', () => {
     await section('Closed trades').locator('tbody tr').first().waitFor();
     expect(await section('Closed trades').locator('tbody tr').count()).toBe(SEEDS.filter((s) => s.ticker === 'AAPL' && s.close && s.close.tcd >= ytdFrom).length);
     expect(await section('Open trades').locator('tbody tr').count()).toBe(SEEDS.filter((s) => s.ticker === 'AAPL' && !s.close && s.tod >= ytdFrom).length);
+    // The donuts' names carry their slices (a canvas says nothing to a screen reader). Income by strategy
+    // counts closed trades (docs/formulas.md, snpc): AAPL's one closed Cash-Secured Put, sold for 200 and
+    // bought back for 50.
+    const closedAapl = SEEDS.filter((s) => s.ticker === 'AAPL' && s.close && s.close.tcd >= ytdFrom);
+    expect(closedAapl).toHaveLength(1);
+    const npc = closedAapl.reduce((a, s) => a + sign(s.ot) * s.pao + sign(s.close!.ct) * s.close!.pac, 0);
+    expect(npc).toBe(150);
+    await page.getByRole('img', { name: `Income by strategy: Cash-Secured Put ${usd(npc)} · 1 trade`, exact: true }).waitFor();
     await page.locator('.pulse-gauges canvas').first().waitFor();
     await page.waitForTimeout(1500);
     await screenshotAt(page, 'pulse', DESKTOP);

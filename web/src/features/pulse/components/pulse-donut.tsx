@@ -15,7 +15,8 @@ export function PulseDonut({ label, slices, center, money = false }: { label: st
   const c = useChartColors();
   return (
     <Chart
-      label={label}
+      // The canvas says nothing to a screen reader: its name carries the slices, as the tooltips do.
+      label={slices.length === 0 ? label : `${label}: ${slices.map((s) => `${s.name} ${s.caption ?? (money ? formatMoney(s.value) : s.value)}`).join('; ')}`}
       height={260}
       empty={slices.length === 0}
       option={{
