@@ -225,6 +225,10 @@ describe('dashboard', () => {
     for (const title of ['Premium Income', 'Income Quadrant', 'Performance Metrics', 'Daily Premium', 'Open / Close Count', 'Income Calendar', 'Income By Month', 'Realized Income', 'Open Trades', 'Ticker Heat Map', 'Trade Flow', 'Key Stats', 'Strategies', 'Disposition', 'Yearly Income']) {
       await page.getByRole('heading', { name: title, exact: true }).waitFor();
     }
+    // The charts' names carry what they draw (a canvas says nothing to a screen reader): the year to
+    // date's cumulative premium, by hand.
+    await page.getByRole('radiogroup', { name: 'Premium Income timeframe' }).getByRole('radio', { name: 'YTD' }).click();
+    await page.getByRole('img', { name: `Cumulative premium, YTD: ${usd(premiumBetween(`${year}-01-01`, today))}`, exact: true }).waitFor();
     // Last year's 510 and this year's income are in the yearly list.
     await page.locator('[data-widget="yearly-income"]').getByText(String(year - 1)).waitFor();
     // A weekday of the strip's week with trades (today or the previous weekday) opens the trades-by-date
