@@ -20,6 +20,12 @@ describe('errors of the API and of what stands in front of it', () => {
     expect(String(e.detail)).toContain('nginx');
     answer(500, 'Internal Server Error', 'text/plain');
     expect(errorMessage(await failure(api.get('/users/current_user', { auth: false })), 'Failed to fetch profile.')).toBe('Failed to fetch profile.');
+    // The API's own 500 says only that something broke: the screen's text says what did not happen.
+    answer(500, JSON.stringify({ message: 'Internal server error.', detail: 'Internal server error.' }), 'application/json');
+    expect(errorMessage(await failure(api.post('/trades/add-trade', {}, { auth: false })), 'Error uploading trade. Please try again.')).toBe('Error uploading trade. Please try again.');
+    // A 503 from the API says why and when to come back: it is shown.
+    answer(503, JSON.stringify({ message: 'The server is busy. Try again in a moment.' }), 'application/json');
+    expect(errorMessage(await failure(api.get('/trades/status/open', { auth: false })), 'Failed to fetch trades.')).toBe('The server is busy. Try again in a moment.');
     // A JSON body without a message is no message either.
     answer(503, JSON.stringify({ statusCode: 503 }), 'application/json');
     expect(errorMessage(await failure(api.get('/metrics/premium-data', { auth: false })), 'Failed to fetch premium data')).toBe('Failed to fetch premium data');

@@ -174,8 +174,12 @@ export const api = {
   delete: <T>(path: string, options: Omit<RequestOptions, 'method' | 'body'> = {}) => apiRequest<T>(path, { ...options, method: 'DELETE' }),
 };
 
-/** The message to show for a failed call: the API's message, else the screen's fallback text. */
+/**
+ * The message to show for a failed call: the API's message, else the screen's fallback text. A 500 says
+ * only that something broke ("Internal server error."): the screen's text says what did not happen.
+ */
 export function errorMessage(error: unknown, fallback: string): string {
+  if (error instanceof ApiError && error.status === 500) return fallback;
   if (error instanceof ApiError && error.status !== 0 && error.fromApi && error.message) return error.message;
   if (error instanceof ApiError && error.status === 0) return error.message;
   return fallback;
