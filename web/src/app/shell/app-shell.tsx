@@ -40,8 +40,23 @@ export function AppShell() {
     return () => document.removeEventListener('keydown', onKey);
   }, [mobileOpen]);
 
+  // A journal that could not load (the browser was offline, or the server unreachable) tries again by
+  // itself once the connection returns; queries that failed do not resume on their own, as paused ones do.
+  const failed = accounts.isError || strategies.isError;
+  const { refetch: refetchAccounts } = accounts;
+  const { refetch: refetchStrategies } = strategies;
+  useEffect(() => {
+    if (!failed) return;
+    const retry = () => {
+      void refetchAccounts();
+      void refetchStrategies();
+    };
+    window.addEventListener('online', retry);
+    return () => window.removeEventListener('online', retry);
+  }, [failed, refetchAccounts, refetchStrategies]);
+
   if (accounts.isPending || strategies.isPending) return <FullScreenSpinner label="Loading your journal" />;
-  if (accounts.isError || strategies.isError) {
+  if (failed) {
     const message = accounts.isError ? errorMessage(accounts.error, 'Failed to fetch account data.') : errorMessage(strategies.error, 'Failed to fetch strategies.');
     return (
       <main className="error-page">
