@@ -38,13 +38,14 @@ const api = (path: string, init: RequestInit = {}, token?: string) =>
   });
 const post = <T>(path: string, body: unknown) => api(path, { method: 'POST', body: JSON.stringify(body) }, trader.accessToken).then((r) => json<T>(r));
 
-async function createTrader(): Promise<Trader> {
+async function createTrader(options: { account?: boolean } = {}): Promise<Trader> {
   const email = `part1.faults.${Date.now()}.${Math.random().toString(36).slice(2, 8)}@example.com`;
   const password = 'Wheel#2024a';
   await json(await api('/users/signup', { method: 'POST', body: JSON.stringify({ name: 'Nia Newuser', email, password, agreed_to_terms: true }) }));
   const link = await server.waitForLink('/users/account-verify', { to: email });
   await json(await api(`/users/verify/${new URL(link).searchParams.get('token')}`));
   const { access_token } = await json<{ access_token: string }>(await api('/users/login', { method: 'POST', body: JSON.stringify({ email, password }) }));
+  if (options.account === false) return { email, password, account: '', accessToken: access_token };
   const account = await json<{ uid: string }>(
     await api('/accounts/add-account', { method: 'POST', body: JSON.stringify({ name: 'Schwab Income', broker: 'schwab', ac_type: 2 }) }, access_token),
   );
@@ -408,5 +409,40 @@ describe('part 1 faults found by a new user (issue 14)', () => {
     // Back online, the waiting refresh goes out by itself.
     await expect.poll(() => asked.length).toBeGreaterThan(0);
     await row('ROLL').first().waitFor();
+  });
+
+  it('a journal that could not load tries again by itself once the connection returns', async () => {
+    const accounts = (u: URL) => u.pathname.startsWith('/api/v1/accounts');
+    await page.route(accounts, (route) => route.abort('internetdisconnected'));
+    await page.goto('/trades/closed');
+    await page.getByRole('heading', { name: 'Could not load your journal' }).waitFor({ timeout: 20_000 });
+    await page.unroute(accounts);
+    // The connection drops and returns (QA: a page loaded offline stayed on this screen once back online).
+    await context.setOffline(true);
+    await page.getByRole('status').filter({ hasText: 'You are offline.' }).waitFor();
+    await context.setOffline(false);
+    await row('ROLL').first().waitFor();
+    expect(await page.getByRole('heading', { name: 'Could not load your journal' }).count()).toBe(0);
+  });
+
+  it('the add-trade page, before any trade account exists, says to add one first and leads there', async () => {
+    const newcomer = await createTrader({ account: false });
+    const ctx = await newContext(browser, server.baseUrl);
+    try {
+      const p = await ctx.newPage();
+      await p.goto('/signin');
+      await p.getByLabel('Email').fill(newcomer.email);
+      await p.getByLabel('Password', { exact: true }).fill(newcomer.password);
+      await p.getByRole('button', { name: 'Sign in' }).click();
+      await p.waitForURL('**/dashboard');
+      await p.goto('/trades/add');
+      await p.getByRole('heading', { name: 'Add a trade account first' }).waitFor();
+      expect(await p.getByLabel('Account').count()).toBe(0);
+      await screenshots(p, 'trades-add-no-account');
+      await p.getByRole('link', { name: 'Go to Accounts' }).click();
+      await p.waitForURL('**/accounts');
+    } finally {
+      await ctx.close();
+    }
   });
 });

@@ -1,7 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { Link } from 'react-router';
 import { statusByCloseAction } from '@oj/contracts/journal-events';
 import { strategyCatalogue, strategyGroup, type Strategy } from '@oj/contracts/strategies';
 import { Alert } from '@/components/ui/alert.tsx';
+import { EmptyState } from '@/components/ui/empty-state.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { Stepper } from '@/components/ui/stepper.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
@@ -209,6 +211,22 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
   const locked = close.values.choice !== 'close';
   // Next stays disabled while the form is invalid, so the form-level message shows as soon as a field's does.
   const showFormError = step === 0 && !message && Object.keys(errors).some((k) => e(k) !== undefined);
+
+  // Every trade belongs to a trade account: without one there is nothing to choose (QA: an empty
+  // Account list, and no word on why; the New Record menu already says so).
+  if (accounts.data && accounts.data.length === 0) {
+    return (
+      <EmptyState
+        title="Add a trade account first"
+        description="Every trade belongs to a trade account. Add one, then record your trades here."
+        action={
+          <Link to="/accounts" className="btn btn-primary btn-md">
+            Go to Accounts
+          </Link>
+        }
+      />
+    );
+  }
 
   return (
     <WizardForm className="trade-wizard" step={step} onSubmit={step === 0 ? next : submit}>
