@@ -1,4 +1,4 @@
-import { useMemo, useState, type ReactNode } from 'react';
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useSearchParams } from 'react-router';
 import { PageHeader } from '@/components/layout/page-header.tsx';
 import { Alert } from '@/components/ui/alert.tsx';
@@ -41,6 +41,11 @@ export function IncomeCalendarRoute({ renderDay, renderSummary }: IncomeCalendar
   const [params, setParams] = useSearchParams();
   const asked = params.get('month');
   const month = asked && MONTH.test(asked) ? asked : monthOf(today);
+  // A month that is not one (?month=2026-13) shows this month, and the address says so.
+  const unreadable = asked !== null && !MONTH.test(asked);
+  useEffect(() => {
+    if (unreadable) setParams({}, { replace: true });
+  }, [unreadable, setParams]);
   const premium = usePremiumData();
   const [openDay, setOpenDay] = useState<{ date: string; view: DayView } | null>(null);
   const [summaryOpen, setSummaryOpen] = useState(false);

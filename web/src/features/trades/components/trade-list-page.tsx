@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { getCoreRowModel, useReactTable, flexRender, type ColumnDef } from '@tanstack/react-table';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
@@ -20,7 +20,7 @@ import { openTradeColumns } from './open-trade-columns.tsx';
 import type { TradeAction, TradeListSlots, TradeTableMeta } from './trade-actions.ts';
 import { TradeDialogHost } from './trade-dialog-host.tsx';
 import { TradeFilterHeader } from './trade-filter-header.tsx';
-import { filterStateOf, filtersOf, paramsOf, type FilterState } from '../utils/filter-state.ts';
+import { filterStateOf, filtersOf, paramsOf, withKnownChoices, type FilterState } from '../utils/filter-state.ts';
 import './trades.css';
 
 export interface TradeListPageProps extends TradeListSlots {
@@ -38,7 +38,15 @@ export function TradeListPage({ kind, title, description, renderTradeShare }: Tr
   const [params, setParams] = useSearchParams();
   const search = params.toString();
   const today = todayInNewYork();
-  const filterState = useMemo(() => filterStateOf(new URLSearchParams(search), today), [search, today]);
+  const accounts = useTradeAccounts();
+  const strategies = useStrategies();
+  const asked = useMemo(() => filterStateOf(new URLSearchParams(search), today), [search, today]);
+  // An account or strategy the trader does not have (a stale or someone else's link) is dropped, not sent,
+  // and the address says what is shown.
+  const filterState = useMemo(() => withKnownChoices(asked, accounts.data, strategies.data), [asked, accounts.data, strategies.data]);
+  useEffect(() => {
+    if (filterState !== asked) setParams(paramsOf(filterState), { replace: true });
+  }, [filterState, asked, setParams]);
   const setFilterState = useCallback((next: FilterState) => setParams(paramsOf(next)), [setParams]);
   const [action, setAction] = useState<TradeAction | null>(null);
   const tableRef = useRef<HTMLDivElement>(null);
@@ -51,8 +59,6 @@ export function TradeListPage({ kind, title, description, renderTradeShare }: Tr
     }, 0);
   }, []);
   const filters = useMemo(() => filtersOf(filterState, today), [filterState, today]);
-  const accounts = useTradeAccounts();
-  const strategies = useStrategies();
   // The stored ItemsPerPage setting keys the list queries, so changing it starts the lists over.
   const list = useTradeList(kind, filters, useItemsPerPage());
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { filterStateOf, filtersOf, initialFilterState, paramsOf, type FilterState } from './filter-state.ts';
+import { filterStateOf, filtersOf, initialFilterState, paramsOf, withKnownChoices, type FilterState } from './filter-state.ts';
 
 const TODAY = '2026-11-27';
 const read = (search: string) => filterStateOf(new URLSearchParams(search), TODAY);
@@ -37,5 +37,17 @@ describe('a list page filter state in the address', () => {
   it('asks the list for the range it names', () => {
     expect(filtersOf(read('range=last10&ticker=qqq'), TODAY)).toEqual({ sd: '2026-11-17', ed: TODAY, ticker: 'QQQ' });
     expect(filtersOf(read('range=custom&sd=2026-01-05&ed=2026-02-27'), TODAY)).toEqual({ sd: '2026-01-05', ed: '2026-02-27' });
+  });
+});
+
+describe('an account or strategy in the address', () => {
+  const state = { ...initialFilterState, au: ACCOUNT, su: STRATEGY };
+  it("is dropped when it is not among the trader's, once the lists are loaded", () => {
+    expect(withKnownChoices(state, [{ uid: 'another' }], [{ uid: STRATEGY }])).toEqual({ ...state, au: '' });
+    expect(withKnownChoices(state, [{ uid: ACCOUNT }], [])).toEqual({ ...state, su: '' });
+  });
+  it('is kept, as the same state, when it is known or the lists are not loaded yet', () => {
+    expect(withKnownChoices(state, [{ uid: ACCOUNT }], [{ uid: STRATEGY }])).toBe(state);
+    expect(withKnownChoices(state, undefined, undefined)).toBe(state);
   });
 });

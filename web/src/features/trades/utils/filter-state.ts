@@ -64,3 +64,15 @@ export function paramsOf(state: FilterState): Record<string, string> {
   if (state.su) p.su = state.su;
   return p;
 }
+
+/**
+ * The state without an account or strategy that is not in the trader's lists (once they are loaded): a
+ * link kept from a deleted account, or someone else's, would show an empty journal with no reason. The
+ * same object when nothing is dropped.
+ */
+export function withKnownChoices(state: FilterState, accounts?: readonly { uid: string }[], strategies?: readonly { uid: string }[]): FilterState {
+  const dropAu = state.au !== '' && accounts !== undefined && !accounts.some((a) => a.uid === state.au);
+  const dropSu = state.su !== '' && strategies !== undefined && !strategies.some((s) => s.uid === state.su);
+  if (!dropAu && !dropSu) return state;
+  return { ...state, ...(dropAu ? { au: '' } : {}), ...(dropSu ? { su: '' } : {}) };
+}
