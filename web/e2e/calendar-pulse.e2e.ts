@@ -217,6 +217,10 @@ describe('income calendar', () => {
     await page.goBack();
     await page.waitForURL((u) => u.searchParams.get('month') === month);
     await page.getByTestId('month-premium').getByText(usd(total), { exact: true }).waitFor();
+    // A month that is not one shows this month, and the address stops naming it.
+    await page.goto('/calendar/income?month=2026-13');
+    await page.waitForURL((u) => u.pathname === '/calendar/income' && u.search === '');
+    await cell(today).waitFor();
   });
 
   it("opens the add-trade form on a day, and the day's trades from its count", async () => {
@@ -259,6 +263,21 @@ describe('income calendar', () => {
     await page.keyboard.press('Escape');
     await screenshotAt(page, 'calendar-income', DESKTOP);
     await screenshotAt(page, 'calendar-income', PHONE);
+    // On a phone the count is a small badge; a thumb a few pixels off it still reaches it (QA: 18 by 16 px).
+    await page.setViewportSize(PHONE);
+    try {
+      await page.goto(`/calendar/income?month=${d1.slice(0, 7)}`);
+      const badge = page.getByRole('button', { name: `Trades on ${longDate(d1)}` });
+      const b = (await badge.boundingBox())!;
+      const reaches = (x: number, y: number) => page.evaluate(([x, y]) => document.elementFromPoint(x!, y!)?.closest('.cal-day-trades') !== null, [x, y]);
+      expect(await reaches(b.x + b.width / 2, b.y - 3), 'above').toBe(true);
+      expect(await reaches(b.x - 2, b.y + b.height / 2), 'left').toBe(true);
+      await page.mouse.click(b.x + b.width / 2, b.y + b.height + 2);
+      await page.getByRole('dialog', { name: /Trades on/ }).waitFor();
+      await page.keyboard.press('Escape');
+    } finally {
+      await page.setViewportSize(DESKTOP);
+    }
   });
 
   it('shows the Trade Summary of the month and downloads it as a PNG of the card at scale 2', async () => {
@@ -433,7 +452,7 @@ describe('pulse', () => {
   });
 
   it('keeps the ticker and timeframe in the address: a reload or a shared link shows the same pulse', async () => {
-    expect(new URL(page.url()).search).toBe('?ticker=TSLA&timeframe=5');
+    await page.waitForURL((u) => u.search === '?ticker=TSLA&timeframe=5');
     await page.reload();
     await page.getByTestId('pulse-premium').getByText(usd(flowOf('TSLA', ytdFrom)), { exact: true }).waitFor();
     expect(await page.getByLabel('Ticker').inputValue()).toBe('TSLA');
@@ -446,7 +465,7 @@ describe('pulse', () => {
     await page.goto('/pulse?ticker=AAPL&timeframe=5');
     await page.getByTestId('pulse-premium').waitFor();
     await page.getByLabel('Ticker').fill('MSFT');
-    expect(new URL(page.url()).search).toBe('');
+    await page.waitForURL((u) => u.pathname === '/pulse' && u.search === '');
   });
 
   it('reads well in the dark theme', async () => {

@@ -276,6 +276,12 @@ describe('getting started', () => {
     const before = await first.locator('.carousel-frame img').getAttribute('src');
     await first.getByRole('button', { name: 'Next picture' }).click();
     expect(await first.locator('.carousel-frame img').getAttribute('src')).not.toBe(before);
+    // The dots are thumb-sized targets (QA: 10 by 10 px), and one picks its picture.
+    const dot = first.getByRole('button', { name: 'Picture 1', exact: true });
+    const box = (await dot.boundingBox())!;
+    expect([box.width, box.height].every((x) => x >= 24), `${box.width} x ${box.height}`).toBe(true);
+    await dot.click();
+    expect(await first.locator('.carousel-frame img').getAttribute('src')).toBe(before);
     await page.getByRole('button', { name: 'More about rolls' }).click();
     await page.getByText('Partial rolls are allowed').waitFor();
     await page.waitForFunction(() => Array.from(document.querySelectorAll<HTMLImageElement>('.carousel-frame img')).every((i) => i.complete && i.naturalWidth > 0), undefined, { timeout: 15_000 }).catch(() => undefined);
