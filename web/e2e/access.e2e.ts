@@ -151,8 +151,21 @@ describe('access journey', () => {
     await dialog.getByLabel('Account Type').selectOption({ label: 'IRA' });
     await dialog.getByLabel('Brokerage').selectOption({ label: 'Fidelity' });
     await dialog.getByLabel('Commission (per contract)').fill('0.5');
-    await dialog.getByRole('button', { name: 'Add Account' }).click();
-    await page.getByRole('article', { name: 'IRA Wheel' }).waitFor();
+    // On a phone the toast goes to the top: it does not lie over the dialog's buttons (QA).
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await dialog.getByRole('button', { name: 'Add Account' }).click();
+      await page.getByRole('article', { name: 'IRA Wheel' }).waitFor();
+      const toast = (await toasts.getByText('Trade Account Added.').boundingBox())!;
+      const footer = [dialog.getByRole('button', { name: 'Add Account', exact: true }), dialog.getByRole('button', { name: 'Close', exact: true }).last()];
+      for (const [i, b] of footer.entries()) {
+        const button = (await b.boundingBox())!;
+        const overlaps = toast.x < button.x + button.width && button.x < toast.x + toast.width && toast.y < button.y + button.height && button.y < toast.y + toast.height;
+        expect(overlaps, `footer button ${i + 1}`).toBe(false);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1366, height: 900 });
+    }
     await dialog.getByRole('button', { name: 'Close', exact: true }).first().click();
     await dialog.waitFor({ state: 'detached' });
 
