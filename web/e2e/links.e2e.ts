@@ -102,6 +102,8 @@ describe('every link of the shell goes to a real page', () => {
 
   it('landing page section links point at sections that exist', async () => {
     await page.goto('/');
+    // The landing page is a lazy route: wait for it, not only for the document.
+    await page.locator('a[href^="#"]').first().waitFor();
     const anchors = await page.locator('a[href^="#"]').evaluateAll((els) => els.map((e) => e.getAttribute('href') ?? ''));
     expect(anchors.length).toBeGreaterThan(0);
     for (const hash of new Set(anchors)) expect(await page.locator(hash).count(), hash).toBe(1);
