@@ -4,6 +4,7 @@ import { addDays, isWeekend } from '@oj/contracts/business-date';
 import { businessToday } from './support/business-day.ts';
 import { SCREENSHOT_DIR, launchBrowser, newContext, screenshots } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
+import { signIn } from './support/trader.ts';
 
 /**
  * Issue 14, "Part 1 faults found by a new user": each fault replayed in Chromium against the real
@@ -430,11 +431,7 @@ describe('part 1 faults found by a new user (issue 14)', () => {
     const ctx = await newContext(browser, server.baseUrl);
     try {
       const p = await ctx.newPage();
-      await p.goto('/signin');
-      await p.getByLabel('Email').fill(newcomer.email);
-      await p.getByLabel('Password', { exact: true }).fill(newcomer.password);
-      await p.getByRole('button', { name: 'Sign in' }).click();
-      await p.waitForURL('**/dashboard');
+      await signIn(p, newcomer);
       await p.goto('/trades/add');
       await p.getByRole('heading', { name: 'Add a trade account first' }).waitFor();
       expect(await p.getByLabel('Account').count()).toBe(0);

@@ -32,7 +32,7 @@ export async function createTrader(server: E2eServer, name: string, displayName:
 }
 
 /** Signs the trader in through the console's form; lands on the dashboard. */
-export async function signIn(page: Page, t: Trader): Promise<void> {
+export async function signIn(page: Page, t: Pick<Trader, 'email' | 'password'>): Promise<void> {
   await page.goto('/signin');
   await page.getByLabel('Email').fill(t.email);
   await page.getByLabel('Password', { exact: true }).fill(t.password);
