@@ -71,8 +71,8 @@ export function SignUpRoute() {
           setMessage({ tone: 'success', text: SIGNUP_SUCCESS_MESSAGE });
         },
         onError: (error) => {
-          const text =
-            error instanceof ApiError && error.status > 0 ? errorMessage(error, 'Failed to create an account.') : error instanceof ApiError ? error.message : 'An unexpected error occurred.';
+          // errorMessage gives a network failure's own text (status 0) as it is.
+          const text = error instanceof ApiError ? errorMessage(error, 'Failed to create an account.') : 'An unexpected error occurred.';
           setMessage({ tone: 'danger', text });
         },
       },

@@ -30,9 +30,9 @@ export interface PulseRouteProps {
 export function PulseRoute({ renderTradeShare }: PulseRouteProps = {}) {
   const [params, setParams] = useSearchParams();
   const [initial] = useState(() => fromAddress(params));
-  const [ticker, setTicker] = useState(initial?.ticker ?? params.get('ticker')?.toUpperCase().trim() ?? '');
-  const [timeframe, setTimeframe] = useState<number | null>(initial?.timeframe ?? null);
-  const [request, setRequest] = useState<{ ticker: string; timeframe: number } | null>(initial);
+  const [ticker, setTicker] = useState(initial.ticker);
+  const [timeframe, setTimeframe] = useState<number | null>(initial.timeframe);
+  const [request, setRequest] = useState<{ ticker: string; timeframe: number } | null>(initial.timeframe === null ? null : { ticker: initial.ticker, timeframe: initial.timeframe });
   const [touched, setTouched] = useState(false);
   const [sharing, setSharing] = useState<TradeListItem | null>(null);
   const pulse = usePulse(request);
@@ -135,12 +135,11 @@ export function PulseRoute({ renderTradeShare }: PulseRouteProps = {}) {
   );
 }
 
-/** A ticker and timeframe read from the address, when both are valid; otherwise nothing is fetched. */
-function fromAddress(params: URLSearchParams): { ticker: string; timeframe: number } | null {
+/** The ticker in the address, and its timeframe when both are valid (then it is fetched at once). */
+function fromAddress(params: URLSearchParams): { ticker: string; timeframe: number | null } {
   const ticker = params.get('ticker')?.toUpperCase().trim() ?? '';
   const timeframe = Number(params.get('timeframe'));
-  if (tickerError(ticker, true) || !TIMEFRAMES.some((t) => t.code === timeframe)) return null;
-  return { ticker, timeframe };
+  return { ticker, timeframe: tickerError(ticker, true) || !TIMEFRAMES.some((t) => t.code === timeframe) ? null : timeframe };
 }
 
 function PulseResults({ ticker, view: v, onShare }: { ticker: string; view: PulseView; onShare: ((t: TradeListItem) => void) | undefined }) {

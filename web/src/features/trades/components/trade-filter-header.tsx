@@ -6,11 +6,8 @@ import { Button } from '@/components/ui/button.tsx';
 import { SelectInput, TextInput } from '@/components/ui/form-field.tsx';
 import { todayInNewYork } from '@/lib/format.ts';
 import { dateRangePresets, type DateRangePreset } from '../utils/date-range.ts';
-import { initialFilterState, paramsOf, type FilterState } from '../utils/filter-state.ts';
+import { initialFilterState, type FilterState } from '../utils/filter-state.ts';
 import { FilterIcon, RefreshIcon, SearchIcon } from './icons.tsx';
-
-/** A filter state as the address writes it: two states that read the same compare equal. */
-const keyOf = (state: FilterState) => new URLSearchParams(paramsOf(state)).toString();
 
 interface Props {
   value: FilterState;
@@ -29,27 +26,18 @@ export function TradeFilterHeader({ value, onChange, onRefresh, refreshing, acco
   const [sd, setSd] = useState(value.customSd);
   const [ed, setEd] = useState(value.customEd);
   const [touched, setTouched] = useState({ sd: false, ed: false });
-  // The applied state can change under the fields (Back, a link): the fields follow it. A change made
-  // here is not one of those, so a custom range being typed survives choosing an account meanwhile.
-  // (The address may change a render after the request for it, so what was asked is remembered.)
-  const [shown, setShown] = useState(() => keyOf(value));
-  const [asked, setAsked] = useState<string | null>(null);
-  const applied = keyOf(value);
-  const apply = (next: FilterState) => {
-    const key = keyOf(next);
-    if (key !== applied) setAsked(key);
-    onChange(next);
-  };
-  if (applied !== shown && applied === asked) {
-    setShown(applied);
-    setAsked(null);
-  } else if (applied !== shown) {
-    setShown(applied);
-    setTickerInput(value.ticker);
-    setPreset(value.preset);
-    setSd(value.customSd);
-    setEd(value.customEd);
-    setTouched({ sd: false, ed: false });
+  // The applied state can change under the fields (Back, Forward, a link). A field follows its own applied
+  // value when that value changes, and only then: a custom range being typed survives choosing an account.
+  const [previous, setPrevious] = useState(value);
+  if (previous !== value) {
+    setPrevious(value);
+    if (value.ticker !== previous.ticker) setTickerInput(value.ticker);
+    if (value.preset !== previous.preset || value.customSd !== previous.customSd || value.customEd !== previous.customEd) {
+      setPreset(value.preset);
+      setSd(value.customSd);
+      setEd(value.customEd);
+      setTouched({ sd: false, ed: false });
+    }
   }
   const panelId = useId();
   const today = todayInNewYork();
@@ -59,22 +47,22 @@ export function TradeFilterHeader({ value, onChange, onRefresh, refreshing, acco
   const applyCustom = () => {
     setTouched({ sd: true, ed: true });
     if (customErrors.sd || customErrors.ed) return;
-    apply({ ...value, preset: 'custom', customSd: sd, customEd: ed });
+    onChange({ ...value, preset: 'custom', customSd: sd, customEd: ed });
   };
   // Refresh reads what the box says now: a search the user cleared (or changed) is not kept.
   const refresh = () => {
     const ticker = tickerInput.trim();
-    if (ticker !== value.ticker) apply({ ...value, ticker });
+    if (ticker !== value.ticker) onChange({ ...value, ticker });
     else onRefresh();
   };
 
   const search = (e: FormEvent) => {
     e.preventDefault();
-    apply({ ...value, ticker: tickerInput.trim() });
+    onChange({ ...value, ticker: tickerInput.trim() });
   };
   const choosePreset = (next: DateRangePreset) => {
     setPreset(next);
-    if (next !== 'custom') apply({ ...value, preset: next });
+    if (next !== 'custom') onChange({ ...value, preset: next });
   };
   const reset = () => {
     setTickerInput('');
@@ -82,7 +70,7 @@ export function TradeFilterHeader({ value, onChange, onRefresh, refreshing, acco
     setSd('');
     setEd('');
     setTouched({ sd: false, ed: false });
-    apply(initialFilterState);
+    onChange(initialFilterState);
   };
 
   return (
@@ -169,7 +157,7 @@ export function TradeFilterHeader({ value, onChange, onRefresh, refreshing, acco
           )}
           <div className="trade-filter-field">
             <label htmlFor={`${panelId}-account`}>Account</label>
-            <SelectInput id={`${panelId}-account`} value={value.au} onChange={(e) => apply({ ...value, au: e.target.value })}>
+            <SelectInput id={`${panelId}-account`} value={value.au} onChange={(e) => onChange({ ...value, au: e.target.value })}>
               <option value="">All accounts</option>
               {accounts.map((a) => (
                 <option key={a.uid} value={a.uid}>
@@ -180,7 +168,7 @@ export function TradeFilterHeader({ value, onChange, onRefresh, refreshing, acco
           </div>
           <div className="trade-filter-field">
             <label htmlFor={`${panelId}-strategy`}>Strategy</label>
-            <SelectInput id={`${panelId}-strategy`} value={value.su} onChange={(e) => apply({ ...value, su: e.target.value })}>
+            <SelectInput id={`${panelId}-strategy`} value={value.su} onChange={(e) => onChange({ ...value, su: e.target.value })}>
               <option value="">All strategies</option>
               {strategies.map((s) => (
                 <option key={s.uid} value={s.uid}>
