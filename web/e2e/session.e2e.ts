@@ -84,6 +84,33 @@ describe('session', () => {
     expect(token?.split('.')).toHaveLength(3);
   });
 
+  it('refreshes a token past its expiry before sending anything: no request is refused on a load after a break', async () => {
+    await page.goto('/accounts');
+    await page.getByRole('button', { name: /Add Trade Account/ }).waitFor();
+    // The stored token as it is after a break: its `exp` a minute ago (the signature no longer matches,
+    // which does not matter: a token sent at all is the fault).
+    const [head, body, signature] = (await storedToken())!.split('.');
+    const claims = JSON.parse(Buffer.from(body!, 'base64url').toString()) as { exp: number };
+    const expired = [head, Buffer.from(JSON.stringify({ ...claims, exp: Math.floor(Date.now() / 1000) - 60 })).toString('base64url'), signature].join('.');
+    await page.evaluate((t) => localStorage.setItem('oj.session.token', t), expired);
+    const refused: string[] = [];
+    const sentWith: string[] = [];
+    page.on('response', (r) => {
+      if (r.status() === 401) refused.push(r.url());
+    });
+    page.on('request', (r) => {
+      if (r.headers().authorization === `Bearer ${expired}`) sentWith.push(r.url());
+    });
+    const refreshed = page.waitForResponse((r) => r.url().endsWith('/api/v1/users/refresh_token'));
+    await page.reload();
+    expect((await refreshed).status()).toBe(200);
+    await page.getByRole('button', { name: /Add Trade Account/ }).waitFor();
+    await page.getByRole('heading', { name: 'Trade Accounts' }).waitFor();
+    expect(refused).toEqual([]);
+    expect(sentWith).toEqual([]);
+    expect(await storedToken()).not.toBe(expired);
+  });
+
   it('shows the renewal screen and locks account changes when the subscription has expired', async () => {
     await sql`update subscriptions set current_period_end = now() - interval '1 day' where user_uid = (select uid from users where email = ${email})`.execute(
       server.runtime.deps.database.db,

@@ -1,5 +1,6 @@
 import { roleName, staffRoles, type RoleName, type SessionUser } from '@oj/contracts/users';
 import { apiRequest, configureApiClient } from '@/lib/api-client.ts';
+import { jwtPayload } from '@/lib/jwt.ts';
 
 export type { SessionUser };
 
@@ -34,17 +35,9 @@ interface TokenClaims {
 
 /** Reads the user claims of a JWT without verifying it (the server verifies; the console only displays). */
 export function decodeTokenClaims(token: string | null): TokenClaims | null {
-  if (!token) return null;
-  const part = token.split('.')[1];
-  if (!part) return null;
-  try {
-    const binary = atob(part.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(part.length / 4) * 4, '='));
-    const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
-    const payload = JSON.parse(new TextDecoder().decode(bytes)) as { user?: TokenClaims } & TokenClaims;
-    return payload.user && typeof payload.user === 'object' ? payload.user : payload;
-  } catch {
-    return null;
-  }
+  const payload = token ? (jwtPayload(token) as ({ user?: TokenClaims } & TokenClaims) | null) : null;
+  if (!payload) return null;
+  return payload.user && typeof payload.user === 'object' ? payload.user : payload;
 }
 
 export function derivePrivilege(token: string | null): Privilege {
