@@ -229,6 +229,27 @@ describe('dashboard', () => {
     // date's cumulative premium, by hand.
     await page.getByRole('radiogroup', { name: 'Premium Income timeframe' }).getByRole('radio', { name: 'YTD' }).click();
     await page.getByRole('img', { name: `Cumulative premium, YTD: ${usd(premiumBetween(`${year}-01-01`, today))}`, exact: true }).waitFor();
+    // The daily bars and the months, by hand: every date a seed was opened or closed on, its premium
+    // cash flow and its counts; the last 10 such dates (all of them here), oldest first.
+    const dayName = (d: string) => new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'short', day: 'numeric' }).format(new Date(`${d}T00:00:00Z`));
+    const activeDates = [...new Set(SEEDS.flatMap((s) => [s.tod, ...(s.close ? [s.close.tcd] : [])]))].sort().slice(-10);
+    expect(activeDates.length).toBeGreaterThanOrEqual(8);
+    const opened = (d: string) => SEEDS.filter((s) => s.tod === d).length;
+    const closed = (d: string) => SEEDS.filter((s) => s.close?.tcd === d).length;
+    await page
+      .getByRole('img', { name: `Daily premium, last 10 active days: ${activeDates.map((d) => `${dayName(d)} ${usd(premiumBetween(d, d))}`).join('; ')}`, exact: true })
+      .waitFor();
+    await page
+      .getByRole('img', { name: `Trades opened and closed, last 10 active days: ${activeDates.map((d) => `${dayName(d)} ${opened(d)} opened, ${closed(d)} closed`).join('; ')}`, exact: true })
+      .waitFor();
+    const months = Array.from({ length: 12 }, (_, i) => {
+      const first = new Date(Date.UTC(year, Number(today.slice(5, 7)) - 1 - (11 - i), 1));
+      const start = first.toISOString().slice(0, 10);
+      const end = new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 0)).toISOString().slice(0, 10);
+      const name = `${new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'short' }).format(first)} '${start.slice(2, 4)}`;
+      return `${name} ${usd(premiumBetween(start, end))}`;
+    });
+    await page.getByRole('img', { name: `Premium by month, last 12 months: ${months.join('; ')}`, exact: true }).waitFor();
     // Last year's 510 and this year's income are in the yearly list.
     await page.locator('[data-widget="yearly-income"]').getByText(String(year - 1)).waitFor();
     // A weekday of the strip's week with trades (today or the previous weekday) opens the trades-by-date
@@ -276,8 +297,8 @@ describe('dashboard', () => {
     // QA saw "Dec '2" under Income By Month at 1280 px: the canvas cut the last month label off.
     const label = (at: Date) => `${new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'short' }).format(at)} '${String(at.getUTCFullYear()).slice(2)}`;
     const thisMonth = label(new Date(`${firstOfMonth}T00:00:00Z`));
-    // The widget's months, newest last (a year and this month), as the chart labels them.
-    const months = new Set(Array.from({ length: 13 }, (_, i) => label(new Date(Date.UTC(year, Number(today.slice(5, 7)) - 1 - i, 1)))));
+    // The widget's months, newest last (this month and the 11 before it), as the chart labels them.
+    const months = new Set(Array.from({ length: 12 }, (_, i) => label(new Date(Date.UTC(year, Number(today.slice(5, 7)) - 1 - i, 1)))));
     await context.addInitScript(recordCanvasTexts);
     for (const size of [{ width: 1280, height: 800 }, PHONE]) {
       await page.setViewportSize(size);

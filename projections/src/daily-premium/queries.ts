@@ -22,6 +22,14 @@ export const premiumWindowStart = (today: string): string => `${Number(today.sli
 
 const firstOfMonth = (d: string) => `${d.slice(0, 7)}-01`;
 const lastOfPreviousMonth = (d: string) => addDays(firstOfMonth(d), -1);
+/**
+ * The first of the month `n` months before `d`'s, by calendar months. (Counting days back, 335 of them,
+ * gave 13 months whenever the month a year ago had 31 days: 7 months of 12.)
+ */
+export const firstOfMonthBefore = (d: string, n: number): string => {
+  const months = Number(d.slice(0, 4)) * 12 + Number(d.slice(5, 7)) - 1 - n;
+  return `${String(Math.floor(months / 12)).padStart(4, '0')}-${String((months % 12) + 1).padStart(2, '0')}-01`;
+};
 /** Monday of the ISO week of `d`. */
 function mondayOf(d: string): string {
   const dow = parseIsoDate(d)!.getUTCDay(); // 0 Sunday
@@ -257,7 +265,7 @@ export async function premiumDataJson(db: Kysely<any>, tables: TradeReadTables, 
   const periods = dashboardPeriods(today);
   const periodValues = sql.join(DASHBOARD_PERIODS.map((k) => sql`(${k}, ${periods[k].from}::date, ${periods[k].to}::date)`));
   const earliest = DASHBOARD_PERIODS.map((k) => periods[k].from).reduce((a, b) => (a < b ? a : b));
-  const monthsFrom = firstOfMonth(addDays(firstOfMonth(today), -335)); // the first of the month 11 months back
+  const monthsFrom = firstOfMonthBefore(today, 11); // this month and the 11 before it
   const thisYear = Number(today.slice(0, 4));
   const sums = sql.join(sumFields.map((f) => sql`coalesce(sum(d.${sql.ref(f)}), 0) as ${sql.ref(f)}`));
 

@@ -164,6 +164,13 @@ describe('GET /metrics/premium-data for the dashboard', () => {
     expect(body.monthly_income.map((m: { month: string }) => m.month)).toEqual([
       '2025-03', '2025-04', '2025-05', '2025-06', '2025-07', '2025-08', '2025-09', '2025-10', '2025-11', '2025-12', '2026-01', '2026-02',
     ]);
+    // Twelve months whatever the month's length (counting 335 days back gave 13 in December, March, ...).
+    const tables = asTables(physicalTables(tradesProjection, tradesProjection.version));
+    for (const [today, first] of [['2026-12-04', '2026-01'], ['2026-03-31', '2025-04'], ['2026-01-01', '2025-02'], ['2024-02-29', '2023-03'], ['2026-11-30', '2025-12']] as const) {
+      const months = premiumDataResponse.parse(JSON.parse(await premiumDataJson(t.db.db, tables, emptyUser, today))).monthly_income.map((m) => m.month);
+      expect(months, today).toHaveLength(12);
+      expect([months[0], months[11]], today).toEqual([first, today.slice(0, 7)]);
+    }
     expect(body.monthly_income[10]).toEqual({ month: '2026-01', np: 2260, npc: 1740, nf: 21, otc: 9, ctc: 8, iw: 8 });
     expect(body.monthly_income[0]).toEqual({ month: '2025-03', np: 0, npc: 0, nf: 0, otc: 0, ctc: 0, iw: 0 });
     expect(body.top_tickers).toEqual([

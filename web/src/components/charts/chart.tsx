@@ -14,6 +14,11 @@ export interface ChartProps {
   emptyText?: string;
   /** Accessible name: a canvas says nothing to a screen reader. */
   label: string;
+  /**
+   * What the chart draws, in reading order ("Nov 20 $250.00"): appended to the name after a colon, so a
+   * screen reader hears the figures, not only the chart's title. Left out of an empty chart's name.
+   */
+  values?: readonly string[];
   onEvents?: Record<string, (params: any) => void>;
   className?: string;
   style?: CSSProperties;
@@ -23,7 +28,7 @@ export interface ChartProps {
  * Every chart of the console: ECharts from the trimmed `echarts/core` build (./echarts.ts), the
  * theme's colours, and the same loading and "No Data" states everywhere (part 2 §8).
  */
-export function Chart({ option, height = 260, loading = false, empty = false, emptyText = 'No Data', label, onEvents, className, style }: ChartProps) {
+export function Chart({ option, height = 260, loading = false, empty = false, emptyText = 'No Data', label, values, onEvents, className, style }: ChartProps) {
   const colors = useChartColors();
   const box: CSSProperties = { height, ...style };
   if (loading) {
@@ -41,7 +46,7 @@ export function Chart({ option, height = 260, loading = false, empty = false, em
     );
   }
   return (
-    <div className={`oj-chart ${className ?? ''}`} style={box} role="img" aria-label={label}>
+    <div className={`oj-chart ${className ?? ''}`} style={box} role="img" aria-label={values?.length ? `${label}: ${values.join('; ')}` : label}>
       <ReactEChartsCore
         echarts={echarts}
         theme={CHART_THEME_NAME}

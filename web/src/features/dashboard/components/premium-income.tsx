@@ -72,7 +72,7 @@ export function PremiumIncome({ data }: { data: DashboardData }) {
           </div>
         </div>
       </div>
-      <Chart label={`Cumulative premium, ${label}: ${formatMoney(total)}`} option={option} height={240} empty={series.every((p) => p.value === 0)} />
+      <Chart label={`Cumulative premium, ${label}`} values={[formatMoney(total)]} option={option} height={240} empty={series.every((p) => p.value === 0)} />
     </Widget>
   );
 }

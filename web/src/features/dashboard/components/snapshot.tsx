@@ -33,7 +33,7 @@ export function DailyPremium({ data }: { data: DashboardData }) {
   };
   return (
     <Widget id="daily-premium" title="Daily Premium" subtitle="Last 10 active days">
-      <Chart label="Daily premium, last 10 active days" option={option} height={200} empty={days.length === 0} />
+      <Chart label="Daily premium, last 10 active days" values={days.map((d) => `${shortDay(d.income_date)} ${formatMoney(d.np)}`)} option={option} height={200} empty={days.length === 0} />
     </Widget>
   );
 }
@@ -56,7 +56,13 @@ export function OpenCloseCount({ data }: { data: DashboardData }) {
   };
   return (
     <Widget id="open-close" title="Open / Close Count" subtitle="Last 10 active days">
-      <Chart label="Trades opened and closed, last 10 active days" option={option} height={200} empty={days.length === 0} />
+      <Chart
+        label="Trades opened and closed, last 10 active days"
+        values={days.map((d) => `${shortDay(d.income_date)} ${d.otc} opened, ${d.ctc} closed`)}
+        option={option}
+        height={200}
+        empty={days.length === 0}
+      />
     </Widget>
   );
 }
@@ -141,7 +147,13 @@ export function IncomeByMonth({ data, onShare }: { data: DashboardData; onShare?
   };
   return (
     <Widget id="income-by-month" title="Income By Month" subtitle="Last 12 months" actions={<ShareButton label="Share Income By Month" onShare={onShare} />}>
-      <Chart label="Premium by month, last 12 months" option={option} height={220} empty={months.every((m) => m.np === 0 && m.otc + m.ctc === 0)} />
+      <Chart
+        label="Premium by month, last 12 months"
+        values={months.map((m) => `${monthLabel(m.month)} ${formatMoney(m.np)}`)}
+        option={option}
+        height={220}
+        empty={months.every((m) => m.np === 0 && m.otc + m.ctc === 0)}
+      />
     </Widget>
   );
 }

@@ -57,7 +57,7 @@ export function TickerHeatMap({ data, onShare }: { data: DashboardData; onShare?
         </>
       }
     >
-      <Chart label={`Ticker heat map, ${SWITCH_LABELS[period]}: ${tickers.map((t) => `${t.ticker} ${t.count} closed, ${formatMoney(t.npc)}`).join('; ')}`} option={option} height={280} empty={tickers.length === 0} />
+      <Chart label={`Ticker heat map, ${SWITCH_LABELS[period]}`} values={tickers.map((t) => `${t.ticker} ${t.count} closed, ${formatMoney(t.npc)}`)} option={option} height={280} empty={tickers.length === 0} />
     </Widget>
   );
 }

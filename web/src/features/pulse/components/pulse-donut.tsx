@@ -16,7 +16,8 @@ export function PulseDonut({ label, slices, center, money = false }: { label: st
   return (
     <Chart
       // The canvas says nothing to a screen reader: its name carries the slices, as the tooltips do.
-      label={slices.length === 0 ? label : `${label}: ${slices.map((s) => `${s.name} ${s.caption ?? (money ? formatMoney(s.value) : s.value)}`).join('; ')}`}
+      label={label}
+      values={slices.map((s) => `${s.name} ${s.caption ?? (money ? formatMoney(s.value) : s.value)}`)}
       height={260}
       empty={slices.length === 0}
       option={{

@@ -34,12 +34,21 @@ export function PremiumByMonthShareModal({ open, onClose, months }: PremiumByMon
           </div>
           <Chart
             label="Premium income by month"
+            values={months.map((m) => `${short(m.month)} ${formatMoney(m.premium)}`)}
             height={230}
             empty={months.length === 0}
             option={{
               ...cardChartBase(c),
               grid: { left: 8, right: categoryAxisEndRoom(labels, 10), top: 16, bottom: 4, containLabel: true },
-              xAxis: { type: 'category', data: labels, axisLine: { lineStyle: { color: c.border } }, axisTick: { show: false }, axisLabel: { color: c.muted, fontSize: 10 } },
+              xAxis: {
+                type: 'category',
+                data: labels,
+                axisLine: { lineStyle: { color: c.border } },
+                axisTick: { show: false },
+                // Every other month counted back from the newest, so the last month is always labelled
+                // (ECharts' own interval counts from the oldest and left it out of twelve).
+                axisLabel: { color: c.muted, fontSize: 10, interval: (i: number) => (labels.length - 1 - i) % 2 === 0 },
+              },
               yAxis: { type: 'value', splitLine: { lineStyle: { color: c.border } }, axisLabel: { color: c.muted, fontSize: 10, formatter: (v: number) => formatMoneyShort(v) } },
               series: [
                 {
