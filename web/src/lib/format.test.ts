@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDate, formatMoneyShort, todayInNewYork } from './format.ts';
+import { formatCompact, formatDate, formatMoneyShort, todayInNewYork } from './format.ts';
 
 describe('format', () => {
   it('abbreviates money with K and M from 1000', () => {
@@ -7,6 +7,16 @@ describe('format', () => {
     expect(formatMoneyShort(1000)).toBe('$1K');
     expect(formatMoneyShort(1250)).toBe('$1.25K');
     expect(formatMoneyShort(-2_500_000)).toBe('-$2.5M');
+  });
+
+  it('keeps the zeros of the whole part (QA: a collateral of $100,000 read "$1K")', () => {
+    const cases: [number, string][] = [
+      [100, '$100.00'], [10_000, '$10K'], [10_500, '$10.5K'], [100_000, '$100K'], [120_000, '$120K'], [200_000, '$200K'], [-300_000, '-$300K'],
+      [1_000_000, '$1M'], [10_000_000, '$10M'], [100_000_000, '$100M'], [1_200_000_000, '$1200M'], [999.999, '$1K'], [999_999, '$1M'], [99_950, '$100K'],
+    ];
+    for (const [value, text] of cases) expect(formatMoneyShort(value), String(value)).toBe(text);
+    const counts: [number, string][] = [[100, '100'], [100_000, '100K'], [2_000_000, '2M'], [1_234, '1.23K'], [-40_000, '-40K']];
+    for (const [value, text] of counts) expect(formatCompact(value), String(value)).toBe(text);
   });
 
   it('computes today in New York, not in the browser zone', () => {

@@ -12,27 +12,36 @@ export function formatMoney(value: number | null | undefined): string {
   return usd.format(value);
 }
 
-/** Big numbers abbreviated from 1000: $999.50, $1.2K, $3.4M (sign kept). */
+/** Big numbers abbreviated from 1000: $999.50, $1.25K, $120K, $3.4M (sign kept). */
 export function formatMoneyShort(value: number | null | undefined): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '—';
-  const abs = Math.abs(value);
   const sign = value < 0 ? '-' : '';
-  if (abs >= 1_000_000) return `${sign}$${trim(abs / 1_000_000)}M`;
-  if (abs >= 1_000) return `${sign}$${trim(abs / 1_000)}K`;
-  return `${sign}$${abs.toFixed(2)}`;
+  const cents = Math.round(Math.abs(value) * 100) / 100;
+  return cents < 1_000 ? `${sign}$${cents.toFixed(2)}` : `${sign}$${abbreviated(cents)}`;
 }
 
-/** 1234 -> 1.2K, 2500000 -> 2.5M. */
+/** 1234 -> 1.23K, 2500000 -> 2.5M. */
 export function formatCompact(value: number): string {
   const abs = Math.abs(value);
   const sign = value < 0 ? '-' : '';
-  if (abs >= 1_000_000) return `${sign}${trim(abs / 1_000_000)}M`;
-  if (abs >= 1_000) return `${sign}${trim(abs / 1_000)}K`;
+  if (abs >= 1_000) return `${sign}${abbreviated(abs)}`;
   return `${sign}${Number.isInteger(abs) ? abs : abs.toFixed(2)}`;
 }
 
-function trim(n: number): string {
-  return n.toFixed(n >= 100 ? 0 : n >= 10 ? 1 : 2).replace(/\.?0+$/, '');
+/**
+ * A number of 1000 or more in K or M (the spec's two units; a billion is 1000M), with three significant
+ * digits at most: 1.25K, 12.5K, 125K. Only zeros after the point are dropped (QA: 100,000 read "$1K"
+ * when the zeros of "100" were stripped), and a K that rounds to 1000 becomes 1M.
+ */
+function abbreviated(abs: number): string {
+  const inK = digits(abs / 1_000);
+  if (abs < 1_000_000 && Number(inK) < 1_000) return `${inK}K`;
+  return `${digits(abs / 1_000_000)}M`;
+}
+
+function digits(n: number): string {
+  const fixed = n.toFixed(n >= 100 ? 0 : n >= 10 ? 1 : 2);
+  return fixed.includes('.') ? fixed.replace(/\.?0+$/, '') : fixed;
 }
 
 export function formatPercent(value: number | null | undefined, digits = 2): string {
