@@ -66,6 +66,7 @@ export const tradeMessages = {
   editStrikeHigher: (n: number) => `Strike must be higher than Strike ${n}`,
   editStrikeSame: (n: number) => `Strike must match Strike ${n}`,
   lockedByAncestry: 'Account, ticker, open date and contract size cannot be changed on a trade that was rolled or split from another.',
+  lockedByPartialClose: 'Account, ticker, open date and contract size cannot be changed on what stayed open after a partial close or roll: they are the closed part\'s too.',
   neverEditable: 'Strategy, transaction and tags cannot be changed.',
   // Split.
   positiveNonZero: 'Must be a positive non-zero number.',
@@ -289,6 +290,21 @@ export interface FieldIssue {
 }
 
 const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+
+/**
+ * Why a trade's account, ticker, open date and contract size are locked, or null when they are not: a
+ * trade split from another (its ancestor) or rolled from another (part 1 §5), and what stayed open after
+ * a partial close or a partial roll. That remainder is one position with its closed part, which is final,
+ * so the two would disagree for good; and the remainder of a rolled trade has no roll-from reference of
+ * its own (QA: its open date moved before the roll it came out of). The decider and the edit form both
+ * read it.
+ */
+export function structureLock(trade: { auid: string | null; rf: string | null; pf: string | null }): 'split' | 'roll' | 'partial' | null {
+  if (trade.auid !== null) return 'split';
+  if (trade.rf !== null) return 'roll';
+  if (trade.pf !== null) return 'partial';
+  return null;
+}
 
 /** Shared date checks of an open date (add and edit wording differ only in the future/expiration text). */
 export function checkOpenDate(value: string | undefined, today: string, form: 'add' | 'edit' = 'add'): string | null {

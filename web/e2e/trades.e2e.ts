@@ -396,6 +396,32 @@ describe("a trader's day", () => {
     await row('AAPL').getByText('1 contract').waitFor();
     await stillSameWindow();
     await screenshots(page, 'trades-closed');
+
+    // What stayed open is one position with the closed contract, which is final: its account, ticker,
+    // open date and contracts are locked in the form and refused by the API (QA: the remainder of a
+    // partial roll took an open date before the roll it came out of).
+    await openList('/trades/open', 'Open Trades');
+    await row('AAPL').getByRole('button', { name: 'Actions for AAPL' }).click();
+    await page.getByRole('menuitem', { name: 'Edit' }).click();
+    const e = dialog('Edit Trade');
+    await e.getByText('This trade is what stayed open after a partial close or roll').waitFor();
+    for (const field of ['Account', 'Ticker', 'Open Date', 'Contracts']) expect(await e.getByLabel(field).isDisabled(), field).toBe(true);
+    expect(await e.getByLabel('Delta').isDisabled()).toBe(false);
+    await e.getByRole('button', { name: 'Close', exact: true }).click();
+    await e.waitFor({ state: 'detached' });
+    const { items } = (await (await fetch(`${server.baseUrl}/api/v1/trades/status/open?page=1&size=100`, { headers: { authorization: `Bearer ${trader.accessToken}` } })).json()) as {
+      items: { uid: string; ticker: string; tod: string; pf: string | null }[];
+    };
+    const remainder = items.find((t) => t.ticker === 'AAPL')!;
+    expect(remainder.pf).not.toBeNull();
+    const earlier = addDays(remainder.tod, -7); // the same weekday a week before
+    const refused = await fetch(`${server.baseUrl}/api/v1/trades/update/${remainder.uid}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${trader.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ trade_open_date: earlier }),
+    });
+    expect(refused.status).toBe(422);
+    expect(JSON.stringify(await refused.json())).toContain("cannot be changed on what stayed open after a partial close or roll: they are the closed part's too.");
   });
 
   async function roll(expiry: string, strike: string, checkMessages: boolean) {

@@ -327,6 +327,26 @@ describe('EditTrade', () => {
     }
     expect(when(rolled, edit({ notes: 'ok', premium_at_open: 1 }, 'N'))).toHaveLength(1);
   });
+  it('they are locked on what stayed open after a partial close or a partial roll too (QA: the remainder of a rolled trade took an open date before its roll)', () => {
+    const partlyClosed = given(...open('T'), ...when(given(...open('T')), close({ ...normalClose, contract_size: 1 })));
+    const partlyRolled = given(...open('T', { ...csp, expiration_date: '2026-03-20' }), {
+      type: 'TradeRolled',
+      data: {
+        tradeId: 'T',
+        close: { closeAction: 'close', closeDate: '2026-02-27', contractsClosed: 1, premiumAtClose: 1, netFeeToClose: 0, closeTransaction: 2 },
+        closedPart: { premiumAtOpen: 100, netFeeToOpen: 1 },
+        remainder: { tradeId: 'R', contractSize: 2, premiumAtOpen: 200, netFeeToOpen: 2 },
+        newTrade: { tradeId: 'N', terms: { ...(open('x')[0] as Extract<JournalEvent, { type: 'TradeOpened' }>).data.terms, openDate: '2026-02-27', expirationDate: '2026-04-17' } },
+      },
+    });
+    for (const remaining of [partlyClosed, partlyRolled]) {
+      expect(remaining.status === 'active' && remaining.view.trades.get('R')).toMatchObject({ status: 1, rolledFrom: null, partialOf: 'T' });
+      for (const changes of [{ ticker: 'MSFT' }, { account_uid: 'acct-2' }, { trade_open_date: '2026-01-30' }, { contract_size: 5 }]) {
+        thenFails(remaining, edit(changes, 'R'), 'invalid', "Account, ticker, open date and contract size cannot be changed on what stayed open after a partial close or roll: they are the closed part's too.");
+      }
+      expect(when(remaining, edit({ notes: 'still mine', net_delta: 0.2 }, 'R'))).toHaveLength(1);
+    }
+  });
   it('closed trades are final', () => {
     const closed = given(...open('T'), ...when(state, close(normalClose)));
     thenFails(closed, edit({ notes: 'x' }), 'conflict', 'Closed trades are final: this trade cannot be edited.');

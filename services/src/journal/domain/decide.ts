@@ -17,6 +17,7 @@ import {
   checkSplitPremiums,
   checkStrikes,
   hasExpired,
+  structureLock,
   tradeMessages as m,
   type AddClosedTradeRequest,
   type ClosingData,
@@ -396,9 +397,11 @@ function decideEdit(c: Extract<JournalCommand, { type: 'EditTrade' }>, state: Li
   // `null` clears the notes.
   set('notes', x.notes === null ? '' : x.notes, trade.notes);
   if (Object.keys(changes).length === 0) return [];
-  if (trade.rolledFrom !== null || trade.ancestorUid !== null) {
+  const lock = structureLock({ auid: trade.ancestorUid, rf: trade.rolledFrom, pf: trade.partialOf });
+  if (lock !== null) {
     const locked = (['accountUid', 'ticker', 'openDate', 'contractSize'] as const).find((k) => k in changes);
-    if (locked) throw invalid([{ field: { accountUid: 'account_uid', ticker: 'ticker', openDate: 'trade_open_date', contractSize: 'contract_size' }[locked], message: m.lockedByAncestry }]);
+    const message = lock === 'partial' ? m.lockedByPartialClose : m.lockedByAncestry;
+    if (locked) throw invalid([{ field: { accountUid: 'account_uid', ticker: 'ticker', openDate: 'trade_open_date', contractSize: 'contract_size' }[locked], message }]);
   }
   const issues: FieldIssue[] = [];
   const push = (field: string, message: string | null) => {

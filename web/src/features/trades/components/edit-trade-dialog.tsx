@@ -8,7 +8,7 @@ import { Stepper } from '@/components/ui/stepper.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
 import { formatDate, formatMoney, todayInNewYork } from '@/lib/format.ts';
 import { useTradeAccounts } from '../api/get-trade-accounts.ts';
-import type { UpdateTradeRequest } from '@oj/contracts/trades';
+import { structureLock, type UpdateTradeRequest } from '@oj/contracts/trades';
 import { useUpdateTrade } from '../api/update-trade.ts';
 import { PREMIUM_HINT_BELOW, parseNum, premiumHint, validateEdit, type EditValues } from '../utils/trade-rules.ts';
 import { formatStrikes, openActionLabel, transactionLabel } from '../utils/trade-labels.ts';
@@ -71,8 +71,10 @@ export function EditTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
   const valid = Object.keys(errors).length === 0;
   const changes = changesOf(trade, v, usesCostBasis);
   const changed = Object.keys(changes).length > 0;
-  // Trades derived from a split or a roll keep their lineage's account, ticker, open date and size.
-  const structural = trade.auid === null && trade.rf === null;
+  // Trades derived from a split or a roll, and what stayed open after a partial close or roll, keep their
+  // lineage's account, ticker, open date and size (the decider refuses them too).
+  const lock = structureLock(trade);
+  const structural = lock === null;
   const e = (k: string) => form.shown(errors, k);
   const premium = parseNum(v.premium);
   const accountName = (uid: string) => accounts.data?.find((a) => a.uid === uid)?.name ?? '—';
@@ -169,7 +171,11 @@ export function EditTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
               <ReadOnlyField label="Tags" value={trade.tags.length ? trade.tags.join(', ') : '—'} />
               <NotesField value={v.notes} onValue={(x) => form.set('notes', x)} error={e('notes')} />
               {!structural && (
-                <p className="muted form-grid-wide">This trade comes from a {trade.auid ? 'split' : 'roll'}: its account, ticker, open date and contracts stay as they are.</p>
+                <p className="muted form-grid-wide">
+                  {lock === 'partial'
+                    ? 'This trade is what stayed open after a partial close or roll: its account, ticker, open date and contracts stay those of the part that closed.'
+                    : `This trade comes from a ${lock}: its account, ticker, open date and contracts stay as they are.`}
+                </p>
               )}
             </div>
           ) : (
