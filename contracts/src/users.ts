@@ -501,5 +501,10 @@ export type ProfileChange = z.infer<typeof profileChange>;
 export const consoleConfig = z.object({
   /** URL template of ticker logos with `{ticker}` (e.g. https://logos.example/{ticker}.png); null: initials only. */
   ticker_logo_url: z.string().nullable(),
+  /**
+   * 'stripe': the 30-day trial and the paid plan apply; 'self-hosted' (no Stripe key): every user has
+   * Premium without end and nothing is charged, so the sign-up and landing pages offer no trial.
+   */
+  billing: z.enum(['stripe', 'self-hosted']),
 });
 export type ConsoleConfig = z.infer<typeof consoleConfig>;

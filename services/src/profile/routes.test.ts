@@ -282,10 +282,11 @@ describe('POST /users/contact-us', () => {
 describe('console configuration', () => {
   it('has no logo URL unless the operator sets one', async () => {
     const r = await t.app.inject({ method: 'GET', url: api('/console-config') });
-    expect(r.json()).toEqual({ ticker_logo_url: null });
-    const withLogos = await createTestApp({ label: 'profile_cfg', pglite: true, env: { TICKER_LOGO_URL: 'https://logos.example.com/{ticker}.png' } });
+    expect(r.json()).toEqual({ ticker_logo_url: null, billing: 'stripe' });
+    // Without a Stripe key the installation is self-hosted: the console offers no trial.
+    const withLogos = await createTestApp({ label: 'profile_cfg', pglite: true, env: { TICKER_LOGO_URL: 'https://logos.example.com/{ticker}.png', STRIPE_SECRET_KEY: '' } });
     try {
-      expect((await withLogos.app.inject({ method: 'GET', url: api('/console-config') })).json()).toEqual({ ticker_logo_url: 'https://logos.example.com/{ticker}.png' });
+      expect((await withLogos.app.inject({ method: 'GET', url: api('/console-config') })).json()).toEqual({ ticker_logo_url: 'https://logos.example.com/{ticker}.png', billing: 'self-hosted' });
       // Without SUPPORT_EMAIL a message is stored and not mailed.
       const s = await signInAs(withLogos);
       await withLogos.app.inject({ method: 'POST', url: api('/users/contact-us'), headers: { authorization: s.authorization }, payload: { subject: 'a', message: 'b' } });

@@ -61,7 +61,7 @@ export const profileRoutes: FastifyPluginAsyncZod = async (app) => {
   // Public: the console needs it before sign-in screens draw trade rows, and it holds no secret.
   app.get('/console-config', { schema: { tags: ['platform'], response: { 200: consoleConfig } } }, async (_request, reply) => {
     reply.header('cache-control', 'public, max-age=300');
-    return { ticker_logo_url: config.TICKER_LOGO_URL ?? null };
+    return { ticker_logo_url: config.TICKER_LOGO_URL ?? null, billing: config.mode.billing };
   });
 
   const staff = { onRequest: app.requireRole(...supportStaff) };

@@ -17,12 +17,14 @@ import { LegalDialog } from '@/components/legal/legal-dialog.tsx';
 import { useSignUp } from '../api/sign-up.ts';
 import { AuthLayout } from '../components/auth-layout.tsx';
 import { RequirementList } from '../components/requirement-list.tsx';
+import { useBilling } from '@/lib/console-config.ts';
 
 const empty = { name: '', email: '', password: '', confirmPassword: '', termsAccepted: false };
 const untouched = { name: false, email: false, password: false, confirmPassword: false, terms: false };
 type Message = { tone: 'success' | 'danger'; text: string } | null;
 
 export function SignUpRoute() {
+  const billing = useBilling();
   const [values, setValues] = useState(empty);
   const [touched, setTouched] = useState(untouched);
   const [message, setMessage] = useState<Message>(null);
@@ -82,7 +84,7 @@ export function SignUpRoute() {
   return (
     <AuthLayout
       title="Create an account"
-      subtitle="Start your 30-day free trial. No card needed."
+      subtitle={billing ? 'Start your 30-day free trial. No card needed.' : 'Every feature, free on this installation. No card needed.'}
       footer={
         <>
           <Link to="/">Homepage</Link>

@@ -4,6 +4,7 @@ import { Logo } from '@/components/logo.tsx';
 import { Icon, type IconName } from '@/components/ui/icons.tsx';
 import { LegalDialog } from '@/components/legal/legal-dialog.tsx';
 import { useSession } from '@/features/auth/hooks/use-session.ts';
+import { useBilling } from '@/lib/console-config.ts';
 
 const features: { icon: IconName; title: string; text: string }[] = [
   { icon: 'layers', title: 'Every strategy, every leg', text: 'Cash-secured puts, covered calls, spreads, straddles, strangles, iron condors and butterflies, with one, two or four legs.' },
@@ -32,6 +33,8 @@ export function LandingRoute() {
   const [legal, setLegal] = useState<'terms' | 'privacy' | null>(null);
   const [menuOpen, setMenuOpen] = useState(false);
   const signedIn = session.isSignedIn && session.isVerified;
+  // A self-hosted installation (no billing) has no trial and no price to offer.
+  const billing = useBilling();
 
   useEffect(() => {
     if (!hash) return;
@@ -83,13 +86,15 @@ export function LandingRoute() {
               </p>
               <div className="landing-cta">
                 <Link to={signedIn ? '/dashboard' : '/signup'} className="btn btn-primary btn-lg">
-                  {signedIn ? 'Go to dashboard' : 'Start your 30-day free trial'}
+                  {signedIn ? 'Go to dashboard' : billing ? 'Start your 30-day free trial' : 'Create your journal'}
                 </Link>
                 <a href="#features" className="btn btn-secondary btn-lg">
                   See features
                 </a>
               </div>
-              <p className="landing-fine">No card needed for the trial. For adults 18 or older. Record-keeping and education only, not financial advice.</p>
+              <p className="landing-fine">
+                {billing ? 'No card needed for the trial.' : 'Free on this installation, no card needed.'} For adults 18 or older. Record-keeping and education only, not financial advice.
+              </p>
             </div>
             <div className="landing-hero-art" aria-hidden="true">
               <div className="hero-card">
@@ -135,15 +140,26 @@ export function LandingRoute() {
         <section className="landing-section landing-section-alt" id="pricing">
           <div className="landing-container">
             <h2 className="landing-h2">Pricing</h2>
-            <p className="landing-section-lead">One all-inclusive plan. Try it free for 30 days.</p>
+            <p className="landing-section-lead">{billing ? 'One all-inclusive plan. Try it free for 30 days.' : 'One all-inclusive plan, free on this installation.'}</p>
             <div className="price-card">
               <div className="price-card-head">
                 <h3>Premium</h3>
-                <div className="price">
-                  <span className="price-amount">4.99</span>
-                  <span className="price-unit">USD / month</span>
-                </div>
-                <p className="muted">30-day free trial, no card needed. Cancel any time.</p>
+                {billing ? (
+                  <>
+                    <div className="price">
+                      <span className="price-amount">4.99</span>
+                      <span className="price-unit">USD / month</span>
+                    </div>
+                    <p className="muted">30-day free trial, no card needed. Cancel any time.</p>
+                  </>
+                ) : (
+                  <>
+                    <div className="price">
+                      <span className="price-amount">Free</span>
+                    </div>
+                    <p className="muted">This installation is self-hosted and has no billing: every user has Premium without end.</p>
+                  </>
+                )}
               </div>
               <ul className="price-features">
                 {planFeatures.map((p) => (

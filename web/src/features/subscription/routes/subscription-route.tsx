@@ -107,7 +107,7 @@ export function SubscriptionRoute() {
             onRenew={() => setPayment('update')}
           />
           {sub && <HistoryCard subscription={sub} privilege={session.privilege} />}
-          <PlanCard />
+          <PlanCard billing={sub?.mode !== 'self-hosted'} />
         </div>
       </LoadingOverlay>
       <PaymentDialog open={payment !== null} purpose={payment ?? 'subscribe'} publishableKey={sub?.publishable_key ?? null} priceId={sub?.price_id ?? null} inTrial={status.kind === 'trial'} onClose={() => setPayment(null)} />

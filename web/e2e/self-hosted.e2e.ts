@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { DESKTOP, launchBrowser, newContext, screenshotAt } from './support/browser.ts';
+import { startServer, type E2eServer } from './support/server.ts';
+import { createTrader, signIn, type Trader } from './support/trader.ts';
+
+/**
+ * A self-hosted installation (no STRIPE_SECRET_KEY, as `npm start` runs by default) in Chromium: every
+ * user has Premium without end and nothing is charged, so no screen offers a trial, a price or an invoice
+ * (QA: the Subscription page showed a "PAID" $4.99 invoice to a user who never paid, and the sign-up page
+ * a 30-day trial that does not exist here).
+ */
+let server: E2eServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let trader: Trader;
+
+beforeAll(async () => {
+  server = await startServer({ env: { STRIPE_SECRET_KEY: '' } });
+  trader = await createTrader(server, 'sol.selfhosted', 'Sol Selfhosted');
+  browser = await launchBrowser();
+  context = await newContext(browser, server.baseUrl);
+  page = await context.newPage();
+});
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await server?.close();
+});
+
+describe('a self-hosted installation', () => {
+  it('offers no trial and no price before sign-in', async () => {
+    await page.goto('/');
+    await page.getByRole('link', { name: 'Create your journal' }).first().waitFor();
+    await page.getByText('One all-inclusive plan, free on this installation.').waitFor();
+    expect(await page.getByText(/30-day|4\.99/).count()).toBe(0);
+    await page.goto('/signup');
+    await page.getByText('Every feature, free on this installation. No card needed.').waitFor();
+    expect(await page.getByText(/trial/i).count()).toBe(0);
+  });
+
+  it('shows Premium without end, no invoice and a free plan on the Subscription page', async () => {
+    await signIn(page, trader);
+    await page.goto('/subscription');
+    await page.getByText('Premium without end', { exact: true }).first().waitFor();
+    const history = page.getByRole('region', { name: 'Subscription History' });
+    await history.getByText('No invoices: this installation has no billing').waitFor();
+    expect(await history.getByText(/PAID|AUTO|\$4\.99/).count()).toBe(0);
+    const plan = page.getByRole('region', { name: 'Premium Plan' });
+    await plan.getByText('Free', { exact: true }).waitFor();
+    expect(await plan.getByText(/\$4\.99|30-day/).count()).toBe(0);
+    await screenshotAt(page, 'subscription-self-hosted', DESKTOP);
+  });
+});
