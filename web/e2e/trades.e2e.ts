@@ -874,6 +874,29 @@ describe("a trader's day", () => {
     await d.getByRole('button', { name: 'Close', exact: true }).click();
     await d.waitFor({ state: 'detached' });
 
+    // On a narrow laptop screen the row scrolls sideways in the table's box; its menu button stays at
+    // the box's right edge, in view and on top (QA: a long account name pushed it out at 1366 px).
+    await page.setViewportSize({ width: 1024, height: 768 });
+    try {
+      const wrap = page.locator('.trade-table-wrap');
+      expect(await wrap.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+      const button = last.getByRole('button', { name: `Actions for ${ticker}` });
+      const seen = await button.evaluate((el) => {
+        // The page scrolled to the row, the table at its left edge (not scrolled to the button).
+        const wrapEl = el.closest('.trade-table-wrap')!;
+        wrapEl.scrollLeft = 0;
+        window.scrollBy(0, el.getBoundingClientRect().top - window.innerHeight / 2);
+        const r = el.getBoundingClientRect();
+        const box = wrapEl.getBoundingClientRect();
+        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        return { inBox: r.left >= box.left && r.right <= box.right, onTop: hit !== null && el.contains(hit) };
+      });
+      expect(seen).toEqual({ inBox: true, onTop: true });
+      await screenshotAt(page, 'trade-list-narrow-laptop', { width: 1024, height: 768 }, { fullPage: false });
+    } finally {
+      await page.setViewportSize(DESKTOP);
+    }
+
     // On a phone (each trade a card) the menu of the last card opens inside the window as well, and the
     // page does not scroll sideways with it open (screenshotAt checks).
     await page.setViewportSize(PHONE);
