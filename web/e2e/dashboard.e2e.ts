@@ -9,9 +9,11 @@ import { createTrader, json, signIn, type Trader } from './support/trader.ts';
 
 /**
  * The dashboard in Chromium against the real product (issue 12). A journal is seeded through the API on
- * dates around today (this week, last week, last month, last year); the Income Quadrant and the Win Rate
- * gauge on screen are checked against figures worked out here from the seeded trades, never read back
- * from the API. An empty journal renders too. Screenshots at 1366x900 and 390x844.
+ * dates around today (this week, last week, the week before, last month, about 45 days back, last year,
+ * the year before); the Income Quadrant, the Win Rate gauge, the charts' figures, Key Stats, Strategies,
+ * Disposition, Yearly Income, Realized Income, Open Trades, the Ticker Heat Map and the Trade Flow on
+ * screen are checked against figures worked out here from the seeded trades, never read back from the
+ * API. An empty journal renders too. Screenshots at 1366x900 and 390x844.
  */
 const PHONE = { width: 390, height: 844 } as const;
 
@@ -50,7 +52,67 @@ const expiry = (() => {
 })();
 
 const FEE = SEED_FEE;
-const SEEDS: Seed[] = [
+/**
+ * A seeded trade with what the dashboard's side widgets need beyond `Seed`: an in-the-money or expiry
+ * outcome (`status` 4 assigned, 5 called away, 6 expired worthless: closed at premium 0 and fee 0), its
+ * strike and cost basis (a covered call's capital gain) and its expiration date (a close on it is a
+ * "Closed", before it an "Early Exit"). The outcomes' `close` carries premium 0 (its `ct` is then moot).
+ */
+interface Trade extends Seed {
+  status?: 2 | 4 | 5 | 6;
+  strike?: number;
+  costBasis?: number;
+  ed?: string;
+}
+/** Whether `d` is an ISO date of the year `y`. */
+const inYear = (d: string, y: number) => d.startsWith(`${y}-`);
+const weekdayOnOrAfter = (d: string) => {
+  let x = d;
+  while (isWeekend(x)) x = addDays(x, 1);
+  return x;
+};
+/** The same calendar day `n` years earlier (29 February falls back to 28 February). */
+const yearsBefore = (d: string, n: number) => {
+  const y = Number(d.slice(0, 4)) - n;
+  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  return d.slice(5) === '02-29' && !leap ? `${y}-02-28` : `${y}${d.slice(4)}`;
+};
+// More variety for the side column, Realized Income, Open Trades, the heat map and Trade Flow, on dates the
+// other tests' sanity checks leave alone (not today, not last week, not last year unless said):
+// x0..x1 the week before last week (Monday to Friday, 10 to 20 days back: inside M), when it is this year;
+// x5 about 45 days back (this year, outside M); e6 about a year back (last year, inside Y); z about two years
+// back (the year before last, inside the two-year back-dating limit).
+const x0 = addDays(lastMonday, -7);
+const x1 = addDays(lastMonday, -3);
+const x5 = weekdayOnOrBefore(addDays(today, -45));
+const x5c = weekdayOnOrAfter(addDays(x5, 3));
+const e6 = weekdayOnOrAfter(addDays(yearsBefore(today, 1), 8));
+const e6c = weekdayOnOrAfter(addDays(e6, 2));
+const z = weekdayOnOrAfter(addDays(yearsBefore(today, 2), 7));
+const zc = weekdayOnOrAfter(addDays(z, 2));
+const soon = weekdayOnOrAfter(addDays(today, 2)); // within 7 days of today
+const WEEK_BEFORE_LAST: Trade[] = inYear(x0, year)
+  ? [
+      // Called away: npc +150 (no close premium), capital gain (60 - 55) x 100 = 500.
+      { ticker: 'PEP', strategy: 'covered-call', ot: 1, tod: x0, pao: 150, close: { tcd: x1, pac: 0, ct: 1 }, status: 5, strike: 60, costBasis: 55, ed: x1 },
+      // Expired worthless on its expiration date (the Wednesday): npc +220.
+      { ticker: 'AMD', strategy: 'cash-secured-put', ot: 1, tod: x0, pao: 220, close: { tcd: addDays(x0, 2), pac: 0, ct: 1 }, status: 6, ed: addDays(x0, 2) },
+      // A long put bought for 200 and sold for 80 on its expiration date ("Closed", not early): npc -120, a loss.
+      { ticker: 'SPY', strategy: 'long-put', ot: 2, tod: addDays(x0, 1), pao: 200, close: { tcd: x1, pac: 80, ct: 1 }, status: 2, ed: x1 },
+      // Still open, bought for 150, expiring within a week.
+      { ticker: 'AMZN', strategy: 'long-put', ot: 2, tod: x1, pao: 150, ed: soon },
+    ]
+  : [];
+const EXTRA: Trade[] = [
+  ...WEEK_BEFORE_LAST,
+  // Assigned (a naked put): npc +90, capital gain 0.
+  ...(inYear(x5, year) ? [{ ticker: 'XOM', strategy: 'naked-put', ot: 1, tod: x5, pao: 90, close: { tcd: x5c, pac: 0, ct: 1 }, status: 4, ed: x5c } satisfies Trade] : []),
+  // Last year, inside Y: a naked call sold for 300, bought back for 50: npc +250.
+  ...(inYear(e6c, year - 1) ? [{ ticker: 'MSFT', strategy: 'naked-call', ot: 1, tod: e6, pao: 300, close: { tcd: e6c, pac: 50, ct: 2 }, ed: weekdayOnOrAfter(addDays(e6c, 7)) } satisfies Trade] : []),
+  // The year before last: a put sold for 350, bought back for 70: npc +280.
+  ...(inYear(zc, year - 2) ? [{ ticker: 'GLD', strategy: 'cash-secured-put', ot: 1, tod: z, pao: 350, close: { tcd: zc, pac: 70, ct: 2 }, ed: weekdayOnOrAfter(addDays(zc, 7)) } satisfies Trade] : []),
+];
+const BASE: Seed[] = [
   { ticker: 'SPY', strategy: 'cash-secured-put', ot: 1, tod: w1, pao: 250, close: { tcd: w3, pac: 50, ct: 2 } },
   { ticker: 'AAPL', strategy: 'cash-secured-put', ot: 1, tod: w2, pao: 400 },
   { ticker: 'TSLA', strategy: 'long-call', ot: 2, tod: w2, pao: 300, close: { tcd: w3, pac: 240, ct: 1 } },
@@ -59,6 +121,7 @@ const SEEDS: Seed[] = [
   { ticker: 'NVDA', strategy: 'cash-secured-put', ot: 1, tod: m1, pao: 500, close: { tcd: m2, pac: 100, ct: 2 } },
   { ticker: 'MSFT', strategy: 'cash-secured-put', ot: 1, tod: y1, pao: 600, close: { tcd: y2, pac: 90, ct: 2 } },
 ];
+const SEEDS: Trade[] = [...BASE, ...EXTRA];
 
 const sign = (t: 1 | 2) => (t === 1 ? 1 : -1);
 /** The premium cash flow of a date range (inclusive), by hand: + credit / - debit at open and at close. */
@@ -76,6 +139,79 @@ const change = (cur: number, prev: number) => (prev === 0 ? (cur === 0 ? 0 : nul
 /** A closed trade expired a week after its close; an open one a month ahead. */
 const expiryOf = (s: Seed) => ({ expiry: s.close ? weekdayOnOrBefore(addDays(s.close.tcd, 7)) : expiry });
 const seed = (server: E2eServer, t: Trader, s: Seed) => seedTrade(server, t, s, expiryOf(s));
+
+/** A trade's expiration date: its own, or `expiryOf`'s. */
+const edOf = (s: Trade) => s.ed ?? expiryOf(s).expiry;
+
+/**
+ * Adds one of the EXTRA trades through the API as the trader would: add-trade, or add-closed-trade with
+ * its status (an outcome sends no close premium or fee: the form fixes them at 0).
+ */
+async function seedExtra(server: E2eServer, t: Trader, s: Trade): Promise<void> {
+  const outcome = s.status !== undefined && s.status !== 2;
+  const trade_data = {
+    ticker: s.ticker,
+    account_uid: t.account,
+    strategy_uid: s.strategy,
+    strike_prices: [s.strike ?? 100],
+    trade_open_date: s.tod,
+    expiration_date: edOf(s),
+    contract_size: 1,
+    premium_at_open: s.pao,
+    net_fee_to_open: FEE,
+    open_transaction: s.ot,
+    net_delta: 0.2,
+    stock_price_at_open: 105,
+    cost_basis: s.costBasis ?? null,
+    notes: '',
+    ...(s.close ? { trade_close_date: s.close.tcd, status: s.status ?? 2, ...(outcome ? {} : { premium_at_close: s.close.pac, net_fee_to_close: FEE, close_transaction: s.close.ct }) } : {}),
+  };
+  const res = await fetch(`${server.baseUrl}/api/v1/trades/${s.close ? 'add-closed-trade' : 'add-trade'}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${t.token}` },
+    body: JSON.stringify({ trade_data, tag_data: [] }),
+  });
+  expect(res.status, await res.clone().text()).toBe(201);
+}
+
+// --- The side column's and the snapshot's figures, by hand (docs/formulas.md) --------------------------------
+
+const r2 = (x: number) => Math.round(x * 100) / 100;
+const sumOf = <T>(xs: readonly T[], f: (x: T) => number) => xs.reduce((a, x) => a + f(x), 0);
+/** npc = sign(ot) x premium at open + sign(ct) x premium at close (an outcome closes at 0). */
+const npcOf = (s: Trade) => sign(s.ot) * s.pao + (s.close ? sign(s.close.ct) * s.close.pac : 0);
+/** The fee to close: SEED_FEE on a normal close, 0 on an outcome (expired, assigned, called away). */
+const closeFeeOf = (s: Trade) => (s.close && (s.status ?? 2) === 2 ? FEE : 0);
+/** Net P/L = npc - net fee (fee to open + fee to close); a win when it is > 0. */
+const netOf = (s: Trade) => npcOf(s) - FEE - closeFeeOf(s);
+/** Capital gain: called away (strike - cost basis) x 100 x 1 contract; 0 otherwise (assigned single put included). */
+const cgOf = (s: Trade) => (s.status === 5 ? (s.strike! - s.costBasis!) * 100 : 0);
+/** Days held = close date - open date, calendar days. */
+const daysHeld = (s: Trade) => Math.round((Date.parse(`${s.close!.tcd}T00:00:00Z`) - Date.parse(`${s.tod}T00:00:00Z`)) / 86_400_000);
+/** Disposition: status 2 before the expiration date Early Exit, on it Closed; 4 Assigned; 5 Called Away; 6 Expired. */
+const dispositionOf = (s: Trade) => ({ 4: 'Assigned', 5: 'Called Away', 6: 'Expired' })[s.status as 4 | 5 | 6] ?? (s.close!.tcd < edOf(s) ? 'Early Exit' : 'Closed');
+const STRATEGY_NAMES: Record<string, string> = {
+  'cash-secured-put': 'Cash-Secured Put',
+  'covered-call': 'Covered Call',
+  'long-call': 'Long Call',
+  'long-put': 'Long Put',
+  'naked-call': 'Naked Call',
+  'naked-put': 'Naked Put',
+};
+const openedIn = (from: string, to: string) => SEEDS.filter((s) => s.tod >= from && s.tod <= to);
+const closedIn = (from: string, to: string) => SEEDS.filter((s) => s.close && s.close.tcd >= from && s.close.tcd <= to);
+/** Counts per key, most first, then by key: the share bars' and the heat map's order. */
+function countBy<T>(xs: readonly T[], key: (x: T) => string): [string, T[]][] {
+  const m = new Map<string, T[]>();
+  for (const x of xs) m.set(key(x), [...(m.get(key(x)) ?? []), x]);
+  return [...m].sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1));
+}
+/** The M / YTD / Y switch (part 2 §9 and the Quick Guide): the last 30 days, from 1 January, the last 12 months; each to today. */
+const SWITCHES = [
+  { key: 'm', radio: 'M', label: 'Last 30 days', from: addDays(today, -29) },
+  { key: 'ytd', radio: 'YTD', label: 'Year to date', from: `${year}-01-01` },
+  { key: 'y', radio: 'Y', label: 'Last 12 months', from: addDays(yearsBefore(today, 1), 1) },
+] as const;
 
 // --- Chart labels on the canvas ---------------------------------------------------------------------------
 
@@ -151,7 +287,14 @@ beforeAll(async () => {
   server = await startServer();
   trader = await createTrader(server, 'dana.dashboard', 'Dana Dashboard');
   empty = await createTrader(server, 'erin.empty', 'Dana Dashboard');
-  await seedJournal(server, trader, SEEDS, expiryOf);
+  await seedJournal(server, trader, BASE, expiryOf);
+  for (const s of EXTRA) await seedExtra(server, trader, s);
+  for (let i = 0; ; i++) {
+    const body = await json<{ lifetime: { opened: number } }>(await fetch(`${server.baseUrl}/api/v1/metrics/premium-data`, { headers: { authorization: `Bearer ${trader.token}` } }));
+    if (body.lifetime.opened === SEEDS.length) break;
+    if (i > 300) throw new Error('the daily records never caught up with the extra trades');
+    await new Promise((r) => setTimeout(r, 200));
+  }
   browser = await launchBrowser();
   context = await newContext(browser, server.baseUrl);
   page = await context.newPage();
@@ -171,6 +314,9 @@ afterAll(async () => {
 const usd = (v: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(v);
 const changeText = (c: number | null) => (c === null ? '—' : `${c > 0 ? '▲ +' : c < 0 ? '▼ ' : '• '}${c.toFixed(2)}%`);
 const text = async (testId: string) => ((await page.getByTestId(testId).textContent()) ?? '').replace(/\s+/g, ' ').trim();
+/** Each matched element's child elements' texts (whitespace collapsed) joined with " | ": a row as it reads. */
+const rowsOf = (selector: string) =>
+  page.locator(selector).evaluateAll((els) => els.map((e) => Array.from(e.children).map((c) => (c.textContent ?? '').replace(/\s+/g, ' ').trim()).join(' | ')));
 
 describe('dashboard', () => {
   it('shows the Income Quadrant computed from the seeded trades', async () => {
@@ -185,10 +331,11 @@ describe('dashboard', () => {
       year: [premiumBetween(`${year}-01-01`, today), premiumBetween(`${year - 1}-01-01`, `${year - 1}-12-31`)],
     } as const;
     // Sanity of the hand arithmetic on a weekday: today QQQ bought back -30 and IWM sold +120 = 90; last
-    // week SPY +250 -50, AAPL +400, TSLA -300 +240 = 540; last year MSFT +600 -90 = 510.
+    // week SPY +250 -50, AAPL +400, TSLA -300 +240 = 540; last year MSFT +600 -90 = 510, plus the naked call
+    // +300 -50 = 250 when it falls last year (outside January: in January last month's NVDA is last year's too).
     if (!isWeekend(today)) expect(periods.today[0]).toBe(90);
     if (t1 >= monday) expect(periods.week[1]).toBe(540);
-    expect(periods.year[1]).toBe(510);
+    if (prevMonthStart >= `${year}-01-01`) expect(periods.year[1]).toBe(EXTRA.some((s) => s.strategy === 'naked-call') ? 760 : 510);
     for (const [key, [cur, prev]] of Object.entries(periods)) {
       expect(await text(`quadrant-${key}-value`), key).toBe(usd(cur));
       expect(await text(`quadrant-${key}-change`), key).toBe(changeText(change(cur, prev)));
@@ -198,17 +345,20 @@ describe('dashboard', () => {
   });
 
   it('shows the Win Rate gauge of the year to date (the default) with its colour', async () => {
-    // Closed this year (YTD is the default), win = npc - fees (0.65 to open + 0.65 to close) > 0:
-    // SPY 250 - 50 = 200 win; TSLA -300 + 240 = -60 loss; QQQ 180 - 30 = 150 win; NVDA 500 - 100 = 400 win
-    // when last month is this year. MSFT closed last year: not counted.
+    // Closed this year (YTD is the default), win = npc - fees (0.65 to open + 0.65 to a normal close, 0 to
+    // an outcome) > 0: SPY 250 - 50 = 200 win; TSLA -300 + 240 = -60 loss; QQQ 180 - 30 = 150 win; NVDA
+    // 500 - 100 = 400 win when last month is this year; the week before last's PEP 150 and AMD 220 wins and
+    // SPY put -200 + 80 = -120 loss; XOM 90 win when 45 days back is this year. MSFT closed last year: not counted.
     const closed = SEEDS.filter((s) => s.close && s.close.tcd >= `${year}-01-01` && s.close.tcd <= today);
-    const wins = closed.filter((s) => sign(s.ot) * s.pao + sign(s.close!.ct) * s.close!.pac - 2 * FEE > 0).length;
+    const wins = closed.filter((s) => netOf(s) > 0).length;
     const rate = Math.round((wins / closed.length) * 10000) / 100;
-    expect(rate).toBe(prevMonthStart >= `${year}-01-01` ? 75 : 66.67);
+    // Outside January 5 or 6 wins of 7 or 8; in January (once last week is this year) 2 of 3, or 4 of 6.
+    if (prevMonthStart >= `${year}-01-01`) expect(rate).toBe(EXTRA.some((s) => s.ticker === 'XOM') ? 75 : 71.43);
+    else if (lastMonday >= `${year}-01-01`) expect(rate).toBe(66.67);
     const gauge = page.getByTestId('gauge-win_rate-value');
     expect(await gauge.textContent()).toBe(`${rate.toFixed(2)}%`);
-    // Part 2 §9: 50 to under 80 is mid-green.
-    expect(await gauge.getAttribute('class')).toContain('wr-mid');
+    // Part 2 §9: yellow below 50, mid-green 50 to under 80 (the rate above), dark green from 80.
+    expect(await gauge.getAttribute('class')).toContain(rate < 50 ? 'wr-low' : rate < 80 ? 'wr-mid' : 'wr-high');
     // Hold days (YTD): days from open to close of the closed trades, averaged.
     const days = (a: string, b: string) => Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000);
     const hold = closed.reduce((s, t) => s + days(t.tod, t.close!.tcd), 0) / closed.length;
@@ -330,6 +480,154 @@ describe('dashboard', () => {
     }
     await page.setViewportSize(DESKTOP);
     expect(pageErrors).toEqual([]);
+  });
+
+  it('shows Key Stats, Strategies and Disposition of M, YTD and Y as worked out from the seeded trades', async () => {
+    await page.reload();
+    await page.getByTestId('stat-premium').waitFor();
+    const side = page.getByRole('radiogroup', { name: 'Key Stats period' });
+    // Part 2 §4: the switch opens on the first period with data: M (QQQ closed today or on the last weekday).
+    expect(await side.getByRole('radio', { name: 'M', exact: true }).getAttribute('aria-checked')).toBe('true');
+    // The three periods differ: XOM (about 45 days back) is in YTD, not in M; the naked call (last year) in Y, not in YTD.
+    const [m, ytd, y] = SWITCHES.map((p) => closedIn(p.from, today).length) as [number, number, number];
+    if (EXTRA.some((s) => s.ticker === 'XOM')) expect(ytd).toBeGreaterThan(m);
+    if (EXTRA.some((s) => s.strategy === 'naked-call')) expect(y).toBeGreaterThan(ytd);
+    // For example on Friday 4 December 2026, M (5 November on): premium 1,310 (opened 250 + 400 - 300 + 180 +
+    // 120 + 500 + 150 + 220 - 200 - 150 = 1,170; closed -50 + 240 - 30 - 100 + 80 = 140); realized 200 - 60 +
+    // 150 + 400 + 150 + 220 - 120 = 940; fees 10 opened x 0.65 + 5 normal closes x 0.65 = 9.75; net P/L
+    // 940 - (7 + 5) x 0.65 = 932.20; capital gains 500; 10 opened, 7 closed, 5 wins: 71.43%; hold
+    // (2 + 1 + 1 + 3 + 4 + 2 + 3) / 7 = 2.29 d.
+    for (const p of SWITCHES) {
+      await side.getByRole('radio', { name: p.radio, exact: true }).click();
+      const opened = openedIn(p.from, today);
+      const closed = closedIn(p.from, today);
+      const wins = closed.filter((s) => netOf(s) > 0).length;
+      await expect.poll(() => page.locator('[data-widget="key-stats"] .dash-card-sub').textContent(), { message: p.key }).toBe(p.label);
+      await expect
+        .poll(() => rowsOf('[data-widget="key-stats"] dl > div'), { message: p.key })
+        .toEqual([
+          `Premium | ${usd(premiumBetween(p.from, today))}`, // np: + credit / - debit at open and at close in the period
+          `Realized | ${usd(r2(sumOf(closed, npcOf)))}`, // npc of the trades closed in it
+          `Fees | ${usd(r2(opened.length * FEE + sumOf(closed, closeFeeOf)))}`, // nf: fees paid in it (open fees of trades opened + close fees of trades closed)
+          `Net P/L | ${usd(r2(sumOf(closed, netOf)))}`, // npc - ttf (open and close fees of the trades closed)
+          `Capital gains | ${usd(r2(sumOf(closed, cgOf)))}`, // cg: PEP called away (60 - 55) x 100 when in the period
+          `Opened | ${opened.length}`, // otc
+          `Closed | ${closed.length}`, // ctc
+          `Wins | ${wins}`, // iw: npc - fees > 0
+          `Win rate | ${closed.length ? `${r2((wins / closed.length) * 100).toFixed(2)}%` : '—'}`, // iw / ctc x 100
+          `Avg hold | ${closed.length ? `${r2(sumOf(closed, daysHeld) / closed.length).toFixed(2)} d` : '—'}`, // hp / ctc
+        ]);
+      // Strategies: trades opened per strategy; Disposition: trades closed per disposition (closed only); each
+      // with its count and its share of the period's total (count / total x 100, one decimal), most first.
+      const shares = (groups: [string, Trade[]][]) => {
+        const total = sumOf(groups, ([, xs]) => xs.length);
+        return groups.map(([k, xs]) => `${k} | ${xs.length} · ${((xs.length / total) * 100).toFixed(1)}%`);
+      };
+      await expect.poll(() => rowsOf('[data-widget="strategies"] .dash-share-line'), { message: `strategies ${p.key}` }).toEqual(shares(countBy(opened, (s) => STRATEGY_NAMES[s.strategy]!)));
+      await expect.poll(() => rowsOf('[data-widget="disposition"] .dash-share-line'), { message: `disposition ${p.key}` }).toEqual(shares(countBy(closed, dispositionOf)));
+      expect(await page.locator('[data-widget="strategies"] .dash-card-sub').textContent()).toBe(`Trades opened · ${p.label}`);
+      expect(await page.locator('[data-widget="disposition"] .dash-card-sub').textContent()).toBe(`Closed trades · ${p.label}`);
+    }
+    await side.getByRole('radio', { name: 'M', exact: true }).click();
+  });
+
+  it('shows Yearly Income, Realized Income of each year and Open Trades as worked out from the seeded trades', async () => {
+    // Yearly Income: every year with a trade opened or closed, newest first, its premium (np summed over the
+    // year) and its change against the year before: (this - last) / |last| x 100, none without a year before.
+    const years = [...new Set(SEEDS.flatMap((s) => [s.tod, ...(s.close ? [s.close.tcd] : [])]).map((d) => Number(d.slice(0, 4))))].sort((a, b) => b - a);
+    const incomeOf = (y: number) => premiumBetween(`${y}-01-01`, `${y}-12-31`);
+    await expect
+      .poll(() => rowsOf('[data-widget="yearly-income"] .dash-years > li'))
+      .toEqual(years.map((y) => `${y} | ${usd(incomeOf(y))} | ${changeText(years.includes(y - 1) ? change(incomeOf(y), incomeOf(y - 1)) : null)}`));
+
+    // Realized Income: this year and the two before (this year first); per ticker the trades closed in the
+    // year, their win rate (wins / trades, whole percent) and npc summed; the five largest npc, ties by ticker.
+    const select = page.getByLabel('Realized Income year');
+    expect(await select.locator('option').allTextContents()).toEqual([year, year - 1, year - 2].map(String));
+    expect(await select.inputValue()).toBe(String(year));
+    for (const y of [year, year - 1, year - 2]) {
+      if (y !== year) await select.selectOption(String(y));
+      const top = countBy(closedIn(`${y}-01-01`, `${y}-12-31`), (s) => s.ticker)
+        .map(([ticker, xs]) => ({ ticker, n: xs.length, wins: xs.filter((s) => netOf(s) > 0).length, npc: r2(sumOf(xs, npcOf)) }))
+        .sort((a, b) => b.npc - a.npc || (a.ticker < b.ticker ? -1 : 1))
+        .slice(0, 5);
+      if (top.length === 0) await page.locator('[data-widget="realized-income"]').getByText('No Data', { exact: true }).waitFor();
+      else
+        await expect
+          .poll(() => rowsOf('[data-testid="realized-income"] tbody tr'), { message: `realized ${y}`, timeout: 5_000 })
+          .toEqual(top.map((t) => `${t.ticker} | ${t.n} | ${Math.round((t.wins / t.n) * 100)}% | ${usd(t.npc)}`));
+    }
+    await select.selectOption(String(year));
+
+    // Open Trades: the trades not closed; their premium (+ credit / - debit at open, the lifetime premium less
+    // the realized npc); how many are expiring (part 1 §9: within 7 days of expiration, or already expired);
+    // the next five to expire from today on, soonest first.
+    const open = SEEDS.filter((s) => !s.close);
+    const short = (v: number) => {
+      expect(Math.abs(v)).toBeLessThan(1000); // the widget abbreviates from 1,000 ($1.2K); these stay below
+      return `${v < 0 ? '-' : ''}$${Math.abs(v).toFixed(2)}`;
+    };
+    const openPremium = r2(sumOf(open, (s) => sign(s.ot) * s.pao));
+    expect(await rowsOf('[data-widget="open-trades"] .dash-stats-row > div')).toEqual([
+      `Open | ${open.length}`,
+      `Premium | ${short(openPremium)}`,
+      `Expiring ≤ 7d | ${open.filter((s) => edOf(s) <= addDays(today, 7)).length}`,
+    ]);
+    const dateText = (d: string) => new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'short', day: '2-digit', year: 'numeric' }).format(new Date(`${d}T00:00:00Z`));
+    const next = open
+      .filter((s) => edOf(s) >= today)
+      .sort((a, b) => (edOf(a) < edOf(b) ? -1 : edOf(a) > edOf(b) ? 1 : 0))
+      .slice(0, 5)
+      .map((s) => `${s.ticker} | ${STRATEGY_NAMES[s.strategy]} | ${dateText(edOf(s))} | ${short(sign(s.ot) * s.pao)}`);
+    const shown = await rowsOf('[data-widget="open-trades"] .dash-next > li');
+    // Soonest first; trades expiring the same day may come in any order.
+    const shownDates = shown.map((r) => Date.parse(r.split(' | ')[2]!));
+    expect(shownDates).toEqual([...shownDates].sort((a, b) => a - b));
+    expect([...shown].sort()).toEqual([...next].sort());
+  });
+
+  it('shows the Ticker Heat Map and the Trade Flow of M, YTD and Y as worked out from the seeded trades', async () => {
+    // Heat map: per ticker the trades closed in the period and their npc summed, most trades first (ties by
+    // ticker); its accessible name carries them ("TICKER n closed, $x").
+    const heat = page.getByRole('radiogroup', { name: 'Heat map period' });
+    expect(await heat.getByRole('radio', { name: 'M', exact: true }).getAttribute('aria-checked')).toBe('true');
+    for (const p of SWITCHES) {
+      await heat.getByRole('radio', { name: p.radio, exact: true }).click();
+      const tickers = countBy(closedIn(p.from, today), (s) => s.ticker).map(([t, xs]) => `${t} ${xs.length} closed, ${usd(r2(sumOf(xs, npcOf)))}`);
+      await page.getByRole('img', { name: `Ticker heat map, ${p.label}: ${tickers.length ? tickers.join('; ') : 'No Data'}`, exact: true }).waitFor();
+    }
+    // Trade Flow: closed trades from strategy to disposition. The Sankey draws a node per strategy and per
+    // disposition, named on the canvas; hovering a node shows its count: a strategy's trades closed in the
+    // period, a disposition's (the Disposition widget's figure). The canvas texts are recorded by the init
+    // script the axis-label test added to this browser context (the file's tests run in order).
+    const flow = page.getByRole('radiogroup', { name: 'Trade Flow period' });
+    expect(await flow.getByRole('radio', { name: 'M', exact: true }).getAttribute('aria-checked')).toBe('true');
+    for (const p of SWITCHES) {
+      await flow.getByRole('radio', { name: p.radio, exact: true }).click();
+      expect(await page.locator('[data-widget="trade-flow"] .dash-card-sub').textContent()).toBe(`Strategy to disposition · ${p.label}`);
+      const closed = closedIn(p.from, today);
+      // The chart's name carries each flow, most trades first, ties by strategy then disposition.
+      const flows = countBy(closed, (s) => `${STRATEGY_NAMES[s.strategy]!}\u0000${dispositionOf(s)}`)
+        .map(([k, xs]) => ({ source: k.split('\u0000')[0]!, target: k.split('\u0000')[1]!, n: xs.length }))
+        .sort((a, b) => b.n - a.n || (a.source < b.source ? -1 : a.source > b.source ? 1 : a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
+      await page
+        .getByRole('img', { name: `Trade flow from strategy to disposition: ${flows.map((f) => `${f.source} to ${f.target} ${f.n}`).join('; ')}`, exact: true })
+        .waitFor();
+      const nodes = new Map([...countBy(closed, (s) => STRATEGY_NAMES[s.strategy]!), ...countBy(closed, dispositionOf)].map(([k, xs]) => [k, xs.length]));
+      await page.waitForTimeout(1000); // the Sankey's entry animation
+      const chart = await chartTexts(page, '[data-widget="trade-flow"]');
+      const labels = chart.texts.filter((t) => nodes.has(t.text));
+      expect(labels.map((t) => t.text).sort(), p.key).toEqual([...nodes.keys()].sort());
+      await page.locator('[data-widget="trade-flow"] canvas').first().scrollIntoViewIfNeeded();
+      const canvas = (await page.locator('[data-widget="trade-flow"] canvas').first().boundingBox())!;
+      const tooltip = page.locator('[data-widget="trade-flow"] div[style*="z-index: 9999999"]');
+      for (const l of labels) {
+        // The node's bar (12 px wide) ends 5 px left of its label.
+        await page.mouse.move(canvas.x + l.left - 11, canvas.y + (l.top + l.bottom) / 2);
+        await expect.poll(async () => (await tooltip.locator('span').allTextContents()).join(' | '), { message: `${p.key} ${l.text}` }).toBe(`${l.text} | ${nodes.get(l.text)}`);
+      }
+      await page.mouse.move(0, 0);
+    }
   });
 
   it('renders an empty journal with its empty states', async () => {

@@ -327,7 +327,17 @@ export function TradeFlow({ data }: { data: DashboardData }) {
       subtitle={`Strategy to disposition · ${SWITCH_LABELS[period]}`}
       actions={<Segmented label="Trade Flow period" options={SWITCH_OPTIONS} value={period} onChange={setChosen} />}
     >
-      <Chart label="Trade flow from strategy to disposition" option={option} height={300} empty={links.length === 0} emptyText="No data" />
+      <Chart
+        label="Trade flow from strategy to disposition"
+        // Each flow, most trades first ("Cash-Secured Put to Early Exit 3"): what the tooltips say, for a screen reader.
+        values={[...links]
+          .sort((a, b) => b.value - a.value || (a.source < b.source ? -1 : a.source > b.source ? 1 : a.target < b.target ? -1 : a.target > b.target ? 1 : 0))
+          .map((l) => `${l.source} to ${l.target} ${l.value}`)}
+        option={option}
+        height={300}
+        empty={links.length === 0}
+        emptyText="No data"
+      />
     </Widget>
   );
 }
