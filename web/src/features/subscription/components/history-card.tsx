@@ -32,10 +32,10 @@ export function HistoryCard({ subscription, privilege }: { subscription: Subscri
         // Nothing was ever charged: a "PAID" invoice of $4.99 (the staff rows of part 2 §4) would say otherwise (QA).
         <p className="muted">No invoices: this installation has no billing, so nothing has been charged or ever will be.</p>
       ) : (
-      <ul className="history-list">
-        <Row row={top} title="Premium — $4.99" />
-        <Row row={bottom} title={bottom.label === 'TRIAL' ? 'Free trial — $0.00' : 'Premium — $4.99'} />
-      </ul>
+        <ul className="history-list">
+          <Row row={top} title="Premium — $4.99" />
+          <Row row={bottom} title={bottom.label === 'TRIAL' ? 'Free trial — $0.00' : 'Premium — $4.99'} />
+        </ul>
       )}
     </section>
   );
