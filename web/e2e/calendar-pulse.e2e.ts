@@ -512,6 +512,13 @@ describe("a trade's card from the trades console", () => {
     const detail = page.getByRole('dialog', { name: 'AAPL · Cash-Secured Put' });
     const shareButton = detail.getByRole('button', { name: 'Share', exact: true });
     await shareButton.waitFor();
+    // Its status as the lists word it (a debit close: BTC), and its disposition as the dashboard counts it
+    // (closed before its expiration date: Early Exit). QA saw only the first, labelled "Disposition".
+    const closing = detail.getByRole('region', { name: 'Closing Information' });
+    const term = (name: string) => closing.locator('.trade-summary-row').filter({ has: page.locator('dt', { hasText: new RegExp(`^${name}$`) }) }).locator('dd');
+    expect([closed.close!.ct, closed.close!.tcd < expiry]).toEqual([2, true]);
+    expect(await term('Status').textContent()).toBe('Closed (BTC)');
+    expect(await term('Disposition').textContent()).toBe('Early Exit');
     await screenshotAt(page, 'trade-detail-share', DESKTOP, { fullPage: false });
     await screenshotAt(page, 'trade-detail-share', PHONE, { fullPage: false });
 

@@ -2,7 +2,7 @@ import { createColumnHelper } from '@tanstack/react-table';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { formatDate, formatMoney, formatMoneyShort, formatPercent } from '@/lib/format.ts';
 import { holdingPeriod } from '../utils/expiry.ts';
-import { disposition } from '../utils/trade-labels.ts';
+import { closedStatusLabel } from '../utils/trade-labels.ts';
 import type { TradeTableMeta } from './trade-actions.ts';
 import { OpenDateCell, StrikeCell, TickerCell } from './trade-cells.tsx';
 import { TradeRowMenu } from './trade-row-menu.tsx';
@@ -39,7 +39,7 @@ export const closedTradeColumns = [
     cell: ({ row }) => (
       <div className="tc-stack">
         <span>{formatDate(row.original.tcd)}</span>
-        <span className="tc-sub">{disposition(row.original)}</span>
+        <span className="tc-sub">{closedStatusLabel(row.original)}</span>
       </div>
     ),
   }),

@@ -7,7 +7,7 @@ import { Spinner } from '@/components/ui/spinner.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
 import { formatDate, formatDateTime, formatMoney } from '@/lib/format.ts';
 import { useSplitHistory } from '../api/get-split-history.ts';
-import { disposition, formatStrikes, openActionLabel } from '../utils/trade-labels.ts';
+import { closedStatusLabel, formatStrikes, openActionLabel } from '../utils/trade-labels.ts';
 import { Summary } from './form-controls.tsx';
 import { strategyName } from './trade-cells.tsx';
 import './trade-dialogs.css';
@@ -55,7 +55,7 @@ export function SplitHistoryDialog({ trade, onClose }: { trade: TradeListItem; o
                 </h3>
                 <Summary
                   rows={[
-                    ['Status', t.status === 1 ? 'Open' : disposition(t)],
+                    ['Status', t.status === 1 ? 'Open' : closedStatusLabel(t)],
                     ['Premium at Open', `${formatMoney(t.pao)} ${openActionLabel(t.ot)}`],
                     t.tcd ? ['Closed', formatDate(t.tcd)] : null,
                     t.pac !== null ? ['Premium at Close', formatMoney(t.pac)] : null,

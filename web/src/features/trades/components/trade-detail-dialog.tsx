@@ -10,7 +10,7 @@ import { useTabs, type TabItem } from '@/components/ui/tabs.tsx';
 import { formatDate, formatDateTime, formatMoney, formatPercent, todayInNewYork } from '@/lib/format.ts';
 import { useTradeAccounts } from '../api/get-trade-accounts.ts';
 import { expiryDisplay, holdingPeriod } from '../utils/expiry.ts';
-import { closeActionLabel, disposition, formatStrikes, openActionLabel, statusLabel, transactionLabel, trimNumber } from '../utils/trade-labels.ts';
+import { closeActionLabel, closedStatusLabel, formatStrikes, openActionLabel, statusLabel, transactionLabel, trimNumber } from '../utils/trade-labels.ts';
 import { Summary } from './form-controls.tsx';
 import type { RenderTradeShare } from './trade-actions.ts';
 import { TradeHistoryPanel } from './trade-history-panel.tsx';
@@ -106,7 +106,9 @@ export function TradeDetailDialog({ trade, onClose, renderShare }: { trade: Trad
                 <Summary
                   rows={[
                     ['Close Date', formatDate(trade.tcd)],
-                    ['Disposition', disposition(trade)],
+                    ['Status', closedStatusLabel(trade)],
+                    // The dashboard's and pulse's word for how it ended (QA: "Closed (STC)" here, "Early Exit" there).
+                    ['Disposition', trade.dis ?? '—'],
                     ['Close Action', closeActionLabel(trade.ct) || transactionLabel(trade.ct)],
                     ['Premium at Close', formatMoney(trade.pac)],
                     ['Fee to Close', formatMoney(trade.nftc)],

@@ -21,8 +21,12 @@ export const closeActionLabel = (ct: number | null): string => (ct === 2 ? 'BTC'
 
 export const transactionLabel = (t: number | null): string => (t === 1 ? 'Credit' : t === 2 ? 'Debit' : t === 3 ? 'Neutral' : '—');
 
-/** What became of a closed trade: its status, with the close action for a plain close. */
-export function disposition(trade: Pick<TradeListItem, 'status' | 'ct'>): string {
+/**
+ * A finished trade's status as the lists show it, with the close action for a plain close ("Closed (BTC)").
+ * Not its disposition: that is the item's `dis` ("Early Exit", "Closed", ...), the classification the
+ * dashboard and pulse count by (docs/formulas.md).
+ */
+export function closedStatusLabel(trade: Pick<TradeListItem, 'status' | 'ct'>): string {
   if (trade.status === tradeStatus.closed) {
     const action = closeActionLabel(trade.ct);
     return action ? `Closed (${action})` : 'Closed';
