@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDate } from './common.ts';
+import { calendarDate, isoDate } from './common.ts';
 import { actorRole } from './events.ts';
 import { roleName } from './users.ts';
 import { tradeListItem } from './trade-list-item.ts';
@@ -82,8 +82,8 @@ export const timelineQuery = z.object({
   trade: z.string().min(1).max(64).optional(),
   lineage: z.string().min(1).max(64).optional(),
   type: journalEventType.optional(),
-  from: isoDate.optional(),
-  to: isoDate.optional(),
+  from: calendarDate.optional(),
+  to: calendarDate.optional(),
 });
 export type TimelineQuery = z.input<typeof timelineQuery>;
 
@@ -144,7 +144,7 @@ export const asOfQuery = z
     /** Right after this event. */
     event: logPosition.optional(),
     /** At the end of this New York business date (every event decided on or before it). */
-    date: isoDate.optional(),
+    date: calendarDate.optional(),
     formulas: z.coerce.number().int().min(1).optional(),
     /** Items per list (the most recent first, as the live lists sort). */
     list_limit: z.coerce.number().int().min(1).max(1000).default(50),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseIsoDate } from './business-date.ts';
 
 /**
  * Every error the API answers with has this body: never a stack trace. `detail` is the list of field
@@ -56,6 +57,13 @@ export const INVISIBLE_CHARACTERS = /[\p{Cf}\p{Cc}\p{Zl}\p{Zp}]/u;
 
 /** A New York business date, `YYYY-MM-DD`. */
 export const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Date must be in YYYY-MM-DD format.');
+
+/**
+ * A date a request names (a filter, an as-of): the shape and a real calendar date. 2026-02-30 or
+ * 2026-13-45 would otherwise reach SQL as an invalid date (a 500) or date arithmetic as NaN (QA: the
+ * audit's as-of answered 500). Stored and answered dates keep `isoDate`: they were checked on the way in.
+ */
+export const calendarDate = isoDate.refine((v) => parseIsoDate(v) !== null, { message: 'Date is invalid.' });
 
 export const uid = z.string().min(1).max(64);
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { minusYears, parseIsoDate } from './business-date.ts';
-import { isoDate, paginated, paginationQuery, uid } from './common.ts';
+import { calendarDate, isoDate, paginated, paginationQuery, uid } from './common.ts';
 import { closeSign, openSign, round2 } from './formulas.ts';
 import { tradeListItem } from './trade-list-item.ts';
 
@@ -39,7 +39,7 @@ export function dateRangeIssues(sd: string | undefined, ed: string | undefined, 
 export const PULSE_INVALID = 'Invalid ticker or timeframe';
 
 /** A filter date: the shape, and a real calendar date (2025-02-30 would reach SQL as an invalid date). */
-const filterDate = isoDate.refine((v) => parseIsoDate(v) !== null, { message: 'Date is invalid.' });
+const filterDate = calendarDate;
 
 /** The list filters of part 2 §3: ticker, account, strategy, start and end date (an inclusive range). */
 export const tradeFilters = z.object({

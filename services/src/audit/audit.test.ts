@@ -147,6 +147,14 @@ describe('audit replay', () => {
       const asOf = await get(`/audit/users/${me.userId}/as-of?${q({ event: position })}`, support);
       expect([asOf.statusCode, asOf.json().message]).toEqual([422, auditMessages.position]);
     }
+    // Impossible dates are refused before anything is read or logged (QA: the as-of answered 500, and the
+    // timeline an empty page for 30 February).
+    for (const date of ['2026-13-45', '2026-02-30', '2025-02-29']) {
+      for (const path of [`as-of?${q({ date })}`, `timeline?${q({ from: date })}`, `timeline?${q({ to: date })}`]) {
+        const r = await get(`/audit/users/${me.userId}/${path}`, support);
+        expect([r.statusCode, JSON.stringify(r.json())], path).toEqual([422, expect.stringContaining('Date is invalid.')]);
+      }
+    }
     const largest = await get(`/audit/users/${me.userId}/timeline?${q({ cursor: '18446744073709551615-09223372036854775807' })}`, support);
     expect(largest.statusCode, largest.body).toBe(200);
   });
