@@ -1,7 +1,11 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
 import { authMessages } from '../identity/auth-plugin.ts';
 import { runAdminCli } from '../identity/cli.ts';
+import { runAuditCli } from '../audit/cli.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -90,5 +94,22 @@ describe('admin CLI', () => {
     // Support is not Admin: the admin lookup stays closed to it.
     expect((await lookup(s.email, `Bearer ${login.json().access_token}`)).statusCode).toBe(403);
     expect(await runAdminCli(['grant-role', '--email', s.email, '--role', 'Operator'], env(), quiet)).toBe(0);
+  });
+
+  it('refuses an embedded data directory that a running server holds, in one line (QA: it wrote beside `npm start`)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oj-admin-cli-'));
+    try {
+      // A live process other than this one holds it: the parent of this test process stands in for `npm start`.
+      writeFileSync(join(dir, 'pglite.pid'), String(process.ppid));
+      const errors: string[] = [];
+      const out = { log: () => undefined, error: (m: string) => errors.push(m) } as unknown as Console;
+      const embedded = { DATA_DIR: dir, JWT_SECRET: t.config.JWT_SECRET, LOG_LEVEL: 'silent' };
+      expect(await runAdminCli(['create-admin', '--email', 'side@example.com', '--name', 'Side Door', '--password', 'Admin1!pass'], embedded, out)).toBe(1);
+      expect(await runAuditCli(['overview', 'someone', '--as', 'side@example.com', '--reason', 'x'], embedded, out)).toBe(1);
+      expect(errors).toEqual([expect.stringContaining(`is in use by process ${process.ppid}`), expect.stringContaining(`is in use by process ${process.ppid}`)]);
+      expect(existsSync(join(dir, 'pg'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,10 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { z } from 'zod';
 import { randomUUID } from 'node:crypto';
 import { asOfQuery, auditReason, logPosition, timelineQuery } from '@oj/contracts/audit';
 import { loadConfig } from '@oj/infra/config';
 import { createRuntime } from '../platform/runtime.ts';
 import { findUserByEmail, principalOfUser } from '../identity/users.ts';
+import { DataDirBusyError } from '@oj/projections/runtime/data-dir-lock';
 import { AppError } from '../app/errors.ts';
 import { recordAccess } from './access-log.ts';
 import { asOf, eventDiff, exportHistory, findUsers, overview, targetUser, timeline, verify, type AuditContext } from './queries.ts';
@@ -37,7 +39,17 @@ export async function runAuditCli(argv: string[], env: Record<string, string | u
     out.error(usage);
     return 2;
   }
-  const runtime = await createRuntime(loadConfig(env));
+  let runtime: Awaited<ReturnType<typeof createRuntime>>;
+  try {
+    runtime = await createRuntime(loadConfig(env));
+  } catch (error) {
+    // One line, as `npm run projections` says it, not a stack trace (QA).
+    if (error instanceof DataDirBusyError) {
+      out.error(error.message);
+      return 1;
+    }
+    throw error;
+  }
   try {
     const deps = runtime.deps;
     const staff = await findUserByEmail(deps.database.db, values.as);
@@ -109,8 +121,9 @@ export async function runAuditCli(argv: string[], env: Record<string, string | u
       out.error(error.message);
       return 1;
     }
-    if (error instanceof Error && error.name === 'ZodError') {
-      out.error(error.message);
+    if (error instanceof z.ZodError) {
+      // Each refused option by name ("date: Date is invalid."), not the issues' JSON.
+      out.error(error.issues.map((i) => `${i.path.join('.') || 'value'}: ${i.message}`).join('\n'));
       return 2;
     }
     throw error;

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '@oj/infra/config';
 import { systemClock } from '@oj/infra/clock';
 import { openDatabase } from '@oj/infra/db/database';
+import { claimDataDir, DataDirBusyError } from '@oj/projections/runtime/data-dir-lock';
 import { roleName, signupRequest } from '@oj/contracts/users';
 import { migrate } from '../platform/migrations.ts';
 import { AppError } from '../app/errors.ts';
@@ -39,6 +40,18 @@ export async function runAdminCli(argv: string[], env: Record<string, string | u
     return 2;
   }
   const config = loadConfig(env);
+  // PGlite is single-process: a second process writing the embedded database beside `npm start` is not
+  // seen by it and can corrupt it (QA: "Created Admin" here, 401 at sign-in until the server restarted).
+  let claim: { release(): void } | null = null;
+  try {
+    claim = config.DATABASE_URL ? null : claimDataDir(config.DATA_DIR);
+  } catch (error) {
+    if (error instanceof DataDirBusyError) {
+      out.error(error.message);
+      return 1;
+    }
+    throw error;
+  }
   const database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : `${config.DATA_DIR}/pg`, preparedStatements: config.DATABASE_PREPARED_STATEMENTS });
   try {
     await migrate(database.db);
@@ -74,6 +87,7 @@ export async function runAdminCli(argv: string[], env: Record<string, string | u
     return 0;
   } finally {
     await database.close();
+    claim?.release();
   }
 }
 
