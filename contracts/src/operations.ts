@@ -66,6 +66,11 @@ export const rebuildRequest = z
     /** Recompute one user's rows in the live version instead of building a new version. */
     userId: z.uuid('User id must be a UUID.').optional(),
     /**
+     * The same by the user's e-mail (an Operator cannot look users up elsewhere: the audit search and the
+     * admin lookup are other roles'); an e-mail no account has is refused (404).
+     */
+    userEmail: z.email('Enter a user id or an e-mail address.').optional(),
+    /**
      * Switch once built (default false: the console builds beside the live version so the operator
      * compares first). Ignored for a one-user rebuild, which never changes versions.
      */

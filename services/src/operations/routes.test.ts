@@ -256,6 +256,15 @@ describe('a formula change, rehearsed end to end', () => {
     expect(res.statusCode).toBe(202);
     await settled(`rebuild-ops_figures-user-${operator.userId}`);
     expect(res.json().action.message).not.toContain('No user account');
+    // By e-mail (an Operator has no user lookup of its own): the same account, and an unknown e-mail refused.
+    res = await call('POST', '/operations/projections/ops_figures/rebuild', operator.authorization, { userEmail: operator.email.toUpperCase() });
+    expect(res.statusCode, res.body).toBe(202);
+    expect(res.json().rebuild.userId).toBe(operator.userId);
+    await settled(`rebuild-ops_figures-user-${operator.userId}`);
+    res = await call('POST', '/operations/projections/ops_figures/rebuild', operator.authorization, { userEmail: 'nobody.here@example.com' });
+    expect([res.statusCode, res.json().message]).toEqual([404, 'No user account has this e-mail.']);
+    res = await call('POST', '/operations/projections/ops_figures/rebuild', operator.authorization, { userEmail: operator.email, userId: A });
+    expect([res.statusCode, res.json().message]).toEqual([422, 'Give a user id or an e-mail, not both.']);
     expect(await ror(2)).toEqual(journal.map(([, , p]) => rorV2(p.reduce((a, b) => a + b, 0))).sort((a, b) => a - b));
 
     // Retire v1: no rollback after that.
@@ -282,6 +291,7 @@ describe('a formula change, rehearsed end to end', () => {
       ['rollback', 'refused', null, operator.email],
       ['rollback', 'ok', 1, operator.email],
       ['switch', 'ok', 2, operator.email],
+      ['rebuild-user', 'ok', 2, operator.email],
       ['rebuild-user', 'ok', 2, operator.email],
       ['rebuild-user', 'ok', 2, operator.email],
       ['retire', 'ok', 1, operator.email],

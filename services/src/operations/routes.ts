@@ -26,7 +26,7 @@ import { DEFAULT_BULL_PREFIX, redisConnection } from '@oj/projections/runtime/pr
 import type { RuntimeDeps } from '@oj/projections/runtime/rebuild';
 import { AppError } from '../app/errors.ts';
 import { principalOf } from '../app/principal.ts';
-import { findUserByUid } from '../identity/users.ts';
+import { findUserByEmail, findUserByUid } from '../identity/users.ts';
 import { listActions, recordAction, type ActionInput } from './actions.ts';
 import { abandonBuild, checkRebuild, diffVersions, fillCounts, interruptedBuilds, retireVersions, rollBack, switchTo } from './commands.ts';
 import { OperationsConsole } from './live.ts';
@@ -168,7 +168,14 @@ export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
     { onRequest: operator, schema: { ...doc, params: projectionParams, body: rebuildRequest, response: { 202: rebuildResponse, ...errors } } },
     async (request, reply) => {
       const { name } = request.params;
-      const { userId } = request.body;
+      const { userEmail } = request.body;
+      let { userId } = request.body;
+      if (userEmail) {
+        if (userId) throw new AppError('invalid', 'Give a user id or an e-mail, not both.');
+        const user = await findUserByEmail(runtimeDeps().database.db, userEmail);
+        if (!user) throw new AppError('not_found', 'No user account has this e-mail.');
+        userId = user.uid;
+      }
       const toSwitch = userId ? false : (request.body.switch ?? false);
       const actor = principalOf(request);
       const result = await act(request, { action: userId ? 'rebuild-user' : 'rebuild', projection: name, userId: userId ?? null }, async () => {

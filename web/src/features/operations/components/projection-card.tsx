@@ -78,14 +78,16 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
     if (confirm.kind === 'abandon') void run(() => abandon.mutateAsync({ name })).then((ok) => ok && setCompare(null));
   };
   const submitUser = async () => {
-    const parsed = rebuildRequest.safeParse({ userId: userId.trim() });
+    // A user id, or an e-mail (an Operator has no user lookup of its own).
+    const value = userId.trim();
+    const parsed = rebuildRequest.safeParse(value.includes('@') ? { userEmail: value } : { userId: value });
     if (!parsed.success) {
-      setUserError(parsed.error.issues[0]?.message ?? 'User id must be a UUID.');
+      setUserError(parsed.error.issues[0]?.message ?? 'Enter a user id or an e-mail address.');
       return;
     }
     setUserError(null);
     try {
-      const r = await rebuild.mutateAsync({ name, userId: parsed.data.userId! });
+      const r = await rebuild.mutateAsync({ name, ...(parsed.data.userEmail ? { userEmail: parsed.data.userEmail } : { userId: parsed.data.userId! }) });
       onRebuildStarted(r.rebuild);
       toast.success(r.action.message);
       setUserOpen(false);
@@ -316,9 +318,18 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
           }}
         >
           <p className="ops-muted">Recomputes this user&apos;s rows from their events in the live version, in one transaction, and rewrites only the rows that differ; the result says which. Versions do not change.</p>
-          <FormField label="User id" error={userError ?? undefined}>
+          <FormField label="User id or e-mail" error={userError ?? undefined}>
             {({ id, describedBy, invalid }) => (
-              <TextInput id={id} aria-describedby={describedBy} aria-invalid={invalid} value={userId} onChange={(e) => setUserId(e.target.value)} placeholder="0197…-…" autoComplete="off" spellCheck={false} />
+              <TextInput
+                id={id}
+                aria-describedby={describedBy}
+                aria-invalid={invalid}
+                value={userId}
+                onChange={(e) => setUserId(e.target.value)}
+                placeholder="0197…-… or trader@example.com"
+                autoComplete="off"
+                spellCheck={false}
+              />
             )}
           </FormField>
         </form>

@@ -43,7 +43,7 @@ describe('rebuild progress panel', () => {
     );
     const user = renderToStaticMarkup(<RebuildProgress rebuild={{ ...base, userId: '0197aaaa-0000-7000-8000-000000000000', phase: 'done', eventsDone: 42 }} />);
     expect(user).not.toContain('role="progressbar"');
-    expect(text(user)).toContain('Rebuild User 0197aaaa…');
+    expect(text(user)).toContain('Rebuild User 0197aaaa-0000-7000-8000-000000000000');
     expect(text(user)).toContain('Events 42');
   });
 

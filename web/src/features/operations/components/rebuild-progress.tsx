@@ -8,7 +8,8 @@ const tone: Record<RebuildState['phase'], BadgeTone> = { queued: 'neutral', buil
 export function RebuildProgress({ rebuild }: { rebuild: RebuildState }) {
   const ratio = rebuild.phase === 'done' ? 1 : rebuild.eventsTotal ? Math.min(1, rebuild.eventsDone / rebuild.eventsTotal) : 0;
   const active = rebuild.phase !== 'done' && rebuild.phase !== 'failed';
-  const what = rebuild.userId ? `User ${rebuild.userId.slice(0, 8)}…` : `v${rebuild.version ?? '…'}${rebuild.switch ? ' · switches when built' : ' · beside live'}`;
+  // The whole id: its first eight characters do not tell users apart (QA).
+  const what = rebuild.userId ? `User ${rebuild.userId}` : `v${rebuild.version ?? '…'}${rebuild.switch ? ' · switches when built' : ' · beside live'}`;
   return (
     <div className={`ops-rebuild${active ? ' is-active' : ''}`} data-testid={`rebuild-${rebuild.id}`} data-phase={rebuild.phase}>
       <div className="ops-rebuild-head">
