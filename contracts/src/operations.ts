@@ -227,7 +227,12 @@ export const diffResponse = z.object({
 export type DiffResponse = z.infer<typeof diffResponse>;
 
 export const switchRequest = z.object({ version: version }).strict();
-export const retireRequest = z.object({ version: version.optional() }).strict();
+/**
+ * The version to retire, named: its tables are dropped and nothing rolls back to it after, so the API does
+ * not pick one (QA: an empty body dropped the most recently retired version). The CLI's `retire <name>`
+ * without `--version` still retires them all, as it says.
+ */
+export const retireRequest = z.object({ version: version }).strict();
 
 export const operatorActionKind = z.enum(['rebuild', 'rebuild-user', 'switch', 'rollback', 'retire', 'abandon']);
 export const operatorAction = z.object({

@@ -49,7 +49,7 @@ describe('projections console on PGlite', () => {
     expect((await call('POST', '/operations/projections/ops_figures/switch', { version: 2 })).statusCode).toBe(200);
     expect((await call('POST', '/operations/projections/ops_figures/rollback')).statusCode).toBe(200);
     expect((await call('POST', '/operations/projections/ops_figures/switch', { version: 2 })).statusCode).toBe(200);
-    expect((await call('POST', '/operations/projections/ops_figures/retire', {})).json().message).toBe('Retired ops_figures v1: tables dropped, no rollback to it.');
+    expect((await call('POST', '/operations/projections/ops_figures/retire', { version: 1 })).json().message).toBe('Retired ops_figures v1: tables dropped, no rollback to it.');
     expect((await readRegistry(t.deps.database.db, 'ops_figures')).map((r) => [r.version, r.status])).toEqual([[2, 'live']]);
     const actions = (await call('GET', '/operations/actions')).json().actions;
     expect(actions.map((a: { action: string; outcome: string }) => `${a.action}:${a.outcome}`).reverse()).toEqual(['rebuild:ok', 'rebuild:ok', 'switch:ok', 'rollback:ok', 'switch:ok', 'retire:ok']);

@@ -87,7 +87,7 @@ describe('access', () => {
     ['POST', '/operations/projections/ops_figures/rebuild', {}],
     ['POST', '/operations/projections/ops_figures/switch', { version: 1 }],
     ['POST', '/operations/projections/ops_figures/rollback'],
-    ['POST', '/operations/projections/ops_figures/retire', {}],
+    ['POST', '/operations/projections/ops_figures/retire', { version: 1 }],
     ['POST', '/operations/projections/ops_figures/abandon'],
     ['POST', '/operations/queues-session'],
   ];
@@ -267,8 +267,11 @@ describe('a formula change, rehearsed end to end', () => {
     expect([res.statusCode, res.json().message]).toEqual([422, 'Give a user id or an e-mail, not both.']);
     expect(await ror(2)).toEqual(journal.map(([, , p]) => rorV2(p.reduce((a, b) => a + b, 0))).sort((a, b) => a - b));
 
-    // Retire v1: no rollback after that.
+    // Retire v1: no rollback after that. The version is named: an empty body drops nothing.
     res = await call('POST', '/operations/projections/ops_figures/retire', operator.authorization, {});
+    expect(res.statusCode).toBe(422);
+    expect((await readRegistry(database.db, 'ops_figures')).map((r) => [r.version, r.status])).toEqual([[1, 'retired'], [2, 'live']]);
+    res = await call('POST', '/operations/projections/ops_figures/retire', operator.authorization, { version: 1 });
     expect(res.statusCode).toBe(200);
     expect(res.json().message).toBe('Retired ops_figures v1: tables dropped, no rollback to it.');
     expect((await readRegistry(database.db, 'ops_figures')).map((r) => [r.version, r.status])).toEqual([[2, 'live']]);

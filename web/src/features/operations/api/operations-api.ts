@@ -53,7 +53,7 @@ function useOperatorMutation<V, R>(run: (v: V) => Promise<R>) {
 export const useRebuild = () => useOperatorMutation((v: { name: string } & RebuildRequest) => api.post<RebuildResponse>(path(v.name, 'rebuild'), { ...(v.userId ? { userId: v.userId } : {}), ...(v.userEmail ? { userEmail: v.userEmail } : {}), ...(v.switch ? { switch: true } : {}) }));
 export const useSwitch = () => useOperatorMutation((v: { name: string; version: number }) => api.post<OperatorActionResult>(path(v.name, 'switch'), { version: v.version }));
 export const useRollback = () => useOperatorMutation((v: { name: string }) => api.post<OperatorActionResult>(path(v.name, 'rollback')));
-export const useRetire = () => useOperatorMutation((v: { name: string; version?: number }) => api.post<OperatorActionResult>(path(v.name, 'retire'), v.version ? { version: v.version } : {}));
+export const useRetire = () => useOperatorMutation((v: { name: string; version: number }) => api.post<OperatorActionResult>(path(v.name, 'retire'), { version: v.version }));
 export const useAbandon = () => useOperatorMutation((v: { name: string }) => api.post<OperatorActionResult>(path(v.name, 'abandon')));
 
 /** Asks for the board's cookie (Admin), then the board opens in a new tab. */
