@@ -55,8 +55,9 @@ const fieldNames: Record<string, string> = {
   openDate: 'open date',
   expirationDate: 'expiration',
   contractSize: 'contracts',
-  premiumAtOpen: 'premium at open',
-  netFeeToOpen: 'fee to open',
+  // Totals for all contracts, where the other sentences give per-share prices ("at 5.00 debit"): said so (QA).
+  premiumAtOpen: 'premium at open (total)',
+  netFeeToOpen: 'fee to open (total)',
   netDelta: 'delta',
   stockPriceAtOpen: 'stock price at open',
   costBasis: 'cost basis',
