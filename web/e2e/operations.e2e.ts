@@ -230,6 +230,8 @@ describe('projections console', () => {
     await card.locator(`tr[data-version="${v1}"][data-status="live"]`).waitFor();
     await card.locator(`tr[data-version="${v2}"][data-status="retired"]`).waitFor();
     await stale.waitFor({ state: 'detached' });
+    // The build's "Done" card goes with its version (QA: it stayed after the rollback).
+    await card.getByTestId('rebuild-rebuild-trades').waitFor({ state: 'detached' });
 
     // Every action is in the log with the operator's name on it.
     const log = page.getByTestId('actions-log');

@@ -43,6 +43,9 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
   const rebuilds = (live?.rebuilds ?? []).filter((r) => r.projection === name);
   const current = rebuilds.find((r) => !r.userId);
   const running = current && current.phase !== 'done' && current.phase !== 'failed';
+  // A finished build's card goes once its version has gone: rolled away from (retired), retired for good
+  // or abandoned (QA: "Done · v103" stayed after all three). A running or failed one always shows.
+  const shownBuild = current && (current.phase !== 'done' || versions.some((v) => v.version === current.version && v.status !== 'retired')) ? current : undefined;
   const userRebuild = rebuilds.find((r) => r.userId);
   const stopped = building && !running ? projection.rebuilds.find((r) => r.version === building.version && !r.finishedAt) : undefined;
   const stoppedShort = stopped && stopped.eventsTotal !== null && stopped.eventsDone < stopped.eventsTotal;
@@ -172,9 +175,9 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
 
       {projection.warning && <Alert tone="warning">{projection.warning}</Alert>}
 
-      {(current || userRebuild) && (
+      {(shownBuild || userRebuild) && (
         <div className="ops-rebuilds" aria-live="polite">
-          {current && <RebuildProgress rebuild={current} />}
+          {shownBuild && <RebuildProgress rebuild={shownBuild} />}
           {userRebuild && <RebuildProgress rebuild={userRebuild} />}
         </div>
       )}
