@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
 import { authMessages } from '../identity/auth-plugin.ts';
@@ -37,6 +38,9 @@ describe('admin user lookup', () => {
       agreed_to_terms: true,
       role_uid: 'User',
     });
+    // Signed up at 21:00 in New York, 02:00 the next day in UTC: the New York date (QA).
+    await sql`update users set created_at = '2026-03-03T02:00:00Z' where uid = ${user.userId}`.execute(t.db.db);
+    expect((await lookup(user.email, admin.authorization)).json().user_since).toBe('2026-03-02');
   });
 
   it('answers 404 for an unknown e-mail and 422 for a blank one', async () => {

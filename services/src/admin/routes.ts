@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { newYorkDate } from '@oj/contracts/business-date';
 import { errorBody } from '@oj/contracts/common';
 import { adminUser, adminUserParams } from '@oj/contracts/users';
 import { AppError } from '../app/errors.ts';
@@ -22,7 +23,8 @@ export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
         uid: user.uid,
         email: user.email,
         username: user.username,
-        user_since: user.created_at.toISOString().slice(0, 10),
+        // The New York date, as every date of the product (an evening sign-up is not tomorrow's).
+        user_since: newYorkDate(user.created_at),
         bio: user.bio,
         website: user.website,
         account_confirmed: user.account_confirmed,
