@@ -93,6 +93,22 @@ describe.each(['postgres', 'pglite'] as const)('rebuild in segments on %s', (mod
     await abandon(deps(), tradesProjection.name);
   });
 
+  it.runIf(mode === 'pglite')('gives the event loop a turn after every batch read, so the one-threaded embedded process answers meanwhile', async () => {
+    let turns = 0;
+    let reads = 0;
+    const timer = setInterval(() => turns++, 0);
+    try {
+      await rebuild(deps(), tradesProjection.name, { switch: false, batchSize: 5, onProgress: (p) => void (p.phase === 'building' && p.eventsDone > 0 && reads++) });
+    } finally {
+      clearInterval(timer);
+    }
+    // A timer of 0 ms fires on a turn of the loop: at least one turn per two batches read.
+    expect(reads).toBeGreaterThan(10);
+    expect(turns).toBeGreaterThanOrEqual(reads / 2);
+    await expectIdentical();
+    await abandon(deps(), tradesProjection.name);
+  });
+
   it.runIf(mode === 'postgres')('the day records of the finishing step, in worker threads that claim one user at a time, equal the live version', async () => {
     await rebuild(deps(), tradesProjection.name, { switch: false });
     const building = (await readRegistry(database.db, tradesProjection.name)).find((r) => r.status === 'building')!;
