@@ -173,18 +173,20 @@ describe('CloseTrade', () => {
   });
 });
 
+/** A roll of trade T (three contracts) closed on 27 February: the defaults roll all of it. */
+const newTrade = { expiration_date: '2026-04-17', contract_size: 3, strike_prices: [145], premium_at_open: 250, net_fee_to_open: 3, net_delta: 0.25, stock_price_at_open: 158 };
+const oldTrade = { trade_close_date: '2026-02-27', premium_at_close: 80, net_fee_to_close: 3, close_transaction: 2 };
+const roll = (o: Record<string, unknown> = {}, n: Record<string, unknown> = {}): JournalCommand => ({
+  type: 'RollTrade',
+  tradeId: 'T',
+  data: { old_trade: { ...oldTrade, ...o }, new_trade: { ...newTrade, ...n } } as never,
+  tags: null,
+  newTradeId: 'N',
+  remainderId: 'R',
+});
+
 describe('RollTrade', () => {
   const state = given(...open('T', { ...csp, expiration_date: '2026-03-20' }));
-  const newTrade = { expiration_date: '2026-04-17', contract_size: 3, strike_prices: [145], premium_at_open: 250, net_fee_to_open: 3, net_delta: 0.25, stock_price_at_open: 158 };
-  const oldTrade = { trade_close_date: '2026-02-27', premium_at_close: 80, net_fee_to_close: 3, close_transaction: 2 };
-  const roll = (o: Record<string, unknown> = {}, n: Record<string, unknown> = {}): JournalCommand => ({
-    type: 'RollTrade',
-    tradeId: 'T',
-    data: { old_trade: { ...oldTrade, ...o }, new_trade: { ...newTrade, ...n } } as never,
-    tags: null,
-    newTradeId: 'N',
-    remainderId: 'R',
-  });
   it('closes and opens in one event; the new trade opens on the close date with the same ticker, strategy and account', () => {
     const events = when(state, roll());
     expect(events).toHaveLength(1);
@@ -329,16 +331,8 @@ describe('EditTrade', () => {
   });
   it('they are locked on what stayed open after a partial close or a partial roll too (QA: the remainder of a rolled trade took an open date before its roll)', () => {
     const partlyClosed = given(...open('T'), ...when(given(...open('T')), close({ ...normalClose, contract_size: 1 })));
-    const partlyRolled = given(...open('T', { ...csp, expiration_date: '2026-03-20' }), {
-      type: 'TradeRolled',
-      data: {
-        tradeId: 'T',
-        close: { closeAction: 'close', closeDate: '2026-02-27', contractsClosed: 1, premiumAtClose: 1, netFeeToClose: 0, closeTransaction: 2 },
-        closedPart: { premiumAtOpen: 100, netFeeToOpen: 1 },
-        remainder: { tradeId: 'R', contractSize: 2, premiumAtOpen: 200, netFeeToOpen: 2 },
-        newTrade: { tradeId: 'N', terms: { ...(open('x')[0] as Extract<JournalEvent, { type: 'TradeOpened' }>).data.terms, openDate: '2026-02-27', expirationDate: '2026-04-17' } },
-      },
-    });
+    const rollable = open('T', { ...csp, expiration_date: '2026-03-20' });
+    const partlyRolled = given(...rollable, ...when(given(...rollable), roll({}, { contract_size: 1 })));
     for (const remaining of [partlyClosed, partlyRolled]) {
       expect(remaining.status === 'active' && remaining.view.trades.get('R')).toMatchObject({ status: 1, rolledFrom: null, partialOf: 'T' });
       for (const changes of [{ ticker: 'MSFT' }, { account_uid: 'acct-2' }, { trade_open_date: '2026-01-30' }, { contract_size: 5 }]) {
