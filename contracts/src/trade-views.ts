@@ -38,9 +38,6 @@ export function dateRangeIssues(sd: string | undefined, ed: string | undefined, 
 
 export const PULSE_INVALID = 'Invalid ticker or timeframe';
 
-/** A filter date: the shape, and a real calendar date (2025-02-30 would reach SQL as an invalid date). */
-const filterDate = calendarDate;
-
 /** The list filters of part 2 §3: ticker, account, strategy, start and end date (an inclusive range). */
 export const tradeFilters = z.object({
   ticker: z
@@ -51,8 +48,8 @@ export const tradeFilters = z.object({
     .optional(),
   au: uid.optional(),
   su: uid.optional(),
-  sd: filterDate.optional(),
-  ed: filterDate.optional(),
+  sd: calendarDate.optional(),
+  ed: calendarDate.optional(),
 });
 
 /** The range's rules need today, so the view checks them (`dateRangeIssues`). */

@@ -50,7 +50,8 @@ function useOperatorMutation<V, R>(run: (v: V) => Promise<R>) {
   });
 }
 
-export const useRebuild = () => useOperatorMutation((v: { name: string } & RebuildRequest) => api.post<RebuildResponse>(path(v.name, 'rebuild'), { ...(v.userId ? { userId: v.userId } : {}), ...(v.userEmail ? { userEmail: v.userEmail } : {}), ...(v.switch ? { switch: true } : {}) }));
+// The request as the contract has it: JSON leaves out what is undefined, and `switch: false` is the default.
+export const useRebuild = () => useOperatorMutation(({ name, ...body }: { name: string } & RebuildRequest) => api.post<RebuildResponse>(path(name, 'rebuild'), body));
 export const useSwitch = () => useOperatorMutation((v: { name: string; version: number }) => api.post<OperatorActionResult>(path(v.name, 'switch'), { version: v.version }));
 export const useRollback = () => useOperatorMutation((v: { name: string }) => api.post<OperatorActionResult>(path(v.name, 'rollback')));
 export const useRetire = () => useOperatorMutation((v: { name: string; version: number }) => api.post<OperatorActionResult>(path(v.name, 'retire'), { version: v.version }));

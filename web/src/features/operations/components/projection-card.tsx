@@ -90,7 +90,7 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
     }
     setUserError(null);
     try {
-      const r = await rebuild.mutateAsync({ name, ...(parsed.data.userEmail ? { userEmail: parsed.data.userEmail } : { userId: parsed.data.userId! }) });
+      const r = await rebuild.mutateAsync({ name, ...parsed.data });
       onRebuildStarted(r.rebuild);
       toast.success(r.action.message);
       setUserOpen(false);
