@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { DESKTOP, launchBrowser, newContext, screenshotAt } from './support/browser.ts';
+import { DESKTOP, PHONE, launchBrowser, newContext, screenshotAt } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
 import { createTrader, signIn, type Trader } from './support/trader.ts';
 
@@ -52,5 +52,6 @@ describe('a self-hosted installation', () => {
     await plan.getByText('Free', { exact: true }).waitFor();
     expect(await plan.getByText(/\$4\.99|30-day/).count()).toBe(0);
     await screenshotAt(page, 'subscription-self-hosted', DESKTOP);
+    await screenshotAt(page, 'subscription-self-hosted', PHONE);
   });
 });
