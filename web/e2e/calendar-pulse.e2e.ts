@@ -521,11 +521,13 @@ describe("a trade's card from the trades console", () => {
     await shareButton.waitFor();
     // Its status as the lists word it (a debit close: BTC), and its disposition as the dashboard counts it
     // (closed before its expiration date: Early Exit). QA saw only the first, labelled "Disposition".
-    const closing = detail.getByRole('region', { name: 'Closing Information' });
-    const term = (name: string) => closing.locator('.trade-summary-row').filter({ has: page.locator('dt', { hasText: new RegExp(`^${name}$`) }) }).locator('dd');
+    // One Status row in the whole detail (it once had two: "Closed" and "Closed (BTC)").
+    const term = (region: string, name: string) =>
+      detail.getByRole('region', { name: region }).locator('.trade-summary-row').filter({ has: page.locator('dt', { hasText: new RegExp(`^${name}$`) }) }).locator('dd');
     expect([closed.close!.ct, closed.close!.tcd < expiry]).toEqual([2, true]);
-    expect(await term('Status').textContent()).toBe('Closed (BTC)');
-    expect(await term('Disposition').textContent()).toBe('Early Exit');
+    expect(await detail.locator('dt', { hasText: /^Status$/ }).count()).toBe(1);
+    expect(await term('Contract Details', 'Status').textContent()).toBe('Closed (BTC)');
+    expect(await term('Closing Information', 'Disposition').textContent()).toBe('Early Exit');
     await screenshotAt(page, 'trade-detail-share', DESKTOP, { fullPage: false });
     await screenshotAt(page, 'trade-detail-share', PHONE, { fullPage: false });
 

@@ -62,7 +62,8 @@ export function TradeDetailDialog({ trade, onClose, renderShare }: { trade: Trad
               rows={[
                 ['Ticker', trade.ticker],
                 ['Strategy', strategy?.name ?? trade.su],
-                ['Status', statusLabel(trade.status)],
+                // One status, worded as the lists word it ("Closed (BTC)"); how it ended is Disposition below.
+                ['Status', open ? statusLabel(trade.status) : closedStatusLabel(trade)],
                 ['Strikes', formatStrikes(trade.sp)],
                 ['Contracts', String(trade.cs)],
                 ['Net Delta', trimNumber(trade.nd)],
@@ -106,7 +107,6 @@ export function TradeDetailDialog({ trade, onClose, renderShare }: { trade: Trad
                 <Summary
                   rows={[
                     ['Close Date', formatDate(trade.tcd)],
-                    ['Status', closedStatusLabel(trade)],
                     // The dashboard's and pulse's word for how it ended (QA: "Closed (STC)" here, "Early Exit" there).
                     ['Disposition', trade.dis ?? '—'],
                     ['Close Action', closeActionLabel(trade.ct) || transactionLabel(trade.ct)],
