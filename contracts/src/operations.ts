@@ -251,8 +251,15 @@ export const operatorAction = z.object({
 });
 export type OperatorAction = z.infer<typeof operatorAction>;
 
-export const actionsQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) });
-export const actionsResponse = z.object({ actions: z.array(operatorAction) });
+/** `GET /operations/actions`: newest first, a page at a time; `before` is the last id of the page before. */
+export const actionsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  before: z.uuid('before must be the id of an operator action.').optional(),
+});
+export type ActionsQuery = z.infer<typeof actionsQuery>;
+/** `nextBefore`: the `before` of the next (older) page, or null when this page holds the oldest entry. */
+export const actionsResponse = z.object({ actions: z.array(operatorAction), nextBefore: z.string().nullable() });
+export type ActionsResponse = z.infer<typeof actionsResponse>;
 
 /** Answer of switch, rollback, retire and abandon: what happened, and the log entry it made. */
 export const operatorActionResult = z.object({ message: z.string(), action: operatorAction });

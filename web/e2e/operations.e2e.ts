@@ -284,6 +284,38 @@ describe('projections console', () => {
     expect(res.status()).toBe(403);
     await trader.close();
   });
+
+  it('shows the operator log 50 entries at a time, older ones on request, and a failed read as a failure', async () => {
+    // 60 more entries, as the log records them (the walk above made a few): more than one page.
+    const db = server.runtime.deps.database.db;
+    for (let i = 0; i < 60; i++) {
+      await sql`insert into operator_actions (id, at, actor_id, actor_email, actor_role, action, projection, version, user_id, outcome, message)
+        values (gen_random_uuid(), clock_timestamp(), 'e2e', ${operator.email}, 'Operator', 'abandon', 'trades', null, null, 'refused', ${`paging entry ${i}`})`.execute(db);
+    }
+    const total = Number((await sql<{ n: string }>`select count(*) as n from operator_actions`.execute(db)).rows[0]!.n);
+    await page.goto('/operations');
+    const log = page.getByTestId('actions-log');
+    await log.locator('li').first().waitFor();
+    expect(await log.locator('li').count()).toBe(50);
+    expect(await log.locator('li').first().innerText()).toContain('paging entry 59');
+    const older = page.getByRole('button', { name: 'Show older actions' });
+    while (await older.isVisible()) {
+      const shown = await log.locator('li').count();
+      await older.click();
+      await expect.poll(() => log.locator('li').count()).toBeGreaterThan(shown);
+    }
+    expect(await log.locator('li').count()).toBe(total);
+
+    // A log that cannot be read says so; it is not shown as an empty log.
+    await page.route('**/api/v1/operations/actions**', (route) => route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ message: 'The database is not reachable.' }) }));
+    await page.reload();
+    const card = page.locator('section', { has: page.getByRole('heading', { name: 'Operator actions' }) });
+    await card.getByRole('alert').getByText('The database is not reachable.').waitFor({ timeout: 30_000 });
+    expect(await card.getByText('No operator action yet.', { exact: false }).count()).toBe(0);
+    await page.unroute('**/api/v1/operations/actions**');
+    await card.getByRole('button', { name: 'Try again' }).click();
+    await log.locator('li').first().waitFor();
+  }, 120_000);
 });
 
 describe('projections console in services mode (REDIS_URL)', () => {

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
-import type { OperatorAction } from '@oj/contracts/operations';
+import type { ActionsQuery, ActionsResponse, OperatorAction } from '@oj/contracts/operations';
 import { uuidv7 } from '@oj/infra/ids';
+import { AppError } from '../app/errors.ts';
 import type { Principal } from '../app/principal.ts';
 
 export type ActionKind = OperatorAction['action'];
@@ -43,8 +44,19 @@ export async function recordAction(db: Kysely<any>, actor: Principal, input: Act
   return toAction(row.rows[0]);
 }
 
-/** Newest first. */
-export async function listActions(db: Kysely<any>, limit: number): Promise<OperatorAction[]> {
-  const rows = await sql<any>`select * from operator_actions order by at desc, id desc limit ${limit}`.execute(db);
-  return rows.rows.map(toAction);
+/**
+ * One page of the log, newest first: the `limit` entries after `before` (an entry's id) in that order, and
+ * the `before` of the next page (null at the oldest). Keyset paging on the (at, id) index: an entry
+ * recorded while an operator pages back neither shifts the older pages nor shows twice. An id that names
+ * no entry is refused (404) rather than read as "from the newest".
+ */
+export async function listActions(db: Kysely<any>, query: ActionsQuery): Promise<ActionsResponse> {
+  if (query.before !== undefined) {
+    const found = await sql<{ id: string }>`select id from operator_actions where id = ${query.before}`.execute(db);
+    if (found.rows.length === 0) throw new AppError('not_found', 'No operator action has this id.');
+  }
+  const after = query.before === undefined ? sql`true` : sql`(at, id) < (select at, id from operator_actions where id = ${query.before})`;
+  const rows = await sql<any>`select * from operator_actions where ${after} order by at desc, id desc limit ${query.limit + 1}`.execute(db);
+  const actions = rows.rows.slice(0, query.limit).map(toAction);
+  return { actions, nextBefore: rows.rows.length > query.limit ? actions[actions.length - 1]!.id : null };
 }

@@ -12,6 +12,8 @@ import { readRegistry } from '@oj/projections/runtime/registry';
 import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
 import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
 import { migrate } from '../platform/migrations.ts';
+import type { Principal } from '../app/principal.ts';
+import { recordAction } from './actions.ts';
 import { appendPremiums, visible, figuresProjection, rorV1, rorV2 } from './testing.ts';
 
 let t: TestApp;
@@ -362,5 +364,42 @@ describe('embedded mode: a console rebuild stopped by a restart', () => {
     } finally {
       await restarted.close();
     }
+  });
+});
+
+describe('GET /operations/actions, a page at a time', () => {
+  it('pages back through the whole log newest first, each entry once, steady while entries are added', async () => {
+    const actor = { userId: operator.userId, email: operator.email, role: 'Operator' } as Principal;
+    for (let i = 0; i < 7; i++) await recordAction(database.db, actor, { action: 'rebuild', projection: 'ops_paging', version: i, outcome: 'ok', message: `entry ${i}` });
+    const whole = (await call('GET', '/operations/actions?limit=200', admin.authorization)).json();
+    expect(whole.nextBefore).toBeNull();
+    const ids: string[] = whole.actions.map((a: { id: string }) => a.id);
+    expect(ids.length).toBeGreaterThanOrEqual(7);
+
+    const paged: string[] = [];
+    let before: string | null = null;
+    let pages = 0;
+    do {
+      const res = await call('GET', `/operations/actions?limit=3${before ? `&before=${before}` : ''}`, operator.authorization);
+      expect(res.statusCode).toBe(200);
+      const body = res.json();
+      expect(body.actions.length).toBeLessThanOrEqual(3);
+      paged.push(...body.actions.map((a: { id: string }) => a.id));
+      before = body.nextBefore;
+      // An entry recorded while the operator pages back is on the first page, not in the older ones.
+      if (pages++ === 0) await recordAction(database.db, actor, { action: 'switch', projection: 'ops_paging', version: 9, outcome: 'refused', message: 'while paging' });
+    } while (before !== null);
+    expect(paged).toEqual(ids);
+    expect(pages).toBe(Math.ceil(ids.length / 3));
+    expect((await call('GET', '/operations/actions?limit=1', admin.authorization)).json().actions[0].message).toBe('while paging');
+  });
+
+  it('refuses a `before` that names no entry (404) or is no id (422), and a plain user (403)', async () => {
+    let res = await call('GET', `/operations/actions?before=${randomUUID()}`, operator.authorization);
+    expect([res.statusCode, res.json().message]).toEqual([404, 'No operator action has this id.']);
+    res = await call('GET', '/operations/actions?before=not-an-id', operator.authorization);
+    expect(res.statusCode).toBe(422);
+    expect(res.json().message).toMatch(/before must be the id of an operator action\./);
+    expect((await call('GET', '/operations/actions', user.authorization)).statusCode).toBe(403);
   });
 });

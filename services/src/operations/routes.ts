@@ -250,9 +250,8 @@ export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.get('/operations/actions', { onRequest: operator, schema: { ...doc, querystring: actionsQuery, response: { 200: actionsResponse, ...errors } } }, async (request) => ({
-    actions: await listActions(app.deps.database.db, request.query.limit),
-  }));
+  app.get('/operations/actions', { onRequest: operator, schema: { ...doc, querystring: actionsQuery, response: { 200: actionsResponse, ...errors } } }, (request) =>
+    listActions(app.deps.database.db, request.query));
 
   // The BullMQ board opens as a page of its own: this sets its short-lived cookie (Admin only).
   app.post('/operations/queues-session', { onRequest: app.requireRole('Admin'), schema: { ...doc, response: { 200: z.object({ url: z.string() }), ...errors } } }, async (request, reply) => {

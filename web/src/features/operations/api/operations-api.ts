@@ -1,7 +1,8 @@
-import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { infiniteQueryOptions, queryOptions, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type {
+  ActionsQuery,
+  ActionsResponse,
   DiffResponse,
-  OperatorAction,
   OperatorActionResult,
   ProjectionsStatusResponse,
   RebuildRequest,
@@ -19,10 +20,16 @@ export const statusQueryOptions = () =>
     refetchInterval: 10_000,
   });
 
+/** The operator log, 50 entries a page, newest first; each older page starts after the last one's oldest entry. */
 export const actionsQueryOptions = () =>
-  queryOptions({
+  infiniteQueryOptions({
     queryKey: ['operations', 'actions'] as const,
-    queryFn: ({ signal }) => api.get<{ actions: OperatorAction[] }>('/operations/actions', { signal, query: { limit: 50 } }),
+    queryFn: ({ pageParam, signal }) => {
+      const query: ActionsQuery = pageParam === null ? { limit: 50 } : { limit: 50, before: pageParam };
+      return api.get<ActionsResponse>('/operations/actions', { signal, query });
+    },
+    initialPageParam: null as string | null,
+    getNextPageParam: (last: ActionsResponse) => last.nextBefore,
   });
 
 export const diffQueryOptions = (name: string, version: number) =>
@@ -34,7 +41,7 @@ export const diffQueryOptions = (name: string, version: number) =>
   });
 
 export const useProjectionsStatus = () => useQuery(statusQueryOptions());
-export const useOperatorActions = () => useQuery(actionsQueryOptions());
+export const useOperatorActions = () => useInfiniteQuery(actionsQueryOptions());
 export const useDiff = (name: string, version: number | null) => useQuery({ ...diffQueryOptions(name, version ?? 0), enabled: version !== null });
 
 /** Every operator command refreshes the status and the actions log (the server recorded it). */
