@@ -2,28 +2,37 @@ import type { FastifyInstance } from 'fastify';
 import { errorBodyOf } from '@oj/contracts/common';
 import fastifyStatic from '@fastify/static';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { API_PREFIX } from '../api-prefix.ts';
 
 export const WEB_DIST = fileURLToPath(new URL('../../../../web/dist/', import.meta.url));
 
 /**
- * Serves the built console from the gateway's port. Any GET that is not an API path and not a file
- * answers index.html, so the console's client-side routes (/trades/open, /users/account-verify...)
+ * Serves the built console from the gateway's port. A path with a file name (`/assets/index-3f2a.js`,
+ * `/favicon.svg`) is that file, read when asked for: a build published into web/dist while the gateway
+ * runs is served at once (the file list is not fixed at start-up, which left the console blank after an
+ * in-place build: its new index.html named scripts the gateway answered with index.html). A missing file
+ * is a 404, never index.html, so a browser never runs HTML as a script. Any other GET that is not an API
+ * path answers index.html, so the console's client-side routes (/trades/open, /users/account-verify...)
  * load directly from a link in a mail.
  */
-export async function registerWebConsole(app: FastifyInstance): Promise<void> {
-  if (!existsSync(`${WEB_DIST}index.html`)) {
-    app.log.warn(`console not built (${WEB_DIST}index.html missing): run \`npm run build:web\``);
+export async function registerWebConsole(app: FastifyInstance, root: string = WEB_DIST): Promise<void> {
+  if (!existsSync(join(root, 'index.html'))) {
+    app.log.warn(`console not built (${join(root, 'index.html')} missing): run \`npm run build:web\``);
     return;
   }
-  await app.register(fastifyStatic, { root: WEB_DIST, wildcard: false, index: ['index.html'], maxAge: '1h', immutable: false });
+  // wildcard: false, for the index and the catch-all below; files are sent by the catch-all.
+  await app.register(fastifyStatic, { root, wildcard: false, index: ['index.html'], maxAge: '1h', immutable: false });
   // A catch-all GET route rather than a second not-found handler: the error handler owns that one.
   app.get('/*', (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
-    if (!path.startsWith(API_PREFIX) && path !== '/metrics') {
-      return reply.header('cache-control', 'no-cache').sendFile('index.html');
+    if (path.startsWith(API_PREFIX) || path === '/metrics') {
+      return reply.status(404).send(errorBodyOf(`Route ${request.method} ${path} not found.`));
     }
-    return reply.status(404).send(errorBodyOf(`Route ${request.method} ${path} not found.`));
+    // `send` (under sendFile) refuses paths that climb out of the root and answers a missing file with
+    // the app's not-found handler.
+    if (/\.[A-Za-z0-9]+$/.test(path)) return reply.sendFile(decodeURIComponent(path.slice(1)));
+    return reply.header('cache-control', 'no-cache').sendFile('index.html');
   });
 }
