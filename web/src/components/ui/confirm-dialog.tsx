@@ -28,10 +28,11 @@ export function ConfirmDialog({ open, title, message, confirmLabel = 'Yes', canc
       dismissible={!busy}
       footer={
         <>
-          <Button variant="secondary" onClick={onCancel} disabled={busy}>
+          {/* A danger confirm opens on Cancel: Enter pressed twice must not delete anything. */}
+          <Button variant="secondary" onClick={onCancel} disabled={busy} data-autofocus={tone === 'danger' || undefined}>
             {cancelLabel}
           </Button>
-          <Button variant={tone === 'danger' ? 'danger' : 'primary'} onClick={onConfirm} loading={busy} data-autofocus>
+          <Button variant={tone === 'danger' ? 'danger' : 'primary'} onClick={onConfirm} loading={busy} data-autofocus={tone !== 'danger' || undefined}>
             {busy && busyLabel ? busyLabel : confirmLabel}
           </Button>
         </>
