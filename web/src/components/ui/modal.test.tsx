@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import '@/test/dom.ts';
-import { useLayoutEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { describe, expect, it } from 'vitest';
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
@@ -96,6 +96,39 @@ describe('Modal', () => {
     await act(async () => void fireEvent.keyDown(document.activeElement!, { key: 'Escape' }));
     expect(dialog()).toBeNull();
     expect(document.activeElement).toBe(opener);
+  });
+
+  it("gives focus back to the opener when the dialog's content moved focus in first (its own effect runs before the dialog's)", async () => {
+    // The add-trade wizard focuses its first field in an effect; once its code is loaded, that effect
+    // runs in the same commit as the dialog's, before it (QA: the second Add Trade left focus on <body>).
+    function FocusingField() {
+      const ref = useRef<HTMLInputElement>(null);
+      useEffect(() => ref.current?.focus(), []);
+      return <input ref={ref} aria-label="Account" />;
+    }
+    function Opener() {
+      const [open, setOpen] = useState(false);
+      return (
+        <>
+          <button type="button" onClick={() => setOpen(true)}>
+            New Record
+          </button>
+          <Modal title="Add Trade" open={open} onClose={() => setOpen(false)}>
+            <FocusingField />
+          </Modal>
+        </>
+      );
+    }
+    const user = userEvent.setup();
+    render(<Opener />);
+    const opener = screen.getByRole('button', { name: 'New Record' });
+    for (let round = 0; round < 2; round++) {
+      await user.click(opener);
+      expect(document.activeElement).toBe(screen.getByLabelText('Account'));
+      await user.keyboard('{Escape}');
+      expect(dialog()).toBeNull();
+      expect(document.activeElement).toBe(opener);
+    }
   });
 
   it('closes on a backdrop click only when allowed', async () => {

@@ -50,16 +50,29 @@ export function Modal({ open, onClose, title, children, footer, size = 'md', clo
   onCloseRef.current = onClose;
   const dismissibleRef = useRef(dismissible);
   dismissibleRef.current = dismissible;
+  // The control that opened the dialog, read as the dialog first renders open: by the time this
+  // component's effect runs, a child's own effect may already have moved focus into the dialog (children's
+  // effects run first), and focus would be "returned" on close to a field that is gone (QA: the second
+  // Add Trade, whose form code was already loaded, left focus on <body>).
+  const openerRef = useRef<HTMLElement | null>(null);
+  const renderedOpen = useRef(false);
+  if (open !== renderedOpen.current) {
+    renderedOpen.current = open;
+    if (open) openerRef.current = document.activeElement as HTMLElement | null;
+  }
 
   useEffect(() => {
     if (!open) return;
     const panel = panelRef.current;
     if (!panel) return;
-    const previouslyFocused = document.activeElement as HTMLElement | null;
+    const previouslyFocused = openerRef.current;
     openStack.push(panel);
     document.body.classList.add('modal-open');
-    const first = initialFocusRef?.current ?? panel.querySelector<HTMLElement>('[data-autofocus]') ?? panel.querySelector<HTMLElement>(FOCUSABLE);
-    (first ?? panel).focus();
+    // Content that already took focus (its effect ran first) keeps it.
+    if (!panel.contains(document.activeElement)) {
+      const first = initialFocusRef?.current ?? panel.querySelector<HTMLElement>('[data-autofocus]') ?? panel.querySelector<HTMLElement>(FOCUSABLE);
+      (first ?? panel).focus();
+    }
 
     const onKey = (e: KeyboardEvent) => {
       if (openStack[openStack.length - 1] !== panel) return;
