@@ -831,10 +831,13 @@ describe("a trader's day", () => {
     await untilList('open', (b) => b.total === 13);
     await openList('/trades/open', 'Open Trades', { reload: true });
     await showing(10, 13).waitFor();
-    await page.getByRole('button', { name: 'Load More' }).click();
+    // From the keyboard: the last page takes the button away, and focus goes to the first row it loaded.
+    await page.getByRole('button', { name: 'Load More' }).focus();
+    await page.keyboard.press('Enter');
     await showing(13, 13).waitFor();
     expect(await page.getByRole('button', { name: 'Load More' }).count()).toBe(0);
     expect(await page.locator('tbody tr').count()).toBe(13);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.closest('tbody tr') === document.querySelectorAll('tbody tr')[10])).toBe(true);
     // The same page in the dark theme (every colour comes from the theme's tokens).
     await page.evaluate(() => document.documentElement.setAttribute('data-theme', 'dark'));
     await screenshots(page, 'trades-open-dark', { fullPage: false });

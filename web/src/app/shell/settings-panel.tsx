@@ -1,14 +1,46 @@
-import { useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { ITEMS_PER_PAGE_OPTIONS, setItemsPerPage, useItemsPerPage } from '@/lib/settings.ts';
 import { applyTheme, savedTheme, type Theme } from '@/lib/theme.ts';
 
-/** Display settings: theme, list page size and sidebar width. Shown from the top bar's gear. */
+/** The top bar's gear (`data-settings-toggle`), which toggles the panel: a press on it is not a press outside. */
+const SETTINGS_TOGGLE_ATTR = 'data-settings-toggle';
+
+/**
+ * Display settings: theme, list page size and sidebar width. Shown from the top bar's gear; Escape or a
+ * press outside it closes it, as the menus close (QA: on a phone it covered the search box and the period
+ * switches, and only its small × took it away; its shown flag is kept across pages, part 1 §2).
+ */
 export function SettingsPanel({ onClose, contracted, onContractedChange }: { onClose: () => void; contracted: boolean; onContractedChange: (v: boolean) => void }) {
   const titleId = useId();
   const itemsPerPage = useItemsPerPage();
   const [theme, setTheme] = useState<Theme>(savedTheme);
+  const panelRef = useRef<HTMLElement>(null);
+  const onCloseRef = useRef(onClose);
+  onCloseRef.current = onClose;
+  useEffect(() => {
+    const outside = (target: EventTarget | null) =>
+      target instanceof Node && !panelRef.current?.contains(target) && !(target instanceof Element && target.closest(`[${SETTINGS_TOGGLE_ATTR}]`));
+    const onPointerDown = (e: PointerEvent) => {
+      // A dialog or menu over the page owns its presses (the panel stays for when it closes).
+      if (document.body.classList.contains('modal-open')) return;
+      if (outside(e.target)) onCloseRef.current();
+    };
+    const onKeyDown = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || e.defaultPrevented || document.body.classList.contains('modal-open')) return;
+      const inside = panelRef.current?.contains(document.activeElement) ?? false;
+      onCloseRef.current();
+      // Focus leaves with the panel: back to the gear that opened it.
+      if (inside) document.querySelector<HTMLElement>(`[${SETTINGS_TOGGLE_ATTR}]`)?.focus();
+    };
+    document.addEventListener('pointerdown', onPointerDown, true);
+    document.addEventListener('keydown', onKeyDown);
+    return () => {
+      document.removeEventListener('pointerdown', onPointerDown, true);
+      document.removeEventListener('keydown', onKeyDown);
+    };
+  }, []);
   return (
-    <section className="settings-panel" aria-labelledby={titleId}>
+    <section ref={panelRef} className="settings-panel" aria-labelledby={titleId}>
       <header className="settings-panel-header">
         <h2 id={titleId}>Display settings</h2>
         <button type="button" className="icon-button" aria-label="Close settings" onClick={onClose}>

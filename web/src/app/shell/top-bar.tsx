@@ -20,7 +20,7 @@ export function TopBar({ onOpenMobileNav, settingsVisible, onToggleSettings }: {
       </Link>
       <div className="topbar-spacer" />
       <NewRecordMenu />
-      <button type="button" className="icon-button" aria-label="Display settings" aria-pressed={settingsVisible} onClick={onToggleSettings}>
+      <button type="button" className="icon-button" aria-label="Display settings" aria-pressed={settingsVisible} onClick={onToggleSettings} data-settings-toggle>
         <Icon name="settings" />
       </button>
       <ExpiringBell />

@@ -61,6 +61,20 @@ export function TradeListPage({ kind, title, description, renderTradeShare }: Tr
   const filters = useMemo(() => filtersOf(filterState, today), [filterState, today]);
   // The stored ItemsPerPage setting keys the list queries, so changing it starts the lists over.
   const list = useTradeList(kind, filters, useItemsPerPage());
+  // Load More hands focus to the first row it loaded (its first control): the button goes with the last
+  // page, and focus went with it to <body> (QA, keyboard pass); before that, the next Tab skipped the new rows.
+  const firstNewRow = useRef<number | null>(null);
+  useEffect(() => {
+    const index = firstNewRow.current;
+    if (index === null || list.items.length <= index) return;
+    firstNewRow.current = null;
+    const row = tableRef.current?.querySelectorAll('tbody tr')[index];
+    (row?.querySelector<HTMLElement>('a[href], button:not([disabled]), [tabindex]:not([tabindex="-1"])') ?? tableRef.current)?.focus();
+  }, [list.items.length]);
+  const loadMore = () => {
+    firstNewRow.current = list.items.length;
+    void list.fetchNextPage();
+  };
 
   const accountNames = useMemo(() => new Map((accounts.data ?? []).map((a) => [a.uid, a.name])), [accounts.data]);
   const accountName = useCallback((uid: string) => accountNames.get(uid) ?? '—', [accountNames]);
@@ -141,7 +155,7 @@ export function TradeListPage({ kind, title, description, renderTradeShare }: Tr
           Showing {list.items.length} out of {list.total} Trades
         </span>
         {list.hasNextPage && (
-          <Button variant="secondary" onClick={() => void list.fetchNextPage()} loading={list.isFetchingNextPage}>
+          <Button variant="secondary" onClick={loadMore} loading={list.isFetchingNextPage}>
             Load More
           </Button>
         )}
