@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changePasswordForm, nameMessages, nameProblems, passwordChecklist, signupForm, adminSearchForm } from './users.ts';
+import { changePasswordForm, nameMessages, nameProblems, passwordChecklist, signupForm, adminSearchForm, email } from './users.ts';
 
 describe('name rules', () => {
   it('lists every unmet rule, most specific first', () => {
@@ -36,5 +36,31 @@ describe('forms', () => {
 
   it('admin search needs an e-mail', () => {
     expect(adminSearchForm.safeParse({ email: ' ' }).error?.issues[0]?.message).toBe('Email is required.');
+  });
+});
+
+describe('e-mail shape (sign-up, reset, verification mail)', () => {
+  it('takes addresses mail can reach, any script, and refuses those it cannot (QA)', () => {
+    const takes = ['jane@example.com', 'jane.doe+tag@mail.example.co.uk', "o'brien@example.ie", 'josé@exämple.de', 'user@xn--bcher-kva.com', 'a_b-c@sub-domain.example.io', `${'x'.repeat(64)}@example.com`];
+    const refuses = [
+      'a@example..com',
+      'a..b@example.com',
+      '.a@example.com',
+      'a.@example.com',
+      'a@-example.com',
+      'a@example-.com',
+      'a@[127.0.0.1]',
+      '"q"@example.com',
+      'a@example',
+      'a@example.c',
+      'a@example.123',
+      'a b@example.com',
+      'a@b@example.com',
+      `${'x'.repeat(65)}@example.com`,
+      `a@${'x'.repeat(64)}.com`,
+    ];
+    expect(takes.filter((e) => !email.safeParse(e).success)).toEqual([]);
+    expect(refuses.filter((e) => email.safeParse(e).success)).toEqual([]);
+    expect(email.safeParse('a..b@example.com').error?.issues[0]?.message).toBe('Invalid email format.');
   });
 });

@@ -80,6 +80,8 @@ describe('sign-up', () => {
     [{ email: '' }, 'Email is required.'],
     [{ email: undefined }, 'Email is required.'],
     [{ email: 'not-an-email' }, 'Invalid email format.'],
+    // Addresses no mail reaches (QA: each was accepted, and its verification mail could never arrive).
+    ...['a@example..com', 'a..b@example.com', '.a@example.com', 'a@-example.com', 'a@[127.0.0.1]', '"q"@example.com'].map((email) => [{ email }, 'Invalid email format.'] as [Record<string, unknown>, string]),
     [{ password: '' }, passwordMessages.required],
     [{ password: 'abc12!' }, passwordMessages.weak],
     [{ password: 'ABC12!' }, passwordMessages.weak],
