@@ -258,7 +258,11 @@ describe('access journey', () => {
     await page.getByLabel('Email').fill(email);
     await page.getByRole('button', { name: 'Send Email' }).click();
     await text(/instructions to reset the password were sent/).waitFor();
+    const shownAt = Date.now();
     await screenshots(page, 'reset-request');
+    // Part 1 §4 and §9: the reset success message shows for 5 seconds (QA: it stayed on this page).
+    await text(/instructions to reset the password were sent/).waitFor({ state: 'detached', timeout: 10_000 });
+    expect(Date.now() - shownAt).toBeGreaterThan(3_500);
 
     const link = await server.waitForLink('/users/password-reset-link', { to: email, after: mailsBefore });
     const url = new URL(link);

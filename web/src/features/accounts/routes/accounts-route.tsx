@@ -7,6 +7,7 @@ import { LoadingOverlay } from '@/components/ui/loading-overlay.tsx';
 import { useToast } from '@/components/ui/toast.tsx';
 import { PageHeader } from '@/components/layout/page-header.tsx';
 import { useSession } from '@/features/auth/hooks/use-session.ts';
+import { errorMessage } from '@/lib/api-client.ts';
 import { useAccounts } from '../api/get-accounts.ts';
 import { useUpdateDefaultAccount } from '../api/update-default-account.ts';
 import { AccountCard } from '../components/account-card.tsx';
@@ -58,7 +59,7 @@ export function AccountsRoute() {
           Your accounts are kept, but adding and editing them needs an active subscription.
         </Alert>
       )}
-      {accounts.isError && <Alert tone="danger">Failed to fetch account data.</Alert>}
+      {accounts.isError && <Alert tone="danger">{errorMessage(accounts.error, 'Failed to fetch account data.')}</Alert>}
       <LoadingOverlay show={accounts.isFetching && list.length === 0}>
         <div className="account-grid">
           {list.map((a) => (

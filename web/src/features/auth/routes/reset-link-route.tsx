@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { passwordChecklist, passwordMessages, passwordResetForm, RESET_SUCCESS_MESSAGE, SIGNUP_PASSWORD_MIN } from '@oj/contracts/users';
 import { ApiError } from '@/lib/api-client.ts';
@@ -7,6 +7,7 @@ import { Button } from '@/components/ui/button.tsx';
 import { FormField, PasswordInput, TextInput } from '@/components/ui/form-field.tsx';
 import { usePasswordReset } from '../api/password-reset.ts';
 import { AuthLayout } from '../components/auth-layout.tsx';
+import { useSuccessTimeout } from '../hooks/use-success-timeout.ts';
 import { RequirementList } from '../components/requirement-list.tsx';
 
 type Message = { tone: 'success' | 'danger'; text: string } | null;
@@ -21,12 +22,7 @@ export function ResetLinkRoute() {
   const [message, setMessage] = useState<Message>(null);
   const reset = usePasswordReset();
 
-  // The success message goes away after 5 seconds.
-  useEffect(() => {
-    if (message?.tone !== 'success') return;
-    const t = window.setTimeout(() => setMessage(null), 5000);
-    return () => window.clearTimeout(t);
-  }, [message]);
+  useSuccessTimeout(message, () => setMessage(null));
 
   const unmet = newPassword === '' ? [] : passwordChecklist(newPassword, SIGNUP_PASSWORD_MIN).filter((r) => !r.ok).map((r) => r.label);
   const mismatch = confirmPassword !== '' && confirmPassword !== newPassword ? passwordMessages.mismatchChange : null;

@@ -7,6 +7,7 @@ import { Button } from '@/components/ui/button.tsx';
 import { FormField, TextInput } from '@/components/ui/form-field.tsx';
 import { usePasswordResetRequest } from '../api/password-reset-request.ts';
 import { AuthLayout } from '../components/auth-layout.tsx';
+import { useSuccessTimeout } from '../hooks/use-success-timeout.ts';
 
 type Message = { tone: 'success' | 'danger'; text: string } | null;
 
@@ -22,6 +23,7 @@ export function ResetRequestRoute() {
   const [fieldError, setFieldError] = useState<string | null>(null);
   const [message, setMessage] = useState<Message>(null);
   const request = usePasswordResetRequest();
+  useSuccessTimeout(message, () => setMessage(null));
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
