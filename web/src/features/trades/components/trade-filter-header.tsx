@@ -115,7 +115,16 @@ export function TradeFilterHeader({ value, onChange, onRefresh, refreshing, acco
             </SelectInput>
           </div>
           {preset === 'custom' && (
-            <div className="trade-filter-custom">
+            // A form of its own, so Enter in a date applies the range as Apply does (QA, keyboard pass).
+            <form
+              className="trade-filter-custom"
+              aria-label="Custom date range"
+              noValidate
+              onSubmit={(e) => {
+                e.preventDefault();
+                if (customFilled) applyCustom();
+              }}
+            >
               <div className="trade-filter-field">
                 <label htmlFor={`${panelId}-sd`}>Start Date</label>
                 <TextInput
@@ -149,11 +158,11 @@ export function TradeFilterHeader({ value, onChange, onRefresh, refreshing, acco
                 )}
               </div>
               <div className="trade-filter-action">
-                <Button disabled={!customFilled} onClick={applyCustom}>
+                <Button type="submit" disabled={!customFilled}>
                   Apply
                 </Button>
               </div>
-            </div>
+            </form>
           )}
           <div className="trade-filter-field">
             <label htmlFor={`${panelId}-account`}>Account</label>
