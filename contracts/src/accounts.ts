@@ -46,6 +46,10 @@ export const accountMessages = {
   brokerageRequired: 'Brokerage is required.',
   commission: 'Commission must be a non-negative number.',
   fee: 'Fee must be a non-negative number.',
+  commissionStep: 'Commission can have at most 2 decimal places.',
+  feeStep: 'Fee can have at most 2 decimal places.',
+  commissionMax: 'Commission cannot exceed 1,000,000.',
+  feeMax: 'Fee cannot exceed 1,000,000.',
   limit: `You can keep at most ${MAX_TRADE_ACCOUNTS} trade accounts.`,
   notFound: 'Account not found.',
   subscriptionExpired: 'Your subscription has expired, please renew to manage trade accounts.',
@@ -65,15 +69,29 @@ const accountType = z.union(accountTypes.map((t) => z.literal(t.code)) as unknow
   error: accountMessages.typeRequired,
 });
 const brokerage = z.enum(brokerageKeys, { error: accountMessages.brokerageRequired });
-const nonNegative = (message: string) => z.number({ error: message }).finite(message).min(0, message).max(1_000_000, message);
+/** Commission and fee: part 2 §5 "not below 0", "numeric step 0.01" (QA: 0.005 was kept and shown as 0.01). */
+type PerContract = 'commission' | 'fee';
+const ACCOUNT_AMOUNT_MAX = 1_000_000;
+const hasCents = (n: number) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6;
+function perContractIssue(n: number, which: PerContract): string | null {
+  if (!Number.isFinite(n) || n < 0) return accountMessages[which];
+  if (n > ACCOUNT_AMOUNT_MAX) return accountMessages[`${which}Max`];
+  if (!hasCents(n)) return accountMessages[`${which}Step`];
+  return null;
+}
+const nonNegative = (which: PerContract) =>
+  z.number({ error: accountMessages[which] }).superRefine((n, ctx) => {
+    const message = perContractIssue(n, which);
+    if (message) ctx.addIssue({ code: 'custom', message });
+  });
 
 /** POST /accounts/add-account. Commission and fee default to 0.65 and 0.03. */
 export const addAccountRequest = z.object({
   name: accountName,
   broker: brokerage,
   ac_type: accountType,
-  broker_commission: nonNegative(accountMessages.commission).default(DEFAULT_COMMISSION),
-  broker_fee: nonNegative(accountMessages.fee).default(DEFAULT_FEE),
+  broker_commission: nonNegative('commission').default(DEFAULT_COMMISSION),
+  broker_fee: nonNegative('fee').default(DEFAULT_FEE),
 });
 export type AddAccountRequest = z.infer<typeof addAccountRequest>;
 
@@ -82,8 +100,8 @@ export const updateAccountRequest = z.object({
   name: accountName.optional(),
   broker: brokerage.optional(),
   ac_type: accountType.optional(),
-  broker_commission: nonNegative(accountMessages.commission).optional(),
-  broker_fee: nonNegative(accountMessages.fee).optional(),
+  broker_commission: nonNegative('commission').optional(),
+  broker_fee: nonNegative('fee').optional(),
 });
 export type UpdateAccountRequest = z.infer<typeof updateAccountRequest>;
 
@@ -117,10 +135,11 @@ export const accountList = z.array(account);
  * The console's add/edit form. Commission and fee arrive as typed text; an empty or non-numeric value
  * gets the spec's message.
  */
-const formNumber = (message: string) =>
-  z.union([z.number(), z.string()], { error: message }).transform((v, ctx) => {
+const formNumber = (which: PerContract) =>
+  z.union([z.number(), z.string()], { error: accountMessages[which] }).transform((v, ctx) => {
     const n = typeof v === 'number' ? v : v.trim() === '' ? Number.NaN : Number(v);
-    if (!Number.isFinite(n) || n < 0) {
+    const message = perContractIssue(n, which);
+    if (message) {
       ctx.addIssue({ code: 'custom', message });
       return z.NEVER;
     }
@@ -130,8 +149,8 @@ export const accountForm = z.object({
   accountName,
   accountType: z.coerce.number({ error: accountMessages.typeRequired }).pipe(accountType),
   brokerage: z.string({ error: accountMessages.brokerageRequired }).min(1, accountMessages.brokerageRequired).pipe(brokerage),
-  commission: formNumber(accountMessages.commission),
-  fee: formNumber(accountMessages.fee),
+  commission: formNumber('commission'),
+  fee: formNumber('fee'),
 });
 export type AccountForm = z.input<typeof accountForm>;
 export type AccountFormValues = z.output<typeof accountForm>;
