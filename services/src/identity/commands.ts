@@ -249,12 +249,37 @@ export async function resetPassword(ctx: IdentityContext, token: string, input: 
   if (!ok) throw new AppError('bad_request', identityMessages.resetInvalid, { resolution: identityMessages.resetResolution });
 }
 
-export async function changePassword(ctx: IdentityContext, userUid: string, input: UpdatePasswordRequest): Promise<void> {
+/**
+ * Changes the password from the profile. Every other sign-in of the user ends with it (their refresh
+ * tokens are revoked, as a reset revokes them all): a trader who changes the password because someone
+ * else got in locks that someone out. The sign-in that made the change (its refresh cookie, `presented`)
+ * stays. Access tokens already issued run out on their own (ACCESS_TOKEN_TTL_SECONDS).
+ */
+export async function changePassword(ctx: IdentityContext, userUid: string, input: UpdatePasswordRequest, presented?: string): Promise<void> {
   const user = await findUserByUid(ctx.db, userUid);
   if (!user) throw new AppError('unauthorized', 'Not authenticated.');
   if (!(await verifyPassword(user.password_hash, input.old_password))) throw new AppError('bad_request', INCORRECT_OLD_PASSWORD);
   const passwordHash = await hashPassword(input.new_password);
-  await ctx.db.updateTable('users').set({ password_hash: passwordHash, updated_at: ctx.clock.now() }).where('uid', '=', userUid).execute();
+  const now = ctx.clock.now();
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('uid', '=', userUid).execute();
+    const own = await familyOf(trx, userUid, presented);
+    await trx
+      .updateTable('refresh_tokens')
+      .set({ revoked_at: now })
+      .where('user_uid', '=', userUid)
+      .where('revoked_at', 'is', null)
+      .$if(own !== null, (q) => q.where('family_id', '!=', own!))
+      .execute();
+  });
+}
+
+/** The sign-in (token family) a presented refresh token belongs to, when it is this user's and genuine. */
+async function familyOf(db: Kysely<any>, userUid: string, presented: string | undefined): Promise<string | null> {
+  const id = presented?.split('.')[0] ?? '';
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  const row = await db.selectFrom('refresh_tokens').select(['family_id', 'token_hash']).where('id', '=', id).where('user_uid', '=', userUid).executeTakeFirst();
+  return row && row.token_hash === tokenHash(presented!) ? (row.family_id as string) : null;
 }
 
 /** CLI: make an existing user staff. */

@@ -149,7 +149,7 @@ export const identityRoutes: FastifyPluginAsyncZod = async (app) => {
     '/users/update-password',
     { onRequest: app.requireVerifiedUser, schema: { tags: ['users'], security: [{ bearer: [] }], body: updatePasswordRequest, response: { 200: messageResponse, ...errors } } },
     async (request) => {
-      await changePassword(ctx, principalOf(request).userId, request.body);
+      await changePassword(ctx, principalOf(request).userId, request.body, request.cookies[REFRESH_COOKIE]);
       return { message: PASSWORD_UPDATED_MESSAGE };
     },
   );
