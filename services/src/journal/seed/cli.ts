@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { loadConfig } from '@oj/infra/config';
+import { ConfigError, loadConfig } from '@oj/infra/config';
+import { DataDirBusyError } from '@oj/projections/runtime/data-dir-lock';
 import { createRuntime } from '../../platform/runtime.ts';
 import { seedJournals } from './generate.ts';
 
@@ -8,23 +9,46 @@ import { seedJournals } from './generate.ts';
  * the command handler, into the configured stores (DATABASE_URL, or the embedded data directory).
  * The same seed and today give the same journals; running it again appends nothing.
  */
-const { values } = parseArgs({
-  options: {
-    users: { type: 'string', default: '3' },
-    trades: { type: 'string', default: '50' },
-    seed: { type: 'string', default: '1' },
-    today: { type: 'string' },
-  },
-});
+const USAGE = 'usage: npm run seed -- --users N --trades M [--seed S] [--today YYYY-MM-DD]\n';
+const options = {
+  users: { type: 'string', default: '3' },
+  trades: { type: 'string', default: '50' },
+  seed: { type: 'string', default: '1' },
+  today: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+let values: ReturnType<typeof parseArgs<{ options: typeof options }>>['values'];
+try {
+  ({ values } = parseArgs({ options }));
+} catch (error) {
+  // An unknown or malformed option: one line and the usage, not a stack trace (QA: `--help` crashed).
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+  process.exit(2);
+}
+if (values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 const users = Number(values.users);
 const trades = Number(values.trades);
 const seed = Number(values.seed);
 if (![users, trades, seed].every((n) => Number.isInteger(n) && n >= 0)) {
-  process.stderr.write('usage: npm run seed -- --users N --trades M [--seed S] [--today YYYY-MM-DD]\n');
+  process.stderr.write(USAGE);
   process.exit(2);
 }
-const config = loadConfig(process.env);
-const runtime = await createRuntime(config);
+let runtime: Awaited<ReturnType<typeof createRuntime>>;
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig(process.env);
+  runtime = await createRuntime(config);
+} catch (error) {
+  // A data directory another process holds (npm start), or a setting that does not parse: one line.
+  if (error instanceof DataDirBusyError || error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+  throw error;
+}
 try {
   const started = Date.now();
   const report = await seedJournals(

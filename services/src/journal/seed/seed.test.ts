@@ -54,3 +54,16 @@ describe('seed', () => {
     expect(again).toHaveLength(a.events.length);
   });
 });
+
+describe('npm run seed, its command line', () => {
+  it('prints its usage for --help, and one line with the usage for an unknown option, never a stack trace (QA)', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const cli = new URL('./cli.ts', import.meta.url).pathname;
+    const run = (...args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { ...process.env, DATABASE_URL: '' } });
+    const help = run('--help');
+    expect([help.status, help.stdout]).toEqual([0, 'usage: npm run seed -- --users N --trades M [--seed S] [--today YYYY-MM-DD]\n']);
+    const bogus = run('--bogus');
+    expect(bogus.status).toBe(2);
+    expect(bogus.stderr).toBe("Unknown option '--bogus'\nusage: npm run seed -- --users N --trades M [--seed S] [--today YYYY-MM-DD]\n");
+  });
+});
