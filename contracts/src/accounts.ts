@@ -51,6 +51,7 @@ export const accountMessages = {
   commissionMax: 'Commission cannot exceed 1,000,000.',
   feeMax: 'Fee cannot exceed 1,000,000.',
   limit: `You can keep at most ${MAX_TRADE_ACCOUNTS} trade accounts.`,
+  nameTaken: 'You already have an account with this name.',
   notFound: 'Account not found.',
   subscriptionExpired: 'Your subscription has expired, please renew to manage trade accounts.',
   notAnImage: 'The file is not an image. Upload a JPEG, PNG, WebP, GIF, AVIF or TIFF picture.',

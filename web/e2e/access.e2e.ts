@@ -129,12 +129,18 @@ describe('access journey', () => {
     await dialog.getByText('Account Type is required.').waitFor();
     await dialog.getByText('Brokerage is required.').waitFor();
     await dialog.getByText('Fee must be a non-negative number.').waitFor();
+    // Focus goes to the first field with a message (QA: it stayed on the button).
+    await expect.poll(() => dialog.getByLabel('Account Name').evaluate((el) => el === document.activeElement)).toBe(true);
     await screenshots(page, 'account-form-errors', { fullPage: false });
     // An error clears when its field is edited.
     await dialog.getByLabel('Account Name').fill('Schwab Income');
     expect(await dialog.getByText('Account Name is required.').count()).toBe(0);
     await dialog.getByLabel('Account Type').selectOption({ label: 'Margin' });
     await dialog.getByLabel('Brokerage').selectOption({ label: 'Charles Schwab' });
+    // Step 0.01 (part 2 §5): a fee of half a cent is refused with its reason.
+    await dialog.getByLabel('Fee (per contract)').fill('0.005');
+    await dialog.getByRole('button', { name: 'Add Account' }).click();
+    await dialog.getByText('Fee can have at most 2 decimal places.').waitFor();
     await dialog.getByLabel('Fee (per contract)').fill('0.03');
     await dialog.getByRole('button', { name: 'Add Account' }).click();
     await dialog.getByText('Trade Account Added.').waitFor();
@@ -146,6 +152,12 @@ describe('access journey', () => {
     await toasts.getByText('Trade Account Added.').waitFor({ state: 'detached' });
     expect(await dialog.isVisible()).toBe(true);
     expect(await dialog.getByLabel('Account Name').inputValue()).toBe('');
+    // The same name again (another letter case) is refused by the server, in the form.
+    await dialog.getByLabel('Account Name').fill('schwab income');
+    await dialog.getByLabel('Account Type').selectOption({ label: 'Margin' });
+    await dialog.getByLabel('Brokerage').selectOption({ label: 'Charles Schwab' });
+    await dialog.getByRole('button', { name: 'Add Account' }).click();
+    await dialog.getByText('You already have an account with this name.').waitFor();
 
     await dialog.getByLabel('Account Name').fill('IRA Wheel');
     await dialog.getByLabel('Account Type').selectOption({ label: 'IRA' });

@@ -32,8 +32,24 @@ async function ownAccountOrNotFound(db: Kysely<any>, userId: string, uid: string
 }
 
 /**
- * Adds an account. The user's row is locked for the transaction so that the limit of 10 and "the first
- * account becomes the default" hold under concurrent requests.
+ * Refuses a name another of the user's accounts has (letter case and outer spaces aside): the trade
+ * forms and the cards name accounts by name alone, and two "Main Schwab" could not be told apart (QA).
+ * Run under the user's row lock, so two requests cannot both take a name.
+ */
+async function assertNameFree(trx: Kysely<any>, userId: string, name: string, except?: string): Promise<void> {
+  const taken = await trx
+    .selectFrom('trade_accounts')
+    .select('uid')
+    .where('user_uid', '=', userId)
+    .where((eb) => eb(eb.fn('lower', ['name']), '=', name.toLowerCase()))
+    .$if(except !== undefined, (q) => q.where('uid', '!=', except!))
+    .executeTakeFirst();
+  if (taken) throw new AppError('conflict', accountMessages.nameTaken);
+}
+
+/**
+ * Adds an account. The user's row is locked for the transaction so that the limit of 10, "the first
+ * account becomes the default" and one name per account hold under concurrent requests.
  */
 export async function addAccount(ctx: AccountsContext, principal: Principal, input: AddAccountRequest): Promise<Account> {
   requireActiveSubscription(principal);
@@ -45,6 +61,7 @@ export async function addAccount(ctx: AccountsContext, principal: Principal, inp
       count: number;
     };
     if (Number(count) >= MAX_TRADE_ACCOUNTS) throw new AppError('conflict', accountMessages.limit);
+    await assertNameFree(trx, principal.userId, input.name);
     await trx
       .insertInto('trade_accounts')
       .values({
@@ -70,12 +87,16 @@ export async function updateAccount(ctx: AccountsContext, principal: Principal, 
   await ownAccountOrNotFound(ctx.db, principal.userId, uid);
   const changes = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
   if (Object.keys(changes).length > 0) {
-    await ctx.db
-      .updateTable('trade_accounts')
-      .set({ ...changes, updated_at: ctx.clock.now() })
-      .where('uid', '=', uid)
-      .where('user_uid', '=', principal.userId)
-      .execute();
+    await ctx.db.transaction().execute(async (trx) => {
+      await trx.selectFrom('users').select('uid').where('uid', '=', principal.userId).forUpdate().executeTakeFirstOrThrow();
+      if (input.name !== undefined) await assertNameFree(trx, principal.userId, input.name, uid);
+      await trx
+        .updateTable('trade_accounts')
+        .set({ ...changes, updated_at: ctx.clock.now() })
+        .where('uid', '=', uid)
+        .where('user_uid', '=', principal.userId)
+        .execute();
+    });
   }
   return ownAccountOrNotFound(ctx.db, principal.userId, uid);
 }

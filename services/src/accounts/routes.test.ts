@@ -78,6 +78,22 @@ describe('trade accounts', () => {
     expect(accounts.filter((a: { default_account: boolean }) => a.default_account)).toHaveLength(1);
   });
 
+  it('gives each of a user\'s accounts its own name (case aside), also under concurrent requests; another user may use it', async () => {
+    const s = await signInAs(t);
+    const results = await Promise.all(['Main Schwab', 'main schwab', 'MAIN SCHWAB '].map((name) => add(s.authorization, { name })));
+    expect(results.map((r) => r.statusCode).sort()).toEqual([201, 409, 409]);
+    expect(results.filter((r) => r.statusCode === 409).map((r) => r.json().message)).toEqual([accountMessages.nameTaken, accountMessages.nameTaken]);
+    const ira = (await add(s.authorization, { name: 'IRA' })).json();
+    const rename = (name: string) => t.app.inject({ method: 'PATCH', url: api(`/accounts/update/${ira.uid}`), headers: { authorization: s.authorization }, payload: { name } });
+    const taken = await rename('Main schwab');
+    expect([taken.statusCode, taken.json().message]).toEqual([409, accountMessages.nameTaken]);
+    expect((await list(s.authorization)).map((a: { name: string }) => a.name).sort()).toEqual(['IRA', results.find((r) => r.statusCode === 201)!.json().name].sort());
+    // Its own name again (another letter case) is no clash; another user's accounts are not looked at.
+    expect((await rename('ira')).statusCode).toBe(200);
+    const other = await signInAs(t);
+    expect((await add(other.authorization, { name: 'Main Schwab' })).statusCode).toBe(201);
+  });
+
   it('updates only the given fields', async () => {
     const s = await signInAs(t);
     const { uid } = (await add(s.authorization)).json();

@@ -10,6 +10,7 @@ import {
   type UpdateAccountRequest,
 } from '@oj/contracts/accounts';
 import { errorMessage } from '@/lib/api-client.ts';
+import { focusFirstInvalid } from '@/lib/focus-first-invalid.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { FormField, SelectInput, TextInput } from '@/components/ui/form-field.tsx';
@@ -89,6 +90,7 @@ export function AccountFormDialog({ open, onClose, account }: AccountFormDialogP
         if (key && !next[key]) next[key] = issue.message;
       }
       setErrors(next);
+      focusFirstInvalid();
       return;
     }
     const payload = accountPayloadOf(parsed.data);

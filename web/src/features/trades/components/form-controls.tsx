@@ -155,9 +155,4 @@ export function Summary({ rows, className }: { rows: readonly (readonly [ReactNo
   );
 }
 
-/** After a refused step, focus (and so scroll to) the first field whose message is now shown. */
-export function focusFirstInvalid(): void {
-  window.setTimeout(() => {
-    document.querySelector<HTMLElement>('[role="dialog"] [aria-invalid="true"], .trade-wizard [aria-invalid="true"]')?.focus();
-  }, 0);
-}
+export { focusFirstInvalid } from '@/lib/focus-first-invalid.ts';
