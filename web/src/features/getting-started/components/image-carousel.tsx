@@ -17,7 +17,11 @@ export function ImageCarousel({ slides, label }: { slides: Slide[]; label: strin
     <figure className="carousel" role="group" aria-roledescription="carousel" aria-label={label}>
       <div className="carousel-frame">
         {slide.src ? (
-          <img src={slide.src} alt={slide.caption} loading="lazy" decoding="async" />
+          // The picture opens at full size in a tab of its own: on a phone the frame shrinks a desktop
+          // screenshot to a third, too small to read (QA).
+          <a className="carousel-full" href={slide.src} target="_blank" rel="noopener" aria-label={`${slide.caption} (open at full size)`}>
+            <img src={slide.src} alt={slide.caption} loading="lazy" decoding="async" />
+          </a>
         ) : (
           // Only when a shot listed in sections.ts has not been taken yet (npm run screenshots).
           <div className="carousel-missing">Screenshot not generated yet</div>
