@@ -30,9 +30,9 @@ export async function registerWebConsole(app: FastifyInstance, root: string = WE
     if (path.startsWith(API_PREFIX) || path === '/metrics') {
       return reply.status(404).send(errorBodyOf(`Route ${request.method} ${path} not found.`));
     }
-    // `send` (under sendFile) refuses paths that climb out of the root and answers a missing file with
-    // the app's not-found handler.
-    if (/\.[A-Za-z0-9]+$/.test(path)) return reply.sendFile(decodeURIComponent(path.slice(1)));
+    // As the browser sent it (the build's file names are plain ASCII): `send` (under sendFile) refuses a
+    // path that climbs out of the root, and answers a missing file with the app's not-found handler.
+    if (/\.[A-Za-z0-9]+$/.test(path)) return reply.sendFile(path.slice(1));
     return reply.header('cache-control', 'no-cache').sendFile('index.html');
   });
 }
