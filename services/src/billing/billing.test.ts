@@ -283,8 +283,10 @@ describe('webhooks', () => {
   it('a redelivered event is processed once; an older customer.subscription.updated never overwrites a newer one', async () => {
     const u = await paidUser();
     const sub = b.stripe.subscriptions.get(u.subId)!;
-    const newer = b.stripe.event('customer.subscription.updated', { ...sub, cancel_at_period_end: true }, { created: 2_000_000_000 });
+    // Set to cancel at Stripe (the dashboard, say): the event reports it, a late older one the state before.
     const older = b.stripe.event('customer.subscription.updated', { ...sub, cancel_at_period_end: false }, { created: 1_999_999_000 });
+    sub.cancel_at_period_end = true;
+    const newer = b.stripe.event('customer.subscription.updated', { ...sub }, { created: 2_000_000_000 });
     expect((await b.deliver(newer)).body).toEqual({ received: true, duplicate: false });
     expect((await b.deliver(newer)).body).toEqual({ received: true, duplicate: true });
     const n = (await b.stream(u.userId)).length;
@@ -296,6 +298,24 @@ describe('webhooks', () => {
     await b.t.db.db.deleteFrom('billing_stripe_events').where('event_id', '=', newer.id).execute();
     expect((await b.deliver(newer)).body).toEqual({ received: true, duplicate: false });
     expect(await b.stream(u.userId)).toHaveLength(n);
+  });
+
+  it("a late event with an older state undoes nothing, even when the newer state came from the trader's own Uncancel (QA)", async () => {
+    const u = await paidUser();
+    expect((await at('2026-04-20T00:00:00.000Z', () => b.call(u, 'POST', '/auth/cancel-subscription'))).status).toBe(200);
+    // Stripe's event for that cancel, held back by the network.
+    const lateCancel = b.stripe.event('customer.subscription.updated', { ...b.stripe.subscriptions.get(u.subId)! });
+    expect((await at('2026-04-21T00:00:00.000Z', () => b.call(u, 'POST', '/auth/reactivate-subscription'))).status).toBe(200);
+    const uncancelEvent = b.stripe.event('customer.subscription.updated', { ...b.stripe.subscriptions.get(u.subId)! }, { created: lateCancel.created + 60 });
+    const n = (await b.stream(u.userId)).length;
+    // The newer (a no-op: already uncancelled) first, then the older one.
+    expect((await b.deliver(uncancelEvent)).status).toBe(200);
+    expect((await b.deliver(lateCancel)).status).toBe(200);
+    expect(await b.stream(u.userId)).toHaveLength(n);
+    expect(await b.status(u)).toMatchObject({ cape: false });
+    expect(b.stripe.subscriptions.get(u.subId)!.cancel_at_period_end).toBe(false);
+    // The trader can still cancel: the journal and Stripe agree.
+    expect((await at('2026-04-22T00:00:00.000Z', () => b.call(u, 'POST', '/auth/cancel-subscription'))).status).toBe(200);
   });
 
   it('events of unknown customers and of types not handled are acknowledged and change nothing', async () => {
@@ -323,8 +343,9 @@ describe('isolation', () => {
     const mine = await b.status(other);
     expect([mine.status, mine.card, mine.pm]).toEqual([1, null, false]);
     expect(await b.stream(a.userId)).toEqual(aBefore);
-    // Stripe's events about A's customer change A only.
-    await b.deliver(b.stripe.event('customer.subscription.updated', { ...b.stripe.subscriptions.get(a.subId)!, cancel_at_period_end: true }));
+    // Stripe's events about A's customer change A only (set to cancel at Stripe, then reported).
+    b.stripe.subscriptions.get(a.subId)!.cancel_at_period_end = true;
+    await b.deliver(b.stripe.event('customer.subscription.updated', { ...b.stripe.subscriptions.get(a.subId)! }));
     expect((await b.status(a)).cape).toBe(true);
     expect((await b.status(other)).cape).toBe(false);
     // The refused calls were refused before anything was appended for the other user either.

@@ -10,7 +10,8 @@ import { runCommand, stripeActor } from './store.ts';
  * written (a bad one is a 400 and leaves no trace). Each Stripe event id is handled once: the
  * `billing_stripe_events` row answers a redelivery at once, and should a crash come between the append and
  * that row, the stream itself knows the event (its events carry the Stripe id) and decides nothing again.
- * Order is Stripe's to choose: the decider drops an older state of a subscription (see SyncStripeSubscription).
+ * Order is Stripe's to choose: a subscription's state is read from Stripe when an event says it changed,
+ * and the decider drops an event older than one already applied (see SyncStripeSubscription).
  */
 export async function handleStripeWebhook(ctx: BillingContext, rawBody: Buffer, signature: string | undefined): Promise<{ duplicate: boolean }> {
   const secret = ctx.config.STRIPE_WEBHOOK_SECRET;
@@ -45,6 +46,18 @@ export async function handleStripeWebhook(ctx: BillingContext, rawBody: Buffer, 
 
 const idOf = (ref: string | { id: string } | null | undefined): string | null => (ref == null ? null : typeof ref === 'string' ? ref : ref.id);
 
+/** The subscription as Stripe has it now; the event's copy only if Stripe no longer knows it. */
+async function currentSubscription(ctx: BillingContext, sent: Stripe.Subscription, eventId: string): Promise<Stripe.Subscription> {
+  try {
+    return await ctx.stripe!.subscriptions.retrieve(sent.id);
+  } catch (error) {
+    if ((error as { code?: string })?.code === 'resource_missing') return sent;
+    // Not recorded as handled: Stripe retries a webhook answered with an error.
+    ctx.logger?.error({ err: error, event: eventId }, 'stripe call failed while handling a webhook');
+    throw new AppError('unavailable', m.providerUnavailable);
+  }
+}
+
 /** The user (through the Stripe customer) and the command an event means; null for anything else. */
 async function commandOf(ctx: BillingContext, event: Stripe.Event): Promise<{ userId: string; command: SubscriptionCommand } | null> {
   const stripe = { eventId: event.id, created: event.created };
@@ -68,7 +81,11 @@ async function commandOf(ctx: BillingContext, event: Stripe.Event): Promise<{ us
       return forCustomer(invoice.customer, { type: 'RecordPaymentFailed', stripeSubscriptionId: subscriptionId, invoiceId: invoice.id, stripe });
     }
     case 'customer.subscription.updated': {
-      const sub = event.data.object;
+      // The event says that the subscription changed; what it is now is read from Stripe. Stripe does not
+      // deliver in order, and an older state carried by a late event could undo a newer one that left no
+      // trace to compare it with (QA: the trader's own Uncancel, then a late "cancel at period end"
+      // event: the journal locked at the period end while Stripe went on charging).
+      const sub = await currentSubscription(ctx, event.data.object, event.id);
       return forCustomer(sub.customer, { type: 'SyncStripeSubscription', stripeSubscriptionId: sub.id, stripeStatus: sub.status, cancelAtPeriodEnd: sub.cancel_at_period_end, stripe });
     }
     case 'customer.subscription.deleted': {

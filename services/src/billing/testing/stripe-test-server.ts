@@ -223,6 +223,10 @@ export class StripeTestServer {
       pm.customer = p.customer;
       return [200, pm];
     }
+    if (method === 'GET' && resource === 'subscriptions' && id && !action) {
+      const sub = this.subscriptions.get(id);
+      return sub ? [200, sub] : this.#missing('subscription', id);
+    }
     if (method === 'POST' && resource === 'subscriptions' && !id) return this.#createSubscription(p);
     if (method === 'POST' && resource === 'subscriptions' && id) {
       const sub = this.subscriptions.get(id);
