@@ -26,6 +26,7 @@ export const billingMessages = {
   unknownPrice: 'Unknown price: this journal sells one plan.',
   paymentMethodNotFound: 'Payment method not found.',
   alreadySubscribed: 'You already have an active subscription.',
+  paymentInProgress: 'A payment for your subscription is already in progress (another window?). Wait a moment, then reload.',
   inGrace: 'Your last payment failed: update your payment method to renew.',
   notActive: 'Only an active subscription can be canceled.',
   alreadyCanceling: 'Your subscription is already set to cancel at the end of the billing period.',

@@ -98,7 +98,7 @@ describe('trial to paid, renewal', () => {
     });
   });
 
-  it('two subscriptions racing for one user: one wins, the other is a 409 and its Stripe subscription is cancelled', async () => {
+  it('two subscriptions racing for one user: one wins, the other is a 409 before it reaches Stripe, and the card is charged once (QA)', async () => {
     b.t.clock.set('2026-02-01T00:00:00.000Z');
     const u = await b.user();
     await at('2026-03-10T00:00:00.000Z', async () => {
@@ -106,8 +106,13 @@ describe('trial to paid, renewal', () => {
       const answers = await Promise.all([one, two].map((pm) => b.call(u, 'POST', '/auth/create-subscription', { paymentMethodId: pm, priceId: PRICE_ID })));
       expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
       const customer = b.stripe.customers.get([...b.stripe.customers.values()].find((c) => c.metadata.user_uid === u.userId)!.id)!;
-      const live = [...b.stripe.subscriptions.values()].filter((s) => s.customer === customer.id && s.status !== 'canceled');
-      expect(live.map((s) => s.id)).toEqual([await b.subscriptionIdOf(u.userId)]);
+      // One Stripe subscription was ever made, so one first invoice was paid (QA: both were, 4.99 twice,
+      // and the loser's subscription was only cancelled, not refunded).
+      const made = [...b.stripe.subscriptions.values()].filter((s) => s.customer === customer.id);
+      expect(made.map((s) => s.id)).toEqual([await b.subscriptionIdOf(u.userId)]);
+      const paid = [...b.stripe.invoices.values()].filter((i) => i.customer === customer.id && i.status === 'paid' && i.amount_paid > 0);
+      expect(paid).toHaveLength(1);
+      expect(answers.find((a) => a.status === 409)!.body.message).toMatch(/^(A payment for your subscription is already in progress|You already have an active subscription)/);
       expect((await b.stream(u.userId)).filter((e) => e.type === 'SubscriptionActivated')).toHaveLength(1);
     });
   });

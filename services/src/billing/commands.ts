@@ -142,10 +142,39 @@ export async function createSetupIntent(ctx: BillingContext, caller: Caller): Pr
 const inTrial = (state: SubscriptionState, now: Date) =>
   state.status === codes.trial && effectiveSubscriptionStatus(state.status, state.periodEnd ? new Date(state.periodEnd) : null, now) === codes.trial;
 
+/** Longer than any Stripe call lasts (the SDK gives up after 80 s): an older claim's holder is gone. */
+const CHARGE_CLAIM_MS = 120_000;
+
+/**
+ * Runs `work` (a call that may charge the card) as the user's only one: a second, from another tab or
+ * process, is refused with 409 before it reaches Stripe, so it cannot charge a second time. The claim is
+ * a row (`billing_charge_claims`), which holds across gateway processes and on PGlite alike.
+ */
+async function asOnlyCharge<T>(ctx: BillingContext, userId: string, work: () => Promise<T>): Promise<T> {
+  const claimedAt = new Date();
+  const staleBefore = new Date(claimedAt.getTime() - CHARGE_CLAIM_MS);
+  const claimed = await ctx.db
+    .insertInto('billing_charge_claims')
+    .values({ user_uid: userId, claimed_at: claimedAt })
+    .onConflict((oc) => oc.column('user_uid').doUpdateSet({ claimed_at: claimedAt }).where('billing_charge_claims.claimed_at', '<', staleBefore))
+    .returning('user_uid')
+    .executeTakeFirst();
+  if (!claimed) throw new AppError('conflict', m.paymentInProgress);
+  try {
+    return await work();
+  } finally {
+    await ctx.db.deleteFrom('billing_charge_claims').where('user_uid', '=', userId).where('claimed_at', '=', claimedAt).execute();
+  }
+}
+
 /** POST auth/create-subscription: in the trial the first charge is at its end; after it, at once. */
-export async function createSubscription(ctx: BillingContext, caller: Caller, input: CreateSubscriptionRequest): Promise<SubscriptionDetails> {
-  const stripe = stripeOf(ctx);
+export function createSubscription(ctx: BillingContext, caller: Caller, input: CreateSubscriptionRequest): Promise<SubscriptionDetails> {
   if (input.priceId !== ctx.config.STRIPE_PRICE_ID) throw new AppError('invalid', m.unknownPrice, { detail: [{ field: 'priceId', message: m.unknownPrice }] });
+  return asOnlyCharge(ctx, caller.userId, () => subscribe(ctx, caller, input));
+}
+
+async function subscribe(ctx: BillingContext, caller: Caller, input: CreateSubscriptionRequest): Promise<SubscriptionDetails> {
+  const stripe = stripeOf(ctx);
   const now = ctx.clock.now();
   const { state } = await loadSubscription(ctx, caller.userId);
   conflictOf(() => assertAllowed('Subscribe', state, { now }));
@@ -183,9 +212,9 @@ export async function createSubscription(ctx: BillingContext, caller: Caller, in
 }
 
 /**
- * Records a subscription Stripe has just made. Two requests racing (two tabs, two cards) can both pass the
- * check and both get a Stripe subscription; the stream lets one win, and the loser's Stripe subscription
- * is cancelled at once, so nobody pays twice.
+ * Records a subscription Stripe has just made. Two requests racing (two tabs) are kept apart before
+ * Stripe by `asOnlyCharge`; should two subscriptions still meet here (a claim taken over from a holder
+ * thought gone), the stream lets one win and the loser's Stripe subscription is cancelled at once.
  */
 async function recordOrUndo(ctx: BillingContext, userId: string, stripeSubscriptionId: string, record: () => Promise<{ state: SubscriptionState }>): Promise<void> {
   try {
@@ -222,7 +251,11 @@ export async function cancelSubscription(ctx: BillingContext, caller: Caller): P
  * POST /auth/reactivate-subscription: within the period a scheduled cancellation is undone (Uncancel);
  * after an expiry a new paid period starts at once on the card on file (Reactivate).
  */
-export async function reactivateSubscription(ctx: BillingContext, caller: Caller): Promise<{ details: SubscriptionDetails; message: string }> {
+export function reactivateSubscription(ctx: BillingContext, caller: Caller): Promise<{ details: SubscriptionDetails; message: string }> {
+  return asOnlyCharge(ctx, caller.userId, () => reactivate(ctx, caller));
+}
+
+async function reactivate(ctx: BillingContext, caller: Caller): Promise<{ details: SubscriptionDetails; message: string }> {
   const stripe = stripeOf(ctx);
   const now = ctx.clock.now();
   const { state } = await loadSubscription(ctx, caller.userId);

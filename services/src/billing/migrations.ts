@@ -52,4 +52,19 @@ export const migrations: MigrationSet = {
       }
     },
   },
+  '202612050215_billing_charge_claims': {
+    async up(db: Kysely<any>) {
+      // One call that may charge (subscribe, reactivate, renew) per user at a time, across gateway
+      // processes: two tabs subscribing at once each made a Stripe subscription and both were charged
+      // (QA). A row is the claim; one older than a Stripe call can last is taken over (a crashed holder).
+      await db.schema
+        .createTable('billing_charge_claims')
+        .addColumn('user_uid', 'uuid', (c) => c.primaryKey().references('users.uid').onDelete('cascade'))
+        .addColumn('claimed_at', 'timestamptz', (c) => c.notNull())
+        .execute();
+    },
+    async down(db: Kysely<any>) {
+      await db.schema.dropTable('billing_charge_claims').execute();
+    },
+  },
 };
