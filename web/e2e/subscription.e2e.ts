@@ -308,5 +308,20 @@ describe('Subscription page', () => {
     const guide = page.getByRole('dialog', { name: 'Subscription Guide' });
     for (const title of ['Free trial', 'Expired', 'Active', 'Cancelled / pending cancellation', 'Payment update', 'Grace period']) await guide.getByText(title, { exact: true }).waitFor();
     await screenshots(page, 'subscription-page-guide');
+    await page.keyboard.press('Escape');
+  });
+
+  it('a subscription that cannot be read is said so, never shown as none with a Subscribe button (QA)', async () => {
+    await page.route('**/api/v1/subscription/current', (route) => route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ message: 'Service unavailable' }) }));
+    try {
+      await page.goto('/subscription');
+      await page.getByRole('alert').getByText('Service unavailable').waitFor({ timeout: 30_000 });
+      expect(await page.getByText('No Active Subscription').count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Subscribe', exact: true }).count()).toBe(0);
+    } finally {
+      await page.unroute('**/api/v1/subscription/current');
+    }
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.locator('.subscription-headline').waitFor();
   });
 });

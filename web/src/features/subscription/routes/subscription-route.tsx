@@ -6,7 +6,7 @@ import { Button } from '@/components/ui/button.tsx';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog.tsx';
 import { LoadingOverlay } from '@/components/ui/loading-overlay.tsx';
 import { useToast } from '@/components/ui/toast.tsx';
-import { errorMessage, refreshAccessToken } from '@/lib/api-client.ts';
+import { ApiError, errorMessage, refreshAccessToken } from '@/lib/api-client.ts';
 import { useSession } from '@/features/auth/hooks/use-session.ts';
 import { useCancelSubscription } from '../api/cancel-subscription.ts';
 import { useSubscription } from '../api/get-subscription.ts';
@@ -75,7 +75,12 @@ export function SubscriptionRoute() {
     if (!sub?.pm) return setPayment('subscribe');
     reactivate.mutate(undefined, {
       onSuccess: () => toast.success(m.activatedTitle, m.activated),
-      onError: (e) => setPageError(errorMessage(e, m.serverError)),
+      onError: (e) => {
+        setPageError(errorMessage(e, m.serverError));
+        // The card on file was declined: another card subscribes anew (QA: Reactivate tried the dead card
+        // again on every click, and nothing else was offered).
+        if (e instanceof ApiError && e.status === 402) setPayment('subscribe');
+      },
     });
   };
 
@@ -91,21 +96,33 @@ export function SubscriptionRoute() {
           </Button>
         }
       />
-      {subscription.isError && <Alert tone="danger">{errorMessage(subscription.error, 'Failed to fetch subscription.')}</Alert>}
+      {subscription.isError && (
+        <Alert tone="danger">
+          {errorMessage(subscription.error, 'Failed to fetch subscription.')}{' '}
+          {!sub && (
+            <Button size="sm" variant="secondary" onClick={() => void subscription.refetch()}>
+              Try again
+            </Button>
+          )}
+        </Alert>
+      )}
       {pageError && <Alert tone="danger">{pageError}</Alert>}
       <LoadingOverlay show={subscription.isPending}>
         <div className="subscription-grid">
-          <StatusCard
-            status={status}
-            subscription={sub}
-            busy={reactivate.isPending}
-            onSubscribe={() => setPayment('subscribe')}
-            onCancel={() => setConfirm('cancel')}
-            onUncancel={() => setConfirm('uncancel')}
-            onReactivate={onReactivate}
-            onUpdatePayment={() => setPayment('update')}
-            onRenew={() => setPayment('update')}
-          />
+          {/* A subscription that could not be read is not "No Active Subscription" with a Subscribe button (QA). */}
+          {(sub || !subscription.isError) && (
+            <StatusCard
+              status={status}
+              subscription={sub}
+              busy={reactivate.isPending}
+              onSubscribe={() => setPayment('subscribe')}
+              onCancel={() => setConfirm('cancel')}
+              onUncancel={() => setConfirm('uncancel')}
+              onReactivate={onReactivate}
+              onUpdatePayment={() => setPayment('update')}
+              onRenew={() => setPayment('update')}
+            />
+          )}
           {sub && <HistoryCard subscription={sub} privilege={session.privilege} />}
           <PlanCard billing={sub?.mode !== 'self-hosted'} />
         </div>
