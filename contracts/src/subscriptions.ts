@@ -72,6 +72,8 @@ export const subscriptionDetails = currentSubscription.extend({
   price_id: z.string().nullable(),
   /** The current or last period is the free trial: nothing was charged in it (the history's bottom row reads TRIAL). */
   trial_period: z.boolean(),
+  /** A Stripe subscription is live (in the trial: subscribed, the first charge at its end): it can be cancelled. */
+  subscribed: z.boolean(),
 });
 export type SubscriptionDetails = z.infer<typeof subscriptionDetails>;
 

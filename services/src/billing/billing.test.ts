@@ -98,6 +98,27 @@ describe('trial to paid, renewal', () => {
     });
   });
 
+  it('subscribed in the trial, the trader can cancel before the first charge (and uncancel); cancelled, it ends with the trial, uncharged (QA)', async () => {
+    b.t.clock.set(start);
+    const u = await b.user();
+    expect((await b.call(u, 'POST', '/auth/cancel-subscription')).status).toBe(409);
+    expect((await b.subscribe(u)).status).toBe(200);
+    const subId = await b.subscriptionIdOf(u.userId);
+    expect(await b.status(u)).toMatchObject({ status: 1, subscribed: true, cape: false });
+    const cancel = await at('2026-03-20T00:00:00.000Z', () => b.call(u, 'POST', '/auth/cancel-subscription'));
+    expect(cancel).toMatchObject({ status: 200, body: { message: m.canceled, frontend_data: { status: 1, cape: true, cpe: trialEnd } } });
+    expect(b.stripe.subscriptions.get(subId)!.cancel_at_period_end).toBe(true);
+    expect((await at('2026-03-21T00:00:00.000Z', () => b.call(u, 'POST', '/auth/reactivate-subscription'))).body).toMatchObject({ message: m.restored });
+    expect(b.stripe.subscriptions.get(subId)!.cancel_at_period_end).toBe(false);
+    expect((await at('2026-03-22T00:00:00.000Z', () => b.call(u, 'POST', '/auth/cancel-subscription'))).status).toBe(200);
+    // The trial still grants access until its end; then the scheduler ends it as cancelled, nothing charged.
+    expect(await at('2026-04-01T14:59:59.000Z', () => tick())).toMatchObject({ periodsEnded: 0 });
+    expect(await at(trialEnd, () => tick())).toMatchObject({ periodsEnded: 1 });
+    expect(await b.status(u)).toMatchObject({ status: 4, cape: false, subscribed: false });
+    const customer = b.stripe.subscriptions.get(subId)!.customer;
+    expect([...b.stripe.invoices.values()].filter((i) => i.customer === customer && i.amount_paid > 0)).toEqual([]);
+  });
+
   it('two subscriptions racing for one user: one wins, the other is a 409 before it reaches Stripe, and the card is charged once (QA)', async () => {
     b.t.clock.set('2026-02-01T00:00:00.000Z');
     const u = await b.user();
@@ -125,7 +146,8 @@ describe('trial to paid, renewal', () => {
     expect(await b.call(u, 'POST', '/auth/create-subscription', { paymentMethodId: pm, priceId: 'price_other' })).toMatchObject({ status: 422, body: { message: m.unknownPrice } });
     expect((await b.call(u, 'POST', '/auth/create-subscription', { paymentMethodId: pm, priceId: PRICE_ID })).status).toBe(200);
     expect(await b.call(u, 'POST', '/auth/create-subscription', { paymentMethodId: pm, priceId: PRICE_ID })).toMatchObject({ status: 409, body: { message: m.alreadySubscribed } });
-    expect(await b.call(u, 'POST', '/auth/cancel-subscription')).toMatchObject({ status: 409, body: { message: m.notActive } });
+    // Nothing to cancel without a subscription (a trial that never subscribed).
+    expect(await b.call(await b.user(), 'POST', '/auth/cancel-subscription')).toMatchObject({ status: 409, body: { message: m.notActive } });
   });
 });
 

@@ -10,13 +10,13 @@ function mail(kind: string, to: string, subject: string, name: string, lines: st
 }
 
 /** Part 2 §1: one week before the trial ends. */
-export function trialEndingMail(publicUrl: string, to: string, name: string, trialEnd: Date, hasCard: boolean): OutgoingMail {
+export function trialEndingMail(publicUrl: string, to: string, name: string, trialEnd: Date, willCharge: boolean): OutgoingMail {
   return mail(
     'trial-ending',
     to,
     'Your trial ends in 7 days',
     name,
-    hasCard
+    willCharge
       ? [`Your free trial of Options Journal Premium ends on ${longDate(trialEnd)}.`, 'Your card on file will then be charged 4.99 USD a month. You can cancel any time on the Subscription page.']
       : [`Your free trial of Options Journal Premium ends on ${longDate(trialEnd)}.`, 'Subscribe (4.99 USD a month) to keep your dashboard, calendar and trade lists. Your journal is kept either way.'],
     `${publicUrl}/subscription`,

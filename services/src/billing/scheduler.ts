@@ -66,7 +66,7 @@ export async function runBillingTick(ctx: TickContext): Promise<TickResult> {
     .where('current_period_end', '<=', now)
     .where((eb) =>
       eb.or([
-        eb.and([eb('status', '=', codes.active), eb('cancel_at_period_end', '=', true)]),
+        eb.and([eb('status', 'in', [codes.active, codes.trial]), eb('cancel_at_period_end', '=', true)]),
         eb.and([eb('status', '=', codes.trial), eb('stripe_subscription_id', 'is', null)]),
       ]),
     )
@@ -111,7 +111,7 @@ async function sendTrialReminders(ctx: TickContext, now: Date): Promise<number> 
   const rows = await ctx.db
     .selectFrom('subscriptions as s')
     .innerJoin('users as u', 'u.uid', 's.user_uid')
-    .select(['s.user_uid', 's.current_period_end', 's.has_payment_method', 'u.email', 'u.name'])
+    .select(['s.user_uid', 's.current_period_end', 's.stripe_subscription_id', 's.cancel_at_period_end', 'u.email', 'u.name'])
     .where('s.status', '=', codes.trial)
     .where('u.role', '=', 'User')
     .where('s.current_period_end', '>', now)
@@ -122,7 +122,9 @@ async function sendTrialReminders(ctx: TickContext, now: Date): Promise<number> 
     const end = row.current_period_end as Date;
     // One per trial: the trial is named by its end.
     const key = `trial-ending:${row.user_uid}:${end.toISOString()}`;
-    const mail = trialEndingMail(ctx.publicUrl, row.email, row.name, end, row.has_payment_method);
+    // Charged at the trial's end only when subscribed and not cancelled: a card saved without subscribing,
+    // or a subscription cancelled in the trial, charges nothing.
+    const mail = trialEndingMail(ctx.publicUrl, row.email, row.name, end, row.stripe_subscription_id != null && !row.cancel_at_period_end);
     if (await remindOnce(ctx, key, row.user_uid, 'trial-ending', (trx) => enqueueMail(trx, mail, now))) sent += 1;
   }
   return sent;

@@ -28,6 +28,7 @@ export interface SubscriptionRow {
   card_exp_month?: number | null;
   card_exp_year?: number | null;
   trial_end?: Date | null;
+  stripe_subscription_id?: string | null;
 }
 
 /** The 30-day free trial every new user starts with. Call inside the sign-up transaction. */
@@ -50,7 +51,7 @@ export async function startTrial(trx: Kysely<any>, userUid: string, now: Date): 
 export async function findSubscription(db: Kysely<any>, userUid: string): Promise<SubscriptionRow | undefined> {
   return (await db
     .selectFrom('subscriptions')
-    .select(['status', 'current_period_start', 'current_period_end', 'cancel_at_period_end', 'has_payment_method', 'payment_status', 'card_brand', 'card_last4', 'card_exp_month', 'card_exp_year', 'trial_end'])
+    .select(['status', 'current_period_start', 'current_period_end', 'cancel_at_period_end', 'has_payment_method', 'payment_status', 'card_brand', 'card_last4', 'card_exp_month', 'card_exp_year', 'trial_end', 'stripe_subscription_id'])
     .where('user_uid', '=', userUid)
     .executeTakeFirst()) as SubscriptionRow | undefined;
 }
@@ -85,12 +86,20 @@ export function subscriptionDetailsOf(
   row: SubscriptionRow | undefined,
   billing: { mode: BillingMode; publishableKey: string | null; priceId: string | null },
 ): SubscriptionDetails {
-  if (billing.mode === 'self-hosted') return { ...selfHostedSubscription, mode: 'self-hosted', card: null, publishable_key: null, price_id: null, trial_period: false };
+  if (billing.mode === 'self-hosted') return { ...selfHostedSubscription, mode: 'self-hosted', card: null, publishable_key: null, price_id: null, trial_period: false, subscribed: false };
   const card =
     row?.card_brand && row.card_last4 && row.card_exp_month && row.card_exp_year
       ? { brand: row.card_brand, last4: row.card_last4, exp_month: row.card_exp_month, exp_year: row.card_exp_year }
       : null;
-  return { ...subscriptionView(row), mode: 'stripe', card, publishable_key: billing.publishableKey, price_id: billing.priceId, trial_period: isTrialPeriod(row) };
+  return {
+    ...subscriptionView(row),
+    mode: 'stripe',
+    card,
+    publishable_key: billing.publishableKey,
+    price_id: billing.priceId,
+    trial_period: isTrialPeriod(row),
+    subscribed: row?.stripe_subscription_id != null,
+  };
 }
 
 /**

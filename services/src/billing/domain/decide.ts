@@ -69,7 +69,9 @@ export function assertAllowed(type: 'Subscribe' | 'Cancel' | 'Uncancel' | 'React
       if (effective(state, now) === codes.active) throw new SubscriptionConflict(m.alreadySubscribed);
       return;
     case 'Cancel':
-      if (state.status !== codes.active || periodOver(state, now) || state.stripeSubscriptionId === null) throw new SubscriptionConflict(m.notActive);
+      // Active, or in the trial with a subscription whose first charge comes at its end: "Cancel any time"
+      // (part 2 §1; QA: a trial with a card could not stop that charge).
+      if ((state.status !== codes.active && state.status !== codes.trial) || periodOver(state, now) || state.stripeSubscriptionId === null) throw new SubscriptionConflict(m.notActive);
       if (state.cancelAtPeriodEnd) throw new SubscriptionConflict(m.alreadyCanceling);
       return;
     case 'Uncancel':
@@ -199,7 +201,7 @@ export function decide(command: SubscriptionCommand, state: SubscriptionState, c
 
     case 'ExpireAtPeriodEnd':
       if (!periodOver(state, now)) throw new SubscriptionConflict('The period has not ended.');
-      if (state.status === codes.active && state.cancelAtPeriodEnd) return [{ type: 'SubscriptionExpired', data: { reason: 'period_end' } }];
+      if ((state.status === codes.active || state.status === codes.trial) && state.cancelAtPeriodEnd) return [{ type: 'SubscriptionExpired', data: { reason: 'period_end' } }];
       if (state.status === codes.trial && state.stripeSubscriptionId === null) return [{ type: 'SubscriptionExpired', data: { reason: 'trial_end' } }];
       throw new SubscriptionConflict('Nothing ends at this period end.');
   }

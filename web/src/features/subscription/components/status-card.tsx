@@ -17,7 +17,7 @@ export interface StatusCardProps {
   onRenew: () => void;
 }
 
-/** The status card: one variant per display status of part 2 §4; the card menu only when active. */
+/** The status card: one variant per display status of part 2 §4; the card menu when active, or subscribed in the trial. */
 export function StatusCard({ status, subscription, busy, onSubscribe, onCancel, onUncancel, onReactivate, onUpdatePayment, onRenew }: StatusCardProps) {
   const card = subscription?.card;
   return (
@@ -26,7 +26,7 @@ export function StatusCard({ status, subscription, busy, onSubscribe, onCancel, 
         <h2 id="subscription-status-title" className="card-title">
           <Icon name="star" /> Premium
         </h2>
-        {status.kind === 'active' && (
+        {(status.kind === 'active' || (status.kind === 'trial' && status.subscribed)) && (
           <DropdownMenu
             label="Subscription actions"
             trigger={<Icon name="more" />}

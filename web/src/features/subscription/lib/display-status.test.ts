@@ -3,13 +3,16 @@ import type { SubscriptionDetails } from '@oj/contracts/subscriptions';
 import { displayStatus, historyRows, longDate } from './display-status.ts';
 
 const now = new Date('2026-03-15T12:00:00Z');
-const base: SubscriptionDetails = { status: 1, cps: '2026-03-01T15:00:00.000Z', cpe: '2026-03-31T15:00:00.000Z', cape: false, pm: false, payment_status: null, mode: 'stripe', card: null, publishable_key: 'pk', price_id: 'price', trial_period: true };
+const base: SubscriptionDetails = { status: 1, cps: '2026-03-01T15:00:00.000Z', cpe: '2026-03-31T15:00:00.000Z', cape: false, pm: false, payment_status: null, mode: 'stripe', card: null, publishable_key: 'pk', price_id: 'price', trial_period: true, subscribed: false };
 const sub = (patch: Partial<SubscriptionDetails>) => ({ ...base, ...patch });
 
 describe('display status (part 2 §4)', () => {
   it('maps every status code for a User', () => {
-    expect(displayStatus(sub({}), 'User', now)).toEqual({ kind: 'trial', withCard: false, end: base.cpe });
-    expect(displayStatus(sub({ pm: true }), 'User', now)).toEqual({ kind: 'trial', withCard: true, end: base.cpe });
+    expect(displayStatus(sub({}), 'User', now)).toEqual({ kind: 'trial', withCard: false, subscribed: false, end: base.cpe });
+    expect(displayStatus(sub({ pm: true }), 'User', now)).toEqual({ kind: 'trial', withCard: true, subscribed: false, end: base.cpe });
+    expect(displayStatus(sub({ pm: true, subscribed: true }), 'User', now)).toEqual({ kind: 'trial', withCard: true, subscribed: true, end: base.cpe });
+    // Subscribed in the trial, then cancelled: it ends with the trial (QA: a trial could not be cancelled).
+    expect(displayStatus(sub({ pm: true, subscribed: true, cape: true }), 'User', now)).toEqual({ kind: 'pendingCancellation', cancels: base.cpe });
     expect(displayStatus(sub({ cpe: '2026-03-10T00:00:00.000Z' }), 'User', now)).toEqual({ kind: 'expired', canceled: false });
     expect(displayStatus(sub({ status: 2 }), 'User', now)).toEqual({ kind: 'active', renews: base.cpe });
     expect(displayStatus(sub({ status: 2, cape: true }), 'User', now)).toEqual({ kind: 'pendingCancellation', cancels: base.cpe });

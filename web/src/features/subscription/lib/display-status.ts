@@ -6,7 +6,7 @@ export type DisplayStatus =
   | { kind: 'selfHosted' }
   | { kind: 'staff'; title: string }
   | { kind: 'none' }
-  | { kind: 'trial'; withCard: boolean; end: string | null }
+  | { kind: 'trial'; withCard: boolean; subscribed: boolean; end: string | null }
   | { kind: 'active'; renews: string | null }
   | { kind: 'pendingCancellation'; cancels: string | null }
   | { kind: 'expired'; canceled: boolean }
@@ -28,7 +28,10 @@ export function displayStatus(sub: SubscriptionDetails | undefined, privilege: P
   if (!sub || (sub.status === 7 && sub.cpe === null && sub.cps === null)) return { kind: 'none' };
   switch (sub.status) {
     case 1:
-      return passed(sub.cpe, now) ? { kind: 'expired', canceled: false } : { kind: 'trial', withCard: sub.pm, end: sub.cpe };
+      if (passed(sub.cpe, now)) return { kind: 'expired', canceled: false };
+      // Subscribed in the trial, then cancelled: it ends with the trial, and Uncancel is offered.
+      if (sub.cape) return { kind: 'pendingCancellation', cancels: sub.cpe };
+      return { kind: 'trial', withCard: sub.pm, subscribed: sub.subscribed, end: sub.cpe };
     case 2:
       if (sub.cape) return { kind: 'pendingCancellation', cancels: sub.cpe };
       return passed(sub.cpe, now) ? { kind: 'expired', canceled: false } : { kind: 'active', renews: sub.cpe };
