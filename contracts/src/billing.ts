@@ -10,6 +10,8 @@ export const billingMessages = {
   createFailed: (reason: string) => `Failed to create subscription: ${reason}`,
   createError: (reason: string) => `Error creating subscription: ${reason}`,
   updatePaymentFailed: 'Failed to update payment method.',
+  /** Renew in the grace period: the new card is on file, but the open invoice's charge was declined. */
+  cardSavedPaymentDeclined: (reason: string) => `Your new card was saved, but the payment was declined: ${reason}`,
   serverError: 'Server error. Please try again.',
   paymentUpdated: 'Payment method updated!',
   cancelFailed: 'Failed to cancel subscription. Please try again.',

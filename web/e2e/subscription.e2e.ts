@@ -146,6 +146,17 @@ describe('Subscription page', () => {
     const sub = [...stripe.subscriptions.values()].at(-1)!;
     expect(sub.status).toBe('trialing');
     await screenshots(page, 'subscription-page-trial-with-card');
+    // "Cancel any time": the first charge can be called off in the trial, and taken back (QA); the card
+    // menu stays for active plans (part 2 §4).
+    expect(await statusCard().getByRole('button', { name: 'Subscription actions' }).count()).toBe(0);
+    await statusCard().getByRole('button', { name: 'Cancel before the first charge' }).click();
+    await page.getByRole('dialog', { name: 'Cancel Subscription' }).getByRole('button', { name: 'Yes' }).click();
+    await statusCard().getByText(`Your subscription will cancel on ${trialEndText}`).waitFor();
+    expect(sub.cancel_at_period_end).toBe(true);
+    await statusCard().getByRole('button', { name: 'Uncancel' }).click();
+    await page.getByRole('dialog', { name: 'Uncancel Subscription' }).getByRole('button', { name: 'Yes' }).click();
+    await statusCard().getByText(`After trial period, auto renews ${trialEndText}`).waitFor();
+    expect(sub.cancel_at_period_end).toBe(false);
 
     // The trial ends at Stripe: the renewal's invoice.paid webhook makes the plan active.
     const { invoice } = stripe.renew(sub.id as string);

@@ -216,6 +216,23 @@ describe('failed payments and the grace period', () => {
     expect(await b.status(u)).toMatchObject({ status: 3, cpe: trialEnd, trial_period: true });
   });
 
+  it('in the grace period a new card whose charge is declined is on file, and the answer says so (QA)', async () => {
+    const u = await paidUser();
+    const declined = b.stripe.createPaymentMethod({ customer: b.stripe.subscriptions.get(u.subId)!.customer, declined: true });
+    b.stripe.subscriptions.get(u.subId)!.default_payment_method = declined.id;
+    await at(periodEnd, async () => b.deliver(b.stripe.event('invoice.payment_failed', b.stripe.renew(u.subId).invoice)));
+    const res = await at('2026-05-03T09:00:00.000Z', async () => {
+      const pm = await b.saveCard(u, { declined: true, last4: '0341' });
+      return b.call(u, 'POST', '/auth/update-payment-method', { paymentMethodId: pm });
+    });
+    expect([res.status, res.body.message]).toEqual([402, m.cardSavedPaymentDeclined('Your card was declined.')]);
+    expect(await b.status(u)).toMatchObject({ status: 5, card: { last4: '0341' } });
+    // Another card pays it (and leaves no grace period behind for the scenarios after this one).
+    const good = await at('2026-05-03T09:05:00.000Z', async () => b.call(u, 'POST', '/auth/update-payment-method', { paymentMethodId: await b.saveCard(u, { last4: '1881' }) }));
+    expect(good.status, JSON.stringify(good.body)).toBe(200);
+    expect(await b.status(u)).toMatchObject({ status: 2, card: { last4: '1881' } });
+  });
+
   it('in the grace period a new card (Renew) pays the open invoice at once; the webhook adds nothing', async () => {
     const u = await paidUser();
     const declined = b.stripe.createPaymentMethod({ customer: b.stripe.subscriptions.get(u.subId)!.customer, declined: true });

@@ -332,6 +332,9 @@ async function payOpenInvoice(ctx: BillingContext, userId: string, subscriptionI
     if (!first?.id) return;
     invoice = await stripe.invoices.pay(first.id, { payment_method: paymentMethodId }, { idempotencyKey: `pay:${first.id}:${paymentMethodId}` });
   } catch (error) {
+    // The card is on file by now (recorded above): say so, rather than "failed to update" (QA).
+    const e = error as { type?: string; message?: string };
+    if (e?.type === 'StripeCardError') throw new AppError('payment_required', m.cardSavedPaymentDeclined(e.message ?? m.cardDeclined));
     return providerError(error, m.updatePaymentFailed, ctx.logger);
   }
   if (invoice.status !== 'paid' || !invoice.id) return;

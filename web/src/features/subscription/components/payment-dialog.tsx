@@ -84,6 +84,7 @@ export function PaymentDialog({ open, purpose, publishableKey, priceId, inTrial,
       closeTimer.current = setTimeout(onClose, 1500);
     } catch (e) {
       if (e instanceof ApiError && (e.status === 0 || e.status >= 500)) setError(m.serverError);
+      else if (e instanceof ApiError && e.message.startsWith(m.cardSavedPaymentDeclined(''))) setError(e.message);
       else setError(e instanceof ApiError && e.message ? `${m.updatePaymentFailed} ${e.message}` : m.updatePaymentFailed);
     }
   };

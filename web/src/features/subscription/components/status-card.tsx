@@ -17,7 +17,7 @@ export interface StatusCardProps {
   onRenew: () => void;
 }
 
-/** The status card: one variant per display status of part 2 §4; the card menu when active, or subscribed in the trial. */
+/** The status card: one variant per display status of part 2 §4; the card menu only when active (part 2 §4). */
 export function StatusCard({ status, subscription, busy, onSubscribe, onCancel, onUncancel, onReactivate, onUpdatePayment, onRenew }: StatusCardProps) {
   const card = subscription?.card;
   return (
@@ -26,7 +26,7 @@ export function StatusCard({ status, subscription, busy, onSubscribe, onCancel, 
         <h2 id="subscription-status-title" className="card-title">
           <Icon name="star" /> Premium
         </h2>
-        {(status.kind === 'active' || (status.kind === 'trial' && status.subscribed)) && (
+        {status.kind === 'active' && (
           <DropdownMenu
             label="Subscription actions"
             trigger={<Icon name="more" />}
@@ -38,7 +38,7 @@ export function StatusCard({ status, subscription, busy, onSubscribe, onCancel, 
           />
         )}
       </div>
-      <StatusBody status={status} busy={busy} onSubscribe={onSubscribe} onUncancel={onUncancel} onReactivate={onReactivate} onRenew={onRenew} />
+      <StatusBody status={status} busy={busy} onSubscribe={onSubscribe} onCancel={onCancel} onUncancel={onUncancel} onReactivate={onReactivate} onRenew={onRenew} />
       {card && status.kind !== 'selfHosted' && status.kind !== 'staff' && (
         <p className="muted subscription-card-on-file">
           <Icon name="card" size={16} /> {card.brand.toUpperCase()} ending in {card.last4}, expires {String(card.exp_month).padStart(2, '0')}/{card.exp_year}
@@ -48,7 +48,7 @@ export function StatusCard({ status, subscription, busy, onSubscribe, onCancel, 
   );
 }
 
-function StatusBody({ status, busy, onSubscribe, onUncancel, onReactivate, onRenew }: Pick<StatusCardProps, 'status' | 'busy' | 'onSubscribe' | 'onUncancel' | 'onReactivate' | 'onRenew'>) {
+function StatusBody({ status, busy, onSubscribe, onCancel, onUncancel, onReactivate, onRenew }: Pick<StatusCardProps, 'status' | 'busy' | 'onSubscribe' | 'onCancel' | 'onUncancel' | 'onReactivate' | 'onRenew'>) {
   const active = (
     <Button variant="secondary" disabled>
       Active
@@ -86,6 +86,13 @@ function StatusBody({ status, busy, onSubscribe, onUncancel, onReactivate, onRen
           <p className="subscription-headline">Trial ends {longDate(status.end)}</p>
           <p>After trial period, auto renews {longDate(status.end)}</p>
           {active}
+          {/* "Cancel any time" (part 2 §1): subscribed in the trial, the first charge can still be called off
+              (QA); the card menu stays for active plans, as part 2 §4 has it. */}
+          {status.subscribed && (
+            <Button variant="ghost" size="sm" onClick={onCancel}>
+              Cancel before the first charge
+            </Button>
+          )}
         </div>
       ) : (
         <div className="subscription-body">
