@@ -403,6 +403,16 @@ describe('part 1 faults found by a new user (issue 14)', () => {
       expect(await page.getByText('Failed to fetch trades.').count()).toBe(0);
       expect(await page.getByText('No trade data available').count()).toBe(0);
       await screenshots(page, 'offline-banner');
+      // Over a dialog on a phone the banner leaves the dialog's buttons free (QA: it lay over Yes).
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.getByRole('button', { name: 'New Record' }).click();
+      await page.getByRole('menuitem', { name: 'Open Trade' }).click();
+      const next = page.getByRole('dialog').getByRole('button', { name: 'Next' });
+      await next.waitFor();
+      const [b, s] = [(await banner.boundingBox())!, (await next.boundingBox())!];
+      expect(b.y + b.height <= s.y || s.y + s.height <= b.y, JSON.stringify({ b, s })).toBe(true);
+      await page.keyboard.press('Escape');
+      await page.setViewportSize({ width: 1366, height: 900 });
     } finally {
       await context.setOffline(false);
     }
