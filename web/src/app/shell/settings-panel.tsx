@@ -1,6 +1,7 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { useId, useRef, useState } from 'react';
 import { ITEMS_PER_PAGE_OPTIONS, setItemsPerPage, useItemsPerPage } from '@/lib/settings.ts';
 import { applyTheme, savedTheme, type Theme } from '@/lib/theme.ts';
+import { useDismiss } from '@/lib/use-dismiss.ts';
 
 /** The top bar's gear (`data-settings-toggle`), which toggles the panel: a press on it is not a press outside. */
 const SETTINGS_TOGGLE_ATTR = 'data-settings-toggle';
@@ -15,30 +16,17 @@ export function SettingsPanel({ onClose, contracted, onContractedChange }: { onC
   const itemsPerPage = useItemsPerPage();
   const [theme, setTheme] = useState<Theme>(savedTheme);
   const panelRef = useRef<HTMLElement>(null);
-  const onCloseRef = useRef(onClose);
-  onCloseRef.current = onClose;
-  useEffect(() => {
-    const outside = (target: EventTarget | null) =>
-      target instanceof Node && !panelRef.current?.contains(target) && !(target instanceof Element && target.closest(`[${SETTINGS_TOGGLE_ATTR}]`));
-    const onPointerDown = (e: PointerEvent) => {
-      // A dialog or menu over the page owns its presses (the panel stays for when it closes).
-      if (document.body.classList.contains('modal-open')) return;
-      if (outside(e.target)) onCloseRef.current();
-    };
-    const onKeyDown = (e: KeyboardEvent) => {
-      if (e.key !== 'Escape' || e.defaultPrevented || document.body.classList.contains('modal-open')) return;
+  useDismiss(
+    true,
+    // A dialog over the page owns its presses (the panel stays for when it closes); the gear toggles it.
+    (target) => document.body.classList.contains('modal-open') || (panelRef.current?.contains(target) ?? false) || (target instanceof Element && target.closest(`[${SETTINGS_TOGGLE_ATTR}]`) !== null),
+    (by) => {
       const inside = panelRef.current?.contains(document.activeElement) ?? false;
-      onCloseRef.current();
+      onClose();
       // Focus leaves with the panel: back to the gear that opened it.
-      if (inside) document.querySelector<HTMLElement>(`[${SETTINGS_TOGGLE_ATTR}]`)?.focus();
-    };
-    document.addEventListener('pointerdown', onPointerDown, true);
-    document.addEventListener('keydown', onKeyDown);
-    return () => {
-      document.removeEventListener('pointerdown', onPointerDown, true);
-      document.removeEventListener('keydown', onKeyDown);
-    };
-  }, []);
+      if (by === 'escape' && inside) document.querySelector<HTMLElement>(`[${SETTINGS_TOGGLE_ATTR}]`)?.focus();
+    },
+  );
   return (
     <section ref={panelRef} className="settings-panel" aria-labelledby={titleId}>
       <header className="settings-panel-header">

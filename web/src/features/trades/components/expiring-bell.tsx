@@ -1,9 +1,10 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { useId, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { daysBetween } from '@oj/contracts/business-date';
 import { strategyByUid } from '@oj/contracts/strategies';
 import { formatDate, todayInNewYork } from '@/lib/format.ts';
 import { useSession } from '@/features/auth/hooks/use-session.ts';
+import { useDismiss } from '@/lib/use-dismiss.ts';
 import { BELL_SIZE, useExpiringSummary } from '../api/get-expiring-trades.ts';
 import { expiryDisplay } from '../utils/expiry.ts';
 import { BellIcon } from './icons.tsx';
@@ -26,24 +27,14 @@ export function ExpiringBell() {
   const items = (query.data?.items ?? []).slice(0, BELL_SIZE);
   const total = query.data?.total ?? 0;
 
-  useEffect(() => {
-    if (!open) return;
-    const onDown = (e: MouseEvent) => {
-      if (rootRef.current && !rootRef.current.contains(e.target as Node)) setOpen(false);
-    };
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') {
-        setOpen(false);
-        buttonRef.current?.focus();
-      }
-    };
-    document.addEventListener('mousedown', onDown);
-    document.addEventListener('keydown', onKey);
-    return () => {
-      document.removeEventListener('mousedown', onDown);
-      document.removeEventListener('keydown', onKey);
-    };
-  }, [open]);
+  useDismiss(
+    open,
+    (target) => rootRef.current?.contains(target) ?? true,
+    (by) => {
+      setOpen(false);
+      if (by === 'escape') buttonRef.current?.focus();
+    },
+  );
 
   return (
     <div className="bell" ref={rootRef}>
