@@ -210,12 +210,9 @@ export async function refreshSession(ctx: IdentityContext, presented: string | u
 
 /** Revokes the sign-in the refresh token belongs to. Unknown tokens are ignored: logout always succeeds. */
 export async function logout(ctx: IdentityContext, presented: string | undefined): Promise<void> {
-  if (!presented) return;
-  const id = presented.split('.')[0] ?? '';
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return;
-  const row = await ctx.db.selectFrom('refresh_tokens').select(['family_id', 'token_hash']).where('id', '=', id).executeTakeFirst();
-  if (!row || row.token_hash !== tokenHash(presented)) return;
-  await ctx.db.updateTable('refresh_tokens').set({ revoked_at: ctx.clock.now() }).where('family_id', '=', row.family_id).where('revoked_at', 'is', null).execute();
+  const family = await familyOf(ctx.db, presented);
+  if (family === null) return;
+  await ctx.db.updateTable('refresh_tokens').set({ revoked_at: ctx.clock.now() }).where('family_id', '=', family).where('revoked_at', 'is', null).execute();
 }
 
 /** Answers the same whether or not the e-mail exists; the mail is committed with its token. */
@@ -263,7 +260,7 @@ export async function changePassword(ctx: IdentityContext, userUid: string, inpu
   const now = ctx.clock.now();
   await ctx.db.transaction().execute(async (trx) => {
     await trx.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('uid', '=', userUid).execute();
-    const own = await familyOf(trx, userUid, presented);
+    const own = await familyOf(trx, presented, userUid);
     await trx
       .updateTable('refresh_tokens')
       .set({ revoked_at: now })
@@ -274,12 +271,21 @@ export async function changePassword(ctx: IdentityContext, userUid: string, inpu
   });
 }
 
-/** The sign-in (token family) a presented refresh token belongs to, when it is this user's and genuine. */
-async function familyOf(db: Kysely<any>, userUid: string, presented: string | undefined): Promise<string | null> {
-  const id = presented?.split('.')[0] ?? '';
+/**
+ * The sign-in (token family) a presented refresh token belongs to, when the token is genuine (and, given
+ * `userUid`, that user's); null for anything else.
+ */
+async function familyOf(db: Kysely<any>, presented: string | undefined, userUid?: string): Promise<string | null> {
+  if (!presented) return null;
+  const id = presented.split('.')[0] ?? '';
   if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
-  const row = await db.selectFrom('refresh_tokens').select(['family_id', 'token_hash']).where('id', '=', id).where('user_uid', '=', userUid).executeTakeFirst();
-  return row && row.token_hash === tokenHash(presented!) ? (row.family_id as string) : null;
+  const row = await db
+    .selectFrom('refresh_tokens')
+    .select(['family_id', 'token_hash'])
+    .where('id', '=', id)
+    .$if(userUid !== undefined, (q) => q.where('user_uid', '=', userUid!))
+    .executeTakeFirst();
+  return row && row.token_hash === tokenHash(presented) ? (row.family_id as string) : null;
 }
 
 /** CLI: make an existing user staff. */
