@@ -31,6 +31,11 @@ async function ownAccountOrNotFound(db: Kysely<any>, userId: string, uid: string
   return account;
 }
 
+/** Locks the user's row for the transaction: the user's account writes (limit, default, names) go one at a time. */
+async function lockUser(trx: Kysely<any>, userId: string): Promise<void> {
+  await trx.selectFrom('users').select('uid').where('uid', '=', userId).forUpdate().executeTakeFirstOrThrow();
+}
+
 /**
  * Refuses a name another of the user's accounts has (letter case and outer spaces aside): the trade
  * forms and the cards name accounts by name alone, and two "Main Schwab" could not be told apart (QA).
@@ -56,7 +61,7 @@ export async function addAccount(ctx: AccountsContext, principal: Principal, inp
   const now = ctx.clock.now();
   const uid = uuidv7(now.getTime());
   await ctx.db.transaction().execute(async (trx) => {
-    await trx.selectFrom('users').select('uid').where('uid', '=', principal.userId).forUpdate().executeTakeFirstOrThrow();
+    await lockUser(trx, principal.userId);
     const { count } = (await trx.selectFrom('trade_accounts').select((eb) => eb.fn.countAll<number>().as('count')).where('user_uid', '=', principal.userId).executeTakeFirstOrThrow()) as {
       count: number;
     };
@@ -88,7 +93,7 @@ export async function updateAccount(ctx: AccountsContext, principal: Principal, 
   const changes = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
   if (Object.keys(changes).length > 0) {
     await ctx.db.transaction().execute(async (trx) => {
-      await trx.selectFrom('users').select('uid').where('uid', '=', principal.userId).forUpdate().executeTakeFirstOrThrow();
+      await lockUser(trx, principal.userId);
       if (input.name !== undefined) await assertNameFree(trx, principal.userId, input.name, uid);
       await trx
         .updateTable('trade_accounts')
@@ -108,7 +113,7 @@ export async function setDefaultAccount(ctx: AccountsContext, principal: Princip
   await ownAccountOrNotFound(ctx.db, principal.userId, input.new_default);
   const now = ctx.clock.now();
   await ctx.db.transaction().execute(async (trx) => {
-    await trx.selectFrom('users').select('uid').where('uid', '=', principal.userId).forUpdate().executeTakeFirstOrThrow();
+    await lockUser(trx, principal.userId);
     await trx.updateTable('trade_accounts').set({ default_account: false, updated_at: now }).where('user_uid', '=', principal.userId).where('default_account', '=', true).execute();
     await trx.updateTable('trade_accounts').set({ default_account: true, updated_at: now }).where('user_uid', '=', principal.userId).where('uid', '=', input.new_default).execute();
   });
