@@ -50,11 +50,14 @@ const conflictOf = (fn: () => void) => {
   }
 };
 
-/** Stripe's refusals: a card problem is the user's to fix (402, Stripe's message); the rest is ours (503). */
-function providerError(error: unknown, fallback: string, logger?: Logger): never {
+/**
+ * Stripe's refusals: a card problem is the user's to fix (402, Stripe's message, worded by `cardMessage`
+ * where the call's context says more); the rest is ours (503).
+ */
+function providerError(error: unknown, fallback: string, logger?: Logger, cardMessage: (reason: string) => string = (reason) => reason): never {
   if (error instanceof AppError) throw error;
   const e = error as { type?: string; message?: string; code?: string; statusCode?: number };
-  if (e?.type === 'StripeCardError') throw new AppError('payment_required', e.message ?? m.cardDeclined);
+  if (e?.type === 'StripeCardError') throw new AppError('payment_required', cardMessage(e.message ?? m.cardDeclined));
   if (e?.type === 'StripeInvalidRequestError' && e.code === 'resource_missing') throw new AppError('not_found', m.paymentMethodNotFound);
   logger?.error({ err: error }, 'stripe call failed');
   throw new AppError('unavailable', fallback, { resolution: m.providerUnavailable });
@@ -332,10 +335,8 @@ async function payOpenInvoice(ctx: BillingContext, userId: string, subscriptionI
     if (!first?.id) return;
     invoice = await stripe.invoices.pay(first.id, { payment_method: paymentMethodId }, { idempotencyKey: `pay:${first.id}:${paymentMethodId}` });
   } catch (error) {
-    // The card is on file by now (recorded above): say so, rather than "failed to update" (QA).
-    const e = error as { type?: string; message?: string };
-    if (e?.type === 'StripeCardError') throw new AppError('payment_required', m.cardSavedPaymentDeclined(e.message ?? m.cardDeclined));
-    return providerError(error, m.updatePaymentFailed, ctx.logger);
+    // A declined charge: the card is on file by now (recorded above), so say so rather than "failed to update" (QA).
+    return providerError(error, m.updatePaymentFailed, ctx.logger, m.cardSavedPaymentDeclined);
   }
   if (invoice.status !== 'paid' || !invoice.id) return;
   const period = invoicePeriod(invoice);

@@ -54,7 +54,7 @@ export const migrations: MigrationSet = {
   },
   '202612050215_billing_charge_claims': {
     async up(db: Kysely<any>) {
-      // One call that may charge (subscribe, reactivate, renew) per user at a time, across gateway
+      // One call that may charge (subscribe, reactivate) per user at a time, across gateway
       // processes: two tabs subscribing at once each made a Stripe subscription and both were charged
       // (QA). A row is the claim; one older than a Stripe call can last is taken over (a crashed holder).
       await db.schema
