@@ -3,10 +3,8 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { randomUUID } from 'node:crypto';
 import { asOfQuery, auditReason, logPosition, timelineQuery } from '@oj/contracts/audit';
-import { loadConfig } from '@oj/infra/config';
-import { createRuntime } from '../platform/runtime.ts';
+import { createCliRuntime } from '../platform/runtime.ts';
 import { findUserByEmail, principalOfUser } from '../identity/users.ts';
-import { DataDirBusyError } from '@oj/projections/runtime/data-dir-lock';
 import { AppError } from '../app/errors.ts';
 import { recordAccess } from './access-log.ts';
 import { asOf, eventDiff, exportHistory, findUsers, overview, targetUser, timeline, verify, type AuditContext } from './queries.ts';
@@ -39,17 +37,9 @@ export async function runAuditCli(argv: string[], env: Record<string, string | u
     out.error(usage);
     return 2;
   }
-  let runtime: Awaited<ReturnType<typeof createRuntime>>;
-  try {
-    runtime = await createRuntime(loadConfig(env));
-  } catch (error) {
-    // One line, as `npm run projections` says it, not a stack trace (QA).
-    if (error instanceof DataDirBusyError) {
-      out.error(error.message);
-      return 1;
-    }
-    throw error;
-  }
+  // One line, as `npm run projections` says it, not a stack trace (QA).
+  const runtime = await createCliRuntime(env, (message) => out.error(message));
+  if (!runtime) return 1;
   try {
     const deps = runtime.deps;
     const staff = await findUserByEmail(deps.database.db, values.as);

@@ -1,12 +1,12 @@
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { sql } from 'kysely';
-import type { Config } from '@oj/infra/config';
+import { ConfigError, loadConfig, type Config } from '@oj/infra/config';
 import { systemClock, type Clock } from '@oj/infra/clock';
 import { openDatabase, type Database } from '@oj/infra/db/database';
 import { createEventStore } from '@oj/infra/eventstore/create';
 import { createLogger } from '@oj/infra/logger';
 import { observeLiveHeap } from '@oj/infra/live-heap';
-import { claimDataDir } from '@oj/projections/runtime/data-dir-lock';
+import { claimDataDir, DataDirBusyError } from '@oj/projections/runtime/data-dir-lock';
 import type { AppDeps, ReadinessCheck } from '../app/deps.ts';
 import { migrate } from './migrations.ts';
 
@@ -57,4 +57,21 @@ export async function createRuntime(config: Config, options: { clock?: Clock; da
       stopLiveHeap();
     },
   };
+}
+
+/**
+ * A command-line tool's runtime from the environment, or null when it cannot start for a reason the user
+ * can fix: a data directory `npm start` holds, or a setting that does not parse. That reason is handed to
+ * `refuse` as one line (not a stack trace); anything else is thrown.
+ */
+export async function createCliRuntime(env: Record<string, string | undefined>, refuse: (message: string) => void): Promise<Runtime | null> {
+  try {
+    return await createRuntime(loadConfig(env));
+  } catch (error) {
+    if (error instanceof DataDirBusyError || error instanceof ConfigError) {
+      refuse(error.message);
+      return null;
+    }
+    throw error;
+  }
 }

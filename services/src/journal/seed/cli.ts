@@ -1,7 +1,5 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '@oj/infra/config';
-import { DataDirBusyError } from '@oj/projections/runtime/data-dir-lock';
-import { createRuntime } from '../../platform/runtime.ts';
+import { createCliRuntime } from '../../platform/runtime.ts';
 import { seedJournals } from './generate.ts';
 
 /**
@@ -36,19 +34,9 @@ if (![users, trades, seed].every((n) => Number.isInteger(n) && n >= 0)) {
   process.stderr.write(USAGE);
   process.exit(2);
 }
-let runtime: Awaited<ReturnType<typeof createRuntime>>;
-let config: ReturnType<typeof loadConfig>;
-try {
-  config = loadConfig(process.env);
-  runtime = await createRuntime(config);
-} catch (error) {
-  // A data directory another process holds (npm start), or a setting that does not parse: one line.
-  if (error instanceof DataDirBusyError || error instanceof ConfigError) {
-    process.stderr.write(`${error.message}\n`);
-    process.exit(1);
-  }
-  throw error;
-}
+const runtime = await createCliRuntime(process.env, (message) => process.stderr.write(`${message}\n`));
+if (!runtime) process.exit(1);
+const { config } = runtime.deps;
 try {
   const started = Date.now();
   const report = await seedJournals(
