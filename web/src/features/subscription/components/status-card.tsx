@@ -17,7 +17,7 @@ export interface StatusCardProps {
   onRenew: () => void;
 }
 
-/** The status card: one variant per display status of part 2 §4; the card menu only when active (part 2 §4). */
+/** The status card: one variant per display status of part 2 §4; the card menu only when active, as §4 has it. */
 export function StatusCard({ status, subscription, busy, onSubscribe, onCancel, onUncancel, onReactivate, onUpdatePayment, onRenew }: StatusCardProps) {
   const card = subscription?.card;
   return (
