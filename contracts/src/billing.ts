@@ -12,6 +12,8 @@ export const billingMessages = {
   updatePaymentFailed: 'Failed to update payment method.',
   /** Renew in the grace period: the new card is on file, but the open invoice's charge was declined. */
   cardSavedPaymentDeclined: (reason: string) => `Your new card was saved, but the payment was declined: ${reason}`,
+  /** Reactivate: the card on file was declined; the card dialog opens for another card. */
+  reactivateDeclined: (reason: string) => `The card on file was declined: ${reason} Enter another card to reactivate.`,
   serverError: 'Server error. Please try again.',
   paymentUpdated: 'Payment method updated!',
   cancelFailed: 'Failed to cancel subscription. Please try again.',

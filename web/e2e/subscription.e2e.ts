@@ -22,6 +22,8 @@ let server: E2eServer;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
+/** The card the next card step saves (Stripe Elements' card field, as the trader would type it). */
+let nextCard: { declined?: boolean; last4: string } = { last4: '4242' };
 
 const longDate = (unixSeconds: number) => new Date(unixSeconds * 1000).toLocaleDateString('en-US', { month: 'long', day: '2-digit', year: 'numeric', timeZone: 'America/New_York' });
 
@@ -34,7 +36,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
   context = await newContext(browser, server.baseUrl);
   await context.exposeFunction('__ojConfirmSetupAtTestStripe', (clientSecret: string) => {
-    const intent = stripe.confirmSetupIntent(clientSecret, { last4: '4242', expMonth: 8, expYear: 2030 });
+    const intent = stripe.confirmSetupIntent(clientSecret, { ...nextCard, expMonth: 8, expYear: 2030 });
     return { setupIntent: { status: intent.status as string, payment_method: intent.payment_method as string } };
   });
   await context.addInitScript(() => {
@@ -275,6 +277,61 @@ describe('Subscription page', () => {
     await update.waitFor({ state: 'detached' });
     const customer = stripe.customers.get(sub.customer as string)!;
     expect(sub.default_payment_method).toBe(customer.invoice_settings.default_payment_method);
+  });
+
+  it('an expired plan whose card on file is declined: Reactivate says so and opens the card dialog, where another card pays (QA)', async () => {
+    const trader = await createTrader();
+    await signIn(trader);
+    await page.goto('/subscription');
+    await statusCard().getByRole('button', { name: 'Subscribe' }).click();
+    await page.getByRole('dialog', { name: 'Subscribe to Premium' }).getByRole('button', { name: /Subscribe — \$4\.99/ }).click();
+    await page.getByText(m.activated).waitFor();
+    const first = [...stripe.subscriptions.values()].at(-1)!;
+    await deliver('invoice.paid', stripe.renew(first.id as string).invoice);
+    await page.reload();
+    // The trader saves a card that every charge will decline (it saves; only a charge tells).
+    nextCard = { declined: true, last4: '0341' };
+    try {
+      await statusCard().getByRole('button', { name: 'Subscription actions' }).click();
+      await page.getByRole('menuitem', { name: 'Update Payment' }).click();
+      const update = page.getByRole('dialog', { name: 'Update Payment' });
+      await update.getByRole('button', { name: 'Save card' }).click();
+      await update.getByText(m.paymentUpdated).waitFor();
+      await update.waitFor({ state: 'detached' });
+    } finally {
+      nextCard = { last4: '4242' };
+    }
+    await statusCard().getByText(/VISA ending in 0341/).waitFor();
+    // The renewal fails on it, the grace period runs out unpaid, and the plan expires.
+    const { invoice, paid } = stripe.renew(first.id as string);
+    expect(paid).toBe(false);
+    await deliver('invoice.payment_failed', invoice);
+    // The scheduler's tick after the 2 days of grace (part 2 §4).
+    const { deps } = server.runtime;
+    const afterGrace = { now: () => new Date(deps.clock.now().getTime() + 2 * 86_400_000 + 60_000) };
+    expect(await runBillingTick({ db: deps.database.db, eventStore: deps.eventStore, clock: afterGrace, publicUrl: server.baseUrl })).toMatchObject({ gracesExpired: 1 });
+    await page.reload();
+    await statusCard().getByText('Reactivate your subscription to restore access.').waitFor();
+
+    // Reactivate charges the card on file at once: declined, said on the page, and the card dialog opens.
+    const subscriptionsBefore = stripe.subscriptions.size;
+    await statusCard().getByRole('button', { name: 'Reactivate' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Subscribe to Premium' });
+    await dialog.waitFor();
+    // Said inside the dialog, which covers the page (QA), and on the page behind it.
+    await dialog.getByText(m.reactivateDeclined('Your card was declined.')).waitFor();
+    await page.locator('main').getByText('Your card was declined.').first().waitFor();
+    expect(stripe.subscriptions.size).toBe(subscriptionsBefore);
+    await screenshots(page, 'subscription-reactivate-declined');
+    // Another card subscribes: a paid month at once, and the locks lift.
+    await dialog.getByText('4.99 USD a month, charged today and then every month. Cancel any time.').waitFor();
+    await dialog.getByRole('button', { name: /Subscribe — \$4\.99/ }).click();
+    await page.getByText(m.activated).waitFor();
+    const sub = [...stripe.subscriptions.values()].at(-1)!;
+    expect(sub.id).not.toBe(first.id);
+    expect(sub.status).toBe('active');
+    await statusCard().getByText('VISA ending in 4242, expires 08/2030').waitFor();
+    expect(await page.locator('.sidebar-renew').count()).toBe(0);
   });
 
   it('Stripe.js blocked (an ad blocker, a proxy): the payment dialog says so and Try again starts over, never a dead button', async () => {

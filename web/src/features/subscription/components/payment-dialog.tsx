@@ -23,6 +23,8 @@ export interface PaymentDialogProps {
   priceId: string | null;
   /** Subscribing inside the free trial: the first charge is at its end. Otherwise (reactivating) it is at once. */
   inTrial: boolean;
+  /** Why the dialog opened on its own, said inside it (the page behind is covered): a declined card on file. */
+  notice?: string | null;
   onClose: () => void;
 }
 
@@ -30,7 +32,7 @@ export interface PaymentDialogProps {
  * Subscribe (or Reactivate without a card) and Update Payment / Renew: a SetupIntent from the server, the
  * card confirmed at Stripe, then the subscription or the new default card on the server (part 2 §7, §8).
  */
-export function PaymentDialog({ open, purpose, publishableKey, priceId, inTrial, onClose }: PaymentDialogProps) {
+export function PaymentDialog({ open, purpose, publishableKey, priceId, inTrial, notice, onClose }: PaymentDialogProps) {
   const toast = useToast();
   const subscribe = useCreateSubscription();
   const update = useUpdatePaymentMethod();
@@ -93,6 +95,7 @@ export function PaymentDialog({ open, purpose, publishableKey, priceId, inTrial,
   const submitLabel = purpose === 'subscribe' ? 'Subscribe — $4.99 / month' : 'Save card';
   return (
     <Modal open={open} onClose={onClose} title={purpose === 'subscribe' ? 'Subscribe to Premium' : 'Update Payment'} size="md" dismissible={!busy} closeOnBackdrop={false}>
+      {notice && <Alert tone="warning">{notice}</Alert>}
       {purpose === 'subscribe' && (
         <p className="muted">
           {inTrial ? '4.99 USD a month. During your free trial nothing is charged until the trial ends. Cancel any time.' : '4.99 USD a month, charged today and then every month. Cancel any time.'}

@@ -27,6 +27,7 @@ export function SubscriptionRoute() {
   const reactivate = useReactivateSubscription();
   const toast = useToast();
   const [payment, setPayment] = useState<PaymentPurpose | null>(null);
+  const [paymentNotice, setPaymentNotice] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<'cancel' | 'uncancel' | null>(null);
   const [confirmError, setConfirmError] = useState<string | null>(null);
   const [guide, setGuide] = useState(false);
@@ -79,7 +80,10 @@ export function SubscriptionRoute() {
         setPageError(errorMessage(e, m.serverError));
         // The card on file was declined: another card subscribes anew (QA: Reactivate tried the dead card
         // again on every click, and nothing else was offered).
-        if (e instanceof ApiError && e.status === 402) setPayment('subscribe');
+        if (e instanceof ApiError && e.status === 402) {
+          setPaymentNotice(m.reactivateDeclined(e.message));
+          setPayment('subscribe');
+        }
       },
     });
   };
@@ -127,7 +131,13 @@ export function SubscriptionRoute() {
           <PlanCard billing={sub?.mode !== 'self-hosted'} />
         </div>
       </LoadingOverlay>
-      <PaymentDialog open={payment !== null} purpose={payment ?? 'subscribe'} publishableKey={sub?.publishable_key ?? null} priceId={sub?.price_id ?? null} inTrial={status.kind === 'trial'} onClose={() => setPayment(null)} />
+      <PaymentDialog open={payment !== null} purpose={payment ?? 'subscribe'} publishableKey={sub?.publishable_key ?? null} priceId={sub?.price_id ?? null} inTrial={status.kind === 'trial'}
+        notice={payment === 'subscribe' ? paymentNotice : null}
+        onClose={() => {
+          setPayment(null);
+          setPaymentNotice(null);
+        }}
+      />
       <ConfirmDialog
         open={confirm !== null}
         title={confirm === 'cancel' ? 'Cancel Subscription' : 'Uncancel Subscription'}
