@@ -74,6 +74,8 @@ export const subscriptionDetails = currentSubscription.extend({
   trial_period: z.boolean(),
   /** A Stripe subscription is live (in the trial: subscribed, the first charge at its end): it can be cancelled. */
   subscribed: z.boolean(),
+  /** In the grace period (status 5): when it ends unpaid and the plan expires; null otherwise. */
+  grace_ends_at: z.string().nullable(),
 });
 export type SubscriptionDetails = z.infer<typeof subscriptionDetails>;
 

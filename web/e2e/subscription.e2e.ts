@@ -251,9 +251,17 @@ describe('Subscription page', () => {
     sub.default_payment_method = stripe.createPaymentMethod({ customer: sub.customer as string, declined: true }).id;
     const { invoice, paid } = stripe.renew(sub.id as string);
     expect(paid).toBe(false);
+    const failedAt = Date.now();
     await deliver('invoice.payment_failed', invoice);
     await page.reload();
     await statusCard().getByText('Grace period active. Renew to restore access.').waitFor();
+    // When it ends, to the minute in New York: 2 days after the failure (part 2 §4), as stored.
+    const graceEnds = (await sql<{ g: Date }>`select grace_ends_at as g from subscriptions s join users u on u.uid = s.user_uid where u.email = ${trader.email}`.execute(server.runtime.deps.database.db)).rows[0]!.g;
+    expect(graceEnds.getTime() - failedAt).toBeGreaterThanOrEqual(2 * 86_400_000 - 1000);
+    expect(graceEnds.getTime() - Date.now()).toBeLessThanOrEqual(2 * 86_400_000);
+    const day = graceEnds.toLocaleDateString('en-US', { month: 'long', day: '2-digit', year: 'numeric', timeZone: 'America/New_York' });
+    const time = graceEnds.toLocaleTimeString('en-US', { hour: 'numeric', minute: '2-digit', timeZone: 'America/New_York' });
+    await statusCard().getByText(`Renew by ${day}, ${time} ET to keep your plan; after that it expires until you reactivate.`).waitFor();
     await page.locator('.subscription-history').getByText('GRACE PERIOD', { exact: true }).waitFor();
     await page.locator('.sidebar-renew').waitFor();
     await screenshots(page, 'subscription-page-grace');

@@ -174,7 +174,8 @@ describe('failed payments and the grace period', () => {
       expect((await b.deliver(event)).status).toBe(200);
       return event;
     });
-    expect(await b.status(u)).toMatchObject({ status: 5, payment_status: 'open' });
+    // The page says when the grace period ends (QA: the trader was not told).
+    expect(await b.status(u)).toMatchObject({ status: 5, payment_status: 'open', grace_ends_at: '2026-05-04T10:00:00.000Z' });
     expect(await b.subsStatus(u)).toBe(5);
     expect((await b.row(u.userId)).grace_ends_at).toEqual(new Date('2026-05-04T10:00:00.000Z'));
     // Stripe retries the charge and fails again: the grace period does not restart.
@@ -183,7 +184,7 @@ describe('failed payments and the grace period', () => {
 
     await at('2026-05-04T09:59:59.000Z', async () => expect((await tick()).gracesExpired).toBe(0));
     await at('2026-05-04T10:00:00.000Z', async () => expect((await tick()).gracesExpired).toBe(1));
-    expect(await b.status(u)).toMatchObject({ status: 3, trial_period: false });
+    expect(await b.status(u)).toMatchObject({ status: 3, trial_period: false, grace_ends_at: null });
     // Stripe stops retrying the invoice: the subscription is cancelled there too.
     expect(b.stripe.subscriptions.get(u.subId)!.status).toBe('canceled');
     expect(await at('2026-05-04T11:00:00.000Z', () => tick())).toMatchObject({ gracesExpired: 0 });

@@ -29,6 +29,7 @@ export interface SubscriptionRow {
   card_exp_year?: number | null;
   trial_end?: Date | null;
   stripe_subscription_id?: string | null;
+  grace_ends_at?: Date | null;
 }
 
 /** The 30-day free trial every new user starts with. Call inside the sign-up transaction. */
@@ -51,7 +52,7 @@ export async function startTrial(trx: Kysely<any>, userUid: string, now: Date): 
 export async function findSubscription(db: Kysely<any>, userUid: string): Promise<SubscriptionRow | undefined> {
   return (await db
     .selectFrom('subscriptions')
-    .select(['status', 'current_period_start', 'current_period_end', 'cancel_at_period_end', 'has_payment_method', 'payment_status', 'card_brand', 'card_last4', 'card_exp_month', 'card_exp_year', 'trial_end', 'stripe_subscription_id'])
+    .select(['status', 'current_period_start', 'current_period_end', 'cancel_at_period_end', 'has_payment_method', 'payment_status', 'card_brand', 'card_last4', 'card_exp_month', 'card_exp_year', 'trial_end', 'stripe_subscription_id', 'grace_ends_at'])
     .where('user_uid', '=', userUid)
     .executeTakeFirst()) as SubscriptionRow | undefined;
 }
@@ -86,7 +87,7 @@ export function subscriptionDetailsOf(
   row: SubscriptionRow | undefined,
   billing: { mode: BillingMode; publishableKey: string | null; priceId: string | null },
 ): SubscriptionDetails {
-  if (billing.mode === 'self-hosted') return { ...selfHostedSubscription, mode: 'self-hosted', card: null, publishable_key: null, price_id: null, trial_period: false, subscribed: false };
+  if (billing.mode === 'self-hosted') return { ...selfHostedSubscription, mode: 'self-hosted', card: null, publishable_key: null, price_id: null, trial_period: false, subscribed: false, grace_ends_at: null };
   const card =
     row?.card_brand && row.card_last4 && row.card_exp_month && row.card_exp_year
       ? { brand: row.card_brand, last4: row.card_last4, exp_month: row.card_exp_month, exp_year: row.card_exp_year }
@@ -99,6 +100,7 @@ export function subscriptionDetailsOf(
     price_id: billing.priceId,
     trial_period: isTrialPeriod(row),
     subscribed: row?.stripe_subscription_id != null,
+    grace_ends_at: row?.status === subscriptionStatusCodes.due ? (row.grace_ends_at?.toISOString() ?? null) : null,
   };
 }
 

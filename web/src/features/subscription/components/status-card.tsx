@@ -3,7 +3,7 @@ import { Badge } from '@/components/ui/badge.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { DropdownMenu } from '@/components/ui/dropdown-menu.tsx';
 import { Icon } from '@/components/ui/icons.tsx';
-import { longDate, type DisplayStatus } from '../lib/display-status.ts';
+import { longDate, longDateTime, type DisplayStatus } from '../lib/display-status.ts';
 
 export interface StatusCardProps {
   status: DisplayStatus;
@@ -135,6 +135,7 @@ function StatusBody({ status, busy, onSubscribe, onCancel, onUncancel, onReactiv
         <div className="subscription-body">
           <Badge tone="warning">Grace period</Badge>
           <p className="subscription-headline">Grace period active. Renew to restore access.</p>
+          {status.graceEnds && <p className="muted">Renew by {longDateTime(status.graceEnds)} to keep your plan; after that it expires until you reactivate.</p>}
           <Button onClick={onRenew}>Renew</Button>
         </div>
       );

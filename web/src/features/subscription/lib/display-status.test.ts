@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { SubscriptionDetails } from '@oj/contracts/subscriptions';
-import { displayStatus, historyRows, longDate } from './display-status.ts';
+import { displayStatus, historyRows, longDate, longDateTime } from './display-status.ts';
 
 const now = new Date('2026-03-15T12:00:00Z');
-const base: SubscriptionDetails = { status: 1, cps: '2026-03-01T15:00:00.000Z', cpe: '2026-03-31T15:00:00.000Z', cape: false, pm: false, payment_status: null, mode: 'stripe', card: null, publishable_key: 'pk', price_id: 'price', trial_period: true, subscribed: false };
+const base: SubscriptionDetails = { status: 1, cps: '2026-03-01T15:00:00.000Z', cpe: '2026-03-31T15:00:00.000Z', cape: false, pm: false, payment_status: null, mode: 'stripe', card: null, publishable_key: 'pk', price_id: 'price', trial_period: true, subscribed: false, grace_ends_at: null };
 const sub = (patch: Partial<SubscriptionDetails>) => ({ ...base, ...patch });
 
 describe('display status (part 2 §4)', () => {
@@ -19,7 +19,7 @@ describe('display status (part 2 §4)', () => {
     expect(displayStatus(sub({ status: 2, cpe: '2026-03-10T00:00:00.000Z' }), 'User', now)).toEqual({ kind: 'expired', canceled: false });
     expect(displayStatus(sub({ status: 3 }), 'User', now)).toEqual({ kind: 'expired', canceled: false });
     expect(displayStatus(sub({ status: 4 }), 'User', now)).toEqual({ kind: 'expired', canceled: true });
-    expect(displayStatus(sub({ status: 5 }), 'User', now)).toEqual({ kind: 'due' });
+    expect(displayStatus(sub({ status: 5, grace_ends_at: '2026-04-02T14:30:00.000Z' }), 'User', now)).toEqual({ kind: 'due', graceEnds: '2026-04-02T14:30:00.000Z' });
     expect(displayStatus(sub({ status: 6 }), 'User', now)).toEqual({ kind: 'other' });
     expect(displayStatus(sub({ status: 7 }), 'User', now)).toEqual({ kind: 'other' });
     expect(displayStatus(sub({ status: 7, cps: null, cpe: null }), 'User', now)).toEqual({ kind: 'none' });
@@ -52,5 +52,11 @@ describe('history labels', () => {
   it('dates are "Month DD, YYYY" in New York', () => {
     // 02:00 UTC on 1 April is still 31 March in New York.
     expect(longDate('2026-04-01T02:00:00.000Z')).toBe('March 31, 2026');
+  });
+
+  it("the grace period's end is to the minute, in New York time", () => {
+    // 14:30 UTC on 2 April is 10:30 in New York (daylight time); 02:05 UTC on 1 December is 21:05 on 30 November.
+    expect(longDateTime('2026-04-02T14:30:00.000Z')).toBe('April 02, 2026, 10:30 AM ET');
+    expect(longDateTime('2026-12-01T02:05:00.000Z')).toBe('November 30, 2026, 9:05 PM ET');
   });
 });

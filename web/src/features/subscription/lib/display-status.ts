@@ -10,7 +10,7 @@ export type DisplayStatus =
   | { kind: 'active'; renews: string | null }
   | { kind: 'pendingCancellation'; cancels: string | null }
   | { kind: 'expired'; canceled: boolean }
-  | { kind: 'due' }
+  | { kind: 'due'; graceEnds: string | null }
   | { kind: 'other' };
 
 type Privilege = RoleName | 7;
@@ -40,7 +40,7 @@ export function displayStatus(sub: SubscriptionDetails | undefined, privilege: P
     case 4:
       return { kind: 'expired', canceled: true };
     case 5:
-      return { kind: 'due' };
+      return { kind: 'due', graceEnds: sub.grace_ends_at };
     default:
       return { kind: 'other' };
   }
@@ -50,6 +50,12 @@ export function displayStatus(sub: SubscriptionDetails | undefined, privilege: P
 export function longDate(iso: string | null): string {
   if (!iso) return 'Future';
   return new Date(iso).toLocaleDateString('en-US', { month: 'long', day: '2-digit', year: 'numeric', timeZone: 'America/New_York' });
+}
+
+/** "Month DD, YYYY, h:mm AM ET": when the grace period ends, to the minute. */
+export function longDateTime(iso: string): string {
+  const time = new Date(iso).toLocaleTimeString('en-US', { hour: 'numeric', minute: '2-digit', timeZone: 'America/New_York' });
+  return `${longDate(iso)}, ${time} ET`;
 }
 
 export interface HistoryRow {
