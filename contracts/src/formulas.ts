@@ -197,25 +197,50 @@ export function expiryLabel(daysLeft: number): string {
 /** Part 1 §4 holding period display. */
 export const holdingLabel = (held: number): string => (held === 0 ? 'Scalp' : held === 1 ? '1 Day' : `${held} Days`);
 
-// Aggregates over a set of days (part 2 §9). Inputs are the daily premium record's sums.
+// Aggregates over a set of days (part 2 §9). Inputs are the daily premium record's sums. Each is
+// computed exactly first (`exactAggregates`) and rounded once, at the end: a change between two periods
+// is computed from the exact figures, never from the rounded ones (QA: a previous ROR of -0.00815 rounded
+// to -0.01 turned a +8,357.4% change into +6,800%).
+
+const rounded =
+  <A extends number[]>(f: (...args: A) => number | null) =>
+  (...args: A): number | null => {
+    const v = f(...args);
+    return v === null ? null : round2(v);
+  };
+
+export const exactAggregates = {
+  /** Win rate, percent: wins / closed trades. */
+  winRate: (iw: number, ctc: number): number | null => (ctc > 0 ? (iw / ctc) * 100 : null),
+  /** Average hold period, days: total hold / closed count. */
+  holdPeriod: (hp: number, ctc: number): number | null => (ctc > 0 ? hp / ctc : null),
+  /** Premium capture rate of winners: kept premium (sum of their capture rates) / wins. */
+  captureRateOfWins: (pr: number, iw: number): number | null => (iw > 0 ? pr / iw : null),
+  /** Average net delta of opened trades. */
+  averageDelta: (nd: number, otc: number): number | null => (otc > 0 ? nd / otc : null),
+  /** Average days to expiration at open. */
+  averageDaysToExpiry: (nep: number, otc: number): number | null => (otc > 0 ? nep / otc : null),
+  /** Aggregate ROR: (closed npc - closed trades' fees) / their collateral x 100. */
+  aggregateRor: (npc: number, ttf: number, incap: number): number | null => (incap > 0 ? ((npc - ttf) / incap) * 100 : null),
+  /** Aggregate ARR: ROR x 365 / capital-weighted average days held (wdc / incap, at least one day). */
+  aggregateArr: (npc: number, ttf: number, wdc: number, incap: number): number | null =>
+    incap > 0 ? (((npc - ttf) / incap) * 100 * 365) / Math.max(1, wdc / incap) : null,
+};
 
 /** Win rate, percent: wins / closed trades. */
-export const winRate = (iw: number, ctc: number): number | null => (ctc > 0 ? round2((iw / ctc) * 100) : null);
+export const winRate = rounded(exactAggregates.winRate);
 /** Average hold period, days: total hold / closed count. */
-export const holdPeriod = (hp: number, ctc: number): number | null => (ctc > 0 ? round2(hp / ctc) : null);
+export const holdPeriod = rounded(exactAggregates.holdPeriod);
 /** Premium capture rate of winners: kept premium (sum of their capture rates) / wins. */
-export const captureRateOfWins = (pr: number, iw: number): number | null => (iw > 0 ? round2(pr / iw) : null);
+export const captureRateOfWins = rounded(exactAggregates.captureRateOfWins);
 /** Average net delta of opened trades. */
-export const averageDelta = (nd: number, otc: number): number | null => (otc > 0 ? round2(nd / otc) : null);
+export const averageDelta = rounded(exactAggregates.averageDelta);
 /** Average days to expiration at open. */
-export const averageDaysToExpiry = (nep: number, otc: number): number | null => (otc > 0 ? round2(nep / otc) : null);
+export const averageDaysToExpiry = rounded(exactAggregates.averageDaysToExpiry);
 /** Aggregate ROR: (closed npc - closed trades' fees) / their collateral x 100. */
-export const aggregateRor = (npc: number, ttf: number, incap: number): number | null => (incap > 0 ? round2(((npc - ttf) / incap) * 100) : null);
+export const aggregateRor = rounded(exactAggregates.aggregateRor);
 /** Aggregate ARR: ROR x 365 / capital-weighted average days held (wdc / incap, at least one day), from the unrounded ROR. */
-export function aggregateArr(npc: number, ttf: number, wdc: number, incap: number): number | null {
-  if (!(incap > 0)) return null;
-  return round2((((npc - ttf) / incap) * 100 * 365) / Math.max(1, wdc / incap));
-}
+export const aggregateArr = rounded(exactAggregates.aggregateArr);
 /** Part 2 §9 change: percent against the absolute previous value; 0 when both are 0; null when only the previous is 0. */
 export function percentChange(current: number, previous: number): number | null {
   if (previous === 0) return current === 0 ? 0 : null;
@@ -257,32 +282,42 @@ export interface DaySums {
 }
 
 /**
- * Every dashboard figure of a period, from its day sums (part 2 §9; docs/formulas.md "Dashboard"):
- * premium is the period's premium cash flow (np), realized the closed trades' npc, net P/L their npc
- * minus all their fees; retention is the winners' average premium capture rate (the spec's "kept
+ * Every dashboard figure of a period, from its day sums (part 2 §9; docs/formulas.md "Dashboard"),
+ * exact: premium is the period's premium cash flow (np), realized the closed trades' npc, net P/L their
+ * npc minus all their fees; retention is the winners' average premium capture rate (the spec's "kept
  * premium / wins"); the ratios are null when their denominator is 0 (the gauges then show No Data).
  */
-export function periodFigures(s: DaySums) {
+export function exactPeriodFigures(s: DaySums) {
+  const a = exactAggregates;
   return {
-    premium: round2(s.np),
-    realized: round2(s.npc),
-    fees: round2(s.nf),
-    net_profit_loss: round2(s.npc - s.ttf),
-    capital_gain: round2(s.cg),
+    premium: s.np,
+    realized: s.npc,
+    fees: s.nf,
+    net_profit_loss: s.npc - s.ttf,
+    capital_gain: s.cg,
     opened: s.otc,
     closed: s.ctc,
     wins: s.iw,
-    win_rate: winRate(s.iw, s.ctc),
-    ror: aggregateRor(s.npc, s.ttf, s.incap),
-    arr: aggregateArr(s.npc, s.ttf, s.wdc, s.incap),
-    delta: averageDelta(s.nd, s.otc),
-    retention: captureRateOfWins(s.pr, s.iw),
-    hold_days: holdPeriod(s.hp, s.ctc),
-    avg_days_to_expiry: averageDaysToExpiry(s.nep, s.otc),
+    win_rate: a.winRate(s.iw, s.ctc),
+    ror: a.aggregateRor(s.npc, s.ttf, s.incap),
+    arr: a.aggregateArr(s.npc, s.ttf, s.wdc, s.incap),
+    delta: a.averageDelta(s.nd, s.otc),
+    retention: a.captureRateOfWins(s.pr, s.iw),
+    hold_days: a.holdPeriod(s.hp, s.ctc),
+    avg_days_to_expiry: a.averageDaysToExpiry(s.nep, s.otc),
   };
 }
+export type PeriodFigures = ReturnType<typeof exactPeriodFigures>;
 
-/** Part 2 §9 change of every compared dashboard figure; null where the current or previous figure has none. */
+/** The period's figures as shown: `exactPeriodFigures`, each rounded to 2 places (counts stay whole). */
+export function periodFigures(s: DaySums): PeriodFigures {
+  const exact = exactPeriodFigures(s);
+  const out = {} as Record<string, number | null>;
+  for (const [k, v] of Object.entries(exact)) out[k] = v === null ? null : round2(v);
+  return out as PeriodFigures;
+}
+
+/** Part 2 §9 change of every compared dashboard figure, from the exact figures; null where the current or previous figure has none. */
 export function figureChanges<K extends string>(keys: readonly K[], current: Record<K, number | null>, previous: Record<K, number | null>): Record<K, number | null> {
   const out = {} as Record<K, number | null>;
   for (const k of keys) {

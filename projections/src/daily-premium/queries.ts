@@ -14,7 +14,7 @@ import {
   type SwitchPeriod,
   type TickerIncome,
 } from '@oj/contracts/trade-views';
-import { figureChanges, openSign, percentChange, periodFigures, round2 } from '@oj/contracts/formulas';
+import { exactPeriodFigures, figureChanges, openSign, percentChange, periodFigures, round2 } from '@oj/contracts/formulas';
 import type { TradeReadTables } from '../trades/queries.ts';
 
 /** Part 2 §3: the daily records run from 1 January two years before today (New York). */
@@ -326,7 +326,8 @@ export async function premiumDataJson(db: Kysely<any>, tables: TradeReadTables, 
     periodSummaries[row.key] = { ...periods[row.key], totals, metrics: periodFigures(totals), changes: null };
   }
   for (const [current, previous] of Object.entries(PREVIOUS_OF) as [DashboardPeriod, DashboardPeriod][]) {
-    periodSummaries[current].changes = figureChanges(CHANGE_METRICS, periodSummaries[current].metrics, periodSummaries[previous].metrics);
+    // From the exact figures: rounded once, at the end (docs/formulas.md).
+    periodSummaries[current].changes = figureChanges(CHANGE_METRICS, exactPeriodFigures(periodSummaries[current].totals), exactPeriodFigures(periodSummaries[previous].totals));
   }
 
   const l = lifetime.rows[0]!;

@@ -225,6 +225,27 @@ describe('GET /metrics/premium-data for the dashboard', () => {
     await sql`update ${D} set sg = '{"cash-secured-put": 1}'::json where income_date = '2026-01-08' and np = 999`.execute(t.db.db);
   });
 
+  it('computes the changes from the exact figures, not the rounded ones (QA)', async () => {
+    // A user of their own: two day records, one in the 30 days before M, one in M (today 2030-06-14).
+    const { userId } = await signInAs(t);
+    const tables = asTables(physicalTables(tradesProjection, tradesProjection.version));
+    const day = (date: string, f: { npc: number; ttf: number; incap: number; ctc: number; iw: number; otc: number; nd: number }) =>
+      sql`insert into ${sql.table(tables.daily_premium)} (user_id, income_date, np, nf, nd, nep, otc, ctc, iw, npc, cpt, cg, hp, pr, ttf, incap, wdc, tickers, ct, sg, dg, snpc, tnpc)
+        values (${userId}, ${date}, ${f.npc}, ${f.ttf}, ${f.nd}, 0, ${f.otc}, ${f.ctc}, ${f.iw}, ${f.npc}, 0, 0, ${f.ctc}, 0, ${f.ttf}, ${f.incap}, ${f.incap}, '{}', '{}', '{}', '{}', '{}', '{}')`.execute(t.db.db);
+    // Before: net -3.30 on 40,500 of collateral (ROR -0.0081%, shown -0.01); delta 0.4 over 2 opened (0.20).
+    await day('2030-05-06', { npc: 0, ttf: 3.3, incap: 40_500, ctc: 2, iw: 1, otc: 2, nd: 0.4 });
+    // M: net 1,885.60 on 280,250 (ROR 0.6728%, shown 0.67); delta 1.38 over 5 opened (0.276, shown 0.28).
+    await day('2030-06-10', { npc: 1_900, ttf: 14.4, incap: 280_250, ctc: 4, iw: 4, otc: 5, nd: 1.38 });
+    const body = premiumDataResponse.parse(JSON.parse(await premiumDataJson(t.db.db, tables, userId, '2030-06-14')));
+    expect(body.periods.m.metrics).toMatchObject({ ror: 0.67, delta: 0.28 });
+    expect(body.periods.prev_m.metrics).toMatchObject({ ror: -0.01, delta: 0.2 });
+    const rorNow = (1_885.6 / 280_250) * 100;
+    const rorBefore = (-3.3 / 40_500) * 100;
+    // By hand: (0.672827 + 0.008148) / 0.008148 x 100 = 8,357.4, and delta (0.276 - 0.2) / 0.2 x 100 = 38;
+    // from the rounded figures they would read 6,800 and 40.
+    expect(body.periods.m.changes).toMatchObject({ ror: Math.round(((rorNow - rorBefore) / Math.abs(rorBefore)) * 10_000) / 100, delta: 38 });
+  });
+
   it('starts the days at the first weekday when the window opens on a weekend (1 January 2028 is a Saturday)', async () => {
     const tables = asTables(physicalTables(tradesProjection, tradesProjection.version));
     const body = premiumDataResponse.parse(JSON.parse(await premiumDataJson(t.db.db, tables, emptyUser, '2030-01-07')));
