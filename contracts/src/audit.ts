@@ -156,9 +156,11 @@ export type AsOfQuery = z.input<typeof asOfQuery>;
 
 export const rollTreeNode = z.object({
   uid: z.string(),
-  /** The trade it was rolled from, or for a remainder, the trade it was left from. */
+  /** The trade it was rolled from, or for a remainder, the trade it was left from; for a leg, the split trade. */
   parent: z.string().nullable(),
   depth: z.number().int(),
+  /** A two-leg trade that was split: it left the trades (its legs carry on under it), so its status is 0. */
+  split: z.boolean(),
   status: z.number().int(),
   strike_prices: z.array(z.number()),
   contract_size: z.number().int(),

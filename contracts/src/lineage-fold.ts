@@ -15,7 +15,21 @@ export interface SplitRecord {
   trades: [string, string];
   su: string;
   gene: { tod: string; ed: string; cs: number; pao: number; cause: string };
+  /**
+   * Where the broken trade itself came from, and its strikes: it leaves the trades, so the roll history
+   * joins its legs to the trade it was rolled from (or left from by a partial close) through this.
+   */
+  parent: SplitParent;
   createdAt: string;
+}
+
+export interface SplitParent {
+  /** The trade the broken one was rolled from, else null. */
+  rf: string | null;
+  /** The trade the broken one is the remainder of (a partial close or roll left it), else null. */
+  pf: string | null;
+  /** Its strike prices, as they were when it was split. */
+  sp: number[];
 }
 
 /** One lineage as the read models see it: its live trades, the splits in it, the last revision applied. */
@@ -178,6 +192,7 @@ export function evolveLineage(state: LineageState, event: JournalEvent, ctx: Eve
           pao: parent.premiumAtOpen,
           cause: `Leg ${d.closedLeg.legIndex + 1} closed, Leg ${d.openLeg.legIndex + 1} remains open.`,
         },
+        parent: { rf: parent.rolledFrom, pf: parent.partialOf, sp: [...parent.strikePrices] },
         createdAt: at,
       });
       break;

@@ -83,9 +83,30 @@ export const rollHistoryItem = z.object({
   contract_size: z.number().int(),
   /** The trade this one is the remainder of (a partial close or roll left it), else null: the two are parts of one position. */
   partial_of_uid: z.string().nullable(),
+  /** The split two-leg trade this one is a leg of (its `auid`), else null: the leg hangs under that split in the tree. */
+  split_of_uid: z.string().nullable(),
 });
 export type RollHistoryItem = z.infer<typeof rollHistoryItem>;
-export const rollHistoryResponse = z.object({ roll_history: z.array(rollHistoryItem) });
+
+/**
+ * A two-leg trade of the chain that was split: it left the lists (its legs replaced it), so it is not an
+ * item, but the tree goes through it: its legs hang under it, and it hangs under the trade it was rolled
+ * from (or left from by a partial close), as it did before the split.
+ */
+export const rollHistorySplit = z.object({
+  uid: z.string(),
+  rolled_from_uid: z.string().nullable(),
+  partial_of_uid: z.string().nullable(),
+  strike_prices: z.array(z.number()),
+  premium_at_open: z.number(),
+  expiration_date: isoDate,
+  trade_open_date: isoDate,
+  contract_size: z.number().int(),
+  /** The split's date: its closed leg's close date. */
+  split_date: isoDate.nullable(),
+});
+export type RollHistorySplit = z.infer<typeof rollHistorySplit>;
+export const rollHistoryResponse = z.object({ roll_history: z.array(rollHistoryItem), splits: z.array(rollHistorySplit) });
 export type RollHistoryResponse = z.infer<typeof rollHistoryResponse>;
 
 /** Split history record (part 1 §3): the broken trade's genes and its legs as they are now. */

@@ -452,4 +452,41 @@ describe('part 1 faults found by a new user (issue 14)', () => {
       await ctx.close();
     }
   });
+  it('roll history through a split: a spread rolled, then split, shows the roll, the split spread and both legs (QA)', async () => {
+    const spreadTerms = { strategy_uid: 'bull-put-spread', strike_prices: [400, 395], contract_size: 2, premium_at_open: 150, net_fee_to_open: 1.3, stock_price_at_open: 410, net_delta: 0.15 };
+    const spread = await post<{ uid: string }>('/trades/add-trade', csp('SPLT', back(10), spreadTerms));
+    const roll = await post<{ new_trade_after_roll: { uid: string } }>(`/trades/roll/${spread.uid}`, {
+      trade_roll_data: {
+        old_trade: { trade_close_date: back(6), premium_at_close: 60, net_fee_to_close: 1.3, close_transaction: 2 },
+        new_trade: { expiration_date: laterExpiry, contract_size: 2, strike_prices: [390, 385], premium_at_open: 100, net_fee_to_open: 1.3, net_delta: 0.15, stock_price_at_open: 405 },
+      },
+      tag_data: [],
+    });
+    await post(`/trades/split-trade/${roll.new_trade_after_roll.uid}`, {
+      trade_data: { closing_trade: { leg_index: 1, premium_at_open: 20, status: 2, trade_close_date: back(3), premium_at_close: 5, net_fee_to_close: 0.65, close_transaction: 1 }, opening_trade: { premium_at_open: 120 } },
+      tag_data: [],
+    });
+    await until('/trades/status/open?ticker=SPLT', (b) => b.items.length === 1);
+    await page.goto('/trades/open?ticker=SPLT');
+    await row('SPLT').getByRole('button', { name: 'Actions for SPLT' }).click();
+    await page.getByRole('menuitem', { name: 'Roll History' }).click();
+    const d = dialog('Roll History · SPLT');
+    // One tree: the spread, rolled; under it the spread it was rolled to, split; under that both legs.
+    const roots = d.locator('ul[role="tree"] > li');
+    await roots.first().waitFor();
+    expect(await roots.count()).toBe(1);
+    await roots.first().locator(':scope > .roll-node').getByText('Rolled', { exact: true }).waitFor();
+    const split = roots.first().locator(':scope > ul > li');
+    expect(await split.count()).toBe(1);
+    expect(await split.getAttribute('data-testid')).toBe('roll-split');
+    await split.locator(':scope > .roll-node').getByText('$390 / $385').waitFor();
+    await split.locator(':scope > .roll-node').getByText('Split', { exact: true }).waitFor();
+    const legs = split.locator(':scope > ul > li');
+    expect(await legs.count()).toBe(2);
+    const legStatuses = await legs.locator(':scope > .roll-node .roll-status').allInnerTexts();
+    expect(legStatuses.sort()).toEqual(['Closed', 'Open']);
+    await expect.poll(() => d.locator('[aria-current="true"]').count()).toBe(1);
+    await screenshots(page, 'part1-roll-history-split', { fullPage: false });
+    await d.getByRole('button', { name: 'Close' }).click();
+  });
 });

@@ -1,16 +1,21 @@
 import { sql, type Kysely } from 'kysely';
 import type { SplitHistoryResponse } from '@oj/contracts/trade-views';
-import { rowToListItem } from '../trades/tables.ts';
-import { tradesByUids, type TradeReadTables } from '../trades/queries.ts';
+import { rowToListItem, type TradeRow } from '../trades/tables.ts';
+import type { TradeReadTables } from '../trades/queries.ts';
 import type { SplitHistoryRow } from './tables.ts';
 
-/** The ancestor record of a split with its legs as they are now (closed leg first); undefined when not the user's. */
+/**
+ * The ancestor record of a split with its legs as they are now: the closed leg, the leg that stayed open,
+ * then what partial closes of a leg left (the remainders keep the leg's `auid`; without them the record
+ * said a position with a contract still open was all closed: QA). Undefined when not the user's.
+ */
 export async function splitHistory(db: Kysely<any>, tables: TradeReadTables, userId: string, auid: string, today: string): Promise<SplitHistoryResponse | undefined> {
   const { rows } = await sql<SplitHistoryRow>`select * from ${sql.table(tables.split_history)} where auid = ${auid} and user_id = ${userId}`.execute(db);
   const rec = rows[0];
   if (!rec) return undefined;
-  const legs = await tradesByUids(db, tables, userId, rec.trades);
+  const { rows: legs } = await sql<TradeRow>`select * from ${sql.table(tables.trades)} where user_id = ${userId} and lid = ${rec.lid} and auid = ${rec.auid}`.execute(db);
   const order = new Map(rec.trades.map((u, i) => [u, i]));
-  legs.sort((a, b) => (order.get(a.uid) ?? 0) - (order.get(b.uid) ?? 0));
+  const rank = (l: TradeRow) => order.get(l.uid) ?? rec.trades.length;
+  legs.sort((a, b) => rank(a) - rank(b) || a.created_at.localeCompare(b.created_at) || a.uid.localeCompare(b.uid));
   return { auid: rec.auid, trades: legs.map((l) => rowToListItem(l, today)), su: rec.su, gene: rec.gene, created_at: rec.created_at };
 }

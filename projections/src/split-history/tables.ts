@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
-import type { SplitRecord } from '@oj/contracts/lineage-fold';
+import type { SplitParent, SplitRecord } from '@oj/contracts/lineage-fold';
 
 /** One row per broken two-leg trade: the ancestor record of part 1 §3, keyed by its uid (the legs' `auid`). */
 export interface SplitHistoryTable {
@@ -10,6 +10,8 @@ export interface SplitHistoryTable {
   trades: string[];
   su: string;
   gene: SplitRecord['gene'];
+  /** The broken trade's own links and strikes (the roll history's node for it). */
+  parent: SplitParent;
   created_at: string;
 }
 export type SplitHistoryRow = Selectable<SplitHistoryTable>;
@@ -22,6 +24,7 @@ export async function createSplitHistoryTable(db: Kysely<any>, t: string): Promi
     trades jsonb not null,
     su text not null,
     gene jsonb not null,
+    parent jsonb not null,
     created_at text not null,
     primary key (user_id, auid)
   )`.execute(db);
@@ -34,6 +37,7 @@ export const splitRow = (s: SplitRecord): SplitHistoryTable => ({
   trades: [...s.trades],
   su: s.su,
   gene: s.gene,
+  parent: s.parent,
   created_at: s.createdAt,
 });
 

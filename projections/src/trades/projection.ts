@@ -86,7 +86,7 @@ class RowRewriter {
 }
 
 /** The read models' shape version; with the formulas' version it makes the projection's version. */
-const SHAPE_VERSION = 2;
+const SHAPE_VERSION = 3;
 
 export const tradesProjection: Projection = {
   name: TRADES_PROJECTION,

@@ -121,7 +121,7 @@ export function userRows(userId: string, lineageStates: Iterable<LineageState>, 
 
 /** A lineage row's columns and a split row's, in their tables' order. */
 export const lineageColumns = ['lid', 'user_id', 'rev', 'has_roll'] as const satisfies readonly (keyof LineageRow)[];
-export const splitColumns = ['auid', 'user_id', 'lid', 'trades', 'su', 'gene', 'created_at'] as const satisfies readonly (keyof SplitHistoryTable)[];
+export const splitColumns = ['auid', 'user_id', 'lid', 'trades', 'su', 'gene', 'parent', 'created_at'] as const satisfies readonly (keyof SplitHistoryTable)[];
 
 /** Each table's columns, as its rows are written (COPY takes them in this order). */
 export const userColumns: Record<keyof UserRows, readonly string[]> = {

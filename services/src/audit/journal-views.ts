@@ -64,23 +64,21 @@ const focusesOn = (l: LineageState, trade: string) => l.trades.has(trade) || l.l
 export type RollTree = AsOfResponse['roll_trees'][number];
 export type SplitTree = AsOfResponse['split_trees'][number];
 
-/** A lineage's roll tree: each trade under the one it was rolled from or left from by a partial close. */
+/**
+ * A lineage's roll tree: each trade under the one it was rolled from or left from by a partial close; a
+ * split trade (it left the trades) under the one it came from, as a node of its own, its legs under it.
+ */
 export function rollTreeOf(l: LineageState): RollTree {
-  const items = [...l.trades.values()].map((t) => toRollHistoryItem(tradeRow(t) as never));
-  const uids = new Set(items.map((i) => i.uid));
-  const children = new Map<string | null, typeof items>();
-  for (const i of items) {
-    const parent = i.rolled_from_uid !== null && uids.has(i.rolled_from_uid) ? i.rolled_from_uid : null;
-    children.set(parent, [...(children.get(parent) ?? []), i]);
-  }
-  const nodes: RollTree['nodes'] = [];
-  const visit = (parent: string | null, depth: number) => {
-    const list = (children.get(parent) ?? []).sort((a, b) => (a.trade_open_date < b.trade_open_date ? -1 : a.trade_open_date > b.trade_open_date ? 1 : 0));
-    for (const i of list) {
-      nodes.push({
+  type Entry = Omit<RollTree['nodes'][number], 'parent' | 'depth'> & { previous: string | null };
+  const splitUids = new Set(l.splits.map((s) => s.auid));
+  const entries: Entry[] = [
+    ...[...l.trades.values()].map((t): Entry => {
+      const i = toRollHistoryItem(tradeRow(t) as never);
+      const leg = t.ancestorUid !== null && t.rolledFrom === null && t.partialOf === null && splitUids.has(t.ancestorUid);
+      return {
         uid: i.uid,
-        parent,
-        depth,
+        previous: leg ? t.ancestorUid : i.rolled_from_uid,
+        split: false,
         status: i.status,
         strike_prices: i.strike_prices,
         contract_size: i.contract_size,
@@ -89,8 +87,34 @@ export function rollTreeOf(l: LineageState): RollTree {
         trade_open_date: i.trade_open_date,
         trade_close_date: i.trade_close_date,
         expiration_date: i.expiration_date,
-      });
-      visit(i.uid, depth + 1);
+      };
+    }),
+    ...l.splits.map((s): Entry => ({
+      uid: s.auid,
+      previous: s.parent.rf ?? s.parent.pf,
+      split: true,
+      status: 0,
+      strike_prices: s.parent.sp,
+      contract_size: s.gene.cs,
+      premium_at_open: s.gene.pao,
+      premium_at_close: null,
+      trade_open_date: s.gene.tod,
+      trade_close_date: l.trades.get(s.trades[0])?.close?.closeDate ?? null,
+      expiration_date: s.gene.ed,
+    })),
+  ];
+  const uids = new Set(entries.map((e) => e.uid));
+  const children = new Map<string | null, Entry[]>();
+  for (const e of entries) {
+    const parent = e.previous !== null && uids.has(e.previous) ? e.previous : null;
+    children.set(parent, [...(children.get(parent) ?? []), e]);
+  }
+  const nodes: RollTree['nodes'] = [];
+  const visit = (parent: string | null, depth: number) => {
+    const list = (children.get(parent) ?? []).sort((a, b) => (a.trade_open_date < b.trade_open_date ? -1 : a.trade_open_date > b.trade_open_date ? 1 : 0));
+    for (const { previous: _p, uid, ...e } of list) {
+      nodes.push({ uid, parent, depth, ...e });
+      visit(uid, depth + 1);
     }
   };
   visit(null, 0);

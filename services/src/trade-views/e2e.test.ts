@@ -152,6 +152,50 @@ describe.each(adapters)('trade read models end to end on %s', (adapter) => {
     expect(premium.daily_income.at(-1).net_premium_so_far).toBe(670);
   });
 
+  it('a spread rolled, then split: the roll history goes through the split; a partial close of a leg stays in the split history (QA)', async () => {
+    const spread = await ok('POST', '/trades/add-trade', {
+      trade_data: {
+        ticker: 'QQQ', strategy_uid: 'bull-put-spread', account_uid: account, strike_prices: [400, 395], trade_open_date: '2026-02-02', expiration_date: '2026-03-20',
+        contract_size: 2, premium_at_open: 150, net_fee_to_open: 2, net_delta: 0.2, stock_price_at_open: 410, notes: '',
+      },
+      tag_data: [],
+    });
+    const roll = await ok('POST', `/trades/roll/${spread.uid}`, {
+      trade_roll_data: {
+        old_trade: { trade_close_date: '2026-02-20', premium_at_close: 60, net_fee_to_close: 2, close_transaction: 2 },
+        new_trade: { expiration_date: '2026-04-17', contract_size: 2, strike_prices: [390, 385], premium_at_open: 100, net_fee_to_open: 2, net_delta: 0.2, stock_price_at_open: 405 },
+      },
+      tag_data: [],
+    });
+    const rolledTo = roll.new_trade_after_roll.uid as string;
+    const split = await ok('POST', `/trades/split-trade/${rolledTo}`, {
+      trade_data: { closing_trade: { leg_index: 1, premium_at_open: 20, status: 2, trade_close_date: '2026-02-27', premium_at_close: 5, net_fee_to_close: 1, close_transaction: 1 }, opening_trade: { premium_at_open: 120 } },
+      tag_data: [],
+    });
+    const openLeg = split.open_trade.uid as string;
+    const partial = await ok('POST', `/trades/close/${openLeg}`, { contract_size: 1, trade_close_date: '2026-02-27', premium_at_close: 30, net_fee_to_close: 1, close_transaction: 2 });
+    const remainder = partial.remaining_trade.uid as string;
+    await settle();
+
+    // The rolled-into spread left the lists, but the tree goes through it: spread, its roll, the split, the legs.
+    for (const uid of [spread.uid, split.closed_trade.uid, remainder, rolledTo]) {
+      const body = await ok('GET', `/trades/${uid}/roll-history`);
+      const parentOf = Object.fromEntries(body.roll_history.map((h: { uid: string; rolled_from_uid: string | null; split_of_uid: string | null }) => [h.uid, h.split_of_uid ?? h.rolled_from_uid]));
+      expect(parentOf).toEqual({ [spread.uid]: null, [split.closed_trade.uid]: rolledTo, [openLeg]: rolledTo, [remainder]: openLeg });
+      expect(body.roll_history[0].uid).toBe(spread.uid);
+      expect(body.splits).toEqual([
+        { uid: rolledTo, rolled_from_uid: spread.uid, partial_of_uid: null, strike_prices: [390, 385], premium_at_open: 100, expiration_date: '2026-04-17', trade_open_date: '2026-02-20', contract_size: 2, split_date: '2026-02-27' },
+      ]);
+    }
+    // The split history: both legs and the contract of the open leg still open after its partial close.
+    const ancestor = await ok('GET', `/trades/${rolledTo}/ancestor`);
+    expect(ancestor.trades.map((x: { uid: string; status: number; cs: number }) => [x.uid, x.status, x.cs])).toEqual([
+      [split.closed_trade.uid, 2, 2],
+      [openLeg, 2, 1],
+      [remainder, 1, 1],
+    ]);
+  });
+
   it('a rebuild from empty equals the live read models, row by row', async () => {
     await appendJournal(store, smallJournal(`${me.userId}-a`, `${me.userId}-b`).events);
     await settle();

@@ -167,11 +167,12 @@ describe('histories and trades by date', () => {
     const r = await get('/trades/A3/roll-history');
     expect(r.statusCode).toBe(200);
     expect(r.json().roll_history).toEqual([
-      { uid: 'A', rolled_from_uid: null, strike_prices: [100], premium_at_open: 200, premium_at_close: 50, expiration_date: '2026-01-16', trade_open_date: '2026-01-05', trade_close_date: '2026-01-07', status: 2, contract_size: 1, partial_of_uid: null },
-      { uid: 'A2', rolled_from_uid: 'A', strike_prices: [100], premium_at_open: 400, premium_at_close: 100, expiration_date: '2026-01-16', trade_open_date: '2026-01-05', trade_close_date: '2026-01-09', status: 3, contract_size: 2, partial_of_uid: 'A' },
-      { uid: 'A3', rolled_from_uid: 'A2', strike_prices: [95], premium_at_open: 300, premium_at_close: 40, expiration_date: '2026-01-23', trade_open_date: '2026-01-09', trade_close_date: '2026-01-14', status: 3, contract_size: 2, partial_of_uid: null },
-      { uid: 'A4', rolled_from_uid: 'A3', strike_prices: [90], premium_at_open: 250, premium_at_close: 0, expiration_date: '2026-01-30', trade_open_date: '2026-01-14', trade_close_date: '2026-01-30', status: 6, contract_size: 2, partial_of_uid: null },
+      { uid: 'A', rolled_from_uid: null, strike_prices: [100], premium_at_open: 200, premium_at_close: 50, expiration_date: '2026-01-16', trade_open_date: '2026-01-05', trade_close_date: '2026-01-07', status: 2, contract_size: 1, partial_of_uid: null, split_of_uid: null },
+      { uid: 'A2', rolled_from_uid: 'A', strike_prices: [100], premium_at_open: 400, premium_at_close: 100, expiration_date: '2026-01-16', trade_open_date: '2026-01-05', trade_close_date: '2026-01-09', status: 3, contract_size: 2, partial_of_uid: 'A', split_of_uid: null },
+      { uid: 'A3', rolled_from_uid: 'A2', strike_prices: [95], premium_at_open: 300, premium_at_close: 40, expiration_date: '2026-01-23', trade_open_date: '2026-01-09', trade_close_date: '2026-01-14', status: 3, contract_size: 2, partial_of_uid: null, split_of_uid: null },
+      { uid: 'A4', rolled_from_uid: 'A3', strike_prices: [90], premium_at_open: 250, premium_at_close: 0, expiration_date: '2026-01-30', trade_open_date: '2026-01-14', trade_close_date: '2026-01-30', status: 6, contract_size: 2, partial_of_uid: null, split_of_uid: null },
     ]);
+    expect(r.json().splits).toEqual([]);
   });
 
   it('split history: the ancestor genes and its legs', async () => {

@@ -70,9 +70,9 @@ export async function expiringList(ctx: TradeViewsContext, userId: string, q: Ex
 }
 
 export async function rollHistoryOf(ctx: TradeViewsContext, userId: string, uid: string): Promise<RollHistoryResponse> {
-  const items = await rollHistory(ctx.db, await tables(ctx.db), userId, uid);
-  if (!items) throw new AppError('not_found', 'Trade not found.');
-  return { roll_history: items };
+  const history = await rollHistory(ctx.db, await tables(ctx.db), userId, uid);
+  if (!history) throw new AppError('not_found', 'Trade not found.');
+  return { roll_history: history.items, splits: history.splits };
 }
 
 export async function ancestorOf(ctx: TradeViewsContext, userId: string, auid: string): Promise<SplitHistoryResponse> {

@@ -82,7 +82,7 @@ function Trees({ view }: { view: AsOfResponse }) {
                 <li key={n.uid} style={{ paddingLeft: `${n.depth * 20}px` }}>
                   {n.depth > 0 && <span className="audit-tree-arm" aria-hidden="true">↳ </span>}
                   <code className="audit-mono">{shortId(n.uid)}</code> {n.contract_size} × {n.strike_prices.join('/')} exp {n.expiration_date} ·{' '}
-                  <Badge tone={n.status === 1 ? 'primary' : n.status === 3 ? 'info' : 'success'}>{statusNames[n.status]}</Badge>{' '}
+                  {n.split ? <Badge tone="warning">Split</Badge> : <Badge tone={n.status === 1 ? 'primary' : n.status === 3 ? 'info' : 'success'}>{statusNames[n.status]}</Badge>}{' '}
                   <span className="muted">
                     open {money(n.premium_at_open)}
                     {n.premium_at_close !== null && ` · close ${money(n.premium_at_close)}`}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { changesOf } from './edit-trade-dialog.tsx';
-import type { RollHistoryItem } from '@oj/contracts/trade-views';
+import type { RollHistoryItem, RollHistorySplit } from '@oj/contracts/trade-views';
 import { rollTree, type Node } from './roll-history-dialog.tsx';
 import { rowMenuItems } from './trade-row-menu.tsx';
 
@@ -9,6 +9,7 @@ const item = (uid: string, rolled_from_uid: string | null, tod: string, over: Pa
   uid,
   rolled_from_uid,
   partial_of_uid: null,
+  split_of_uid: null,
   strike_prices: [100],
   premium_at_open: 100,
   premium_at_close: null,
@@ -23,7 +24,7 @@ const item = (uid: string, rolled_from_uid: string | null, tod: string, over: Pa
 /** A node's own uid, or "entered:<uid>" for a position drawn as entered; children in brackets. */
 const shape = (nodes: Node[]): unknown[] =>
   nodes.map((n) => {
-    const label = n.kind === 'trade' ? n.item.uid : `entered:${n.entered.uid}`;
+    const label = n.kind === 'trade' ? n.item.uid : n.kind === 'split' ? `split:${n.split.uid}` : `entered:${n.entered.uid}`;
     return n.children.length ? [label, shape(n.children)] : label;
   });
 
@@ -59,6 +60,42 @@ describe('roll history tree', () => {
 
   it('treats a predecessor outside the answer as a root', () => {
     expect(shape(rollTree([item('x', 'gone', '2026-11-01')]))).toEqual(['x']);
+  });
+
+  // QA: a spread rolled, then split: its legs stood as roots of their own, cut off from the roll.
+  const split = (uid: string, over: Partial<RollHistorySplit> = {}): RollHistorySplit => ({
+    uid,
+    rolled_from_uid: null,
+    partial_of_uid: null,
+    strike_prices: [390, 385],
+    premium_at_open: 100,
+    expiration_date: '2026-12-18',
+    trade_open_date: '2026-11-09',
+    contract_size: 2,
+    split_date: '2026-11-12',
+    ...over,
+  });
+  it('hangs a split trade under the trade it was rolled from, and its legs under it', () => {
+    const rolled = item('a', null, '2026-11-01', { status: 3, strike_prices: [400, 395], contract_size: 2, trade_close_date: '2026-11-09' });
+    const closedLeg = item('l1', null, '2026-11-09', { split_of_uid: 'b', status: 2, strike_prices: [385], contract_size: 2 });
+    const openLeg = item('l2', null, '2026-11-09', { split_of_uid: 'b', strike_prices: [390], contract_size: 2 });
+    expect(shape(rollTree([rolled, closedLeg, openLeg], [split('b', { rolled_from_uid: 'a' })]))).toEqual([['a', [['split:b', ['l1', 'l2']]]]]);
+    // The open leg rolled on, and a remainder of a partial close of the open leg stays beside it.
+    const rolledLeg = { ...openLeg, status: 3, trade_close_date: '2026-11-20' };
+    const next = item('l3', 'l2', '2026-11-20', { strike_prices: [380] });
+    expect(shape(rollTree([rolled, closedLeg, rolledLeg, next], [split('b', { rolled_from_uid: 'a' })]))).toEqual([['a', [['split:b', ['l1', ['l2', ['l3']]]]]]]);
+  });
+
+  it('counts a split part of a partially closed position open by its legs', () => {
+    // 3 contracts entered; 1 closed; the remainder (2) split: one leg closed, the other still open.
+    const closedPart = item('a', null, '2026-11-01', { status: 2, contract_size: 1, premium_at_open: 50 });
+    const closedLeg = item('l1', null, '2026-11-01', { split_of_uid: 'b', status: 2, contract_size: 2 });
+    const openLeg = item('l2', null, '2026-11-01', { split_of_uid: 'b', contract_size: 2 });
+    const tree = rollTree([closedPart, closedLeg, openLeg], [split('b', { partial_of_uid: 'a', trade_open_date: '2026-11-01', premium_at_open: 100 })]);
+    expect(shape(tree)).toEqual([['entered:a', ['a', ['split:b', ['l1', 'l2']]]]]);
+    const entered = tree[0];
+    if (entered?.kind !== 'position') throw new Error('expected the position as entered');
+    expect(entered.entered).toMatchObject({ contract_size: 3, premium_at_open: 150, open_contracts: 2 });
   });
 });
 

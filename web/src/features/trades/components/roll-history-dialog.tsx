@@ -6,7 +6,7 @@ import { Modal } from '@/components/ui/modal.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
 import { formatDate, formatMoney } from '@/lib/format.ts';
-import { useRollHistory, type RollHistoryItem } from '../api/get-roll-history.ts';
+import { useRollHistory, type RollHistoryItem, type RollHistorySplit } from '../api/get-roll-history.ts';
 import { formatStrikes, statusLabel } from '../utils/trade-labels.ts';
 import './trade-dialogs.css';
 
@@ -22,62 +22,96 @@ export interface EnteredPosition {
   open_contracts: number;
 }
 
-export type Node = { kind: 'trade'; item: RollHistoryItem; children: Node[] } | { kind: 'position'; entered: EnteredPosition; children: Node[] };
+export type Node =
+  | { kind: 'trade'; item: RollHistoryItem; children: Node[] }
+  | { kind: 'split'; split: RollHistorySplit; children: Node[] }
+  | { kind: 'position'; entered: EnteredPosition; children: Node[] };
+
+/** A trade, or a two-leg trade that was split (it left the lists; its legs hang under it). */
+type Entry = { kind: 'trade'; item: RollHistoryItem } | { kind: 'split'; split: RollHistorySplit };
+const fieldsOf = (e: Entry) => (e.kind === 'trade' ? e.item : e.split);
 
 /**
  * The chain as a tree. A position that a partial close or partial roll cut into parts is drawn as the
  * trader entered it (all its contracts and premium), its parts side by side beneath it: the part that
  * was closed (or rolled) beside the remainder, never one nested under the other. A trade's children
- * are the trades rolled from it.
+ * are the trades rolled from it; a split trade's, its legs.
  */
-export function rollTree(items: readonly RollHistoryItem[]): Node[] {
-  const byUid = new Map(items.map((i) => [i.uid, i]));
-  const order = new Map(items.map((i, n) => [i.uid, n]));
-  const partOf = (i: RollHistoryItem) => (i.partial_of_uid && byUid.has(i.partial_of_uid) ? i.partial_of_uid : null);
+export function rollTree(items: readonly RollHistoryItem[], splits: readonly RollHistorySplit[] = []): Node[] {
+  const entries: Entry[] = [...items.map((item): Entry => ({ kind: 'trade', item })), ...splits.map((split): Entry => ({ kind: 'split', split }))];
+  const byUid = new Map(entries.map((e) => [fieldsOf(e).uid, e]));
+  const order = new Map(entries.map((e, n) => [fieldsOf(e).uid, n]));
+  const partOf = (e: Entry) => {
+    const p = fieldsOf(e).partial_of_uid;
+    return p && byUid.has(p) ? p : null;
+  };
   // A remainder's part-of chain leads to the trade the position was entered as.
-  const positionRoot = (i: RollHistoryItem): string => {
-    let cur = i;
+  const positionRoot = (e: Entry): string => {
+    let cur = e;
     const seen = new Set<string>();
     for (let p = partOf(cur); p !== null && !seen.has(p); p = partOf(cur)) {
-      seen.add(cur.uid);
+      seen.add(fieldsOf(cur).uid);
       cur = byUid.get(p) ?? cur;
     }
-    return cur.uid;
+    return fieldsOf(cur).uid;
   };
-  const parts = new Map<string, RollHistoryItem[]>();
-  const rolledFrom = new Map<string | null, RollHistoryItem[]>();
-  for (const item of items) {
-    if (partOf(item)) {
-      const root = positionRoot(item);
-      parts.set(root, [...(parts.get(root) ?? []), item]);
+  // A leg hangs under its split; anything else under the trade it was rolled from.
+  const previousOf = (e: Entry): string | null => {
+    const split = e.kind === 'trade' ? e.item.split_of_uid : null;
+    if (split && byUid.has(split)) return split;
+    const from = fieldsOf(e).rolled_from_uid;
+    return from && byUid.has(from) ? from : null;
+  };
+  const parts = new Map<string, Entry[]>();
+  const under = new Map<string | null, Entry[]>();
+  for (const e of entries) {
+    if (partOf(e)) {
+      const root = positionRoot(e);
+      parts.set(root, [...(parts.get(root) ?? []), e]);
       continue;
     }
-    const parent = item.rolled_from_uid && byUid.has(item.rolled_from_uid) ? item.rolled_from_uid : null;
-    rolledFrom.set(parent, [...(rolledFrom.get(parent) ?? []), item]);
+    const parent = previousOf(e);
+    under.set(parent, [...(under.get(parent) ?? []), e]);
   }
-  const byOpen = (a: RollHistoryItem, b: RollHistoryItem) => a.trade_open_date.localeCompare(b.trade_open_date) || (order.get(a.uid) ?? 0) - (order.get(b.uid) ?? 0);
-  const tradeNode = (item: RollHistoryItem, seen: Set<string>): Node => ({ kind: 'trade', item, children: positions(item.uid, new Set([...seen, item.uid])) });
+  // Contracts still open at or below an entry by its parts and legs (a roll starts a position of its own).
+  const openBelow = (e: Entry, seen: Set<string>): number => {
+    if (e.kind === 'trade' && e.item.status === 1) return e.item.contract_size;
+    if (e.kind !== 'split') return 0;
+    return (under.get(e.split.uid) ?? []).filter((l) => !seen.has(fieldsOf(l).uid)).reduce((n, l) => n + openOfPosition(l, new Set([...seen, fieldsOf(l).uid])), 0);
+  };
+  const openOfPosition = (root: Entry, seen: Set<string>): number =>
+    [root, ...(parts.get(fieldsOf(root).uid) ?? [])].reduce((n, p) => n + openBelow(p, seen), 0);
+  const byOpen = (a: Entry, b: Entry) =>
+    fieldsOf(a).trade_open_date.localeCompare(fieldsOf(b).trade_open_date) || (order.get(fieldsOf(a).uid) ?? 0) - (order.get(fieldsOf(b).uid) ?? 0);
+  const entryNode = (e: Entry, seen: Set<string>): Node => {
+    const uid = fieldsOf(e).uid;
+    const children = positions(uid, new Set([...seen, uid]));
+    return e.kind === 'trade' ? { kind: 'trade', item: e.item, children } : { kind: 'split', split: e.split, children };
+  };
   const positions = (parent: string | null, seen: Set<string>): Node[] =>
-    (rolledFrom.get(parent) ?? [])
-      .filter((i) => !seen.has(i.uid))
+    (under.get(parent) ?? [])
+      .filter((e) => !seen.has(fieldsOf(e).uid))
       .sort(byOpen)
       .map((root) => {
-        const rest = (parts.get(root.uid) ?? []).filter((i) => !seen.has(i.uid)).sort(byOpen);
-        if (rest.length === 0) return tradeNode(root, seen);
+        const rest = (parts.get(fieldsOf(root).uid) ?? []).filter((e) => !seen.has(fieldsOf(e).uid)).sort(byOpen);
+        if (rest.length === 0) return entryNode(root, seen);
         const all = [root, ...rest];
+        const first = fieldsOf(root);
         const entered: EnteredPosition = {
-          uid: root.uid,
-          strike_prices: root.strike_prices,
-          trade_open_date: root.trade_open_date,
-          expiration_date: root.expiration_date,
-          contract_size: all.reduce((n, i) => n + i.contract_size, 0),
-          premium_at_open: Math.round(all.reduce((n, i) => n + i.premium_at_open, 0) * 100) / 100,
-          open_contracts: all.filter((i) => i.status === 1).reduce((n, i) => n + i.contract_size, 0),
+          uid: first.uid,
+          strike_prices: first.strike_prices,
+          trade_open_date: first.trade_open_date,
+          expiration_date: first.expiration_date,
+          contract_size: all.reduce((n, e) => n + fieldsOf(e).contract_size, 0),
+          premium_at_open: Math.round(all.reduce((n, e) => n + fieldsOf(e).premium_at_open, 0) * 100) / 100,
+          open_contracts: openOfPosition(root, seen),
         };
-        return { kind: 'position', entered, children: all.map((i) => tradeNode(i, seen)) };
+        return { kind: 'position', entered, children: all.map((e) => entryNode(e, seen)) };
       });
   return positions(null, new Set());
 }
+
+const nodeKey = (n: Node) => (n.kind === 'trade' ? n.item.uid : n.kind === 'split' ? `split-${n.split.uid}` : `entered-${n.entered.uid}`);
 
 const contracts = (n: number) => `${n} ${n === 1 ? 'contract' : 'contracts'}`;
 
@@ -85,7 +119,7 @@ function TreeNode({ node, current, depth }: { node: Node; current: string; depth
   const children = node.children.length > 0 && (
     <ul role="group">
       {node.children.map((c) => (
-        <TreeNode key={c.kind === 'trade' ? c.item.uid : `entered-${c.entered.uid}`} node={c} current={current} depth={depth + 1} />
+        <TreeNode key={nodeKey(c)} node={c} current={current} depth={depth + 1} />
       ))}
     </ul>
   );
@@ -104,6 +138,27 @@ function TreeNode({ node, current, depth }: { node: Node; current: string; depth
             <span>{contracts(entered.contract_size)}</span>
             <span>Open {formatMoney(entered.premium_at_open)}</span>
             {entered.open_contracts > 0 && <span>{contracts(entered.open_contracts)} still open</span>}
+          </div>
+        </div>
+        {children}
+      </li>
+    );
+  }
+  if (node.kind === 'split') {
+    const { split } = node;
+    return (
+      <li role="treeitem" aria-expanded aria-level={depth} data-testid="roll-split">
+        <div className="roll-node roll-node-position">
+          <div className="roll-node-head">
+            <strong>{formatStrikes(split.strike_prices)}</strong>
+            <span className="roll-status roll-status-entered">Split</span>
+          </div>
+          <div className="roll-node-body">
+            <span>Opened {formatDate(split.trade_open_date)}</span>
+            <span>Expires {formatDate(split.expiration_date)}</span>
+            <span>{contracts(split.contract_size)}</span>
+            <span>Open {formatMoney(split.premium_at_open)}</span>
+            {split.split_date && <span>Split {formatDate(split.split_date)}</span>}
           </div>
         </div>
         {children}
@@ -135,7 +190,7 @@ function TreeNode({ node, current, depth }: { node: Node; current: string; depth
 /** Roll History: static backdrop, Retry on error (part 1 §2, §8). */
 export function RollHistoryDialog({ trade, onClose }: { trade: TradeListItem; onClose: () => void }) {
   const history = useRollHistory(trade.uid);
-  const tree = history.data ? rollTree(history.data) : [];
+  const tree = history.data ? rollTree(history.data.items, history.data.splits) : [];
   return (
     <Modal open onClose={onClose} title={`Roll History · ${trade.ticker}`} size="md" closeOnBackdrop={false}>
       {history.isPending ? (
@@ -154,7 +209,7 @@ export function RollHistoryDialog({ trade, onClose }: { trade: TradeListItem; on
       ) : (
         <ul className="roll-tree" role="tree" aria-label="Roll history">
           {tree.map((n) => (
-            <TreeNode key={n.kind === 'trade' ? n.item.uid : `entered-${n.entered.uid}`} node={n} current={trade.uid} depth={1} />
+            <TreeNode key={nodeKey(n)} node={n} current={trade.uid} depth={1} />
           ))}
         </ul>
       )}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { emptyLineage } from '@oj/contracts/lineage-fold';
+import type { TradeRecord } from '@oj/contracts/trade-record';
+import { rollTreeOf } from './journal-views.ts';
+
+const record = (uid: string, extra: Partial<TradeRecord> = {}): TradeRecord => ({
+  uid,
+  lineageId: 'L1',
+  userId: 'u1',
+  ticker: 'QQQ',
+  strategyUid: 'bull-put-spread',
+  accountUid: 'a1',
+  strikePrices: [400, 395],
+  openDate: '2026-02-02',
+  expirationDate: '2026-03-20',
+  contractSize: 2,
+  premiumAtOpen: 150,
+  netFeeToOpen: 2,
+  openTransaction: 1,
+  netDelta: 0.2,
+  stockPriceAtOpen: 410,
+  costBasis: null,
+  leapsValue: null,
+  notes: '',
+  tags: [],
+  status: 1,
+  close: null,
+  rolledFrom: null,
+  ancestorUid: null,
+  partialOf: null,
+  updatedAt: '2026-02-02T15:00:00.000Z',
+  createdAt: '2026-02-02T15:00:00.000Z',
+  hasRollHistory: true,
+  ...extra,
+});
+
+describe("the audit's roll tree", () => {
+  it('goes through a split trade: a spread rolled, the new spread split, a leg partly closed (QA: the legs stood as roots)', () => {
+    const l = emptyLineage('u1', 'L1');
+    const close = (closeDate: string): TradeRecord['close'] => ({ closeAction: 'close', closeDate, premiumAtClose: 5, netFeeToClose: 1, closeTransaction: 1 });
+    l.trades.set('a', record('a', { status: 3, close: close('2026-02-20') }));
+    const leg = { openDate: '2026-02-20', strategyUid: 'long-put', ancestorUid: 'b', contractSize: 2 };
+    l.trades.set('l1', record('l1', { ...leg, strikePrices: [385], status: 2, close: close('2026-02-27') }));
+    l.trades.set('l2', record('l2', { ...leg, strategyUid: 'naked-put', strikePrices: [390], status: 2, contractSize: 1, close: close('2026-02-27') }));
+    l.trades.set('r', record('r', { ...leg, strategyUid: 'naked-put', strikePrices: [390], contractSize: 1, partialOf: 'l2' }));
+    l.splits.push({
+      auid: 'b',
+      userId: 'u1',
+      lineageId: 'L1',
+      trades: ['l1', 'l2'],
+      su: 'bull-put-spread',
+      gene: { tod: '2026-02-20', ed: '2026-04-17', cs: 2, pao: 100, cause: 'Leg 2 closed, Leg 1 remains open.' },
+      parent: { rf: 'a', pf: null, sp: [390, 385] },
+      createdAt: '2026-02-27T15:00:00.000Z',
+    });
+    const tree = rollTreeOf(l);
+    expect(tree.nodes.map((n) => [n.uid, n.parent, n.depth, n.split])).toEqual([
+      ['a', null, 0, false],
+      ['b', 'a', 1, true],
+      ['l1', 'b', 2, false],
+      ['l2', 'b', 2, false],
+      ['r', 'l2', 3, false],
+    ]);
+    expect(tree.nodes[1]).toMatchObject({ status: 0, strike_prices: [390, 385], contract_size: 2, premium_at_open: 100, trade_open_date: '2026-02-20', trade_close_date: '2026-02-27', expiration_date: '2026-04-17' });
+  });
+});
