@@ -386,5 +386,12 @@ describe('audit replay', () => {
     expect(printed.sha256).toBe(createHash('sha256').update(await readFile(file)).digest('hex'));
     const logged = await ok(`/audit/access-log?user=${me.userId}&limit=2`, admin);
     expect(logged.items[0]).toMatchObject({ view: 'export', reason: 'CLI ticket 9', digest: printed.sha256, support: { uid: support.userId } });
+    // A file that cannot be written: one line and exit 1, and no export in the access log (QA: a
+    // stack trace, after the log had recorded the SHA-256 of a file never written).
+    lines.length = 0;
+    const missing = join(t.dataDir, 'no-such-dir', 'x.csv');
+    expect(await runAuditCli(['export', me.userId, '--as', supportEmail, '--reason', 'CLI ticket 10', '--format', 'csv', '--out', missing], env, out)).toBe(1);
+    expect(lines).toEqual([`ERR Cannot write ${missing} (ENOENT: no such file or directory): nothing was exported or recorded.`]);
+    expect((await ok(`/audit/access-log?user=${me.userId}&limit=2`, admin)).items[0]).toEqual(logged.items[0]);
   });
 });

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { randomUUID } from 'node:crypto';
@@ -99,8 +99,24 @@ export async function runAuditCli(argv: string[], env: Record<string, string | u
           return 2;
         }
         const file = await exportHistory(ctx, user.uid, values.format);
-        await record('export', `format=${values.format} events=${file.events} file=${values.out}`, file.digest);
-        await writeFile(values.out, file.body);
+        // The access log names the file and its SHA-256, so the export is recorded once the file is
+        // written, never for one that could not be (QA: a path in no directory logged a digest of
+        // nothing, then died with a stack trace). A record that fails takes the file away with it: a
+        // read that could not be recorded is not answered (docs/audit.md).
+        try {
+          await writeFile(values.out, file.body);
+        } catch (error) {
+          // Node says "ENOENT: no such file or directory, open '<path>'": the path is named once, first.
+          const why = error instanceof Error ? error.message.replace(/, \w+ '.*'$/, '') : String(error);
+          out.error(`Cannot write ${values.out} (${why}): nothing was exported or recorded.`);
+          return 1;
+        }
+        try {
+          await record('export', `format=${values.format} events=${file.events} file=${values.out}`, file.digest);
+        } catch (error) {
+          await rm(values.out, { force: true });
+          throw error;
+        }
         print({ file: values.out, bytes: file.body.length, events: file.events, sha256: file.digest });
         return 0;
       }
