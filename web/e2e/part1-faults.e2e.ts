@@ -358,6 +358,15 @@ describe('part 1 faults found by a new user (issue 14)', () => {
     expect(await collateral.innerText()).toBe('$5K');
     expect(await collateral.getAttribute('title')).toBe('$5,000.00');
     await screenshots(page, 'part1-closed-list', { fullPage: false });
+    // On a 1280 px laptop every column is in view: nothing scrolls sideways under the row menu (QA).
+    const size = page.viewportSize()!;
+    await page.setViewportSize({ width: 1280, height: 800 });
+    try {
+      const wrap = page.locator('.trade-table-wrap');
+      await expect.poll(() => wrap.evaluate((w) => w.scrollWidth - w.clientWidth)).toBeLessThanOrEqual(0);
+    } finally {
+      await page.setViewportSize(size);
+    }
     expect(pageErrors).toEqual([]);
   });
 
