@@ -30,4 +30,13 @@ export const migrations: MigrationSet = {
       await db.schema.dropTable('mail_outbox').execute();
     },
   },
+  '202612050530_mail_outbox_reply_to': {
+    async up(db: Kysely<any>) {
+      // A contact message's copy answers to the user who wrote it, not to the journal's no-reply sender.
+      await db.schema.alterTable('mail_outbox').addColumn('reply_to', 'text').execute();
+    },
+    async down(db: Kysely<any>) {
+      await db.schema.alterTable('mail_outbox').dropColumn('reply_to').execute();
+    },
+  },
 };

@@ -4,6 +4,8 @@ import { uuidv7 } from '@oj/infra/ids';
 export interface OutgoingMail {
   kind: string;
   to: string;
+  /** Where an answer goes, when not to the sender (a contact message: the user who wrote it). */
+  replyTo?: string;
   subject: string;
   text: string;
   html?: string;
@@ -21,6 +23,7 @@ export async function enqueueMail(trx: Kysely<any>, mail: OutgoingMail, now: Dat
       id,
       kind: mail.kind,
       to_address: mail.to,
+      reply_to: mail.replyTo ?? null,
       subject: mail.subject,
       text_body: mail.text,
       html_body: mail.html ?? null,

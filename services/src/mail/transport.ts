@@ -8,10 +8,22 @@ export interface MailMessage {
   messageId: string;
   from: string;
   to: string;
+  replyTo?: string | null;
   subject: string;
   text: string;
   html?: string | null;
 }
+
+/** nodemailer's message of ours (the same for SMTP and files). */
+const nodemailerMessage = (m: MailMessage) => ({
+  messageId: m.messageId,
+  from: m.from,
+  to: m.to,
+  ...(m.replyTo ? { replyTo: m.replyTo } : {}),
+  subject: m.subject,
+  text: m.text,
+  ...(m.html ? { html: m.html } : {}),
+});
 
 export interface MailTransport {
   kind: 'smtp' | 'files';
@@ -37,7 +49,7 @@ export function createMailTransport(options: { smtpUrl?: string | undefined; dat
     return {
       kind: 'smtp',
       async send(m) {
-        await transporter.sendMail({ messageId: m.messageId, from: m.from, to: m.to, subject: m.subject, text: m.text, ...(m.html ? { html: m.html } : {}) });
+        await transporter.sendMail(nodemailerMessage(m));
       },
       close: () => transporter.close(),
     };
@@ -47,7 +59,7 @@ export function createMailTransport(options: { smtpUrl?: string | undefined; dat
   return {
     kind: 'files',
     async send(m) {
-      const info = await builder.sendMail({ messageId: m.messageId, from: m.from, to: m.to, subject: m.subject, text: m.text, ...(m.html ? { html: m.html } : {}) });
+      const info = await builder.sendMail(nodemailerMessage(m));
       await mkdir(dir, { recursive: true });
       // Names sort in delivery order (wall-clock ms, then a per-process counter), which tests and people
       // reading the directory rely on to find the newest mail.

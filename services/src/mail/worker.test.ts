@@ -94,6 +94,15 @@ describe('mail outbox over SMTP', () => {
     expect(row.attempts).toBe(1);
   });
 
+  it('carries a Reply-To when the mail has one (a contact message answers to its writer), and none otherwise', async () => {
+    await enqueueMail(db.db, { kind: 'contact', to: 'help@journal.test', replyTo: 'carol@example.com', subject: '[Contact] Roll question', text: 'How do I roll?' }, clock.now());
+    expect(await worker().drain()).toBe(1);
+    expect(smtp.received[0]!.raw).toMatch(/^Reply-To: carol@example\.com$/m);
+    await enqueue('jane@example.com');
+    expect(await worker().drain()).toBe(1);
+    expect(smtp.received[1]!.raw).not.toMatch(/^Reply-To:/m);
+  });
+
   it('a mail of a rolled-back transaction never exists, so it is never sent', async () => {
     await db.db
       .transaction()

@@ -37,6 +37,7 @@ export interface MailWorkerOptions {
 interface ClaimedRow {
   id: string;
   to_address: string;
+  reply_to: string | null;
   subject: string;
   text_body: string;
   html_body: string | null;
@@ -82,7 +83,7 @@ export class MailWorker {
         limit ${this.#o.batchSize}
         for update skip locked
       )
-      returning id, to_address, subject, text_body, html_body, attempts, claim_token`.execute(this.#o.db);
+      returning id, to_address, reply_to, subject, text_body, html_body, attempts, claim_token`.execute(this.#o.db);
     return result.rows;
   }
 
@@ -94,6 +95,7 @@ export class MailWorker {
         messageId: `<${row.id}@${this.#o.domain}>`,
         from: this.#o.from,
         to: row.to_address,
+        replyTo: row.reply_to,
         subject: row.subject,
         text: row.text_body,
         html: row.html_body,

@@ -238,6 +238,18 @@ describe('POST /users/contact-us', () => {
     expect(mail.text_body).toContain(`User id: ${s.userId}`);
     expect(mail.text_body).toContain(s.email);
     expect(mail.text_body).toContain('How do I roll\na partial position?');
+    // A reply goes to the user ("we answer by e-mail").
+    expect(mail.reply_to).toBe(s.email);
+  });
+
+  it("keeps a subject's typed line breaks out of the mail's header and its header lines (QA)", async () => {
+    const s = await signInAs(t);
+    expect((await contact(s.authorization, { subject: 'Roll\nBcc: evil@example.com', message: 'Hi' })).statusCode).toBe(201);
+    const stored = await t.db.db.selectFrom('contact_messages').select('mail_id').where('user_uid', '=', s.userId).executeTakeFirstOrThrow();
+    const mail = await t.db.db.selectFrom('mail_outbox').selectAll().where('id', '=', stored.mail_id).executeTakeFirstOrThrow();
+    expect(mail.subject).toBe('[Contact] Roll Bcc: evil@example.com');
+    expect(mail.text_body).toContain('Subject: Roll Bcc: evil@example.com');
+    expect(mail.text_body).not.toMatch(/^Bcc:/m);
   });
 
   it('is rate-limited per user (the limit of one user does not touch another)', async () => {
