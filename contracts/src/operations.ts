@@ -41,6 +41,8 @@ export const projectionsStatusResponse = z.object({
       name: z.string(),
       codeVersion: z.number().int().nullable(),
       warning: z.string().optional(),
+      /** Set when the live version's lag is not measured (the running code does not project it): `lag` is then empty, not "caught up". */
+      lagUnknown: z.string().optional(),
       versions: z.array(projectionVersionStatus),
       rebuilds: z.array(projectionRebuildStatus),
       lag: z.array(projectionLaneLag),

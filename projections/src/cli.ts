@@ -7,7 +7,7 @@ import { allProjections } from './catalogue.ts';
 import { claimDataDir, DataDirBusyError } from './runtime/data-dir-lock.ts';
 import { describeRowChanges } from '@oj/contracts/operations';
 import { abandon, diff, rebuild, retire, rollback, switchVersion, type RebuildProgress, type RuntimeDeps } from './runtime/rebuild.ts';
-import { projectionsStatus } from './runtime/status.ts';
+import { formatStatus, projectionsStatus } from './runtime/status.ts';
 import { redisConnection } from './runtime/projector.ts';
 import { enqueueRebuild, followRebuild, openRebuildQueue, type RebuildJobData } from './runtime/rebuild-job.ts';
 import type { RebuildResult } from './runtime/rebuild.ts';
@@ -79,26 +79,6 @@ async function open(config: Config): Promise<{ deps: RuntimeDeps; close(): Promi
   };
 }
 
-function printStatus(status: Awaited<ReturnType<typeof projectionsStatus>>): void {
-  const out: string[] = [`lanes ${status.lanes}, transport ${status.transport}`];
-  if (!status.projections.length) out.push('(no projections in the catalogue)');
-  for (const p of status.projections) {
-    out.push('', `${p.name} (code v${p.codeVersion ?? '-'})${p.warning ? `  !! ${p.warning}` : ''}`);
-    for (const v of p.versions) {
-      const counts = Object.entries(v.counts).map(([t, n]) => `${t}=${n}`).join(' ');
-      out.push(`  v${v.version} ${v.status.padEnd(8)} formulas v${v.codeVersion} tables ${Object.values(v.tables).join(', ')}${counts ? `  rows ${counts}` : ''}`);
-    }
-    for (const r of p.rebuilds.filter((r) => !r.finishedAt)) out.push(`  rebuild of v${r.version} in progress/stopped at ${r.checkpoint}: ${r.eventsDone}/${r.eventsTotal ?? '?'} events (resume: rebuild ${p.name})`);
-    const behind = p.lag.filter((l) => l.behindEvents > 0 || l.capped);
-    out.push(
-      behind.length
-        ? `  lag: ${behind.map((l) => `lane ${l.lane} ${l.behindEvents}${l.capped ? '+' : ''} events / ${l.behindSeconds.toFixed(1)}s`).join('; ')}`
-        : '  lag: caught up',
-    );
-  }
-  process.stdout.write(`${out.join('\n')}\n`);
-}
-
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -152,7 +132,7 @@ async function main(argv: string[]): Promise<number> {
       case 'status': {
         const status = await projectionsStatus(deps, config.mode.projector);
         if (values.json) process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
-        else printStatus(status);
+        else process.stdout.write(`${formatStatus(status)}\n`);
         return 0;
       }
       case 'rebuild': {

@@ -297,6 +297,12 @@ export interface ProjectionStatus {
   lag: LaneLag[];
   /** Set when the live version was built by other formulas than the running code's: a rebuild is due. */
   warning?: string;
+  /**
+   * Set when the live version's lag is not measured: the running code does not project it (version skew,
+   * or a read model the code does not have), so its lanes apply nothing here and `lag` is empty. Never
+   * read as "caught up".
+   */
+  lagUnknown?: string;
 }
 
 /** Everything an operator asks first: versions, statuses, checkpoints, rebuild progress, lag. */
@@ -318,6 +324,12 @@ export async function projectionStatus(db: Kysely<any>, eventStore: EventStore, 
     if (!code) status.warning = 'not in the running code catalogue';
     else if (!live) status.warning = 'no live version';
     else if (live.codeVersion !== code.version) status.warning = `live version was built by formulas v${live.codeVersion}, the code is v${code.version}: run a rebuild`;
+    // readLag measures only the versions this code projects (`runnable`): for any other live version an
+    // empty lag means "not measured", not "caught up" (QA: version skew printed "lag: caught up").
+    if (live && !code) status.lagUnknown = `unknown: the running code has no ${name} read model, so it does not project live v${live.version}`;
+    else if (live && code && live.codeVersion !== code.version) {
+      status.lagUnknown = `unknown: live v${live.version} was built by formulas v${live.codeVersion} and the code is v${code.version} (version skew), so this code does not project it`;
+    }
     out.push(status);
   }
   return out;

@@ -1,4 +1,4 @@
-import type { DiffResponse, ProjectionsStatusResponse } from '@oj/contracts/operations';
+import type { DiffResponse } from '@oj/contracts/operations';
 import { LOCK_REBUILD, tryLock } from '@oj/projections/runtime/locks';
 import type { Projection } from '@oj/projections/runtime/projection';
 import { readCheckpoints, readRebuilds, readRegistry, type RegistryRow } from '@oj/projections/runtime/registry';
@@ -159,33 +159,6 @@ export async function checkRebuild(deps: RuntimeDeps, name: string, userId?: str
   }
 }
 
-
-/**
- * Row counts in the registry are a snapshot taken when a rebuild ends (and the version the projector
- * created itself has none), while the live version keeps growing. The console counts every version's
- * tables itself, at most every 15 s per version, so its numbers are current without a count of big
- * tables on every refresh; the registry's snapshot stays the answer when counting fails.
- */
-export async function fillCounts(deps: RuntimeDeps, status: ProjectionsStatusResponse, cache: Map<string, { at: number; counts: Record<string, number> }>): Promise<ProjectionsStatusResponse> {
-  for (const p of status.projections) {
-    const code = deps.projections.find((x) => x.name === p.name);
-    if (!code?.countRows) continue;
-    for (const v of p.versions) {
-      // A switch, a finished rebuild (new registry counts) or a retire counts again at once.
-      const key = `${p.name}/${v.version}/${v.status}/${v.liveSince}/${v.retiredAt}/${JSON.stringify(v.counts)}`;
-      let hit = cache.get(key);
-      if (!hit || Date.now() - hit.at > 15_000) {
-        const counts = await code.countRows(deps.database.db, v.tables).catch(() => null);
-        if (!counts) continue;
-        hit = { at: Date.now(), counts };
-        for (const k of cache.keys()) if (k.startsWith(`${p.name}/${v.version}/`)) cache.delete(k);
-        cache.set(key, hit);
-      }
-      v.counts = hit.counts;
-    }
-  }
-  return status;
-}
 
 /**
  * Embedded mode runs the console's rebuilds in the gateway process, so a restart stops them. At start,

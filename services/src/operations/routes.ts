@@ -28,7 +28,7 @@ import { AppError } from '../app/errors.ts';
 import { principalOf } from '../app/principal.ts';
 import { findUserByEmail, findUserByUid } from '../identity/users.ts';
 import { listActions, recordAction, type ActionInput } from './actions.ts';
-import { abandonBuild, checkRebuild, diffVersions, fillCounts, interruptedBuilds, retireVersions, rollBack, switchTo } from './commands.ts';
+import { abandonBuild, checkRebuild, diffVersions, interruptedBuilds, retireVersions, rollBack, switchTo } from './commands.ts';
 import { OperationsConsole } from './live.ts';
 import { QUEUES_URL, registerQueuesBoard, setBoardCookie } from './queues-board.ts';
 
@@ -103,7 +103,7 @@ export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/operations/projections',
     { onRequest: operator, schema: { ...doc, response: { 200: projectionsStatusResponse, ...errors } } },
-    async () => fillCounts(runtimeDeps(), await projectionsStatus(runtimeDeps(), config.mode.projector), counted),
+    async () => projectionsStatus(runtimeDeps(), config.mode.projector, counted),
   );
 
   app.get('/operations/live', { onRequest: operator, schema: { ...doc, response: { 200: operationsLive, ...errors } } }, async (request) => snapshot(request));

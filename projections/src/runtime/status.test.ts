@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import { randomUUID } from 'node:crypto';
+import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
+import { migrateToLatest } from '@oj/infra/db/migrate';
+import { migrations as storeMigrations } from '@oj/infra/eventstore/migrations';
+import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
+import { START, type LogPosition } from '@oj/infra/eventstore/port';
+import { migrations } from './migrations.ts';
+import { countingProjection } from './test-projection.ts';
+import { startProjector } from './projector.ts';
+import { readRegistry } from './registry.ts';
+import { formatStatus, projectionsStatus } from './status.ts';
+
+/**
+ * `npm run projections -- status` (QA): a live version the projector created at start-up has no row
+ * counts in its registry row, and they are counted as the console counts them; a live version the
+ * running code cannot project (version skew) has no measured lag, and says so instead of "caught up".
+ */
+describe('projections status', () => {
+  let database: TestDatabase;
+  let store: PostgresEventStore;
+  beforeAll(async () => {
+    database = await createTestDatabase('projections_status');
+    await migrateToLatest(database.db, [storeMigrations, migrations]);
+    store = new PostgresEventStore(database);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await database?.drop();
+  });
+
+  it('counts the rows of a version built at start-up, and calls the lag of a skewed live version unknown', async () => {
+    const v1 = countingProjection({ name: 'status_counts', version: 1 });
+    const projector = await startProjector({
+      config: { PROJECTOR_LANES: 2, REDIS_URL: undefined },
+      database,
+      eventStore: store,
+      logger: pino({ level: 'silent' }),
+      metrics: new Registry(),
+      projections: [v1],
+      pollMs: 20,
+      rebuilds: false,
+    });
+    let last: LogPosition = START;
+    try {
+      for (let i = 0; i < 6; i++) {
+        const user = `u-${i % 3}`;
+        last = (
+          await store.append(
+            `trade-${user}.l${i % 2}`,
+            [{ id: randomUUID(), type: `E${i}`, schemaVersion: 1, data: {}, metadata: { userId: user, actor: { id: user, role: 'trader' }, correlationId: 'c', causationId: null, idempotencyKey: null, recordedAt: new Date().toISOString(), businessDate: '2026-11-20' } }],
+            'any',
+          )
+        ).position;
+      }
+      await projector.waitFor(last, 20_000);
+    } finally {
+      await projector.stop();
+    }
+    // The projector made it live at start-up: its registry row holds no counts.
+    expect((await readRegistry(database.db, 'status_counts')).map((r) => [r.version, r.status, r.counts])).toEqual([[1, 'live', {}]]);
+    const deps = { database, eventStore: store, projections: [v1], lanes: 2 };
+    const status = await projectionsStatus(deps, 'in-process');
+    const p = status.projections.find((x) => x.name === 'status_counts')!;
+    expect(p.versions[0]!.counts).toEqual({ stream_counts: 6, user_sequences: 3 });
+    expect(p.lagUnknown).toBeUndefined();
+    expect(formatStatus(status)).toContain('v1 live     formulas v1 tables stream_counts_v1, user_sequences_v1  rows stream_counts=6 user_sequences=3');
+    expect(formatStatus(status)).toContain('  lag: caught up');
+
+    // The code now has formulas v2 while v1 is live: this code projects nothing of it, its lag is unknown.
+    const skewed = await projectionsStatus({ ...deps, projections: [countingProjection({ name: 'status_counts', version: 2 })] }, 'in-process');
+    const s = skewed.projections.find((x) => x.name === 'status_counts')!;
+    expect(s.lag).toEqual([]);
+    expect(s.lagUnknown).toBe('unknown: live v1 was built by formulas v1 and the code is v2 (version skew), so this code does not project it');
+    const text = formatStatus(skewed);
+    expect(text).toContain('  lag: unknown: live v1 was built by formulas v1 and the code is v2 (version skew)');
+    expect(text).not.toContain('caught up');
+    // A read model the running code does not have at all.
+    const gone = (await projectionsStatus({ ...deps, projections: [] }, 'in-process')).projections.find((x) => x.name === 'status_counts')!;
+    expect(gone.lagUnknown).toBe('unknown: the running code has no status_counts read model, so it does not project live v1');
+  }, 60_000);
+});
