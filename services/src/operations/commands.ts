@@ -1,4 +1,4 @@
-import type { DiffResponse } from '@oj/contracts/operations';
+import { describeRowChanges, type DiffResponse, type RebuildState } from '@oj/contracts/operations';
 import { LOCK_REBUILD, tryLock } from '@oj/projections/runtime/locks';
 import type { Projection } from '@oj/projections/runtime/projection';
 import { readCheckpoints, readRebuilds, readRegistry, type RegistryRow } from '@oj/projections/runtime/registry';
@@ -147,6 +147,26 @@ async function behindOf(deps: RuntimeDeps, name: string, row: RegistryRow): Prom
     from = cps.length ? positionToString(cps.reduce((a, b) => (comparePositions(a, b) <= 0 ? a : b))) : undefined;
   }
   return eventStore.countAfter(from ? positionFromString(from) : START, [...projection.streamPrefixes]);
+}
+
+/**
+ * The operator log's line for a rebuild request. A request that finds the same job queued or running
+ * follows it, and that job's own options apply (docs/operations.md): the line describes the job from
+ * its state, never from the request (QA: "(switches when built)" for a running job started without
+ * switching, which would not switch), and says so when the request asked otherwise.
+ */
+export function rebuildMessage(state: RebuildState, request: { existing: boolean; switchRequested: boolean; unknownUser: boolean }): string {
+  const what = state.userId
+    ? `Rebuild of ${state.projection} for user ${state.userId}`
+    : `Rebuild of ${state.projection}${state.version ? ` v${state.version}` : ''}${state.switch ? ' (switches when built)' : ' beside the live version'}`;
+  const unknown = request.unknownUser ? ' No user account has this id.' : '';
+  if (request.existing) {
+    const differs = !state.userId && state.switch !== request.switchRequested;
+    const options = differs ? ` Its own options apply: it ${state.switch ? 'switches' : 'does not switch'} when built.` : '';
+    return `${what}: already ${state.phase === 'queued' ? 'queued' : 'running'}, following it.${options}${unknown}`;
+  }
+  if (state.phase === 'done') return `${what}: done (${state.eventsDone} events)${state.changes ? `; ${describeRowChanges(state.changes)}` : ''}.${unknown}`;
+  return `${what}: ${state.phase === 'queued' ? 'queued' : 'started'}.${unknown}`;
 }
 
 /** Checks a rebuild request before it is queued: the projection exists and, for one user, has a live version built by this code. */

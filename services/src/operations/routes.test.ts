@@ -367,6 +367,34 @@ describe('embedded mode: a console rebuild stopped by a restart', () => {
   });
 });
 
+describe('a rebuild requested while the same rebuild runs', () => {
+  it("follows it, and the log describes the running job's own options, not the request's", async () => {
+    await appendPremiums(store, randomUUID(), 'g1', [12, 13]);
+    await visible(store, (await store.readAll({ after: START, limit: 10_000 })).length);
+    // A rebuild held in its first batch until the test lets it go.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const figures = figuresProjection(1, 'ops_follow');
+    t.deps.projections = [{ ...figures, apply: async (ctx, events) => (await held, figures.apply(ctx, events)) }];
+    try {
+      let res = await call('POST', '/operations/projections/ops_follow/rebuild', operator.authorization, { switch: false });
+      expect(res.statusCode, res.body).toBe(202);
+      expect(res.json().action.message).toBe('Rebuild of ops_follow v1 beside the live version: started.');
+      // QA: this said "(switches when built): already running", of a job that would not switch.
+      res = await call('POST', '/operations/projections/ops_follow/rebuild', operator.authorization, { switch: true });
+      expect(res.statusCode, res.body).toBe(202);
+      expect(res.json()).toMatchObject({ existing: true, rebuild: { switch: false } });
+      expect(res.json().action.message).toBe('Rebuild of ops_follow v1 beside the live version: already running, following it. Its own options apply: it does not switch when built.');
+      res = await call('POST', '/operations/projections/ops_follow/rebuild', operator.authorization, {});
+      expect(res.json().action.message).toBe('Rebuild of ops_follow v1 beside the live version: already running, following it.');
+    } finally {
+      release();
+    }
+    expect(await settled('rebuild-ops_follow')).toMatchObject({ phase: 'done', switch: false });
+    expect((await readRegistry(database.db, 'ops_follow')).map((r) => [r.version, r.status])).toEqual([[1, 'building']]);
+  });
+});
+
 describe('GET /operations/actions, a page at a time', () => {
   it('pages back through the whole log newest first, each entry once, steady while entries are added', async () => {
     const actor = { userId: operator.userId, email: operator.email, role: 'Operator' } as Principal;

@@ -6,7 +6,6 @@ import { errorBody } from '@oj/contracts/common';
 import {
   actionsQuery,
   actionsResponse,
-  describeRowChanges,
   diffQuery,
   diffResponse,
   operationsLive,
@@ -28,7 +27,7 @@ import { AppError } from '../app/errors.ts';
 import { principalOf } from '../app/principal.ts';
 import { findUserByEmail, findUserByUid } from '../identity/users.ts';
 import { listActions, recordAction, type ActionInput } from './actions.ts';
-import { abandonBuild, checkRebuild, diffVersions, interruptedBuilds, retireVersions, rollBack, switchTo } from './commands.ts';
+import { abandonBuild, checkRebuild, diffVersions, interruptedBuilds, rebuildMessage, retireVersions, rollBack, switchTo } from './commands.ts';
 import { OperationsConsole } from './live.ts';
 import { QUEUES_URL, registerQueuesBoard, setBoardCookie } from './queues-board.ts';
 
@@ -184,16 +183,10 @@ export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
         await live.ensureStarted();
         const { state, existing } = await live.rebuilds.start({ projection: name, ...(userId ? { userId } : {}), switch: toSwitch, requestedBy: actor.email });
         if (state.phase === 'failed') throw new AppError('conflict', state.error ?? `The rebuild of ${name} failed.`);
-        const what = userId ? `Rebuild of ${name} for user ${userId}` : `Rebuild of ${name}${state.version ? ` v${state.version}` : ''}${toSwitch ? ' (switches when built)' : ' beside the live version'}`;
         // An id no account has is still a valid request (it clears rows left for it, if any), but a
         // mistyped id reads like a healthy user: the answer says so.
-        const unknown = userId && !(await findUserByUid(deps.database.db, userId)) ? ' No user account has this id.' : '';
-        const message = existing
-          ? `${what}: already ${state.phase === 'queued' ? 'queued' : 'running'}, following it.${unknown}`
-          : state.phase === 'done'
-            ? `${what}: done (${state.eventsDone} events)${state.changes ? `; ${describeRowChanges(state.changes)}` : ''}.${unknown}`
-            : `${what}: ${state.phase === 'queued' ? 'queued' : 'started'}.${unknown}`;
-        return { message, rebuild: state, existing, version: state.version };
+        const unknownUser = Boolean(userId && !(await findUserByUid(deps.database.db, userId)));
+        return { message: rebuildMessage(state, { existing, switchRequested: toSwitch, unknownUser }), rebuild: state, existing, version: state.version };
       });
       // The log says `queued` for work that goes on after the answer.
       reply.code(202);
