@@ -185,7 +185,10 @@ export const tableDiff = z.object({
   onlyInOther: z.number(),
   sampleOnlyInLive: z.array(z.record(z.string(), z.unknown())),
   sampleOnlyInOther: z.array(z.record(z.string(), z.unknown())),
+  /** Sums of amount columns that differ. */
   totals: z.array(z.object({ column: z.string(), live: z.number(), other: z.number() })),
+  /** Code columns (a status, a list) whose rows per value differ: value -> rows, `null` for no value. Codes are not summed. */
+  categories: z.array(z.object({ column: z.string(), live: z.record(z.string(), z.number()), other: z.record(z.string(), z.number()) })),
   shapeChanged: z.string().optional(),
 });
 

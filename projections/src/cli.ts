@@ -166,11 +166,14 @@ async function main(argv: string[]): Promise<number> {
         if (values.json) process.stdout.write(`${JSON.stringify(tables, null, 2)}\n`);
         else
           for (const t of tables) {
-            const same = !t.onlyInLive && !t.onlyInOther && !t.totals.length && !t.shapeChanged;
+            const same = !t.onlyInLive && !t.onlyInOther && !t.totals.length && !t.categories.length && !t.shapeChanged;
             process.stdout.write(`${t.table}: ${t.live} (${t.rowsLive} rows) vs ${t.other} (${t.rowsOther} rows)${same ? ': identical' : ''}\n`);
             if (t.shapeChanged) process.stdout.write(`  shape changed: ${t.shapeChanged}\n`);
             if (t.onlyInLive || t.onlyInOther) process.stdout.write(`  rows only in live: ${t.onlyInLive}, only in the other: ${t.onlyInOther} (--json for samples)\n`);
             for (const x of t.totals) process.stdout.write(`  total ${x.column}: ${x.live} -> ${x.other}\n`);
+            // A code column is not an amount: its rows per value, not a sum.
+            const perValue = (c: Record<string, number>) => Object.entries(c).map(([v, n]) => `${v}=${n}`).join(' ') || '(no rows)';
+            for (const x of t.categories) process.stdout.write(`  rows per ${x.column}: ${perValue(x.live)} -> ${perValue(x.other)}\n`);
           }
         return 0;
       }

@@ -59,9 +59,11 @@ export async function diffFigures(
   db: Kysely<any>,
   liveTables: Record<string, string>,
   otherTables: Record<string, string>,
-  options: { samples?: number } = {},
+  options: { samples?: number; categoryColumns?: Readonly<Record<string, readonly string[]>> } = {},
 ): Promise<{ keyed: KeyedRows[]; figures: FigureChange[] }> {
   const sampleCount = options.samples ?? 5;
+  // Codes (a status, a list): which rows changed is the news; a "largest change" of a code is none.
+  const isCategory = (table: string, column: string) => options.categoryColumns?.[table]?.includes(column) ?? false;
   const keyed: KeyedRows[] = [];
   const figures: FigureChange[] = [];
   for (const [logical, a] of Object.entries(liveTables)) {
@@ -93,7 +95,7 @@ export async function diffFigures(
         ${hasUser ? sql`count(distinct a.user_id)::int` : sql`null::int`} as u from ${from} where ${changed}`.execute(db);
       const n = Number(counts.rows[0]?.n ?? 0);
       if (!n) continue;
-      const delta = c.numeric ? sql`(${sql.ref(`b.${c.name}`)}::numeric - ${sql.ref(`a.${c.name}`)}::numeric)` : null;
+      const delta = c.numeric && !isCategory(logical, c.name) ? sql`(${sql.ref(`b.${c.name}`)}::numeric - ${sql.ref(`a.${c.name}`)}::numeric)` : null;
       const keyCols = sql.join(key.map((k) => sql`${sql.ref(`a.${k}`)} as ${sql.ref(`k_${k}`)}`));
       const rows = await sql<Record<string, unknown>>`select ${keyCols},
           ${hasUser ? sql`a.user_id::text` : sql`null::text`} as oj_user,

@@ -82,6 +82,12 @@ export interface Projection {
   recomputeUser?(ctx: UserRecomputeContext, userId: string, streams: AsyncIterable<readonly ProjectedEvent[]>): Promise<Record<string, RowChanges>>;
   /** Rows per table, for status and for comparing versions. */
   countRows?(db: Kysely<any>, tables: Record<string, string>): Promise<Record<string, number>>;
+  /**
+   * Numeric columns that hold codes, not amounts (a status, a list, a transaction type), by logical
+   * table. Comparing versions, `diff` counts their rows per value instead of summing them (a sum of
+   * status codes says nothing), and the per-figure comparison gives no largest change for them.
+   */
+  categoryColumns?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** A rebuild's bulk run folded in memory: one object for the run, a `BulkSegment` per segment of the log. */

@@ -672,8 +672,10 @@ export interface TableDiff {
   onlyInOther: number;
   sampleOnlyInLive: unknown[];
   sampleOnlyInOther: unknown[];
-  /** Sums of numeric columns that differ. */
+  /** Sums of numeric columns that differ (amounts: the projection's category columns are not summed). */
   totals: Array<{ column: string; live: number; other: number }>;
+  /** Category columns (`Projection.categoryColumns`) whose rows per value differ: value -> rows (`null` for no value). */
+  categories: Array<{ column: string; live: Record<string, number>; other: Record<string, number> }>;
   /** Set when the shapes differ so rows cannot be compared whole. */
   shapeChanged?: string;
 }
@@ -689,6 +691,7 @@ export async function diff(deps: RuntimeDeps, name: string, otherVersion?: numbe
   const other = otherVersion !== undefined ? rows.find((r) => r.version === otherVersion) : rows.find((r) => r.status === 'building');
   if (!live) throw new Error(`${name} has no live version`);
   if (!other) throw new Error(`${name} has no ${otherVersion !== undefined ? `version ${otherVersion}` : 'building version'} to compare with`);
+  const categoryColumns = deps.projections.find((p) => p.name === name)?.categoryColumns ?? {};
   const out: TableDiff[] = [];
   for (const [logical, a] of Object.entries(live.tables)) {
     const b = other.tables[logical];
@@ -696,7 +699,7 @@ export async function diff(deps: RuntimeDeps, name: string, otherVersion?: numbe
     const colsA = await columns(db, a);
     const colsB = await columns(db, b);
     const count = async (t: string) => Number((await sql<{ n: number }>`select count(*)::int as n from ${sql.table(t)}`.execute(db)).rows[0]?.n ?? 0);
-    const d: TableDiff = { table: logical, live: a, other: b, rowsLive: await count(a), rowsOther: await count(b), onlyInLive: 0, onlyInOther: 0, sampleOnlyInLive: [], sampleOnlyInOther: [], totals: [] };
+    const d: TableDiff = { table: logical, live: a, other: b, rowsLive: await count(a), rowsOther: await count(b), onlyInLive: 0, onlyInOther: 0, sampleOnlyInLive: [], sampleOnlyInOther: [], totals: [], categories: [] };
     const shared = colsA.filter((c) => colsB.some((x) => x.name === c.name));
     if (colsA.length !== colsB.length || shared.length !== colsA.length) {
       d.shapeChanged = `columns ${colsA.map((c) => c.name).join(',')} vs ${colsB.map((c) => c.name).join(',')}`;
@@ -712,7 +715,20 @@ export async function diff(deps: RuntimeDeps, name: string, otherVersion?: numbe
       [d.onlyInLive, d.sampleOnlyInLive] = await only(a, b);
       [d.onlyInOther, d.sampleOnlyInOther] = await only(b, a);
     }
-    for (const c of shared.filter((c) => c.numeric)) {
+    const categories = new Set(categoryColumns[logical] ?? []);
+    for (const c of shared.filter((c) => categories.has(c.name))) {
+      // A code's rows per value (QA: "total status: 4646 -> 66253" summed trade status codes).
+      const perValue = async (t: string) =>
+        Object.fromEntries(
+          (await sql<{ v: string | null; n: number }>`select ${sql.ref(c.name)}::text as v, count(*)::int as n from ${sql.table(t)} group by 1 order by 1`.execute(db)).rows.map((r) => [
+            r.v ?? 'null',
+            Number(r.n),
+          ]),
+        );
+      const [x, y] = [await perValue(a), await perValue(b)];
+      if (JSON.stringify(x) !== JSON.stringify(y)) d.categories.push({ column: c.name, live: x, other: y });
+    }
+    for (const c of shared.filter((c) => c.numeric && !categories.has(c.name))) {
       // Summed as numeric: a float sum depends on the rows' physical order, which two versions built
       // differently (lane batches, bulk) do not share, and would report equal rows as a change.
       const sum = async (t: string) => Number((await sql<{ s: number | null }>`select coalesce(sum(${sql.ref(c.name)}::numeric), 0)::float8 as s from ${sql.table(t)}`.execute(db)).rows[0]?.s ?? 0);

@@ -7,7 +7,8 @@ import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
 import { START, comparePositions, type LogPosition, type StoredEvent } from '@oj/infra/eventstore/port';
 import { migrations as runtimeMigrations } from '../runtime/migrations.ts';
 import { physicalTables } from '../runtime/projection.ts';
-import { liveRow, liveTables } from '../runtime/registry.ts';
+import { liveRow, liveTables, readRegistry } from '../runtime/registry.ts';
+import { diffFigures } from '../runtime/diff-figures.ts';
 import { applyLaneBatch } from '../runtime/apply.ts';
 import { laneOf } from '../runtime/lanes.ts';
 import { diff, rebuild } from '../runtime/rebuild.ts';
@@ -103,15 +104,37 @@ describe('trades projection: live equals a rebuild (PostgreSQL)', () => {
     const tables = await diff(deps(), tradesProjection.name);
     expect(tables.map((t) => t.table).sort()).toEqual([...tradesProjection.tables].sort());
     for (const t of tables) {
-      expect({ table: t.table, onlyInLive: t.sampleOnlyInLive, onlyInOther: t.sampleOnlyInOther, totals: t.totals, rows: t.rowsLive - t.rowsOther }).toEqual({
-        table: t.table, onlyInLive: [], onlyInOther: [], totals: [], rows: 0,
+      expect({ table: t.table, onlyInLive: t.sampleOnlyInLive, onlyInOther: t.sampleOnlyInOther, totals: t.totals, categories: t.categories, rows: t.rowsLive - t.rowsOther }).toEqual({
+        table: t.table, onlyInLive: [], onlyInOther: [], totals: [], categories: [], rows: 0,
       });
+    }
+  });
+
+  it('diff counts the rows per value of a code column instead of summing it', async () => {
+    // QA: `diff trades` printed "total status: 4646 -> 66253" (and list, ot, ct): sums of codes.
+    const building = (await readRegistry(database.db, tradesProjection.name)).find((r) => r.status === 'building')!;
+    const T = sql.table(building.tables.trades!);
+    const perStatus = async (t: string) =>
+      Object.fromEntries((await sql<{ v: string; n: number }>`select status::text as v, count(*)::int as n from ${sql.table(t)} group by 1`.execute(database.db)).rows.map((r) => [r.v, r.n]));
+    const live = await perStatus((await liveTables(database.db, tradesProjection.name)).trades!);
+    const uid = (await sql<{ uid: string }>`select min(uid) as uid from ${T} where status = 1`.execute(database.db)).rows[0]!.uid;
+    // One open trade reads closed (status 2) in the other version.
+    await sql`update ${T} set status = 2 where uid = ${uid}`.execute(database.db);
+    try {
+      const trades = (await diff(deps(), tradesProjection.name)).find((t) => t.table === 'trades')!;
+      expect(trades.totals).toEqual([]);
+      expect(trades.categories).toEqual([{ column: 'status', live, other: { ...live, 1: live['1']! - 1, 2: (live['2'] ?? 0) + 1 } }]);
+      expect([trades.onlyInLive, trades.onlyInOther]).toEqual([1, 1]);
+      const figures = await diffFigures(database.db, await liveTables(database.db, tradesProjection.name), building.tables, { categoryColumns: tradesProjection.categoryColumns! });
+      expect(figures.figures.map((f) => [f.table, f.column, f.rowsChanged, f.largestDelta])).toEqual([['trades', 'status', 1, null]]);
+    } finally {
+      await sql`update ${T} set status = 1 where uid = ${uid}`.execute(database.db);
     }
   });
 
   it('a one-user recompute puts back every row of the user as the rebuild has them, and leaves the other users alone', async () => {
     const live = await liveTables(database.db, tradesProjection.name);
-    const identical = async () => (await diff(deps(), tradesProjection.name)).every((t) => !t.onlyInLive && !t.onlyInOther && !t.totals.length && t.rowsLive === t.rowsOther);
+    const identical = async () => (await diff(deps(), tradesProjection.name)).every((t) => !t.onlyInLive && !t.onlyInOther && !t.totals.length && !t.categories.length && t.rowsLive === t.rowsOther);
     expect(await identical()).toBe(true);
     const T = sql.table(live.trades!);
     // One wrong figure, one trade too many, a lost daily record, a wrong lineage revision, lost counts.

@@ -94,6 +94,8 @@ export const tradesProjection: Projection = {
   version: FORMULAS_VERSION * 100 + SHAPE_VERSION,
   tables: tradeTables,
   streamPrefixes: ['trade-'],
+  // Codes of the spec (trade status, list, open and close transaction), not amounts: compared per value.
+  categoryColumns: { trades: ['status', 'list', 'ot', 'ct'], trade_counts: ['list'] },
   async createTables(db, t, options) {
     const tables = asTables(t);
     await createTradeTables(db, tables.trades, tables.trade_lineages, { deferListIndexes: options?.bulk === true });

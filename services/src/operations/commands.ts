@@ -119,8 +119,8 @@ export async function diffVersions(deps: RuntimeDeps, name: string, version?: nu
   if (other.version === live.version) throw conflict(`${name} v${other.version} is the live version: pick another version to compare with it.`);
   const tables = await diff(deps, name, other.version).catch(mapRuntimeError);
   const otherBehind = await behindOf(deps, name, other);
-  const { keyed, figures } = await diffFigures(deps.database.db, live.tables, other.tables);
-  const identical = tables.every((t) => !t.onlyInLive && !t.onlyInOther && !t.totals.length && !t.shapeChanged && t.rowsLive === t.rowsOther);
+  const { keyed, figures } = await diffFigures(deps.database.db, live.tables, other.tables, { categoryColumns: codeProjection(deps, name).categoryColumns ?? {} });
+  const identical = tables.every((t) => !t.onlyInLive && !t.onlyInOther && !t.totals.length && !t.categories.length && !t.shapeChanged && t.rowsLive === t.rowsOther);
   // Sample rows go to a browser as JSON: bigint and Date values are made plain.
   const plain = (rows: unknown[]) => JSON.parse(JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))) as Array<Record<string, unknown>>;
   return {
