@@ -514,6 +514,19 @@ describe("a trader's day", () => {
     await submitNewTrade(d);
     await d.getByRole('button', { name: 'Close', exact: true }).click();
 
+    // Edit: a strike that breaks the rule against the other leg marks that leg, though it was not touched
+    // (QA: Next went disabled with no message anywhere).
+    await row('SPY').getByRole('button', { name: 'Actions for SPY' }).click();
+    await page.getByRole('menuitem', { name: 'Edit' }).click();
+    const edit = dialog('Edit Trade');
+    await edit.getByLabel(/^Strike 1/).fill('560');
+    // Bull Put Spread: leg 2's strike must be lower than leg 1's (part 1 §5, the edit wording).
+    await edit.getByText('Strike must be lower than Strike 1').waitFor();
+    expect(await edit.getByLabel(/^Strike 2/).getAttribute('aria-invalid')).toBe('true');
+    expect(await edit.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
+    await edit.getByRole('button', { name: 'Cancel' }).click();
+    await edit.waitFor({ state: 'detached' });
+
     await row('SPY').getByRole('button', { name: 'Break SPY' }).click();
     const s = dialog('Split Trade');
     await s.getByLabel(/Leg 1: Sell put \$580 premium/).fill('250');

@@ -150,7 +150,9 @@ export function EditTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
                     value={s}
                     onValue={(x) => {
                       form.setValues((y) => ({ ...y, strikes: y.strikes.map((z, j) => (j === i ? x : z)) }));
-                      form.touch(`strike${i}`);
+                      // The strike rules relate the legs: a change to one can break the other's rule, whose
+                      // message must show too (QA: Next went disabled with no message).
+                      v.strikes.forEach((_, j) => form.touch(`strike${j}`));
                     }}
                     error={e(`strike${i}`)}
                   />
