@@ -1,4 +1,5 @@
 import type { Strategy } from '@oj/contracts/strategies';
+import { addDays, isWeekend } from '@oj/contracts/business-date';
 import {
   NOTES_MAX,
   checkCloseDate,
@@ -137,8 +138,15 @@ export function closeChoices(strategy: Strategy | undefined, expired: boolean): 
   return out;
 }
 
-/** Default close date: today in New York, or the expiration date when that is already past. */
-export const defaultCloseDate = (expirationDate: string, today: string): string => (expirationDate < today ? expirationDate : today);
+/**
+ * Default close date: today in New York (on a weekend, the Friday before: a weekend date is refused, so
+ * a form opened on a Saturday started with an error), or the expiration date when that is earlier.
+ */
+export function defaultCloseDate(expirationDate: string, today: string): string {
+  let day = today;
+  while (isWeekend(day)) day = addDays(day, -1);
+  return expirationDate < day ? expirationDate : day;
+}
 
 export interface CloseValues {
   choice: CloseChoice;
