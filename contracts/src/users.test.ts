@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changePasswordForm, nameMessages, nameProblems, passwordChecklist, signupForm, adminSearchForm, email } from './users.ts';
+import { changePasswordForm, nameMessages, nameProblems, passwordChecklist, profileName, profileNameMessages, signupForm, adminSearchForm, email, fullName } from './users.ts';
 
 describe('name rules', () => {
   it('lists every unmet rule, most specific first', () => {
@@ -7,6 +7,16 @@ describe('name rules', () => {
     expect(nameProblems('Jo 2')).toEqual([nameMessages.numbersOrEmojis, nameMessages.twoWords]);
     expect(nameProblems(' Jane  Smith')).toEqual([nameMessages.edgeSpace, nameMessages.repeated]);
     expect(nameProblems("Mary-Jane O'Neil")).toEqual([]);
+  });
+
+  it('counts letters as a reader sees them and stores names in NFC (QA: "e" + a combining accent counted as two)', () => {
+    // "éé" typed as e + U+0301 twice: two letters, under the 3 of the profile name.
+    expect(profileName.safeParse('e\u0301e\u0301').error?.issues[0]?.message).toBe(profileNameMessages.min);
+    expect(profileName.parse('Jose\u0301')).toBe('José');
+    // The sign-up name: 20 letters at most, counted composed; stored composed.
+    const twenty = `Ame\u0301lie ${'e\u0301'.repeat(13)}`;
+    expect(nameProblems(twenty)).toEqual([]);
+    expect(fullName.parse('Ame\u0301lie Dupont')).toBe('Amélie Dupont');
   });
 });
 

@@ -37,7 +37,9 @@ export const nameMessages = {
  * Every unmet name rule, most specific first (a digit is reported as "numbers or emojis", not as a bad
  * character). The sign-up page shows the whole list; the server answers with the first.
  */
-export function nameProblems(raw: string): string[] {
+export function nameProblems(typed: string): string[] {
+  // Counted and checked as the letters a reader sees: "e" + a combining accent is one letter (QA).
+  const raw = typed.normalize('NFC');
   if (raw.trim() === '') return [nameMessages.required];
   const out: string[] = [];
   if (/[\p{N}\p{Extended_Pictographic}]/u.test(raw)) out.push(nameMessages.numbersOrEmojis);
@@ -51,7 +53,7 @@ export function nameProblems(raw: string): string[] {
   return out;
 }
 
-export const fullName = z.string({ error: nameMessages.required }).superRefine((v, ctx) => {
+export const fullName = z.string({ error: nameMessages.required }).normalize('NFC').superRefine((v, ctx) => {
   const [first] = nameProblems(v);
   if (first) ctx.addIssue({ code: 'custom', message: first });
 });
@@ -341,7 +343,9 @@ export const profileMessages = {
 } as const;
 
 /** Every unmet profile-name rule, most specific first. */
-export function profileNameProblems(raw: string): string[] {
+export function profileNameProblems(typed: string): string[] {
+  // As `nameProblems`: checked in NFC, the form the name is stored in.
+  const raw = typed.normalize('NFC');
   if (raw.trim() === '') return [profileNameMessages.required];
   const out: string[] = [];
   const numbersOrEmojis = /[\p{N}\p{Extended_Pictographic}]/u.test(raw);
@@ -383,7 +387,7 @@ const firstProblem = (problems: (v: string) => string[]) => (v: string, ctx: z.c
   if (first) ctx.addIssue({ code: 'custom', message: first });
 };
 
-export const profileName = z.string({ error: profileNameMessages.required }).superRefine(firstProblem(profileNameProblems));
+export const profileName = z.string({ error: profileNameMessages.required }).normalize('NFC').superRefine(firstProblem(profileNameProblems));
 /** '' or null clears the username. */
 export const profileUsername = z
   .string({ error: usernameMessages.charset })
