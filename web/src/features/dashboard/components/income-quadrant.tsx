@@ -1,5 +1,5 @@
-import { formatMoney } from '@/lib/format.ts';
 import type { DashboardData } from '../api/get-dashboard-data.ts';
+import { FitMoney } from './fit-money.tsx';
 import { Change, ShareButton, Widget } from './widget.tsx';
 
 export interface QuadrantCell {
@@ -39,14 +39,18 @@ export function IncomeQuadrant({ data, onShare }: { data: DashboardData; onShare
           <div key={c.key} className="dash-quad-cell" data-testid={`quadrant-${c.key}`}>
             <div className="dash-kicker">{c.label}</div>
             <div className={`dash-quad-value ${c.value > 0 ? 'is-up' : c.value < 0 ? 'is-down' : ''}`} data-testid={`quadrant-${c.key}-value`}>
-              {formatMoney(c.value)}
+              <FitMoney value={c.value} />
             </div>
             <div className="dash-quad-foot">
               <span data-testid={`quadrant-${c.key}-change`}>
                 <Change value={c.change} />
               </span>
+              {/* The label above its amount: side by side they overran a quarter of a 1280 px page. */}
               <span className="muted">
-                {c.previousLabel} {formatMoney(c.previous)}
+                {c.previousLabel}{' '}
+                <span data-testid={`quadrant-${c.key}-previous`}>
+                  <FitMoney value={c.previous} />
+                </span>
               </span>
             </div>
           </div>
