@@ -1,6 +1,7 @@
 import { Chart } from '@/components/charts/chart.tsx';
 import { categoryAxisEndRoom } from '@/components/charts/chart-theme.ts';
 import { formatMoney, formatMoneyShort } from '@/lib/format.ts';
+import { bestMonth } from '../utils/best-month.ts';
 import { cardChartBase } from '../utils/card-theme.ts';
 import { ShareModal } from './share-modal.tsx';
 import { CardHeader, CardStat, toneOf } from './card-parts.tsx';
@@ -21,7 +22,7 @@ const short = (month: string) => {
 export function PremiumByMonthShareModal({ open, onClose, months }: PremiumByMonthShareProps) {
   const total = months.reduce((s, m) => s + m.premium, 0);
   const labels = months.map((m) => short(m.month));
-  const best = months.reduce<(typeof months)[number] | null>((b, m) => (!b || m.premium > b.premium ? m : b), null);
+  const best = bestMonth(months);
   const text = `${formatMoney(total)} in option premium over the last ${months.length} months${best ? `, best month ${short(best.month)} (${formatMoney(best.premium)})` : ''}. #options #optionsincome`;
   return (
     <ShareModal open={open} onClose={onClose} title="Share Premium Income by Month" shareText={text} shareError="Failed to share monthly income." fileName="premium-income-by-month.png">
@@ -30,7 +31,7 @@ export function PremiumByMonthShareModal({ open, onClose, months }: PremiumByMon
           <CardHeader colors={c} title="Premium Income by Month" subtitle={months.length ? `${short(months[0]!.month)} – ${short(months.at(-1)!.month)}` : undefined} />
           <div className="share-grid share-grid-2">
             <CardStat colors={c} label="Total" value={formatMoney(total)} tone={toneOf(total)} />
-            <CardStat colors={c} label="Best month" value={best ? formatMoney(best.premium) : '—'} hint={best ? short(best.month) : undefined} />
+            <CardStat colors={c} label="Best month" value={best ? formatMoney(best.premium) : 'No income yet'} compact={!best} hint={best ? short(best.month) : undefined} />
           </div>
           <Chart
             label="Premium income by month"
