@@ -218,6 +218,8 @@ const SWITCHES = [
 /** A text ECharts drew on a chart's canvas, as a box in the canvas element's CSS pixels. */
 interface DrawnText {
   text: string;
+  /** The fill colour it was drawn in, as the context reports it ('#rrggbb' or 'rgba(...)'). */
+  color: string;
   left: number;
   right: number;
   top: number;
@@ -251,7 +253,7 @@ function recordCanvasTexts(): void {
     const xs = corners.map((c) => c.x / ratio);
     const ys = corners.map((c) => c.y / ratio);
     const list = drawn.get(this.canvas) ?? [];
-    list.push({ text, left: Math.min(...xs), right: Math.max(...xs), top: Math.min(...ys), bottom: Math.max(...ys) });
+    list.push({ text, color: String(this.fillStyle), left: Math.min(...xs), right: Math.max(...xs), top: Math.min(...ys), bottom: Math.max(...ys) });
     drawn.set(this.canvas, list);
     fillText.call(this, text, x, y, maxWidth);
   };
@@ -274,6 +276,60 @@ async function chartTexts(page: Page, container: string): Promise<{ width: numbe
 /** The texts of a chart that stick out of its canvas (where the canvas cuts them off). */
 const clipped = (chart: { width: number; height: number; texts: DrawnText[] }) =>
   chart.texts.filter((t) => t.left < -0.5 || t.top < -0.5 || t.right > chart.width + 0.5 || t.bottom > chart.height + 0.5).map((t) => `${t.text} [${t.left.toFixed(1)}, ${t.right.toFixed(1)}] x [${t.top.toFixed(1)}, ${t.bottom.toFixed(1)}] of ${chart.width} x ${chart.height}`);
+
+/** Part 1 §9 by hand: below 1,000 in dollars and cents, then K or M with three significant digits at most ("$3.58M", "-$975K", "$1.92K"). */
+function shortUsd(v: number): string {
+  const abs = Math.round(Math.abs(v) * 100) / 100;
+  const sig = (n: number) => String(Number(n.toFixed(n >= 100 ? 0 : n >= 10 ? 1 : 2)));
+  const body = abs < 1000 ? abs.toFixed(2) : abs < 999_500 ? `${sig(abs / 1000)}K` : `${sig(abs / 1_000_000)}M`;
+  return `${v < 0 ? '-' : ''}$${body}`;
+}
+
+/** WCAG 2 contrast ratio of two colours given as [r, g, b] 0 to 255. */
+function contrast(a: number[], b: number[]): number {
+  const lum = ([r, g, bl]: number[]) => {
+    const ch = (v: number) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * ch(r!) + 0.7152 * ch(g!) + 0.0722 * ch(bl!);
+  };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x) as [number, number];
+  return (hi + 0.05) / (lo + 0.05);
+}
+const rgbOf = (css: string): number[] => (css.startsWith('#') ? [1, 3, 5].map((i) => parseInt(css.slice(i, i + 2), 16)) : css.match(/[\d.]+/g)!.slice(0, 3).map(Number));
+
+/**
+ * The Ticker Heat Map's labels on its canvas (the widget's or the share card's), against the tickers worked
+ * out by hand: every text drawn is a whole ticker or the whole K / M amount of one, an amount sits under
+ * its own ticker, nothing sticks out of the canvas, and each text reads at 4.5:1 or more on the tile
+ * around it (the pixel 4 px left of the text). QA saw "-", "AM -$1." and white on green at 1.9:1.
+ */
+async function checkHeatMapLabels(page: Page, container: string, tickers: { ticker: string; npc: number }[], where: string): Promise<DrawnText[]> {
+  const drawn = await chartTexts(page, container);
+  const chart = { ...drawn, texts: drawn.texts.filter((t) => t.text.trim() !== '') };
+  const names = new Map(tickers.map((t) => [t.ticker, t]));
+  const amounts = new Map(tickers.map((t) => [shortUsd(t.npc), t]));
+  expect(chart.texts.length, where).toBeGreaterThan(0);
+  expect(clipped(chart), where).toEqual([]);
+  for (const t of chart.texts) {
+    expect(names.has(t.text) || amounts.has(t.text), `${where}: "${t.text}" is a whole ticker or amount`).toBe(true);
+    if (!names.has(t.text)) {
+      const own = chart.texts.filter((n) => names.has(n.text) && tickers.some((x) => x.ticker === n.text && shortUsd(x.npc) === t.text));
+      expect(own.some((n) => n.bottom <= t.top + 1 && n.left < t.right && t.left < n.right), `${where}: ${t.text} under its ticker`).toBe(true);
+    }
+  }
+  const backgrounds = await page.locator(container).locator('canvas').first().evaluate(
+    (c: HTMLCanvasElement, points) => {
+      const ratio = c.width / c.clientWidth;
+      const ctx = c.getContext('2d')!;
+      return points.map(([x, y]) => Array.from(ctx.getImageData(Math.round(x! * ratio), Math.round(y! * ratio), 1, 1).data).slice(0, 3));
+    },
+    chart.texts.map((t) => [t.left - 4, (t.top + t.bottom) / 2]),
+  );
+  chart.texts.forEach((t, i) => {
+    const ratio = contrast(rgbOf(t.color), backgrounds[i]!);
+    expect(ratio, `${where}: ${t.text} in ${t.color} on rgb(${backgrounds[i]!.join(', ')})`).toBeGreaterThanOrEqual(4.5);
+  });
+  return chart.texts;
+}
 
 let server: E2eServer;
 let browser: Browser;
@@ -639,6 +695,44 @@ describe('dashboard', () => {
     }
   });
 
+  it('lays Open Trades out without overlaps or cut names, at 1280 px and on a phone', async () => {
+    // QA at 1280 px: "$550.00" ran into the wrapped "EXPIRING ≤ 7D", and the names read "Cash…", "Lon…".
+    const open = SEEDS.filter((s) => !s.close);
+    const names = [...new Set(open.filter((s) => edOf(s) >= today).map((s) => STRATEGY_NAMES[s.strategy]!))];
+    for (const size of [{ width: 1280, height: 800 }, PHONE]) {
+      await page.setViewportSize(size);
+      await page.reload();
+      const card = page.locator('[data-widget="open-trades"]');
+      await card.getByTestId('open-count').waitFor();
+      await card.scrollIntoViewIfNeeded();
+      const boxes = await card.locator('.dash-stats-row .dash-kicker, .dash-stats-row .dash-mid, .dash-next li > span').evaluateAll((els) =>
+        els.map((e) => {
+          const r = e.getBoundingClientRect();
+          // The text's own extent (a range), which runs past the element's box when it overflows.
+          const range = document.createRange();
+          range.selectNodeContents(e);
+          const t = range.getBoundingClientRect();
+          return { text: (e.textContent ?? '').trim(), left: Math.min(r.left, t.left), right: Math.max(r.right, t.right), top: r.top, bottom: r.bottom, cut: e.scrollWidth > e.clientWidth + 1 || t.right > r.right + 1, li: e.closest('li') ? Array.from(e.closest('ul')!.children).indexOf(e.closest('li')!) : -1 };
+        }),
+      );
+      expect(boxes.filter((b) => b.cut).map((b) => b.text), `cut at ${size.width}`).toEqual([]);
+      const overlaps: string[] = [];
+      for (let i = 0; i < boxes.length; i++)
+        for (let j = i + 1; j < boxes.length; j++) {
+          const [a, b] = [boxes[i]!, boxes[j]!];
+          const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+          const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+          if (w > 0.5 && h > 0.5) overlaps.push(`${a.text} / ${b.text}`);
+        }
+      expect(overlaps, `overlaps at ${size.width}`).toEqual([]);
+      // Every strategy name of the next trades reads whole on screen.
+      const shown = await card.locator('.dash-next li > span:nth-child(2)').evaluateAll((els) => els.map((e) => (e as HTMLElement).innerText.replace(/\s+/g, ' ').trim()));
+      expect([...new Set(shown)].sort()).toEqual([...names].sort());
+      await card.screenshot({ path: `${SCREENSHOT_DIR}dashboard-open-trades-${size.width}.png` });
+    }
+    await page.setViewportSize(DESKTOP);
+  });
+
   it('renders an empty journal with its empty states', async () => {
     // A fresh browser for the second trader (the first one's session stays signed in).
     await context.close();
@@ -655,6 +749,37 @@ describe('dashboard', () => {
     await screenshotAt(page, 'dashboard-empty', DESKTOP);
     await screenshotAt(page, 'dashboard-empty', PHONE);
     expect(pageErrors).toEqual([]);
+  });
+
+  it('says an empty journal has no best month on the Premium Income by Month card and in its post', async () => {
+    // QA: "Best month $0.00, Jan '26" and "… best month Jan '26 ($0.00)" with no income at all.
+    await page.evaluate(() => {
+      (window as unknown as { opened: string[] }).opened = [];
+      window.open = ((url: string) => {
+        (window as unknown as { opened: string[] }).opened.push(String(url));
+        return {} as Window;
+      }) as typeof window.open;
+    });
+    await page.getByRole('button', { name: 'Share Income By Month' }).click();
+    const dialog = page.getByRole('dialog', { name: /Premium Income by Month/ });
+    const best = dialog.locator('.share-stat').filter({ hasText: 'Best month' });
+    await best.waitFor();
+    expect((await best.locator('.share-stat-value').innerText()).trim()).toBe('No income yet');
+    expect(await best.innerText()).not.toContain('$');
+    expect(await best.locator('.share-stat-hint').count()).toBe(0);
+    await dialog.getByRole('button', { name: 'Share', exact: true }).click();
+    const opened = await page.evaluate(() => (window as unknown as { opened: string[] }).opened);
+    expect(opened).toHaveLength(1);
+    // Nothing earned in the last 12 months: a total of $0.00 and no best month.
+    expect(new URL(opened[0]!).searchParams.get('text')).toBe(`${usd(0)} in option premium over the last 12 months. #options #optionsincome`);
+    for (const size of [{ width: 1280, height: 800 }, PHONE]) {
+      await page.setViewportSize(size);
+      await page.waitForTimeout(300);
+      await dialog.screenshot({ path: `${SCREENSHOT_DIR}share-income-by-month-empty-${size.width}.png` });
+    }
+    await page.setViewportSize(DESKTOP);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
   });
 
   it('renders a journal of one trade', async () => {
@@ -699,5 +824,116 @@ describe('dashboard', () => {
     await page.unroute('**/api/v1/metrics/premium-data');
     await page.getByRole('button', { name: 'Try again' }).click();
     await page.getByTestId('quadrant-today-value').waitFor();
+  });
+  // --- A journal of large amounts, and a heat map of small tiles -------------------------------------------
+
+  // QA's figures: two puts sold for 1,234,567.89 and 2,345,678.12 (open), a long call bought for 987,654.32 and
+  // sold for 12,345.67 about 45 days back; and, for small heat-map tiles, 24 SPY puts closed last week beside
+  // four tickers closed once (small results: -1.10, -19.50, +30, +10).
+  const BIG: Seed[] = [
+    { ticker: 'AAPL', strategy: 'cash-secured-put', ot: 1, tod: t0, pao: 1234567.89 },
+    { ticker: 'MSFT', strategy: 'cash-secured-put', ot: 1, tod: t0, pao: 2345678.12 },
+    { ticker: 'TSLA', strategy: 'long-call', ot: 2, tod: x5, pao: 987654.32, close: { tcd: x5c, pac: 12345.67, ct: 1 } },
+    ...Array.from({ length: 24 }, (): Seed => ({ ticker: 'SPY', strategy: 'cash-secured-put', ot: 1, tod: w1, pao: 100, close: { tcd: w3, pac: 20, ct: 2 } })),
+    { ticker: 'AMD', strategy: 'long-put', ot: 2, tod: w1, pao: 20, close: { tcd: w2, pac: 18.9, ct: 1 } },
+    { ticker: 'AMZN', strategy: 'long-put', ot: 2, tod: w1, pao: 40, close: { tcd: w2, pac: 20.5, ct: 1 } },
+    { ticker: 'KO', strategy: 'cash-secured-put', ot: 1, tod: w2, pao: 35, close: { tcd: w3, pac: 5, ct: 2 } },
+    { ticker: 'T', strategy: 'cash-secured-put', ot: 1, tod: w2, pao: 12, close: { tcd: w3, pac: 2, ct: 2 } },
+  ];
+  const bigPremium = (from: string, to: string) =>
+    r2(sumOf(BIG, (s) => (s.tod >= from && s.tod <= to ? sign(s.ot) * s.pao : 0) + (s.close && s.close.tcd >= from && s.close.tcd <= to ? sign(s.close.ct) * s.close.pac : 0)));
+  /** The heat map's tickers of a period by hand: trades closed in it, npc summed. */
+  const bigTickers = (from: string) =>
+    countBy(BIG.filter((s) => s.close && s.close.tcd >= from && s.close.tcd <= today), (s) => s.ticker).map(([ticker, xs]) => ({ ticker, npc: r2(sumOf(xs, (s) => npcOf(s))) }));
+
+  it('fits large amounts in the Income Quadrant, exact in the tooltip and the accessible text, with no sideways scroll on a phone', async () => {
+    const big = await createTrader(server, 'bea.big', 'Bea Big');
+    await seedJournal(server, big, BIG, expiryOf);
+    await context.close();
+    context = await newContext(browser, server.baseUrl);
+    await context.addInitScript(recordCanvasTexts);
+    page = await context.newPage();
+    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    await signIn(page, big);
+    await page.getByTestId('quadrant-today-value').waitFor();
+    const periods = {
+      today: [bigPremium(today, today), bigPremium(prevWeekday, prevWeekday)],
+      week: [bigPremium(monday, today), bigPremium(lastMonday, addDays(monday, -1))],
+      month: [bigPremium(firstOfMonth, today), bigPremium(prevMonthStart, prevMonthEnd)],
+      year: [bigPremium(`${year}-01-01`, today), bigPremium(`${year - 1}-01-01`, `${year - 1}-12-31`)],
+    } as const;
+    // Sanity of the hand arithmetic: the two puts are 3,580,246.01; with the long call (-987,654.32 +
+    // 12,345.67) and last week's small trades the year reads 2,604,937.36 plus 24 x 80 - 1.10 - 19.50 + 30 + 10.
+    if (!isWeekend(today)) expect(periods.today[0]).toBe(3580246.01);
+    if (inYear(x5, year) && inYear(lastMonday, year)) expect(periods.year[0]).toBe(r2(2604937.36 + 24 * 80 - 1.1 - 19.5 + 30 + 10));
+    const labels = { today: 'Previous day', week: 'Last week', month: 'Last month', year: 'Last year' } as const;
+    for (const size of [{ width: 1280, height: 800 }, PHONE]) {
+      await page.setViewportSize(size);
+      await page.reload();
+      await page.getByTestId('quadrant-today-value').waitFor();
+      for (const [key, [cur, prev]] of Object.entries(periods) as [keyof typeof periods, readonly [number, number]][]) {
+        // The previous period's amount sits under its label ("Last year").
+        expect(await page.getByTestId(`quadrant-${key}-previous`).evaluate((e) => e.parentElement!.firstChild!.textContent!.trim())).toBe(labels[key]);
+        for (const [testId, value] of [[`quadrant-${key}-value`, cur], [`quadrant-${key}-previous`, prev]] as const) {
+          const shown = await page.getByTestId(testId).evaluate((e) => {
+            const fit = e.querySelector('.dash-fit') ?? e;
+            const cell = e.closest('.dash-quad-cell')!.getBoundingClientRect();
+            const range = document.createRange();
+            // The text on screen (the visually hidden exact value is clipped to 1 px by design).
+            range.selectNodeContents(fit.querySelector('[aria-hidden="true"]') ?? fit);
+            const text = range.getBoundingClientRect();
+            return {
+              visible: (fit.querySelector('[aria-hidden="true"]')?.textContent ?? fit.textContent ?? '').trim(),
+              spoken: (fit.querySelector('.visually-hidden')?.textContent ?? fit.textContent ?? '').trim(),
+              title: fit.getAttribute('title'),
+              cut: fit.scrollWidth > fit.clientWidth + 1 || text.right > cell.right - 1 || text.left < cell.left,
+            };
+          });
+          const where = `${testId} at ${size.width}`;
+          // Exact where it fits, K / M where it does not; never cut; exact for a screen reader and in the tooltip.
+          expect([usd(value), shortUsd(value)], where).toContain(shown.visible);
+          expect(shown.cut, `${where}: ${shown.visible}`).toBe(false);
+          expect(shown.spoken, where).toBe(usd(value));
+          if (shown.visible !== shown.spoken) expect(shown.title, where).toBe(usd(value));
+        }
+      }
+    }
+    // The year's 2.6 million does not fit a phone's half-width cell exactly: abbreviated there.
+    expect((await page.getByTestId('quadrant-year-value').locator('[aria-hidden="true"]').textContent())?.trim()).toBe(shortUsd(periods.year[0]));
+    // screenshotAt fails when the phone page scrolls sideways (QA: scrollWidth 396 at 390 px).
+    await screenshotAt(page, 'dashboard-large-amounts', { width: 1280, height: 800 });
+    await screenshotAt(page, 'dashboard-large-amounts', PHONE);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    await page.setViewportSize(DESKTOP);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('labels the Ticker Heat Map legibly, small tiles included, on the dashboard and on its dark share card', async () => {
+    const m = bigTickers(SWITCHES[0].from);
+    expect(m.map((t) => t.ticker)).toEqual(['SPY', 'AMD', 'AMZN', 'KO', 'T']);
+    for (const size of [{ width: 1280, height: 800 }, PHONE]) {
+      await page.setViewportSize(size);
+      await page.reload();
+      const widget = page.locator('[data-widget="ticker-heat-map"]');
+      await widget.locator('canvas').first().waitFor();
+      await widget.scrollIntoViewIfNeeded();
+      await page.waitForTimeout(1500); // the treemap's entry animation, then its labels
+      const texts = await checkHeatMapLabels(page, '[data-widget="ticker-heat-map"]', m, `widget at ${size.width}`);
+      // The big tile (24 SPY puts) shows its ticker and its amount.
+      expect(texts.map((t) => t.text)).toEqual(expect.arrayContaining(['SPY', shortUsd(24 * 80)]));
+      await widget.screenshot({ path: `${SCREENSHOT_DIR}dashboard-heat-map-small-tiles-${size.width}.png` });
+      // The share card opens dark (QA: white on #34d399 was 1.9:1, on #f87171 2.8:1).
+      await page.getByRole('button', { name: 'Share Ticker Heat Map' }).click();
+      const dialog = page.getByRole('dialog', { name: /Ticker Heat Map/ });
+      await dialog.locator('canvas').waitFor();
+      await page.waitForTimeout(500);
+      const card = await checkHeatMapLabels(page, '[role="dialog"]', m, `share card at ${size.width}`);
+      expect(card.map((t) => t.text)).toEqual(expect.arrayContaining(['SPY', shortUsd(24 * 80)]));
+      await dialog.screenshot({ path: `${SCREENSHOT_DIR}share-heat-map-small-tiles-${size.width}.png` });
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+    }
+    await page.setViewportSize(DESKTOP);
+    expect(pageErrors).toEqual([]);
   });
 });
