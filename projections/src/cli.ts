@@ -110,6 +110,8 @@ async function main(argv: string[]): Promise<number> {
     if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${flag} needs a whole number of events above 0`);
     return n;
   };
+  // A bad count is a usage error, answered before the store is opened (an embedded one is migrated first).
+  for (const flag of ['batch-size', 'segment-events'] as const) if (values[flag] !== undefined) count(flag);
   const config = loadConfig();
   if (command === 'rebuild' && config.REDIS_URL && !values.here) {
     const target = needName();
