@@ -199,13 +199,19 @@ describe('projections console', () => {
     await deltas.getByText(`PAO changed for ${damagedTickers} trades of 1 user, largest −5`).waitFor();
     await screenshots(page, 'operations-diff');
 
-    // Switch, with confirmation.
+    // Switch, with confirmation. A double click on the confirm sends one request (QA: the second one
+    // was refused, 409, and logged as a refused switch).
+    const switches: string[] = [];
+    const onRequest = (r: { method(): string; url(): string }) => r.method() === 'POST' && r.url().endsWith('/switch') && switches.push(r.url());
+    page.on('request', onRequest);
     await diff.getByRole('button', { name: `Switch to v${v2}` }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Switch' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Switch' }).dblclick();
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
     await card.locator(`tr[data-version="${v2}"][data-status="live"]`).waitFor();
     await card.locator(`tr[data-version="${v1}"][data-status="retired"]`).waitFor();
     expect((await readRegistry(db, 'trades')).find((r) => r.status === 'live')!.version).toBe(v2);
+    page.off('request', onRequest);
+    expect(switches).toHaveLength(1);
     // The new version serves every trade added so far, those added after it was built included.
     const addedAtSwitch = added;
     await untilOpenTrades((n) => n >= addedAtSwitch);

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { rebuildRequest, type OperationsLive, type ProjectionsStatusResponse } from '@oj/contracts/operations';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Badge, type BadgeTone } from '@/components/ui/badge.tsx';
@@ -52,6 +52,12 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
   const inCode = projection.codeVersion !== null;
 
   const busy = rebuild.isPending || doSwitch.isPending || rollback.isPending || retire.isPending || abandon.isPending;
+  // The dialog whose action was sent. `busy` disables the confirm only once React re-renders after
+  // TanStack Query's notification (a later task), so both clicks of a double click reached onConfirm
+  // and the switch went twice (QA: the second was refused, 409, a "refused" line in the log). Each
+  // opening of the dialog is a new object: its action is sent once, and again only after a failure
+  // (the dialog stays open with the error). A success closes it, so no late click sends it again.
+  const sentFor = useRef<Confirm | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
   const run = async (fn: () => Promise<{ message: string } | { rebuild: { id: string }; action: { message: string } }>) => {
     setActionError(null);
@@ -64,11 +70,13 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
       return true;
     } catch (err) {
       setActionError(errorMessage(err, 'The action failed.'));
+      if (sentFor.current === acting) sentFor.current = null;
       return false;
     }
   };
   const onConfirm = () => {
-    if (!confirm) return;
+    if (!confirm || sentFor.current === confirm) return;
+    sentFor.current = confirm;
     if (confirm.kind === 'rebuild')
       void run(async () => {
         const r = await rebuild.mutateAsync({ name, switch: switchWhenBuilt });
