@@ -287,6 +287,24 @@ describe('getting started', () => {
     await page.waitForFunction(() => Array.from(document.querySelectorAll<HTMLImageElement>('.carousel-frame img')).every((i) => i.complete && i.naturalWidth > 0), undefined, { timeout: 15_000 }).catch(() => undefined);
     await both('getting-started');
   });
+
+  it("a reload with a section's anchor lands on that section (QA: it stayed at the top)", async () => {
+    await page.goto('/getting-started#breaking');
+    const section = page.locator('#breaking');
+    await section.waitFor();
+    await page.reload();
+    await section.waitFor();
+    // The section is in view: at the top of the window, or as near as the page's end lets it come
+    // (without the fix it stood thousands of pixels below the window).
+    const placed = () =>
+      section.evaluate((el) => {
+        const top = el.getBoundingClientRect().top;
+        const root = document.scrollingElement!;
+        const atEnd = root.scrollTop + window.innerHeight >= root.scrollHeight - 2;
+        return top >= -5 && (top < 200 || (atEnd && top < window.innerHeight / 2));
+      });
+    await expect.poll(placed).toBe(true);
+  });
 });
 
 /**

@@ -1,5 +1,5 @@
-import { useState } from 'react';
-import { Link } from 'react-router';
+import { useEffect, useState } from 'react';
+import { Link, useLocation } from 'react-router';
 import { PageHeader } from '@/components/layout/page-header.tsx';
 import { ImageCarousel } from '../components/image-carousel.tsx';
 import { tutorialSections, type TutorialSection } from '../data/sections.ts';
@@ -49,6 +49,13 @@ function Section({ section }: { section: TutorialSection }) {
 
 /** Getting Started (part 2 §2): seven sections, each with pictures of the real console. */
 export function GettingStartedRoute() {
+  // A link or a reload with a section's anchor (/getting-started#breaking) lands on it: the browser looked
+  // for the anchor before this lazily loaded page had drawn it (QA: a reload stayed at the top).
+  const { hash } = useLocation();
+  useEffect(() => {
+    const id = decodeURIComponent(hash.slice(1));
+    if (id) document.getElementById(id)?.scrollIntoView();
+  }, [hash]);
   return (
     <>
       <PageHeader
