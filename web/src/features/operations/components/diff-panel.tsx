@@ -128,13 +128,23 @@ export function DiffPanel({
                         ) : null}
                       </td>
                       <td>
-                        {t.totals.length
-                          ? t.totals.map((x) => (
+                        {t.totals.length || t.categories.length ? (
+                          <>
+                            {t.totals.map((x) => (
                               <span key={x.column} className="ops-total">
                                 {figureLabel(x.column)} {short(x.live)} → {short(x.other)}
                               </span>
-                            ))
-                          : '—'}
+                            ))}
+                            {/* A code (a status, a list) is not summed: its rows per value that changed. */}
+                            {t.categories.map((x) => (
+                              <span key={x.column} className="ops-total" title={`Rows per ${x.column} value`}>
+                                {figureLabel(x.column)} {changedValues(x.live, x.other)}
+                              </span>
+                            ))}
+                          </>
+                        ) : (
+                          '—'
+                        )}
                       </td>
                     </tr>
                   );
@@ -146,4 +156,10 @@ export function DiffPanel({
       )}
     </section>
   );
+}
+
+/** Rows per value of a code column, only the values whose count changed: "=1: 12 → 11 · =2: 3 → 4". */
+function changedValues(live: Record<string, number>, other: Record<string, number>): string {
+  const values = [...new Set([...Object.keys(live), ...Object.keys(other)])].filter((v) => (live[v] ?? 0) !== (other[v] ?? 0));
+  return values.map((v) => `=${v}: ${int(live[v] ?? 0)} → ${int(other[v] ?? 0)}`).join(' · ');
 }
