@@ -172,6 +172,17 @@ export function takeStreamEvents(text: string): { events: StreamEvent[]; rest: s
   return { events, rest };
 }
 
+/**
+ * Why the running read-model code (`code`) cannot make version `version` live, built by `builtBy`; null
+ * when it can. A switch or rollback first catches the version up with the events since it stood, which
+ * only the formulas that built it may do (docs/operations.md, "Roll back"). The runtime refuses with this
+ * message once there is an event to catch up; the console offers no switch or rollback it would refuse.
+ */
+export function catchUpRefusal(name: string, version: number, builtBy: number, code: number | null): string | null {
+  if (code === null || builtBy === code) return null;
+  return `${name} v${version} was built by formulas v${builtBy} and the code is v${code}: it cannot catch up. Rebuild instead.`;
+}
+
 /** `GET /operations/projections/:name/diff?version=` (default: the building version). */
 export const diffQuery = z.object({ version: version.optional() });
 

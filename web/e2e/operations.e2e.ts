@@ -284,6 +284,41 @@ describe('projections console', () => {
     await expect.poll(() => rechecked.innerText(), { timeout: 60_000 }).toBe('Every row was right, nothing written.');
   }, 180_000);
 
+  it('after a formula change, offers no switch or rollback the code would refuse and says why, and calls the lag of a live version it cannot project unknown', async () => {
+    const db = server.runtime.deps.database.db;
+    const rows = await readRegistry(db, 'trades');
+    const live = rows.find((r) => r.status === 'live')!;
+    const retired = rows.find((r) => r.status === 'retired')!;
+    const code = live.codeVersion;
+    const older = code - 1;
+    // As after a deploy whose formulas (or tables' shape) are newer than every version built (QA: the
+    // page offered "Roll back" and "Switch", and each was refused with "… cannot catch up. Rebuild instead.").
+    await sql`update projection_registry set code_version = ${older} where name = 'trades'`.execute(db);
+    try {
+      await page.goto('/operations');
+      const card = page.getByTestId('projection-trades');
+      const row = card.locator(`tr[data-version="${retired.version}"][data-status="retired"]`);
+      await row.getByTestId(`refusal-v${retired.version}`).getByText(`Built by v${older}, the code is v${code}: cannot catch up, rebuild instead`).waitFor();
+      expect(await row.getByRole('button', { name: 'Switch' }).isDisabled()).toBe(true);
+      expect(await card.getByTestId('rollback-button').isDisabled()).toBe(true);
+      await card
+        .getByTestId('rollback-refusal')
+        .getByText(`No rollback: trades v${retired.version} was built by formulas v${older} and the code is v${code}: it cannot catch up. Rebuild instead.`)
+        .waitFor();
+      // Compare still works, without a switch to offer.
+      await card.getByTestId(`compare-v${retired.version}`).click();
+      const diff = card.getByTestId('diff-panel');
+      await diff.getByRole('heading', { name: `v${retired.version} against live v${live.version}` }).waitFor({ timeout: 30_000 });
+      expect(await diff.getByRole('button', { name: `Switch to v${retired.version}` }).count()).toBe(0);
+      // This code does not project the live version (version skew): its lanes' lag is unknown, not "caught up".
+      await card.getByTestId('lane-0').getByText('lag unknown', { exact: true }).waitFor();
+      expect(await card.getByTestId('lanes').getByText('caught up').count()).toBe(0);
+      await screenshots(page, 'operations-version-skew');
+    } finally {
+      await sql`update projection_registry set code_version = ${code} where name = 'trades' and code_version = ${older}`.execute(db);
+    }
+  }, 60_000);
+
   it('is not for traders', async () => {
     const trader = await context.browser()!.newContext({ baseURL: server.baseUrl });
     const res = await trader.request.get('/api/v1/operations/projections', { headers: { authorization: `Bearer ${token}` } });

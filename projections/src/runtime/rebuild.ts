@@ -5,6 +5,7 @@ import { failpoint } from '@oj/infra/failpoints';
 import { settleAll } from '@oj/infra/settle';
 import { START, comparePositions, positionToString, type EventStore, type LogPosition, type ProjectedEvent } from '@oj/infra/eventstore/port';
 import { groupByStream, readByStream } from '@oj/infra/eventstore/by-stream';
+import { catchUpRefusal } from '@oj/contracts/operations';
 import { physicalTables, type Projection } from './projection.ts';
 import { bulkSegments, DEFAULT_SEGMENT_EVENTS, recordCheckpoint, type BulkPass } from './bulk-segments.ts';
 import { LOCK_REBUILD, lockSwitchExclusive, lockSwitchShared, tryLock } from './locks.ts';
@@ -413,8 +414,9 @@ async function switchLocked(deps: RuntimeDeps, name: string, version: number, op
         return comparePositions(e.position, cp) > 0 && comparePositions(e.position, m) <= 0 && matchesPrefixes(e.streamId, prefixes);
       };
       const catchUp = events.filter(behind);
-      if (catchUp.length && target.codeVersion !== projection.version) {
-        throw new Error(`${name} v${version} was built by formulas v${target.codeVersion} and the code is v${projection.version}: it cannot catch up. Rebuild instead.`);
+      const refusal = catchUpRefusal(name, version, target.codeVersion, projection.version);
+      if (catchUp.length && refusal) {
+        throw new Error(refusal);
       }
       const unapplied = await guardRevisions(trx, target, catchUp);
       if (unapplied.length) await projection.apply({ trx, tables: target.tables, mode: 'rebuild' }, unapplied);
@@ -469,8 +471,9 @@ async function catchUpTarget(deps: RuntimeDeps, projection: Projection, version:
       if (target.status === 'live') return null;
       const t = await targetCheckpoints(deps, projection.name, version, trx);
       const fresh = events.filter((e) => comparePositions(e.position, checkpointOf(t, target, e)) > 0 && matchesPrefixes(e.streamId, prefixes));
-      if (fresh.length && target.codeVersion !== projection.version) {
-        throw new Error(`${projection.name} v${version} was built by formulas v${target.codeVersion} and the code is v${projection.version}: it cannot catch up. Rebuild instead.`);
+      const refusal = catchUpRefusal(projection.name, version, target.codeVersion, projection.version);
+      if (fresh.length && refusal) {
+        throw new Error(refusal);
       }
       const unapplied = await guardRevisions(trx, target, fresh);
       if (unapplied.length) await projection.apply({ trx, tables: target.tables, mode: 'rebuild' }, unapplied);

@@ -1,5 +1,5 @@
 import { useRef, useState } from 'react';
-import { rebuildRequest, type OperationsLive, type ProjectionsStatusResponse } from '@oj/contracts/operations';
+import { catchUpRefusal, rebuildRequest, type OperationsLive, type ProjectionsStatusResponse } from '@oj/contracts/operations';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Badge, type BadgeTone } from '@/components/ui/badge.tsx';
 import { Button } from '@/components/ui/button.tsx';
@@ -50,6 +50,13 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
   const stopped = building && !running ? projection.rebuilds.find((r) => r.version === building.version && !r.finishedAt) : undefined;
   const stoppedShort = stopped && stopped.eventsTotal !== null && stopped.eventsDone < stopped.eventsTotal;
   const inCode = projection.codeVersion !== null;
+  // A version built by other formulas than this code's cannot be caught up by it: the server refuses its
+  // switch or rollback ("… cannot catch up. Rebuild instead."), so neither is offered (QA), and the row says why.
+  const refusalOf = (version: number) => {
+    const v = versions.find((x) => x.version === version);
+    return v ? catchUpRefusal(name, v.version, v.codeVersion, projection.codeVersion) : null;
+  };
+  const rollbackRefusal = lastRetired ? refusalOf(lastRetired.version) : null;
 
   const busy = rebuild.isPending || doSwitch.isPending || rollback.isPending || retire.isPending || abandon.isPending;
   // The dialog whose action was sent. `busy` disables the confirm only once React re-renders after
@@ -174,12 +181,24 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
             </>
           )}
           {lastRetired && (
-            <Button size="sm" variant="secondary" onClick={() => (setActionError(null), setConfirm({ kind: 'rollback', version: lastRetired.version }))} data-testid="rollback-button">
+            <Button
+              size="sm"
+              variant="secondary"
+              onClick={() => (setActionError(null), setConfirm({ kind: 'rollback', version: lastRetired.version }))}
+              disabled={Boolean(rollbackRefusal)}
+              aria-describedby={rollbackRefusal ? `ops-${name}-rollback-refusal` : undefined}
+              data-testid="rollback-button"
+            >
               Roll back to v{lastRetired.version}
             </Button>
           )}
         </div>
       </header>
+      {lastRetired && rollbackRefusal && (
+        <p className="ops-muted" id={`ops-${name}-rollback-refusal`} data-testid="rollback-refusal">
+          No rollback: {rollbackRefusal}
+        </p>
+      )}
 
       {projection.warning && <Alert tone="warning">{projection.warning}</Alert>}
 
@@ -210,6 +229,7 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
           <tbody>
             {versions.map((v) => {
               const rows = Object.values(v.counts).reduce((a, b) => a + b, 0);
+              const refusal = v.status === 'live' ? null : refusalOf(v.version);
               return (
                 <tr key={v.version} data-version={v.version} data-status={v.status}>
                   <td className="mono">v{v.version}</td>
@@ -228,9 +248,20 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
                       </Button>
                     )}
                     {v.status !== 'live' && inCode && (
-                      <Button size="sm" variant="ghost" onClick={() => (setActionError(null), setConfirm({ kind: 'switch', version: v.version }))} disabled={Boolean(running && v.status === 'building')}>
+                      <Button
+                        size="sm"
+                        variant="ghost"
+                        onClick={() => (setActionError(null), setConfirm({ kind: 'switch', version: v.version }))}
+                        disabled={Boolean((running && v.status === 'building') || refusal)}
+                        aria-describedby={refusal ? `ops-${name}-v${v.version}-refusal` : undefined}
+                      >
                         Switch
                       </Button>
+                    )}
+                    {refusal && (
+                      <span className="ops-muted" id={`ops-${name}-v${v.version}-refusal`} title={refusal} data-testid={`refusal-v${v.version}`}>
+                        Built by v{v.codeVersion}, the code is v{projection.codeVersion}: cannot catch up, rebuild instead
+                      </span>
                     )}
                     {v.status === 'retired' && (
                       <Button size="sm" variant="ghost" className="ops-danger-text" onClick={() => (setActionError(null), setConfirm({ kind: 'retire', version: v.version }))}>
@@ -254,7 +285,7 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
         <DiffPanel
           name={name}
           version={compare}
-          canSwitch={inCode && !running}
+          canSwitch={inCode && !running && !refusalOf(compare)}
           onCatchUp={building?.version === compare && !running ? () => (setSwitchWhenBuilt(false), setActionError(null), setConfirm({ kind: 'rebuild' })) : undefined}
           onSwitch={() => (setActionError(null), setConfirm({ kind: 'switch', version: compare }))}
           onClose={() => setCompare(null)}
@@ -266,15 +297,19 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
           {lanes.map((l) => {
             const now = latest?.lanes.find((x) => x.projection === name && x.lane === l.lane);
             const behind = now?.behindEvents ?? l.behindEvents;
-            // A capped count is a lower bound: 0 of it is not "caught up".
-            const lagging = behind > 0 || l.capped;
+            // A capped count is a lower bound: 0 of it is not "caught up". Nor is a lag that is not measured
+            // (this code does not project the live version: version skew).
+            const unknown = Boolean(projection.lagUnknown);
+            const lagging = behind > 0 || l.capped || unknown;
             const seconds = now?.behindSeconds ?? l.behindSeconds;
             const error = live?.laneErrors.find((e) => e.lane === l.lane);
             return (
               <div key={l.lane} className={`ops-lane${lagging ? ' is-behind' : ''}${error ? ' is-stuck' : ''}`} data-testid={`lane-${l.lane}`}>
                 <div className="ops-lane-head">
                   <strong>Lane {l.lane}</strong>
-                  <span className={lagging ? 'ops-lag-behind' : 'ops-lag-ok'}>{lagging ? `${int(behind)}${l.capped ? '+' : ''} behind · ${seconds.toFixed(1)}s` : 'caught up'}</span>
+                  <span className={lagging ? 'ops-lag-behind' : 'ops-lag-ok'} title={projection.lagUnknown}>
+                    {unknown ? 'lag unknown' : lagging ? `${int(behind)}${l.capped ? '+' : ''} behind · ${seconds.toFixed(1)}s` : 'caught up'}
+                  </span>
                 </div>
                 <LagChart samples={samples} projection={name} lane={l.lane} />
                 <div className="ops-muted mono ops-lane-cp" title="Checkpoint (log position)">
