@@ -122,6 +122,19 @@ async function deliver(type: string, object: Record<string, unknown>) {
 
 const statusCard = () => page.locator('section.subscription-status');
 
+/** A new trader, subscribed with a good card from the page, the first month paid at Stripe. */
+async function paidTrader() {
+  const trader = await createTrader();
+  await signIn(trader);
+  await page.goto('/subscription');
+  await statusCard().getByRole('button', { name: 'Subscribe' }).click();
+  await page.getByRole('dialog', { name: 'Subscribe to Premium' }).getByRole('button', { name: /Subscribe — \$4\.99/ }).click();
+  await page.getByText(m.activated).waitFor();
+  const sub = [...stripe.subscriptions.values()].at(-1)!;
+  await deliver('invoice.paid', stripe.renew(sub.id as string).invoice);
+  return { trader, sub };
+}
+
 describe('Subscription page', () => {
   it('walks a trial to paid, then cancel and uncancel', async () => {
     const trader = await createTrader();
@@ -239,14 +252,7 @@ describe('Subscription page', () => {
   });
 
   it('a failed renewal: the grace period variant; Renew with a new card restores access; Update Payment from the menu', async () => {
-    const trader = await createTrader();
-    await signIn(trader);
-    await page.goto('/subscription');
-    await statusCard().getByRole('button', { name: 'Subscribe' }).click();
-    await page.getByRole('dialog', { name: 'Subscribe to Premium' }).getByRole('button', { name: /Subscribe — \$4\.99/ }).click();
-    await page.getByText(m.activated).waitFor();
-    const sub = [...stripe.subscriptions.values()].at(-1)!;
-    await deliver('invoice.paid', stripe.renew(sub.id as string).invoice);
+    const { trader, sub } = await paidTrader();
     // The card on file starts failing at Stripe; the next renewal fails.
     sub.default_payment_method = stripe.createPaymentMethod({ customer: sub.customer as string, declined: true }).id;
     const { invoice, paid } = stripe.renew(sub.id as string);
@@ -288,14 +294,7 @@ describe('Subscription page', () => {
   });
 
   it('an expired plan whose card on file is declined: Reactivate says so and opens the card dialog, where another card pays (QA)', async () => {
-    const trader = await createTrader();
-    await signIn(trader);
-    await page.goto('/subscription');
-    await statusCard().getByRole('button', { name: 'Subscribe' }).click();
-    await page.getByRole('dialog', { name: 'Subscribe to Premium' }).getByRole('button', { name: /Subscribe — \$4\.99/ }).click();
-    await page.getByText(m.activated).waitFor();
-    const first = [...stripe.subscriptions.values()].at(-1)!;
-    await deliver('invoice.paid', stripe.renew(first.id as string).invoice);
+    const { sub: first } = await paidTrader();
     await page.reload();
     // The trader saves a card that every charge will decline (it saves; only a charge tells).
     nextCard = { declined: true, last4: '0341' };

@@ -2,37 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { emptyLineage } from '@oj/contracts/lineage-fold';
 import type { TradeRecord } from '@oj/contracts/trade-record';
 import { rollTreeOf } from './journal-views.ts';
+import { tradeRecord } from './testing.ts';
 
-const record = (uid: string, extra: Partial<TradeRecord> = {}): TradeRecord => ({
-  uid,
-  lineageId: 'L1',
-  userId: 'u1',
-  ticker: 'QQQ',
-  strategyUid: 'bull-put-spread',
-  accountUid: 'a1',
-  strikePrices: [400, 395],
-  openDate: '2026-02-02',
-  expirationDate: '2026-03-20',
-  contractSize: 2,
-  premiumAtOpen: 150,
-  netFeeToOpen: 2,
-  openTransaction: 1,
-  netDelta: 0.2,
-  stockPriceAtOpen: 410,
-  costBasis: null,
-  leapsValue: null,
-  notes: '',
-  tags: [],
-  status: 1,
-  close: null,
-  rolledFrom: null,
-  ancestorUid: null,
-  partialOf: null,
-  updatedAt: '2026-02-02T15:00:00.000Z',
-  createdAt: '2026-02-02T15:00:00.000Z',
-  hasRollHistory: true,
-  ...extra,
-});
+// A Bull Put Spread of 2 contracts, in a lineage with a roll.
+const record = (uid: string, extra: Partial<TradeRecord> = {}): TradeRecord =>
+  tradeRecord(uid, { ticker: 'QQQ', strategyUid: 'bull-put-spread', strikePrices: [400, 395], contractSize: 2, premiumAtOpen: 150, netFeeToOpen: 2, netDelta: 0.2, stockPriceAtOpen: 410, notes: '', tags: [], hasRollHistory: true, ...extra });
 
 describe("the audit's roll tree", () => {
   it('goes through a split trade: a spread rolled, the new spread split, a leg partly closed (QA: the legs stood as roots)', () => {

@@ -1,0 +1,33 @@
+import type { TradeRecord } from '@oj/contracts/trade-record';
+
+/** A trade record for tests of the audit's states and views: an open cash-secured put of user u1, lineage L1. */
+export const tradeRecord = (uid: string, extra: Partial<TradeRecord> = {}): TradeRecord => ({
+  uid,
+  lineageId: 'L1',
+  userId: 'u1',
+  ticker: 'SPY',
+  strategyUid: 'cash-secured-put',
+  accountUid: 'a1',
+  strikePrices: [400],
+  openDate: '2026-02-02',
+  expirationDate: '2026-03-20',
+  contractSize: 3,
+  premiumAtOpen: 300,
+  netFeeToOpen: 1.95,
+  openTransaction: 1,
+  netDelta: 0.3,
+  stockPriceAtOpen: 420,
+  costBasis: null,
+  leapsValue: null,
+  notes: 'a "quoted" note',
+  tags: ['x'],
+  status: 1,
+  close: null,
+  rolledFrom: null,
+  ancestorUid: null,
+  partialOf: null,
+  updatedAt: '2026-02-02T15:00:00.000Z',
+  createdAt: '2026-02-02T15:00:00.000Z',
+  hasRollHistory: false,
+  ...extra,
+});
