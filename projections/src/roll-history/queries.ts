@@ -29,12 +29,57 @@ export async function rollHistory(db: Kysely<any>, tables: TradeReadTables, user
     order by t.tod, t.created_at, t.uid`.execute(db);
   if (!rows.length) return undefined;
   const { rows: splitRows } = await sql<SplitHistoryRow>`select * from ${S} where user_id = ${userId} and lid = ${rows[0]!.lid} order by created_at, auid`.execute(db);
+  const { nodes, splits } = rollTreeNodes(rows, splitRows);
+  return { items: nodes.flatMap((n) => (n.item ? [n.item] : [])), splits };
+}
+
+/** One node of a lineage's roll tree: a trade, or a split trade (`split`), under `parent` at `depth`. */
+export type RollTreeNode = { parent: string | null; depth: number } & ({ item: RollHistoryItem; split?: undefined } | { split: RollHistorySplit; item?: undefined });
+
+/**
+ * A lineage's trade rows and split records as one tree, in walk order: roots first, each node followed by
+ * what came from it (a roll and the close it follows can share an instant, so timestamps alone do not
+ * order them). Siblings in the order given (trades, then splits), or by open date with `sortByOpenDate`.
+ * Pure: the roll history query and the audit's as-of view (services/src/audit/journal-views.ts) both draw
+ * it. `splits` is in the order of `splitRows`.
+ */
+export function rollTreeNodes(
+  rows: readonly TradeRow[],
+  splitRows: readonly SplitHistoryRow[],
+  options: { sortByOpenDate?: boolean } = {},
+): { nodes: RollTreeNode[]; splits: RollHistorySplit[] } {
   const byUid = new Map(rows.map((r) => [r.uid, r]));
   const splits = splitRows.map((s) => toRollHistorySplit(s, byUid));
   const splitUids = new Set(splits.map((s) => s.uid));
   // A leg itself (a remainder of a leg keeps its `auid` but comes from the leg it was left from).
   const items = rows.map((r) => ({ ...toRollHistoryItem(r), split_of_uid: r.auid !== null && r.rf === null && r.pf === null && splitUids.has(r.auid) ? r.auid : null }));
-  return { items: treeOrder(items, splits), splits };
+  type Entry = { uid: string; previous: string | null; openDate: string; node: Pick<RollTreeNode, 'item' | 'split'> };
+  const entries: Entry[] = [
+    ...items.map((i): Entry => ({ uid: i.uid, previous: previousOf(i), openDate: i.trade_open_date, node: { item: i } })),
+    ...splits.map((s): Entry => ({ uid: s.uid, previous: previousOf(s), openDate: s.trade_open_date, node: { split: s } })),
+  ];
+  const uids = new Set(entries.map((e) => e.uid));
+  const children = new Map<string | null, Entry[]>();
+  for (const e of entries) {
+    const parent = e.previous !== null && uids.has(e.previous) ? e.previous : null;
+    const list = children.get(parent) ?? [];
+    list.push(e);
+    children.set(parent, list);
+  }
+  const nodes: RollTreeNode[] = [];
+  const seen = new Set<string>();
+  const visit = (parent: string | null, depth: number) => {
+    const list = children.get(parent) ?? [];
+    if (options.sortByOpenDate) list.sort((a, b) => (a.openDate < b.openDate ? -1 : a.openDate > b.openDate ? 1 : 0));
+    for (const e of list) {
+      if (seen.has(e.uid)) continue;
+      seen.add(e.uid);
+      nodes.push({ parent, depth, ...e.node } as RollTreeNode);
+      visit(e.uid, depth + 1);
+    }
+  };
+  visit(null, 0);
+  return { nodes, splits };
 }
 
 function toRollHistorySplit(s: SplitHistoryRow, trades: ReadonlyMap<string, TradeRow>): RollHistorySplit {
@@ -59,39 +104,7 @@ function toRollHistorySplit(s: SplitHistoryRow, trades: ReadonlyMap<string, Trad
 const previousOf = (i: { rolled_from_uid: string | null; partial_of_uid: string | null; split_of_uid?: string | null }): string | null =>
   i.split_of_uid ?? i.rolled_from_uid ?? i.partial_of_uid;
 
-/**
- * Each trade after the one it came from, roots first (a roll and the close it follows can share an
- * instant, so timestamps alone do not order them); siblings by open date. Splits are nodes of the walk,
- * not of the answer.
- */
-function treeOrder(items: RollHistoryItem[], splits: readonly RollHistorySplit[]): RollHistoryItem[] {
-  const nodes: { uid: string; previous: string | null; item?: RollHistoryItem }[] = [
-    ...items.map((i) => ({ uid: i.uid, previous: previousOf(i), item: i })),
-    ...splits.map((s) => ({ uid: s.uid, previous: previousOf(s) })),
-  ];
-  const uids = new Set(nodes.map((n) => n.uid));
-  const children = new Map<string | null, typeof nodes>();
-  for (const n of nodes) {
-    const parent = n.previous !== null && uids.has(n.previous) ? n.previous : null;
-    const list = children.get(parent) ?? [];
-    list.push(n);
-    children.set(parent, list);
-  }
-  const out: RollHistoryItem[] = [];
-  const seen = new Set<string>();
-  const visit = (parent: string | null) => {
-    for (const n of children.get(parent) ?? []) {
-      if (seen.has(n.uid)) continue;
-      seen.add(n.uid);
-      if (n.item) out.push(n.item);
-      visit(n.uid);
-    }
-  };
-  visit(null);
-  return out;
-}
-
-/** A trade row as a roll history item (a leg's `split_of_uid` is set by the caller, which knows the splits). */
+/** A trade row as a roll history item (a leg's `split_of_uid` is set by `rollTreeNodes`, which knows the splits). */
 export function toRollHistoryItem(r: TradeRow): RollHistoryItem {
   return {
     uid: r.uid,

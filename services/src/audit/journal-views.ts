@@ -1,7 +1,7 @@
 import type { AsOfResponse } from '@oj/contracts/audit';
 import type { LineageState } from '@oj/contracts/lineage-fold';
 import type { TradeRecord } from '@oj/contracts/trade-record';
-import { toRollHistoryItem } from '@oj/projections/roll-history/queries';
+import { rollTreeNodes } from '@oj/projections/roll-history/queries';
 import { splitRow } from '@oj/projections/split-history/tables';
 import { listOf, sortDateOf, type TradesTable } from '@oj/projections/trades/tables';
 import { tradeRow } from '@oj/projections/trades/user-rows';
@@ -67,58 +67,46 @@ export type SplitTree = AsOfResponse['split_trees'][number];
 /**
  * A lineage's roll tree: each trade under the one it was rolled from or left from by a partial close; a
  * split trade (it left the trades) under the one it came from, as a node of its own, its legs under it.
+ * The tree is the roll history query's (`rollTreeNodes`), drawn from the folded state's rows.
  */
 export function rollTreeOf(l: LineageState): RollTree {
-  type Entry = Omit<RollTree['nodes'][number], 'parent' | 'depth'> & { previous: string | null };
-  const splitUids = new Set(l.splits.map((s) => s.auid));
-  const entries: Entry[] = [
-    ...[...l.trades.values()].map((t): Entry => {
-      const i = toRollHistoryItem(tradeRow(t) as never);
-      const leg = t.ancestorUid !== null && t.rolledFrom === null && t.partialOf === null && splitUids.has(t.ancestorUid);
-      return {
-        uid: i.uid,
-        previous: leg ? t.ancestorUid : i.rolled_from_uid,
-        split: false,
-        status: i.status,
-        strike_prices: i.strike_prices,
-        contract_size: i.contract_size,
-        premium_at_open: i.premium_at_open,
-        premium_at_close: i.premium_at_close,
-        trade_open_date: i.trade_open_date,
-        trade_close_date: i.trade_close_date,
-        expiration_date: i.expiration_date,
-      };
-    }),
-    ...l.splits.map((s): Entry => ({
-      uid: s.auid,
-      previous: s.parent.rf ?? s.parent.pf,
-      split: true,
-      status: 0,
-      strike_prices: s.parent.sp,
-      contract_size: s.gene.cs,
-      premium_at_open: s.gene.pao,
-      premium_at_close: null,
-      trade_open_date: s.gene.tod,
-      trade_close_date: l.trades.get(s.trades[0])?.close?.closeDate ?? null,
-      expiration_date: s.gene.ed,
-    })),
-  ];
-  const uids = new Set(entries.map((e) => e.uid));
-  const children = new Map<string | null, Entry[]>();
-  for (const e of entries) {
-    const parent = e.previous !== null && uids.has(e.previous) ? e.previous : null;
-    children.set(parent, [...(children.get(parent) ?? []), e]);
-  }
-  const nodes: RollTree['nodes'] = [];
-  const visit = (parent: string | null, depth: number) => {
-    const list = (children.get(parent) ?? []).sort((a, b) => (a.trade_open_date < b.trade_open_date ? -1 : a.trade_open_date > b.trade_open_date ? 1 : 0));
-    for (const { previous: _p, uid, ...e } of list) {
-      nodes.push({ uid, parent, depth, ...e });
-      visit(uid, depth + 1);
-    }
+  const rows = [...l.trades.values()].map((t) => tradeRow(t) as never);
+  const { nodes } = rollTreeNodes(rows, l.splits.map(splitRow), { sortByOpenDate: true });
+  return {
+    lineage_id: l.lineageId,
+    ticker: [...l.trades.values()][0]?.ticker ?? '',
+    nodes: nodes.map(({ parent, depth, ...n }) =>
+      n.item
+        ? {
+            uid: n.item.uid,
+            parent,
+            depth,
+            split: false,
+            status: n.item.status,
+            strike_prices: n.item.strike_prices,
+            contract_size: n.item.contract_size,
+            premium_at_open: n.item.premium_at_open,
+            premium_at_close: n.item.premium_at_close,
+            trade_open_date: n.item.trade_open_date,
+            trade_close_date: n.item.trade_close_date,
+            expiration_date: n.item.expiration_date,
+          }
+        : {
+            uid: n.split.uid,
+            parent,
+            depth,
+            split: true,
+            status: 0,
+            strike_prices: n.split.strike_prices,
+            contract_size: n.split.contract_size,
+            premium_at_open: n.split.premium_at_open,
+            premium_at_close: null,
+            trade_open_date: n.split.trade_open_date,
+            trade_close_date: n.split.split_date,
+            expiration_date: n.split.expiration_date,
+          },
+    ),
   };
-  visit(null, 0);
-  return { lineage_id: l.lineageId, ticker: [...l.trades.values()][0]?.ticker ?? '', nodes };
 }
 
 /** A lineage's split trees: each broken two-leg trade with its legs. */
