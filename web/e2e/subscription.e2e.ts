@@ -122,6 +122,16 @@ async function deliver(type: string, object: Record<string, unknown>) {
 
 const statusCard = () => page.locator('section.subscription-status');
 
+/** Update Payment from the card menu: a card saved through the dialog, which closes after its success message. */
+async function updatePaymentFromMenu() {
+  await statusCard().getByRole('button', { name: 'Subscription actions' }).click();
+  await page.getByRole('menuitem', { name: 'Update Payment' }).click();
+  const update = page.getByRole('dialog', { name: 'Update Payment' });
+  await update.getByRole('button', { name: 'Save card' }).click();
+  await update.getByText(m.paymentUpdated).waitFor();
+  await update.waitFor({ state: 'detached' });
+}
+
 /** A new trader, subscribed with a good card from the page, the first month paid at Stripe. */
 async function paidTrader() {
   const trader = await createTrader();
@@ -282,13 +292,7 @@ describe('Subscription page', () => {
     await statusCard().getByText(`Renews on ${longDate(invoice.lines.data[0].period.end as number)}`).waitFor();
     expect(await page.locator('.sidebar-renew').count()).toBe(0);
 
-    // Update Payment from the card menu.
-    await statusCard().getByRole('button', { name: 'Subscription actions' }).click();
-    await page.getByRole('menuitem', { name: 'Update Payment' }).click();
-    const update = page.getByRole('dialog', { name: 'Update Payment' });
-    await update.getByRole('button', { name: 'Save card' }).click();
-    await update.getByText(m.paymentUpdated).waitFor();
-    await update.waitFor({ state: 'detached' });
+    await updatePaymentFromMenu();
     const customer = stripe.customers.get(sub.customer as string)!;
     expect(sub.default_payment_method).toBe(customer.invoice_settings.default_payment_method);
   });
@@ -299,12 +303,7 @@ describe('Subscription page', () => {
     // The trader saves a card that every charge will decline (it saves; only a charge tells).
     nextCard = { declined: true, last4: '0341' };
     try {
-      await statusCard().getByRole('button', { name: 'Subscription actions' }).click();
-      await page.getByRole('menuitem', { name: 'Update Payment' }).click();
-      const update = page.getByRole('dialog', { name: 'Update Payment' });
-      await update.getByRole('button', { name: 'Save card' }).click();
-      await update.getByText(m.paymentUpdated).waitFor();
-      await update.waitFor({ state: 'detached' });
+      await updatePaymentFromMenu();
     } finally {
       nextCard = { last4: '4242' };
     }
