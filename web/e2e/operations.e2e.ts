@@ -73,6 +73,10 @@ describe('projections console', () => {
   const seeded = [...Array.from({ length: 12 }, (_, i) => [`K${String.fromCharCode(65 + i)}`, 100 + i] as const), ...Array.from({ length: 12 }, (_, i) => [`M${String.fromCharCode(65 + i)}`, 200 + i] as const)];
   const damagedTickers = seeded.filter(([t]) => t.startsWith('K')).length;
 
+  /** How many one-user rebuilds of `userId` the server received (each is logged, done or refused). */
+  const rebuildUserActions = async (userId: string) =>
+    Number((await sql<{ n: string }>`select count(*) as n from operator_actions where action = 'rebuild-user' and user_id = ${userId}`.execute(server.runtime.deps.database.db)).rows[0]!.n);
+
   /** The trader's open trades as the API serves them (the live read model), until `ok` holds. */
   const untilOpenTrades = async (ok: (n: number) => boolean) => {
     for (let i = 0; ; i++) {
@@ -267,11 +271,45 @@ describe('projections console', () => {
         if (attempt === 2) throw new Error('The "Rebuild one user" dialog did not open after three clicks');
       }
       await userId.fill(who);
-      // Enter in the field rebuilds as the button does (QA: it did nothing).
+      // One request per confirmation, as the server counts them (its log of operator actions) and as the
+      // browser sent them (QA: a double click, or Enter twice, started two rebuilds of the same user).
+      const logged = () => rebuildUserActions(traderId);
+      const before = await logged();
+      const sent: string[] = [];
+      // The request is held until the dialog has been seen while it runs: its button disabled, saying so.
+      let release = () => {};
+      const held = new Promise<void>((r) => (release = r));
+      const rebuildUrl = '**/api/v1/operations/projections/trades/rebuild';
+      await page.route(rebuildUrl, async (route) => {
+        sent.push(route.request().postData() ?? '');
+        await held;
+        await route.continue();
+      });
+      // Enter in the field rebuilds as the button does (QA: it did nothing), here pressed twice. A double
+      // click on a busy page reaches the button twice before React re-renders it disabled (its pending
+      // state is published a task later): both clicks land in one task here, every run.
+      if (submit === 'Enter') {
+        await userId.press('Enter');
+        await userId.press('Enter');
+      } else
+        await dialog.getByRole('button', { name: 'Rebuild user' }).evaluate((button: HTMLElement) => {
+          button.click();
+          button.click();
+        });
+      const running = dialog.getByRole('button', { name: 'Rebuilding…' });
+      await running.waitFor();
+      expect(await running.isDisabled()).toBe(true);
+      expect(await running.getAttribute('aria-busy')).toBe('true');
+      if (submit === 'click') await screenshots(page, 'operations-user-rebuilding', { fullPage: false });
+      // Pressed again while it runs: nothing more is sent.
       if (submit === 'Enter') await userId.press('Enter');
-      else await dialog.getByRole('button', { name: 'Rebuild user' }).click();
+      release();
       const panel = card.locator(`[data-testid="rebuild-rebuild-trades-user-${traderId}"][data-phase="done"]`);
       await panel.waitFor({ timeout: 60_000 });
+      await dialog.waitFor({ state: 'hidden' });
+      await page.unroute(rebuildUrl);
+      expect(await logged(), 'one-user rebuilds the server received').toBe(before + 1);
+      expect(sent).toHaveLength(1);
       return panel.getByTestId('rebuild-changes');
     };
     const repaired = await recomputeTrader('click', traderId);

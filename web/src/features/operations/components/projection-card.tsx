@@ -1,4 +1,4 @@
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import { catchUpRefusal, rebuildRequest, type OperationsLive, type ProjectionsStatusResponse } from '@oj/contracts/operations';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Badge, type BadgeTone } from '@/components/ui/badge.tsx';
@@ -14,9 +14,12 @@ import { DiffPanel } from './diff-panel.tsx';
 import { int, position, timeAgo } from './format.ts';
 import { LagChart } from './lag-chart.tsx';
 import { RebuildProgress } from './rebuild-progress.tsx';
+import { useSendOnce } from './use-send-once.ts';
 
 type ProjectionStatus = ProjectionsStatusResponse['projections'][number];
 type Confirm = { kind: 'rebuild' } | { kind: 'switch'; version: number } | { kind: 'rollback'; version: number } | { kind: 'retire'; version: number } | { kind: 'abandon'; version: number };
+/** One opening of the "Rebuild one user" dialog (a new object each time it opens). */
+type UserRebuildOpening = { kind: 'rebuild-user' };
 
 const statusTone: Record<string, BadgeTone> = { live: 'success', building: 'primary', retired: 'neutral' };
 
@@ -26,10 +29,12 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
   const [confirm, setConfirm] = useState<Confirm | null>(null);
   const [switchWhenBuilt, setSwitchWhenBuilt] = useState(false);
   const [compare, setCompare] = useState<number | null>(null);
-  const [userOpen, setUserOpen] = useState(false);
+  const [userDialog, setUserDialog] = useState<UserRebuildOpening | null>(null);
   const [userId, setUserId] = useState('');
   const [userError, setUserError] = useState<string | null>(null);
   const rebuild = useRebuild();
+  // Its own mutation: its pending state is the one-user dialog's, not the rebuild confirm's.
+  const rebuildUser = useRebuild();
   const doSwitch = useSwitch();
   const rollback = useRollback();
   const retire = useRetire();
@@ -59,12 +64,9 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
   const rollbackRefusal = lastRetired ? refusalOf(lastRetired.version) : null;
 
   const busy = rebuild.isPending || doSwitch.isPending || rollback.isPending || retire.isPending || abandon.isPending;
-  // The dialog whose action was sent. `busy` disables the confirm only once React re-renders after
-  // TanStack Query's notification (a later task), so both clicks of a double click reached onConfirm
-  // and the switch went twice (QA: the second was refused, 409, a "refused" line in the log). Each
-  // opening of the dialog is a new object: its action is sent once, and again only after a failure
-  // (the dialog stays open with the error). A success closes it, so no late click sends it again.
-  const sentFor = useRef<Confirm | null>(null);
+  // `busy` disables a confirm a task after its click: each opening sends its action once (use-send-once.ts).
+  const confirmSend = useSendOnce<Confirm>();
+  const userSend = useSendOnce<UserRebuildOpening>();
   const [actionError, setActionError] = useState<string | null>(null);
   const run = async (fn: () => Promise<{ message: string } | { rebuild: { id: string }; action: { message: string } }>) => {
     setActionError(null);
@@ -77,13 +79,12 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
       return true;
     } catch (err) {
       setActionError(errorMessage(err, 'The action failed.'));
-      if (sentFor.current === acting) sentFor.current = null;
+      confirmSend.release(acting);
       return false;
     }
   };
   const onConfirm = () => {
-    if (!confirm || sentFor.current === confirm) return;
-    sentFor.current = confirm;
+    if (!confirm || !confirmSend.claim(confirm)) return;
     if (confirm.kind === 'rebuild')
       void run(async () => {
         const r = await rebuild.mutateAsync({ name, switch: switchWhenBuilt });
@@ -95,7 +96,7 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
     if (confirm.kind === 'retire') void run(() => retire.mutateAsync({ name, version: confirm.version }));
     if (confirm.kind === 'abandon') void run(() => abandon.mutateAsync({ name })).then((ok) => ok && setCompare(null));
   };
-  const submitUser = async () => {
+  const submitUser = async (opening: UserRebuildOpening) => {
     // A user id, or an e-mail (an Operator has no user lookup of its own).
     const value = userId.trim();
     const parsed = rebuildRequest.safeParse(value.includes('@') ? { userEmail: value } : { userId: value });
@@ -103,15 +104,19 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
       setUserError(parsed.error.issues[0]?.message ?? 'Enter a user id or an e-mail address.');
       return;
     }
+    // The button's click and Enter in the field both come here: one request per opening of the dialog.
+    if (!userSend.claim(opening)) return;
     setUserError(null);
     try {
-      const r = await rebuild.mutateAsync({ name, ...parsed.data });
+      const r = await rebuildUser.mutateAsync({ name, ...parsed.data });
       onRebuildStarted(r.rebuild);
       toast.success(r.action.message);
-      setUserOpen(false);
+      // Close the dialog this request came from, never one opened since.
+      setUserDialog((o) => (o === opening ? null : o));
       setUserId('');
     } catch (err) {
       setUserError(errorMessage(err, 'The rebuild failed.'));
+      userSend.release(opening);
     }
   };
 
@@ -175,7 +180,7 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
               <Button size="sm" onClick={() => (setSwitchWhenBuilt(false), setActionError(null), setConfirm({ kind: 'rebuild' }))} disabled={Boolean(running)} data-testid="rebuild-button">
                 {building && !running ? `${stoppedShort ? 'Resume' : 'Catch up'} v${building.version}` : 'Rebuild'}
               </Button>
-              <Button size="sm" variant="secondary" onClick={() => (setUserError(null), setUserOpen(true))} disabled={!liveVersion}>
+              <Button size="sm" variant="secondary" onClick={() => (setUserError(null), setUserDialog({ kind: 'rebuild-user' }))} disabled={!liveVersion}>
                 Rebuild one user
               </Button>
             </>
@@ -338,18 +343,18 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
         onCancel={() => setConfirm(null)}
       />
       <Modal
-        open={userOpen}
-        onClose={() => setUserOpen(false)}
+        open={userDialog !== null}
+        onClose={() => setUserDialog(null)}
         title={`Rebuild one user of ${name}`}
         size="sm"
-        dismissible={!rebuild.isPending}
+        dismissible={!rebuildUser.isPending}
         footer={
           <>
-            <Button variant="secondary" onClick={() => setUserOpen(false)} disabled={rebuild.isPending}>
+            <Button variant="secondary" onClick={() => setUserDialog(null)} disabled={rebuildUser.isPending}>
               Cancel
             </Button>
-            <Button type="submit" form={`ops-${name}-rebuild-user`} loading={rebuild.isPending}>
-              Rebuild user
+            <Button type="submit" form={`ops-${name}-rebuild-user`} loading={rebuildUser.isPending}>
+              {rebuildUser.isPending ? 'Rebuilding…' : 'Rebuild user'}
             </Button>
           </>
         }
@@ -360,7 +365,7 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
           noValidate
           onSubmit={(e) => {
             e.preventDefault();
-            if (!rebuild.isPending) void submitUser();
+            if (userDialog) void submitUser(userDialog);
           }}
         >
           <p className="ops-muted">Recomputes this user&apos;s rows from their events in the live version, in one transaction, and rewrites only the rows that differ; the result says which. Versions do not change.</p>
