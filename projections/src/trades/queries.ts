@@ -88,7 +88,7 @@ export async function tradesByUids(db: Kysely<any>, tables: TradeReadTables, use
  * "Opened that day" means the position as the trader entered it. Later commands cut it into rows that
  * keep its open date: a partial close leaves the closed part and a remainder (`pf`), a split replaces a
  * two-leg trade by its legs (`auid`, the broken trade living on in split_history with its `gene`). Those
- * rows are joined back into the one trade opened that day; a part closed on the same day while the rest
+ * rows are joined back into the one trade opened that day (a split only while both legs are there); a part closed on the same day while the rest
  * stays open is listed under Closed Trades, and a position wholly closed that day stays a scalp.
  */
 export async function tradesByDate(db: Kysely<any>, tables: TradeReadTables, userId: string, date: string, today: string): Promise<TradesByDateResponse> {
@@ -101,8 +101,10 @@ export async function tradesByDate(db: Kysely<any>, tables: TradeReadTables, use
     order by created_at, uid`.execute(db),
     sql<SplitHistoryRow>`select * from ${sql.table(tables.split_history)} where user_id = ${userId} and gene->>'tod' = ${date}`.execute(db),
   ]);
-  const splitOf = new Map(splits.rows.map((s) => [s.auid, s]));
   const openedRows = new Map(rows.filter((r) => r.tod === date).map((r) => [r.uid, r]));
+  // A split is joined back only while both its legs are still there: once a leg is deleted, the position
+  // as entered no longer exists, and what is left is listed as what it is (a leg, with its own strategy).
+  const splitOf = new Map(splits.rows.filter((s) => s.trades.every((u) => openedRows.has(u))).map((s) => [s.auid, s]));
   // The entered position a row of the day belongs to: up its remainder links, then to its split ancestor.
   const positionKey = (r: TradeRow): string => {
     let cur = r;

@@ -48,7 +48,7 @@ describe.each(adapters)('trade read models end to end on %s', (adapter) => {
   let me: { userId: string; authorization: string };
   let account: string;
 
-  const send = async (method: 'GET' | 'POST', path: string, payload?: unknown) =>
+  const send = async (method: 'GET' | 'POST' | 'DELETE', path: string, payload?: unknown) =>
     t.app.inject({ method, url: url(path), headers: { authorization: me.authorization }, ...(payload !== undefined ? { payload: payload as object } : {}) });
   const ok = async (method: 'GET' | 'POST', path: string, payload?: unknown) => {
     const r = await send(method, path, payload);
@@ -194,6 +194,35 @@ describe.each(adapters)('trade read models end to end on %s', (adapter) => {
       [openLeg, 2, 1],
       [remainder, 1, 1],
     ]);
+  });
+
+  it('trades-by-date: a split spread is one entered position with its strikes; once a leg is deleted, what is left is listed as itself (QA)', async () => {
+    const spread = await ok('POST', '/trades/add-trade', {
+      trade_data: {
+        ticker: 'AMD', strategy_uid: 'long-straddle', account_uid: account, strike_prices: [120, 120], trade_open_date: '2026-02-09', expiration_date: '2026-03-20',
+        contract_size: 2, premium_at_open: 1000, net_fee_to_open: 2.6, net_delta: 0.1, stock_price_at_open: 118, notes: '',
+      },
+      tag_data: [],
+    });
+    const split = await ok('POST', `/trades/split-trade/${spread.uid}`, {
+      trade_data: { closing_trade: { leg_index: 0, premium_at_open: 600, status: 2, trade_close_date: '2026-02-10', premium_at_close: 650, net_fee_to_close: 1.3, close_transaction: 1 }, opening_trade: { premium_at_open: 400 } },
+      tag_data: [],
+    });
+    await settle();
+    const entered = tradesByDateResponse.parse(await ok('GET', '/trades/trade-by-date/2026-02-09'));
+    // Both legs: the straddle as entered, its two strikes, the legs' premiums (600 + 400 debit), its contracts.
+    expect(entered.map((x) => [x.section, x.uid, x.su, x.sp, x.pao, x.ot, x.cs])).toEqual([['open', spread.uid, 'long-straddle', [120, 120], 1000, 2, 2]]);
+
+    expect((await send('DELETE', `/trades/${split.open_trade.uid}`)).statusCode).toBeLessThan(300);
+    await settle();
+    const left = tradesByDateResponse.parse(await ok('GET', '/trades/trade-by-date/2026-02-09'));
+    // The straddle no longer exists as entered: the closed leg is listed as what it is, a long call of one strike
+    // and its own premium, and the day's premium is that leg's (-600), as the day's record says.
+    expect(left.map((x) => [x.section, x.uid, x.su, x.sp, x.pao, x.ot, x.cs])).toEqual([['open', split.closed_trade.uid, split.closed_trade.su, [120], 600, 2, 2]]);
+    expect(split.closed_trade.su).not.toBe('long-straddle');
+    expect(tradeDaySummary(left)).toMatchObject({ trades: 1, premium: -600 });
+    const premium = await ok('GET', '/metrics/premium-data');
+    expect(premium.daily_income.find((d: { id: string }) => d.id === '2026-02-09').np).toBe(-600);
   });
 
   it('a rebuild from empty equals the live read models, row by row', async () => {
