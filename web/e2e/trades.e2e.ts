@@ -725,6 +725,16 @@ describe("a trader's day", () => {
     await screenshots(page, 'trades-add-page');
   });
 
+  it('on a Saturday the add-trade form starts on the Friday before, so its Open Date is valid (QA: Next stayed disabled with no message)', async () => {
+    const saturday = await context.newPage();
+    // Saturday 28 November 2026, 10:00 in New York.
+    await saturday.clock.setFixedTime(new Date('2026-11-28T15:00:00Z'));
+    await saturday.goto('/trades/add');
+    await saturday.getByRole('heading', { name: 'Add Open Trade', level: 1 }).waitFor();
+    expect(await saturday.getByLabel('Open Date').inputValue()).toBe('2026-11-27');
+    await saturday.close();
+  });
+
   it('filters by ticker and by account, with the date checks', async () => {
     await openList('/trades/open', 'Open Trades');
     await page.getByLabel('Search by ticker').fill('msft');

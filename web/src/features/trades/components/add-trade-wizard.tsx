@@ -18,6 +18,7 @@ import {
   closeChoiceLabel,
   closeChoices,
   defaultCloseDate,
+  defaultTradeDate,
   parseNum,
   premiumHint,
   sameKind,
@@ -66,7 +67,7 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
   const accounts = useTradeAccounts();
   const strategies = useStrategies().data ?? strategyCatalogue;
   const defaultAccount = accounts.data?.find((a) => a.default_account)?.uid ?? accounts.data?.[0]?.uid ?? '';
-  const initial = useCallback(() => emptyValues(initialDate ?? today, defaultAccount), [initialDate, today, defaultAccount]);
+  const initial = useCallback(() => emptyValues(initialDate ?? defaultTradeDate(today), defaultAccount), [initialDate, today, defaultAccount]);
   const form = useTradeForm<AddTradeValues>(initial);
   const close = useTradeForm<CloseValues>(emptyClose);
   const [step, setStep] = useState(0);

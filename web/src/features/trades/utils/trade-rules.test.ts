@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { strategyByUid } from '@oj/contracts/strategies';
 import { dateRangeIssues } from '@oj/contracts/trade-views';
 import { expiryDisplay, holdingPeriod } from './expiry.ts';
-import { closeProfitLoss, defaultCloseDate, notesTone, validateAddTrade, validateSplitPremiums, validateClose, validateRoll, type AddTradeValues } from './trade-rules.ts';
+import { closeProfitLoss, defaultCloseDate, defaultTradeDate, notesTone, validateAddTrade, validateSplitPremiums, validateClose, validateRoll, type AddTradeValues } from './trade-rules.ts';
 
 const today = '2026-11-20'; // a Friday
 const bullPut = strategyByUid('bull-put-spread');
@@ -55,6 +55,13 @@ describe('add trade rules (part 1 §5)', () => {
 });
 
 describe('close and roll rules', () => {
+  it('starts a trade form on today, the Friday before on a weekend', () => {
+    expect(defaultTradeDate('2026-12-04')).toBe('2026-12-04');
+    expect(defaultTradeDate('2026-12-05')).toBe('2026-12-04');
+    expect(defaultTradeDate('2026-12-06')).toBe('2026-12-04');
+    expect(defaultTradeDate('2026-12-07')).toBe('2026-12-07');
+  });
+
   it('defaults the close date to today, the Friday before on a weekend, never after the expiration', () => {
     // Friday 4, Saturday 5 and Sunday 6 December 2026.
     expect(defaultCloseDate('2026-12-18', '2026-12-04')).toBe('2026-12-04');

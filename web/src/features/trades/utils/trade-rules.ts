@@ -139,12 +139,19 @@ export function closeChoices(strategy: Strategy | undefined, expired: boolean): 
 }
 
 /**
- * Default close date: today in New York (on a weekend, the Friday before: a weekend date is refused, so
- * a form opened on a Saturday started with an error), or the expiration date when that is earlier.
+ * The date a trade form starts with: today in New York, on a weekend the Friday before. A weekend date is
+ * refused, so a form opened on a Saturday started invalid, its Next disabled, with no message until a
+ * field was touched.
  */
-export function defaultCloseDate(expirationDate: string, today: string): string {
+export function defaultTradeDate(today: string): string {
   let day = today;
   while (isWeekend(day)) day = addDays(day, -1);
+  return day;
+}
+
+/** Default close date: the trade date above, or the expiration date when that is earlier. */
+export function defaultCloseDate(expirationDate: string, today: string): string {
+  const day = defaultTradeDate(today);
   return expirationDate < day ? expirationDate : day;
 }
 
