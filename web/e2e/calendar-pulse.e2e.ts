@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { inflateSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { addDays, isWeekend } from '@oj/contracts/business-date';
 import { businessToday } from './support/business-day.ts';
 import { DESKTOP, SCREENSHOT_DIR, launchBrowser, newContext, screenshotAt } from './support/browser.ts';
+import { decodePng } from './support/png.ts';
 import { startServer, type E2eServer } from './support/server.ts';
 import { seedTrade, type Seed } from './support/seed-trades.ts';
 import { createTrader, json, signIn, type Trader } from './support/trader.ts';
@@ -60,63 +60,6 @@ function flowsByDate(seeds: Seed[], ticker?: string): Map<string, number> {
 const activeDates = new Set(SEEDS.flatMap((s) => [s.tod, ...(s.close ? [s.close.tcd] : [])]));
 
 const seed = (server: E2eServer, t: Trader, s: Seed) => seedTrade(server, t, s, { expiry });
-
-// --- A small PNG reader (8-bit RGB / RGBA, non-interlaced): enough to check a share image's pixels. -----
-
-interface Png {
-  width: number;
-  height: number;
-  pixel(x: number, y: number): [number, number, number, number];
-}
-
-function decodePng(buf: Buffer): Png {
-  expect([...buf.subarray(0, 8)]).toEqual([137, 80, 78, 71, 13, 10, 26, 10]);
-  let pos = 8;
-  let width = 0;
-  let height = 0;
-  let colorType = 0;
-  const idat: Buffer[] = [];
-  while (pos < buf.length) {
-    const len = buf.readUInt32BE(pos);
-    const type = buf.toString('ascii', pos + 4, pos + 8);
-    const data = buf.subarray(pos + 8, pos + 8 + len);
-    if (type === 'IHDR') {
-      width = data.readUInt32BE(0);
-      height = data.readUInt32BE(4);
-      expect(data[8]).toBe(8);
-      colorType = data[9]!;
-      expect(data[12]).toBe(0);
-    } else if (type === 'IDAT') idat.push(data);
-    else if (type === 'IEND') break;
-    pos += 12 + len;
-  }
-  const bpp = colorType === 6 ? 4 : colorType === 2 ? 3 : 0;
-  expect(bpp).toBeGreaterThan(0);
-  const raw = inflateSync(Buffer.concat(idat));
-  const stride = width * bpp;
-  const out = Buffer.alloc(stride * height);
-  for (let y = 0; y < height; y++) {
-    const filter = raw[y * (stride + 1)]!;
-    const line = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
-    for (let x = 0; x < stride; x++) {
-      const a = x >= bpp ? out[y * stride + x - bpp]! : 0;
-      const b = y > 0 ? out[(y - 1) * stride + x]! : 0;
-      const c = x >= bpp && y > 0 ? out[(y - 1) * stride + x - bpp]! : 0;
-      const p = a + b - c;
-      const pr = Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
-      const v = line[x]!;
-      out[y * stride + x] = (filter === 0 ? v : filter === 1 ? v + a : filter === 2 ? v + b : filter === 3 ? v + ((a + b) >> 1) : v + pr) & 0xff;
-    }
-  }
-  return {
-    width,
-    height,
-    pixel(x, y) {
-      const i = y * stride + x * bpp;
-      return [out[i]!, out[i + 1]!, out[i + 2]!, bpp === 4 ? out[i + 3]! : 255];
-    },
-  };
-}
 
 // --- The run ---------------------------------------------------------------------------------------------
 

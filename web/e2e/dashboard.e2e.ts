@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { addDays, isWeekend } from '@oj/contracts/business-date';
 import { businessToday } from './support/business-day.ts';
 import { DESKTOP, SCREENSHOT_DIR, launchBrowser, newContext, screenshotAt } from './support/browser.ts';
+import { decodePng, sharpSteps } from './support/png.ts';
 import { startServer, type E2eServer } from './support/server.ts';
 import { SEED_FEE, seedJournal, seedTrade, type Seed } from './support/seed-trades.ts';
 import { createTrader, json, signIn, type Trader } from './support/trader.ts';
@@ -541,6 +543,38 @@ describe('dashboard', () => {
     }
     await page.setViewportSize(DESKTOP);
     expect(pageErrors).toEqual([]);
+  });
+
+  it("downloads the Premium Income by Month card with its chart at the image's scale, not a 1x canvas stretched", async () => {
+    // QA: the PNG is the card at scale 2 (part 2 §9), but its chart was the screen's 1x canvas stretched
+    // to twice its size: blurred labels and lines beside the card's sharp text.
+    await page.setViewportSize(DESKTOP);
+    await page.reload();
+    await page.getByRole('button', { name: 'Share Income By Month' }).click();
+    const dialog = page.getByRole('dialog', { name: /Premium Income by Month/ });
+    const canvas = dialog.locator('canvas');
+    await canvas.waitFor();
+    await page.waitForTimeout(300);
+    // The chart's box in the card, in the card's CSS pixels (shown at scale 1 at this width).
+    const box = await canvas.evaluate((c: HTMLCanvasElement) => {
+      const card = c.closest<HTMLElement>('[data-testid="share-card"]')!;
+      const [a, b] = [c.getBoundingClientRect(), card.getBoundingClientRect()];
+      return { left: a.left - b.left, top: a.top - b.top, width: a.width, height: a.height, cardWidth: card.offsetWidth, cardHeight: card.offsetHeight, backing: c.width };
+    });
+    const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Download' }).click()]);
+    expect(download.suggestedFilename()).toBe('premium-income-by-month.png');
+    const png = decodePng(readFileSync((await download.path())!));
+    expect(png.width).toBe(Math.round(box.cardWidth * 2));
+    await download.saveAs(`${SCREENSHOT_DIR}share-income-by-month-download.png`);
+    // The chart's area of the image (2 px in from its edges), where the bars, the axis and the labels are.
+    const chart = { left: Math.ceil(box.left * 2) + 2, top: Math.ceil(box.top * 2) + 2, width: Math.floor(box.width * 2) - 4, height: Math.floor(box.height * 2) - 4 };
+    // A 1x canvas stretched to 2x moves at most half its contrast from one pixel to the next (0 such steps
+    // above 0.55 of it in the stretched image); drawn at 2x, its labels' stems and its lines have thousands
+    // (about 4,000 above 0.6 here, as many as the card's own header text drawn by the browser).
+    const steps = sharpSteps(png, chart, 0.6);
+    expect(steps, `sharp steps in the chart's ${chart.width} x ${chart.height} px; its canvas was ${box.backing} px wide for ${box.width} CSS px`).toBeGreaterThan(1000);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
   });
 
   it('shows Key Stats, Strategies and Disposition of M, YTD and Y as worked out from the seeded trades', async () => {

@@ -1,7 +1,8 @@
 import ReactEChartsCore from 'echarts-for-react/lib/core';
-import type { CSSProperties } from 'react';
+import { useContext, type CSSProperties } from 'react';
 import { CHART_THEME_NAME, echarts } from './echarts.ts';
 import { baseOption, useChartColors } from './chart-theme.ts';
+import { ChartPixelRatio } from './chart-pixel-ratio.ts';
 import './chart.css';
 
 export interface ChartProps {
@@ -30,6 +31,7 @@ export interface ChartProps {
  */
 export function Chart({ option, height = 260, loading = false, empty = false, emptyText = 'No Data', label, values, onEvents, className, style }: ChartProps) {
   const colors = useChartColors();
+  const leastPixelRatio = useContext(ChartPixelRatio);
   const box: CSSProperties = { height, ...style };
   if (loading) {
     return (
@@ -54,7 +56,7 @@ export function Chart({ option, height = 260, loading = false, empty = false, em
         notMerge
         lazyUpdate
         style={{ height: '100%', width: '100%' }}
-        opts={{ renderer: 'canvas' }}
+        opts={leastPixelRatio === null ? { renderer: 'canvas' } : { renderer: 'canvas', devicePixelRatio: Math.max(leastPixelRatio, window.devicePixelRatio || 1) }}
         onEvents={onEvents ?? {}}
       />
     </div>

@@ -1,4 +1,5 @@
 import { useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { ChartPixelRatio } from '@/components/charts/chart-pixel-ratio.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { Icon } from '@/components/ui/icons.tsx';
@@ -136,7 +137,8 @@ export function ShareModal({ open, onClose, title, shareText, shareError, shareD
             data-testid="share-card"
             style={{ background: colors.bg, color: colors.text, borderColor: colors.border }}
           >
-            {children(colors, theme)}
+            {/* The charts draw at the image's scale, so the PNG has their detail, not a 1x canvas stretched. */}
+            <ChartPixelRatio value={SHARE_IMAGE.scale}>{children(colors, theme)}</ChartPixelRatio>
             <div className="share-card-brand" style={{ color: colors.muted }}>
               <span className="share-card-mark" style={{ background: colors.accent }} aria-hidden="true" />
               Options Journal
