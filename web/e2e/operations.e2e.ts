@@ -204,12 +204,16 @@ describe('projections console', () => {
     await screenshots(page, 'operations-diff');
 
     // Switch, with confirmation. A double click on the confirm sends one request (QA: the second one
-    // was refused, 409, and logged as a refused switch).
+    // was refused, 409, and logged as a refused switch). Both clicks land in one task, before React can
+    // re-render the button disabled, as on a busy page (Playwright's dblclick lets it re-render between).
     const switches: string[] = [];
     const onRequest = (r: { method(): string; url(): string }) => r.method() === 'POST' && r.url().endsWith('/switch') && switches.push(r.url());
     page.on('request', onRequest);
     await diff.getByRole('button', { name: `Switch to v${v2}` }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Switch' }).dblclick();
+    await page.getByRole('dialog').getByRole('button', { name: 'Switch' }).evaluate((button: HTMLElement) => {
+      button.click();
+      button.click();
+    });
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
     await card.locator(`tr[data-version="${v2}"][data-status="live"]`).waitFor();
     await card.locator(`tr[data-version="${v1}"][data-status="retired"]`).waitFor();
