@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCompact, formatDate, formatMoneyShort, todayInNewYork } from './format.ts';
+import { formatCompact, formatDate, formatMoneyShort, formatMoneyTick, todayInNewYork } from './format.ts';
 
 describe('format', () => {
   it('abbreviates money with K and M from 1000', () => {
@@ -17,6 +17,11 @@ describe('format', () => {
     for (const [value, text] of cases) expect(formatMoneyShort(value), String(value)).toBe(text);
     const counts: [number, string][] = [[100, '100'], [100_000, '100K'], [2_000_000, '2M'], [1_234, '1.23K'], [-40_000, '-40K']];
     for (const [value, text] of counts) expect(formatCompact(value), String(value)).toBe(text);
+  });
+
+  it('labels a money axis without the cents of whole ticks (QA: $800.00 beside $1K)', () => {
+    const ticks: [number, string][] = [[0, '$0'], [400, '$400'], [800, '$800'], [-200, '-$200'], [0.5, '$0.50'], [1000, '$1K'], [1200, '$1.2K'], [-2_500_000, '-$2.5M']];
+    for (const [value, text] of ticks) expect(formatMoneyTick(value), String(value)).toBe(text);
   });
 
   it('computes today in New York, not in the browser zone', () => {

@@ -20,6 +20,15 @@ export function formatMoneyShort(value: number | null | undefined): string {
   return cents < 1_000 ? `${sign}$${cents.toFixed(2)}` : `${sign}$${abbreviated(cents)}`;
 }
 
+/**
+ * A money axis tick: as `formatMoneyShort`, without the cents of a whole amount under 1K, so an axis
+ * reads $400, $800, $1K, $1.2K rather than $800.00 beside $1K; a tick with cents keeps them ($0.50).
+ */
+export function formatMoneyTick(value: number): string {
+  const cents = Math.round(Math.abs(value) * 100) / 100;
+  return cents < 1_000 && Number.isInteger(cents) ? `${value < 0 ? '-' : ''}$${cents}` : formatMoneyShort(value);
+}
+
 /** 1234 -> 1.23K, 2500000 -> 2.5M. */
 export function formatCompact(value: number): string {
   const abs = Math.abs(value);

@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react';
 import { Chart } from '@/components/charts/chart.tsx';
 import { categoryAxisEndRoom, useChartColors } from '@/components/charts/chart-theme.ts';
-import { formatMoney, formatMoneyShort } from '@/lib/format.ts';
+import { formatMoney, formatMoneyTick } from '@/lib/format.ts';
 import type { DashboardData } from '../api/get-dashboard-data.ts';
 import { cumulativeSeries, PREMIUM_RANGES, shortDay, type PremiumRange } from '../utils/dashboard-math.ts';
 import { Segmented, Widget } from './widget.tsx';
@@ -26,7 +26,7 @@ export function PremiumIncome({ data }: { data: DashboardData }) {
       axisTick: { show: false },
       axisLabel: { color: c.subtle, hideOverlap: true },
     },
-    yAxis: { type: 'value', splitLine: { lineStyle: { color: c.border, type: 'dashed' } }, axisLabel: { color: c.subtle, formatter: (v: number) => formatMoneyShort(v) } },
+    yAxis: { type: 'value', splitLine: { lineStyle: { color: c.border, type: 'dashed' } }, axisLabel: { color: c.subtle, formatter: (v: number) => formatMoneyTick(v) } },
     series: [
       {
         type: 'line',

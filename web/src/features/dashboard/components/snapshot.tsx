@@ -5,7 +5,7 @@ import type { SwitchPeriod } from '@oj/contracts/trade-views';
 import { Chart } from '@/components/charts/chart.tsx';
 import { categoryAxisEndRoom, useChartColors } from '@/components/charts/chart-theme.ts';
 import { Spinner } from '@/components/ui/spinner.tsx';
-import { formatDate, formatMoney, formatMoneyShort } from '@/lib/format.ts';
+import { formatDate, formatMoney, formatMoneyShort, formatMoneyTick } from '@/lib/format.ts';
 import type { DashboardData } from '../api/get-dashboard-data.ts';
 import { currentWeek, dayTone, firstWithData, lastActiveDays, monthLabel, shortDay, weekdayName } from '../utils/dashboard-math.ts';
 import { Segmented, ShareButton, SWITCH_LABELS, SWITCH_OPTIONS, Widget } from './widget.tsx';
@@ -21,7 +21,7 @@ export function DailyPremium({ data }: { data: DashboardData }) {
     grid: { left: 4, right: categoryAxisEndRoom(labels), top: 12, bottom: 4, containLabel: true },
     tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: (v: number) => formatMoney(v) },
     xAxis: { type: 'category', data: labels, axisTick: { show: false }, axisLine: { lineStyle: { color: c.border } }, axisLabel: { color: c.subtle, hideOverlap: true } },
-    yAxis: { type: 'value', splitLine: { lineStyle: { color: c.border, type: 'dashed' } }, axisLabel: { color: c.subtle, formatter: (v: number) => formatMoneyShort(v) } },
+    yAxis: { type: 'value', splitLine: { lineStyle: { color: c.border, type: 'dashed' } }, axisLabel: { color: c.subtle, formatter: (v: number) => formatMoneyTick(v) } },
     series: [
       {
         type: 'bar',
@@ -135,7 +135,7 @@ export function IncomeByMonth({ data, onShare }: { data: DashboardData; onShare?
       // and may leave the current one unlabelled; four months apart fit the narrowest card.
       axisLabel: { color: c.subtle, hideOverlap: true, interval: (i: number) => (labels.length - 1 - i) % 4 === 0 },
     },
-    yAxis: { type: 'value', splitLine: { lineStyle: { color: c.border, type: 'dashed' } }, axisLabel: { color: c.subtle, formatter: (v: number) => formatMoneyShort(v) } },
+    yAxis: { type: 'value', splitLine: { lineStyle: { color: c.border, type: 'dashed' } }, axisLabel: { color: c.subtle, formatter: (v: number) => formatMoneyTick(v) } },
     series: [
       {
         type: 'bar',

@@ -1,6 +1,6 @@
 import { Chart } from '@/components/charts/chart.tsx';
 import { categoryAxisEndRoom } from '@/components/charts/chart-theme.ts';
-import { formatMoney, formatMoneyShort } from '@/lib/format.ts';
+import { formatMoney, formatMoneyTick } from '@/lib/format.ts';
 import { bestMonth } from '../utils/best-month.ts';
 import { cardChartBase } from '../utils/card-theme.ts';
 import { ShareModal } from './share-modal.tsx';
@@ -50,7 +50,7 @@ export function PremiumByMonthShareModal({ open, onClose, months }: PremiumByMon
                 // (ECharts' own interval counts from the oldest and left it out of twelve).
                 axisLabel: { color: c.muted, fontSize: 10, interval: (i: number) => (labels.length - 1 - i) % 2 === 0 },
               },
-              yAxis: { type: 'value', splitLine: { lineStyle: { color: c.border } }, axisLabel: { color: c.muted, fontSize: 10, formatter: (v: number) => formatMoneyShort(v) } },
+              yAxis: { type: 'value', splitLine: { lineStyle: { color: c.border } }, axisLabel: { color: c.muted, fontSize: 10, formatter: (v: number) => formatMoneyTick(v) } },
               series: [
                 {
                   type: 'bar',

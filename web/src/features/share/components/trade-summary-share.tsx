@@ -1,5 +1,5 @@
 import { Chart } from '@/components/charts/chart.tsx';
-import { formatDate, formatMoney, formatMoneyShort, formatPercent } from '@/lib/format.ts';
+import { formatDate, formatMoney, formatMoneyTick, formatPercent } from '@/lib/format.ts';
 import { cardChartBase } from '../utils/card-theme.ts';
 import { monthFileName } from '../utils/share-links.ts';
 import { ShareModal } from './share-modal.tsx';
@@ -58,7 +58,7 @@ export function TradeSummaryShareModal({ open, onClose, summary: s }: TradeSumma
               ...cardChartBase(c),
               grid: { left: 6, right: 6, top: 12, bottom: 2, containLabel: true },
               xAxis: { type: 'category', data: s.days.map((d) => String(Number(d.date.slice(8)))), axisLine: { lineStyle: { color: c.border } }, axisTick: { show: false }, axisLabel: { color: c.muted, fontSize: 9 } },
-              yAxis: { type: 'value', splitLine: { lineStyle: { color: c.border } }, axisLabel: { color: c.muted, fontSize: 9, formatter: (v: number) => formatMoneyShort(v) } },
+              yAxis: { type: 'value', splitLine: { lineStyle: { color: c.border } }, axisLabel: { color: c.muted, fontSize: 9, formatter: (v: number) => formatMoneyTick(v) } },
               series: [{ type: 'bar', barMaxWidth: 14, data: s.days.map((d) => ({ value: d.np, itemStyle: { color: d.np >= 0 ? c.positive : c.negative, borderRadius: 3 } })) }],
             }}
           />
