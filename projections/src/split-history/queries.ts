@@ -13,9 +13,18 @@ export async function splitHistory(db: Kysely<any>, tables: TradeReadTables, use
   const { rows } = await sql<SplitHistoryRow>`select * from ${sql.table(tables.split_history)} where auid = ${auid} and user_id = ${userId}`.execute(db);
   const rec = rows[0];
   if (!rec) return undefined;
-  const { rows: legs } = await sql<TradeRow>`select * from ${sql.table(tables.trades)} where user_id = ${userId} and lid = ${rec.lid} and auid = ${rec.auid}`.execute(db);
+  const { rows: lineage } = await sql<TradeRow>`select * from ${sql.table(tables.trades)} where user_id = ${userId} and lid = ${rec.lid} and auid = ${rec.auid}`.execute(db);
+  return { auid: rec.auid, trades: splitLegs(rec, lineage).map((l) => rowToListItem(l, today)), su: rec.su, gene: rec.gene, created_at: rec.created_at };
+}
+
+/**
+ * A split record's legs among its lineage's trade rows, in the split history's order: the trades that
+ * carry its uid as their `auid` (both legs and what partial closes of a leg left), the legs in the
+ * record's order (closed leg first), then the rest by creation and uid. Pure: the split history query
+ * and the audit's as-of view (services/src/audit/journal-views.ts) both list legs with it.
+ */
+export function splitLegs<R extends Pick<TradeRow, 'uid' | 'auid' | 'created_at'>>(rec: Pick<SplitHistoryRow, 'auid' | 'trades'>, rows: Iterable<R>): R[] {
   const order = new Map(rec.trades.map((u, i) => [u, i]));
-  const rank = (l: TradeRow) => order.get(l.uid) ?? rec.trades.length;
-  legs.sort((a, b) => rank(a) - rank(b) || a.created_at.localeCompare(b.created_at) || a.uid.localeCompare(b.uid));
-  return { auid: rec.auid, trades: legs.map((l) => rowToListItem(l, today)), su: rec.su, gene: rec.gene, created_at: rec.created_at };
+  const rank = (l: R) => order.get(l.uid) ?? rec.trades.length;
+  return [...rows].filter((r) => r.auid === rec.auid).sort((a, b) => rank(a) - rank(b) || a.created_at.localeCompare(b.created_at) || a.uid.localeCompare(b.uid));
 }

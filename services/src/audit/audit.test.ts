@@ -394,4 +394,40 @@ describe('audit replay', () => {
     expect(lines).toEqual([`ERR Cannot write ${missing} (ENOENT: no such file or directory): nothing was exported or recorded.`]);
     expect((await ok(`/audit/access-log?user=${me.userId}&limit=2`, admin)).items[0]).toEqual(logged.items[0]);
   });
+
+  it("as of any event, a split tree lists what the trader's split history lists then: a partial close of a leg adds its remainder (QA: only the two legs)", async () => {
+    // `other`'s own journal, so the hand-made history above keeps its figures.
+    const as = async (method: 'POST' | 'GET', path: string, payload?: unknown) => {
+      const r = await t.app.inject({ method, url: url(path), headers: { authorization: other.authorization }, ...(payload ? { payload: payload as object } : {}) });
+      expect(r.statusCode, r.body).toBeLessThan(300);
+      return r.json();
+    };
+    const acc = (await as('POST', '/accounts/add-account', { name: 'Other', broker: 'ibkr', ac_type: 1 })).uid;
+    const qqq = await as('POST', '/trades/add-trade', {
+      trade_data: { ticker: 'QQQ', strategy_uid: 'bull-put-spread', account_uid: acc, strike_prices: [400, 395], trade_open_date: '2026-02-02', expiration_date: '2026-03-20', contract_size: 2, premium_at_open: 150, net_fee_to_open: 2, net_delta: 0.2, stock_price_at_open: 410, notes: '' },
+      tag_data: [],
+    });
+    const split = await as('POST', `/trades/split-trade/${qqq.uid}`, {
+      trade_data: { closing_trade: { leg_index: 1, premium_at_open: 20, status: 2, trade_close_date: '2026-02-20', premium_at_close: 5, net_fee_to_close: 1, close_transaction: 1 }, opening_trade: { premium_at_open: 170 } },
+      tag_data: [],
+    });
+    await settle();
+    const ancestorAfterSplit = (await as('GET', `/trades/${qqq.uid}/ancestor`)).trades.map((x: { uid: string; status: number }) => [x.uid, x.status]);
+    const partial = await as('POST', `/trades/close/${split.open_trade.uid}`, { contract_size: 1, trade_close_date: '2026-02-27', premium_at_close: 30, net_fee_to_close: 1, close_transaction: 2 });
+    await settle();
+    const ancestor = (await as('GET', `/trades/${qqq.uid}/ancestor`)).trades.map((x: { uid: string; status: number }) => [x.uid, x.status]);
+    expect(ancestor).toEqual([
+      [split.closed_trade.uid, 2],
+      [split.open_trade.uid, 2],
+      [partial.remaining_trade.uid, 1],
+    ]);
+    const tl = (await ok(`/audit/users/${other.userId}/timeline?${q({})}`, support)).items as Array<{ position: string; type: string }>;
+    expect(tl.map((i) => i.type)).toEqual(['TradeOpened', 'TradeSplit', 'TradeClosed']);
+    const legsAsOf = async (position: string) =>
+      ((await ok(`/audit/users/${other.userId}/as-of?${q({ event: position })}`, support)).split_trees as Array<{ auid: string; legs: Array<{ uid: string; status: number | null }> }>).map((s) => [s.auid, s.legs.map((l) => [l.uid, l.status])]);
+    expect(await legsAsOf(tl[1]!.position)).toEqual([[qqq.uid, ancestorAfterSplit]]);
+    expect(ancestorAfterSplit).toHaveLength(2);
+    expect(await legsAsOf(tl[2]!.position)).toEqual([[qqq.uid, ancestor]]);
+  });
 });
+

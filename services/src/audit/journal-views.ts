@@ -2,6 +2,7 @@ import type { AsOfResponse } from '@oj/contracts/audit';
 import type { LineageState } from '@oj/contracts/lineage-fold';
 import type { TradeRecord } from '@oj/contracts/trade-record';
 import { rollTreeNodes } from '@oj/projections/roll-history/queries';
+import { splitLegs } from '@oj/projections/split-history/queries';
 import { splitRow } from '@oj/projections/split-history/tables';
 import { listOf, sortDateOf, type TradesTable } from '@oj/projections/trades/tables';
 import { tradeRow } from '@oj/projections/trades/user-rows';
@@ -109,20 +110,27 @@ export function rollTreeOf(l: LineageState): RollTree {
   };
 }
 
-/** A lineage's split trees: each broken two-leg trade with its legs. */
+/**
+ * A lineage's split trees: each broken two-leg trade with its legs as the trader's split history lists
+ * them at this point (`splitLegs`: both legs, then what partial closes of a leg left), then a leg deleted
+ * by then, as deleted (the split history no longer lists it; support sees it was there).
+ */
 export function splitTreesOf(l: LineageState): SplitTree[] {
+  const rows = [...l.trades.values()].map(tradeRow);
   return l.splits.map((s) => {
     const row = splitRow(s);
+    const legs = splitLegs(row, rows);
+    const kept = new Set(legs.map((t) => t.uid));
     return {
       auid: row.auid,
       lineage_id: row.lid,
       su: row.su,
       cause: row.gene.cause,
       created_at: row.created_at,
-      legs: row.trades.map((uid) => {
-        const t = l.trades.get(uid);
-        return { uid, status: t?.status ?? null, strike_prices: t?.strikePrices ?? [], su: t?.strategyUid ?? null };
-      }),
+      legs: [
+        ...legs.map((t) => ({ uid: t.uid, status: t.status, strike_prices: t.sp, su: t.su })),
+        ...row.trades.filter((uid) => !kept.has(uid)).map((uid) => ({ uid, status: null, strike_prices: [], su: null })),
+      ],
     };
   });
 }
