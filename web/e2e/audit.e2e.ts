@@ -7,7 +7,7 @@ import { businessToday } from './support/business-day.ts';
 import { createUser, login } from '@oj/services/identity/commands';
 import { identityContext } from '@oj/services/identity/routes';
 import { SEED_PASSWORD, seedJournals } from '@oj/services/journal/seed/generate';
-import { SCREENSHOT_DIR, launchBrowser, newContext, screenshots } from './support/browser.ts';
+import { SCREENSHOT_DIR, launchBrowser, newContext, screenshotAt, screenshots } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
 
 /**
@@ -63,7 +63,7 @@ beforeAll(async () => {
   const deps = server.runtime.deps;
   const today = businessToday();
   // A seeded trader (every kind of action through the command handler) ...
-  const report = await seedJournals({ db: deps.database.db, eventStore: deps.eventStore, config: deps.config }, { users: 1, tradesPerUser: 25, seed: 15, today });
+  const report = await seedJournals({ db: deps.database.db, eventStore: deps.eventStore, config: deps.config }, { users: 1, tradesPerUser: 40, seed: 15, today });
   const seeded = report.users[0]!;
   const session = await login(identityContext(deps), { email: seeded.email, password: SEED_PASSWORD });
   trader = { email: seeded.email, userId: seeded.userId, token: session.accessToken };
@@ -114,6 +114,9 @@ afterAll(async () => {
 const poll = <T>(f: () => T | Promise<T>) => expect.poll(f, { timeout: 60_000, interval: 250 });
 const short = (uid: string) => `#${uid.slice(-6)}`;
 const panel = (name: string) => page.getByRole('region', { name, exact: true });
+/** The QA sizes of the audit screens: a 1280 px laptop and a phone. */
+const LAPTOP = { width: 1280, height: 800 } as const;
+const PHONE = { width: 390, height: 844 } as const;
 
 describe('audit replay in the browser', { timeout: 180_000 }, () => {
   it('support finds the seeded trader and opens the history with a reason', async () => {
@@ -166,6 +169,31 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
     expect(text).toContain('created'); // the remainder
     expect(text).toContain('daily_premium');
     await screenshots(page, 'audit-diff');
+  });
+
+  it('the timeline fits its frame at 1280 px and on a phone: every row whole, its Diff and As of buttons on screen', async () => {
+    const timeline = panel('Timeline');
+    await timeline.getByRole('button', { name: 'Clear' }).click();
+    await poll(() => timeline.locator('tbody tr[data-event-type]').count()).toBe(50);
+    const desktop = page.viewportSize();
+    try {
+      for (const size of [LAPTOP, { width: 1024, height: 768 }, PHONE]) {
+        await page.setViewportSize(size);
+        const frame = timeline.locator('.audit-table-wrap');
+        // Nothing of the table past the frame's edge (QA: at 1280 px the As of column was cut off and
+        // only the frame's scrollbar, at the foot of 50 rows, reached it). Polled: the layout settles
+        // after the resize (the sidebar's transition).
+        await poll(() => frame.evaluate((el) => el.scrollWidth - el.clientWidth)).toBe(0);
+        const edge = await frame.evaluate((el) => el.getBoundingClientRect().right);
+        const rights = await timeline.locator('tbody tr[data-event-type] td.audit-actions').evaluateAll((cells) => cells.flatMap((c) => Array.from(c.querySelectorAll('button')).map((b) => b.getBoundingClientRect().right)));
+        expect(rights.length, `${size.width} px`).toBeGreaterThan(20);
+        expect(Math.max(...rights), `${size.width} px`).toBeLessThanOrEqual(Math.min(edge, size.width));
+        await timeline.locator('tbody tr[data-event-type]').nth(1).scrollIntoViewIfNeeded();
+        await screenshotAt(page, 'audit-timeline-fit', size, { fullPage: false });
+      }
+    } finally {
+      if (desktop) await page.setViewportSize(desktop);
+    }
   });
 
   it('as of before and after the roll', async () => {

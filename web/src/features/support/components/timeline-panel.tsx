@@ -112,7 +112,7 @@ export function TimelinePanel({ uid, reason, onAsOf }: { uid: string; reason: st
             </span>
             {page.isFetching && <Spinner size="sm" label="" />}
           </div>
-          <div className="audit-table-wrap">
+          <div className="audit-table-wrap audit-timeline-wrap">
             <table className="audit-table audit-timeline">
               <thead>
                 <tr>
