@@ -196,6 +196,59 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
     }
   });
 
+  it('the timeline page is in the address: a reload and a shared link show the same page, Back the one before', async () => {
+    const timeline = panel('Timeline');
+    const rows = (t = timeline) => t.locator('tbody tr[data-event-type] td.audit-sentence').allTextContents();
+    // The rows of the page the address names, once it has loaded (not the last page's, kept while it loads).
+    const settled = async (t = timeline) => {
+      await poll(() => t.locator('.audit-table-wrap').getAttribute('aria-busy')).toBe('false');
+      return { info: (await t.locator('.audit-page-info').textContent()) ?? '', rows: await rows(t) };
+    };
+    await timeline.getByRole('button', { name: 'Clear' }).click();
+    await timeline.getByLabel('Order').selectOption('backward');
+    await timeline.getByRole('button', { name: 'Apply' }).click();
+    await poll(() => new URL(page.url()).searchParams.get('direction')).toBe('backward');
+    expect((await settled()).info).toMatch(/page 1$/);
+    await timeline.getByRole('button', { name: 'Next page' }).click();
+    await poll(() => timeline.locator('.audit-page-info').textContent()).toMatch(/page 2$/);
+    const pageTwo = (await settled()).rows;
+    expect(pageTwo.length).toBeGreaterThan(0);
+    const link = page.url();
+    expect(new URL(link).searchParams.getAll('cursor')).toHaveLength(1);
+    await screenshotAt(page, 'audit-timeline-page-2', LAPTOP, { fullPage: false });
+
+    // A reload shows page 2 of the same filtered log (its cursor fixes where it starts), with the way back to page 1.
+    await page.reload();
+    await poll(() => panel('Timeline').locator('.audit-page-info').textContent()).toMatch(/page 2$/);
+    expect((await settled()).rows).toEqual(pageTwo);
+    expect(await timeline.getByLabel('Order').inputValue()).toBe('backward');
+    await timeline.getByRole('button', { name: 'Previous page' }).click();
+    await poll(() => timeline.locator('.audit-page-info').textContent()).toMatch(/page 1$/);
+    expect((await settled()).rows).not.toEqual(pageTwo);
+    expect(new URL(page.url()).searchParams.getAll('cursor')).toEqual([]);
+    // Back returns to page 2.
+    await page.goBack();
+    await poll(() => timeline.locator('.audit-page-info').textContent()).toMatch(/page 2$/);
+    expect((await settled()).rows).toEqual(pageTwo);
+
+    // The link in another tab (no reason given there yet): the reason first, then the same page.
+    const other = await context.newPage();
+    try {
+      other.on('pageerror', (e) => pageErrors.push(String(e)));
+      await other.goto(link);
+      await other.getByRole('textbox', { name: /^Reason/ }).fill(REASON);
+      await other.getByRole('button', { name: 'Open history' }).click();
+      const shared = other.getByRole('region', { name: 'Timeline', exact: true });
+      await poll(() => shared.locator('.audit-page-info').textContent()).toMatch(/page 2$/);
+      expect((await settled(shared)).rows).toEqual(pageTwo);
+      await screenshotAt(other, 'audit-timeline-shared-link', PHONE, { fullPage: false });
+    } finally {
+      await other.close();
+    }
+    await timeline.getByRole('button', { name: 'Clear' }).click();
+    await poll(() => new URL(page.url()).search).toBe('');
+  });
+
   it('as of before and after the roll', async () => {
     const timeline = panel('Timeline');
     await timeline.getByRole('textbox').first().fill('');

@@ -1,4 +1,5 @@
-import { Fragment, useState, type FormEvent } from 'react';
+import { Fragment, useEffect, useState, type FormEvent } from 'react';
+import { useSearchParams } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
 import type { TimelineEntry } from '@oj/contracts/audit';
 import { Alert } from '@/components/ui/alert.tsx';
@@ -8,14 +9,13 @@ import { SelectInput, TextInput } from '@/components/ui/form-field.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
 import { timelineQuery, type TimelineFilters } from '../api/audit-api.ts';
+import { emptyTimelineFilters, timelineAddressOf, withTimelineAddress, type TimelineAddress, type TimelineFilterState } from '../utils/timeline-address.ts';
 import { EventDiff } from './event-diff.tsx';
 import { eventLabels, eventTones, eventTypes, shortId, utc } from './labels.ts';
 
 const PAGE = 50;
-type Draft = { trade: string; lineage: string; type: string; from: string; to: string; direction: 'forward' | 'backward' };
-const emptyDraft: Draft = { trade: '', lineage: '', type: '', from: '', to: '', direction: 'forward' };
 
-function toFilters(d: Draft, cursor: string | undefined): TimelineFilters {
+function toFilters(d: TimelineFilterState, cursor: string | undefined): TimelineFilters {
   return {
     direction: d.direction,
     limit: PAGE,
@@ -31,41 +31,50 @@ function toFilters(d: Draft, cursor: string | undefined): TimelineFilters {
 /**
  * Every event of the user in log order, keyset-paged (a cursor per page, so a page deep in a heavy
  * user's 250,000 events costs what the first does). Each row opens its diff in place, or the as-of view
- * right after it.
+ * right after it. The applied filters and the page live in the address: each change is a step Back
+ * undoes, and a reload or a shared link shows the same page (QA: a reload went back to page 1).
  */
 export function TimelinePanel({ uid, reason, onAsOf }: { uid: string; reason: string; onAsOf: (e: TimelineEntry) => void }) {
-  const [draft, setDraft] = useState<Draft>(emptyDraft);
-  const [applied, setApplied] = useState<Draft>(emptyDraft);
-  // Cursors of the pages before the current one: Previous pops, Next pushes.
-  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  const [params, setParams] = useSearchParams();
+  const { filters: applied, cursors } = timelineAddressOf(params);
+  const appliedKey = JSON.stringify(applied);
+  // What the timeline could not read from the address (a hand-edited or stale link) leaves it, so the
+  // address says what is shown.
+  const shown = withTimelineAddress(params, { filters: applied, cursors }).toString();
+  useEffect(() => {
+    if (shown !== params.toString()) setParams(new URLSearchParams(shown), { replace: true });
+  }, [shown, params, setParams]);
+  const [draft, setDraft] = useState<TimelineFilterState>(applied);
+  // The form follows the address when the applied filters change there (Back, a trade chip, Clear);
+  // a page change keeps what is typed but not applied yet.
+  const [draftOf, setDraftOf] = useState(appliedKey);
+  if (draftOf !== appliedKey) {
+    setDraftOf(appliedKey);
+    setDraft(applied);
+  }
   const [open, setOpen] = useState<string | null>(null);
-  const cursor = cursors.at(-1);
-  const page = useQuery(timelineQuery(uid, reason, toFilters(applied, cursor)));
+  const page = useQuery(timelineQuery(uid, reason, toFilters(applied, cursors.at(-1))));
+  const go = (next: TimelineAddress) => setParams((p) => withTimelineAddress(p, next));
 
   const apply = (e: FormEvent) => {
     e.preventDefault();
-    setApplied(draft);
-    setCursors([undefined]);
+    go({ filters: draft, cursors: [] });
     setOpen(null);
   };
-  const clear = () => {
-    setDraft(emptyDraft);
-    setApplied(emptyDraft);
-    setCursors([undefined]);
-  };
-  const set = (k: keyof Draft) => (e: { target: { value: string } }) => setDraft((d) => ({ ...d, [k]: e.target.value }));
-  const pageNo = cursors.length;
+  const clear = () => go({ filters: emptyTimelineFilters, cursors: [] });
+  const set = (k: keyof TimelineFilterState) => (e: { target: { value: string } }) => setDraft((d) => ({ ...d, [k]: e.target.value }));
+  const pageNo = cursors.length + 1;
 
   return (
     <section className="card audit-panel" aria-label="Timeline">
       <form className="audit-filters" onSubmit={apply} aria-label="Timeline filters">
         <label>
           <span>Trade</span>
-          <TextInput value={draft.trade} onChange={set('trade')} placeholder="trade uid" />
+          <TextInput value={draft.trade} onChange={set('trade')} placeholder="trade uid" maxLength={64} />
         </label>
         <label>
           <span>Lineage</span>
-          <TextInput value={draft.lineage} onChange={set('lineage')} placeholder="lineage id" />
+          <TextInput value={draft.lineage} onChange={set('lineage')} placeholder="lineage id" maxLength={64} />
         </label>
         <label>
           <span>Event</span>
@@ -112,7 +121,7 @@ export function TimelinePanel({ uid, reason, onAsOf }: { uid: string; reason: st
             </span>
             {page.isFetching && <Spinner size="sm" label="" />}
           </div>
-          <div className="audit-table-wrap audit-timeline-wrap">
+          <div className="audit-table-wrap audit-timeline-wrap" aria-busy={page.isFetching}>
             <table className="audit-table audit-timeline">
               <thead>
                 <tr>
@@ -150,12 +159,7 @@ export function TimelinePanel({ uid, reason, onAsOf }: { uid: string; reason: st
                         <div>{e.sentence}</div>
                         <div className="audit-trades">
                           {e.trades.map((t) => (
-                            <button key={t} type="button" className="audit-trade-chip" title={`Filter by trade ${t}`} onClick={() => {
-                              const next = { ...applied, trade: t };
-                              setDraft(next);
-                              setApplied(next);
-                              setCursors([undefined]);
-                            }}>
+                            <button key={t} type="button" className="audit-trade-chip" title={`Filter by trade ${t}`} onClick={() => go({ filters: { ...applied, trade: t }, cursors: [] })}>
                               {shortId(t)}
                             </button>
                           ))}
@@ -195,10 +199,11 @@ export function TimelinePanel({ uid, reason, onAsOf }: { uid: string; reason: st
             </table>
           </div>
           <div className="audit-pager">
-            <Button size="sm" variant="secondary" disabled={cursors.length < 2} onClick={() => setCursors((c) => c.slice(0, -1))}>
+            {/* While another page or filter loads, the rows shown are the last ones: their cursor is not this page's. */}
+            <Button size="sm" variant="secondary" disabled={cursors.length === 0 || page.isPlaceholderData} onClick={() => go({ filters: applied, cursors: cursors.slice(0, -1) })}>
               Previous page
             </Button>
-            <Button size="sm" variant="secondary" disabled={!page.data.next_cursor} onClick={() => setCursors((c) => [...c, page.data!.next_cursor ?? undefined])}>
+            <Button size="sm" variant="secondary" disabled={!page.data.next_cursor || page.isPlaceholderData} onClick={() => page.data?.next_cursor && go({ filters: applied, cursors: [...cursors, page.data.next_cursor] })}>
               Next page
             </Button>
           </div>
