@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { addDays, isWeekend } from '@oj/contracts/business-date';
 import { businessToday } from './support/business-day.ts';
 import { createUser, login } from '@oj/services/identity/commands';
@@ -118,6 +118,22 @@ const panel = (name: string) => page.getByRole('region', { name, exact: true });
 const LAPTOP = { width: 1280, height: 800 } as const;
 const PHONE = { width: 390, height: 844 } as const;
 
+/**
+ * Types `text` key by key into `field` (as a keyboard user does, not `fill`) and says whether every key
+ * landed in that same element, still focused: a re-render that remounts the field (a changed key, a
+ * component made anew each render) hands the next key to <body> (QA: focus lost after each character).
+ */
+async function typeKeyByKey(field: Locator, text: string): Promise<{ sameElement: boolean; focused: boolean }> {
+  await field.focus();
+  await field.evaluate((el) => el.setAttribute('data-typed-into', 'yes'));
+  for (const key of text) await page.keyboard.type(key);
+  return field.evaluate((el) => {
+    const typed = document.querySelector('[data-typed-into="yes"]');
+    typed?.removeAttribute('data-typed-into');
+    return { sameElement: typed === el && el.isConnected, focused: document.activeElement === el };
+  });
+}
+
 describe('audit replay in the browser', { timeout: 180_000 }, () => {
   it('support finds the seeded trader and opens the history with a reason', async () => {
     await signIn(page, SUPPORT.email, SUPPORT.password);
@@ -134,7 +150,11 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
     await page.getByRole('button', { name: 'Open history' }).click();
     await poll(() => page.getByText("A reason is required to open a user's history").count()).toBe(1);
     await screenshots(page, 'audit-reason');
-    await page.getByRole('textbox', { name: /^Reason/ }).fill(REASON);
+    // Typed key by key, the reason field keeps focus from the first key to the last (QA).
+    const reasonField = page.getByRole('textbox', { name: /^Reason/ });
+    await reasonField.fill('');
+    expect(await typeKeyByKey(reasonField, REASON)).toEqual({ sameElement: true, focused: true });
+    expect(await reasonField.inputValue()).toBe(REASON);
     await page.getByRole('button', { name: 'Open history' }).click();
     await poll(() => page.getByRole('region', { name: 'User' }).textContent()).toContain(trader.email);
     await poll(() => page.getByRole('note').textContent()).toContain(REASON);
@@ -284,6 +304,25 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
     await panel('Timeline').locator('tr[data-event-type="TradeSplit"]').getByRole('button', { name: 'As of' }).click();
     await poll(async () => (await splits().textContent()) ?? '').toContain(short(spread));
     await screenshots(page, 'audit-as-of-after-split');
+  });
+
+  it('the As of date and the timeline filters keep focus while typed, and Enter shows the date', async () => {
+    await page.getByRole('tab', { name: 'Timeline' }).click();
+    const trade = panel('Timeline').getByRole('textbox').first();
+    expect(await typeKeyByKey(trade, 'abc')).toEqual({ sameElement: true, focused: true });
+    expect(await trade.inputValue()).toBe('abc');
+    await trade.fill('');
+    await page.getByRole('tab', { name: 'As of' }).click();
+    const date = page.getByLabel('End of New York date');
+    const [y, m, d] = weekdayBefore(businessToday()).split('-');
+    // Chromium's date field takes month, day and year in this locale.
+    expect(await typeKeyByKey(date, `${m}${d}${y}`)).toEqual({ sameElement: true, focused: true });
+    expect(await date.inputValue()).toBe(`${y}-${m}-${d}`);
+    // Enter asks for that date's replay (the page's target changes) and the field keeps focus.
+    await page.keyboard.press('Enter');
+    await poll(() => page.getByRole('region', { name: 'As of', exact: true }).textContent()).toContain(`End of ${y}-${m}-${d} (New York)`);
+    expect(await date.evaluate((el) => document.activeElement === el)).toBe(true);
+    await screenshotAt(page, 'audit-as-of-date', LAPTOP, { fullPage: false });
   });
 
   it('Verify says consistent', async () => {
