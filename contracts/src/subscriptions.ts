@@ -13,6 +13,13 @@ export const subscriptionStatusCodes = {
 export type SubscriptionStatusName = keyof typeof subscriptionStatusCodes;
 export const subscriptionStatusCode = z.number().int().min(1).max(7);
 
+/**
+ * The `resolution` of the 403 a request gets when the user's subscription is not active. The console
+ * reads it as "the session's view of the subscription is out of date" (a plan that lapsed after the
+ * access token was issued) and refreshes the token, so the locked screens show at once.
+ */
+export const SUBSCRIPTION_RENEW_RESOLUTION = 'Renew your subscription on the Subscription page.';
+
 export const TRIAL_DAYS = 30;
 export const GRACE_PERIOD_DAYS = 2;
 

@@ -4,6 +4,7 @@ import {
   isActiveStatus,
   selfHostedSubscription,
   subscriptionStatusCodes,
+  SUBSCRIPTION_RENEW_RESOLUTION,
   TRIAL_DAYS,
   type BillingMode,
   type CurrentSubscription,
@@ -124,5 +125,5 @@ export const SUBSCRIPTION_EXPIRED_MESSAGE = 'Your subscription has expired, plea
  * Staff roles always pass (their `subscriptionActive` is true).
  */
 export function assertActiveSubscription(principal: Principal, message: string = SUBSCRIPTION_EXPIRED_MESSAGE): void {
-  if (!principal.subscriptionActive) throw new AppError('forbidden', message, { resolution: 'Renew your subscription on the Subscription page.' });
+  if (!principal.subscriptionActive) throw new AppError('forbidden', message, { resolution: SUBSCRIPTION_RENEW_RESOLUTION });
 }

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { api, ApiError, errorMessage } from './api-client.ts';
+import { SUBSCRIPTION_RENEW_RESOLUTION } from '@oj/contracts/subscriptions';
+import { api, ApiError, configureApiClient, errorMessage } from './api-client.ts';
 
 afterEach(() => vi.unstubAllGlobals());
 
@@ -29,5 +30,31 @@ describe('errors of the API and of what stands in front of it', () => {
     // A JSON body without a message is no message either.
     answer(503, JSON.stringify({ statusCode: 503 }), 'application/json');
     expect(errorMessage(await failure(api.get('/metrics/premium-data', { auth: false })), 'Failed to fetch premium data')).toBe('Failed to fetch premium data');
+  });
+});
+
+describe('a refusal for want of an active subscription', () => {
+  const bridge = (token: string) => {
+    const refused: (string | null)[] = [];
+    configureApiClient({ getAccessToken: () => token, setAccessToken: () => undefined, onSessionExpired: () => undefined, onSubscriptionRefused: (t) => refused.push(t) });
+    return refused;
+  };
+  afterEach(() => configureApiClient({ getAccessToken: () => null, setAccessToken: () => undefined, onSessionExpired: () => undefined, onSubscriptionRefused: () => undefined }));
+
+  it('tells the session, with the token the request carried, and still fails the request with the API message', async () => {
+    const refused = bridge('header.payload.sig');
+    answer(403, JSON.stringify({ message: 'Your subscription has expired, please renew', resolution: SUBSCRIPTION_RENEW_RESOLUTION }), 'application/json');
+    const e = await failure(api.get('/trades/status/closed'));
+    expect([e.status, e.message]).toEqual([403, 'Your subscription has expired, please renew']);
+    expect(refused).toEqual(['header.payload.sig']);
+  });
+
+  it('says nothing of any other 403, nor of a public request', async () => {
+    const refused = bridge('header.payload.sig');
+    answer(403, JSON.stringify({ message: 'Forbidden.', resolution: 'Ask an administrator.' }), 'application/json');
+    await failure(api.get('/operations/projections'));
+    answer(403, JSON.stringify({ message: 'Your subscription has expired, please renew', resolution: SUBSCRIPTION_RENEW_RESOLUTION }), 'application/json');
+    await failure(api.get('/trades/status/closed', { auth: false }));
+    expect(refused).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@
  * the request goes out, not after a refusal. A 401 triggers exactly one token refresh and one retry of that
  * request; if the refresh fails the session is over and the configured handler signs out (to /signin).
  */
+import { SUBSCRIPTION_RENEW_RESOLUTION } from '@oj/contracts/subscriptions';
 import { tokenExpiry } from './jwt.ts';
 
 export const API_BASE = '/api/v1';
@@ -48,12 +49,18 @@ interface AuthBridge {
   setAccessToken(token: string): void;
   /** Called when a refresh failed: the session is over. */
   onSessionExpired(): void;
+  /**
+   * Called when the API refused a request for want of an active subscription (a 403 with that
+   * resolution), with the token it was sent with: the plan may have lapsed after the token was issued.
+   */
+  onSubscriptionRefused(token: string | null): void;
 }
 
 let bridge: AuthBridge = {
   getAccessToken: () => null,
   setAccessToken: () => undefined,
   onSessionExpired: () => undefined,
+  onSubscriptionRefused: () => undefined,
 };
 
 /** The auth feature plugs the session in here (lib does not depend on features). */
@@ -172,7 +179,11 @@ export async function apiRequest<T>(path: string, options: RequestOptions = {}):
     }
   }
   const body = await parseBody(res);
-  if (!res.ok) throw toApiError(res.status, body);
+  if (!res.ok) {
+    const error = toApiError(res.status, body);
+    if (res.status === 403 && useAuth && error.resolution === SUBSCRIPTION_RENEW_RESOLUTION) bridge.onSubscriptionRefused(token);
+    throw error;
+  }
   return body as T;
 }
 

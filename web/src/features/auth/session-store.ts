@@ -1,5 +1,5 @@
 import { roleName, staffRoles, type RoleName, type SessionUser } from '@oj/contracts/users';
-import { apiRequest, configureApiClient } from '@/lib/api-client.ts';
+import { apiRequest, configureApiClient, refreshAccessToken } from '@/lib/api-client.ts';
 import { jwtPayload } from '@/lib/jwt.ts';
 
 export type { SessionUser };
@@ -215,6 +215,8 @@ export function returnPathOf(search: string): string | null {
 }
 
 let installed = false;
+/** The token a subscription refusal last refreshed (see `onSubscriptionRefused`). */
+let subscriptionRefreshedFor: string | null = null;
 
 /** Wires the session into the API client and listens for other tabs and back-forward cache restores. */
 export function installSession(): void {
@@ -231,6 +233,15 @@ export function installSession(): void {
         // storage unavailable: the sign-in page just shows no notice
       }
       endSession({ broadcast: true, returnHere: true });
+    },
+    onSubscriptionRefused: (token) => {
+      // The server found no active plan while this session's token still says active (QA: a renewal that
+      // failed mid-session left the lists with an error banner and New Record enabled for up to 15
+      // minutes). A fresh token carries the plan's status as it is now, and the locked screens follow.
+      // Once per token: a fresh token that still says active is not refreshed again on every refusal.
+      if (!token || token === subscriptionRefreshedFor || !isSubscriptionActive(state)) return;
+      subscriptionRefreshedFor = token;
+      void refreshAccessToken(token);
     },
   });
   window.addEventListener('storage', (event) => {
