@@ -338,6 +338,11 @@ describe('Subscription page', () => {
     expect(sub.status).toBe('active');
     await statusCard().getByText('VISA ending in 4242, expires 08/2030').waitFor();
     expect(await page.locator('.sidebar-renew').count()).toBe(0);
+    // The decline was the failed Reactivate's; the card that paid clears it (QA: the red banner stayed
+    // above the Active card until a reload).
+    await statusCard().getByText('Active', { exact: true }).first().waitFor();
+    await page.locator('main').getByText('Your card was declined.').first().waitFor({ state: 'detached', timeout: 5_000 });
+    await screenshots(page, 'subscription-reactivated-after-decline');
   });
 
   it('Stripe.js blocked (an ad blocker, a proxy): the payment dialog says so and Try again starts over, never a dead button', async () => {

@@ -25,6 +25,8 @@ export interface PaymentDialogProps {
   inTrial: boolean;
   /** Why the dialog opened on its own, said inside it (the page behind is covered): a declined card on file. */
   notice?: string | null;
+  /** The subscription or the new card was saved (before the dialog closes). */
+  onSucceeded: () => void;
   onClose: () => void;
 }
 
@@ -32,7 +34,7 @@ export interface PaymentDialogProps {
  * Subscribe (or Reactivate without a card) and Update Payment / Renew: a SetupIntent from the server, the
  * card confirmed at Stripe, then the subscription or the new default card on the server (part 2 §7, §8).
  */
-export function PaymentDialog({ open, purpose, publishableKey, priceId, inTrial, notice, onClose }: PaymentDialogProps) {
+export function PaymentDialog({ open, purpose, publishableKey, priceId, inTrial, notice, onSucceeded, onClose }: PaymentDialogProps) {
   const toast = useToast();
   const subscribe = useCreateSubscription();
   const update = useUpdatePaymentMethod();
@@ -72,6 +74,7 @@ export function PaymentDialog({ open, purpose, publishableKey, priceId, inTrial,
     if (purpose === 'subscribe') {
       try {
         await subscribe.mutateAsync({ paymentMethodId: intent.payment_method, priceId: priceId ?? '' });
+        onSucceeded();
         toast.success(m.activatedTitle, m.activated);
         onClose();
       } catch (e) {
@@ -81,6 +84,7 @@ export function PaymentDialog({ open, purpose, publishableKey, priceId, inTrial,
     }
     try {
       await update.mutateAsync(intent.payment_method);
+      onSucceeded();
       setSuccess(m.paymentUpdated);
       // Part 2 §4: the payment update modal closes 1.5 s after success.
       closeTimer.current = setTimeout(onClose, 1500);

@@ -31,7 +31,10 @@ export function SubscriptionRoute() {
   const [confirm, setConfirm] = useState<'cancel' | 'uncancel' | null>(null);
   const [confirmError, setConfirmError] = useState<string | null>(null);
   const [guide, setGuide] = useState(false);
+  // The last subscription action's failure, shown until another action succeeds (QA: a declined
+  // Reactivate's "Your card was declined." stayed above the Active card after another card paid).
   const [pageError, setPageError] = useState<string | null>(null);
+  const actionSucceeded = () => setPageError(null);
 
   const sub = subscription.data;
   const status = displayStatus(sub, session.privilege, new Date());
@@ -54,6 +57,7 @@ export function SubscriptionRoute() {
     if (confirm === 'cancel') {
       cancel.mutate(undefined, {
         onSuccess: () => {
+          actionSucceeded();
           setConfirm(null);
           toast.success(m.canceled);
         },
@@ -62,6 +66,7 @@ export function SubscriptionRoute() {
     } else if (confirm === 'uncancel') {
       reactivate.mutate(undefined, {
         onSuccess: () => {
+          actionSucceeded();
           setConfirm(null);
           toast.success(m.restored);
         },
@@ -75,7 +80,10 @@ export function SubscriptionRoute() {
     setPageError(null);
     if (!sub?.pm) return setPayment('subscribe');
     reactivate.mutate(undefined, {
-      onSuccess: () => toast.success(m.activatedTitle, m.activated),
+      onSuccess: () => {
+        actionSucceeded();
+        toast.success(m.activatedTitle, m.activated);
+      },
       onError: (e) => {
         setPageError(errorMessage(e, m.serverError));
         // The card on file was declined: another card subscribes anew (QA: Reactivate tried the dead card
@@ -133,6 +141,7 @@ export function SubscriptionRoute() {
       </LoadingOverlay>
       <PaymentDialog open={payment !== null} purpose={payment ?? 'subscribe'} publishableKey={sub?.publishable_key ?? null} priceId={sub?.price_id ?? null} inTrial={status.kind === 'trial'}
         notice={payment === 'subscribe' ? paymentNotice : null}
+        onSucceeded={actionSucceeded}
         onClose={() => {
           setPayment(null);
           setPaymentNotice(null);
