@@ -95,6 +95,20 @@ describe('access journey', () => {
 
   it('signs in with remember-me', async () => {
     await page.getByLabel('Email').fill(email);
+    // Tab from Email goes to Password (QA: it went to "Forgot password?", which sits beside the label);
+    // the link is still in the order, after the password field.
+    const focused = () => page.evaluate(() => {
+      const el = document.activeElement;
+      return el?.getAttribute('name') ?? el?.getAttribute('aria-label') ?? el?.textContent?.trim() ?? '';
+    });
+    await page.getByLabel('Email').press('Tab');
+    expect(await focused()).toBe('password');
+    const order: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      await page.keyboard.press('Tab');
+      order.push(await focused());
+    }
+    expect(order).toEqual(['Show characters', 'Forgot password?', 'remember', 'Sign in']);
     // "Password" names the input alone: the show/hide toggle is "Show characters", pressed while shown.
     const password = page.getByLabel('Password');
     await password.fill(firstPassword);

@@ -8,6 +8,7 @@ import { Checkbox, FormField, PasswordInput, TextInput } from '@/components/ui/f
 import { useLogin } from '../api/login.ts';
 import { AuthLayout } from '../components/auth-layout.tsx';
 import { forgetRefreshFailure, refreshFailed, sessionStore } from '../session-store.ts';
+import '../sign-in.css';
 
 const REMEMBER_KEY = 'oj.signin.remember';
 
@@ -102,15 +103,17 @@ export function SignInRoute() {
             />
           )}
         </FormField>
-        <FormField
-          label="Password"
-          aside={
-            <Link to="/users/reset-password-request" className="field-aside-link">
-              Forgot password?
-            </Link>
-          }
-        >
-          {({ id }) => <PasswordInput id={id} name="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />}
+        {/* The link follows the password field, not its label: Tab goes Email, Password, then the link
+            (QA: beside the label it took the Tab meant for Password). */}
+        <FormField label="Password">
+          {({ id }) => (
+            <>
+              <PasswordInput id={id} name="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+              <Link to="/users/reset-password-request" className="signin-forgot-link">
+                Forgot password?
+              </Link>
+            </>
+          )}
         </FormField>
         <Checkbox name="remember" label="Remember me" checked={remember} onChange={(e) => setRemember(e.target.checked)} />
         <Button type="submit" size="lg" block loading={login.isPending}>
