@@ -297,6 +297,40 @@ describe('Subscription page', () => {
     expect(sub.default_payment_method).toBe(customer.invoice_settings.default_payment_method);
   });
 
+  it('a renewal that fails mid-session locks the console at the next page, not when the token runs out (QA)', async () => {
+    const { sub } = await paidTrader();
+    await page.getByRole('link', { name: 'Open', exact: true }).click();
+    await page.waitForURL('**/trades/open');
+    await page.getByText(/No trade data available|Showing \d+ out of \d+ Trades/).first().waitFor();
+    // The renewal fails at Stripe while the trader's tab is open (its access token still says active).
+    sub.default_payment_method = stripe.createPaymentMethod({ customer: sub.customer as string, declined: true }).id;
+    const { invoice, paid } = stripe.renew(sub.id as string);
+    expect(paid).toBe(false);
+    await deliver('invoice.payment_failed', invoice);
+    // The next page in the same tab, no reload: the locked screen, the sidebar's Renew, no trade items.
+    await page.getByRole('link', { name: 'Closed', exact: true }).click();
+    await page.waitForURL('**/trades/closed');
+    await page.getByRole('heading', { name: 'Your subscription has expired, please renew' }).waitFor();
+    await page.locator('.sidebar-renew').waitFor();
+    await page.getByRole('button', { name: /New Record/ }).click();
+    expect(await page.getByRole('menuitem', { name: 'Open Trade' }).isDisabled()).toBe(true);
+    await page.keyboard.press('Escape');
+    await screenshots(page, 'subscription-lapsed-mid-session');
+    // Renewed with a good card, the tab is let back in, again without a reload (and no grace is left over
+    // for the scheduler's ticks of the tests after this one).
+    await page.locator('main').getByRole('link', { name: 'Renew Now' }).click();
+    await page.waitForURL('**/subscription');
+    nextCard = { last4: '4242' };
+    await statusCard().getByRole('button', { name: 'Renew' }).click();
+    const renew = page.getByRole('dialog', { name: 'Update Payment' });
+    await renew.getByRole('button', { name: 'Save card' }).click();
+    await renew.waitFor({ state: 'detached' });
+    expect(stripe.invoices.get(invoice.id as string)!.status).toBe('paid');
+    await page.getByRole('link', { name: 'Closed', exact: true }).click();
+    await page.getByText(/No trade data available|Showing \d+ out of \d+ Trades/).first().waitFor();
+    expect(await page.getByRole('heading', { name: 'Your subscription has expired, please renew' }).count()).toBe(0);
+  });
+
   it('an expired plan whose card on file is declined: Reactivate says so and opens the card dialog, where another card pays (QA)', async () => {
     const { sub: first } = await paidTrader();
     await page.reload();

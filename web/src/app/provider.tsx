@@ -1,8 +1,8 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { useState, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { ApiError } from '@/lib/api-client.ts';
 import { ToastProvider } from '@/components/ui/toast.tsx';
-import { installSession } from '@/features/auth/session-store.ts';
+import { installSession, sessionStore } from '@/features/auth/session-store.ts';
 
 installSession();
 
@@ -20,8 +20,32 @@ export function createQueryClient(): QueryClient {
   });
 }
 
+/**
+ * When the session's plan status or role changes (a token refreshed after a plan lapsed or was renewed),
+ * every answer cached under the old one is out of date: the lists' 403s, the Subscription page's plan
+ * (QA: it kept showing the trial as active for up to 30 s beside the sidebar's Renew Now). All queries
+ * are refetched; the first state is only remembered.
+ */
+export function refetchOnAccessChange(queryClient: QueryClient): () => void {
+  const accessOf = () => {
+    const { subsStatus, privilege, user } = sessionStore.getState();
+    return { user: user?.user_uid ?? null, access: `${subsStatus ?? ''}|${privilege}` };
+  };
+  let last = accessOf();
+  const unsubscribe = sessionStore.subscribe(() => {
+    const next = accessOf();
+    // The same signed-in user with another status or role; a sign-in or a sign-out is not this (a
+    // sign-out leaves the page, and refetching without a token would only be refused).
+    const changed = next.user !== null && next.user === last.user && next.access !== last.access;
+    last = next;
+    if (changed) void queryClient.invalidateQueries();
+  });
+  return () => void unsubscribe();
+}
+
 export function AppProvider({ children }: { children: ReactNode }) {
   const [queryClient] = useState(createQueryClient);
+  useEffect(() => refetchOnAccessChange(queryClient), [queryClient]);
   return (
     <QueryClientProvider client={queryClient}>
       <ToastProvider>{children}</ToastProvider>
