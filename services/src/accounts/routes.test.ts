@@ -117,6 +117,13 @@ describe('trade accounts', () => {
       ['B', true],
       ['A', false],
     ]);
+    // A field left out is named (QA: zod's "Invalid input: expected string, received undefined").
+    const empty = await t.app.inject({ method: 'PATCH', url: api('/accounts/update-default-account'), headers: { authorization: s.authorization }, payload: {} });
+    expect([empty.statusCode, empty.json().message]).toEqual([422, 'old_default is required.']);
+    expect(empty.json().detail).toEqual([
+      { field: 'body.old_default', message: 'old_default is required.' },
+      { field: 'body.new_default', message: 'new_default is required.' },
+    ]);
   });
 
   it("never shows or changes another user's account (404)", async () => {

@@ -16,10 +16,13 @@ export function registerErrorHandler(app: FastifyInstance): void {
       return reply.status(error.statusCode).send(error.toBody());
     }
     if (hasZodFastifySchemaValidationErrors(error)) {
-      const detail = error.validation.map((v) => ({
-        field: [String(error.validationContext ?? ''), ...String(v.instancePath ?? '').split('/').filter(Boolean)].filter(Boolean).join('.'),
-        message: v.message ?? 'Invalid value.',
-      }));
+      const detail = error.validation.map((v) => {
+        const path = String(v.instancePath ?? '').split('/').filter(Boolean);
+        return {
+          field: [String(error.validationContext ?? ''), ...path].filter(Boolean).join('.'),
+          message: readableIssue(path.join('.'), v.message ?? 'Invalid value.'),
+        };
+      });
       return reply.status(422).send(errorBodyOf(detail[0]?.message ?? 'Invalid request.', { detail }));
     }
     if (error instanceof WrongExpectedRevisionError) {
@@ -56,4 +59,20 @@ export function registerErrorHandler(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     reply.status(404).send(errorBodyOf(`Route ${request.method} ${request.url.split('?')[0]} not found.`));
   });
+}
+
+/** The texts zod writes itself, where a schema gave no message of its own (the spec's texts are never these). */
+const ZOD_DEFAULT = /^(Invalid input|Invalid option|Invalid key|Invalid element|Invalid string|Invalid number|Too big|Too small|Unrecognized key)/;
+const MISSING = /^Invalid input: expected [^,]+, received undefined$/;
+
+/**
+ * A validation message a user can act on. zod's own texts do not say which field they are about (QA:
+ * `{}` to update-default-account answered "Invalid input: expected string, received undefined"): a
+ * missing field reads "old_default is required.", any other of zod's texts is prefixed with the field.
+ * A schema's own message (the spec's text) is kept as it is.
+ */
+export function readableIssue(field: string, message: string): string {
+  if (!field || !ZOD_DEFAULT.test(message)) return message;
+  if (MISSING.test(message)) return `${field} is required.`;
+  return `${field}: ${message}`;
 }
