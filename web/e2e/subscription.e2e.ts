@@ -127,6 +127,9 @@ async function updatePaymentFromMenu() {
   await statusCard().getByRole('button', { name: 'Subscription actions' }).click();
   await page.getByRole('menuitem', { name: 'Update Payment' }).click();
   const update = page.getByRole('dialog', { name: 'Update Payment' });
+  await update.getByRole('button', { name: 'Save card' }).waitFor();
+  // An active plan has no failed renewal for the card to pay.
+  expect(await update.getByText(/renewal that failed/).count()).toBe(0);
   await update.getByRole('button', { name: 'Save card' }).click();
   await update.getByText(m.paymentUpdated).waitFor();
   await update.waitFor({ state: 'detached' });
@@ -284,6 +287,9 @@ describe('Subscription page', () => {
 
     await statusCard().getByRole('button', { name: 'Renew' }).click();
     const renew = page.getByRole('dialog', { name: 'Update Payment' });
+    // The dialog says that saving the card pays the failed renewal (QA: only "Save card", nothing of a charge).
+    await renew.getByText('The renewal that failed (4.99 USD) is charged to the card you save here, at once, and your access comes back.').waitFor();
+    await screenshots(page, 'subscription-renew-dialog');
     await renew.getByRole('button', { name: 'Save card' }).click();
     await renew.getByText(m.paymentUpdated).waitFor();
     // The dialog closes 1.5 s after the success message (part 2 §4).

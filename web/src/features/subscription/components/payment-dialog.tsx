@@ -25,6 +25,8 @@ export interface PaymentDialogProps {
   inTrial: boolean;
   /** Why the dialog opened on its own, said inside it (the page behind is covered): a declined card on file. */
   notice?: string | null;
+  /** Renew in the grace period: the card saved here also pays the renewal that failed, at once. */
+  paysDueInvoice?: boolean;
   /** The subscription or the new card was saved (before the dialog closes). */
   onSucceeded: () => void;
   onClose: () => void;
@@ -34,7 +36,7 @@ export interface PaymentDialogProps {
  * Subscribe (or Reactivate without a card) and Update Payment / Renew: a SetupIntent from the server, the
  * card confirmed at Stripe, then the subscription or the new default card on the server (part 2 §7, §8).
  */
-export function PaymentDialog({ open, purpose, publishableKey, priceId, inTrial, notice, onSucceeded, onClose }: PaymentDialogProps) {
+export function PaymentDialog({ open, purpose, publishableKey, priceId, inTrial, notice, paysDueInvoice = false, onSucceeded, onClose }: PaymentDialogProps) {
   const toast = useToast();
   const subscribe = useCreateSubscription();
   const update = useUpdatePaymentMethod();
@@ -104,6 +106,9 @@ export function PaymentDialog({ open, purpose, publishableKey, priceId, inTrial,
         <p className="muted">
           {inTrial ? '4.99 USD a month. During your free trial nothing is charged until the trial ends. Cancel any time.' : '4.99 USD a month, charged today and then every month. Cancel any time.'}
         </p>
+      )}
+      {purpose === 'update' && paysDueInvoice && (
+        <p className="muted">The renewal that failed (4.99 USD) is charged to the card you save here, at once, and your access comes back.</p>
       )}
       {setupFailed && (
         <Alert tone="danger" title={m.paymentSetupFailed}>

@@ -141,6 +141,7 @@ export function SubscriptionRoute() {
       </LoadingOverlay>
       <PaymentDialog open={payment !== null} purpose={payment ?? 'subscribe'} publishableKey={sub?.publishable_key ?? null} priceId={sub?.price_id ?? null} inTrial={status.kind === 'trial'}
         notice={payment === 'subscribe' ? paymentNotice : null}
+        paysDueInvoice={status.kind === 'due'}
         onSucceeded={actionSucceeded}
         onClose={() => {
           setPayment(null);
