@@ -1,5 +1,5 @@
 import type { Strategy } from '@oj/contracts/strategies';
-import { addDays, isWeekend } from '@oj/contracts/business-date';
+import { addDays, isWeekend, parseIsoDate } from '@oj/contracts/business-date';
 import {
   NOTES_MAX,
   checkCloseDate,
@@ -287,8 +287,10 @@ export function validateEdit(v: EditValues, strategy: Strategy | undefined, toda
   const exp = checkExpirationDate(v.expirationDate);
   if (open) e.openDate = open;
   if (exp) e.expirationDate = exp;
-  if (!open && !exp && v.openDate > v.expirationDate) {
-    e.openDate = m.openDateAfterExpirationEdit;
+  // The order of the two dates is checked whenever both are dates, as the server does: an open date
+  // refused for another reason (a weekend) no longer hides that the expiration is before it (QA).
+  if (!exp && parseIsoDate(v.openDate) && v.openDate > v.expirationDate) {
+    e.openDate ??= m.openDateAfterExpirationEdit;
     e.expirationDate = m.expirationBeforeOpenEdit;
   }
   if (strategy) collect(checkStrikes(strategy, v.strikes.map(numOf), 'edit'), (f) => strikeKey(f) ?? f, e);
