@@ -9,12 +9,22 @@ function mail(kind: string, to: string, subject: string, name: string, lines: st
   return { kind, to, subject, text, html };
 }
 
+/**
+ * The subject says the days left when the mail is written: 7 when the scheduler sends it on time, fewer
+ * when it goes later (the server was down at the mark, or a trial had less than a week left when it was
+ * started); never "7 days" for a trial that ends in 5 (QA).
+ */
+export function trialEndingSubject(trialEnd: Date, now: Date): string {
+  const days = Math.max(1, Math.ceil((trialEnd.getTime() - now.getTime()) / 86_400_000));
+  return days === 1 ? 'Your trial ends tomorrow' : `Your trial ends in ${days} days`;
+}
+
 /** Part 2 §1: one week before the trial ends. */
-export function trialEndingMail(publicUrl: string, to: string, name: string, trialEnd: Date, willCharge: boolean): OutgoingMail {
+export function trialEndingMail(publicUrl: string, to: string, name: string, trialEnd: Date, willCharge: boolean, now: Date): OutgoingMail {
   return mail(
     'trial-ending',
     to,
-    'Your trial ends in 7 days',
+    trialEndingSubject(trialEnd, now),
     name,
     willCharge
       ? [`Your free trial of Options Journal Premium ends on ${longDate(trialEnd)}.`, 'Your card on file will then be charged 4.99 USD a month. You can cancel any time on the Subscription page.']

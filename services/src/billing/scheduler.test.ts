@@ -3,6 +3,7 @@ import { Queue } from 'bullmq';
 import { billingMessages as m } from '@oj/contracts/billing';
 import { redisConnection } from '@oj/projections/runtime/projector';
 import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
+import { trialEndingSubject } from './reminder-mails.ts';
 import { runBillingTick } from './scheduler.ts';
 import { BILLING_QUEUE, startBillingScheduler } from './scheduler-worker.ts';
 import { startBillingApp, type BillingApp } from './testing/billing-harness.ts';
@@ -34,6 +35,18 @@ describe('reminders', () => {
     expect(sent[0]!.subject).toBe('Your trial ends in 7 days');
     expect(sent[0]!.text_body).toContain('ends on July 01, 2026');
     expect(sent[0]!.text_body).toContain('http://journal.test/subscription');
+  });
+
+  it('a reminder sent late says the days that are left (QA: "7 days" for a trial ending in 5)', async () => {
+    b.t.clock.set('2026-08-03T12:00:00.000Z'); // trial ends 2 September 12:00
+    const u = await signInAs(b.t);
+    // No tick ran at the 7-day mark (the server was down): the first one is 4 days and 23 hours before the end.
+    await tickAt('2026-08-28T13:00:00.000Z');
+    const sent = await mails(u.email, 'trial-ending');
+    expect(sent.map((x) => x.subject)).toEqual(['Your trial ends in 5 days']);
+    expect(sent[0]!.text_body).toContain('ends on September 02, 2026');
+    expect(trialEndingSubject(new Date('2026-09-02T12:00:00Z'), new Date('2026-09-01T20:00:00Z'))).toBe('Your trial ends tomorrow');
+    expect(trialEndingSubject(new Date('2026-09-02T12:00:00Z'), new Date('2026-08-26T12:00:00Z'))).toBe('Your trial ends in 7 days');
   });
 
   it('"Your card expires next month": once per card and expiry month, in the month before (New York)', async () => {

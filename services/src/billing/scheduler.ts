@@ -124,7 +124,7 @@ async function sendTrialReminders(ctx: TickContext, now: Date): Promise<number> 
     const key = `trial-ending:${row.user_uid}:${end.toISOString()}`;
     // Charged at the trial's end only when subscribed and not cancelled: a card saved without subscribing,
     // or a subscription cancelled in the trial, charges nothing.
-    const mail = trialEndingMail(ctx.publicUrl, row.email, row.name, end, row.stripe_subscription_id != null && !row.cancel_at_period_end);
+    const mail = trialEndingMail(ctx.publicUrl, row.email, row.name, end, row.stripe_subscription_id != null && !row.cancel_at_period_end, now);
     if (await remindOnce(ctx, key, row.user_uid, 'trial-ending', (trx) => enqueueMail(trx, mail, now))) sent += 1;
   }
   return sent;
