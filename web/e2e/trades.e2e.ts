@@ -726,13 +726,19 @@ describe("a trader's day", () => {
   });
 
   it('on a Saturday the add-trade form starts on the Friday before, so its Open Date is valid (QA: Next stayed disabled with no message)', async () => {
-    const saturday = await context.newPage();
+    // A context of its own, signed in as the trader: a clock is the whole context's, not one page's.
+    const onSaturday = await newContext(browser, server.baseUrl);
+    await onSaturday.addCookies(await context.cookies());
+    await onSaturday.addInitScript((stored: [string, string][]) => {
+      for (const [k, v] of stored) localStorage.setItem(k, v);
+    }, await page.evaluate(() => Object.entries(localStorage)));
     // Saturday 28 November 2026, 10:00 in New York.
-    await saturday.clock.setFixedTime(new Date('2026-11-28T15:00:00Z'));
+    await onSaturday.clock.setFixedTime(new Date('2026-11-28T15:00:00Z'));
+    const saturday = await onSaturday.newPage();
     await saturday.goto('/trades/add');
     await saturday.getByRole('heading', { name: 'Add Open Trade', level: 1 }).waitFor();
     expect(await saturday.getByLabel('Open Date').inputValue()).toBe('2026-11-27');
-    await saturday.close();
+    await onSaturday.close();
   });
 
   it('filters by ticker and by account, with the date checks', async () => {
