@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyLineage } from '@oj/contracts/lineage-fold';
+import { emptyLineage, type SplitRecord } from '@oj/contracts/lineage-fold';
 import type { TradeRecord } from '@oj/contracts/trade-record';
 import { rollTreeOf, splitTreesOf } from './journal-views.ts';
 import { tradeRecord } from './testing.ts';
@@ -7,6 +7,18 @@ import { tradeRecord } from './testing.ts';
 // A Bull Put Spread of 2 contracts, in a lineage with a roll.
 const record = (uid: string, extra: Partial<TradeRecord> = {}): TradeRecord =>
   tradeRecord(uid, { ticker: 'QQQ', strategyUid: 'bull-put-spread', strikePrices: [400, 395], contractSize: 2, premiumAtOpen: 150, netFeeToOpen: 2, netDelta: 0.2, stockPriceAtOpen: 410, notes: '', tags: [], hasRollHistory: true, ...extra });
+
+/** The split of the spread `b` of lineage L1 (2 contracts, opened 20 February) into legs l1 and l2, on 27 February. */
+const split = (gene: { pao: number; cause: string }, parent: SplitRecord['parent']): SplitRecord => ({
+  auid: 'b',
+  userId: 'u1',
+  lineageId: 'L1',
+  trades: ['l1', 'l2'],
+  su: 'bull-put-spread',
+  gene: { tod: '2026-02-20', ed: '2026-04-17', cs: 2, ...gene },
+  parent,
+  createdAt: '2026-02-27T15:00:00.000Z',
+});
 
 describe("the audit's roll tree", () => {
   it('goes through a split trade: a spread rolled, the new spread split, a leg partly closed (QA: the legs stood as roots)', () => {
@@ -17,16 +29,7 @@ describe("the audit's roll tree", () => {
     l.trades.set('l1', record('l1', { ...leg, strikePrices: [385], status: 2, close: close('2026-02-27') }));
     l.trades.set('l2', record('l2', { ...leg, strategyUid: 'naked-put', strikePrices: [390], status: 2, contractSize: 1, close: close('2026-02-27') }));
     l.trades.set('r', record('r', { ...leg, strategyUid: 'naked-put', strikePrices: [390], contractSize: 1, partialOf: 'l2' }));
-    l.splits.push({
-      auid: 'b',
-      userId: 'u1',
-      lineageId: 'L1',
-      trades: ['l1', 'l2'],
-      su: 'bull-put-spread',
-      gene: { tod: '2026-02-20', ed: '2026-04-17', cs: 2, pao: 100, cause: 'Leg 2 closed, Leg 1 remains open.' },
-      parent: { rf: 'a', pf: null, sp: [390, 385] },
-      createdAt: '2026-02-27T15:00:00.000Z',
-    });
+    l.splits.push(split({ pao: 100, cause: 'Leg 2 closed, Leg 1 remains open.' }, { rf: 'a', pf: null, sp: [390, 385] }));
     const tree = rollTreeOf(l);
     expect(tree.nodes.map((n) => [n.uid, n.parent, n.depth, n.split])).toEqual([
       ['a', null, 0, false],
@@ -47,16 +50,7 @@ describe("the audit's split trees", () => {
     const leg = { openDate: '2026-02-20', strategyUid: 'naked-put', ancestorUid: 'b', strikePrices: [400], createdAt: '2026-02-27T15:00:00.000Z' };
     l.trades.set('l1', record('l1', { ...leg, strategyUid: 'long-put', strikePrices: [395], status: 2, close: close('2026-02-27') }));
     l.trades.set('l2', record('l2', leg));
-    l.splits.push({
-      auid: 'b',
-      userId: 'u1',
-      lineageId: 'L1',
-      trades: ['l1', 'l2'],
-      su: 'bull-put-spread',
-      gene: { tod: '2026-02-20', ed: '2026-04-17', cs: 2, pao: 150, cause: 'Leg 1 closed, Leg 2 remains open.' },
-      parent: { rf: null, pf: null, sp: [400, 395] },
-      createdAt: '2026-02-27T15:00:00.000Z',
-    });
+    l.splits.push(split({ pao: 150, cause: 'Leg 1 closed, Leg 2 remains open.' }, { rf: null, pf: null, sp: [400, 395] }));
     return l;
   };
   const legs = (l: ReturnType<typeof splitSpread>) => splitTreesOf(l).map((s) => s.legs.map((x) => [x.uid, x.status, x.strike_prices, x.su]));
