@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { daysBetween, epochDay, newYorkDate, parseIsoDate } from './business-date.ts';
+import { daysBetween, epochDay, newYorkDate, parseIsoDate, weekdayOnOrBefore } from './business-date.ts';
 
 describe('newYorkDate', () => {
   it('is the calendar date in New York, across midnight and both daylight-saving changes', () => {
@@ -23,6 +23,13 @@ describe('newYorkDate', () => {
 
   it('refuses an invalid instant as Intl does', () => {
     expect(() => newYorkDate(new Date(Number.NaN))).toThrow(RangeError);
+  });
+});
+
+describe('weekdayOnOrBefore', () => {
+  it('is the date on a weekday, the Friday before on a weekend', () => {
+    // Friday 4 to Monday 7 December 2026.
+    expect(['2026-12-04', '2026-12-05', '2026-12-06', '2026-12-07'].map(weekdayOnOrBefore)).toEqual(['2026-12-04', '2026-12-04', '2026-12-04', '2026-12-07']);
   });
 });
 

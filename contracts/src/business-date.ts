@@ -25,7 +25,8 @@ export function newYorkDate(instant: Date): string {
   return lastMinute.date;
 }
 
-const DAY_MS = 86_400_000;
+/** Milliseconds in a day: for instants (a trial's end, a grace period); business dates use `addDays`. */
+export const DAY_MS = 86_400_000;
 
 /** Parses `YYYY-MM-DD` as a calendar date (UTC midnight); null when it is not a real date. */
 export function parseIsoDate(value: string): Date | null {
@@ -50,6 +51,13 @@ export function addDays(isoDate: string, days: number): string {
   const d = parseIsoDate(isoDate);
   if (!d) throw new Error(`Not a date: ${isoDate}`);
   return new Date(d.getTime() + days * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** `isoDate` when it is a weekday, else the Friday before it. */
+export function weekdayOnOrBefore(isoDate: string): string {
+  let day = isoDate;
+  while (isWeekend(day)) day = addDays(day, -1);
+  return day;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { addDays, isWeekend, minusYears, parseIsoDate } from '@oj/contracts/business-date';
+import { addDays, isWeekend, minusYears, parseIsoDate, weekdayOnOrBefore } from '@oj/contracts/business-date';
 import {
   CHANGE_METRICS,
   DASHBOARD_PERIODS,
@@ -37,9 +37,7 @@ function mondayOf(d: string): string {
 }
 /** The latest weekday before `d` (Monday's is Friday). */
 function previousWeekday(d: string): string {
-  let p = addDays(d, -1);
-  while (isWeekend(p)) p = addDays(p, -1);
-  return p;
+  return weekdayOnOrBefore(addDays(d, -1));
 }
 
 /** Inclusive date ranges of the dashboard's periods as of `today` (see DASHBOARD_PERIODS). */

@@ -1,3 +1,4 @@
+import { DAY_MS } from '@oj/contracts/business-date';
 import type { OutgoingMail } from '../mail/outbox.ts';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -15,7 +16,7 @@ function mail(kind: string, to: string, subject: string, name: string, lines: st
  * started); never "7 days" for a trial that ends in 5 (QA).
  */
 export function trialEndingSubject(trialEnd: Date, now: Date): string {
-  const days = Math.max(1, Math.ceil((trialEnd.getTime() - now.getTime()) / 86_400_000));
+  const days = Math.max(1, Math.ceil((trialEnd.getTime() - now.getTime()) / DAY_MS));
   return days === 1 ? 'Your trial ends tomorrow' : `Your trial ends in ${days} days`;
 }
 

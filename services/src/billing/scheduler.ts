@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { newYorkDate } from '@oj/contracts/business-date';
+import { DAY_MS, newYorkDate } from '@oj/contracts/business-date';
 import { subscriptionStatusCodes as codes } from '@oj/contracts/subscriptions';
 import type { Logger } from 'pino';
 import { AppError } from '../app/errors.ts';
@@ -9,7 +9,6 @@ import { cardExpiringMail, trialEndingMail } from './reminder-mails.ts';
 import { runCommand, schedulerActor, type StoreContext } from './store.ts';
 import type { Stripe } from './stripe-client.ts';
 
-const DAY_MS = 86_400_000;
 export const TRIAL_REMINDER_DAYS = 7;
 
 export interface TickContext extends StoreContext {

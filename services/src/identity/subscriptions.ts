@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { DAY_MS } from '@oj/contracts/business-date';
 import {
   effectiveSubscriptionStatus,
   isActiveStatus,
@@ -13,8 +14,6 @@ import {
 import { staffRoles, type RoleName } from '@oj/contracts/users';
 import { AppError } from '../app/errors.ts';
 import type { Principal } from './principal.ts';
-
-const DAY_MS = 86_400_000;
 
 export interface SubscriptionRow {
   status: number;

@@ -1,4 +1,5 @@
 import type { Job, QueueEvents, Queue, ConnectionOptions } from 'bullmq';
+import { DAY_MS } from '@oj/contracts/business-date';
 import type { RebuildState } from '@oj/contracts/operations';
 import { rebuild, type RebuildProgress, type RebuildResult, type RuntimeDeps } from '@oj/projections/runtime/rebuild';
 import { enqueueRebuild, openRebuildQueue, rebuildJobId, type RebuildJobData, type RebuildJobProgress } from '@oj/projections/runtime/rebuild-job';
@@ -28,7 +29,6 @@ export interface RebuildRunner {
 }
 
 export const isFinished = (s: Pick<RebuildState, 'phase'>) => s.phase === 'done' || s.phase === 'failed';
-const DAY_MS = 24 * 3600 * 1000;
 
 function lockedConflict(message: string): AppError {
   return new AppError('conflict', message, { resolution: 'Wait for the running rebuild (its progress is on this page or in `npm run projections -- status`), then try again.' });

@@ -1,4 +1,5 @@
 import { billingMessages as m } from '@oj/contracts/billing';
+import { DAY_MS } from '@oj/contracts/business-date';
 import { effectiveSubscriptionStatus, GRACE_PERIOD_DAYS, subscriptionStatusCodes as codes, type CardSummary } from '@oj/contracts/subscriptions';
 import type { SubscriptionEvent } from '@oj/contracts/subscription-events';
 import type { SubscriptionState } from './state.ts';
@@ -10,8 +11,6 @@ import type { SubscriptionState } from './state.ts';
  * a redelivered, stale or foreign Stripe event decides nothing (an empty list), because Stripe only
  * retries a webhook that did not answer 2xx.
  */
-
-const DAY_MS = 86_400_000;
 
 export interface StripeSource {
   eventId: string;

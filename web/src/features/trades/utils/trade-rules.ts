@@ -1,5 +1,5 @@
 import type { Strategy } from '@oj/contracts/strategies';
-import { addDays, isWeekend, parseIsoDate } from '@oj/contracts/business-date';
+import { parseIsoDate, weekdayOnOrBefore } from '@oj/contracts/business-date';
 import {
   NOTES_MAX,
   checkCloseDate,
@@ -144,9 +144,7 @@ export function closeChoices(strategy: Strategy | undefined, expired: boolean): 
  * field was touched.
  */
 export function defaultTradeDate(today: string): string {
-  let day = today;
-  while (isWeekend(day)) day = addDays(day, -1);
-  return day;
+  return weekdayOnOrBefore(today);
 }
 
 /** Default close date: the trade date above, or the expiration date when that is earlier. */
