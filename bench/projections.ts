@@ -260,6 +260,7 @@ export async function benchProjections(argv: string[]): Promise<Record<string, u
     if (args.postgresCpu && !stopPostgresCpu) log('  --postgres-cpu: the server is not on this machine (no /proc of its processes); not sampled');
     const rebuildCpu = machineCpu();
     const processCpu = process.cpuUsage();
+    const faultsBefore = process.resourceUsage();
     const sampler = setInterval(() => {
       const m = process.memoryUsage();
       heapPeak = Math.max(heapPeak, m.heapUsed);
@@ -279,6 +280,7 @@ export async function benchProjections(argv: string[]): Promise<Record<string, u
     clearInterval(sampler);
     const rebuildSeconds = (performance.now() - rebuildStarted) / 1000;
     const processUsed = process.cpuUsage(processCpu);
+    const faultsAfter = process.resourceUsage();
     const machineUsed = rebuildCpu();
     const serverUsed = stopPostgresCpu ? await stopPostgresCpu() : null;
     const rebuildRate = seeded.rows / rebuildSeconds;
@@ -299,6 +301,12 @@ export async function benchProjections(argv: string[]): Promise<Record<string, u
       cpu: {
         // Seconds of CPU: this process (Node: the reading thread, the fold worker, the day record workers).
         node: { user: r2(processUsed.user / 1e6), system: r2(processUsed.system / 1e6) },
+        // Page faults of this process over the rebuild (the kernel's share of its CPU is mostly these:
+        // every fresh page of a buffer the fold allocates is a minor fault, dearer in some VMs than others).
+        pageFaults: {
+          minor: faultsAfter.minorPageFault - faultsBefore.minorPageFault,
+          major: faultsAfter.majorPageFault - faultsBefore.majorPageFault,
+        },
         machine: machineUsed,
         ...(serverUsed ? { postgres: serverUsed } : {}),
       },

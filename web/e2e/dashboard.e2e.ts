@@ -433,7 +433,7 @@ describe('dashboard', () => {
   });
 
   it("opens a day's trades from the weekly strip, and every widget renders", async () => {
-    for (const title of ['Premium Income', 'Income Quadrant', 'Performance Metrics', 'Daily Premium', 'Open / Close Count', 'Income Calendar', 'Income By Month', 'Realized Income', 'Open Trades', 'Ticker Heat Map', 'Trade Flow', 'Key Stats', 'Strategies', 'Disposition', 'Yearly Income']) {
+    for (const title of ['Premium Income', 'Income Quadrant', 'Performance Metrics', 'Daily Premium', 'Open/Close Count', 'Income Calendar', 'Income By Month', 'Realized Income', 'Open Trades', 'Ticker Heat Map', 'Trade Flow', 'Key Stats', 'Strategies', 'Disposition', 'Yearly Income']) {
       await page.getByRole('heading', { name: title, exact: true }).waitFor();
     }
     // The charts' names carry what they draw (a canvas says nothing to a screen reader): the year to

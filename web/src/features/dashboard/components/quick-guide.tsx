@@ -18,7 +18,7 @@ export function QuickGuide({ open, onClose }: { open: boolean; onClose: () => vo
         </section>
         <section>
           <h3>Daily charts</h3>
-          <p>Daily Premium and Open / Close Count cover the last 10 active days (days with a trade opened or closed).</p>
+          <p>Daily Premium and Open/Close Count cover the last 10 active days (days with a trade opened or closed).</p>
         </section>
         <section>
           <h3>Income Calendar</h3>

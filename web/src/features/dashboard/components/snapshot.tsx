@@ -38,7 +38,7 @@ export function DailyPremium({ data }: { data: DashboardData }) {
   );
 }
 
-/** Open / Close Count: trades opened and closed on the last 10 days with trades. */
+/** Open/Close Count: trades opened and closed on the last 10 days with trades. */
 export function OpenCloseCount({ data }: { data: DashboardData }) {
   const c = useChartColors();
   const days = useMemo(() => lastActiveDays(data.daily_income), [data]);
@@ -55,7 +55,7 @@ export function OpenCloseCount({ data }: { data: DashboardData }) {
     ],
   };
   return (
-    <Widget id="open-close" title="Open / Close Count" subtitle="Last 10 active days">
+    <Widget id="open-close" title="Open/Close Count" subtitle="Last 10 active days">
       <Chart
         label="Trades opened and closed, last 10 active days"
         values={days.map((d) => `${shortDay(d.income_date)} ${d.otc} opened, ${d.ctc} closed`)}
