@@ -230,12 +230,13 @@ export const splitTradeRequest = z.object({
       leg_index: z.number().int().min(0).max(1).optional(),
       strike_prices: z.array(num).max(8).optional(),
       strategy_uid: text(64).optional(),
-      premium_at_open: num,
+      // A missing or mistyped leg premium answers the Split form's own message (§5 "Split", step 1).
+      premium_at_open: money(tradeMessages.positiveNonZero),
       /** 2 closed, or the strategy's in-the-money outcome status. */
       status: z.number().int().default(2),
     }),
     /** The leg that stays open: its share of the open premium (and, optionally, its strike or strategy). */
-    opening_trade: z.object({ premium_at_open: num, strike_prices: z.array(num).max(8).optional(), strategy_uid: text(64).optional() }),
+    opening_trade: z.object({ premium_at_open: money(tradeMessages.positiveNonZero), strike_prices: z.array(num).max(8).optional(), strategy_uid: text(64).optional() }),
   }),
   tag_data: tagData,
 });

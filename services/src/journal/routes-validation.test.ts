@@ -252,6 +252,15 @@ describe.each(adapters)('trade command validation on %s', (adapter) => {
     expect(byStrategy.json()).toMatchObject({ closed_trade: { su: 'naked-put', pao: 80 }, open_trade: { su: 'naked-call', pao: 100 } });
   });
 
+  it('6b. split-trade: a missing or non-numeric leg premium answers the Split form\'s "Must be a positive non-zero number."', async () => {
+    const spread = await addTrade(spreadData());
+    const noClosing = await send('POST', `/trades/split-trade/${spread.uid}`, splitBody({ leg_index: 1, premium_at_open: undefined }));
+    expect([noClosing.statusCode, noClosing.json().message]).toEqual([422, 'Must be a positive non-zero number.']);
+    const textOpening = await send('POST', `/trades/split-trade/${spread.uid}`, splitBody({ leg_index: 1 }, { premium_at_open: 'abc' }));
+    expect([textOpening.statusCode, textOpening.json().message]).toEqual([422, 'Must be a positive non-zero number.']);
+    expect(await eventsOf(spread.uid)).toEqual(['TradeOpened']);
+  });
+
   it('7. edit: a missing, non-numeric or negative premium, fee, price or strike answers "Must be a positive number"; delta "Must be a number"', async () => {
     // Part 1 §5 "Edit trade": premium, fee and price are required, 0 or more, and each strike required and
     // above 0 ("Must be a positive number"); delta is required and numeric ("Must be a number").
