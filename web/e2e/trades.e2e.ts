@@ -536,6 +536,9 @@ describe("a trader's day", () => {
     await s.getByLabel(/Leg 2: Buy put \$570 premium/).fill('100');
     await s.getByRole('button', { name: 'Next' }).click();
     await s.getByRole('radio', { name: /Leg 2/ }).check();
+    // The in-the-money choice is the spread's own outcome whichever leg closes (the server refuses any
+    // other): the long put leg offered "Exercised (ITM)", which the server answered with a 422.
+    expect(await s.getByLabel('Close Action').locator('option').allTextContents()).toEqual(['Close', 'Assigned (ITM)']);
     await s.getByLabel('Close Date').fill(lastWeekday);
     await s.getByLabel(/^Transaction/).selectOption({ label: 'Credit' });
     await s.getByLabel('Premium to Close').fill('30');

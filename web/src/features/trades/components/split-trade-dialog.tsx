@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { statusByCloseAction } from '@oj/contracts/journal-events';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
-import { strategyByName, strategyByUid, type Strategy } from '@oj/contracts/strategies';
+import { strategyByUid, type Strategy } from '@oj/contracts/strategies';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { Modal } from '@/components/ui/modal.tsx';
@@ -65,9 +65,9 @@ export function SplitTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
   const sumIssue = premiumIssues.sum ?? null;
   const step1Valid = Object.keys(premiumIssues).length === 0;
 
-  const closingLeg = strategy.legs_setup.config[closeLeg];
-  const closingFooting = closingLeg ? strategyByName(closingLeg.footing) : undefined;
-  const itm: CloseChoice = closingFooting?.extra_outcome ?? strategy.extra_outcome;
+  // The in-the-money outcome is the split strategy's own (part 1, Split dialog), whichever leg closes: the
+  // server accepts no other. A Bull Put Spread's long put is "Assigned (ITM)", not a Long Put's "Exercised".
+  const itm: CloseChoice = strategy.extra_outcome;
   const cv = closeForm.values;
   const closeErrors = validateSplitClose(cv, trade, today);
   const step2Valid = Object.keys(closeErrors).length === 0;
