@@ -27,6 +27,8 @@ export interface SeedOptions {
   seed: number;
   /** The New York date the journals end on (defaults to today). */
   today?: string;
+  /** The wall clock (tests): the events are recorded no later than it. */
+  now?: Date;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -95,9 +97,13 @@ function strikesFor(r: Rng, strategy: Strategy, spot: number): number[] {
 }
 
 export async function seedJournals(deps: SeedDeps, options: SeedOptions): Promise<SeedReport> {
-  const today = options.today ?? newYorkDate(new Date());
-  // Commands are decided as of mid-day New York time on `today`.
-  const clock = new FixedClock(`${today}T16:00:00Z`);
+  const now = options.now ?? new Date();
+  const today = options.today ?? newYorkDate(now);
+  // Commands are decided as of mid-day New York time on `today`, or now if that is earlier: a journal
+  // seeded in the morning must not carry events recorded in the afternoon to come (QA: the audit showed
+  // a first event later than the last, new, one). Either instant is on `today` in New York.
+  const midday = new Date(`${today}T16:00:00Z`);
+  const clock = new FixedClock(newYorkDate(now) === today && now < midday ? now : midday);
   const ctx: JournalContext = { db: deps.db, eventStore: deps.eventStore, clock };
   const identity = { db: deps.db, clock, config: deps.config };
   const report: SeedReport = { users: [], commands: {}, refused: 0 };

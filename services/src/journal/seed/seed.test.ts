@@ -48,6 +48,22 @@ describe('seed', () => {
     expect(shape(a)).toEqual(shape(b));
   });
 
+  it('records no event after the wall clock when seeding today in the morning (QA: events stamped 16:00Z at 10:46Z)', async () => {
+    const database: Database = await createPGliteDatabase();
+    try {
+      await migrate(database.db);
+      const eventStore = new PostgresEventStore(database, { upcast: upcastJournalEvent });
+      const now = new Date('2026-03-02T14:46:00Z');
+      await seedJournals({ db: database.db, eventStore, config }, { users: 1, tradesPerUser: 5, seed: 3, now });
+      const events = await eventStore.readAll({ streamPrefixes: [journalStreamPrefix], limit: 1_000 });
+      expect(events.length).toBeGreaterThan(0);
+      expect(events.filter((e) => Date.parse(e.metadata.recordedAt) > now.getTime())).toEqual([]);
+      await eventStore.close();
+    } finally {
+      await database.close();
+    }
+  });
+
   it('running the same seed again appends nothing', async () => {
     await seedJournals({ db: a.database.db, eventStore: a.eventStore, config }, a.options);
     const again = await a.eventStore.readAll({ streamPrefixes: [journalStreamPrefix], limit: 100_000 });
