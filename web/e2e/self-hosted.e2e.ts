@@ -36,6 +36,22 @@ describe('a self-hosted installation', () => {
     await page.getByRole('link', { name: 'Create your journal' }).first().waitFor();
     await page.getByText('One all-inclusive plan, free on this installation.').waitFor();
     expect(await page.getByText(/30-day|4\.99/).count()).toBe(0);
+    // QA: the landing page read "$Free", offered "Start free trial" twice, and spoke of billing periods,
+    // refunds and trial ends in its small print and FAQ.
+    const landing = (await page.locator('.landing').innerText()).toLowerCase();
+    for (const word of ['trial', 'billing period', 'refund', '$']) expect(landing).not.toContain(word);
+    const free = page.locator('#pricing .price-amount');
+    expect(await free.innerText()).toBe('Free');
+    expect(await free.evaluate((e) => getComputedStyle(e, '::before').content)).toBe('none');
+    await page.getByText('Does this installation charge anything?').waitFor();
+    // The phone menu closes on Escape.
+    await page.setViewportSize(PHONE);
+    const menu = page.getByRole('button', { name: 'Menu' });
+    await menu.click();
+    expect(await menu.getAttribute('aria-expanded')).toBe('true');
+    await page.keyboard.press('Escape');
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    await page.setViewportSize(DESKTOP);
     await page.goto('/signup');
     await page.getByText('Every feature, free on this installation. No card needed.').waitFor();
     expect(await page.getByText(/trial/i).count()).toBe(0);

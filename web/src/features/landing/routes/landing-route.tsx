@@ -15,13 +15,15 @@ const features: { icon: IconName; title: string; text: string }[] = [
   { icon: 'accounts', title: 'Multiple trade accounts', text: 'Keep up to 10 brokerage accounts with their own commission and fee, and a default for new trades.' },
 ];
 
-const faqs: { q: string; a: string }[] = [
+/** `billing`: only where this installation charges for Premium (true) or only where it does not (false). */
+const faqs: { q: string; a: string; billing?: boolean }[] = [
   { q: 'Is this financial advice?', a: 'No. Options Journal is a record-keeping and education tool. It never recommends trades.' },
   { q: 'Do you connect to my broker?', a: 'No. You record trades yourself, so no broker credentials are ever shared. Each account links to its broker’s login page for convenience.' },
   { q: 'Which dates are used?', a: 'Business dates use US Eastern time (New York). If you trade from overseas, a date may count as "in the future" until New York reaches it.' },
   { q: 'Can I record trades I already closed?', a: 'Yes. Add a closed trade with its opening and closing details in one go, up to two years back.' },
-  { q: 'What happens when my trial ends?', a: 'You keep all your data. Premium pages are locked until you subscribe; you can subscribe at any time.' },
-  { q: 'Can I cancel any time?', a: 'Yes. Access stays until the end of the billing period; unused time is not refunded.' },
+  { q: 'What happens when my trial ends?', a: 'You keep all your data. Premium pages are locked until you subscribe; you can subscribe at any time.', billing: true },
+  { q: 'Can I cancel any time?', a: 'Yes. Access stays until the end of the billing period; unused time is not refunded.', billing: true },
+  { q: 'Does this installation charge anything?', a: 'No. It is self-hosted without billing: every account has Premium without end, and no card is ever asked for.', billing: false },
 ];
 
 const planFeatures = ['Dynamic Extensive Dashboard', 'Interactive Income Calendar', 'Sharable Cards', 'Multiple Trade Accounts', 'Old and New Trades'];
@@ -35,6 +37,17 @@ export function LandingRoute() {
   const signedIn = session.isSignedIn && session.isVerified;
   // A self-hosted installation (no billing) has no trial and no price to offer.
   const billing = useBilling();
+  const signUpLabel = billing ? 'Start free trial' : 'Create your journal';
+
+  // The phone menu closes on Escape, as every other pop-over of the console does.
+  useEffect(() => {
+    if (!menuOpen) return;
+    const close = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') setMenuOpen(false);
+    };
+    document.addEventListener('keydown', close);
+    return () => document.removeEventListener('keydown', close);
+  }, [menuOpen]);
 
   useEffect(() => {
     if (!hash) return;
@@ -66,7 +79,7 @@ export function LandingRoute() {
                   Sign in
                 </Link>
                 <Link to="/signup" className="btn btn-primary btn-md">
-                  Start free trial
+                  {signUpLabel}
                 </Link>
               </>
             )}
@@ -147,7 +160,7 @@ export function LandingRoute() {
                 {billing ? (
                   <>
                     <div className="price">
-                      <span className="price-amount">4.99</span>
+                      <span className="price-amount price-usd">4.99</span>
                       <span className="price-unit">USD / month</span>
                     </div>
                     <p className="muted">30-day free trial, no card needed. Cancel any time.</p>
@@ -170,9 +183,9 @@ export function LandingRoute() {
                 ))}
               </ul>
               <Link to={signedIn ? '/subscription' : '/signup'} className="btn btn-primary btn-lg btn-block">
-                {signedIn ? 'Manage subscription' : 'Start free trial'}
+                {signedIn ? 'Manage subscription' : signUpLabel}
               </Link>
-              <p className="price-fine">Access stays to the end of the billing period after cancelling; no refunds for unused time.</p>
+              {billing && <p className="price-fine">Access stays to the end of the billing period after cancelling; no refunds for unused time.</p>}
             </div>
           </div>
         </section>
@@ -180,7 +193,9 @@ export function LandingRoute() {
         <section className="landing-section" id="faq">
           <div className="landing-container landing-faq">
             <h2 className="landing-h2">FAQ</h2>
-            {faqs.map((f) => (
+            {faqs
+              .filter((f) => f.billing === undefined || f.billing === billing)
+              .map((f) => (
               <details key={f.q} className="faq-item">
                 <summary>{f.q}</summary>
                 <p>{f.a}</p>
