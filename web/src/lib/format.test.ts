@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCompact, formatDate, formatMoneyShort, formatMoneyTick, todayInNewYork } from './format.ts';
+import { formatCompact, formatDate, formatDateTime, formatMoneyShort, formatMoneyTick, todayInNewYork } from './format.ts';
 
 describe('format', () => {
   it('abbreviates money with K and M from 1000', () => {
@@ -22,6 +22,12 @@ describe('format', () => {
   it('labels a money axis without the cents of whole ticks (QA: $800.00 beside $1K)', () => {
     const ticks: [number, string][] = [[0, '$0'], [400, '$400'], [800, '$800'], [-200, '-$200'], [0.5, '$0.50'], [1000, '$1K'], [1200, '$1.2K'], [-2_500_000, '-$2.5M']];
     for (const [value, text] of ticks) expect(formatMoneyTick(value), String(value)).toBe(text);
+  });
+
+  it('shows a timestamp in New York time and says so (QA: "5:51 AM" without a zone)', () => {
+    expect(formatDateTime('2026-12-05T10:51:49Z')).toBe('Dec 05, 2026, 5:51 AM ET');
+    expect(formatDateTime('2026-07-01T02:05:00Z')).toBe('Jun 30, 2026, 10:05 PM ET');
+    expect(formatDateTime(null)).toBe('—');
   });
 
   it('computes today in New York, not in the browser zone', () => {

@@ -79,7 +79,10 @@ export function formatLongDate(iso: string | null | undefined): string {
   return new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'long', day: '2-digit', year: 'numeric' }).format(d);
 }
 
-/** A timestamp shown in New York time: 'Jan 05, 2026, 3:04 PM'. */
+/**
+ * A timestamp shown in New York time, the product's business time, and labelled so (QA: "5:51 AM" with
+ * no zone beside the audit's UTC times): 'Jan 05, 2026, 3:04 PM ET'.
+ */
 export function formatDateTime(value: string | number | Date | null | undefined): string {
   if (value === null || value === undefined || value === '') return '—';
   const d = value instanceof Date ? value : new Date(value);
@@ -91,5 +94,5 @@ export function formatDateTime(value: string | number | Date | null | undefined)
     year: 'numeric',
     hour: 'numeric',
     minute: '2-digit',
-  }).format(d);
+  }).format(d) + ' ET';
 }
