@@ -325,6 +325,88 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
     await screenshotAt(page, 'audit-as-of-date', LAPTOP, { fullPage: false });
   });
 
+  it('the tab and the as-of view are in the address: a reload, Back and Forward, and a shared link show the same view', async () => {
+    const asOf = () => page.getByRole('region', { name: 'As of', exact: true });
+    const selected = (p = page) => p.getByRole('tab', { selected: true }).textContent();
+    const address = () => new URL(page.url()).searchParams;
+    // The view's heading: 'Right after', the event's sentence, its dates and its place in the log (not the
+    // replay's time, which a reload measures anew). Read without waiting: polled.
+    const point = async (p = page) =>
+      (await p.locator('.audit-asof-point > :is(.audit-eyebrow, .audit-asof-sentence, .audit-small)').allTextContents()).filter((t) => !t.startsWith('Replayed')).join(' | ');
+    const trees = (p = page) => p.getByRole('region', { name: 'Roll trees' });
+
+    // The timeline is the default tab: it is not written.
+    await page.getByRole('tab', { name: 'Timeline' }).click();
+    await poll(() => address().get('tab')).toBeNull();
+    const timeline = panel('Timeline');
+    await timeline.getByRole('textbox').nth(1).fill(spy.opened);
+    await timeline.getByRole('button', { name: 'Apply' }).click();
+    await poll(() => timeline.locator('tbody tr[data-event-type]').count()).toBe(3);
+    const rolled = await timeline.locator('tr[data-event-type="TradeRolled"] td.audit-sentence > div').first().textContent();
+    const before = page.url();
+
+    // As of on a row: the As of tab right after that event, in the address beside the timeline's filter.
+    await timeline.locator('tr[data-event-type="TradeRolled"]').getByRole('button', { name: 'As of' }).click();
+    await poll(() => point()).toContain(`Right after | ${rolled}`);
+    await poll(async () => (await trees().textContent()) ?? '').toContain(short(spy.rolledTo));
+    const view = await point();
+    expect(address().get('tab')).toBe('as-of');
+    expect(address().get('asof_event')).toMatch(/^\d{20}-\d{20}$/);
+    expect(address().get('asof_date')).toBeNull(); // the date asked for before gave way to the event
+    expect(address().get('lineage')).toBe(spy.opened);
+    const link = page.url();
+
+    // A reload shows the same view on the As of tab (the reason is kept in this tab).
+    await page.reload();
+    await poll(() => point()).toBe(view);
+    expect(await selected()).toBe('As of');
+    await poll(async () => (await trees().textContent()) ?? '').toContain(short(spy.rolledTo));
+
+    // The trees focused on one trade: a step of its own in the address, kept by a reload too.
+    await asOf().getByLabel('Trees of trade').fill(spy.rolledTo);
+    await asOf().getByRole('button', { name: 'Show' }).click();
+    await poll(() => address().get('asof_trade')).toBe(spy.rolledTo);
+    expect(address().get('asof_event')).toBe(new URL(link).searchParams.get('asof_event'));
+    expect(address().get('trade')).toBeNull(); // the timeline's trade filter is another parameter
+    await poll(() => point()).toBe(view);
+    await page.reload();
+    await poll(() => point()).toBe(view);
+    expect(await asOf().getByLabel('Trees of trade').inputValue()).toBe(spy.rolledTo);
+
+    // Back: the view without the focus, then the timeline's page the row was on; Forward returns.
+    await page.goBack();
+    await poll(() => address().get('asof_trade')).toBeNull();
+    await poll(() => asOf().getByLabel('Trees of trade').inputValue()).toBe('');
+    await poll(() => point()).toBe(view); // read again: the reload emptied the page's cache
+    await page.goBack();
+    await poll(() => selected()).toBe('Timeline');
+    expect(page.url()).toBe(before);
+    await poll(() => timeline.locator('tbody tr[data-event-type]').count()).toBe(3);
+    await page.goForward();
+    await poll(() => selected()).toBe('As of');
+    await poll(() => point()).toBe(view);
+    await screenshotAt(page, 'audit-as-of-address', LAPTOP, { fullPage: false });
+
+    // The link opened in another page of the same signed-in browser (no reason given there): the reason
+    // first, with nothing of the history read, then the same view on the As of tab.
+    const other = await context.newPage();
+    const asked: string[] = [];
+    other.on('request', (r) => void (r.url().includes('/api/v1/audit/') && asked.push(r.url())));
+    try {
+      other.on('pageerror', (e) => pageErrors.push(String(e)));
+      await other.goto(link);
+      await other.getByRole('textbox', { name: /^Reason/ }).fill(REASON);
+      expect(asked).toEqual([]);
+      await other.getByRole('button', { name: 'Open history' }).click();
+      await poll(() => point(other)).toBe(view);
+      expect(await selected(other)).toBe('As of');
+      expect(new URL(other.url()).searchParams.get('lineage')).toBe(spy.opened);
+      await screenshotAt(other, 'audit-as-of-shared-link', PHONE, { fullPage: false });
+    } finally {
+      await other.close();
+    }
+  });
+
   it('Verify says consistent', async () => {
     await page.getByRole('tab', { name: 'Verify' }).click();
     await page.getByRole('button', { name: 'Run Verify' }).click();

@@ -120,20 +120,31 @@ function Trees({ view }: { view: AsOfResponse }) {
 /**
  * The journal as it stood right after an event or at the end of a New York date: the user's events
  * replayed on the server through the read models' own projection code, with the live or an older
- * registered formulas version.
+ * registered formulas version, the trees focused on one trade's lineage if asked. `target` is the
+ * address's (Back, a shared link): the date and trade fields follow it when it changes there.
  */
 export function AsOfPanel({ uid, reason, target, onTarget, formulasVersions }: { uid: string; reason: string; target: AsOfTarget | null; onTarget: (t: AsOfTarget) => void; formulasVersions: number[] }) {
   const [date, setDate] = useState(target?.date ?? '');
+  const [trade, setTrade] = useState(target?.trade ?? '');
+  const [shown, setShown] = useState({ date: target?.date, trade: target?.trade });
+  if (shown.date !== target?.date || shown.trade !== target?.trade) {
+    setShown({ date: target?.date, trade: target?.trade });
+    setDate(target?.date ?? '');
+    setTrade(target?.trade ?? '');
+  }
   const view = useQuery(asOfQuery(uid, reason, target));
-  const pickDate = (e: FormEvent) => {
+  // A date given is the point; without one the event shown stays (the trade focus alone changes), or the latest state.
+  const show = (e: FormEvent) => {
     e.preventDefault();
-    if (date) onTarget({ date, ...(target?.formulas ? { formulas: target.formulas } : {}) });
+    const focus = trade.trim();
+    const point = date ? { date } : target?.event ? { event: target.event } : {};
+    onTarget({ ...point, ...(target?.formulas ? { formulas: target.formulas } : {}), ...(focus ? { trade: focus } : {}) });
   };
   const v = view.data;
   return (
     <section className="card audit-panel" aria-label="As of">
       <div className="audit-asof-bar">
-        <form onSubmit={pickDate} className="audit-asof-form">
+        <form onSubmit={show} className="audit-asof-form">
           <label>
             <span>End of New York date</span>
             <TextInput type="date" value={date} onChange={(e) => setDate(e.target.value)} />
@@ -149,7 +160,11 @@ export function AsOfPanel({ uid, reason, target, onTarget, formulasVersions }: {
               ))}
             </SelectInput>
           </label>
-          <Button type="submit" size="sm" disabled={!date}>
+          <label>
+            <span>Trees of trade</span>
+            <TextInput value={trade} onChange={(e) => setTrade(e.target.value)} placeholder="trade uid (all if empty)" maxLength={64} />
+          </label>
+          <Button type="submit" size="sm" disabled={!date && !trade.trim() && target === null}>
             Show
           </Button>
           <Button type="button" size="sm" variant="ghost" onClick={() => onTarget({})}>

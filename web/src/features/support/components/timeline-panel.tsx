@@ -1,4 +1,4 @@
-import { Fragment, useEffect, useState, type FormEvent } from 'react';
+import { Fragment, useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
 import type { TimelineEntry } from '@oj/contracts/audit';
@@ -38,12 +38,7 @@ export function TimelinePanel({ uid, reason, onAsOf }: { uid: string; reason: st
   const [params, setParams] = useSearchParams();
   const { filters: applied, cursors } = timelineAddressOf(params);
   const appliedKey = JSON.stringify(applied);
-  // What the timeline could not read from the address (a hand-edited or stale link) leaves it, so the
-  // address says what is shown.
-  const shown = withTimelineAddress(params, { filters: applied, cursors }).toString();
-  useEffect(() => {
-    if (shown !== params.toString()) setParams(new URLSearchParams(shown), { replace: true });
-  }, [shown, params, setParams]);
+  // What the timeline could not read from the address leaves it in the route, with the rest of the address.
   const [draft, setDraft] = useState<TimelineFilterState>(applied);
   // The form follows the address when the applied filters change there (Back, a trade chip, Clear);
   // a page change keeps what is typed but not applied yet.

@@ -1,5 +1,5 @@
-import { useState, type FormEvent } from 'react';
-import { Link, useParams } from 'react-router';
+import { useEffect, useState, type FormEvent } from 'react';
+import { Link, useParams, useSearchParams } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
 import { auditReason, type TimelineEntry } from '@oj/contracts/audit';
 import { PageHeader } from '@/components/layout/page-header.tsx';
@@ -18,10 +18,11 @@ import { forgetReason, saveReason, savedReason } from '../components/reason.ts';
 import { TimelinePanel } from '../components/timeline-panel.tsx';
 import { VerifyPanel } from '../components/verify-panel.tsx';
 import { utc } from '../components/labels.ts';
+import { timelineAddressOf, withTimelineAddress } from '../utils/timeline-address.ts';
+import { asOfTargetOf, sameParameters, tabOf, withAsOfTarget, withTab, type AuditTab } from '../utils/view-address.ts';
 import '../components/support.css';
 
-type Tab = 'timeline' | 'as-of' | 'verify' | 'export';
-const tabs: readonly TabItem<Tab>[] = [
+const tabs: readonly TabItem<AuditTab>[] = [
   { id: 'timeline', label: 'Timeline' },
   { id: 'as-of', label: 'As of' },
   { id: 'verify', label: 'Verify' },
@@ -68,9 +69,28 @@ export function SupportUserRoute() {
 function SupportUser() {
   const { uid = '' } = useParams();
   const [reason, setReason] = useState<string | null>(() => savedReason(uid));
-  const [tab, setTab] = useState<Tab>('timeline');
-  const { tabList, panelProps } = useTabs(tabs, tab, setTab);
-  const [asOf, setAsOf] = useState<AsOfTarget | null>(null);
+  // The tab and the as-of view live in the address beside the timeline's filters and page (`?tab=as-of&
+  // asof_event=…`), so a reload, Back or a link pasted into a ticket shows the same view, after the reason.
+  // Each change is pushed, as the timeline's pages are: Back undoes the last step on this screen, whether
+  // it was a page, a tab or another as-of point.
+  const [params, setParams] = useSearchParams();
+  const tab = tabOf(params);
+  const asOf = asOfTargetOf(params);
+  // The same view again (the tab already selected) is no step to go Back over.
+  const go = (next: URLSearchParams) => {
+    if (!sameParameters(next, params)) setParams(next);
+  };
+  const { tabList, panelProps } = useTabs(tabs, tab, (t) => go(withTab(params, t)));
+  const setAsOf = (t: AsOfTarget) => go(withAsOfTarget(params, t));
+  // What the screen could not read from the address (a hand-edited or stale link) leaves it, so the address
+  // says what is shown. One effect for the whole address: two would each replace it from the same render,
+  // and the last would put back what the first removed.
+  const readable = withTab(withAsOfTarget(withTimelineAddress(params, timelineAddressOf(params)), asOf), tab);
+  const clean = sameParameters(readable, params);
+  const readableSearch = readable.toString();
+  useEffect(() => {
+    if (!clean) setParams(new URLSearchParams(readableSearch), { replace: true });
+  }, [clean, readableSearch, setParams]);
   const overview = useQuery({ ...overviewQuery(uid, reason ?? ''), enabled: reason !== null });
 
   const crumbs = [{ label: 'Home', to: '/dashboard' }, { label: 'Audit replay', to: '/support/users' }, { label: overview.data?.user.name ?? 'History' }];
@@ -87,10 +107,8 @@ function SupportUser() {
       </>
     );
   }
-  const showAsOf = (e: TimelineEntry) => {
-    setAsOf((t) => ({ event: e.position, ...(t?.formulas ? { formulas: t.formulas } : {}) }));
-    setTab('as-of');
-  };
+  // One step: the As of tab right after the row's event (Back returns to the row's page of the timeline).
+  const showAsOf = (e: TimelineEntry) => go(withTab(withAsOfTarget(params, { event: e.position, ...(asOf?.formulas ? { formulas: asOf.formulas } : {}) }), 'as-of'));
   const o = overview.data;
   return (
     <>
