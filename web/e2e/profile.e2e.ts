@@ -377,6 +377,11 @@ describe('admin messages', () => {
     await reader.getByText(user.userId).waitFor();
     await reader.getByRole('cell', { name: 'pat.trades' }).waitFor();
     await reader.getByRole('img', { name: 'Avatar image' }).waitFor();
+    // The message read is in the address: a reload (or the link in a ticket) opens it again.
+    expect(new URL(staff.url()).searchParams.get('message')).toBeTruthy();
+    await staff.reload();
+    await staff.getByRole('article', { name: 'Message' }).getByText('can I roll the other two?').waitFor();
+    expect(await staff.getByRole('button', { name: /Roll after a partial close/ }).getAttribute('aria-pressed')).toBe('true');
     page = staff;
     await both('admin-messages');
     await staffContext.close();

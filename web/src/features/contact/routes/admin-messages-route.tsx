@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useSearchParams } from 'react-router';
 import { errorMessage } from '@/lib/api-client.ts';
 import { formatDateTime } from '@/lib/format.ts';
 import { PageHeader } from '@/components/layout/page-header.tsx';
@@ -86,12 +86,32 @@ function MessageReader({ id }: { id: string }) {
   );
 }
 
+/** A page number from the address: a whole number from 1, else the first page. */
+function pageOf(raw: string | null): number {
+  const n = Number(raw);
+  return Number.isInteger(n) && n >= 1 && n <= 100_000 ? n : 1;
+}
+
 /** /admin/messages: contact messages for Admin and Support, newest first, with the sender's profile history. */
 export function AdminMessagesRoute() {
   const session = useSession();
   const allowed = session.privilege === 'Admin' || session.privilege === 'Support';
-  const [page, setPage] = useState(1);
-  const [selected, setSelected] = useState<string | null>(null);
+  // The page and the message being read are in the address (`?page=2&message=…`), so a reload, Back or a
+  // link pasted into a ticket opens the same message (QA: the address stayed /admin/messages).
+  const [params, setParams] = useSearchParams();
+  const page = pageOf(params.get('page'));
+  const selected = params.get('message')?.trim() || null;
+  const go = (to: { page?: number; message?: string | null }) =>
+    setParams((p) => {
+      const next = new URLSearchParams(p);
+      const n = to.page ?? page;
+      if (n > 1) next.set('page', String(n));
+      else next.delete('page');
+      const m = to.message === undefined ? selected : to.message;
+      if (m) next.set('message', m);
+      else next.delete('message');
+      return next;
+    });
   // Other roles never ask: the server would refuse them anyway (403).
   const list = useContactMessages(page, allowed);
 
@@ -115,7 +135,7 @@ export function AdminMessagesRoute() {
               <ul className="message-items">
                 {list.data.items.map((m) => (
                   <li key={m.id}>
-                    <button type="button" className={`message-item${selected === m.id ? ' active' : ''}`} aria-pressed={selected === m.id} onClick={() => setSelected(m.id)}>
+                    <button type="button" className={`message-item${selected === m.id ? ' active' : ''}`} aria-pressed={selected === m.id} onClick={() => go({ message: m.id })}>
                       <span className="message-item-head">
                         <strong>{m.subject}</strong>
                         <span className="muted nowrap message-meta">{formatDateTime(m.created_at)}</span>
@@ -127,13 +147,13 @@ export function AdminMessagesRoute() {
                 ))}
               </ul>
               <div className="messages-pager">
-                <Button variant="secondary" size="sm" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
+                <Button variant="secondary" size="sm" disabled={page <= 1} onClick={() => go({ page: page - 1 })}>
                   Previous
                 </Button>
                 <span className="muted message-meta">
                   Page {list.data.page} of {list.data.pages} · {list.data.total} {list.data.total === 1 ? 'message' : 'messages'}
                 </span>
-                <Button variant="secondary" size="sm" disabled={page >= list.data.pages} onClick={() => setPage((p) => p + 1)}>
+                <Button variant="secondary" size="sm" disabled={page >= list.data.pages} onClick={() => go({ page: page + 1 })}>
                   Next
                 </Button>
               </div>
