@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { blend, contrastRatio, readableTextOn } from './treemap-labels.ts';
+import { blend, contrastRatio, readableTextOn, tileHue } from './treemap-labels.ts';
 
 describe('treemap label colours', () => {
   it('computes the WCAG contrast ratio', () => {
@@ -22,5 +22,10 @@ describe('treemap label colours', () => {
   it('blends a colour over another', () => {
     expect(blend('#000000', '#ffffff', 0.5)).toBe('#808080');
     expect(blend('#34c38f', '#111a2e', 1)).toBe('#34c38f');
+  });
+
+  it('colours a tile by its premium: a gain, a loss, and 0 as even on the dashboard and on the card alike (QA: $0 was green)', () => {
+    const hues = { positive: 'green', negative: 'red', even: 'yellow' };
+    expect([tileHue(120, hues), tileHue(-0.01, hues), tileHue(0, hues)]).toEqual(['green', 'red', 'yellow']);
   });
 });

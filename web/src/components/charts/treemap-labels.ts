@@ -11,6 +11,15 @@ import { CHART_FONT_FAMILY } from './chart-theme.ts';
 
 export type TileLabel = 'full' | 'name' | 'none';
 
+/**
+ * A heat-map tile's hue by its net premium: a gain, a loss, or even (0, the calendar's yellow "Even"), the
+ * same rule on the dashboard and on its share card (QA: a $0 ticker was green, a gain's colour, on the
+ * dashboard and yellow on the card).
+ */
+export function tileHue(npc: number, hues: { positive: string; negative: string; even: string }): string {
+  return npc > 0 ? hues.positive : npc < 0 ? hues.negative : hues.even;
+}
+
 export interface TileLabelSpec {
   /** Canvas font of the name and of the amount line, e.g. '700 14px'; the chart's family is added. */
   nameFont: string;

@@ -2,7 +2,7 @@ import { useCallback, useMemo, useState } from 'react';
 import type { SwitchPeriod } from '@oj/contracts/trade-views';
 import { Chart } from '@/components/charts/chart.tsx';
 import { useChartColors } from '@/components/charts/chart-theme.ts';
-import { blend, readableTextOn, useTreemapLabels, type TileLabelSpec } from '@/components/charts/treemap-labels.ts';
+import { blend, readableTextOn, tileHue, useTreemapLabels, type TileLabelSpec } from '@/components/charts/treemap-labels.ts';
 import { formatMoney, formatMoneyShort } from '@/lib/format.ts';
 import type { DashboardData } from '../api/get-dashboard-data.ts';
 import { firstWithData } from '../utils/dashboard-math.ts';
@@ -21,6 +21,7 @@ export function TickerHeatMap({ data, onShare }: { data: DashboardData; onShare?
   const { labels, onEvents } = useTreemapLabels(amountOf, LABEL);
   const option = useMemo(() => {
     const maxAbs = Math.max(1, ...tickers.map((t) => Math.abs(t.npc)));
+    const hues = { positive: c.success, negative: c.danger, even: c.warning };
     return {
       tooltip: {
         formatter: (p: { name: string; value: number; data: { npc: number } }) => `<b>${p.name}</b><br/>${p.value} closed · ${formatMoney(p.data.npc)}`,
@@ -37,7 +38,7 @@ export function TickerHeatMap({ data, onShare }: { data: DashboardData; onShare?
           data: tickers.map((t) => {
             // Stronger colour for a bigger share of the period's largest result, blended over the card here
             // (not an opacity) so the label's colour is chosen against the colour actually seen.
-            const fill = blend(t.npc >= 0 ? c.success : c.danger, c.surface, 0.45 + 0.55 * (Math.abs(t.npc) / maxAbs));
+            const fill = blend(tileHue(t.npc, hues), c.surface, 0.45 + 0.55 * (Math.abs(t.npc) / maxAbs));
             const ink = readableTextOn(fill);
             const shown = labels[t.ticker] ?? 'none';
             return {

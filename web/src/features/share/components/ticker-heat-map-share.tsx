@@ -1,6 +1,6 @@
 import { useCallback } from 'react';
 import { Chart } from '@/components/charts/chart.tsx';
-import { readableTextOn, useTreemapLabels, type TileLabelSpec } from '@/components/charts/treemap-labels.ts';
+import { readableTextOn, tileHue, useTreemapLabels, type TileLabelSpec } from '@/components/charts/treemap-labels.ts';
 import { formatMoney, formatMoneyShort } from '@/lib/format.ts';
 import { cardChartBase } from '../utils/card-theme.ts';
 import { ShareModal } from './share-modal.tsx';
@@ -48,7 +48,7 @@ export function TickerHeatMapShareModal({ open, onClose, periodLabel, tickers }:
                   // The text takes white or ink, whichever contrasts more with the tile (white on the dark
                   // card's green was 1.9:1, on its red 2.8:1; ink on the even yellow).
                   data: tickers.map((t) => {
-                    const fill = t.npc > 0 ? c.positive : t.npc < 0 ? c.negative : c.even;
+                    const fill = tileHue(t.npc, c);
                     const shown = labels[t.ticker] ?? 'none';
                     return {
                       name: t.ticker,
