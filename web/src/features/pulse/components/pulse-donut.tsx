@@ -1,13 +1,9 @@
 import { Chart } from '@/components/charts/chart.tsx';
 import { useChartColors } from '@/components/charts/chart-theme.ts';
 import { formatMoney } from '@/lib/format.ts';
+import { donutData, type DonutSlice } from '../utils/donut-data.ts';
 
-export interface DonutSlice {
-  name: string;
-  value: number;
-  /** The tooltip's text; the value when absent. */
-  caption?: string;
-}
+export type { DonutSlice };
 
 /** A donut chart; "No Data" when nothing is in it (part 2 §8). */
 /** `center` is the figure in the hole (the signed total: a slice's size is its absolute amount). */
@@ -34,7 +30,7 @@ export function PulseDonut({ label, slices, center, money = false }: { label: st
             label: { show: true, position: 'center', formatter: () => center, fontSize: 16, fontWeight: 700, color: c.text, textBorderWidth: 0 },
             labelLine: { show: false },
             emphasis: { scale: true, scaleSize: 4, label: { show: true, color: c.text, textBorderWidth: 0 } },
-            data: slices,
+            data: donutData(slices, c),
           },
         ],
       }}

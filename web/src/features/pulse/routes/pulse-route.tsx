@@ -210,7 +210,7 @@ function PulseResults({ ticker, view: v, onShare }: { ticker: string; view: Puls
             label="Income by strategy"
             money
             center={formatMoney(v.income_by_strategy.reduce((s, x) => s + x.npc, 0))}
-            slices={v.income_by_strategy.filter((s) => s.npc !== 0).map((s) => ({ name: s.name, value: Math.abs(s.npc), caption: `${formatMoney(s.npc)} · ${s.count} ${s.count === 1 ? 'trade' : 'trades'}` }))}
+            slices={v.income_by_strategy.filter((s) => s.npc !== 0).map((s) => ({ name: s.name, value: Math.abs(s.npc), caption: `${formatMoney(s.npc)} · ${s.count} ${s.count === 1 ? 'trade' : 'trades'}`, loss: s.npc < 0 }))}
           />
         </section>
         <section className="card pulse-chart" aria-label="Disposition">
