@@ -338,6 +338,20 @@ describe('pulse', () => {
     await page.waitForTimeout(1500);
     await screenshotAt(page, 'pulse', DESKTOP);
     await screenshotAt(page, 'pulse', PHONE);
+    // On a phone each trade is a card: every figure and its Share button inside the table's card, nothing
+    // to scroll sideways (QA: the tables were 620 px wide in a 316 px card).
+    await page.setViewportSize(PHONE);
+    for (const name of ['Open trades', 'Closed trades']) {
+      const region = section(name);
+      if ((await region.locator('tbody tr').count()) === 0) continue;
+      const frame = (await region.boundingBox())!;
+      for (const cell of await region.locator('tbody td').all()) {
+        const box = (await cell.boundingBox())!;
+        expect(box.x + box.width, `${name}: ${await cell.innerText()}`).toBeLessThanOrEqual(frame.x + frame.width + 0.5);
+      }
+      expect(await region.locator('.pulse-table-wrap').evaluate((e) => e.scrollWidth - e.clientWidth)).toBe(0);
+    }
+    await page.setViewportSize(DESKTOP);
   });
 
   it("shares a closed trade's card: the captured premium by hand, the PNG decoded", async () => {

@@ -47,7 +47,7 @@ function PulseTable({ trades, empty, columns, onShare }: { trades: TradeListItem
           {trades.map((t) => (
             <tr key={t.uid}>
               {columns.map((c) => (
-                <td key={c.header} className={[c.num ? 'num' : '', c.tone?.(t) ?? ''].filter(Boolean).join(' ') || undefined}>
+                <td key={c.header} data-label={c.header} className={[c.num ? 'num' : '', c.tone?.(t) ?? ''].filter(Boolean).join(' ') || undefined}>
                   {c.cell(t)}
                 </td>
               ))}
