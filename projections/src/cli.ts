@@ -20,10 +20,11 @@ const usage = `Usage: npm run projections -- <command>
           [--segment-events <n>]            followed here; --here runs it in this process instead
           [--here]                          (--segment-events: events folded in memory per write, default 500,000)
   switch <name> <version>               make a built (or retired) version live, in one transaction
-  rollback <name>                       switch back to the most recently retired version
+  rollback <name> [--version <n>]       switch back to the most recently retired version; with
+                                        --version, only if that is still v<n> (else refused, nothing changes)
   diff <name> [--version <n>]           rows and totals that differ between live and building (or <n>)
   retire <name> [--version <n>]         drop retired versions' tables (no rollback to them after)
-  abandon <name>                        drop a building version
+  abandon <name> [--version <n>]        drop the building version; with --version, only if v<n> is still it
 
 Works in both modes: DATABASE_URL (services) or the embedded PGlite under DATA_DIR, which must not be
 held by a running \`npm start\` (PGlite is single-process).`;
@@ -105,6 +106,7 @@ async function main(argv: string[]): Promise<number> {
   };
   if (!['status', 'rebuild', 'switch', 'rollback', 'diff', 'retire', 'abandon'].includes(command)) throw new UsageError(`Unknown command ${command}`);
   const version = values.version !== undefined ? Number(values.version) : undefined;
+  if (version !== undefined && (!Number.isInteger(version) || version < 1)) throw new UsageError('--version needs a whole version number');
   const count = (flag: 'batch-size' | 'segment-events') => {
     const n = Number(values[flag]);
     if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${flag} needs a whole number of events above 0`);
@@ -159,7 +161,7 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       }
       case 'rollback': {
-        const r = await rollback(deps, needName());
+        const r = await rollback(deps, needName(), version !== undefined ? { to: version } : {});
         process.stdout.write(`${name}: v${r.to} is live again (v${r.from ?? '-'} retired, kept until retire)\n`);
         return 0;
       }
@@ -185,7 +187,7 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       }
       case 'abandon': {
-        const v = await abandon(deps, needName());
+        const v = await abandon(deps, needName(), version);
         process.stdout.write(v === null ? `${name}: nothing building\n` : `${name}: dropped building v${v}\n`);
         return 0;
       }

@@ -7,6 +7,13 @@ export const LOCK_REBUILD = 731_002;
 export const LOCK_DISPATCHER = 731_003;
 /** One lane's writer (second key: the lane's number), for one transaction. */
 export const LOCK_LANE = 731_004;
+/**
+ * An operator's switch, rollback, retire or abandon of one projection (second key: its name). Taken
+ * before the rebuild lock and waited for (`waitForLock`): two operators' commands on one projection then
+ * run one after the other, and the second checks the registry the first left, instead of failing on the
+ * rebuild lock as if a rebuild were running.
+ */
+export const LOCK_OPERATOR = 731_005;
 
 /**
  * Lane transactions take the switch lock shared; a switch (or a user-scoped rebuild) takes it
@@ -87,4 +94,18 @@ export async function tryLock(database: Database, namespace: number, name: strin
       client.release(broken || lost ? true : undefined);
     },
   };
+}
+
+/**
+ * `tryLock`, tried again every `everyMs` until `waitMs` have passed (null then). For short work that
+ * should queue behind another holder rather than fail at once; a session lock cannot block on a
+ * connection of its own in PGlite's single session, so this polls in both modes.
+ */
+export async function waitForLock(database: Database, namespace: number, name: string, waitMs: number, everyMs = 25): Promise<SessionLock | null> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const lock = await tryLock(database, namespace, name);
+    if (lock || Date.now() >= deadline) return lock;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
 }

@@ -8,7 +8,7 @@ import { groupByStream, readByStream } from '@oj/infra/eventstore/by-stream';
 import { catchUpRefusal } from '@oj/contracts/operations';
 import { physicalTables, type Projection } from './projection.ts';
 import { bulkSegments, DEFAULT_SEGMENT_EVENTS, recordCheckpoint, type BulkPass } from './bulk-segments.ts';
-import { LOCK_REBUILD, lockSwitchExclusive, lockSwitchShared, tryLock } from './locks.ts';
+import { LOCK_OPERATOR, LOCK_REBUILD, lockSwitchExclusive, lockSwitchShared, tryLock, waitForLock } from './locks.ts';
 import { laneOf, matchesPrefixes, maxPosition, minPosition, posParams, rowPosition } from './lanes.ts';
 import { guardRevisions, LastRevisions, lockCheckpoint, replaceStreamRevisions } from './apply.ts';
 import type { RowChanges } from './row-diff.ts';
@@ -80,9 +80,11 @@ export interface RebuildResult {
   changes?: Record<string, RowChanges>;
 }
 
+type OperatorCommand = 'switch' | 'rollback' | 'retire' | 'abandon';
+
 export class RebuildLockedError extends Error {
-  /** `action`: what was refused (default: another rebuild); switch, rollback and retire name themselves. */
-  constructor(name: string, action?: 'switch' | 'rollback' | 'retire') {
+  /** `action`: what was refused (default: another rebuild); switch, rollback, retire and abandon name themselves. */
+  constructor(name: string, action?: OperatorCommand) {
     super(
       action
         ? `Cannot ${action} ${name}: a rebuild of ${name} is running (advisory lock held). Wait for it to finish, or stop it (a killed rebuild resumes from its checkpoint), then ${action} again.`
@@ -102,14 +104,49 @@ export class UnfinishedBuildError extends Error {
   }
 }
 
-/** Runs `f` holding the projection's rebuild lock, so no rebuild writes its tables meanwhile. */
-async function withRebuildLock<T>(deps: RuntimeDeps, name: string, action: 'switch' | 'rollback' | 'retire', f: () => Promise<T>): Promise<T> {
-  const lock = await tryLock(deps.database, LOCK_REBUILD, name);
-  if (!lock) throw new RebuildLockedError(name, action);
+/**
+ * The registry no longer holds what an operator's command named (the version to roll back to, the live
+ * version it replaces, the building version to abandon): another operator, a second tab or the CLI
+ * changed it since the operator looked. Nothing was changed.
+ */
+export class StaleVersionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StaleVersionError';
+  }
+}
+
+/** Another operator command on the projection held its operator lock for longer than a command waits. */
+export class OperatorCommandBusyError extends Error {
+  constructor(name: string, action: OperatorCommand, waitedMs: number) {
+    super(`Cannot ${action} ${name}: another switch, rollback, retire or abandon of ${name} has been running for ${Math.round(waitedMs / 1000)}s. Look at its state again once it has finished, then ${action} again.`);
+    this.name = 'OperatorCommandBusyError';
+  }
+}
+
+/** How long an operator command waits for another one on the same projection (a rollback's catch-up can take a while). */
+const OPERATOR_WAIT_MS = 30_000;
+
+/**
+ * Runs an operator command holding the projection's operator lock (waited for: commands on one
+ * projection run one after the other, so each reads what the one before it left and checks what its
+ * request named against that), then its rebuild lock (not waited for: a rebuild runs for minutes, and
+ * no rebuild may write the tables meanwhile). Whatever `f` checks is checked under both, and nothing can
+ * change the versions of the projection until it returns.
+ */
+async function withRebuildLock<T>(deps: RuntimeDeps, name: string, action: OperatorCommand, f: () => Promise<T>, waitMs = OPERATOR_WAIT_MS): Promise<T> {
+  const operator = await waitForLock(deps.database, LOCK_OPERATOR, name, waitMs);
+  if (!operator) throw new OperatorCommandBusyError(name, action, waitMs);
   try {
-    return await f();
+    const lock = await tryLock(deps.database, LOCK_REBUILD, name);
+    if (!lock) throw new RebuildLockedError(name, action);
+    try {
+      return await f();
+    } finally {
+      await lock.release();
+    }
   } finally {
-    await lock.release();
+    await operator.release();
   }
 }
 
@@ -517,15 +554,47 @@ async function targetCheckpoints(deps: RuntimeDeps, name: string, version: numbe
   return cps;
 }
 
-/** Switches back to the most recently retired version (still present until `retire`). */
-export async function rollback(deps: RuntimeDeps, name: string, options: SwitchOptions = {}): Promise<{ from: number | null; to: number }> {
+export interface RollbackOptions extends SwitchOptions {
+  /** The version to roll back to, as the operator chose it: refused unless it is the most recently retired one. */
+  to?: number;
+  /** The live version the rollback is to replace: refused when another one is live. */
+  from?: number;
+}
+
+/** The version a rollback goes back to: the most recently retired one. */
+export const rollbackTarget = (rows: readonly RegistryRow[]): RegistryRow | undefined =>
+  rows.filter((r) => r.status === 'retired').sort((a, b) => (b.retiredAt?.getTime() ?? 0) - (a.retiredAt?.getTime() ?? 0) || b.version - a.version)[0];
+
+/**
+ * Switches back to the most recently retired version (still present until `retire`). With `to` (and
+ * `from`), only if that is still the version a rollback goes back to (and the live one): checked under
+ * the locks, so of two operators rolling back from what both saw, one rolls back and the other is
+ * refused (StaleVersionError) instead of rolling the first one's rollback back again.
+ */
+export async function rollback(deps: RuntimeDeps, name: string, options: RollbackOptions = {}): Promise<{ from: number | null; to: number }> {
   return withRebuildLock(deps, name, 'rollback', async () => {
     const rows = await readRegistry(deps.database.db, name);
-    const retired = rows.filter((r) => r.status === 'retired').sort((a, b) => (b.retiredAt?.getTime() ?? 0) - (a.retiredAt?.getTime() ?? 0) || b.version - a.version)[0];
+    const retired = rollbackTarget(rows);
+    const live = rows.find((r) => r.status === 'live');
+    const { to, from: expected } = options;
+    if (expected !== undefined && live?.version !== expected) {
+      throw new StaleVersionError(`${name} is no longer at v${expected}: ${live ? `v${live.version} is live now` : 'no version is live now'}.`);
+    }
+    if (to !== undefined && retired?.version !== to) {
+      const named = rows.find((r) => r.version === to);
+      throw new StaleVersionError(
+        !named
+          ? `${name} has no v${to} to roll back to now: it was retired for good (or never built).`
+          : named.status === 'live'
+            ? `${name} v${to} is live already.`
+            : named.status === 'building'
+              ? `${name} v${to} is building, not retired: a rollback goes back to the most recently retired version.`
+              : `${name} no longer rolls back to v${to}: v${retired!.version} was retired after it.`,
+      );
+    }
     if (!retired) throw new Error(`${name} has no retired version to roll back to`);
-    const from = rows.find((r) => r.status === 'live')?.version ?? null;
     await switchLocked(deps, name, retired.version, options);
-    return { from, to: retired.version };
+    return { from: live?.version ?? null, to: retired.version };
   });
 }
 
@@ -550,18 +619,27 @@ export async function retire(deps: RuntimeDeps, name: string, version?: number):
   });
 }
 
-/** Abandons a building version (drops its tables). */
-export async function abandon(deps: RuntimeDeps, name: string): Promise<number | null> {
-  const lock = await tryLock(deps.database, LOCK_REBUILD, name);
-  if (!lock) throw new RebuildLockedError(name);
-  try {
-    const row = (await readRegistry(deps.database.db, name)).find((r) => r.status === 'building');
+/**
+ * Abandons the building version (drops its tables); null when none is building. With `version`, only
+ * that one: checked under the locks, so a build that was switched live, abandoned or replaced by another
+ * since the operator chose it is refused (StaleVersionError), never dropped in its place.
+ */
+export async function abandon(deps: RuntimeDeps, name: string, version?: number): Promise<number | null> {
+  return withRebuildLock(deps, name, 'abandon', async () => {
+    const rows = await readRegistry(deps.database.db, name);
+    const row = rows.find((r) => r.status === 'building');
+    if (version !== undefined && row?.version !== version) {
+      const named = rows.find((r) => r.version === version);
+      throw new StaleVersionError(
+        row
+          ? `${name} is building v${row.version} now, not v${version}.`
+          : `${name} v${version} is no longer building: ${named ? `it is ${named.status} now` : 'it is gone (abandoned, or retired for good)'}.`,
+      );
+    }
     if (!row) return null;
     await dropVersion(deps.database.db, row);
     return row.version;
-  } finally {
-    await lock.release();
-  }
+  });
 }
 
 /** One user's streams, by the projection's prefixes: `trade-` -> `trade-<userId>.` (journal stream naming). */

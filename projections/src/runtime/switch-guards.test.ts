@@ -2,8 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { countingProjection, expectedCounts, readCounts } from './test-projection.ts';
 import type { ProjectorHandle } from './projector.ts';
 import { liveTables, readRegistry } from './registry.ts';
-import { rebuild, RebuildLockedError, retire, rollback, switchVersion, UnfinishedBuildError } from './rebuild.ts';
-import { LOCK_REBUILD, tryLock } from './locks.ts';
+import { abandon, rebuild, RebuildLockedError, retire, rollback, StaleVersionError, switchVersion, UnfinishedBuildError } from './rebuild.ts';
+import { LOCK_OPERATOR, LOCK_REBUILD, tryLock } from './locks.ts';
 import type { Projection } from './projection.ts';
 import { runtimeTestBed } from './testing.ts';
 
@@ -87,6 +87,35 @@ describe('switch and rollback guards', () => {
     await rollback(deps([recording]), projection.name, { catchUpBatch: 7 });
     expect(sizes.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(60);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(7);
+    await t.append(5);
+    await projector.waitFor(t.last, 30_000);
+    expect(await readCounts(t.database.db, await liveTables(t.database.db, projection.name))).toEqual(expectedCounts(await t.wholeLog()));
+  });
+  it('a rollback or abandon that names its version waits for another operator command, then checks what it left', async () => {
+    const status = async () => (await readRegistry(t.database.db, projection.name)).map((r) => [r.version, r.status, r.updatedAt.toISOString()]);
+    const [built] = await rebuild(deps(), projection.name);
+    const live = built!.version;
+    const previous = (await readRegistry(t.database.db, projection.name)).filter((r) => r.status === 'retired').sort((a, b) => b.retiredAt!.getTime() - a.retiredAt!.getTime())[0]!.version;
+    // Another operator's command holds the operator lock: this rollback waits for it (it does not fail as
+    // if a rebuild ran), then finds the registry that command left.
+    const other = await tryLock(t.database, LOCK_OPERATOR, projection.name);
+    const waiting = rollback(deps(), projection.name, { to: previous, from: live });
+    await new Promise((r) => setTimeout(r, 100));
+    await other!.release();
+    expect(await waiting).toEqual({ from: live, to: previous });
+    // The same request again (a second tab): refused, nothing changed.
+    const before = await status();
+    await expect(rollback(deps(), projection.name, { to: previous, from: live })).rejects.toThrow(new StaleVersionError(`${projection.name} is no longer at v${live}: v${previous} is live now.`));
+    await expect(rollback(deps(), projection.name, { to: previous })).rejects.toThrow(`${projection.name} v${previous} is live already.`);
+    expect(await status()).toEqual(before);
+    // Without a version (the CLI's `rollback <name>`): whatever is previous, as before.
+    expect(await rollback(deps(), projection.name)).toEqual({ from: previous, to: live });
+
+    const [next] = await rebuild(deps(), projection.name, { switch: false });
+    await expect(abandon(deps(), projection.name, next!.version + 1)).rejects.toBeInstanceOf(StaleVersionError);
+    expect(await abandon(deps(), projection.name, next!.version)).toBe(next!.version);
+    await expect(abandon(deps(), projection.name, next!.version)).rejects.toThrow(`${projection.name} v${next!.version} is no longer building: it is gone (abandoned, or retired for good).`);
+    expect(await abandon(deps(), projection.name)).toBeNull();
     await t.append(5);
     await projector.waitFor(t.last, 30_000);
     expect(await readCounts(t.database.db, await liveTables(t.database.db, projection.name))).toEqual(expectedCounts(await t.wholeLog()));
