@@ -12,7 +12,9 @@ import { tradeListItem } from './trade-list-item.ts';
 
 export const auditMessages = {
   reasonRequired: "A reason is required to open a user's history (for example a ticket number).",
+  reasonTooShort: 'The reason must be at least 3 characters (for example a ticket number).',
   reasonTooLong: 'The reason cannot exceed 500 characters.',
+  dateRange: 'The From date cannot be after the To date.',
   reasonCharset: 'The reason cannot contain control characters.',
   userNotFound: 'No user matches.',
   eventNotFound: 'No such event in this user\'s history.',
@@ -27,7 +29,8 @@ export const auditMessages = {
 export const auditReason = z
   .string({ error: auditMessages.reasonRequired })
   .trim()
-  .min(3, auditMessages.reasonRequired)
+  .min(1, auditMessages.reasonRequired)
+  .min(3, auditMessages.reasonTooShort)
   .max(500, auditMessages.reasonTooLong)
   // eslint-disable-next-line no-control-regex -- control characters are exactly what a reason may not hold
   .refine((v) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(v), auditMessages.reasonCharset);
@@ -84,7 +87,7 @@ export const timelineQuery = z.object({
   type: journalEventType.optional(),
   from: calendarDate.optional(),
   to: calendarDate.optional(),
-});
+}).refine((q) => !q.from || !q.to || q.from <= q.to, { message: auditMessages.dateRange, path: ['to'] });
 export type TimelineQuery = z.input<typeof timelineQuery>;
 
 export const actorView = z.object({ id: z.string(), role: actorRole, label: z.string() });

@@ -136,6 +136,13 @@ describe('audit replay', () => {
     expect(r.json().message).toBe(auditMessages.reasonRequired);
     const blank = await get(`/audit/users/${me.userId}/timeline?reason=%20%20`, support);
     expect(blank.statusCode).toBe(422);
+    // Too short says so, rather than that a reason is missing (QA: "ab" answered "A reason is required").
+    const short = await get(`/audit/users/${me.userId}/timeline?reason=ab`, support);
+    expect([short.statusCode, short.json().message]).toEqual([422, auditMessages.reasonTooShort]);
+    // A From date after the To date is refused with the reason, not answered "0 events match" (QA).
+    const range = await get(`/audit/users/${me.userId}/timeline?${q({ from: '2026-12-06', to: '2026-12-01' })}`, support);
+    expect([range.statusCode, range.json().message]).toEqual([422, auditMessages.dateRange]);
+    expect((await get(`/audit/users/${me.userId}/timeline?${q({ from: '2026-12-01', to: '2026-12-01' })}`, support)).statusCode).toBe(200);
     expect((await get(`/audit/users/not-a-user/timeline?${q({})}`, support)).statusCode).toBe(404);
     expect((await get(`/audit/users/${me.userId}/timeline?${q({ cursor: 'nope' })}`, support)).statusCode).toBe(422);
     // Twenty digits each, but past what a position holds (xid8, bigint): refused, not sent to PostgreSQL.

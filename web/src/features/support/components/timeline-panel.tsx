@@ -1,7 +1,7 @@
 import { Fragment, useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
-import type { TimelineEntry } from '@oj/contracts/audit';
+import { auditMessages, type TimelineEntry } from '@oj/contracts/audit';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Badge } from '@/components/ui/badge.tsx';
 import { Button } from '@/components/ui/button.tsx';
@@ -51,8 +51,11 @@ export function TimelinePanel({ uid, reason, onAsOf }: { uid: string; reason: st
   const page = useQuery(timelineQuery(uid, reason, toFilters(applied, cursors.at(-1))));
   const go = (next: TimelineAddress) => setParams((p) => withTimelineAddress(p, next));
 
+  // The server refuses a From after the To (422): said beside the dates, and not sent.
+  const rangeError = draft.from && draft.to && draft.from > draft.to ? auditMessages.dateRange : null;
   const apply = (e: FormEvent) => {
     e.preventDefault();
+    if (rangeError) return;
     go({ filters: draft, cursors: [] });
     setOpen(null);
   };
@@ -88,7 +91,7 @@ export function TimelinePanel({ uid, reason, onAsOf }: { uid: string; reason: st
         </label>
         <label>
           <span>To</span>
-          <TextInput type="date" value={draft.to} onChange={set('to')} />
+          <TextInput type="date" value={draft.to} onChange={set('to')} aria-invalid={rangeError !== null} aria-describedby={rangeError ? 'timeline-range-error' : undefined} />
         </label>
         <label>
           <span>Order</span>
@@ -97,8 +100,13 @@ export function TimelinePanel({ uid, reason, onAsOf }: { uid: string; reason: st
             <option value="backward">Newest first</option>
           </SelectInput>
         </label>
+        {rangeError && (
+          <p className="field-error audit-filter-error" id="timeline-range-error" role="alert">
+            {rangeError}
+          </p>
+        )}
         <div className="audit-filter-actions">
-          <Button type="submit" size="sm">
+          <Button type="submit" size="sm" disabled={rangeError !== null}>
             Apply
           </Button>
           <Button type="button" size="sm" variant="ghost" onClick={clear}>
