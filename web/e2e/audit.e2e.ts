@@ -148,7 +148,7 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
     // Nothing is read before a reason is given; a too short one is refused in place.
     await page.getByRole('textbox', { name: /^Reason/ }).fill('x');
     await page.getByRole('button', { name: 'Open history' }).click();
-    await poll(() => page.getByText("A reason is required to open a user's history").count()).toBe(1);
+    await poll(() => page.getByText('The reason must be at least 3 characters (for example a ticket number).').count()).toBe(1);
     await screenshots(page, 'audit-reason');
     // Typed key by key, the reason field keeps focus from the first key to the last (QA).
     const reasonField = page.getByRole('textbox', { name: /^Reason/ });
@@ -407,10 +407,34 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
     }
   });
 
-  it('Verify says consistent', async () => {
+  it('says when the timeline\'s From date is after its To date, and sends nothing', async () => {
+    await page.getByRole('tab', { name: 'Timeline' }).click();
+    const filters = page.getByRole('form', { name: 'Timeline filters' });
+    await filters.getByLabel('From (NY date)').fill('2026-12-06');
+    await filters.getByLabel('To', { exact: true }).fill('2026-12-01');
+    await filters.getByText('The From date cannot be after the To date.').waitFor();
+    expect(await filters.getByRole('button', { name: 'Apply' }).isDisabled()).toBe(true);
+    await filters.getByLabel('To', { exact: true }).fill('2026-12-07');
+    expect(await filters.getByText('The From date cannot be after the To date.').count()).toBe(0);
+    await filters.getByLabel('From (NY date)').fill('');
+    await filters.getByLabel('To', { exact: true }).fill('');
+  });
+
+  it('Verify says consistent, and a double click replays once', async () => {
     await page.getByRole('tab', { name: 'Verify' }).click();
-    await page.getByRole('button', { name: 'Run Verify' }).click();
+    const sent: string[] = [];
+    const count = (r: { url: () => string; method: () => string }) => {
+      if (new URL(r.url()).pathname.endsWith('/verify')) sent.push(r.url());
+    };
+    page.on('request', count);
+    // Two clicks in one task, before React can re-render the button as busy (QA: two replays, two log reads).
+    await page.getByRole('button', { name: 'Run Verify' }).evaluate((b: HTMLElement) => {
+      b.click();
+      b.click();
+    });
     await poll(() => page.getByRole('status').filter({ hasText: /Consistent|differing/ }).textContent()).toContain('Consistent');
+    page.off('request', count);
+    expect(sent).toHaveLength(1);
     await screenshots(page, 'audit-verify');
   });
 

@@ -4,6 +4,7 @@ import { Badge } from '@/components/ui/badge.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { Checkbox } from '@/components/ui/form-field.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
+import { useOneSubmission } from '@/lib/use-one-submission.ts';
 import { useVerify } from '../api/audit-api.ts';
 import { shortId, showValue } from './labels.ts';
 import { StoredStateNote } from './stored-state-note.tsx';
@@ -14,6 +15,8 @@ const kindText = { differs: 'fields differ', only_live: 'only in the live read m
 export function VerifyPanel({ uid, reason }: { uid: string; reason: string }) {
   const run = useVerify(uid, reason);
   const [full, setFull] = useState(false);
+  // One replay per press: a double click ran the whole replay twice, two reads in the trader's access log (QA).
+  const once = useOneSubmission();
   const r = run.data;
   return (
     <section className="card audit-panel" aria-label="Verify">
@@ -26,7 +29,7 @@ export function VerifyPanel({ uid, reason }: { uid: string; reason: string }) {
           </p>
           <Checkbox label="From the first event (not from the last stored replay state)" checked={full} onChange={(e) => setFull(e.target.checked)} />
         </div>
-        <Button onClick={() => run.mutate({ full })} loading={run.isPending}>
+        <Button onClick={() => once((settled) => run.mutate({ full }, { onSettled: settled }))} loading={run.isPending}>
           {r ? 'Verify again' : 'Run Verify'}
         </Button>
       </div>
