@@ -249,6 +249,24 @@ export const switchRequest = z.object({ version: version }).strict();
  * without `--version` still retires them all, as it says.
  */
 export const retireRequest = z.object({ version: version }).strict();
+/**
+ * The version to roll back to, named as the console showed it, and the live version it is to replace
+ * (optional, the console sends it). A rollback goes back to the most recently retired version; when that
+ * is no longer `version` (or `from` is no longer live: another operator, a second tab or the CLI acted
+ * since), it is refused with 409 and nothing changes (QA: the confirm rolled back the other operator's
+ * rollback instead). The CLI's `rollback <name>` without `--version` still takes whatever is previous.
+ */
+export const rollbackRequest = z.object({ version: version, from: version.optional() }).strict();
+export type RollbackRequest = z.infer<typeof rollbackRequest>;
+/**
+ * The `resolution` of the 409 that refuses a rollback or abandon whose named version no longer matches:
+ * what the operator chose from is gone, so the same request would be refused again. The console then
+ * shows the versions as they are now and does not offer to send it again.
+ */
+export const STALE_CHOICE_RESOLUTION = 'Reload the console and choose again.';
+/** The building version to abandon, named: refused with 409 when it is no longer the one building. */
+export const abandonRequest = z.object({ version: version }).strict();
+export type AbandonRequest = z.infer<typeof abandonRequest>;
 
 export const operatorActionKind = z.enum(['rebuild', 'rebuild-user', 'switch', 'rollback', 'retire', 'abandon']);
 export const operatorAction = z.object({

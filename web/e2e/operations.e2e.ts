@@ -6,7 +6,7 @@ import { businessToday } from './support/business-day.ts';
 import { createUser } from '@oj/services/identity/commands';
 import { identityContext } from '@oj/services/identity/routes';
 import { readRegistry } from '@oj/projections/runtime/registry';
-import { launchBrowser, newContext, screenshots } from './support/browser.ts';
+import { launchBrowser, newContext, screenshotAt, screenshots } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
 
 /**
@@ -254,6 +254,38 @@ describe('projections console', () => {
     await log.locator('li[data-action="rebuild"][data-outcome="ok"]').waitFor();
     expect(await log.getByText(operator.email).count()).toBe(3);
     await screenshots(page, 'operations-rolled-back');
+
+    // The Roll back dialog open while another operator (a second tab: here the API) rolls back first. The
+    // confirm names the version it shows, so the server refuses it (QA: it answered "rolled back from v1 to
+    // v2" and made live the version this operator had not chosen); the page then shows what is live now.
+    const login = await fetch(`${server.baseUrl}/api/v1/users/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(operator) });
+    const otherTab = (await json<{ access_token: string }>(login)).access_token;
+    await card.getByTestId('rollback-button').click();
+    const rollbackDialog = page.getByRole('dialog');
+    await rollbackDialog.getByRole('heading', { name: `Roll trades back to v${v2}?` }).waitFor();
+    await rollbackDialog.getByText(`becomes live again; v${v1} is retired.`).waitFor();
+    const first = await api('/operations/projections/trades/rollback', { method: 'POST', headers: { authorization: `Bearer ${otherTab}` }, body: JSON.stringify({ version: v2, from: v1 }) });
+    expect(first.status, await first.clone().text()).toBe(200);
+    await rollbackDialog.getByRole('button', { name: 'Roll back' }).click();
+    await rollbackDialog.getByRole('alert').getByText(`trades is no longer at v${v1}: v${v2} is live now. Reload the console and choose again.`).waitFor();
+    await card.locator(`tr[data-version="${v2}"][data-status="live"]`).waitFor();
+    await card.locator(`tr[data-version="${v1}"][data-status="retired"]`).waitFor();
+    await card.getByTestId('rollback-button').getByText(`Roll back to v${v1}`).waitFor();
+    // The refused choice is not offered again: the same request would be refused again.
+    expect(await rollbackDialog.getByRole('button', { name: 'Roll back' }).isDisabled()).toBe(true);
+    expect((await readRegistry(db, 'trades')).find((r) => r.status === 'live')!.version).toBe(v2);
+    await log.locator('li[data-action="rollback"][data-outcome="refused"]').waitFor();
+    await screenshotAt(page, 'operations-rollback-refused', { width: 1280, height: 800 }, { fullPage: false });
+    await screenshotAt(page, 'operations-rollback-refused', { width: 390, height: 844 }, { fullPage: false });
+    await rollbackDialog.getByRole('button', { name: 'Cancel' }).click();
+    await rollbackDialog.waitFor({ state: 'hidden' });
+    // Back to the first version from the button as it is now.
+    await card.getByTestId('rollback-button').click();
+    await rollbackDialog.getByText(`becomes live again; v${v2} is retired.`).waitFor();
+    await rollbackDialog.getByRole('button', { name: 'Roll back' }).click();
+    await rollbackDialog.waitFor({ state: 'hidden' });
+    await card.locator(`tr[data-version="${v1}"][data-status="live"]`).waitFor();
+    await card.locator(`tr[data-version="${v2}"][data-status="retired"]`).waitFor();
 
     // Stop the flow: every trade added during the walk is in the live read model (the first version again).
     flowing = false;

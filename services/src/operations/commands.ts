@@ -1,9 +1,8 @@
-import { describeRowChanges, type DiffResponse, type RebuildState } from '@oj/contracts/operations';
-import { LOCK_REBUILD, tryLock } from '@oj/projections/runtime/locks';
+import { describeRowChanges, STALE_CHOICE_RESOLUTION, type DiffResponse, type RebuildState } from '@oj/contracts/operations';
 import type { Projection } from '@oj/projections/runtime/projection';
 import { readCheckpoints, readRebuilds, readRegistry, type RegistryRow } from '@oj/projections/runtime/registry';
 import { START, comparePositions, positionFromString, positionToString } from '@oj/infra/eventstore/port';
-import { abandon, diff, RebuildLockedError, retire, rollback, switchVersion, UnfinishedBuildError, type RuntimeDeps } from '@oj/projections/runtime/rebuild';
+import { abandon, diff, OperatorCommandBusyError, RebuildLockedError, retire, rollback, StaleVersionError, switchVersion, UnfinishedBuildError, type RuntimeDeps } from '@oj/projections/runtime/rebuild';
 import { sql } from 'kysely';
 import { diffFigures } from '@oj/projections/runtime/diff-figures';
 import { AppError } from '../app/errors.ts';
@@ -31,19 +30,25 @@ async function versions(deps: RuntimeDeps, name: string): Promise<RegistryRow[]>
 /** The runtime's refusals are plain errors with operator-facing messages: those become 409s. */
 const RUNTIME_REFUSALS = [/cannot catch up/, /has no version/, /no retired version/, /is not a retired version/, /keeps moving/, /keep moving/, /has no live version/, /no building version/, /not finished/, /not built/];
 function mapRuntimeError(error: unknown): never {
+  // The operator's choice was made from a state that changed since: said in the message itself, since
+  // that is what the console shows under the dialog.
+  if (error instanceof StaleVersionError) throw conflict(`${error.message} ${STALE_CHOICE_RESOLUTION}`, STALE_CHOICE_RESOLUTION);
+  if (error instanceof OperatorCommandBusyError) throw conflict(error.message, 'Wait for it to finish, look at the versions again, then try again.');
   if (error instanceof RebuildLockedError) throw conflict(error.message, 'Wait for the running rebuild to finish, then try again.');
   if (error instanceof UnfinishedBuildError) throw conflict(error.message, 'Rebuild it again from this page: it resumes from its checkpoint.');
   if (error instanceof Error && error.constructor === Error && RUNTIME_REFUSALS.some((r) => r.test(error.message))) throw conflict(error.message);
   throw error;
 }
 
-/** A rebuild of `name` that is running now: through this console, or anywhere else (its advisory lock). */
-async function assertNoRebuildRunning(deps: RuntimeDeps, runner: RebuildRunner, name: string, what: string): Promise<void> {
+/**
+ * A rebuild of `name` that this console runs now. One running anywhere else holds the projection's
+ * rebuild lock, which the runtime's command takes itself and refuses on (RebuildLockedError). Probing
+ * that lock here instead would read another operator's switch or rollback, which holds it for a moment,
+ * as a rebuild running.
+ */
+async function assertNoRebuildRunning(runner: RebuildRunner, name: string, what: string): Promise<void> {
   const active = (await runner.list()).find((s) => s.projection === name && !s.userId && !isFinished(s));
   if (active) throw conflict(`A rebuild of ${name} is running${active.version ? ` (v${active.version}, ${active.phase})` : ''}: ${what} once it has finished.`, 'Follow its progress on this page.');
-  const lock = await tryLock(deps.database, LOCK_REBUILD, name);
-  if (!lock) throw conflict(`A rebuild of ${name} is running in another process: ${what} once it has finished.`, 'See `npm run projections -- status`.');
-  await lock.release();
 }
 
 const liveNow = (rows: RegistryRow[], version: number) => {
@@ -56,7 +61,7 @@ export async function switchTo(deps: RuntimeDeps, runner: RebuildRunner, name: s
   const target = rows.find((r) => r.version === version);
   if (!target) throw new AppError('not_found', `${name} has no version ${version}.`);
   if (target.status === 'live') throw conflict(`${name} v${version} is already live.`);
-  await assertNoRebuildRunning(deps, runner, name, 'switch');
+  await assertNoRebuildRunning(runner, name, 'switch');
   if (target.status === 'building') {
     const progress = (await readRebuilds(deps.database.db)).find((r) => r.projection === name && r.version === version);
     // The rebuild marks the end of its bulk run and finishing step (built_at); until then the version
@@ -78,11 +83,14 @@ export async function switchTo(deps: RuntimeDeps, runner: RebuildRunner, name: s
   return `${name} v${version} is live${target.status === 'retired' ? ' again' : ''}${liveNow(rows, version)}.`;
 }
 
-export async function rollBack(deps: RuntimeDeps, runner: RebuildRunner, name: string): Promise<{ message: string; version: number }> {
-  const rows = await versions(deps, name);
-  if (!rows.some((r) => r.status === 'retired')) throw conflict(`${name} has no retired version to roll back to.`, 'A version is kept, retired, after each switch until it is retired here.');
-  await assertNoRebuildRunning(deps, runner, name, 'roll back');
-  const r = await rollback(deps, name).catch(mapRuntimeError);
+/**
+ * Rolls back to `to`, the version the operator chose, replacing `from` when given. The runtime checks
+ * both under the projection's locks, so the check and the switch cannot be split by another operator's.
+ */
+export async function rollBack(deps: RuntimeDeps, runner: RebuildRunner, name: string, to: number, from?: number): Promise<{ message: string; version: number }> {
+  await versions(deps, name);
+  await assertNoRebuildRunning(runner, name, 'roll back');
+  const r = await rollback(deps, name, { to, ...(from !== undefined ? { from } : {}) }).catch(mapRuntimeError);
   return { message: `${name} rolled back from v${r.from ?? '-'} to v${r.to}.`, version: r.to };
 }
 
@@ -97,11 +105,11 @@ export async function retireVersions(deps: RuntimeDeps, name: string, version?: 
   return { message: `Retired ${name} ${dropped.map((v) => `v${v}`).join(', ')}: tables dropped, no rollback to ${dropped.length === 1 ? 'it' : 'them'}.`, versions: dropped };
 }
 
-export async function abandonBuild(deps: RuntimeDeps, runner: RebuildRunner, name: string): Promise<{ message: string; version: number }> {
-  const rows = await versions(deps, name);
-  if (!rows.some((r) => r.status === 'building')) throw conflict(`${name} has no building version to abandon.`);
-  await assertNoRebuildRunning(deps, runner, name, 'abandon it');
-  const v = await abandon(deps, name).catch(mapRuntimeError);
+/** Abandons `version`, the build the operator chose: refused (409) under the runtime's locks when it is no longer the one building. */
+export async function abandonBuild(deps: RuntimeDeps, runner: RebuildRunner, name: string, version: number): Promise<{ message: string; version: number }> {
+  await versions(deps, name);
+  await assertNoRebuildRunning(runner, name, 'abandon it');
+  const v = await abandon(deps, name, version).catch(mapRuntimeError);
   if (v === null) throw conflict(`${name} has no building version to abandon.`);
   return { message: `Abandoned ${name} v${v}: its tables are dropped.`, version: v };
 }

@@ -47,12 +47,28 @@ describe('projections console on PGlite', () => {
     expect(diff.otherBehind).toBe(0);
 
     expect((await call('POST', '/operations/projections/ops_figures/switch', { version: 2 })).statusCode).toBe(200);
-    expect((await call('POST', '/operations/projections/ops_figures/rollback')).statusCode).toBe(200);
-    expect((await call('POST', '/operations/projections/ops_figures/switch', { version: 2 })).statusCode).toBe(200);
+    expect((await call('POST', '/operations/projections/ops_figures/rollback', { version: 1, from: 2 })).statusCode).toBe(200);
+    // A second confirm of the same rollback (another tab) finds v1 live: refused, and v1 stays live.
+    const stale = await call('POST', '/operations/projections/ops_figures/rollback', { version: 1, from: 2 });
+    expect([stale.statusCode, stale.json().message]).toEqual([409, 'ops_figures is no longer at v2: v1 is live now. Reload the console and choose again.']);
+    expect((await readRegistry(t.deps.database.db, 'ops_figures')).map((r) => [r.version, r.status])).toEqual([[1, 'live'], [2, 'retired']]);
+    // Two at once (one process, one connection): one rolls forward to v2, the other is refused.
+    const both = await Promise.all([0, 1].map(() => call('POST', '/operations/projections/ops_figures/rollback', { version: 2, from: 1 })));
+    expect(both.map((r) => r.statusCode).sort(), both.map((r) => r.body).join('\n')).toEqual([200, 409]);
+    expect((await readRegistry(t.deps.database.db, 'ops_figures')).map((r) => [r.version, r.status])).toEqual([[1, 'retired'], [2, 'live']]);
+    // A build abandoned twice at once: dropped once, the other refused.
+    expect((await call('POST', '/operations/projections/ops_figures/rebuild', {})).statusCode).toBe(202);
+    expect(await settled('rebuild-ops_figures')).toMatchObject({ phase: 'done', version: 3 });
+    const abandons = await Promise.all([0, 1].map(() => call('POST', '/operations/projections/ops_figures/abandon', { version: 3 })));
+    expect(abandons.map((r) => r.statusCode).sort(), abandons.map((r) => r.body).join('\n')).toEqual([200, 409]);
+    expect(abandons.find((r) => r.statusCode === 409)!.json().message).toBe('ops_figures v3 is no longer building: it is gone (abandoned, or retired for good). Reload the console and choose again.');
     expect((await call('POST', '/operations/projections/ops_figures/retire', { version: 1 })).json().message).toBe('Retired ops_figures v1: tables dropped, no rollback to it.');
     expect((await readRegistry(t.deps.database.db, 'ops_figures')).map((r) => [r.version, r.status])).toEqual([[2, 'live']]);
     const actions = (await call('GET', '/operations/actions')).json().actions;
-    expect(actions.map((a: { action: string; outcome: string }) => `${a.action}:${a.outcome}`).reverse()).toEqual(['rebuild:ok', 'rebuild:ok', 'switch:ok', 'rollback:ok', 'switch:ok', 'retire:ok']);
+    expect(actions.map((a: { action: string; outcome: string }) => `${a.action}:${a.outcome}`).reverse().map((a: string) => a.replace(/^(rollback|abandon):(ok|refused)$/, '$1'))).toEqual([
+      'rebuild:ok', 'rebuild:ok', 'switch:ok', 'rollback', 'rollback', 'rollback', 'rollback', 'rebuild:ok', 'abandon', 'abandon', 'retire:ok',
+    ]);
+    expect(actions.filter((a: { outcome: string }) => a.outcome === 'refused').map((a: { action: string }) => a.action).sort()).toEqual(['abandon', 'rollback', 'rollback']);
     await expect(sql`delete from operator_actions`.execute(t.deps.database.db)).rejects.toThrow(/append-only/);
   });
 });

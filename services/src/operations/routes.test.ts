@@ -88,9 +88,9 @@ describe('access', () => {
     ['GET', '/operations/projections/ops_figures/diff'],
     ['POST', '/operations/projections/ops_figures/rebuild', {}],
     ['POST', '/operations/projections/ops_figures/switch', { version: 1 }],
-    ['POST', '/operations/projections/ops_figures/rollback'],
+    ['POST', '/operations/projections/ops_figures/rollback', { version: 1 }],
     ['POST', '/operations/projections/ops_figures/retire', { version: 1 }],
-    ['POST', '/operations/projections/ops_figures/abandon'],
+    ['POST', '/operations/projections/ops_figures/abandon', { version: 1 }],
     ['POST', '/operations/queues-session'],
   ];
   it.each(routes)('%s %s: 401 without a token, 403 for a normal user', async (method, url, body) => {
@@ -222,11 +222,11 @@ describe('a formula change, rehearsed end to end', () => {
     await appendPremiums(store, C, 'l3', [90]);
     await deliver(figuresProjection(2), 12);
     journal.push([C, 'l3', [90]]);
-    res = await call('POST', '/operations/projections/ops_figures/rollback', operator.authorization);
+    res = await call('POST', '/operations/projections/ops_figures/rollback', operator.authorization, { version: 1, from: 2 });
     expect(res.statusCode).toBe(409);
     expect(res.json().message).toBe('ops_figures v1 was built by formulas v1 and the code is v2: it cannot catch up. Rebuild instead.');
     t.deps.projections = [figuresProjection(1)];
-    res = await call('POST', '/operations/projections/ops_figures/rollback', operator.authorization);
+    res = await call('POST', '/operations/projections/ops_figures/rollback', operator.authorization, { version: 1, from: 2 });
     expect(res.statusCode).toBe(200);
     expect(res.json().message).toBe('ops_figures rolled back from v2 to v1.');
     expect((await readRegistry(database.db, 'ops_figures')).map((r) => [r.version, r.status])).toEqual([
@@ -277,11 +277,16 @@ describe('a formula change, rehearsed end to end', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json().message).toBe('Retired ops_figures v1: tables dropped, no rollback to it.');
     expect((await readRegistry(database.db, 'ops_figures')).map((r) => [r.version, r.status])).toEqual([[2, 'live']]);
-    res = await call('POST', '/operations/projections/ops_figures/rollback', operator.authorization);
+    res = await call('POST', '/operations/projections/ops_figures/rollback', operator.authorization, { version: 1 });
     expect(res.statusCode).toBe(409);
-    expect(res.json().message).toBe('ops_figures has no retired version to roll back to.');
+    expect(res.json().message).toBe('ops_figures has no v1 to roll back to now: it was retired for good (or never built). Reload the console and choose again.');
+    // The version is named: an empty body rolls nothing back.
+    res = await call('POST', '/operations/projections/ops_figures/rollback', operator.authorization, {});
+    expect(res.statusCode).toBe(422);
     expect((await call('POST', '/operations/projections/nope/rebuild', operator.authorization, {})).statusCode).toBe(404);
-    expect((await call('POST', '/operations/projections/ops_figures/abandon', operator.authorization)).json().message).toBe('ops_figures has no building version to abandon.');
+    expect((await call('POST', '/operations/projections/ops_figures/abandon', operator.authorization, { version: 3 })).json().message).toBe(
+      'ops_figures v3 is no longer building: it is gone (abandoned, or retired for good). Reload the console and choose again.',
+    );
 
     // Every action is in the log, newest first, with who and the outcome.
     const actions = (await call('GET', '/operations/actions?limit=200', admin.authorization)).json().actions.filter((a: { projection: string }) => a.projection === 'ops_figures');
@@ -293,19 +298,119 @@ describe('a formula change, rehearsed end to end', () => {
       ['switch', 'refused', 2, operator.email],
       ['switch', 'refused', 9, operator.email],
       ['retire', 'refused', 2, operator.email],
-      ['rollback', 'refused', null, operator.email],
+      ['rollback', 'refused', 1, operator.email],
       ['rollback', 'ok', 1, operator.email],
       ['switch', 'ok', 2, operator.email],
       ['rebuild-user', 'ok', 2, operator.email],
       ['rebuild-user', 'ok', 2, operator.email],
       ['rebuild-user', 'ok', 2, operator.email],
       ['retire', 'ok', 1, operator.email],
-      ['rollback', 'refused', null, operator.email],
-      ['abandon', 'refused', null, operator.email],
+      ['rollback', 'refused', 1, operator.email],
+      ['abandon', 'refused', 3, operator.email],
     ]);
     // Append-only: the table refuses changes whoever asks.
     await expect(sql`delete from operator_actions`.execute(database.db)).rejects.toThrow(/append-only/);
     await expect(sql`update operator_actions set message = 'x'`.execute(database.db)).rejects.toThrow(/append-only/);
+  });
+});
+
+describe('rollback and abandon name the version the operator chose', () => {
+  // Two operators (or two tabs) look at the same card: v2 live, v1 retired. What one of them confirms
+  // must be what the other one left, or nothing happens (QA: the confirm rolled the first rollback back).
+  const name = 'ops_stale';
+  const url = (what: string) => `/operations/projections/${name}/${what}`;
+  const registry = async () => (await readRegistry(database.db, name)).map((r) => [r.version, r.status]);
+  /** Everything a refused command must leave as it was: registry rows, checkpoints and every version's rows. */
+  const snapshot = async () => {
+    const rows = await sql<Record<string, unknown>>`select * from projection_registry where name = ${name} order by version`.execute(database.db);
+    const cps = await sql<Record<string, unknown>>`select * from projection_checkpoints where projection = ${name} order by version, lane`.execute(database.db);
+    const tables: Record<string, unknown[]> = {};
+    for (const r of await readRegistry(database.db, name)) {
+      for (const table of Object.values(r.tables)) tables[table] = (await sql`select * from ${sql.table(table)} order by 1`.execute(database.db)).rows;
+    }
+    return { registry: rows.rows, checkpoints: cps.rows, tables };
+  };
+  const lastAction = async () => (await call('GET', '/operations/actions?limit=1', operator.authorization)).json().actions[0];
+
+  beforeAll(async () => {
+    await appendPremiums(store, randomUUID(), 's1', [55, 3]);
+    await visible(store, (await store.readAll({ after: START, limit: 10_000 })).length);
+    await rebuild({ ...runtimeDeps(), projections: [figuresProjection(1, name)] }, name);
+    await rebuild({ ...runtimeDeps(), projections: [figuresProjection(1, name)] }, name, { switch: true });
+    expect(await registry()).toEqual([
+      [1, 'retired'],
+      [2, 'live'],
+    ]);
+    t.deps.projections = [figuresProjection(1, name)];
+  });
+
+  it('refuses a rollback whose target or live version changed since (409, nothing changed, logged refused)', async () => {
+    // The other operator's rollback, as the console sends it.
+    let res = await call('POST', url('rollback'), admin.authorization, { version: 1, from: 2 });
+    expect([res.statusCode, res.json().message]).toEqual([200, `${name} rolled back from v2 to v1.`]);
+    const before = await snapshot();
+    // This operator's dialog still says "Roll back to v1? … v2 is retired".
+    res = await call('POST', url('rollback'), operator.authorization, { version: 1, from: 2 });
+    expect(res.statusCode).toBe(409);
+    expect(res.json().message).toBe(`${name} is no longer at v2: v1 is live now. Reload the console and choose again.`);
+    expect(await snapshot()).toEqual(before);
+    expect(await lastAction()).toMatchObject({ action: 'rollback', outcome: 'refused', version: 1, actorEmail: operator.email, message: res.json().message });
+    // The target alone, named: v1 is live already, and a rollback now goes back to v2, not v1.
+    res = await call('POST', url('rollback'), operator.authorization, { version: 1 });
+    expect([res.statusCode, res.json().message]).toEqual([409, `${name} v1 is live already. Reload the console and choose again.`]);
+    expect(await snapshot()).toEqual(before);
+    expect(await registry()).toEqual([
+      [1, 'live'],
+      [2, 'retired'],
+    ]);
+  });
+
+  it('of two rollbacks sent at once naming the same target, one rolls back and the other is refused', async () => {
+    for (let round = 0; round < 3; round++) {
+      const [live, target] = (await readRegistry(database.db, name)).sort((a, b) => (a.status === 'live' ? -1 : b.status === 'live' ? 1 : 0)).map((r) => r.version);
+      const answers = await Promise.all([
+        call('POST', url('rollback'), operator.authorization, { version: target!, from: live! }),
+        call('POST', url('rollback'), admin.authorization, { version: target!, from: live! }),
+      ]);
+      expect(answers.map((r) => r.statusCode).sort(), answers.map((r) => r.body).join('\n')).toEqual([200, 409]);
+      expect(answers.find((r) => r.statusCode === 409)!.json().message).toBe(`${name} is no longer at v${live}: v${target} is live now. Reload the console and choose again.`);
+      // Rolled back once: the target is live, not flipped back again.
+      expect((await readRegistry(database.db, name)).find((r) => r.status === 'live')!.version).toBe(target);
+    }
+    const actions = (await call('GET', '/operations/actions?limit=6', operator.authorization)).json().actions;
+    expect(actions.map((a: { action: string; outcome: string }) => `${a.action}:${a.outcome}`).sort()).toEqual([...Array(3).fill('rollback:ok'), ...Array(3).fill('rollback:refused')].sort());
+  });
+
+  it('refuses to abandon a build that was switched live, abandoned or replaced since, and one of two abandons sent at once', async () => {
+    const deps = () => ({ ...runtimeDeps(), projections: [figuresProjection(1, name)] });
+    const [building] = await rebuild(deps(), name, { switch: false });
+    const v = building!.version;
+    // Switched live by another operator while this one's Abandon dialog was open.
+    expect((await call('POST', url('switch'), admin.authorization, { version: v })).statusCode).toBe(200);
+    let before = await snapshot();
+    let res = await call('POST', url('abandon'), operator.authorization, { version: v });
+    expect([res.statusCode, res.json().message]).toEqual([409, `${name} v${v} is no longer building: it is live now. Reload the console and choose again.`]);
+    expect(await snapshot()).toEqual(before);
+    expect(await lastAction()).toMatchObject({ action: 'abandon', outcome: 'refused', version: v });
+
+    // Another build is in progress now: naming an older one drops nothing.
+    const [next] = await rebuild(deps(), name, { switch: false });
+    before = await snapshot();
+    res = await call('POST', url('abandon'), operator.authorization, { version: v });
+    expect([res.statusCode, res.json().message]).toEqual([409, `${name} is building v${next!.version} now, not v${v}. Reload the console and choose again.`]);
+    expect(await snapshot()).toEqual(before);
+
+    // Two abandons of the same build at once: one drops it, the other is refused.
+    const answers = await Promise.all([
+      call('POST', url('abandon'), operator.authorization, { version: next!.version }),
+      call('POST', url('abandon'), admin.authorization, { version: next!.version }),
+    ]);
+    expect(answers.map((r) => r.statusCode).sort(), answers.map((r) => r.body).join('\n')).toEqual([200, 409]);
+    expect(answers.find((r) => r.statusCode === 409)!.json().message).toBe(
+      `${name} v${next!.version} is no longer building: it is gone (abandoned, or retired for good). Reload the console and choose again.`,
+    );
+    expect((await readRegistry(database.db, name)).some((r) => r.status === 'building')).toBe(false);
+    expect((await call('POST', url('abandon'), operator.authorization, {})).statusCode).toBe(422);
   });
 });
 

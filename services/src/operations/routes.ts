@@ -14,7 +14,9 @@ import {
   projectionsStatusResponse,
   rebuildRequest,
   rebuildResponse,
+  abandonRequest,
   retireRequest,
+  rollbackRequest,
   switchRequest,
   type OperationsLive,
   type OperatorAction,
@@ -213,9 +215,11 @@ export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/operations/projections/:name/rollback',
-    { onRequest: operator, schema: { ...doc, params: projectionParams, response: { 200: operatorActionResult, ...errors } } },
+    { onRequest: operator, schema: { ...doc, params: projectionParams, body: rollbackRequest, response: { 200: operatorActionResult, ...errors } } },
     async (request) => {
-      const r = await act(request, { action: 'rollback', projection: request.params.name }, () => rollBack(runtimeDeps(), live.rebuilds, request.params.name));
+      const { name } = request.params;
+      const { version, from } = request.body;
+      const r = await act(request, { action: 'rollback', projection: name, version }, () => rollBack(runtimeDeps(), live.rebuilds, name, version, from));
       return { message: r.message, action: r.action };
     },
   );
@@ -236,9 +240,11 @@ export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/operations/projections/:name/abandon',
-    { onRequest: operator, schema: { ...doc, params: projectionParams, response: { 200: operatorActionResult, ...errors } } },
+    { onRequest: operator, schema: { ...doc, params: projectionParams, body: abandonRequest, response: { 200: operatorActionResult, ...errors } } },
     async (request) => {
-      const r = await act(request, { action: 'abandon', projection: request.params.name }, () => abandonBuild(runtimeDeps(), live.rebuilds, request.params.name));
+      const { name } = request.params;
+      const { version } = request.body;
+      const r = await act(request, { action: 'abandon', projection: name, version }, () => abandonBuild(runtimeDeps(), live.rebuilds, name, version));
       return { message: r.message, action: r.action };
     },
   );

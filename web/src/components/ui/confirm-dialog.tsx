@@ -16,9 +16,11 @@ export interface ConfirmDialogProps {
   onCancel: () => void;
   /** An error to show under the message (the dialog stays open). */
   error?: string | null;
+  /** The confirm cannot be sent (e.g. what it would do no longer applies); Cancel still closes. */
+  confirmDisabled?: boolean;
 }
 
-export function ConfirmDialog({ open, title, message, confirmLabel = 'Yes', cancelLabel = 'Cancel', busyLabel, busy = false, tone = 'primary', onConfirm, onCancel, error }: ConfirmDialogProps) {
+export function ConfirmDialog({ open, title, message, confirmLabel = 'Yes', cancelLabel = 'Cancel', busyLabel, busy = false, tone = 'primary', onConfirm, onCancel, error, confirmDisabled = false }: ConfirmDialogProps) {
   return (
     <Modal
       open={open}
@@ -32,7 +34,7 @@ export function ConfirmDialog({ open, title, message, confirmLabel = 'Yes', canc
           <Button variant="secondary" onClick={onCancel} disabled={busy} data-autofocus={tone === 'danger' || undefined}>
             {cancelLabel}
           </Button>
-          <Button variant={tone === 'danger' ? 'danger' : 'primary'} onClick={onConfirm} loading={busy} data-autofocus={tone !== 'danger' || undefined}>
+          <Button variant={tone === 'danger' ? 'danger' : 'primary'} onClick={onConfirm} loading={busy} disabled={confirmDisabled} data-autofocus={tone !== 'danger' || undefined}>
             {busy && busyLabel ? busyLabel : confirmLabel}
           </Button>
         </>

@@ -1,5 +1,6 @@
 import { infiniteQueryOptions, queryOptions, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type {
+  AbandonRequest,
   ActionsQuery,
   ActionsResponse,
   DiffResponse,
@@ -7,6 +8,7 @@ import type {
   ProjectionsStatusResponse,
   RebuildRequest,
   RebuildResponse,
+  RollbackRequest,
 } from '@oj/contracts/operations';
 import { api } from '@/lib/api-client.ts';
 
@@ -60,9 +62,10 @@ function useOperatorMutation<V, R>(run: (v: V) => Promise<R>) {
 // The request as the contract has it: JSON leaves out what is undefined, and `switch: false` is the default.
 export const useRebuild = () => useOperatorMutation(({ name, ...body }: { name: string } & RebuildRequest) => api.post<RebuildResponse>(path(name, 'rebuild'), body));
 export const useSwitch = () => useOperatorMutation((v: { name: string; version: number }) => api.post<OperatorActionResult>(path(v.name, 'switch'), { version: v.version }));
-export const useRollback = () => useOperatorMutation((v: { name: string }) => api.post<OperatorActionResult>(path(v.name, 'rollback')));
+// Rollback and abandon name the versions the dialog showed: the server refuses (409) when they changed since.
+export const useRollback = () => useOperatorMutation(({ name, ...body }: { name: string } & RollbackRequest) => api.post<OperatorActionResult>(path(name, 'rollback'), body));
 export const useRetire = () => useOperatorMutation((v: { name: string; version: number }) => api.post<OperatorActionResult>(path(v.name, 'retire'), { version: v.version }));
-export const useAbandon = () => useOperatorMutation((v: { name: string }) => api.post<OperatorActionResult>(path(v.name, 'abandon')));
+export const useAbandon = () => useOperatorMutation(({ name, ...body }: { name: string } & AbandonRequest) => api.post<OperatorActionResult>(path(name, 'abandon'), body));
 
 /** Asks for the board's cookie (Admin), then the board opens in a new tab. */
 export const openQueuesSession = () => api.post<{ url: string }>('/operations/queues-session');

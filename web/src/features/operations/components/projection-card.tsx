@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { catchUpRefusal, rebuildRequest, type OperationsLive, type ProjectionsStatusResponse } from '@oj/contracts/operations';
+import { catchUpRefusal, rebuildRequest, STALE_CHOICE_RESOLUTION, type OperationsLive, type ProjectionsStatusResponse } from '@oj/contracts/operations';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Badge, type BadgeTone } from '@/components/ui/badge.tsx';
 import { Button } from '@/components/ui/button.tsx';
@@ -7,7 +7,7 @@ import { ConfirmDialog } from '@/components/ui/confirm-dialog.tsx';
 import { Checkbox, FormField, TextInput } from '@/components/ui/form-field.tsx';
 import { Modal } from '@/components/ui/modal.tsx';
 import { useToast } from '@/components/ui/toast.tsx';
-import { errorMessage } from '@/lib/api-client.ts';
+import { ApiError, errorMessage } from '@/lib/api-client.ts';
 import type { UpsertRebuild } from '../api/use-operations-stream.ts';
 import { useAbandon, useRebuild, useRetire, useRollback, useSwitch } from '../api/operations-api.ts';
 import { DiffPanel } from './diff-panel.tsx';
@@ -17,7 +17,13 @@ import { RebuildProgress } from './rebuild-progress.tsx';
 import { useSendOnce } from './use-send-once.ts';
 
 type ProjectionStatus = ProjectionsStatusResponse['projections'][number];
-type Confirm = { kind: 'rebuild' } | { kind: 'switch'; version: number } | { kind: 'rollback'; version: number } | { kind: 'retire'; version: number } | { kind: 'abandon'; version: number };
+/** A rollback names the live version the dialog said it replaces (`from`), as the request does. */
+type Confirm =
+  | { kind: 'rebuild' }
+  | { kind: 'switch'; version: number }
+  | { kind: 'rollback'; version: number; from: number | null }
+  | { kind: 'retire'; version: number }
+  | { kind: 'abandon'; version: number };
 /** One opening of the "Rebuild one user" dialog (a new object each time it opens). */
 type UserRebuildOpening = { kind: 'rebuild-user' };
 
@@ -68,6 +74,9 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
   const confirmSend = useSendOnce<Confirm>();
   const userSend = useSendOnce<UserRebuildOpening>();
   const [actionError, setActionError] = useState<string | null>(null);
+  // The opening whose choice the server found out of date (409): its confirm would be refused again, so
+  // it is not offered; the status refreshes (every mutation invalidates it) and the card shows what is now.
+  const [staleChoice, setStaleChoice] = useState<Confirm | null>(null);
   const run = async (fn: () => Promise<{ message: string } | { rebuild: { id: string }; action: { message: string } }>) => {
     setActionError(null);
     const acting = confirm;
@@ -79,7 +88,8 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
       return true;
     } catch (err) {
       setActionError(errorMessage(err, 'The action failed.'));
-      confirmSend.release(acting);
+      if (err instanceof ApiError && err.status === 409 && err.resolution === STALE_CHOICE_RESOLUTION) setStaleChoice(acting);
+      else confirmSend.release(acting);
       return false;
     }
   };
@@ -92,9 +102,9 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
         return r;
       });
     if (confirm.kind === 'switch') void run(() => doSwitch.mutateAsync({ name, version: confirm.version })).then((ok) => ok && setCompare(null));
-    if (confirm.kind === 'rollback') void run(() => rollback.mutateAsync({ name }));
+    if (confirm.kind === 'rollback') void run(() => rollback.mutateAsync({ name, version: confirm.version, ...(confirm.from !== null ? { from: confirm.from } : {}) }));
     if (confirm.kind === 'retire') void run(() => retire.mutateAsync({ name, version: confirm.version }));
-    if (confirm.kind === 'abandon') void run(() => abandon.mutateAsync({ name })).then((ok) => ok && setCompare(null));
+    if (confirm.kind === 'abandon') void run(() => abandon.mutateAsync({ name, version: confirm.version })).then((ok) => ok && setCompare(null));
   };
   const submitUser = async (opening: UserRebuildOpening) => {
     // A user id, or an e-mail (an Operator has no user lookup of its own).
@@ -150,7 +160,7 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
       case 'switch':
         return <p>In one transaction, v{confirm.version} is caught up and becomes live; {liveVersion ? `v${liveVersion.version} is retired and kept for a rollback.` : 'there is no live version now.'}</p>;
       case 'rollback':
-        return <p>v{confirm.version} is caught up with the events since it was retired and becomes live again; {liveVersion ? `v${liveVersion.version}` : 'the live version'} is retired.</p>;
+        return <p>v{confirm.version} is caught up with the events since it was retired and becomes live again; {confirm.from !== null ? `v${confirm.from}` : 'the live version'} is retired.</p>;
       case 'retire':
         return <p>The tables of v{confirm.version} are dropped. There is no rollback to it after this.</p>;
       case 'abandon':
@@ -189,7 +199,7 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
             <Button
               size="sm"
               variant="secondary"
-              onClick={() => (setActionError(null), setConfirm({ kind: 'rollback', version: lastRetired.version }))}
+              onClick={() => (setActionError(null), setConfirm({ kind: 'rollback', version: lastRetired.version, from: liveVersion?.version ?? null }))}
               disabled={Boolean(rollbackRefusal)}
               aria-describedby={rollbackRefusal ? `ops-${name}-rollback-refusal` : undefined}
               data-testid="rollback-button"
@@ -339,6 +349,7 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
         tone={confirm ? confirmText[confirm.kind].tone : 'primary'}
         busy={busy}
         error={actionError}
+        confirmDisabled={confirm !== null && confirm === staleChoice}
         onConfirm={onConfirm}
         onCancel={() => setConfirm(null)}
       />
