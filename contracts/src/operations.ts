@@ -106,6 +106,11 @@ export const rebuildState = z.object({
   id: z.string(),
   projection: z.string(),
   userId: z.string().nullable(),
+  /**
+   * The account's e-mail when the one-user recompute was asked for by e-mail; null when asked for by id
+   * (the console does not look an id's e-mail up: an Operator has no user lookup of its own).
+   */
+  userEmail: z.string().nullable(),
   switch: z.boolean(),
   /** The version being built (null until the runner reported it). */
   version: z.number().int().nullable(),

@@ -178,7 +178,7 @@ describe('projections console', () => {
 
     // A reload keeps what the server knows: the finished rebuild and the building version.
     await page.reload();
-    await card.locator('[data-testid="rebuild-rebuild-trades"][data-phase="done"]').waitFor();
+    await card.locator('[data-testid="rebuild-rebuild-trades"][data-phase="done"]').getByText(`Rebuild v${v2} · beside live`).waitFor();
     await screenshots(page, 'operations-rebuilt');
     // The built version's actions (Compare, Switch, Abandon) stay inside the card on a 1280 px laptop
     // with the sidebar open: QA found Abandon cut to "Aba…" under the table's own scroll.
@@ -220,6 +220,8 @@ describe('projections console', () => {
     expect((await readRegistry(db, 'trades')).find((r) => r.status === 'live')!.version).toBe(v2);
     page.off('request', onRequest);
     expect(switches).toHaveLength(1);
+    // The build's card says where its version is now (QA: "Done · Rebuild v104 · beside live" stayed on a live v104).
+    await card.getByTestId('rebuild-rebuild-trades').getByText(`Rebuild v${v2} · now live`).waitFor();
     // The new version serves every trade added so far, those added after it was built included.
     const addedAtSwitch = added;
     await untilOpenTrades((n) => n >= addedAtSwitch);
@@ -271,6 +273,8 @@ describe('projections console', () => {
     await card.locator(`tr[data-version="${v2}"][data-status="live"]`).waitFor();
     await card.locator(`tr[data-version="${v1}"][data-status="retired"]`).waitFor();
     await card.getByTestId('rollback-button').getByText(`Roll back to v${v1}`).waitFor();
+    // v2 is live again, and its build's card says so (not "beside live").
+    await card.getByTestId('rebuild-rebuild-trades').getByText(`Rebuild v${v2} · now live`).waitFor();
     // The refused choice is not offered again: the same request would be refused again.
     expect(await rollbackDialog.getByRole('button', { name: 'Roll back' }).isDisabled()).toBe(true);
     expect((await readRegistry(db, 'trades')).find((r) => r.status === 'live')!.version).toBe(v2);
@@ -356,6 +360,11 @@ describe('projections console', () => {
     // By e-mail this time (an Operator has no user lookup of its own): the same trader's rows.
     const rechecked = await recomputeTrader('Enter', traderEmail);
     await expect.poll(() => rechecked.innerText(), { timeout: 60_000 }).toBe('Every row was right, nothing written.');
+    // Asked for by e-mail, the card names the trader by it, with the id (QA: only the id).
+    const byEmail = card.getByTestId(`rebuild-rebuild-trades-user-${traderId}`);
+    await byEmail.getByText(`Rebuild User ${traderEmail} (${traderId})`).waitFor();
+    await screenshotAt(page, 'operations-user-by-email', { width: 1280, height: 800 }, { fullPage: false });
+    await screenshotAt(page, 'operations-user-by-email', { width: 390, height: 844 });
   }, 180_000);
 
   it('after a formula change, offers no switch or rollback the code would refuse and says why, and calls the lag of a live version it cannot project unknown', async () => {

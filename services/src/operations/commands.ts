@@ -165,7 +165,7 @@ async function behindOf(deps: RuntimeDeps, name: string, row: RegistryRow): Prom
  */
 export function rebuildMessage(state: RebuildState, request: { existing: boolean; switchRequested: boolean; unknownUser: boolean }): string {
   const what = state.userId
-    ? `Rebuild of ${state.projection} for user ${state.userId}`
+    ? `Rebuild of ${state.projection} for user ${state.userEmail ? `${state.userEmail} (${state.userId})` : state.userId}`
     : `Rebuild of ${state.projection}${state.version ? ` v${state.version}` : ''}${state.switch ? ' (switches when built)' : ' beside the live version'}`;
   const unknown = request.unknownUser ? ' No user account has this id.' : '';
   if (request.existing) {

@@ -97,6 +97,20 @@ describe('services mode (REDIS_URL): rebuilds are projector jobs, the board is f
     const last = (seen.at(-1)!.data as RebuildState[]).find((r) => r.id === 'rebuild-ops_figures');
     expect(last).toMatchObject({ phase: 'done', version: 1, eventsDone: 10, eventsTotal: 10, runner: 'bullmq', requestedBy: operator.email });
     expect((await readRegistry(database.db, 'ops_figures')).map((r) => [r.version, r.status])).toEqual([[1, 'live']]);
+    // A one-user recompute asked for by e-mail keeps it in the job: the card names the user by it.
+    const byEmail = await t.app.inject({ method: 'POST', url: '/api/v1/operations/projections/ops_figures/rebuild', headers: { authorization: operator.authorization }, payload: { userEmail: operator.email } });
+    expect(byEmail.statusCode, byEmail.body).toBe(202);
+    expect(byEmail.json().rebuild).toMatchObject({ runner: 'bullmq', userEmail: operator.email });
+    for (let i = 0; i < 200; i++) {
+      const live = (await t.app.inject({ method: 'GET', url: '/api/v1/operations/live', headers: { authorization: operator.authorization } })).json();
+      const job = live.rebuilds.find((r: RebuildState) => r.userId !== null);
+      if (job?.phase === 'done') {
+        expect(job).toMatchObject({ userEmail: operator.email });
+        break;
+      }
+      if (i === 199) throw new Error('the one-user rebuild job did not finish');
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }, 60_000);
 
   it('ends an event stream once its user is no longer an operator', async () => {

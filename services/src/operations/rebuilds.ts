@@ -8,6 +8,8 @@ import { AppError } from '../app/errors.ts';
 export interface RebuildStart {
   projection: string;
   userId?: string;
+  /** The user's e-mail, when the operator named the user by it. */
+  userEmail?: string;
   switch: boolean;
   requestedBy: string;
 }
@@ -61,6 +63,7 @@ export class InProcessRebuilds implements RebuildRunner {
       id,
       projection: request.projection,
       userId: request.userId ?? null,
+      userEmail: (request.userId && request.userEmail) || null,
       switch: request.switch,
       version: null,
       phase: 'queued',
@@ -125,7 +128,9 @@ export class InProcessRebuilds implements RebuildRunner {
   }
 }
 
-type RebuildJob = Job<RebuildJobData & { requestedBy?: string }, RebuildResult[]>;
+/** The job's data with what only the console shows: who asked, and the user's e-mail when asked by it. */
+type ConsoleJobData = RebuildJobData & { requestedBy?: string; userEmail?: string };
+type RebuildJob = Job<ConsoleJobData, RebuildResult[]>;
 
 export class BullRebuilds implements RebuildRunner {
   readonly kind = 'bullmq' as const;
@@ -153,9 +158,10 @@ export class BullRebuilds implements RebuildRunner {
 
   async start(request: RebuildStart): Promise<{ state: RebuildState; existing: boolean }> {
     const { queue } = await this.#open();
-    const data: RebuildJobData & { requestedBy: string } = {
+    const data: ConsoleJobData = {
       target: request.projection,
       ...(request.userId ? { userId: request.userId } : {}),
+      ...(request.userId && request.userEmail ? { userEmail: request.userEmail } : {}),
       switch: request.switch,
       requestedBy: request.requestedBy,
     };
@@ -195,6 +201,7 @@ async function toState(job: RebuildJob): Promise<RebuildState> {
     id: job.id ?? rebuildJobId(job.data.target, job.data.userId),
     projection: job.data.target,
     userId: job.data.userId ?? null,
+    userEmail: (job.data.userId && job.data.userEmail) || null,
     switch: job.data.switch !== false,
     version: result?.version ?? p?.version ?? null,
     phase,

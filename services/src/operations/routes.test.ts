@@ -256,13 +256,17 @@ describe('a formula change, rehearsed end to end', () => {
     expect(res.json().action.message).toMatch(/ No user account has this id\.$/);
     res = await call('POST', '/operations/projections/ops_figures/rebuild', operator.authorization, { userId: operator.userId });
     expect(res.statusCode).toBe(202);
-    await settled(`rebuild-ops_figures-user-${operator.userId}`);
+    // Asked for by id: no e-mail is looked up for it (an Operator has no user lookup).
+    expect(res.json().rebuild.userEmail).toBeNull();
+    expect(await settled(`rebuild-ops_figures-user-${operator.userId}`)).toMatchObject({ userEmail: null });
     expect(res.json().action.message).not.toContain('No user account');
     // By e-mail (an Operator has no user lookup of its own): the same account, and an unknown e-mail refused.
     res = await call('POST', '/operations/projections/ops_figures/rebuild', operator.authorization, { userEmail: operator.email.toUpperCase() });
     expect(res.statusCode, res.body).toBe(202);
-    expect(res.json().rebuild.userId).toBe(operator.userId);
-    await settled(`rebuild-ops_figures-user-${operator.userId}`);
+    expect(res.json().rebuild).toMatchObject({ userId: operator.userId, userEmail: operator.email });
+    expect(res.json().action.message).toMatch(new RegExp(`^Rebuild of ops_figures for user ${operator.email.replace(/[.]/g, '\\.')} \\(${operator.userId}\\): `));
+    // The progress card names the user by it, as the operator searched (QA: it showed only the id).
+    expect(await settled(`rebuild-ops_figures-user-${operator.userId}`)).toMatchObject({ userId: operator.userId, userEmail: operator.email });
     res = await call('POST', '/operations/projections/ops_figures/rebuild', operator.authorization, { userEmail: 'nobody.here@example.com' });
     expect([res.statusCode, res.json().message]).toEqual([404, 'No user account has this e-mail.']);
     res = await call('POST', '/operations/projections/ops_figures/rebuild', operator.authorization, { userEmail: operator.email, userId: A });

@@ -171,11 +171,14 @@ export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
       const { name } = request.params;
       const { userEmail } = request.body;
       let { userId } = request.body;
+      // The account's own e-mail, shown on the progress card beside the id (the operator typed it).
+      let accountEmail: string | undefined;
       if (userEmail) {
         if (userId) throw new AppError('invalid', 'Give a user id or an e-mail, not both.');
         const user = await findUserByEmail(runtimeDeps().database.db, userEmail);
         if (!user) throw new AppError('not_found', 'No user account has this e-mail.');
         userId = user.uid;
+        accountEmail = user.email;
       }
       const toSwitch = userId ? false : (request.body.switch ?? false);
       const actor = principalOf(request);
@@ -183,7 +186,7 @@ export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
         const deps = runtimeDeps();
         await checkRebuild(deps, name, userId);
         await live.ensureStarted();
-        const { state, existing } = await live.rebuilds.start({ projection: name, ...(userId ? { userId } : {}), switch: toSwitch, requestedBy: actor.email });
+        const { state, existing } = await live.rebuilds.start({ projection: name, ...(userId ? { userId } : {}), ...(accountEmail ? { userEmail: accountEmail } : {}), switch: toSwitch, requestedBy: actor.email });
         if (state.phase === 'failed') throw new AppError('conflict', state.error ?? `The rebuild of ${name} failed.`);
         // An id no account has is still a valid request (it clears rows left for it, if any), but a
         // mistyped id reads like a healthy user: the answer says so.

@@ -219,7 +219,7 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
 
       {(shownBuild || userRebuild) && (
         <div className="ops-rebuilds" aria-live="polite">
-          {shownBuild && <RebuildProgress rebuild={shownBuild} />}
+          {shownBuild && <RebuildProgress rebuild={shownBuild} versionStatus={versions.find((v) => v.version === shownBuild.version)?.status ?? null} />}
           {userRebuild && <RebuildProgress rebuild={userRebuild} />}
         </div>
       )}

@@ -7,6 +7,7 @@ const base: RebuildState = {
   id: 'rebuild-trades',
   projection: 'trades',
   userId: null,
+  userEmail: null,
   switch: false,
   version: 7,
   phase: 'building',
@@ -45,6 +46,23 @@ describe('rebuild progress panel', () => {
     expect(user).not.toContain('role="progressbar"');
     expect(text(user)).toContain('Rebuild User 0197aaaa-0000-7000-8000-000000000000');
     expect(text(user)).toContain('Events 42');
+  });
+
+  it('says where a finished build stands now, by the status the page polls', () => {
+    const done = { ...base, phase: 'done' as const, eventsDone: 4000 };
+    // QA: "Done · Rebuild v104 · beside live" stayed after v104 went live (a switch, then rollbacks).
+    expect(text(renderToStaticMarkup(<RebuildProgress rebuild={done} versionStatus="live" />))).toContain('Done Rebuild v7 · now live');
+    expect(text(renderToStaticMarkup(<RebuildProgress rebuild={{ ...done, switch: true }} versionStatus="live" />))).toContain('Done Rebuild v7 · now live');
+    expect(text(renderToStaticMarkup(<RebuildProgress rebuild={done} versionStatus="building" />))).toContain('Done Rebuild v7 · beside live');
+    expect(text(renderToStaticMarkup(<RebuildProgress rebuild={done} versionStatus="retired" />))).toContain('Done Rebuild v7 · retired since');
+    // Still running: what it will do when built, whatever the registry says yet.
+    expect(text(renderToStaticMarkup(<RebuildProgress rebuild={{ ...base, switch: true }} versionStatus="building" />))).toContain('Building Rebuild v7 · switches when built');
+  });
+
+  it('names a one-user recompute asked for by e-mail by that e-mail, with the id', () => {
+    const id = '0197aaaa-0000-7000-8000-000000000000';
+    const html = renderToStaticMarkup(<RebuildProgress rebuild={{ ...base, userId: id, userEmail: 'tom.trader@example.com', phase: 'done', eventsDone: 42 }} />);
+    expect(text(html)).toContain(`Rebuild User tom.trader@example.com (${id})`);
   });
 
   it('says what a finished one-user recompute wrote', () => {

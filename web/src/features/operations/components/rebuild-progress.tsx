@@ -4,12 +4,30 @@ import { duration, int, phaseLabel, timeAgo } from './format.ts';
 
 const tone: Record<RebuildState['phase'], BadgeTone> = { queued: 'neutral', building: 'primary', finishing: 'info', switching: 'info', done: 'success', failed: 'danger' };
 
+type VersionStatus = 'live' | 'building' | 'retired';
+
+/**
+ * What the card says it rebuilt. A one-user recompute: the user, by the e-mail the operator gave with
+ * the whole id (its first eight characters do not tell users apart, QA). A version: while it runs, what
+ * it will do when built; once done, where its version stands now by the status the page polls (QA: "Done
+ * · v104 · beside live" stayed after v104 went live through a switch or a rollback).
+ */
+export function rebuildSubject(rebuild: RebuildState, versionStatus: VersionStatus | null): string {
+  if (rebuild.userId) return rebuild.userEmail ? `User ${rebuild.userEmail} (${rebuild.userId})` : `User ${rebuild.userId}`;
+  const version = `v${rebuild.version ?? '…'}`;
+  if (rebuild.phase === 'done') {
+    if (versionStatus === 'live') return `${version} · now live`;
+    if (versionStatus === 'retired') return `${version} · retired since`;
+    if (versionStatus === 'building') return `${version} · beside live`;
+  }
+  return `${version}${rebuild.switch ? ' · switches when built' : ' · beside live'}`;
+}
+
 /** One rebuild: phase, a bar, events done of total, events/s and ETA (pushed by the server as it goes). */
-export function RebuildProgress({ rebuild }: { rebuild: RebuildState }) {
+export function RebuildProgress({ rebuild, versionStatus = null }: { rebuild: RebuildState; versionStatus?: VersionStatus | null }) {
   const ratio = rebuild.phase === 'done' ? 1 : rebuild.eventsTotal ? Math.min(1, rebuild.eventsDone / rebuild.eventsTotal) : 0;
   const active = rebuild.phase !== 'done' && rebuild.phase !== 'failed';
-  // The whole id: its first eight characters do not tell users apart (QA).
-  const what = rebuild.userId ? `User ${rebuild.userId}` : `v${rebuild.version ?? '…'}${rebuild.switch ? ' · switches when built' : ' · beside live'}`;
+  const what = rebuildSubject(rebuild, versionStatus);
   return (
     <div className={`ops-rebuild${active ? ' is-active' : ''}`} data-testid={`rebuild-${rebuild.id}`} data-phase={rebuild.phase}>
       <div className="ops-rebuild-head">
