@@ -357,6 +357,9 @@ describe('part 1 faults found by a new user (issue 14)', () => {
     const collateral = row('ROLL').first().locator('td.td-collateral .tc-num').first();
     expect(await collateral.innerText()).toBe('$5K');
     expect(await collateral.getAttribute('title')).toBe('$5,000.00');
+    // "Closed Date with disposition": the contract was bought back 4 weekdays ago, before its expiration:
+    // an Early Exit (it read "Closed (BTC)", the status).
+    expect(await row('ROLL').first().locator('td.td-closed .tc-sub').innerText()).toBe('Early Exit');
     await screenshots(page, 'part1-closed-list', { fullPage: false });
     // On a 1280 px laptop every column is in view: nothing scrolls sideways under the row menu (QA).
     const size = page.viewportSize()!;

@@ -39,7 +39,9 @@ export const closedTradeColumns = [
     cell: ({ row }) => (
       <div className="tc-stack">
         <span>{formatDate(row.original.tcd)}</span>
-        <span className="tc-sub">{closedStatusLabel(row.original)}</span>
+        {/* Part 1 §4: "Closed Date with disposition", how it ended as the dashboard and pulse count it
+            ("Early Exit", "Expired", "Rolled"); the status with its close action where there is none. */}
+        <span className="tc-sub">{row.original.dis ?? closedStatusLabel(row.original)}</span>
       </div>
     ),
   }),
