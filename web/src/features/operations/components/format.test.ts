@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { duration, figureSentence, position } from './format.ts';
+import { dateTime, duration, figureSentence, position } from './format.ts';
 
 describe('operations formatting', () => {
+  it('writes an action\'s time in UTC and says so, whatever the browser\'s zone (QA: local time, no zone)', () => {
+    expect(dateTime('2026-12-05T10:51:49.178Z')).toBe('Dec 5, 10:51:49 UTC');
+    expect(dateTime('2026-07-01T00:05:09Z')).toBe('Jul 1, 00:05:09 UTC');
+  });
+
   it('says a figure delta the way an operator reads it', () => {
     expect(figureSentence({ table: 'trades', column: 'ror', rowsChanged: 312, users: 41, largestDelta: 3.2, samples: [] })).toBe('ROR changed for 312 trades of 41 users, largest +3.2');
     expect(figureSentence({ table: 'trades', column: 'pao', rowsChanged: 1, users: 1, largestDelta: -5, samples: [] })).toBe('PAO changed for 1 trade of 1 user, largest −5');

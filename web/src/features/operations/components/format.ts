@@ -20,7 +20,12 @@ export const timeAgo = (iso: string | null, now = Date.now()) => {
   return new Date(iso).toLocaleDateString('en-US', { month: 'short', day: 'numeric' });
 };
 
-export const dateTime = (iso: string) => new Date(iso).toLocaleString('en-US', { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+/**
+ * When an operator action happened, in UTC and saying so, as the servers' logs and the audit screens write
+ * time (QA: the log showed the browser's local time with no zone beside them): 'Dec 5, 10:51:49 UTC'.
+ */
+export const dateTime = (iso: string) =>
+  `${new Date(iso).toLocaleString('en-US', { timeZone: 'UTC', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' })} UTC`;
 
 const SHORT = /^[a-z]{1,4}$/;
 /** Trade list items use short names (`ror`, `aroc`, `npc`): those read better upper-cased. */
