@@ -228,9 +228,13 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
     await timeline.getByLabel('Order').selectOption('backward');
     await timeline.getByRole('button', { name: 'Apply' }).click();
     await poll(() => new URL(page.url()).searchParams.get('direction')).toBe('backward');
-    expect((await settled()).info).toMatch(/page 1$/);
+    const first = (await settled()).info;
+    expect(first).toMatch(/page 1 of \d+$/);
+    // The pager says how many pages there are: the events that match, 50 a page (QA: "page N" alone).
+    const [, total, pages] = first.match(/^([\d,]+) events match · page 1 of ([\d,]+)$/)!;
+    expect(Number(pages!.replace(/,/g, ''))).toBe(Math.ceil(Number(total!.replace(/,/g, '')) / 50));
     await timeline.getByRole('button', { name: 'Next page' }).click();
-    await poll(() => timeline.locator('.audit-page-info').textContent()).toMatch(/page 2$/);
+    await poll(() => timeline.locator('.audit-page-info').textContent()).toMatch(/page 2 of \d+$/);
     const pageTwo = (await settled()).rows;
     expect(pageTwo.length).toBeGreaterThan(0);
     const link = page.url();
@@ -239,16 +243,16 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
 
     // A reload shows page 2 of the same filtered log (its cursor fixes where it starts), with the way back to page 1.
     await page.reload();
-    await poll(() => panel('Timeline').locator('.audit-page-info').textContent()).toMatch(/page 2$/);
+    await poll(() => panel('Timeline').locator('.audit-page-info').textContent()).toMatch(/page 2 of \d+$/);
     expect((await settled()).rows).toEqual(pageTwo);
     expect(await timeline.getByLabel('Order').inputValue()).toBe('backward');
     await timeline.getByRole('button', { name: 'Previous page' }).click();
-    await poll(() => timeline.locator('.audit-page-info').textContent()).toMatch(/page 1$/);
+    await poll(() => timeline.locator('.audit-page-info').textContent()).toMatch(/page 1 of \d+$/);
     expect((await settled()).rows).not.toEqual(pageTwo);
     expect(new URL(page.url()).searchParams.getAll('cursor')).toEqual([]);
     // Back returns to page 2.
     await page.goBack();
-    await poll(() => timeline.locator('.audit-page-info').textContent()).toMatch(/page 2$/);
+    await poll(() => timeline.locator('.audit-page-info').textContent()).toMatch(/page 2 of \d+$/);
     expect((await settled()).rows).toEqual(pageTwo);
 
     // The link in another tab (no reason given there yet): the reason first, then the same page.
@@ -259,7 +263,7 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
       await other.getByRole('textbox', { name: /^Reason/ }).fill(REASON);
       await other.getByRole('button', { name: 'Open history' }).click();
       const shared = other.getByRole('region', { name: 'Timeline', exact: true });
-      await poll(() => shared.locator('.audit-page-info').textContent()).toMatch(/page 2$/);
+      await poll(() => shared.locator('.audit-page-info').textContent()).toMatch(/page 2 of \d+$/);
       expect((await settled(shared)).rows).toEqual(pageTwo);
       await screenshotAt(other, 'audit-timeline-shared-link', PHONE, { fullPage: false });
     } finally {

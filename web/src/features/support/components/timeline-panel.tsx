@@ -120,7 +120,7 @@ export function TimelinePanel({ uid, reason, onAsOf }: { uid: string; reason: st
         <>
           <div className="audit-page-info">
             <span>
-              <strong>{page.data.total.toLocaleString('en-US')}</strong> events match · page {pageNo}
+              <strong>{page.data.total.toLocaleString('en-US')}</strong> events match · page {pageNo} of {Math.max(1, Math.ceil(page.data.total / PAGE)).toLocaleString('en-US')}
             </span>
             {page.isFetching && <Spinner size="sm" label="" />}
           </div>
