@@ -8,7 +8,7 @@ import type { CloseAction } from './journal-events.ts';
  * It lives in contracts, below both the write side (a command answers with a trade's figures) and the
  * read models, so neither reaches into the other for it; it is pure, with nothing of the server in it.
  */
-export const FORMULAS_VERSION = 1;
+export const FORMULAS_VERSION = 2;
 
 export const CONTRACT_MULTIPLIER = 100;
 

@@ -30,6 +30,11 @@ export interface SplitParent {
   pf: string | null;
   /** Its strike prices, as they were when it was split. */
   sp: number[];
+  /**
+   * Its net delta, as it was when split: while both legs are there, the day it was opened counts it as
+   * one trade opened with this delta (each leg carries a copy, which a later edit of the leg may change).
+   */
+  nd: number;
 }
 
 /** One lineage as the read models see it: its live trades, the splits in it, the last revision applied. */
@@ -192,7 +197,7 @@ export function evolveLineage(state: LineageState, event: JournalEvent, ctx: Eve
           pao: parent.premiumAtOpen,
           cause: `Leg ${d.closedLeg.legIndex + 1} closed, Leg ${d.openLeg.legIndex + 1} remains open.`,
         },
-        parent: { rf: parent.rolledFrom, pf: parent.partialOf, sp: [...parent.strikePrices] },
+        parent: { rf: parent.rolledFrom, pf: parent.partialOf, sp: [...parent.strikePrices], nd: parent.netDelta },
         createdAt: at,
       });
       break;

@@ -41,6 +41,8 @@ function trades(seed: number, n: number): DayTrade[] {
       held: closed ? Math.floor(r() * 40) : null,
       cs: 1 + Math.floor(r() * 5),
       pf: r() < 0.1 ? 'parent' : null,
+      auid: null,
+      split: null,
     };
   });
 }
@@ -69,7 +71,7 @@ describe('computeAllDailyRecords (a whole version at a time, for the rebuild)', 
   });
 
   it('adds up a day as the hand does: opens and closes of the day, a same-day close once, a partial remainder not counted as opened', () => {
-    const base = { user_id: 'u', su: 'naked-put', ed: '2026-01-16', ot: 1, ct: 2, nd: 0.2, c: 1000, cg: null, cs: 1 } as const;
+    const base = { user_id: 'u', su: 'naked-put', ed: '2026-01-16', ot: 1, ct: 2, nd: 0.2, c: 1000, cg: null, cs: 1, auid: null, split: null } as const;
     const rows: DayTrade[] = [
       // Opened 5 January, still open.
       { ...base, uid: 'a', ticker: 'SPY', tod: '2026-01-05', tcd: null, status: 1, pao: 100, pac: null, npc: null, nfto: 1, nftc: null, held: null, pf: null },

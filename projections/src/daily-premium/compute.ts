@@ -1,9 +1,26 @@
 import { daysBetween } from '@oj/contracts/business-date';
 import { compareKeys } from '@oj/infra/db/bulk';
 import { closeSign, disposition, isWin, netFee, openSign, premiumCaptureRate, round2, type DaySums } from '@oj/contracts/formulas';
+import type { SplitRecord } from '@oj/contracts/lineage-fold';
 
-/** The trade facts a day's record is computed from (a subset of a trades row). */
-export interface DayTrade {
+/**
+ * A split's position as the trader entered it (its split_history record): the broken two-leg trade's
+ * strategy, net delta, open and expiration dates, and the trade it was the remainder of (a partial close
+ * before the split), if any. Carried by each leg's day facts (and by what partial closes of a leg left).
+ */
+export interface SplitPosition {
+  su: string;
+  nd: number;
+  tod: string;
+  ed: string;
+  pf: string | null;
+}
+
+/** A split record's position as entered (`SplitRecord` in the fold, a split_history row in the tables). */
+export const splitPositionOf = (s: Pick<SplitRecord, 'su' | 'gene' | 'parent'>): SplitPosition => ({ su: s.su, nd: s.parent.nd, tod: s.gene.tod, ed: s.gene.ed, pf: s.parent.pf });
+
+/** A trades row's facts a day's record reads (a subset of a trades row). */
+export interface DayTradeRow {
   /** The trade's uid: unique within a user, so it orders a day's trades totally (see computeDailyRecords). */
   uid: string;
   user_id: string;
@@ -27,17 +44,32 @@ export interface DayTrade {
   cs: number;
   /** Set on the remainder of a partial close: its premium is the day's, but it is not another trade opened. */
   pf: string | null;
+  /** Set on a split's legs (and what partial closes of a leg left): the broken trade's uid. */
+  auid: string | null;
+}
+
+/** The trade facts a day's record is computed from: a trades row's, and the split position of a leg. */
+export interface DayTrade extends DayTradeRow {
+  /**
+   * The position the leg was split from, as entered (null unless `auid` is set). Read beside the row
+   * (split_history joined by `auid`; the fold's split records in memory), never stored on it.
+   */
+  split: SplitPosition | null;
 }
 
 /** A trades row's fields a day's record reads. */
 export const dayTradeFields = [
-  'uid', 'user_id', 'ticker', 'su', 'tod', 'tcd', 'ed', 'status', 'ot', 'ct', 'pao', 'pac', 'npc', 'nfto', 'nftc', 'nd', 'c', 'cg', 'held', 'cs', 'pf',
-] as const satisfies readonly (keyof DayTrade)[];
+  'uid', 'user_id', 'ticker', 'su', 'tod', 'tcd', 'ed', 'status', 'ot', 'ct', 'pao', 'pac', 'npc', 'nfto', 'nftc', 'nd', 'c', 'cg', 'held', 'cs', 'pf', 'auid',
+] as const satisfies readonly (keyof DayTradeRow)[];
 
-/** The fields of a day's trade, copied out of a whole row (so the row itself need not be kept). */
-export const dayTradeOf = (r: DayTrade): DayTrade => ({
+/**
+ * The fields of a day's trade, copied out of a whole row (so the row itself need not be kept), with the
+ * split position of its `auid` (`splits`: the user's split positions by the broken trade's uid).
+ */
+export const dayTradeOf = (r: DayTradeRow, splits: ReadonlyMap<string, SplitPosition>): DayTrade => ({
   uid: r.uid, user_id: r.user_id, ticker: r.ticker, su: r.su, tod: r.tod, tcd: r.tcd, ed: r.ed, status: r.status, ot: r.ot, ct: r.ct, pao: r.pao,
-  pac: r.pac, npc: r.npc, nfto: r.nfto, nftc: r.nftc, nd: r.nd, c: r.c, cg: r.cg, held: r.held, cs: r.cs, pf: r.pf,
+  pac: r.pac, npc: r.npc, nfto: r.nfto, nftc: r.nftc, nd: r.nd, c: r.c, cg: r.cg, held: r.held, cs: r.cs, pf: r.pf, auid: r.auid,
+  split: r.auid === null ? null : (splits.get(r.auid) ?? null),
 });
 
 export interface StrategyNpc {
@@ -59,7 +91,8 @@ export interface TickerNpc {
 
 /**
  * The daily premium record of part 2 §3 for one user and New York date. Opening figures (np's open
- * part, nd, nep, otc, sg) come from trades opened that day; closing figures from trades closed that day
+ * part, nd, nep, otc, sg) come from trades opened that day (otc, nd, nep and sg count positions as
+ * entered: see `addTrade`); closing figures from trades closed that day
  * (rolled included). `net_premium_so_far` is not stored: it is a running total over a window, computed
  * when read, so a back-dated trade never rewrites later rows.
  */
@@ -159,8 +192,31 @@ function dayRecord(userId: string, date: string, dayTrades: DayTrade[]): DailyPr
   // Sorting per day, not all trades at once, is what keeps a whole-version recompute cheap.
   if (dayTrades.length > 1) dayTrades.sort(byUid);
   const r = empty(userId, date);
-  for (const t of dayTrades) addTrade(r, date, t);
+  const splits = joinedSplits(date, dayTrades);
+  for (const t of dayTrades) addTrade(r, date, t, splits);
   return rounded(r);
+}
+
+/**
+ * A split leg opened `date` whose position was entered that day: it may be counted as that position.
+ * Both legs (not what a partial close of a leg left: `pf`) are what make the position.
+ */
+const isEnteredLeg = (t: DayTrade, date: string): t is DayTrade & { auid: string; split: SplitPosition } =>
+  t.auid !== null && t.split !== null && t.pf === null && t.tod === date && t.split.tod === date;
+
+/**
+ * The splits of the day to count as the position entered: those whose two legs are both there, opened
+ * that day (the rule of the trades-by-date dialog, `tradesByDate`). Once a leg is deleted (or moved to
+ * another day), the position as entered no longer exists and the leg left counts as itself. By the
+ * broken trade's uid; the value says whether the position has been counted yet. Null without any.
+ */
+function joinedSplits(date: string, dayTrades: readonly DayTrade[]): Map<string, boolean> | null {
+  let legs: Map<string, number> | null = null;
+  for (const t of dayTrades) if (isEnteredLeg(t, date)) (legs ??= new Map()).set(t.auid, (legs.get(t.auid) ?? 0) + 1);
+  if (!legs) return null;
+  const out = new Map<string, boolean>();
+  for (const [auid, n] of legs) if (n === 2) out.set(auid, false);
+  return out.size ? out : null;
 }
 
 /**
@@ -185,18 +241,32 @@ function rounded(r: DailyPremiumRecord): DailyPremiumRecord {
   };
 }
 
-/** Adds one trade's part in the record of `date`: its opening if opened that day, its close if closed that day. */
-function addTrade(r: DailyPremiumRecord, date: string, t: DayTrade): void {
+/** Counts one trade opened on the record's day: its strategy, net delta and days to expiration. */
+function addOpened(r: DailyPremiumRecord, su: string, nd: number, tod: string, ed: string): void {
+  r.nd += nd;
+  r.nep += daysBetween(tod, ed);
+  r.otc += 1;
+  bump(r.sg, su, 1);
+}
+
+/**
+ * Adds one trade's part in the record of `date`: its opening if opened that day, its close if closed
+ * that day. The premium cash flow (np, nf, tickers) is each row's own; the trades opened (otc, nd, nep,
+ * sg) are positions as entered: a partial close's remainder is not another one, and a split's two legs
+ * (`splits`, see `joinedSplits`) are the one position they were cut from, counted at its first leg.
+ */
+function addTrade(r: DailyPremiumRecord, date: string, t: DayTrade, splits: Map<string, boolean> | null): void {
   if (t.tod === date) {
     const open = openSign(t.ot) * t.pao;
     r.np += open;
     r.nf += t.nfto;
     bump(r.tickers, t.ticker, open);
     if (t.pf === null) {
-      r.nd += t.nd;
-      r.nep += daysBetween(t.tod, t.ed);
-      r.otc += 1;
-      bump(r.sg, t.su, 1);
+      if (splits !== null && isEnteredLeg(t, date) && splits.has(t.auid)) {
+        // The position as entered, once; unless it was itself a partial close's remainder (`pf`).
+        if (!splits.get(t.auid) && t.split.pf === null) addOpened(r, t.split.su, t.split.nd, t.split.tod, t.split.ed);
+        splits.set(t.auid, true);
+      } else addOpened(r, t.su, t.nd, t.tod, t.ed);
     }
   }
   if (t.status !== 1 && t.tcd === date) {

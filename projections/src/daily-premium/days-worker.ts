@@ -13,7 +13,7 @@ const { databaseUrl, tables, chunks, claimed } = workerData as DaysWorkerData;
 const database = await openDatabase({ url: databaseUrl, poolSize: 2, preparedStatements: 'off' });
 let reply: DaysWorkerReply;
 try {
-  const written = await writeDays(database, tables.daily_premium, dayTradeChunks(database.db, tables.trades, claimer(chunks, new Int32Array(claimed))));
+  const written = await writeDays(database, tables.daily_premium, dayTradeChunks(database.db, tables, claimer(chunks, new Int32Array(claimed))));
   reply = { written };
 } catch (error) {
   const e = error as Error;

@@ -38,10 +38,20 @@ export async function createDailyPremiumTable(db: Kysely<any>, t: string): Promi
 }
 
 const dayTradeColumns = sql.raw(dayTradeFields.join(', '));
+/** The day facts' trade columns of a row aliased `t` (beside a split_history row `s`, whose names overlap). */
+const dayTradeColumnsOfT = sql.raw(dayTradeFields.map((f) => `t.${f}`).join(', '));
 
-/** The tables a day recompute reads (trades) and writes (daily premium records). */
+/**
+ * A split_history row `s` (its `su`, `gene` and `parent` at least) as a `SplitPosition` (`splitPositionOf`),
+ * null when there is none (the trade is not a split leg). jsonb keeps the numbers as they were written.
+ */
+export const splitPositionColumn = sql`case when s.su is null then null
+  else jsonb_build_object('su', s.su, 'nd', s.parent->'nd', 'tod', s.gene->'tod', 'ed', s.gene->'ed', 'pf', s.parent->'pf') end`;
+
+/** The tables a day recompute reads (trades, and split_history for the legs' positions) and writes (daily premium records). */
 export interface DayTables {
   trades: string;
+  split_history: string;
   daily_premium: string;
 }
 
@@ -61,20 +71,35 @@ const dayKeysJson = (keys: ReadonlySet<string>) =>
  * `(u, id)`), and the statement's new rows (`written`, a relation of the trades table's row type).
  * Lateral joins make each key an index lookup ((user_id, tod) and (user_id, tcd)) whatever the planner
  * guesses about the key list; a trade opened and closed on two touched days comes back twice
- * (`recomputeDays` keeps one).
+ * (`recomputeDays` keeps one). Each split leg comes with its position as entered, from the stored split
+ * records or the statement's new ones (`writtenSplits`, a relation of split_history's row type: a split
+ * writes its legs and its record in one statement).
  */
-export function dayTradesAfterWrite(trades: string, keys: ReadonlySet<string>, replaced: RawBuilder<unknown>, written: RawBuilder<unknown>): RawBuilder<DayTrade> {
-  const T = sql.table(trades);
+export function dayTradesAfterWrite(
+  tables: Pick<DayTables, 'trades' | 'split_history'>,
+  keys: ReadonlySet<string>,
+  replaced: RawBuilder<unknown>,
+  written: RawBuilder<unknown>,
+  writtenSplits: RawBuilder<unknown>,
+): RawBuilder<DayTrade> {
+  const T = sql.table(tables.trades);
+  const S = sql.table(tables.split_history);
   const keep = sql`not exists (select 1 from ${replaced} r where r.u = t.user_id and r.id = t.uid)`;
   return sql<DayTrade>`
-    select * from (
+    select t.*, ${splitPositionColumn} as split from (
       with k as materialized (select u, d from json_to_recordset(${dayKeysJson(keys)}::json) as x(u text, d date))
       select t.* from k cross join lateral (select ${dayTradeColumns} from ${T} where user_id = k.u and tod = k.d) t where ${keep}
       union all
       select t.* from k cross join lateral (select ${dayTradeColumns} from ${T} where user_id = k.u and tcd = k.d) t where ${keep}
       union all
       select ${dayTradeColumns} from ${written} n where exists (select 1 from k where k.u = n.user_id and (k.d = n.tod or k.d = n.tcd))
-    ) as day_trades`;
+    ) as t
+    left join lateral (
+      select su, gene, parent from ${S} where t.auid is not null and user_id = t.user_id and auid = t.auid
+      union all
+      select su, gene, parent from ${writtenSplits} w where t.auid is not null and w.user_id = t.user_id and w.auid = t.auid
+      limit 1
+    ) s on true`;
 }
 
 /**
@@ -122,7 +147,7 @@ export async function recomputeAllDays(database: Database, tables: DayTables, op
   const chunks = await userChunks(db, tables.trades, options.chunkTrades ?? 40_000);
   // PGlite has one connection, held by the writing transaction: read before it.
   if (database.kind === 'pglite') {
-    const all = await Promise.all(chunks.map((users) => readDayTrades(db, tables.trades, users)));
+    const all = await Promise.all(chunks.map((users) => readDayTrades(db, tables, users)));
     return writeDays(database, tables.daily_premium, all, { replace: true });
   }
   await sql`truncate ${sql.table(tables.daily_premium)}`.execute(db);
@@ -150,8 +175,13 @@ async function userChunks(db: Kysely<any>, trades: string, chunkTrades: number):
   return chunks.sort((a, b) => b.size - a.size).map((c) => c.users);
 }
 
-const readDayTrades = (db: Kysely<any>, trades: string, users: string[]): Promise<DayTrade[]> =>
-  sql<DayTrade>`select ${dayTradeColumns} from ${sql.table(trades)} where user_id = any(${users})`.execute(db).then((r) => r.rows);
+/** The users' day facts: their trade rows, each split leg with its position as entered (one join, no query per row). */
+const readDayTrades = (db: Kysely<any>, tables: Pick<DayTables, 'trades' | 'split_history'>, users: string[]): Promise<DayTrade[]> =>
+  sql<DayTrade>`select ${dayTradeColumnsOfT}, ${splitPositionColumn} as split from ${sql.table(tables.trades)} t
+    left join ${sql.table(tables.split_history)} s on t.auid is not null and s.user_id = t.user_id and s.auid = t.auid
+    where t.user_id = any(${users})`
+    .execute(db)
+    .then((r) => r.rows);
 
 /** Hands out the chunks one at a time, to any number of threads sharing `claimed` (a counter). */
 export function claimer(chunks: readonly string[][], claimed: Int32Array): () => string[] | null {
@@ -159,10 +189,10 @@ export function claimer(chunks: readonly string[][], claimed: Int32Array): () =>
 }
 
 /** The trades of each chunk `next` hands out, the next chunk read while the current one is used. */
-export async function* dayTradeChunks(db: Kysely<any>, trades: string, next: () => string[] | null): AsyncGenerator<DayTrade[]> {
+export async function* dayTradeChunks(db: Kysely<any>, tables: Pick<DayTables, 'trades' | 'split_history'>, next: () => string[] | null): AsyncGenerator<DayTrade[]> {
   const readNext = () => {
     const users = next();
-    const reading = users ? readDayTrades(db, trades, users) : null;
+    const reading = users ? readDayTrades(db, tables, users) : null;
     reading?.catch(() => {}); // awaited next round; a failure first must not be unhandled
     return reading;
   };

@@ -13,6 +13,7 @@ import {
   winRate,
 } from '@oj/contracts/formulas';
 import { computeDailyRecords, dayKey, type DailyPremiumRecord, type DayTrade } from '../daily-premium/compute.ts';
+import { splitPositionColumn } from '../daily-premium/tables.ts';
 import { rowToListItem, type TradeRow } from '../trades/tables.ts';
 import type { TradeReadTables } from '../trades/queries.ts';
 
@@ -113,14 +114,17 @@ function figuresOf(all: readonly DailyPremiumRecord[], from: string, to: string)
  */
 export async function pulse(db: Kysely<any>, tables: TradeReadTables, userId: string, ticker: string, timeframe: number, today: string): Promise<PulseResponse> {
   const { from, to } = pulseWindow(timeframe, today);
-  const { rows } = await sql<TradeRow>`
-    select * from ${sql.table(tables.trades)} where user_id = ${userId} and ticker = ${ticker}
-      and ((tod >= ${from} and tod <= ${to}) or (tcd >= ${from} and tcd <= ${to}))
-    order by sort_date desc, uid desc`.execute(db);
+  // Each split leg with its position as entered, as the day records read them (a split's legs keep its ticker).
+  const { rows } = await sql<TradeRow & Pick<DayTrade, 'split'>>`
+    select t.*, ${splitPositionColumn} as split from ${sql.table(tables.trades)} t
+      left join ${sql.table(tables.split_history)} s on t.auid is not null and s.user_id = t.user_id and s.auid = t.auid
+    where t.user_id = ${userId} and t.ticker = ${ticker}
+      and ((t.tod >= ${from} and t.tod <= ${to}) or (t.tcd >= ${from} and t.tcd <= ${to}))
+    order by t.sort_date desc, t.uid desc`.execute(db);
   // The day records of the asked window, computed once; each covered window sums its own days.
   const keys: string[] = [];
   for (let d = from, i = 0; i <= daysBetween(from, to); i++, d = addDays(d, 1)) keys.push(dayKey(userId, d));
-  const records = [...computeDailyRecords(keys, rows as DayTrade[]).values()];
+  const records = [...computeDailyRecords(keys, rows).values()];
   const covered: PulseResponse['covered'] = [];
   let own: PulseFigures | null = null;
   for (const tf of PULSE_TIMEFRAMES) {

@@ -4,7 +4,7 @@ import { emptyLineage, type LineageState, type SplitRecord } from '@oj/contracts
 import type { TradeRecord } from '@oj/contracts/trade-record';
 import type { ProjectedEvent } from '@oj/infra/eventstore/port';
 import type { ProjectionContext } from '../runtime/projection.ts';
-import { splitsInsert } from '../split-history/tables.ts';
+import { splitRow, splitsInsert } from '../split-history/tables.ts';
 import { dayTradesAfterWrite, recomputeDays } from '../daily-premium/tables.ts';
 import { dayKey, type DayTrade } from '../daily-premium/compute.ts';
 import { asTables, deleteEmptiedCounts, tradeCountsUpsert, listOf, rowToRecord, tradeRowOf, tradeUpsertSet, type TradeRow, type TradesTable } from './tables.ts';
@@ -138,8 +138,14 @@ export async function applyTradeEvents(ctx: ProjectionContext, events: readonly 
       on conflict (user_id, lid) do update set rev = excluded.rev, has_roll = excluded.has_roll)`);
   }
   if (deltas.length) parts.push(sql`counts as (${tradeCountsUpsert(tables.trade_counts, deltas)})`);
-  if (splits.length) parts.push(sql`splits as (${splitsInsert(tables.split_history, splits)})`);
-  const read = dayKeys.size ? dayTradesAfterWrite(tables.trades, dayKeys, sql`replaced`, sql`written`) : sql<DayTrade>`select null as uid where false`;
+  if (splits.length) {
+    const S = sql.table(tables.split_history);
+    // The day records read the new split records beside the stored ones: the statement does not see its own writes.
+    parts.push(sql`written_splits as materialized (select * from json_populate_recordset(null::${S}, ${JSON.stringify(splits.map(splitRow))}::json))`);
+    parts.push(sql`splits as (${splitsInsert(tables.split_history, splits)})`);
+  }
+  const writtenSplits = splits.length ? sql`written_splits` : sql`(select * from ${sql.table(tables.split_history)} where false)`;
+  const read = dayKeys.size ? dayTradesAfterWrite(tables, dayKeys, sql`replaced`, sql`written`, writtenSplits) : sql<DayTrade>`select null as uid where false`;
   const { rows: dayTrades } = await sql<DayTrade>`with ${sql.join(parts)} ${read}`.execute(trx);
   await deleteEmptiedCounts(trx, tables.trade_counts, deltas);
   await recomputeDays(trx, tables.daily_premium, dayKeys, dayTrades);

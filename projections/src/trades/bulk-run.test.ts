@@ -112,7 +112,7 @@ describe.each(['postgres', 'pglite'] as const)('rebuild in segments on %s', (mod
   it.runIf(mode === 'postgres')('the day records of the finishing step, in worker threads that claim one user at a time, equal the live version', async () => {
     await rebuild(deps(), tradesProjection.name, { switch: false });
     const building = (await readRegistry(database.db, tradesProjection.name)).find((r) => r.status === 'building')!;
-    const tables = { trades: building.tables.trades!, daily_premium: building.tables.daily_premium! };
+    const tables = { trades: building.tables.trades!, split_history: building.tables.split_history!, daily_premium: building.tables.daily_premium! };
     const days = await recomputeAllDays(database, tables, { chunkTrades: 1, workers: 3 });
     expect(days).toBe(Number((await sql<{ n: number }>`select count(*)::int as n from ${sql.table(tables.daily_premium)}`.execute(database.db)).rows[0]!.n));
     expect(days).toBeGreaterThan(8);
@@ -127,7 +127,7 @@ describe.each(['postgres', 'pglite'] as const)('rebuild in segments on %s', (mod
     await sql`create table ${sql.table(refused)} (like ${sql.table(building.tables.daily_premium!)} including all)`.execute(database.db);
     await sql`alter table ${sql.table(refused)} add constraint no_rows check (false)`.execute(database.db);
     try {
-      await expect(recomputeAllDays(database, { trades: building.tables.trades!, daily_premium: refused }, { chunkTrades: 1, workers: 2 })).rejects.toThrow(/no_rows/);
+      await expect(recomputeAllDays(database, { trades: building.tables.trades!, split_history: building.tables.split_history!, daily_premium: refused }, { chunkTrades: 1, workers: 2 })).rejects.toThrow(/no_rows/);
       expect((await sql<{ n: number }>`select count(*)::int as n from ${sql.table(refused)}`.execute(database.db)).rows[0]!.n).toBe(0);
       // Every worker's connection is closed: none of them is left writing after the step failed.
       const others = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'active' and pid <> pg_backend_pid()`.execute(database.db);

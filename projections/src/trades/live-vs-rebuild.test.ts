@@ -46,7 +46,7 @@ describe('daily premium records do not depend on the order trades come back in',
   it('every order of three trades tied on ticker, strategy, dates and premiums gives the same record', () => {
     const trades: DayTrade[] = [0.005, 0.565, 0.695].map((nd, i) => ({
       uid: `T${i}`, user_id: 'u', ticker: 'QQQ', su: 'cash-secured-put', tod: '2026-01-21', tcd: null, ed: '2026-02-20', status: 1, ot: 1, ct: null,
-      pao: 200, pac: null, npc: null, nfto: 1, nftc: null, nd, c: 10000, cg: null, held: null, cs: 1, pf: null,
+      pao: 200, pac: null, npc: null, nfto: 1, nftc: null, nd, c: 10000, cg: null, held: null, cs: 1, pf: null, auid: null, split: null,
     }));
     const [a, b, c] = trades as [DayTrade, DayTrade, DayTrade];
     const orders = [[a, b, c], [a, c, b], [b, a, c], [b, c, a], [c, a, b], [c, b, a]];

@@ -84,7 +84,10 @@ describe('folding the small journal', () => {
     const d = Object.fromEntries(rows.map((r) => [r.income_date, r]));
     expect(Object.keys(d)).toEqual(['2026-01-05', '2026-01-06', '2026-01-07', '2026-01-08', '2026-01-09', '2026-01-12', '2026-01-14', '2026-01-16', '2026-01-20', '2026-01-30']);
     expect(d['2026-01-05']).toMatchObject({ np: 600, nf: 3, otc: 1, ctc: 0, nd: 0.3, nep: 11, sg: { 'cash-secured-put': 1 }, tickers: { AAPL: 600 } });
-    expect(d['2026-01-06']).toMatchObject({ np: 150, nf: 3, otc: 2, sg: { 'long-put': 1, 'naked-put': 1 } });
+    // B, split 8 January into a long put and a naked put, is one trade opened on 6 January: the bull put
+    // spread as entered (delta 0.15, 10 days to 16 January); its premium is its legs' (200 - 50).
+    expect(d['2026-01-06']).toMatchObject({ np: 150, nf: 3, otc: 1, nd: 0.15, nep: 10 });
+    expect(d['2026-01-06'].sg).toEqual({ 'bull-put-spread': 1 });
     expect(d['2026-01-07']).toMatchObject({ np: 450, nf: 2, otc: 1, ctc: 1, iw: 1, npc: 150, cpt: -50, hp: 2, pr: 75, ttf: 2, incap: 10000, wdc: 20000, dg: { 'Early Exit': 1 } });
     expect(d['2026-01-08']).toMatchObject({
       np: 130, nf: 3, otc: 1, ctc: 2, iw: 2, npc: 80, cpt: 430, cg: 0, hp: 2, pr: 45.24, ttf: 4.5, incap: 350, wdc: 100, nd: 0.5, nep: 43,

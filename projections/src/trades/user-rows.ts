@@ -7,7 +7,7 @@ import type { ProjectedEvent } from '@oj/infra/eventstore/port';
 import { listOf, tradeColumns, tradeRowOf, type TradesTable } from './tables.ts';
 import { splitRow, type SplitHistoryTable } from '../split-history/tables.ts';
 import { dailyPremiumColumns } from '../daily-premium/tables.ts';
-import { computeAllDailyRecords, computeDailyRecords, dayKey, type DailyPremiumRecord, type DayTrade } from '../daily-premium/compute.ts';
+import { computeAllDailyRecords, computeDailyRecords, dayKey, dayTradeOf, splitPositionOf, type DailyPremiumRecord, type DayTrade, type DayTradeRow, type SplitPosition } from '../daily-premium/compute.ts';
 
 /**
  * All of one user's rows of the trades projection, computed in memory from the user's lineages with the
@@ -68,6 +68,19 @@ export function allTradeRows(lineages: Iterable<LineageState>): TradesTable[] {
   return out;
 }
 
+/** The split positions of the lineages, by the broken trade's uid (a split and its legs are in one lineage). */
+export function splitPositions(lineages: Iterable<LineageState>): Map<string, SplitPosition> {
+  const out = new Map<string, SplitPosition>();
+  for (const l of lineages) for (const s of l.splits) out.set(s.auid, splitPositionOf(s));
+  return out;
+}
+
+/**
+ * The day facts of trade rows, each split leg with its position as entered (`splits`: `splitPositions` of
+ * the user's lineages, the in-memory counterpart of the split_history join the tables' reads make).
+ */
+export const dayTradesOf = (rows: Iterable<DayTradeRow>, splits: ReadonlyMap<string, SplitPosition>): DayTrade[] => Array.from(rows, (r) => dayTradeOf(r, splits));
+
 /** Daily premium records of every day a trade was opened or closed on (or only of `onlyDays`). */
 export function dailyRecords(userId: string, trades: readonly DayTrade[], onlyDays?: ReadonlySet<string>): DailyPremiumRecord[] {
   if (!onlyDays) return computeAllDailyRecords(trades);
@@ -114,7 +127,7 @@ export function userRows(userId: string, lineageStates: Iterable<LineageState>, 
     trades,
     trade_lineages: lineages.map(lineageRow),
     split_history: splitRows(lineages),
-    daily_premium: days ? [...days] : dailyRecords(userId, trades),
+    daily_premium: days ? [...days] : dailyRecords(userId, dayTradesOf(trades, splitPositions(lineages))),
     trade_counts: [...counts].map(([list, n]) => ({ user_id: userId, list, n })),
   };
 }

@@ -2,9 +2,8 @@ import { userStreamPrefix } from '@oj/contracts/journal-events';
 import type { LineageState } from '@oj/contracts/lineage-fold';
 import type { TradeRecord } from '@oj/contracts/trade-record';
 import type { LogPosition, StoredEvent } from '@oj/infra/eventstore/port';
-import type { DailyPremiumRecord, DayTrade } from '@oj/projections/daily-premium/compute';
-import type { TradesTable } from '@oj/projections/trades/tables';
-import { dailyRecords, foldEvent, lineageOfStream, tradeRow } from '@oj/projections/trades/user-rows';
+import { dayTradeOf, type DailyPremiumRecord, type DayTrade } from '@oj/projections/daily-premium/compute';
+import { dailyRecords, foldEvent, lineageOfStream, splitPositions, tradeRow } from '@oj/projections/trades/user-rows';
 
 /**
  * A user's journal after some prefix of the user's log, kept so that it can be carried forward by the
@@ -96,11 +95,17 @@ export function touchedDays(tail: Pick<FoldedTail, 'lineages' | 'before'>): Set<
   return days;
 }
 
-/** The rows of every trade opened or closed on one of `days` (the trades a day record of those days is computed from, and maybe a few more). */
-export function rowsOnDays(lineages: Iterable<LineageState>, days: ReadonlySet<string>): TradesTable[] {
-  const out: TradesTable[] = [];
+/**
+ * The day facts of every trade opened or closed on one of `days` (the trades a day record of those days
+ * is computed from, and maybe a few more), each split leg with its position as entered (its split record
+ * is in its own lineage).
+ */
+export function rowsOnDays(lineageStates: Iterable<LineageState>, days: ReadonlySet<string>): DayTrade[] {
+  const out: DayTrade[] = [];
   if (!days.size) return out;
-  for (const l of lineages) for (const r of l.trades.values()) if (days.has(r.openDate) || (r.close && days.has(r.close.closeDate))) out.push(tradeRow(r));
+  const lineages = [...lineageStates];
+  const splits = splitPositions(lineages);
+  for (const l of lineages) for (const r of l.trades.values()) if (days.has(r.openDate) || (r.close && days.has(r.close.closeDate))) out.push(dayTradeOf(tradeRow(r), splits));
   return out;
 }
 

@@ -29,7 +29,7 @@ describe("the audit's roll tree", () => {
     l.trades.set('l1', record('l1', { ...leg, strikePrices: [385], status: 2, close: close('2026-02-27') }));
     l.trades.set('l2', record('l2', { ...leg, strategyUid: 'naked-put', strikePrices: [390], status: 2, contractSize: 1, close: close('2026-02-27') }));
     l.trades.set('r', record('r', { ...leg, strategyUid: 'naked-put', strikePrices: [390], contractSize: 1, partialOf: 'l2' }));
-    l.splits.push(split({ pao: 100, cause: 'Leg 2 closed, Leg 1 remains open.' }, { rf: 'a', pf: null, sp: [390, 385] }));
+    l.splits.push(split({ pao: 100, cause: 'Leg 2 closed, Leg 1 remains open.' }, { rf: 'a', pf: null, sp: [390, 385], nd: 0.3 }));
     const tree = rollTreeOf(l);
     expect(tree.nodes.map((n) => [n.uid, n.parent, n.depth, n.split])).toEqual([
       ['a', null, 0, false],
@@ -50,7 +50,7 @@ describe("the audit's split trees", () => {
     const leg = { openDate: '2026-02-20', strategyUid: 'naked-put', ancestorUid: 'b', strikePrices: [400], createdAt: '2026-02-27T15:00:00.000Z' };
     l.trades.set('l1', record('l1', { ...leg, strategyUid: 'long-put', strikePrices: [395], status: 2, close: close('2026-02-27') }));
     l.trades.set('l2', record('l2', leg));
-    l.splits.push(split({ pao: 150, cause: 'Leg 1 closed, Leg 2 remains open.' }, { rf: null, pf: null, sp: [400, 395] }));
+    l.splits.push(split({ pao: 150, cause: 'Leg 1 closed, Leg 2 remains open.' }, { rf: null, pf: null, sp: [400, 395], nd: 0.3 }));
     return l;
   };
   const legs = (l: ReturnType<typeof splitSpread>) => splitTreesOf(l).map((s) => s.legs.map((x) => [x.uid, x.status, x.strike_prices, x.su]));

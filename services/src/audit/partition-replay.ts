@@ -5,7 +5,7 @@ import { positionToString, type StoredEvent } from '@oj/infra/eventstore/port';
 import { BoundedMap } from '@oj/infra/bounded-map';
 import { diffRows, type FieldDifference } from '@oj/projections/runtime/row-diff';
 import type { TradesTable } from '@oj/projections/trades/tables';
-import { dayTradeOf, type DayTrade } from '@oj/projections/daily-premium/compute';
+import type { DayTrade } from '@oj/projections/daily-premium/compute';
 import { readUserRows, userRowKeys, userRows, type UserRows } from '@oj/projections/trades/user-rows';
 import { foldTail, rowsOnDays, touchedDays } from './journal-state.ts';
 import { listHeads, rollTreesInView, splitTreesInView, type RollTree, type SplitTree, type TreeCandidate } from './journal-views.ts';
@@ -143,8 +143,8 @@ export async function asOfPart(db: Kysely<any>, input: PartInput & { listLimit: 
 /** The day facts of the part's trades opened or closed on `days` (a day record is recomputed from every part's). */
 export async function rowsOnDaysPart(db: Kysely<any>, input: PartInput & { days: string[] }): Promise<DayTrade[]> {
   const j = await partJournal(db, input);
-  // The fields a day record reads, not whole rows: less to copy to the thread that computes the days.
-  return rowsOnDays(j.lineages.values(), new Set(input.days)).map(dayTradeOf);
+  // The fields a day record reads (`dayTradeOf`), not whole rows: less to copy to the thread that computes the days.
+  return rowsOnDays(j.lineages.values(), new Set(input.days));
 }
 
 /** The tables Verify compares a part at a time: their rows name their lineage. */

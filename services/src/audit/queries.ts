@@ -33,7 +33,7 @@ import type { Logger } from 'pino';
 import { AppError } from '../app/errors.ts';
 import { findUserByEmail, findUserByUid, type UserRecord } from '../identity/users.ts';
 import { describeEvent, describeWithLineages, sameValue, timelineEntryOf, tradeChanges } from './describe.ts';
-import { allTradeRows, applyEvent, asJournalEvent, buildHistory, dailyRecords, formulaVersions, lineageOf, listOf, newReplay, replayAt, replayEvents, replayRows, statesAround, tradeRow, type Replay, type ReplayHistory } from './replay.ts';
+import { allDayTrades, applyEvent, asJournalEvent, buildHistory, dailyRecords, dayTradesOf, formulaVersions, lineageOf, listOf, newReplay, replayAt, replayEvents, replayRows, splitPositions, statesAround, tradeRow, type Replay, type ReplayHistory } from './replay.ts';
 import { createUserLog, forgetCachedLogs, type UserLog } from './user-log.ts';
 import { byListOrder, firstInOrder, listHeads, mergeInView, rollTreesInView, splitTreesInView, type RollTree, type SplitTree } from './journal-views.ts';
 import { NoSuchEventError, partInputs, withStoredStates, type ReplayPoint, type StoredBase, type StoredPlan } from './stored-replay.ts';
@@ -273,7 +273,7 @@ async function asOfFromLog(ctx: AuditContext, userId: string, q: AsOfArgs): Prom
     heads,
     rollTrees: mergeInView([rollTreesInView(ordered, byIndex, q.trade)], q.trade),
     splitTrees: mergeInView([splitTreesInView(ordered, byIndex, q.trade)], q.trade).flat(),
-    days: whole?.rows.daily_premium ?? dailyRecords(userId, allTradeRows(replay)),
+    days: whole?.rows.daily_premium ?? dailyRecords(userId, allDayTrades(replay)),
     last: n > 0 ? events[n - 1]! : null,
     events: replay.events,
     stored: null,
@@ -371,8 +371,10 @@ export async function eventDiff(ctx: AuditContext, userId: string, position: str
     for (const t of other.trades.values()) if (days.has(t.openDate) || (t.close && days.has(t.close.closeDate))) others.push(tradeRow(t));
   }
   const unchanged = [...after.values()].filter((t) => before.get(t.uid) === t).map(tradeRow);
-  const dailyBefore = dailyRecords(userId, [...others, ...unchanged, ...changedBefore], days);
-  const dailyAfter = dailyRecords(userId, [...others, ...unchanged, ...changedAfter], days);
+  // Split records are never changed once made: one lookup serves both sides (a split's is in its own lineage).
+  const splits = splitPositions([...replay.lineages.values(), states.before, states.after]);
+  const dailyBefore = dailyRecords(userId, dayTradesOf([...others, ...unchanged, ...changedBefore], splits), days);
+  const dailyAfter = dailyRecords(userId, dayTradesOf([...others, ...unchanged, ...changedAfter], splits), days);
   const countsAfter = listCounts(replayAt(history, i + 1));
 
   const rows: RowChange[] = [

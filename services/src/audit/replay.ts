@@ -2,7 +2,8 @@ import { userStreamPrefix } from '@oj/contracts/journal-events';
 import type { StoredEvent } from '@oj/infra/eventstore/port';
 import type { LineageState } from '@oj/contracts/lineage-fold';
 import { FORMULAS_VERSION } from '@oj/contracts/formulas';
-import { allTradeRows as tradeRowsOf, asJournalEvent, dailyRecords, foldEvent, foldUser, lineageOfStream, listOf, tradeRow, userRows, type UserRows } from '@oj/projections/trades/user-rows';
+import { allTradeRows as tradeRowsOf, asJournalEvent, dailyRecords, dayTradesOf, foldEvent, foldUser, lineageOfStream, listOf, splitPositions, tradeRow, userRows, type UserRows } from '@oj/projections/trades/user-rows';
+import type { DayTrade } from '@oj/projections/daily-premium/compute';
 import type { TradesTable } from '@oj/projections/trades/tables';
 
 /**
@@ -152,8 +153,10 @@ export function statesAround(h: ReplayHistory, i: number): { before: LineageStat
 export type ReplayRows = UserRows;
 
 export const allTradeRows = (replay: Replay): TradesTable[] => tradeRowsOf(replay.lineages.values());
+/** Every trade's day facts, each split leg with its position as entered (what `dailyRecords` reads). */
+export const allDayTrades = (replay: Replay): DayTrade[] => dayTradesOf(allTradeRows(replay), splitPositions(replay.lineages.values()));
 
 /** Every read-model row of the user, as the live tables would hold them after the replayed events. */
 export const replayRows = (replay: Replay): ReplayRows => userRows(replay.userId, replay.lineages.values());
 
-export { asJournalEvent, dailyRecords, listOf, tradeRow };
+export { asJournalEvent, dailyRecords, dayTradesOf, listOf, splitPositions, tradeRow };

@@ -14,7 +14,7 @@ const lineage = (trades: TradeRecord[]): LineageState => {
   const l = emptyLineage('u1', 'L1');
   l.revision = 4;
   for (const t of trades) l.trades.set(t.uid, t);
-  l.splits.push({ auid: 'S1', userId: 'u1', lineageId: 'L1', trades: ['a', 'b'], su: 'bull-put-spread', gene: { tod: '2026-02-02', ed: '2026-03-20', cs: 1, pao: 120, cause: 'Leg 2 closed, Leg 1 remains open.' }, parent: { rf: 'R0', pf: null, sp: [400, 395] }, createdAt: '2026-02-03T15:00:00.000Z' });
+  l.splits.push({ auid: 'S1', userId: 'u1', lineageId: 'L1', trades: ['a', 'b'], su: 'bull-put-spread', gene: { tod: '2026-02-02', ed: '2026-03-20', cs: 1, pao: 120, cause: 'Leg 2 closed, Leg 1 remains open.' }, parent: { rf: 'R0', pf: null, sp: [400, 395], nd: 0.15 }, createdAt: '2026-02-03T15:00:00.000Z' });
   return l;
 };
 

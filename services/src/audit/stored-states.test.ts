@@ -9,7 +9,7 @@ import { readUserLog } from '@oj/infra/eventstore/user-log';
 import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
 import type { ProjectorHandle } from '@oj/projections/runtime/projector';
 import { liveTables } from '@oj/projections/runtime/registry';
-import { allTradeRows, dailyRecords, foldUser } from '@oj/projections/trades/user-rows';
+import { allTradeRows, dailyRecords, dayTradesOf, foldUser, splitPositions } from '@oj/projections/trades/user-rows';
 import { login } from '../identity/commands.ts';
 import { identityContext } from '../identity/routes.ts';
 import { createTestApp, signInAs, startTestProjector, type TestApp } from '../identity/testing.ts';
@@ -156,7 +156,7 @@ describe('stored replay states', () => {
         const folded = foldUser(who.userId, events.slice(0, upTo));
         expect(sameStructure([...stored.lineages], [...folded])).toBe(true);
         const byDate = (a: { income_date: string }, b: { income_date: string }) => (a.income_date < b.income_date ? -1 : 1);
-        expect(sameStructure([...stored.days.values()].sort(byDate), dailyRecords(who.userId, allTradeRows(folded.values())).sort(byDate))).toBe(true);
+        expect(sameStructure([...stored.days.values()].sort(byDate), dailyRecords(who.userId, dayTradesOf(allTradeRows(folded.values()), splitPositions(folded.values()))).sort(byDate))).toBe(true);
         // Carried forward to every later event: the same as folding from the first one.
         for (let n = upTo + 1; n <= Math.min(events.length, upTo + 12); n++) {
           const carried = advance(stored, events.slice(upTo, n));

@@ -102,22 +102,23 @@ describe('GET /metrics/premium-data for the dashboard', () => {
     // collateral 10,000 + 50 + 300 + 20,000 + 19,000 + 40,000 + 30,000 + 18,000 = 137,350: ROR 1,721 / 137,350 = 1.253 -> 1.25.
     // Days held x collateral: 20,000 + 100 + 0 + 80,000 + 95,000 + 400,000 + 270,000 + 288,000 = 1,153,100, average 8.3953 days:
     // ARR 1.2530 x 365 / 8.3953 = 54.48. Hold days (2 + 2 + 0 + 4 + 5 + 10 + 9 + 16) / 8 = 6.
-    // Opened: A, B's two legs, C, D, A3, E, A4, F = 9 (A2 is A's remainder), deltas 0.3 + 0.3 + 0.4 + 0.5 + 0.25 + 0.2 + 0.2 + 0.25
-    // = 2.4: 0.27. Retention (winners' capture rates) 75 + 28.57 + 16.67 + 75 + 86.67 + 100 + 100 + 100 = 581.91 / 8 = 72.74.
-    // Days to expiry at open 11 + 10 + 10 + 9 + 43 + 14 + 4 + 16 + 59 = 176 / 9 = 19.56.
+    // Opened: A, B, C, D, A3, E, A4, F = 8 (A2 is A's remainder; B is one bull put spread as entered, though split
+    // into two legs), deltas 0.3 + 0.15 + 0.4 + 0.5 + 0.25 + 0.2 + 0.2 + 0.25 = 2.25: 2.25 / 8 = 0.28125 -> 0.28.
+    // Retention (winners' capture rates) 75 + 28.57 + 16.67 + 75 + 86.67 + 100 + 100 + 100 = 581.91 / 8 = 72.74.
+    // Days to expiry at open 11 + 10 + 9 + 43 + 14 + 4 + 16 + 59 = 166 / 8 = 20.75.
     const expected = {
-      premium: 2260, realized: 1740, fees: 21, net_profit_loss: 1721, capital_gain: 2000, opened: 9, closed: 8, wins: 8,
-      win_rate: 100, ror: 1.25, arr: 54.48, delta: 0.27, retention: 72.74, hold_days: 6, avg_days_to_expiry: 19.56,
+      premium: 2260, realized: 1740, fees: 21, net_profit_loss: 1721, capital_gain: 2000, opened: 8, closed: 8, wins: 8,
+      win_rate: 100, ror: 1.25, arr: 54.48, delta: 0.28, retention: 72.74, hold_days: 6, avg_days_to_expiry: 20.75,
     };
     expect(periods.m.metrics).toEqual(expected);
     expect(periods.ytd.metrics).toEqual(expected);
     expect(periods.y.metrics).toEqual(expected);
-    expect(periods.m.totals).toMatchObject({ iw: 8, ctc: 8, otc: 9, npc: 1740, ttf: 19, incap: 137350, wdc: 1153100, hp: 48 });
+    expect(periods.m.totals).toMatchObject({ iw: 8, ctc: 8, otc: 8, nd: 2.25, nep: 166, npc: 1740, ttf: 19, incap: 137350, wdc: 1153100, hp: 48 });
     // Nothing a year ago: every ratio has no denominator.
     expect(periods.prev_ytd.metrics).toMatchObject({ premium: 0, win_rate: null, ror: null, arr: null, delta: null, retention: null, hold_days: null });
     // Lifetime premium: every day's np (realized 1,740 + the open E 120 and F 400), no capital gains or fees;
-    // delta: the nine opened trades' deltas, 2.4 (above).
-    expect(lifetime).toEqual({ premium: 2260, realized: 1740, fees: 21, delta: 2.4, opened: 9, closed: 8, wins: 8, unique_tickers: 5 });
+    // delta: the eight opened trades' deltas, 2.25 (above).
+    expect(lifetime).toEqual({ premium: 2260, realized: 1740, fees: 21, delta: 2.25, opened: 8, closed: 8, wins: 8, unique_tickers: 5 });
   });
 
   it('breaks the M / YTD / Y periods down by ticker, strategy, disposition and flow', async () => {
@@ -130,13 +131,13 @@ describe('GET /metrics/premium-data for the dashboard', () => {
       { ticker: 'MSFT', count: 1, npc: 500, iw: 1 },
       { ticker: 'TSLA', count: 1, npc: 60, iw: 1 },
     ]);
-    // Opened per strategy: cash-secured puts A, A3, A4, E, F; one each of the rest (G was deleted).
+    // Opened per strategy: cash-secured puts A, A3, A4, E, F; one each of the rest (G was deleted): B is the bull
+    // put spread it was entered as, not the long put and naked put it was split into.
     expect(m.strategies).toEqual([
       { key: 'cash-secured-put', count: 5 },
+      { key: 'bull-put-spread', count: 1 },
       { key: 'covered-call', count: 1 },
       { key: 'long-call', count: 1 },
-      { key: 'long-put', count: 1 },
-      { key: 'naked-put', count: 1 },
     ]);
     // A, B1 and D closed before expiry: early exits; A2, A3 rolled; B2 assigned; C called away; A4 expired.
     expect(m.dispositions).toEqual([
@@ -171,7 +172,7 @@ describe('GET /metrics/premium-data for the dashboard', () => {
       expect(months, today).toHaveLength(12);
       expect([months[0], months[11]], today).toEqual([first, today.slice(0, 7)]);
     }
-    expect(body.monthly_income[10]).toEqual({ month: '2026-01', np: 2260, npc: 1740, nf: 21, otc: 9, ctc: 8, iw: 8 });
+    expect(body.monthly_income[10]).toEqual({ month: '2026-01', np: 2260, npc: 1740, nf: 21, otc: 8, ctc: 8, iw: 8 });
     expect(body.monthly_income[0]).toEqual({ month: '2025-03', np: 0, npc: 0, nf: 0, otc: 0, ctc: 0, iw: 0 });
     expect(body.top_tickers).toEqual([
       {
@@ -268,7 +269,7 @@ describe('GET /metrics/premium-data for the dashboard', () => {
         return r.body;
       };
       const embeddedBody = await answer(embedded, me.authorization);
-      expect(JSON.parse(embeddedBody).lifetime).toMatchObject({ premium: 2260, realized: 1740, opened: 9, closed: 8 });
+      expect(JSON.parse(embeddedBody).lifetime).toMatchObject({ premium: 2260, realized: 1740, opened: 8, closed: 8, delta: 2.25 });
       expect(embeddedBody).toBe(await answer(t, auth));
       // Parsed: the test before rewrote one of this user's stored maps by hand, with other spacing.
       expect(JSON.parse(await answer(embedded, other.authorization))).toEqual(JSON.parse(await answer(t, otherAuth)));

@@ -223,10 +223,11 @@ describe('premium data and pulse', () => {
     const zero = { np: 0, nf: 0, nd: 0, nep: 0, otc: 0, ctc: 0, iw: 0, npc: 0, cpt: 0, cg: 0, hp: 0, pr: 0, ttf: 0, incap: 0, wdc: 0, tickers: {}, ct: {}, sg: {}, dg: {}, snpc: {}, tnpc: {} };
     const day = (date: string, over: Record<string, unknown>) => ({ id: date, income_date: date, ...zero, ...over });
     // 6 January: the spread B (150 credit, fee 3, delta 0.15, expiring in 10 days), split later into a long
-    // 395 put (debit 50, fee 1.5) and a naked 400 put (credit 200, fee 1.5): each leg counts as opened.
+    // 395 put (debit 50, fee 1.5) and a naked 400 put (credit 200, fee 1.5): one trade opened, the spread as
+    // entered (its strategy, delta and days), while both legs are there; the premium is the legs' own.
     // np = -50 + 200 = 150; running total 600 (5 Jan) + 150.
     expect(days['2026-01-06']).toEqual(
-      day('2026-01-06', { np: 150, nf: 3, nd: 0.3, nep: 20, otc: 2, tickers: { SPY: 150 }, sg: { 'long-put': 1, 'naked-put': 1 }, net_premium_so_far: 750 }),
+      day('2026-01-06', { np: 150, nf: 3, nd: 0.15, nep: 10, otc: 1, tickers: { SPY: 150 }, sg: { 'bull-put-spread': 1 }, net_premium_so_far: 750 }),
     );
     // 9 January: A2 (2 contracts, 400 credit, fee 2, opened 5 Jan) bought back for 100 (fee 2) and rolled into
     // A3 (95 put, 300 credit, fee 2, delta 0.25, expiring 23 Jan: 14 days).
