@@ -14,6 +14,12 @@ function trades(seed: number, n: number): DayTrade[] {
   const r = random(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
   const cents = (max: number) => Math.round(r() * max * 100) / 100;
+  // A fifth of the trades are legs of a few splits: a day may hold both legs of one, or one, or three.
+  const split = (): Pick<DayTrade, 'auid' | 'split'> => {
+    if (r() >= 0.2) return { auid: null, split: null };
+    const tod = pick(DATES);
+    return { auid: pick(['s1', 's2', 's3']), split: { su: 'bull-put-spread', nd: cents(1), tod, ed: pick(DATES.filter((d) => d >= tod)), pf: r() < 0.2 ? 'p' : null } };
+  };
   return Array.from({ length: n }, (_, i): DayTrade => {
     const tod = pick(DATES);
     const status = pick([1, 2, 2, 3, 4, 5, 6, 7]);
@@ -41,8 +47,7 @@ function trades(seed: number, n: number): DayTrade[] {
       held: closed ? Math.floor(r() * 40) : null,
       cs: 1 + Math.floor(r() * 5),
       pf: r() < 0.1 ? 'parent' : null,
-      auid: null,
-      split: null,
+      ...split(),
     };
   });
 }
@@ -85,5 +90,87 @@ describe('computeAllDailyRecords (a whole version at a time, for the rebuild)', 
     expect(day!.tickers).toEqual({ QQQ: 50, SPY: 160 });
     expect(Object.keys(day!.tickers)).toEqual(['QQQ', 'SPY']);
     expect(day!.sg).toEqual({ 'naked-put': 2 });
+  });
+});
+
+describe('a split position counts as one trade opened, as entered, while both its legs are there', () => {
+  // QA's example: a Bull Put Spread 500/490 (1 contract, credit 200: the 500 put sold for 300, the 490 put bought
+  // for 100; delta 0.15; expiring Friday 18 December, 17 days out) opened Tuesday 1 December 2026, and split on
+  // 3 December: leg 2 (the long 490 put) sold back for 60, leg 1 (the naked 500 put) kept open.
+  const spread = { su: 'bull-put-spread', nd: 0.15, tod: '2026-12-01', ed: '2026-12-18', pf: null };
+  const leg = { user_id: 'u', ticker: 'SPY', tod: '2026-12-01', ed: '2026-12-18', nd: 0.15, cs: 1, cg: null, pf: null, auid: 'S', split: spread } as const;
+  const closedLeg: DayTrade = {
+    ...leg, uid: 'L1', su: 'long-put', ot: 2, pao: 100, nfto: 0.65, c: 100,
+    status: 2, tcd: '2026-12-03', ct: 1, pac: 60, npc: -40, nftc: 0.65, held: 2,
+  };
+  const openLeg: DayTrade = { ...leg, uid: 'L2', su: 'naked-put', ot: 1, pao: 300, nfto: 0.65, c: 50_000, status: 1, tcd: null, ct: null, pac: null, npc: null, nftc: null, held: null };
+  /** The records by date, the same from both entries (the live one by keys, the rebuild's of all). */
+  const records = (rows: DayTrade[]) => {
+    const all = computeAllDailyRecords(rows.map((t) => ({ ...t })));
+    const keys = new Set(all.map((d) => dayKey(d.user_id, d.income_date)));
+    const keyed = [...computeDailyRecords(keys, rows.map((t) => ({ ...t }))).values()].sort((a, b) => compareKeys(a.income_date, b.income_date));
+    expect(keyed).toEqual(all);
+    return Object.fromEntries(all.map((d) => [d.income_date, d]));
+  };
+
+  it("counts QA's split spread once on its open date, with the spread's strategy, delta and days; each leg's premium is the day's", () => {
+    const d = records([closedLeg, openLeg]);
+    // 1 December: one Bull Put Spread (not a Long Put and a Naked Put), delta 0.15 once, 17 days to expiry;
+    // premium -100 + 300 = 200, fees 0.65 + 0.65.
+    expect(d['2026-12-01']).toMatchObject({ otc: 1, nd: 0.15, nep: 17, np: 200, nf: 1.3, ctc: 0 });
+    expect(d['2026-12-01']!.sg).toEqual({ 'bull-put-spread': 1 });
+    expect(d['2026-12-01']!.tickers).toEqual({ SPY: 200 });
+    // 3 December: the long put's close (+60), a leg closed as itself; nothing opened.
+    expect(d['2026-12-03']).toMatchObject({ otc: 0, nd: 0, nep: 0, ctc: 1, np: 60, npc: -40, sg: {} });
+    expect(Object.keys(d['2026-12-03']!.snpc)).toEqual(['long-put']);
+    // A leg's delta edited after the split (its copy of the spread's): the spread as entered is still 0.15.
+    expect(records([closedLeg, { ...openLeg, nd: 0.4 }])['2026-12-01']).toMatchObject({ otc: 1, nd: 0.15, nep: 17 });
+  });
+
+  it('once a leg is deleted (or moved to another day), the leg left counts as itself', () => {
+    // The closed leg deleted: 1 December holds the naked 500 put alone (its own strategy, delta and days, premium 300).
+    const alone = records([{ ...openLeg, nd: 0.4 }]);
+    expect(alone['2026-12-01']).toMatchObject({ otc: 1, nd: 0.4, nep: 17, np: 300, nf: 0.65 });
+    expect(alone['2026-12-01']!.sg).toEqual({ 'naked-put': 1 });
+    expect(alone['2026-12-03']).toBeUndefined();
+    // The open leg deleted: the long put alone, opened 1 December (-100) and closed 3 December.
+    const other = records([closedLeg]);
+    expect(other['2026-12-01']).toMatchObject({ otc: 1, nd: 0.15, nep: 17, np: -100 });
+    expect(other['2026-12-01']!.sg).toEqual({ 'long-put': 1 });
+    // The open leg's open date edited to 2 December: no day holds the spread as entered any more.
+    const moved = records([closedLeg, { ...openLeg, tod: '2026-12-02' }]);
+    expect([moved['2026-12-01']!.sg, moved['2026-12-02']!.sg]).toEqual([{ 'long-put': 1 }, { 'naked-put': 1 }]);
+    expect([moved['2026-12-01']!.nep, moved['2026-12-02']!.nep]).toEqual([17, 16]);
+    // Both legs there again: one spread.
+    expect(records([closedLeg, openLeg])['2026-12-01']!.sg).toEqual({ 'bull-put-spread': 1 });
+  });
+
+  it("a leg partially closed after the split: the spread still counts once, and the leg's remainder is not another trade opened", () => {
+    // The same spread on 2 contracts (credit 400: 600 sold, 200 bought). The naked put leg (L2) is bought back
+    // 1 contract of 2 on 4 December for 100: L2 becomes the closed contract (300 at open, npc 200), the
+    // remainder R (1 contract, 300 at open) stays open, with L2 as its `pf` and the spread as its ancestor.
+    const l1: DayTrade = { ...closedLeg, cs: 2, pao: 200, npc: -140, c: 200 };
+    const l2: DayTrade = { ...openLeg, cs: 1, pao: 300, status: 2, tcd: '2026-12-04', ct: 2, pac: 100, npc: 200, nftc: 0.65, held: 3 };
+    const rest: DayTrade = { ...openLeg, uid: 'R', cs: 1, pao: 300, pf: 'L2' };
+    const d = records([l1, l2, rest]);
+    // 1 December: one Bull Put Spread opened; premium -200 + 300 + 300 = 400.
+    expect(d['2026-12-01']).toMatchObject({ otc: 1, nd: 0.15, nep: 17, np: 400 });
+    expect(d['2026-12-01']!.sg).toEqual({ 'bull-put-spread': 1 });
+    // 4 December: the contract bought back is a trade closed, not opened.
+    expect(d['2026-12-04']).toMatchObject({ otc: 0, ctc: 1, np: -100, npc: 200 });
+    // The long put leg deleted: the naked put leg counts as itself, once (its remainder still not).
+    const left = records([l2, rest]);
+    expect(left['2026-12-01']).toMatchObject({ otc: 1, nd: 0.15, nep: 17, np: 600 });
+    expect(left['2026-12-01']!.sg).toEqual({ 'naked-put': 1 });
+  });
+
+  it("a split of a partial close's remainder is not another trade opened: the position it was cut from counted already", () => {
+    // P: the spread on 2 contracts, 1 of them closed on 2 December; its remainder Q (1 contract) split on
+    // 3 December into L1 and L2, whose position as entered is Q (a remainder: `pf` P).
+    const p: DayTrade = { ...closedLeg, uid: 'P', su: 'bull-put-spread', ot: 1, pao: 200, auid: null, split: null, tcd: '2026-12-02', pac: 50, ct: 2, npc: 150, held: 1, c: 900 };
+    const fromRemainder = { ...spread, pf: 'P' };
+    const d = records([p, { ...closedLeg, split: fromRemainder }, { ...openLeg, split: fromRemainder }]);
+    expect(d['2026-12-01']).toMatchObject({ otc: 1, nd: 0.15, nep: 17, np: 200 - 100 + 300 });
+    expect(d['2026-12-01']!.sg).toEqual({ 'bull-put-spread': 1 });
   });
 });
