@@ -225,6 +225,65 @@ describe.each(adapters)('trade read models end to end on %s', (adapter) => {
     expect(premium.daily_income.find((d: { id: string }) => d.id === '2026-02-09').np).toBe(-600);
   });
 
+  it('dashboard and pulse: a split spread is one trade opened, as entered, also after a leg is partially closed (QA)', async () => {
+    // A user of its own, so the dashboard's periods hold these trades alone.
+    const trader = await signInAs(t);
+    const call = async (method: 'GET' | 'POST', path: string, payload?: unknown) => {
+      const r = await t.app.inject({ method, url: url(path), headers: { authorization: trader.authorization }, ...(payload !== undefined ? { payload: payload as object } : {}) });
+      expect(r.statusCode, r.body).toBeLessThan(300);
+      return r.json();
+    };
+    const acct = (await call('POST', '/accounts/add-account', { name: 'Spreads', broker: 'ibkr', ac_type: 1 })).uid;
+    // QA's example on 2 contracts: a Bull Put Spread 500/490 opened Tuesday 17 February for a credit of 400 (delta
+    // 0.15, expiring 20 March: 31 days), split on 19 February: leg 2 (the 490 put, bought for 200) sold for 120,
+    // leg 1 (the 500 put, sold for 600) kept open.
+    const spread = await call('POST', '/trades/add-trade', {
+      trade_data: {
+        ticker: 'IWM', strategy_uid: 'bull-put-spread', account_uid: acct, strike_prices: [500, 490], trade_open_date: '2026-02-17', expiration_date: '2026-03-20',
+        contract_size: 2, premium_at_open: 400, net_fee_to_open: 2.6, net_delta: 0.15, stock_price_at_open: 510, notes: '',
+      },
+      tag_data: [],
+    });
+    const split = await call('POST', `/trades/split-trade/${spread.uid}`, {
+      trade_data: { closing_trade: { leg_index: 1, premium_at_open: 200, status: 2, trade_close_date: '2026-02-19', premium_at_close: 120, net_fee_to_close: 1.3, close_transaction: 1 }, opening_trade: { premium_at_open: 600 } },
+      tag_data: [],
+    });
+    expect([split.closed_trade.su, split.open_trade.su]).not.toContain('bull-put-spread');
+    await settle();
+    const dashboard = async () => {
+      const body = await call('GET', '/metrics/premium-data');
+      const days = Object.fromEntries(body.daily_income.map((d: { id: string }) => [d.id, d]));
+      return { body, days };
+    };
+    const pulse = async () => call('GET', '/trades/tt/IWM?timeframe=3');
+
+    let { body, days } = await dashboard();
+    // 17 February: one trade opened, the spread (delta 0.15 once, 31 days); premium the legs' -200 + 600 = 400.
+    expect(days['2026-02-17']).toMatchObject({ np: 400, otc: 1, nd: 0.15, nep: 31, ctc: 0, sg: { 'bull-put-spread': 1 } });
+    expect(Object.keys(days['2026-02-17'].sg)).toEqual(['bull-put-spread']);
+    // 19 February: the long put leg closed (+120), as itself; nothing opened.
+    expect(days['2026-02-19']).toMatchObject({ np: 120, otc: 0, ctc: 1, npc: -80 });
+    // The last 30 days: 1 opened (delta 0.15, 31 days to expiry), 1 closed; Strategies: the Bull Put Spread alone.
+    expect(body.periods.m.metrics).toMatchObject({ premium: 520, opened: 1, closed: 1, delta: 0.15, avg_days_to_expiry: 31 });
+    expect(body.breakdowns.m.strategies).toEqual([{ key: 'bull-put-spread', count: 1 }]);
+    expect(body.lifetime).toMatchObject({ premium: 520, delta: 0.15, opened: 1, closed: 1 });
+    // Pulse, IWM over the month: the same.
+    expect(await pulse()).toMatchObject({ premium: 520, quadrant: { opened: 1, closed: 1 }, gauges: { delta: 0.15, avg_days_to_expiry: 31 } });
+
+    // The open leg bought back 1 contract of 2 on 20 February for 100: its remainder is no other trade opened,
+    // and both legs are still there: still one spread opened on 17 February (premium -200 + 300 + 300).
+    const partial = await call('POST', `/trades/close/${split.open_trade.uid}`, { contract_size: 1, trade_close_date: '2026-02-20', premium_at_close: 100, net_fee_to_close: 0.65, close_transaction: 2 });
+    expect(partial.remaining_trade.uid).toBeTruthy();
+    await settle();
+    ({ body, days } = await dashboard());
+    expect(days['2026-02-17']).toMatchObject({ np: 400, otc: 1, nd: 0.15, nep: 31, sg: { 'bull-put-spread': 1 } });
+    expect(Object.keys(days['2026-02-17'].sg)).toEqual(['bull-put-spread']);
+    expect(days['2026-02-20']).toMatchObject({ np: -100, otc: 0, ctc: 1, npc: 200 });
+    expect(body.periods.m.metrics).toMatchObject({ premium: 420, opened: 1, closed: 2, delta: 0.15, avg_days_to_expiry: 31 });
+    expect(body.breakdowns.m.strategies).toEqual([{ key: 'bull-put-spread', count: 1 }]);
+    expect(await pulse()).toMatchObject({ premium: 420, quadrant: { opened: 1, closed: 2 }, gauges: { delta: 0.15, avg_days_to_expiry: 31 } });
+  });
+
   it('a rebuild from empty equals the live read models, row by row', async () => {
     await appendJournal(store, smallJournal(`${me.userId}-a`, `${me.userId}-b`).events);
     await settle();
