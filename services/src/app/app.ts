@@ -79,7 +79,12 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
 
   // 1. External plugins.
   const stripeOn = deps.config.mode.billing === 'stripe';
+  // Served over plain HTTP (PUBLIC_URL http://, a journal on a LAN address), the browser must not be told
+  // to fetch the console's scripts over HTTPS or to remember HTTPS for the host: helmet's defaults did,
+  // and the console was a blank page everywhere but on localhost (QA). Behind HTTPS both stay on.
+  const https = deps.config.PUBLIC_URL.startsWith('https:');
   registerSecurityHeaders(app, {
+    ...(https ? {} : { strictTransportSecurity: false }),
     // The console is served from this origin; its styles are inline-free, scripts are same-origin modules.
     contentSecurityPolicy: {
       directives: {
@@ -91,6 +96,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
         scriptSrc: ["'self'", ...(stripeOn ? ['https://js.stripe.com'] : [])],
         connectSrc: ["'self'", ...(stripeOn ? ['https://api.stripe.com'] : [])],
         ...(stripeOn ? { frameSrc: ['https://js.stripe.com', 'https://hooks.stripe.com'] } : {}),
+        ...(https ? {} : { upgradeInsecureRequests: null }),
       },
     },
   });
