@@ -54,6 +54,20 @@ describe('projections CLI', () => {
     }
   });
 
+  it('prints its usage for --help, -h and help, and one line with the usage for an unknown option, never a stack trace (QA)', async () => {
+    const help = await projections(['--help'], { DATA_DIR: dataDir });
+    expect([help.code, help.stderr]).toEqual([0, '']);
+    expect(help.stdout).toMatch(/^Usage: npm run projections/);
+    for (const ask of ['-h', 'help']) {
+      const again = await projections([ask], { DATA_DIR: dataDir });
+      expect([again.code, again.stdout], ask).toEqual([0, help.stdout]);
+    }
+    for (const args of [['--bogus'], ['status', '--bogus']]) {
+      const bogus = await projections(args, { DATA_DIR: dataDir });
+      expect([bogus.code, bogus.stdout, bogus.stderr], args.join(' ')).toEqual([2, '', `Unknown option '--bogus'\n\n${help.stdout}`]);
+    }
+  });
+
   it('answers usage errors with exit code 2', async () => {
     const res = await projections(['frobnicate'], { DATA_DIR: dataDir });
     expect(res.code).toBe(2);

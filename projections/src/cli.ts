@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { commandLineError } from '@oj/infra/command-line';
 import { loadConfig, ConfigError, type Config } from '@oj/infra/config';
 import { openDatabase, type Database } from '@oj/infra/db/database';
 import { createEventStore } from '@oj/infra/eventstore/create';
@@ -80,25 +81,33 @@ async function open(config: Config): Promise<{ deps: RuntimeDeps; close(): Promi
   };
 }
 
+const options = {
+  user: { type: 'string' },
+  'batch-size': { type: 'string' },
+  'segment-events': { type: 'string' },
+  'no-switch': { type: 'boolean' },
+  here: { type: 'boolean' },
+  version: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      user: { type: 'string' },
-      'batch-size': { type: 'string' },
-      'segment-events': { type: 'string' },
-      'no-switch': { type: 'boolean' },
-      here: { type: 'boolean' },
-      version: { type: 'string' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options });
+  } catch (error) {
+    throw new UsageError(commandLineError(error));
+  }
+  const { values, positionals } = parsed;
   const [command, name, arg] = positionals;
-  if (!command || values.help) {
+  if (values.help || command === 'help') {
     process.stdout.write(`${usage}\n`);
-    return command || values.help ? 0 : 2;
+    return 0;
+  }
+  if (!command) {
+    process.stderr.write(`${usage}\n`);
+    return 2;
   }
   const needName = () => {
     if (!name) throw new UsageError(`${command} needs a projection name`);

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { commandLineError } from '../command-line.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
 import { logOrigin, restampRestoredLog } from './log-origin.ts';
@@ -13,8 +14,18 @@ const usage = `Usage: npm run eventstore -- <command>
 Uses DATABASE_URL (the embedded PGlite under DATA_DIR is copied as files and never needs it).`;
 
 async function main(): Promise<number> {
-  const { positionals } = parseArgs({ allowPositionals: true, strict: true });
-  const command = positionals[0];
+  let parsed;
+  try {
+    parsed = parseArgs({ allowPositionals: true, strict: true, options: { help: { type: 'boolean', short: 'h' } } });
+  } catch (error) {
+    console.error(`${commandLineError(error)}\n${usage}`);
+    return 2;
+  }
+  const command = parsed.positionals[0];
+  if (parsed.values.help || command === 'help') {
+    console.log(usage);
+    return 0;
+  }
   if (command !== 'check' && command !== 'restamp') {
     console.error(usage);
     return 2;

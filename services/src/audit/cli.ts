@@ -2,6 +2,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { randomUUID } from 'node:crypto';
+import { commandLineError } from '@oj/infra/command-line';
 import { asOfQuery, auditReason, logPosition, timelineQuery } from '@oj/contracts/audit';
 import { createCliRuntime } from '../platform/runtime.ts';
 import { findUserByEmail, principalOfUser } from '../identity/users.ts';
@@ -23,16 +24,25 @@ Prints JSON. Uses the same DATABASE_URL / DATA_DIR / EVENTSTORE_URL as the serve
 
 /** The audit replay without a browser: the same functions as the routes, the same access log. */
 export async function runAuditCli(argv: string[], env: Record<string, string | undefined> = process.env, out = console): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      as: { type: 'string' }, reason: { type: 'string' }, cursor: { type: 'string' }, backward: { type: 'boolean' }, limit: { type: 'string' },
-      trade: { type: 'string' }, lineage: { type: 'string' }, type: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' },
-      event: { type: 'string' }, date: { type: 'string' }, formulas: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' }, full: { type: 'boolean' },
-    },
-  });
+  const options = {
+    as: { type: 'string' }, reason: { type: 'string' }, cursor: { type: 'string' }, backward: { type: 'boolean' }, limit: { type: 'string' },
+    trade: { type: 'string' }, lineage: { type: 'string' }, type: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' },
+    event: { type: 'string' }, date: { type: 'string' }, formulas: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' }, full: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options });
+  } catch (error) {
+    out.error(`${commandLineError(error)}\n${usage}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
   const [command, target, position] = positionals;
+  if (values.help || command === 'help') {
+    out.log(usage);
+    return 0;
+  }
   if (!command || !target || !values.as || !['find', 'overview', 'timeline', 'as-of', 'diff', 'verify', 'export'].includes(command)) {
     out.error(usage);
     return 2;

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { commandLineError } from '@oj/infra/command-line';
 import { loadConfig } from '@oj/infra/config';
 import { systemClock } from '@oj/infra/clock';
 import { openDatabase } from '@oj/infra/db/database';
@@ -18,13 +19,21 @@ first: its PGlite database under DATA_DIR/pg can be open in one process at a tim
 
 /** Runs one CLI command; returns the exit code. */
 export async function runAdminCli(argv: string[], env: Record<string, string | undefined> = process.env, out = console): Promise<number> {
-  const [command, ...rest] = argv;
-  const { values } = parseArgs({
-    args: rest,
-    options: { email: { type: 'string' }, name: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' } },
-    strict: true,
-  });
-  if (command !== 'create-admin' && command !== 'promote' && command !== 'grant-role') {
+  const options = { email: { type: 'string' }, name: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options, strict: true });
+  } catch (error) {
+    out.error(`${commandLineError(error)}\n${usage}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [command] = positionals;
+  if (values.help || command === 'help') {
+    out.log(usage);
+    return 0;
+  }
+  if (positionals.length !== 1 || (command !== 'create-admin' && command !== 'promote' && command !== 'grant-role')) {
     out.error(usage);
     return 2;
   }

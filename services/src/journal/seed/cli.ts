@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { commandLineError } from '@oj/infra/command-line';
 import { createCliRuntime } from '../../platform/runtime.ts';
 import { seedJournals } from './generate.ts';
 
@@ -15,15 +16,18 @@ const options = {
   today: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
-let values: ReturnType<typeof parseArgs<{ options: typeof options }>>['values'];
+let values: ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'];
+let positionals: string[];
 try {
-  ({ values } = parseArgs({ options }));
+  ({ values, positionals } = parseArgs({ options, allowPositionals: true }));
+  // `help` as every CLI of the journal takes it; any other word is not an option of this one.
+  if (positionals.length && !(positionals.length === 1 && positionals[0] === 'help')) throw new Error(`Unexpected argument '${positionals[0]}'`);
 } catch (error) {
   // An unknown or malformed option: one line and the usage, not a stack trace (QA: `--help` crashed).
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+  process.stderr.write(`${commandLineError(error)}\n${USAGE}`);
   process.exit(2);
 }
-if (values.help) {
+if (values.help || positionals.length) {
   process.stdout.write(USAGE);
   process.exit(0);
 }

@@ -72,12 +72,16 @@ describe('seed', () => {
 });
 
 describe('npm run seed, its command line', () => {
-  it('prints its usage for --help, and one line with the usage for an unknown option, never a stack trace (QA)', async () => {
+  it('prints its usage for --help, -h and help, and one line with the usage for an unknown option, never a stack trace (QA)', async () => {
     const { spawnSync } = await import('node:child_process');
     const cli = new URL('./cli.ts', import.meta.url).pathname;
     const run = (...args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { ...process.env, DATABASE_URL: '' } });
     const help = run('--help');
     expect([help.status, help.stdout]).toEqual([0, 'usage: npm run seed -- --users N --trades M [--seed S] [--today YYYY-MM-DD]\n']);
+    for (const ask of ['-h', 'help']) {
+      const again = run(ask);
+      expect([again.status, again.stdout], ask).toEqual([0, help.stdout]);
+    }
     const bogus = run('--bogus');
     expect(bogus.status).toBe(2);
     expect(bogus.stderr).toBe("Unknown option '--bogus'\nusage: npm run seed -- --users N --trades M [--seed S] [--today YYYY-MM-DD]\n");
