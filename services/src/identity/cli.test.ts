@@ -1,5 +1,9 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runAdminCli } from './cli.ts';
 
 describe('npm run admin, its command line', () => {
   it('prints its usage for --help, -h and help, and one line with the usage for an unknown option, never a stack trace (QA)', () => {
@@ -15,6 +19,24 @@ describe('npm run admin, its command line', () => {
     for (const args of [['--bogus'], ['create-admin', '--bogus']]) {
       const bogus = run(...args);
       expect([bogus.status, bogus.stdout, bogus.stderr], args.join(' ')).toEqual([2, '', `Unknown option '--bogus'\n${help.stdout}`]);
+    }
+  });
+});
+
+describe('npm run admin -- create-admin', () => {
+  it('names the password rules a weak password misses, as the sign-up checklist does (QA: only "does not meet all requirements")', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'oj-admin-cli-'));
+    try {
+      const errors: string[] = [];
+      const out = { log: () => undefined, error: (m: string) => errors.push(m) } as unknown as Console;
+      const env = { DATA_DIR: dataDir, LOG_LEVEL: 'silent', NODE_ENV: 'test' };
+      expect(await runAdminCli(['create-admin', '--email', 'boss@example.com', '--name', 'Big Boss', '--password', 'Admin1pass'], env, out)).toBe(2);
+      expect(errors[0]).toBe('Password does not meet all requirements: at least one special character (!@#$%^&*()).');
+      errors.length = 0;
+      expect(await runAdminCli(['create-admin', '--email', 'boss@example.com', '--name', 'Big Boss', '--password', 'abc'], env, out)).toBe(2);
+      expect(errors[0]).toBe('Password does not meet all requirements: at least 6 characters, at least one uppercase letter, at least one number, at least one special character (!@#$%^&*()).');
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -4,7 +4,7 @@ import { loadConfig } from '@oj/infra/config';
 import { systemClock } from '@oj/infra/clock';
 import { openDatabase } from '@oj/infra/db/database';
 import { claimDataDir, DataDirBusyError } from '@oj/projections/runtime/data-dir-lock';
-import { roleName, signupRequest } from '@oj/contracts/users';
+import { passwordMessages, roleName, SIGNUP_PASSWORD_MIN, signupRequest, unmetPasswordRules } from '@oj/contracts/users';
 import { migrate } from '../platform/migrations.ts';
 import { AppError } from '../app/errors.ts';
 import { createUser, setRole } from './commands.ts';
@@ -48,6 +48,16 @@ export async function runAdminCli(argv: string[], env: Record<string, string | u
     out.error(`--role must be one of ${roleName.options.join(', ')}`);
     return 2;
   }
+  const signup = command === 'create-admin' ? signupRequest.safeParse({ name: values.name, email: values.email, password: values.password, agreed_to_terms: true }) : null;
+  if (signup && !signup.success) {
+    // The messages name their field. A weak password's says which rules it misses: the sign-up form's
+    // checklist shows them beside the same sentence, a terminal has only this line.
+    const unmet = unmetPasswordRules(values.password ?? '', SIGNUP_PASSWORD_MIN).map((rule) => rule.charAt(0).toLowerCase() + rule.slice(1));
+    const say = (message: string) => (message === passwordMessages.weak ? `${message.replace(/\.$/, '')}: ${unmet.join(', ')}.` : message);
+    out.error(signup.error.issues.map((i) => say(i.message)).join('\n'));
+    out.error(usage);
+    return 2;
+  }
   const config = loadConfig(env);
   // PGlite is single-process: a second process writing the embedded database beside `npm start` is not
   // seen by it and can corrupt it (QA: "Created Admin" here, 401 at sign-in until the server restarted).
@@ -65,34 +75,29 @@ export async function runAdminCli(argv: string[], env: Record<string, string | u
   try {
     await migrate(database.db);
     const ctx = { db: database.db, clock: systemClock, config };
-    if (command === 'promote' || command === 'grant-role') {
-      if (!values.email) {
-        out.error(usage);
-        return 2;
+    if (signup?.success) {
+      const admin = signup.data;
+      try {
+        await createUser(ctx, { name: admin.name, email: admin.email, password: admin.password, role: role.data, verified: true });
+      } catch (error) {
+        if (error instanceof AppError) {
+          out.error(error.message);
+          return 1;
+        }
+        throw error;
       }
-      if (!(await setRole(ctx, values.email, role.data))) {
-        out.error(`No user with e-mail ${values.email}.`);
-        return 1;
-      }
-      out.log(`${values.email} is now ${role.data}.`);
+      out.log(`Created ${role.data} ${admin.email}.`);
       return 0;
     }
-    const parsed = signupRequest.safeParse({ name: values.name, email: values.email, password: values.password, agreed_to_terms: true });
-    if (!parsed.success) {
-      out.error(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('\n'));
+    if (!values.email) {
       out.error(usage);
       return 2;
     }
-    try {
-      await createUser(ctx, { name: parsed.data.name, email: parsed.data.email, password: parsed.data.password, role: role.data, verified: true });
-    } catch (error) {
-      if (error instanceof AppError) {
-        out.error(error.message);
-        return 1;
-      }
-      throw error;
+    if (!(await setRole(ctx, values.email, role.data))) {
+      out.error(`No user with e-mail ${values.email}.`);
+      return 1;
     }
-    out.log(`Created ${role.data} ${parsed.data.email}.`);
+    out.log(`${values.email} is now ${role.data}.`);
     return 0;
   } finally {
     await database.close();
