@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import { Redis } from 'ioredis';
 import { loadConfigOrExit } from '@oj/infra/config';
 import { createLogger } from '@oj/infra/logger';
+import { isConnectionError } from '@oj/infra/connection-errors';
 import { buildApp } from './app/app.ts';
 import { createRuntime } from './platform/runtime.ts';
 import { startBackgroundWorkers } from './platform/workers.ts';
@@ -52,8 +53,11 @@ if (config.GATEWAY_PROCESSES > 1 && cluster.isPrimary) {
   await startBackgroundWorkers(runtime, { projector: false, mail: true });
   exportProjectionLag(runtime);
   const rateLimitRedis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
-  // An unreachable Redis only means limits are not counted for a while (skipOnError): log, do not crash.
-  rateLimitRedis?.on('error', (err) => runtime.deps.logger.warn({ err: err.message }, 'rate-limit store unreachable'));
+  // An unreachable Redis only means limits are not counted for a while (skipOnError): do not crash. The
+  // outage itself is logged once by the process's Redis monitor (platform/readiness.ts).
+  rateLimitRedis?.on('error', (err) =>
+    isConnectionError(err) ? runtime.deps.logger.debug({ err: err.message }, 'rate-limit store unreachable') : runtime.deps.logger.warn({ err: err.message }, 'rate-limit store error'),
+  );
   const app = await buildApp({ ...runtime.deps, rateLimitRedis }, { serveWeb: true });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () =>

@@ -3,7 +3,6 @@ import { createRuntime } from './platform/runtime.ts';
 import { startBackgroundWorkers } from './platform/workers.ts';
 import { warnOfMissingNodeOptions } from './platform/heap-options.ts';
 import { serveProjectorEndpoints, type ProjectorEndpoints } from './platform/projector-endpoints.ts';
-import { redisReadiness } from './platform/readiness.ts';
 
 /** Services mode: the projector process (dispatcher and lane workers), scaled by lanes. */
 const config = loadConfigOrExit();
@@ -28,24 +27,10 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 /**
- * The metrics and health endpoints. Readiness adds Redis when the lanes are BullMQ queues (a
- * `REDIS_URL` is what makes them so: config's `mode.projector`): without Redis they stall. Its
- * connection is closed with the endpoints. (Endpoints that fail to listen end the process: the
- * top-level await rejects.)
+ * The metrics and health endpoints. Readiness is the runtime's checks, Redis among them when the lanes
+ * are BullMQ queues (a `REDIS_URL` is what makes them so: the redis-monitor worker adds it). (Endpoints
+ * that fail to listen end the process: the top-level await rejects.)
  */
 async function serveEndpoints(port: number): Promise<ProjectorEndpoints> {
-  const redis = config.REDIS_URL ? redisReadiness(config.REDIS_URL) : undefined;
-  const served = await serveProjectorEndpoints({
-    host: config.HOST,
-    port,
-    metrics: runtime.deps.metrics,
-    readiness: redis ? [...runtime.deps.readiness, redis] : runtime.deps.readiness,
-  });
-  return {
-    port: served.port,
-    async close() {
-      await served.close();
-      await redis?.close();
-    },
-  };
+  return serveProjectorEndpoints({ host: config.HOST, port, metrics: runtime.deps.metrics, readiness: runtime.deps.readiness });
 }

@@ -2,6 +2,7 @@ import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '@oj/infra/config';
+import { isConnectionError } from '@oj/infra/connection-errors';
 import { keepConnectionsOpen, type Database } from '@oj/infra/db/database';
 import { START, comparePositions, positionFromString, positionToString, type EventStore, type LogPosition, type ProjectedEvent, type Subscription, type WakeUps } from '@oj/infra/eventstore/port';
 import { logOriginOf } from '@oj/infra/eventstore/log-origin';
@@ -362,7 +363,8 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       worker.on('failed', (job, err) => {
         if (!job) log.error({ lane, err }, 'lane job failed');
       });
-      worker.on('error', (err) => log.error({ lane, err }, 'lane worker error'));
+      // Redis unreachable: the process's Redis monitor logs the outage once (services/src/platform/readiness.ts).
+      worker.on('error', (err) => (isConnectionError(err) ? log.debug({ lane, err: err.message }, 'lane worker: redis connection error') : log.error({ lane, err }, 'lane worker error')));
       workers.push(worker);
       worked.push(lane);
     }

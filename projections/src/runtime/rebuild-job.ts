@@ -1,5 +1,6 @@
 import { Queue, QueueEvents, UnrecoverableError, WaitingError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Logger } from 'pino';
+import { isConnectionError } from '@oj/infra/connection-errors';
 import { rebuild, RebuildLockedError, type RebuildProgress, type RebuildResult, type RuntimeDeps } from './rebuild.ts';
 
 /** Services mode: rebuilds run as jobs of this queue, worked by the projector process (concurrency 1). */
@@ -150,7 +151,8 @@ export function startRebuildWorker(options: RebuildWorkerOptions): RebuildWorker
   );
   worker.on('failed', (job, err) => log.error({ job: job?.id, err }, 'rebuild failed'));
   worker.on('completed', (job) => log.info({ job: job.id }, 'rebuild finished'));
-  worker.on('error', (err) => log.error({ err }, 'rebuild worker error'));
+  // Redis unreachable: the process's Redis monitor logs the outage once (services/src/platform/readiness.ts).
+  worker.on('error', (err) => (isConnectionError(err) ? log.debug({ err: err.message }, 'rebuild worker: redis connection error') : log.error({ err }, 'rebuild worker error')));
   return {
     async stop() {
       stopping = true;

@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Queue } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
+import { isConnectionError } from '@oj/infra/connection-errors';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
@@ -62,7 +63,8 @@ export async function registerQueuesBoard(app: FastifyInstance): Promise<void> {
   if (!config.REDIS_URL) return;
   // One Redis connection for the board's queues, not one each: every gateway process mounts the board.
   const connection = new Redis(redisConnection(config.REDIS_URL) as RedisOptions);
-  connection.on('error', (err) => app.log.warn({ err }, 'queues board: redis error'));
+  // Redis unreachable: the process's Redis monitor logs the outage once (platform/readiness.ts).
+  connection.on('error', (err) => (isConnectionError(err) ? app.log.debug({ err: err.message }, 'queues board: redis connection error') : app.log.warn({ err }, 'queues board: redis error')));
   const prefix = config.BULLMQ_PREFIX ?? DEFAULT_BULL_PREFIX;
   const names = [...Array.from({ length: config.PROJECTOR_LANES }, (_, lane) => laneQueueName(lane)), REBUILD_QUEUE];
   const queues = names.map((name) => new Queue(name, { connection, prefix }));

@@ -24,6 +24,7 @@ import {
 import { allProjections } from '@oj/projections/catalogue';
 import { projectionsStatus } from '@oj/projections/runtime/status';
 import { DEFAULT_BULL_PREFIX, redisConnection } from '@oj/projections/runtime/projector';
+import { isConnectionError } from '@oj/infra/connection-errors';
 import type { RuntimeDeps } from '@oj/projections/runtime/rebuild';
 import { AppError } from '../app/errors.ts';
 import { principalOf } from '../app/principal.ts';
@@ -53,7 +54,8 @@ export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
     deps: runtimeDeps,
     bull: config.REDIS_URL ? { connection: redisConnection(config.REDIS_URL), prefix: config.BULLMQ_PREFIX ?? DEFAULT_BULL_PREFIX } : null,
     metrics: app.deps.metrics,
-    onError: (err, what) => app.log.warn({ err }, `operations console: ${what} failed`),
+    // Redis unreachable: the process's Redis monitor logs the outage once (platform/readiness.ts).
+    onError: (err, what) => (isConnectionError(err) ? app.log.debug({ err: err instanceof Error ? err.message : String(err) }, `operations console: ${what}: redis connection error`) : app.log.warn({ err }, `operations console: ${what} failed`)),
   });
   const streams = new Set<ServerResponse>();
   const counted = new Map<string, { at: number; counts: Record<string, number> }>();

@@ -1,5 +1,6 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { once } from 'node:events';
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { requireRedisUrl } from '@oj/infra/testing/env';
 import { freePort } from '@oj/infra/testing/processes';
@@ -30,7 +31,7 @@ async function redisProxy(port: number): Promise<{ close(): Promise<void> }> {
   };
 }
 
-describe('redisReadiness (the projector process readiness check with BullMQ lanes)', () => {
+describe('redisReadiness (every process\'s Redis check and outage log when REDIS_URL is set)', () => {
   const cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c();
@@ -38,7 +39,9 @@ describe('redisReadiness (the projector process readiness check with BullMQ lane
 
   it('is down while Redis cannot be reached, naming why, up once it can, and down again when it stops', async () => {
     const port = await freePort();
-    const check = redisReadiness(`redis://127.0.0.1:${port}`);
+    const logged: Array<{ level: number; msg: string }> = [];
+    const logger = pino({ level: 'debug' }, { write: (line: string) => void logged.push(JSON.parse(line) as { level: number; msg: string }) });
+    const check = redisReadiness(`redis://127.0.0.1:${port}`, 'redis', logger);
     cleanups.push(() => check.close());
     const ready = () => checkReadiness([check], 1000);
     const poll = { timeoutMs: 15_000, everyMs: 50 };
@@ -66,5 +69,8 @@ describe('redisReadiness (the projector process readiness check with BullMQ lane
     // And back: up again.
     proxy = await redisProxy(port);
     await until(async () => (await ready()).status === 'ready', { what: 'the check to reconnect again', ...poll, timeoutMs: 20_000 });
+
+    // Each outage is one line as it begins and one as it ends, however often the connection retried.
+    expect(logged.filter((l) => l.level >= 30).map((l) => l.msg.replace(/ \(.*/, ''))).toEqual(['Redis is unreachable', 'Redis is reachable again', 'Redis is unreachable', 'Redis is reachable again']);
   });
 });

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { healthResponse, readyResponse } from '@oj/contracts/common';
 import type { ReadinessCheck } from '../app/deps.ts';
@@ -39,15 +40,37 @@ export async function checkReadiness(checks: readonly ReadinessCheck[], timeoutM
 /**
  * A Redis readiness check on a connection of its own (one that reconnects by itself, and answers a probe
  * at once while it is down instead of queueing it): `PING` while connected; while not, down with the
- * connection's state and its last error. The projector process's check when its lanes are BullMQ queues:
- * without Redis its lanes stall (the gateway keeps accepting commands, so its own readiness does not
- * depend on Redis).
+ * connection's state and its last error. Every process role has it whenever REDIS_URL is set
+ * (platform/workers.ts): the lanes and rebuilds stall without Redis, and the gateway's rate limits go
+ * uncounted, so `/api/v1/ready` names it as it names any other dependency that is down.
+ *
+ * Given a logger it is also the process's one account of Redis outages: one line when Redis goes
+ * down, one when it is back. The other connections (lane workers, queues, the board, the rate-limit
+ * store) retry several times a second each and log their connection errors at debug level only
+ * (`isConnectionError`), so an outage is not a flood of ECONNREFUSED.
  */
-export function redisReadiness(url: string, name = 'redis'): ReadinessCheck & { close(): Promise<void> } {
+export function redisReadiness(url: string, name = 'redis', logger?: Logger): ReadinessCheck & { close(): Promise<void> } {
   const redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectionName: 'oj-readiness' });
   let lastError: string | undefined;
-  redis.on('error', (error: Error) => (lastError = error.message));
-  redis.on('ready', () => (lastError = undefined));
+  // Down from the first failed attempt (or a lost connection) until the next 'ready'.
+  let downSince: number | undefined;
+  let everReady = false;
+  redis.on('error', (error: Error) => {
+    lastError = error.message;
+    if (downSince !== undefined) return;
+    downSince = Date.now();
+    logger?.error(
+      { dependency: name, err: error.message },
+      `Redis is unreachable (${error.message}): the projector's lanes and rebuilds wait for it, and /api/v1/ready answers 503 naming ${name} until it is back (further connection errors are not logged)`,
+    );
+  });
+  redis.on('ready', () => {
+    lastError = undefined;
+    if (downSince !== undefined) logger?.info({ dependency: name, downForS: Math.round((Date.now() - downSince) / 1000) }, 'Redis is reachable again');
+    else if (!everReady) logger?.debug({ dependency: name }, 'Redis is reachable');
+    downSince = undefined;
+    everReady = true;
+  });
   redis.connect().catch(() => {}); // the 'error' handler keeps the reason; ioredis reconnects by itself
   return {
     name,

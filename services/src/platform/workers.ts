@@ -4,6 +4,7 @@ import { startMailWorker } from '../mail/start.ts';
 import { startBillingScheduler } from '../billing/scheduler-worker.ts';
 import { startStateMaintenance } from '../audit/state-maintenance.ts';
 import type { BackgroundWorker, Runtime } from './runtime.ts';
+import { redisReadiness } from './readiness.ts';
 
 type Which = { projector: boolean; mail: boolean };
 
@@ -18,6 +19,27 @@ interface WorkerStarter {
  * (runtime.close).
  */
 const starters: WorkerStarter[] = [
+  {
+    // First, so it is stopped last: whenever REDIS_URL is set, readiness checks Redis (every role depends
+    // on it then) and this connection logs its outages, once each way (platform/readiness.ts).
+    name: 'redis-monitor',
+    enabled: () => true,
+    async start(runtime) {
+      const { config, logger, readiness } = runtime.deps;
+      if (!config.REDIS_URL) return { name: 'redis-monitor', stop: async () => {} };
+      const redis = redisReadiness(config.REDIS_URL, 'redis', logger);
+      readiness.push(redis);
+      return {
+        name: 'redis-monitor',
+        async stop() {
+          // In place: the app and the projector's endpoints hold this same array.
+          const at = readiness.indexOf(redis);
+          if (at >= 0) readiness.splice(at, 1);
+          await redis.close();
+        },
+      };
+    },
+  },
   {
     name: 'projector',
     enabled: (which) => which.projector,

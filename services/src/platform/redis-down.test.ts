@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freePort, spawnService, waitHealthy } from '@oj/infra/testing/processes';
+
+/**
+ * `npm start` (embedded PGlite, in-process stores) given a REDIS_URL nothing answers: the BullMQ lanes
+ * stall, so readiness says so, the log says so once (not a line per connection per retry), and a
+ * signal still ends the process within its shutdown deadline.
+ */
+describe('npm start with a REDIS_URL nothing answers', () => {
+  const children: ChildProcess[] = [];
+  const dirs: string[] = [];
+  afterEach(async () => {
+    for (const child of children.splice(0)) {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function start(extra: Record<string, string> = {}) {
+    const redisPort = await freePort(); // nothing listens there: every connection is refused
+    const port = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), 'oj-redis-down-'));
+    dirs.push(dataDir);
+    const child = spawnService(
+      'main',
+      { PATH: process.env.PATH ?? '', NODE_ENV: 'test', DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), REDIS_URL: `redis://127.0.0.1:${redisPort}`, LOG_LEVEL: 'info', ...extra },
+      ['ignore', 'pipe', 'pipe'],
+    );
+    children.push(child);
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const base = `http://127.0.0.1:${port}`;
+    await waitHealthy(base, 30_000);
+    return { child, base, output: () => output };
+  }
+
+  const lines = (text: string) => text.split('\n').filter(Boolean);
+  const refusals = (text: string) => lines(text).filter((l) => l.includes('ECONNREFUSED'));
+
+  it('answers ready 503 naming redis, and logs the outage once instead of every retry', async () => {
+    const { base, output } = await start();
+    const ready = await fetch(`${base}/api/v1/ready`);
+    const body = (await ready.json()) as { status: string; down: string[]; dependencies: Record<string, { up: boolean; detail?: string }> };
+    expect(ready.status).toBe(503);
+    expect(body.status).toBe('degraded');
+    expect(body.down).toEqual(['redis']);
+    expect(body.dependencies.redis?.detail).toMatch(/ECONNREFUSED/);
+    expect(body.dependencies.pglite).toEqual({ up: true });
+
+    // Three seconds of an outage: every connection retries several times in that while.
+    const before = refusals(output()).length;
+    await new Promise((r) => setTimeout(r, 3000));
+    const during = refusals(output()).length - before;
+    expect(during, lines(output()).slice(-20).join('\n')).toBe(0);
+    const outage = lines(output()).filter((l) => /redis is unreachable/i.test(l));
+    expect(outage).toHaveLength(1);
+  });
+});
