@@ -21,6 +21,9 @@ export const projectionRebuildStatus = z.object({
   eventsTotal: z.number().nullable(),
   startedAt: z.string(),
   updatedAt: z.string(),
+  /** Set once the build is complete (bulk run and finishing step): it waits for a diff and a switch. */
+  builtAt: z.string().nullable(),
+  /** Set when the version was switched live. */
   finishedAt: z.string().nullable(),
 });
 

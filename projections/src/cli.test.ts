@@ -129,6 +129,10 @@ describe('projections CLI on the embedded PGlite (no DATABASE_URL, no REDIS_URL)
     expect(diff.stdout.trim().split('\n').every((l) => l.endsWith(': identical'))).toBe(true);
     const versions = JSON.parse((await projections(['status', '--json'], env)).stdout).projections.find((p: { name: string }) => p.name === 'trades').versions;
     const building = versions.find((v: { status: string }) => v.status === 'building').version;
+    // A finished build left for diff and switch is not a rebuild in progress (QA: "in progress/stopped … (resume: …)").
+    const waiting = await projections(['status'], env);
+    expect(waiting.stdout).toContain(`  v${building} built, not switched: compare with \`diff trades\`, then \`switch trades ${building}\``);
+    expect(waiting.stdout).not.toContain('in progress/stopped');
     expect((await projections(['switch', 'trades', String(building)], env)).stdout).toContain(`trades v${building} is live`);
     expect((await projections(['retire', 'trades'], env)).stdout).toMatch(/trades: dropped v\d+/);
   });

@@ -270,12 +270,14 @@ export interface RebuildProgressRow {
   eventsTotal: number | null;
   startedAt: Date;
   updatedAt: Date;
+  /** When its bulk run and finishing step completed (switchable from then on); null while it is not. */
+  builtAt: Date | null;
   finishedAt: Date | null;
 }
 
 export async function readRebuilds(db: Kysely<any>): Promise<RebuildProgressRow[]> {
   const rows = await sql<any>`
-    select projection, version, commit::text as commit, prepare::text as prepare, events_done, events_total, started_at, updated_at, finished_at
+    select projection, version, commit::text as commit, prepare::text as prepare, events_done, events_total, started_at, updated_at, built_at, finished_at
     from projection_rebuilds order by projection, version`.execute(db);
   return rows.rows.map((r) => ({
     projection: r.projection,
@@ -285,6 +287,7 @@ export async function readRebuilds(db: Kysely<any>): Promise<RebuildProgressRow[
     eventsTotal: r.events_total === null ? null : Number(r.events_total),
     startedAt: r.started_at,
     updatedAt: r.updated_at,
+    builtAt: r.built_at ?? null,
     finishedAt: r.finished_at ?? null,
   }));
 }

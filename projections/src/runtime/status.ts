@@ -45,6 +45,7 @@ async function registryStatus(deps: RuntimeDeps, transport: 'bullmq' | 'in-proce
         eventsTotal: r.eventsTotal,
         startedAt: iso(r.startedAt)!,
         updatedAt: iso(r.updatedAt)!,
+        builtAt: iso(r.builtAt),
         finishedAt: iso(r.finishedAt),
       })),
       lag: p.lag.map((l) => ({ version: l.version, lane: l.lane, checkpoint: l.checkpoint, behindEvents: l.behindEvents, behindSeconds: l.behindSeconds, capped: l.capped })),
@@ -90,7 +91,11 @@ export function formatStatus(status: ProjectionsStatusResponse): string {
       const counts = Object.entries(v.counts).map(([t, n]) => `${t}=${n}`).join(' ');
       out.push(`  v${v.version} ${v.status.padEnd(8)} formulas v${v.codeVersion} tables ${Object.values(v.tables).join(', ')}${counts ? `  rows ${counts}` : ''}`);
     }
-    for (const r of p.rebuilds.filter((r) => !r.finishedAt)) out.push(`  rebuild of v${r.version} in progress/stopped at ${r.checkpoint}: ${r.eventsDone}/${r.eventsTotal ?? '?'} events (resume: rebuild ${p.name})`);
+    for (const r of p.rebuilds.filter((r) => !r.finishedAt)) {
+      // A complete build of `rebuild --no-switch` waits for the operator, not for a resume (QA).
+      if (r.builtAt) out.push(`  v${r.version} built, not switched: compare with \`diff ${p.name}\`, then \`switch ${p.name} ${r.version}\``);
+      else out.push(`  rebuild of v${r.version} in progress/stopped at ${r.checkpoint}: ${r.eventsDone}/${r.eventsTotal ?? '?'} events (resume: rebuild ${p.name})`);
+    }
     const behind = p.lag.filter((l) => l.behindEvents > 0 || l.capped);
     if (p.lagUnknown) out.push(`  lag: ${p.lagUnknown}`);
     else if (behind.length) out.push(`  lag: ${behind.map((l) => `lane ${l.lane} ${l.behindEvents}${l.capped ? '+' : ''} events / ${l.behindSeconds.toFixed(1)}s`).join('; ')}`);
