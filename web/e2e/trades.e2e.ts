@@ -717,7 +717,9 @@ describe("a trader's day", () => {
     await dialog('Closed').getByRole('button', { name: 'OK' }).click();
     await row('QQQ').waitFor({ state: 'detached' });
     await openList('/trades/closed', 'Closed Trades');
-    await row('QQQ').getByText('Expired Worthless').waitFor();
+    // "Closed Date with disposition": an expired-worthless trade's disposition is Expired (formulas.ts).
+    await row('QQQ').waitFor();
+    expect(await row('QQQ').locator('td.td-closed .tc-sub').innerText()).toBe('Expired');
   });
 
   it('offers the add-trade forms as a page', async () => {
