@@ -32,7 +32,7 @@ function PulseTable({ trades, empty, columns, onShare }: { trades: TradeListItem
   if (trades.length === 0) return <p className="pulse-empty">{empty}</p>;
   return (
     <div className="pulse-table-wrap">
-      <table className="pulse-table">
+      <table className="pulse-table phone-cards">
         <thead>
           <tr>
             {columns.map((c) => (

@@ -122,7 +122,7 @@ export function TradeListPage({ kind, title, description, renderTradeShare }: Tr
       )}
       <LoadingOverlay show={loading || searching} label="Loading trades">
         <div className="trade-table-wrap" ref={tableRef} tabIndex={0} role="region" aria-label={`${title} table`}>
-          <table className={`trade-table trade-table-${kind === 'open' || kind === 'expiring' ? 'open' : 'closed'}`}>
+          <table className={`trade-table phone-cards trade-table-${kind === 'open' || kind === 'expiring' ? 'open' : 'closed'}`}>
             <thead>
               {table.getHeaderGroups().map((hg) => (
                 <tr key={hg.id}>
