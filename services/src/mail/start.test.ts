@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { createTestApp, type TestApp } from '../identity/testing.ts';
 import { startMailWorker } from './start.ts';
 import { latestMailFile } from './testing.ts';
@@ -29,5 +32,14 @@ describe('the process mail worker', () => {
     }
     const row = await t.db.db.selectFrom('mail_outbox').select(['sent_at']).executeTakeFirstOrThrow();
     expect(row.sent_at).not.toBeNull();
+  });
+
+  it('without SMTP_URL, says once at start where the mail files go', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino(new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(JSON.parse(chunk.toString())), done()) }));
+    const worker = startMailWorker({ ...t.deps, logger });
+    await worker.stop();
+    const dir = join(t.dataDir, 'mail');
+    expect(lines.filter((l) => l.msg === `mail outbox worker started: no SMTP_URL, mail is written as .eml files to ${dir}`)).toEqual([expect.objectContaining({ level: 30, transport: 'files', dir })]);
   });
 });

@@ -2,6 +2,7 @@ import nodemailer from 'nodemailer';
 import SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 
 export interface MailMessage {
   /** Stable per outbox row, so a receiver can recognise the rare redelivery (see worker.ts). */
@@ -27,6 +28,8 @@ const nodemailerMessage = (m: MailMessage) => ({
 
 export interface MailTransport {
   kind: 'smtp' | 'files';
+  /** Files only: the directory the `.eml` files are written to. */
+  dir?: string;
   send(message: MailMessage): Promise<void>;
   close(): void;
 }
@@ -40,8 +43,12 @@ let fileSeq = 0;
  */
 export const SMTP_TIMEOUT_MS = 15_000;
 
-/** SMTP when a URL is given (smtp:// or smtps://), else `.eml` files in `<dataDir>/mail/`. */
-export function createMailTransport(options: { smtpUrl?: string | undefined; dataDir: string; timeoutMs?: number }): MailTransport {
+/**
+ * SMTP when a URL is given (smtp:// or smtps://), else `.eml` files in `<dataDir>/mail/`; each file
+ * written is logged with its path and subject, the only way a user of the embedded default learns where
+ * a verification or reset mail went.
+ */
+export function createMailTransport(options: { smtpUrl?: string | undefined; dataDir: string; timeoutMs?: number; logger?: Logger | undefined }): MailTransport {
   if (options.smtpUrl) {
     const timeout = options.timeoutMs ?? SMTP_TIMEOUT_MS;
     // Through SMTPTransport: nodemailer.createTransport({url, ...}) would drop every option but the URL.
@@ -58,6 +65,7 @@ export function createMailTransport(options: { smtpUrl?: string | undefined; dat
   const builder = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
     kind: 'files',
+    dir,
     async send(m) {
       const info = await builder.sendMail(nodemailerMessage(m));
       await mkdir(dir, { recursive: true });
@@ -68,6 +76,7 @@ export function createMailTransport(options: { smtpUrl?: string | undefined; dat
       // Write then rename, so a reader polling the directory never sees half a message.
       await writeFile(`${file}.tmp`, info.message as Buffer);
       await rename(`${file}.tmp`, file);
+      options.logger?.info({ file, subject: m.subject }, `mail written to ${file}: ${m.subject}`);
     },
     close: () => builder.close(),
   };

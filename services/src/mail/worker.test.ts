@@ -4,6 +4,8 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { FixedClock } from '@oj/infra/clock';
 import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
 import { migrate } from '../platform/migrations.ts';
@@ -207,15 +209,19 @@ describe('a hung SMTP server', () => {
 });
 
 describe('mail as .eml files', () => {
-  it('writes each message into DATA_DIR/mail', async () => {
+  it('writes each message into DATA_DIR/mail, and logs its path and subject (QA: nothing said where a mail went)', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'oj-mail-'));
     try {
       await enqueue('file@example.com');
-      const w = new MailWorker({ db: db.db, transport: createMailTransport({ dataDir }), clock, from });
+      const lines: Array<Record<string, unknown>> = [];
+      const logger = pino(new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(JSON.parse(chunk.toString())), done()) }));
+      const w = new MailWorker({ db: db.db, transport: createMailTransport({ dataDir, logger }), clock, from });
       expect(await w.drain()).toBe(1);
       const files = await readdir(join(dataDir, 'mail'));
       expect(files).toHaveLength(1);
       expect(files[0]).toMatch(/\.eml$/);
+      const file = join(dataDir, 'mail', files[0]!);
+      expect(lines).toEqual([expect.objectContaining({ level: 30, file, subject: 'Verify your Options Journal account', msg: `mail written to ${file}: Verify your Options Journal account` })]);
       const eml = await readFile(join(dataDir, 'mail', files[0]!), 'utf8');
       expect(eml).toContain('Subject: Verify your Options Journal account');
       const found = await latestMailFile(dataDir, 'file@example.com');
