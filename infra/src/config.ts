@@ -76,6 +76,11 @@ const configSchema = z.object({
    * chooses, logged).
    */
   PROJECTOR_METRICS_PORT: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(0).max(65535).optional()),
+  /**
+   * How long SIGINT/SIGTERM may take to close the process (services/src/platform/shutdown.ts); past it the
+   * process exits 1 naming what had not closed (a BullMQ close waits for as long as Redis is down).
+   */
+  SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   STRIPE_SECRET_KEY: z.string().optional(),
   STRIPE_PUBLISHABLE_KEY: z.string().optional(),

@@ -6,6 +6,7 @@ import { isConnectionError } from '@oj/infra/connection-errors';
 import { buildApp } from './app/app.ts';
 import { createRuntime } from './platform/runtime.ts';
 import { startBackgroundWorkers } from './platform/workers.ts';
+import { closeOnSignals } from './platform/shutdown.ts';
 import { exportProjectionLag } from './platform/lag-metrics.ts';
 import { warnOfMissingNodeOptions } from './platform/heap-options.ts';
 
@@ -37,7 +38,8 @@ if (config.GATEWAY_PROCESSES > 1 && cluster.isPrimary) {
     process.once(sig, () => {
       stopping = true;
       for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(sig);
-      const timer = setTimeout(() => process.exit(0), 10_000);
+      // A moment past the gateways' own deadline (platform/shutdown.ts), which each exits by.
+      const timer = setTimeout(() => process.exit(0), (config.SHUTDOWN_TIMEOUT_SECONDS + 1) * 1000);
       cluster.on('exit', () => {
         if (Object.keys(cluster.workers ?? {}).length === 0) {
           clearTimeout(timer);
@@ -59,15 +61,19 @@ if (config.GATEWAY_PROCESSES > 1 && cluster.isPrimary) {
     isConnectionError(err) ? runtime.deps.logger.debug({ err: err.message }, 'rate-limit store unreachable') : runtime.deps.logger.warn({ err: err.message }, 'rate-limit store error'),
   );
   const app = await buildApp({ ...runtime.deps, rateLimitRedis }, { serveWeb: true });
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () =>
-      void app
-        .close()
-        .then(() => rateLimitRedis?.quit())
-        .then(() => runtime.close())
-        .then(() => process.exit(0)),
-    );
-  }
+  closeOnSignals({
+    logger: runtime.deps.logger,
+    deadlineSeconds: config.SHUTDOWN_TIMEOUT_SECONDS,
+    async close(closing) {
+      closing('the HTTP server');
+      await app.close();
+      closing('the rate-limit store');
+      // quit() waits for Redis to answer; with Redis down it would wait for ever.
+      if (rateLimitRedis?.status === 'ready') await rateLimitRedis.quit();
+      else rateLimitRedis?.disconnect();
+      await runtime.close(closing);
+    },
+  });
   await app.listen({ host: config.HOST, port: config.PORT });
   const url = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${(app.server.address() as { port: number }).port}`;
   app.log.info({ mode: config.mode, pid: process.pid }, `gateway listening on ${url} (console at ${url}/, API at ${url}/api/v1, docs at ${url}/api/v1/docs)`);

@@ -2,6 +2,7 @@ import { loadConfigOrExit } from '@oj/infra/config';
 import { createRuntime } from './platform/runtime.ts';
 import { startBackgroundWorkers } from './platform/workers.ts';
 import { warnOfMissingNodeOptions } from './platform/heap-options.ts';
+import { closeOnSignals } from './platform/shutdown.ts';
 import { serveProjectorEndpoints, type ProjectorEndpoints } from './platform/projector-endpoints.ts';
 
 /** Services mode: the projector process (dispatcher and lane workers), scaled by lanes. */
@@ -17,14 +18,15 @@ runtime.deps.logger.info(
   { lanes: config.PROJECTOR_LANES, workLanes: config.PROJECTOR_WORK_LANES ?? 'all', mode: config.mode.projector, metrics: endpoints ? `http://${config.HOST}:${endpoints.port}/metrics` : 'off' },
   'projector running',
 );
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () =>
-    void runtime
-      .close()
-      .then(() => endpoints?.close())
-      .then(() => process.exit(0)),
-  );
-}
+closeOnSignals({
+  logger: runtime.deps.logger,
+  deadlineSeconds: config.SHUTDOWN_TIMEOUT_SECONDS,
+  async close(closing) {
+    await runtime.close(closing);
+    closing('the metrics endpoints');
+    await endpoints?.close();
+  },
+});
 
 /**
  * The metrics and health endpoints. Readiness is the runtime's checks, Redis among them when the lanes

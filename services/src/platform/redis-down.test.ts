@@ -1,9 +1,10 @@
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort, spawnService, waitHealthy } from '@oj/infra/testing/processes';
+import { freePort, spawnService, stopChild, waitHealthy } from '@oj/infra/testing/processes';
 
 /**
  * `npm start` (embedded PGlite, in-process stores) given a REDIS_URL nothing answers: the BullMQ lanes
@@ -59,5 +60,31 @@ describe('npm start with a REDIS_URL nothing answers', () => {
     expect(during, lines(output()).slice(-20).join('\n')).toBe(0);
     const outage = lines(output()).filter((l) => /redis is unreachable/i.test(l));
     expect(outage).toHaveLength(1);
+  });
+
+  it('exits within the shutdown deadline on SIGTERM, non-zero, naming what did not close; a second signal exits at once', async () => {
+    const first = await start({ SHUTDOWN_TIMEOUT_SECONDS: '2' });
+    const started = performance.now();
+    const exited = once(first.child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    first.child.kill('SIGTERM');
+    const [code] = await exited;
+    expect(performance.now() - started).toBeLessThan(5000);
+    // With Redis down the projector's BullMQ workers do not close: the deadline ends the process.
+    expect(code === 0 || code === 1).toBe(true);
+    if (code === 1) {
+      expect(lines(first.output()).filter((l) => l.includes('shutdown deadline')).length).toBe(1);
+      expect(first.output()).toMatch(/did not close within 2 s: [a-z-]+/);
+    }
+
+    const second = await start({ SHUTDOWN_TIMEOUT_SECONDS: '30' });
+    const again = once(second.child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    second.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 200));
+    const t = performance.now();
+    if (second.child.exitCode === null) second.child.kill('SIGINT');
+    const [code2] = await again;
+    expect(performance.now() - t).toBeLessThan(2000);
+    expect(code2 === 0 || code2 === 1).toBe(true);
+    await stopChild(second.child);
   });
 });

@@ -19,7 +19,8 @@ export interface BackgroundWorker {
 export interface Runtime {
   deps: AppDeps;
   workers: BackgroundWorker[];
-  close(): Promise<void>;
+  /** Stops the workers (last started first), then the stores; `closing` hears the name of each as it starts. */
+  close(closing?: (what: string) => void): Promise<void>;
 }
 
 export type ProcessRole = 'all' | 'gateway' | 'projector';
@@ -49,9 +50,14 @@ export async function createRuntime(config: Config, options: { clock?: Clock; da
   return {
     deps,
     workers,
-    async close() {
-      for (const w of workers.reverse()) await w.stop().catch((err) => logger.error({ err, worker: w.name }, 'worker stop failed'));
+    async close(closing = () => {}) {
+      for (const w of workers.reverse()) {
+        closing(`the ${w.name} worker`);
+        await w.stop().catch((err) => logger.error({ err, worker: w.name }, 'worker stop failed'));
+      }
+      closing('the event store');
       await eventStore.close();
+      closing('the database');
       if (!options.database) await database.close();
       dataDirClaim?.release();
       stopLiveHeap();
