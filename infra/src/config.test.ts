@@ -65,4 +65,19 @@ describe('configuration', () => {
     const { JWT_SECRET: _unused, ...rest } = base;
     expect(() => loadConfig({ ...rest, NODE_ENV: 'production' })).toThrow('JWT_SECRET: required when NODE_ENV=production');
   });
+
+  it('takes TRUST_PROXY as true, false or addresses/CIDRs, and names it for anything proxy-addr would throw on', () => {
+    expect(loadConfig(base).TRUST_PROXY).toBe(false);
+    expect(loadConfig({ ...base, TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true);
+    expect(loadConfig({ ...base, TRUST_PROXY: ' 10.0.0.0/8, 192.168.1.7,loopback, fd00::/8, 172.16.0.0/255.240.0.0' }).TRUST_PROXY).toEqual([
+      '10.0.0.0/8',
+      '192.168.1.7',
+      'loopback',
+      'fd00::/8',
+      '172.16.0.0/255.240.0.0',
+    ]);
+    for (const bad of ['yes', '2', '10.0.0.0/33', '10.0.0.1,proxy.local', '::1/129']) {
+      expect(failure({ TRUST_PROXY: bad })).toContain(`  TRUST_PROXY: must be true, false, or comma-separated IP addresses/CIDRs (got "${bad}")`);
+    }
+  });
 });

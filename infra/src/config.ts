@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
+import { isIP } from 'node:net';
 
 /**
  * Configuration, parsed once at start-up. A bad value stops the process with a message naming the
@@ -104,14 +105,24 @@ const configSchema = z.object({
   AUDIT_REPLAY_STATES_MAX_EVENTS_PER_RUN: z.coerce.number().int().min(1).default(500_000),
   /** How often the billing scheduler looks for ended grace periods and periods, and sends reminders. */
   BILLING_SCHEDULER_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(900),
-  /** Which proxies may set X-Forwarded-For: unset/false (none), true (any: only behind a proxy that overwrites it), or comma-separated addresses/CIDRs. */
+  /**
+   * Which proxies may set X-Forwarded-For: unset/false (none), true (any: only behind a proxy that
+   * overwrites it), or comma-separated addresses/CIDRs (or proxy-addr's names loopback, linklocal,
+   * uniquelocal). Anything else made proxy-addr throw a TypeError at start-up. No hop count: Fastify 5
+   * takes a number but trusts no proxy with it (it cannot check the immediate peer), so a count would
+   * silently key rate limits on the proxy's address.
+   */
   TRUST_PROXY: z
     .string()
     .optional()
-    .transform((v): boolean | string[] => {
-      if (v === undefined || v === '' || v === 'false') return false;
-      if (v === 'true') return true;
-      return v.split(',').map((x) => x.trim()).filter(Boolean);
+    .transform((v, ctx): boolean | string[] => {
+      const value = v?.trim() ?? '';
+      if (value === '' || value === 'false') return false;
+      if (value === 'true') return true;
+      const parts = value.split(',').map((x) => x.trim()).filter(Boolean);
+      if (parts.length && parts.every(isTrustedProxy)) return parts;
+      ctx.addIssue({ code: 'custom', message: `must be true, false, or comma-separated IP addresses/CIDRs (got "${v}")` });
+      return z.NEVER;
     }),
   /**
    * Requests one client address may make to each of login, sign-up, the verification links and the reset
@@ -144,6 +155,17 @@ const configSchema = z.object({
     ctx.addIssue({ code: 'custom', path: ['PROJECTOR_WORK_LANES'], message: `lane ${outside.join(', ')} does not exist: lanes are 0..${c.PROJECTOR_LANES - 1} (PROJECTOR_LANES=${c.PROJECTOR_LANES})` });
   }
 });
+
+/** An address, a CIDR or address/netmask, or one of proxy-addr's names: what proxy-addr compiles. */
+function isTrustedProxy(part: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(part)) return true;
+  const [address = '', range, ...rest] = part.split('/');
+  const family = isIP(address);
+  if (!family || rest.length) return false;
+  if (range === undefined) return true;
+  if (/^\d+$/.test(range)) return Number(range) <= (family === 4 ? 32 : 128);
+  return family === 4 && isIP(range) === 4;
+}
 
 export type RawConfig = z.infer<typeof configSchema>;
 export interface Config extends RawConfig {
@@ -192,9 +214,39 @@ export function loadConfigOrExit(env: Record<string, string | undefined> = proce
     return loadConfig(env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    process.exit(2);
+    exitForConfigError(error);
   }
+}
+
+/**
+ * How an entry point ends on a setting the operator must fix (a value that does not parse, a database
+ * that is not there, a port taken): the message naming the variable on stderr, exit code 2.
+ */
+export function exitForConfigError(error: ConfigError): never {
+  process.stderr.write(`${error.message}\n`);
+  process.exit(2);
+}
+
+/** Runs an entry point's start-up: a ConfigError it throws ends the process as a bad setting does (exitForConfigError). */
+export async function orExitForConfigError<T>(start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    if (error instanceof ConfigError) exitForConfigError(error);
+    throw error;
+  }
+}
+
+/**
+ * A listen that failed for a reason of the configuration, as a ConfigError naming the variable (`PORT`,
+ * `PROJECTOR_METRICS_PORT`); anything else as it was.
+ */
+export function listenError(error: unknown, host: string, port: number, variable: string): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EADDRINUSE') return new ConfigError(`${variable}: ${port} on ${host} is already in use by another process: stop it, or choose another ${variable}`);
+  if (code === 'EACCES') return new ConfigError(`${variable}: ${port} on ${host} needs privileges this process does not have: choose a port above 1023`);
+  if (code === 'EADDRNOTAVAIL') return new ConfigError(`HOST: ${host} is not an address of this machine: use 0.0.0.0 (all) or one of its addresses`);
+  return error;
 }
 
 /**

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { Redis } from 'ioredis';
-import { loadConfigOrExit } from '@oj/infra/config';
+import { listenError, loadConfigOrExit, orExitForConfigError } from '@oj/infra/config';
 import { createLogger } from '@oj/infra/logger';
 import { isConnectionError } from '@oj/infra/connection-errors';
 import { buildApp } from './app/app.ts';
@@ -50,7 +50,8 @@ if (config.GATEWAY_PROCESSES > 1 && cluster.isPrimary) {
   }
   logger.info({ processes: config.GATEWAY_PROCESSES, port: config.PORT }, 'gateway supervisor started');
 } else {
-  const runtime = await createRuntime(config);
+  // A setting the operator must fix (database, port) ends start-up as a bad value does: one line, exit 2.
+  const runtime = await orExitForConfigError(() => createRuntime(config));
   warnOfMissingNodeOptions('gateway', runtime.deps.logger);
   await startBackgroundWorkers(runtime, { projector: false, mail: true });
   exportProjectionLag(runtime);
@@ -74,7 +75,15 @@ if (config.GATEWAY_PROCESSES > 1 && cluster.isPrimary) {
       await runtime.close(closing);
     },
   });
-  await app.listen({ host: config.HOST, port: config.PORT });
+  await orExitForConfigError(() =>
+    app.listen({ host: config.HOST, port: config.PORT }).catch((error: unknown) => {
+      throw listenError(error, config.HOST, config.PORT, 'PORT');
+    }),
+  );
   const url = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${(app.server.address() as { port: number }).port}`;
-  app.log.info({ mode: config.mode, pid: process.pid }, `gateway listening on ${url} (console at ${url}/, API at ${url}/api/v1, docs at ${url}/api/v1/docs)`);
+  // PUBLIC_URL is the address users and mailed links use; behind a proxy it differs from the bound one.
+  app.log.info(
+    { mode: config.mode, pid: process.pid, publicUrl: config.PUBLIC_URL },
+    `gateway listening on ${url}, public at ${config.PUBLIC_URL} (console at ${url}/, API at ${url}/api/v1, docs at ${url}/api/v1/docs)`,
+  );
 }

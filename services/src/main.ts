@@ -1,4 +1,4 @@
-import { loadConfigOrExit } from '@oj/infra/config';
+import { listenError, loadConfigOrExit, orExitForConfigError } from '@oj/infra/config';
 import { buildApp } from './app/app.ts';
 import { createRuntime, type Runtime } from './platform/runtime.ts';
 import { startBackgroundWorkers } from './platform/workers.ts';
@@ -23,9 +23,16 @@ async function main(): Promise<void> {
       await runtime.close(closing);
     },
   });
-  await app.listen({ host: config.HOST, port: config.PORT });
+  await app.listen({ host: config.HOST, port: config.PORT }).catch((error: unknown) => {
+    throw listenError(error, config.HOST, config.PORT, 'PORT');
+  });
   const url = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${(app.server.address() as { port: number }).port}`;
-  app.log.info({ mode: config.mode, dataDir: config.DATA_DIR }, `Options Journal is listening on ${url} (console at ${url}/, API at ${url}/api/v1, docs at ${url}/api/v1/docs)`);
+  // PUBLIC_URL is the address users and mailed links use; behind a proxy it differs from the bound one.
+  app.log.info(
+    { mode: config.mode, dataDir: config.DATA_DIR, publicUrl: config.PUBLIC_URL },
+    `Options Journal is listening on ${url}, public at ${config.PUBLIC_URL} (console at ${url}/, API at ${url}/api/v1, docs at ${url}/api/v1/docs)`,
+  );
 }
 
-await main();
+// A setting the operator must fix (database, port) ends start-up as a bad value does: one line, exit 2.
+await orExitForConfigError(main);

@@ -1,4 +1,4 @@
-import { loadConfigOrExit } from '@oj/infra/config';
+import { listenError, loadConfigOrExit, orExitForConfigError } from '@oj/infra/config';
 import { createRuntime } from './platform/runtime.ts';
 import { startBackgroundWorkers } from './platform/workers.ts';
 import { warnOfMissingNodeOptions } from './platform/heap-options.ts';
@@ -7,7 +7,8 @@ import { serveProjectorEndpoints, type ProjectorEndpoints } from './platform/pro
 
 /** Services mode: the projector process (dispatcher and lane workers), scaled by lanes. */
 const config = loadConfigOrExit();
-const runtime = await createRuntime(config);
+// A setting the operator must fix (database, metrics port) ends start-up as a bad value does: one line, exit 2.
+const runtime = await orExitForConfigError(() => createRuntime(config));
 warnOfMissingNodeOptions('projector', runtime.deps.logger);
 await startBackgroundWorkers(runtime, { projector: true, mail: false });
 // Its own metrics live in this process: served when PROJECTOR_METRICS_PORT is set, closed last.
@@ -34,5 +35,9 @@ closeOnSignals({
  * that fail to listen end the process: the top-level await rejects.)
  */
 async function serveEndpoints(port: number): Promise<ProjectorEndpoints> {
-  return serveProjectorEndpoints({ host: config.HOST, port, metrics: runtime.deps.metrics, readiness: runtime.deps.readiness });
+  return orExitForConfigError(() =>
+    serveProjectorEndpoints({ host: config.HOST, port, metrics: runtime.deps.metrics, readiness: runtime.deps.readiness }).catch((error: unknown) => {
+      throw listenError(error, config.HOST, port, 'PROJECTOR_METRICS_PORT');
+    }),
+  );
 }

@@ -36,7 +36,13 @@ export async function createRuntime(config: Config, options: { clock?: Clock; da
   const dataDirClaim = !options.database && !config.DATABASE_URL ? claimDataDir(config.DATA_DIR) : null;
   const database =
     options.database ?? (await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : `${config.DATA_DIR}/pg`, preparedStatements: config.DATABASE_PREPARED_STATEMENTS }));
-  await migrate(database.db);
+  // The first statement is the first connection: a DATABASE_URL that cannot work fails here.
+  await migrate(database.db).catch(async (error: unknown) => {
+    const fix = config.DATABASE_URL && !options.database ? databaseUrlError(error, config.DATABASE_URL) : undefined;
+    if (!fix) throw error;
+    await database.close().catch(() => {});
+    throw fix;
+  });
   const eventStore = await createEventStore(config, database);
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
@@ -63,6 +69,28 @@ export async function createRuntime(config: Config, options: { clock?: Clock; da
       stopLiveHeap();
     },
   };
+}
+
+/**
+ * A DATABASE_URL that cannot work, as one line naming it (ConfigError: the entry points end with it,
+ * exit code 2, and the CLIs refuse with it); undefined for any other failure.
+ */
+function databaseUrlError(error: unknown, url: string): ConfigError | undefined {
+  const where = (() => {
+    try {
+      const u = new URL(url);
+      return `${u.hostname}:${u.port || 5432}`;
+    } catch {
+      return 'its host';
+    }
+  })();
+  const { code, message } = error as { code?: string; message?: string };
+  if (code === '3D000') return new ConfigError(`DATABASE_URL: ${message ?? 'the database does not exist'} on ${where}: create it (createdb) or name one that exists`);
+  if (code === '28P01' || code === '28000') return new ConfigError(`DATABASE_URL: ${message ?? 'authentication failed'} on ${where}: check the user and password`);
+  if (code && ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code)) {
+    return new ConfigError(`DATABASE_URL: cannot connect to ${where} (${code}): is PostgreSQL running there, and is the URL right?`);
+  }
+  return undefined;
 }
 
 /**

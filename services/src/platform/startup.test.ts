@@ -1,7 +1,10 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { createServer } from 'node:net';
+import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import { freePort } from '@oj/infra/testing/processes';
 
 const run = promisify(execFile);
 const entry = (file: string) => fileURLToPath(new URL(`../${file}`, import.meta.url));
@@ -22,5 +25,54 @@ describe.each(['main.ts', 'gateway.ts', 'projector.ts'])('starting %s with a bad
     expect(failure!.stderr).toContain('  PORT: ');
     expect(failure!.stderr).toContain('  REDIS_URL: must be a URL starting with redis:// or rediss://');
     expect(failure!.stderr).not.toMatch(/^\s+at /m);
+  });
+});
+
+/** A start-up failure the operator can fix: one line naming the variable, exit code 2, no stack trace. */
+async function startFailure(file: string, env: Record<string, string>) {
+  const failure = await run(process.execPath, [entry(file)], {
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', DATA_DIR: '/tmp/oj-startup-test-unused', LOG_LEVEL: 'silent', ...env },
+    timeout: 20_000,
+  }).then(
+    () => null,
+    (error: { code?: number; stderr?: string }) => error,
+  );
+  expect(failure).not.toBeNull();
+  expect(failure!.stderr).not.toMatch(/^\s+at /m);
+  expect(failure!.code).toBe(2);
+  return failure!.stderr!.trim().split('\n');
+}
+
+describe('start-up failures an operator can fix', () => {
+  it('TRUST_PROXY that is not true/false or addresses is named by the configuration check', async () => {
+    const lines = await startFailure('main.ts', { TRUST_PROXY: 'yes' });
+    expect(lines).toContain('  TRUST_PROXY: must be true, false, or comma-separated IP addresses/CIDRs (got "yes")');
+  });
+
+  it('a DATABASE_URL naming a database that does not exist', async () => {
+    const url = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+    url.pathname = '/oj_no_such_database';
+    const lines = await startFailure('gateway.ts', { DATABASE_URL: url.href });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^DATABASE_URL: database "oj_no_such_database" does not exist/);
+  });
+
+  it('a DATABASE_URL nothing answers', async () => {
+    const lines = await startFailure('main.ts', { DATABASE_URL: `postgres://postgres@127.0.0.1:${await freePort()}/postgres` });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^DATABASE_URL: cannot connect to 127\.0\.0\.1:\d+ \(ECONNREFUSED\)/);
+  });
+
+  it('a PORT another process listens on', async () => {
+    const taken = createServer().listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const lines = await startFailure('gateway.ts', { DATABASE_URL: process.env.DATABASE_URL ?? '', HOST: '127.0.0.1', PORT: String(port) });
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toBe(`PORT: ${port} on 127.0.0.1 is already in use by another process: stop it, or choose another PORT`);
+    } finally {
+      taken.close();
+    }
   });
 });
