@@ -10,6 +10,13 @@ import type { Projection } from '@oj/projections/runtime/projection';
 export interface ReadinessCheck {
   name: string;
   check(): Promise<void>;
+  /**
+   * false: what the gateway can serve without (Redis: commands are accepted and appended while it is away,
+   * the lanes catch up after). Its `/api/v1/ready` still names it in `down` (status degraded), but
+   * answers 200, so a load balancer keeps every gateway in while Redis is down. A projector process's
+   * own readiness counts every check (its lanes stall without Redis).
+   */
+  critical?: boolean;
 }
 
 /**

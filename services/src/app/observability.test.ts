@@ -1,3 +1,4 @@
+import type { ReadinessCheck } from './deps.ts';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
@@ -87,5 +88,17 @@ describe('gateway observability', () => {
     const res = await app.inject({ method: 'GET', url: '/api/v1/ready' });
     expect(res.statusCode).toBe(503);
     expect(res.json()).toMatchObject({ status: 'degraded', down: ['redis'], dependencies: { postgres: { up: true }, redis: { up: false, detail: 'connection refused' } } });
+  });
+
+  it('answers 200, degraded, when only a dependency the gateway serves without is down (Redis: commands are still accepted)', async () => {
+    const checks = app.deps.readiness as ReadinessCheck[];
+    const critical = checks.splice(1, 1, { name: 'redis', critical: false, check: async () => Promise.reject(new Error('connection refused')) });
+    try {
+      const res = await app.inject({ method: 'GET', url: '/api/v1/ready' });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ status: 'degraded', down: ['redis'], dependencies: { postgres: { up: true }, redis: { up: false } } });
+    } finally {
+      checks.splice(1, 1, ...critical);
+    }
   });
 });

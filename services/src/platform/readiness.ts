@@ -61,7 +61,7 @@ export function redisReadiness(url: string, name = 'redis', logger?: Logger): Re
     downSince = Date.now();
     logger?.error(
       { dependency: name, err: error.message },
-      `Redis is unreachable (${error.message}): the projector's lanes and rebuilds wait for it, and /api/v1/ready answers 503 naming ${name} until it is back (further connection errors are not logged)`,
+      `Redis is unreachable (${error.message}): commands are still accepted, the projector's lanes and rebuilds wait for it, and /api/v1/ready names ${name} as down until it is back (503 on a projector process's endpoint; further connection errors are not logged)`,
     );
   });
   redis.on('ready', () => {

@@ -27,7 +27,9 @@ const starters: WorkerStarter[] = [
     async start(runtime) {
       const { config, logger, readiness } = runtime.deps;
       if (!config.REDIS_URL) return { name: 'redis-monitor', stop: async () => {} };
-      const redis = redisReadiness(config.REDIS_URL, 'redis', logger);
+      // Not critical to the gateway's readiness (it accepts commands without Redis); the projector
+      // process's own endpoint counts it (projector-endpoints.ts counts every check).
+      const redis = Object.assign(redisReadiness(config.REDIS_URL, 'redis', logger), { critical: false });
       readiness.push(redis);
       return {
         name: 'redis-monitor',
