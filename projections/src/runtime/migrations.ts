@@ -102,4 +102,19 @@ export const migrations: MigrationSet = {
       await sql`alter table projection_registry add column if not exists revision_guard boolean not null default false`.execute(db);
     },
   },
+  '202612051400_versions_issued': {
+    async up(db) {
+      // Per read model, the last version number handed out. Registry rows go when a build is abandoned
+      // (or a retired version dropped), and a number taken again from the registry's max would let an
+      // operator's abandon or switch that names v<n> (chosen on a screen a minute ago) act on a later
+      // build that took the same number. Numbers are never handed out twice.
+      await sql`create table if not exists projection_versions_issued (
+        name text primary key,
+        last_version integer not null
+      )`.execute(db);
+      await sql`insert into projection_versions_issued (name, last_version)
+        select name, max(version) from projection_registry group by name
+        on conflict (name) do update set last_version = greatest(projection_versions_issued.last_version, excluded.last_version)`.execute(db);
+    },
+  },
 };

@@ -13,7 +13,7 @@ import { LOCK_DISPATCHER, LOCK_REBUILD, tryLock, type SessionLock } from './lock
 import { fromWire, laneOf, maxPosition, minPosition, toWire, type WireEvent } from './lanes.ts';
 import { projectorMetrics } from './metrics.ts';
 import { settleAll } from '@oj/infra/settle';
-import { claimTerm, DispatcherFencedError, lanesHandedOut, readCheckpoints, readDispatcher, readLag, readRegistry, recordDispatch, runnable, writeLaneCheckpoints, type LaneLag } from './registry.ts';
+import { claimTerm, DispatcherFencedError, issueVersion, lanesHandedOut, readCheckpoints, readDispatcher, readLag, readRegistry, recordDispatch, runnable, writeLaneCheckpoints, type LaneLag } from './registry.ts';
 import { rebuild, RebuildLockedError } from './rebuild.ts';
 import { relane } from './relane.ts';
 import { startRebuildWorker, type RebuildWorker } from './rebuild-job.ts';
@@ -395,16 +395,18 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
         if (!lock) throw new RebuildLockedError(projection.name);
         try {
           if ((await readRegistry(db, projection.name)).length) continue;
-          const tables = physicalTables(projection, projection.version);
+          // The code's version, unless a build of that number was abandoned before the first start.
+          const version = await issueVersion(db, projection.name, projection.version);
+          const tables = physicalTables(projection, version);
           await projection.createTables(db, tables);
           // Live with a checkpoint for every lane, as after any switch: a lane's row says what it applied,
           // and a version never has a lane without one (a rollback's catch-up reads each lane from it).
           await db.transaction().execute(async (trx) => {
             await trx
               .insertInto('projection_registry')
-              .values({ name: projection.name, version: projection.version, code_version: projection.version, status: 'live', lanes, tables: JSON.stringify(tables), live_since: new Date(), revision_guard: true })
+              .values({ name: projection.name, version, code_version: projection.version, status: 'live', lanes, tables: JSON.stringify(tables), live_since: new Date(), revision_guard: true })
               .execute();
-            await writeLaneCheckpoints(trx, projection.name, projection.version, lanes, START);
+            await writeLaneCheckpoints(trx, projection.name, version, lanes, START);
           });
         } finally {
           await lock.release();

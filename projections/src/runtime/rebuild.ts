@@ -12,7 +12,7 @@ import { LOCK_OPERATOR, LOCK_REBUILD, lockSwitchExclusive, lockSwitchShared, try
 import { laneOf, matchesPrefixes, maxPosition, minPosition, posParams, rowPosition } from './lanes.ts';
 import { guardRevisions, LastRevisions, lockCheckpoint, replaceStreamRevisions } from './apply.ts';
 import type { RowChanges } from './row-diff.ts';
-import { readCheckpoints, readDispatcher, readRegistry, runnable, writeLaneCheckpoints, type RegistryRow } from './registry.ts';
+import { issueVersion, readCheckpoints, readDispatcher, readRegistry, runnable, writeLaneCheckpoints, type RegistryRow } from './registry.ts';
 
 export interface RuntimeDeps {
   database: Database;
@@ -204,15 +204,14 @@ async function rebuildVersion(deps: RuntimeDeps, projection: Projection, options
       resumedFrom = positionToString(checkpoint);
       await projection.createTables(db, building.tables, { bulk: true });
     } else {
-      const existing = (await readRegistry(db, projection.name)).map((r) => r.version);
-      version = existing.length ? Math.max(...existing) + 1 : projection.version;
+      version = await issueVersion(db, projection.name, projection.version);
       const tables = physicalTables(projection, version);
       await projection.createTables(db, tables, { bulk: true });
       checkpoint = START;
       done = 0;
       const s = posParams(START);
       await db.transaction().execute(async (trx) => {
-        // A number handed out again (registry rows deleted by hand): an earlier version's guard rows
+        // Left-over guard rows of this number (bookkeeping rows deleted by hand, a partial restore): they
         // would make the guard drop this version's events as applied.
         await sql`delete from projection_stream_revisions where projection = ${projection.name} and version = ${version}`.execute(trx);
         await trx

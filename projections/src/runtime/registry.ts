@@ -67,6 +67,23 @@ export async function readRegistry(db: Kysely<any>, name?: string): Promise<Regi
   return (await q.execute()).map(registryRow);
 }
 
+/**
+ * Hands out a read model's next version number and records it: one above both the registry's highest and
+ * every number handed out before (`projection_versions_issued`), so a number is never handed out twice,
+ * even after its version was abandoned or dropped; `first` (the code's version) when none was. Called
+ * under the projection's rebuild lock, so two callers cannot take the same number.
+ */
+export async function issueVersion(db: Kysely<any>, name: string, first: number): Promise<number> {
+  const r = await sql<{ version: number }>`
+    insert into projection_versions_issued (name, last_version)
+    values (${name}, coalesce(greatest(
+      (select max(version) + 1 from projection_registry where name = ${name}),
+      (select last_version + 1 from projection_versions_issued where name = ${name})), ${first}))
+    on conflict (name) do update set last_version = excluded.last_version
+    returning last_version as version`.execute(db);
+  return Number(r.rows[0]!.version);
+}
+
 export async function liveRow(db: Kysely<any>, name: string): Promise<RegistryRow | undefined> {
   return (await readRegistry(db, name)).find((r) => r.status === 'live');
 }

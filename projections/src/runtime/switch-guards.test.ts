@@ -116,6 +116,13 @@ describe('switch and rollback guards', () => {
     expect(await abandon(deps(), projection.name, next!.version)).toBe(next!.version);
     await expect(abandon(deps(), projection.name, next!.version)).rejects.toThrow(`${projection.name} v${next!.version} is no longer building: it is gone (abandoned, or retired for good).`);
     expect(await abandon(deps(), projection.name)).toBeNull();
+    // The next build never takes the abandoned number: an abandon still naming it (a dialog opened before)
+    // is refused instead of dropping the new build.
+    const [again] = await rebuild(deps(), projection.name, { switch: false });
+    expect(again!.version).toBe(next!.version + 1);
+    await expect(abandon(deps(), projection.name, next!.version)).rejects.toThrow(`${projection.name} is building v${next!.version + 1} now, not v${next!.version}.`);
+    expect((await readRegistry(t.database.db, projection.name)).find((r) => r.status === 'building')!.version).toBe(again!.version);
+    expect(await abandon(deps(), projection.name, again!.version)).toBe(again!.version);
     await t.append(5);
     await projector.waitFor(t.last, 30_000);
     expect(await readCounts(t.database.db, await liveTables(t.database.db, projection.name))).toEqual(expectedCounts(await t.wholeLog()));
