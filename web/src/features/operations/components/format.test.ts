@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dateTime, duration, figureSentence, position } from './format.ts';
+import { dateTime, duration, figureSentence, idleBuild, position } from './format.ts';
 
 describe('operations formatting', () => {
   it('writes an action\'s time in UTC and says so, whatever the browser\'s zone (QA: local time, no zone)', () => {
@@ -24,5 +24,17 @@ describe('operations formatting', () => {
     expect(duration(42.1)).toBe('43s');
     expect(duration(125)).toBe('2m 05s');
     expect(duration(3 * 3600 + 60)).toBe('3h 01m');
+  });
+
+  it('tells a build that stopped midway from one built and not switched (QA: a built version read "not running, resume it")', () => {
+    const record = (r: Partial<Parameters<typeof idleBuild>[1][number]>) => ({
+      version: 7, checkpoint: '1-1', eventsDone: 100, eventsTotal: 100, startedAt: '2026-12-05T10:00:00Z', updatedAt: '2026-12-05T10:01:00Z', builtAt: null, finishedAt: null, ...r,
+    });
+    expect(idleBuild(7, [record({ eventsDone: 40 })])).toMatchObject({ kind: 'stopped', short: true });
+    expect(idleBuild(7, [record({})])).toMatchObject({ kind: 'stopped', short: false });
+    expect(idleBuild(7, [record({ builtAt: '2026-12-05T10:01:00Z' })])).toMatchObject({ kind: 'built', record: { version: 7 } });
+    // Only the building version's own record counts; none building, nothing to say.
+    expect(idleBuild(8, [record({ builtAt: '2026-12-05T10:01:00Z' })])).toBeNull();
+    expect(idleBuild(undefined, [record({})])).toBeNull();
   });
 });

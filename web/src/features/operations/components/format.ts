@@ -1,4 +1,4 @@
-import type { FigureDelta, RebuildState } from '@oj/contracts/operations';
+import type { FigureDelta, ProjectionsStatusResponse, RebuildState } from '@oj/contracts/operations';
 
 export const int = (n: number) => Math.round(n).toLocaleString('en-US');
 
@@ -59,3 +59,17 @@ export const short = (v: unknown): string => {
 
 /** Log positions are zero-padded `<commit>-<prepare>` strings: shown without the padding. */
 export const position = (p: string) => (/^\d+-\d+$/.test(p) ? p.split('-').map((x) => x.replace(/^0+(?=\d)/, '')).join(':') : p);
+
+type RebuildRecord = ProjectionsStatusResponse['projections'][number]['rebuilds'][number];
+
+/**
+ * What the card says of the building version while no rebuild of it runs, by its record: stopped before
+ * it was built (`builtAt` unset: resume it; `short` when it stopped before the log's end), or built and
+ * waiting for a compare and a switch (or an abandon). Switched builds are not building.
+ */
+export function idleBuild(buildingVersion: number | undefined, rebuilds: RebuildRecord[]): { kind: 'stopped'; record: RebuildRecord; short: boolean } | { kind: 'built'; record: RebuildRecord } | null {
+  const record = buildingVersion === undefined ? undefined : rebuilds.find((r) => r.version === buildingVersion && !r.finishedAt);
+  if (!record) return null;
+  if (record.builtAt) return { kind: 'built', record };
+  return { kind: 'stopped', record, short: record.eventsTotal !== null && record.eventsDone < record.eventsTotal };
+}

@@ -11,7 +11,7 @@ import { ApiError, errorMessage } from '@/lib/api-client.ts';
 import type { UpsertRebuild } from '../api/use-operations-stream.ts';
 import { useAbandon, useRebuild, useRetire, useRollback, useSwitch } from '../api/operations-api.ts';
 import { DiffPanel } from './diff-panel.tsx';
-import { int, position, timeAgo } from './format.ts';
+import { idleBuild, int, position, timeAgo } from './format.ts';
 import { LagChart } from './lag-chart.tsx';
 import { RebuildProgress } from './rebuild-progress.tsx';
 import { useSendOnce } from './use-send-once.ts';
@@ -58,8 +58,11 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
   // or abandoned (QA: "Done · v103" stayed after all three). A running or failed one always shows.
   const shownBuild = current && (current.phase !== 'done' || versions.some((v) => v.version === current.version && v.status !== 'retired')) ? current : undefined;
   const userRebuild = rebuilds.find((r) => r.userId);
-  const stopped = building && !running ? projection.rebuilds.find((r) => r.version === building.version && !r.finishedAt) : undefined;
-  const stoppedShort = stopped && stopped.eventsTotal !== null && stopped.eventsDone < stopped.eventsTotal;
+  // The building version's record while no rebuild of it runs: stopped midway, or built (QA: a build done
+  // and not switched, after a reload of the server, read "not running ... Resume it to finish it").
+  const idle = running ? null : idleBuild(building?.version, projection.rebuilds);
+  const stopped = idle?.kind === 'stopped' ? idle.record : undefined;
+  const stoppedShort = idle?.kind === 'stopped' && idle.short;
   const inCode = projection.codeVersion !== null;
   // A version built by other formulas than this code's cannot be caught up by it: the server refuses its
   // switch or rollback ("… cannot catch up. Rebuild instead."), so neither is offered (QA), and the row says why.
@@ -228,6 +231,11 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
           {stoppedShort ? `It stopped at ${int(stopped.eventsDone)} of ${int(stopped.eventsTotal ?? 0)} events. ` : ''}Resume it to finish it: it continues from its checkpoint.
         </Alert>
       )}
+      {idle?.kind === 'built' && !current && (
+        <Alert tone="info" title={`v${idle.record.version} is built, not switched`}>
+          Compare it with the live version, then switch to it (it catches up first), or abandon it.
+        </Alert>
+      )}
 
       <div className="ops-table-wrap">
         <table className="ops-table ops-versions" data-testid="versions">
@@ -249,7 +257,7 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
                 <tr key={v.version} data-version={v.version} data-status={v.status}>
                   <td className="mono">v{v.version}</td>
                   <td>
-                    <Badge tone={statusTone[v.status] ?? 'neutral'}>{v.status}</Badge>
+                    <Badge tone={statusTone[v.status] ?? 'neutral'}>{v.status === 'building' && idle?.kind === 'built' ? 'built' : v.status}</Badge>
                   </td>
                   <td>v{v.codeVersion}</td>
                   <td className="num" title={Object.entries(v.counts).map(([t, n]) => `${t}: ${int(n)}`).join('\n')}>
