@@ -105,15 +105,33 @@ export async function tradesByDate(db: Kysely<any>, tables: TradeReadTables, use
   // A split is joined back only while both its legs are still there: once a leg is deleted, the position
   // as entered no longer exists, and what is left is listed as what it is (a leg, with its own strategy).
   const splitOf = new Map(splits.rows.filter((s) => s.trades.every((u) => openedRows.has(u))).map((s) => [s.auid, s]));
-  // The entered position a row of the day belongs to: up its remainder links, then to its split ancestor.
+  // The entered position a row of the day belongs to: up its remainder links, to its split ancestor, and
+  // on from there when the split trade was itself a remainder (a spread partly closed, then the rest split:
+  // its split record's `parent.pf`), so the position is one, as its day record counts it. The split met on
+  // the way is the group's.
+  const splitOfGroup = new Map<string, SplitHistoryRow>();
   const positionKey = (r: TradeRow): string => {
     let cur = r;
-    const seen = new Set<string>();
-    while (cur.pf && openedRows.has(cur.pf) && !seen.has(cur.pf)) {
-      seen.add(cur.uid);
-      cur = openedRows.get(cur.pf) ?? cur;
+    let split: SplitHistoryRow | undefined;
+    const seen = new Set<string>([r.uid]);
+    for (;;) {
+      while (cur.pf && openedRows.has(cur.pf) && !seen.has(cur.pf)) {
+        seen.add(cur.pf);
+        cur = openedRows.get(cur.pf)!;
+      }
+      const ancestor = cur.auid ? splitOf.get(cur.auid) : undefined;
+      if (!ancestor || split === ancestor) break;
+      split = ancestor;
+      const from = ancestor.parent?.pf;
+      if (!from || !openedRows.has(from) || seen.has(from)) {
+        splitOfGroup.set(`split:${ancestor.auid}`, ancestor);
+        return `split:${ancestor.auid}`;
+      }
+      seen.add(from);
+      cur = openedRows.get(from)!;
     }
-    return cur.auid && splitOf.has(cur.auid) ? `split:${cur.auid}` : cur.uid;
+    if (split) splitOfGroup.set(cur.uid, split);
+    return cur.uid;
   };
   const groups = new Map<string, TradeRow[]>();
   const open: TradeListItem[] = [];
@@ -129,7 +147,7 @@ export async function tradesByDate(db: Kysely<any>, tables: TradeReadTables, use
   }
   const byCreated = (a: TradeRow, b: TradeRow) => a.created_at.localeCompare(b.created_at) || a.uid.localeCompare(b.uid);
   for (const [key, members] of [...groups].sort(([, a], [, b]) => byCreated(a[0] as TradeRow, b[0] as TradeRow))) {
-    const split = key.startsWith('split:') ? splitOf.get(key.slice(6)) : undefined;
+    const split = splitOfGroup.get(key);
     if (!split && members.length === 1) {
       const r = members[0] as TradeRow;
       (closedOn(r) ? scalp : open).push(rowToListItem(r, today));
@@ -168,9 +186,12 @@ function enteredPosition(members: TradeRow[], split: SplitHistoryRow | undefined
   let tod = first.tod;
   let ed = first.ed;
   if (split) {
-    uid = split.auid;
+    // The split trade's contracts, and those of the parts cut from the position before it was split (a
+    // partial close of the spread, then its remainder split): the position then keeps its first row's uid.
+    const before = members.filter((r) => r.auid !== split.auid);
+    uid = before.length ? first.uid : split.auid;
     su = split.su;
-    cs = split.gene.cs;
+    cs = split.gene.cs + before.reduce((n, r) => n + r.cs, 0);
     tod = split.gene.tod;
     ed = split.gene.ed;
     const legs = /Leg (\d+) closed, Leg (\d+) remains open/.exec(split.gene.cause);

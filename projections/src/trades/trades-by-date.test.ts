@@ -5,7 +5,7 @@ import { physicalTables } from '../runtime/projection.ts';
 import { tradesProjection } from './projection.ts';
 import { tradeDaySummary, type TradeDaySection, type TradeOfDay } from '@oj/contracts/trade-views';
 import { tradesByDate, type TradeReadTables } from './queries.ts';
-import { appendSplitSpread, JournalLog, smallJournal } from './testing.ts';
+import { appendSplitSpread, JournalLog, smallJournal, terms } from './testing.ts';
 
 /**
  * Issue 14: the day a position was opened shows that position, not the rows later commands cut it
@@ -32,6 +32,35 @@ beforeAll(async () => {
   appendSplitSpread(edited, 'user-3', 'S');
   edited.append('user-3', 'S', { type: 'TradeEdited', data: { tradeId: 'S2', changes: { premiumAtOpen: 210 } } });
   await database.db.transaction().execute((trx) => tradesProjection.apply({ trx, tables: tables as unknown as Record<string, string>, mode: 'live' }, edited.events));
+  // user-4: a bull put spread P on 2 contracts (400/395, credit 300, fee 4) opened 6 January; 1 contract
+  // closed on 7 January, the remainder P2 (1 contract, credit 150, fee 2) split on 8 January: the long
+  // leg P21 (395, debit 50, fee 1) closed, the short leg P22 (400, credit 200, fee 1) kept open.
+  const partThenSplit = new JournalLog();
+  partThenSplit.append('user-4', 'P', {
+    type: 'TradeOpened',
+    data: { tradeId: 'P', lineageId: 'P', terms: terms({ ticker: 'SPY', strategyUid: 'bull-put-spread', strikePrices: [400, 395], contractSize: 2, premiumAtOpen: 300, netFeeToOpen: 4, openDate: '2026-01-06', expirationDate: '2026-01-16', netDelta: 0.15 }) },
+  });
+  partThenSplit.append('user-4', 'P', {
+    type: 'TradeClosed',
+    data: {
+      tradeId: 'P',
+      close: { closeAction: 'close', closeDate: '2026-01-07', contractsClosed: 1, premiumAtClose: 60, netFeeToClose: 1, closeTransaction: 2 },
+      closedPart: { premiumAtOpen: 150, netFeeToOpen: 2 },
+      remainder: { tradeId: 'P2', contractSize: 1, premiumAtOpen: 150, netFeeToOpen: 2 },
+    },
+  });
+  partThenSplit.append('user-4', 'P', {
+    type: 'TradeSplit',
+    data: {
+      tradeId: 'P2',
+      closedLeg: {
+        tradeId: 'P21', legIndex: 1, strategyUid: 'long-put', strikePrice: 395, premiumAtOpen: 50, netFeeToOpen: 1, openTransaction: 2,
+        close: { closeAction: 'close', closeDate: '2026-01-08', contractsClosed: 1, premiumAtClose: 70, netFeeToClose: 1, closeTransaction: 1 },
+      },
+      openLeg: { tradeId: 'P22', legIndex: 0, strategyUid: 'naked-put', strikePrice: 400, premiumAtOpen: 200, netFeeToOpen: 1, openTransaction: 1 },
+    },
+  });
+  await database.db.transaction().execute((trx) => tradesProjection.apply({ trx, tables: tables as unknown as Record<string, string>, mode: 'live' }, partThenSplit.events));
 });
 afterAll(async () => {
   if (database && 'drop' in database) await (database as { drop(): Promise<void> }).drop();
@@ -78,6 +107,14 @@ describe('trades by date (issue 14)', () => {
     // By hand: the short leg's credit 210 less the long leg's debit 50 = a 160 credit; fees 1.5 + 1.5.
     expect(day.map((t) => [t.uid, t.section, t.pao, t.ot, t.cs])).toEqual([['S', 'open', 160, 1, 1]]);
     expect(tradeDaySummary(day)).toEqual({ trades: 1, open_count: 1, scalp_count: 0, closed_count: 0, premium: 160, fees: 3, net: 157 });
+  });
+
+  it("a spread partly closed, then its remainder split, is one position on its day: the day record counts it once", async () => {
+    const day = await tradesByDate(database.db, tables, 'user-4', '2026-01-06', today);
+    // By hand: the closed part's credit 150 + the short leg's 200 - the long leg's 50 = 300 on 2 contracts
+    // (1 closed + the split trade's 1); fees 2 + 1 + 1 = 4. Strikes in leg order from the legs.
+    expect(day.map((t) => [t.uid, t.section, t.su, t.sp, t.cs, t.pao, t.ot, t.nfto])).toEqual([['P', 'open', 'bull-put-spread', [400, 395], 2, 300, 1, 4]]);
+    expect(tradeDaySummary(day)).toEqual({ trades: 1, open_count: 1, scalp_count: 0, closed_count: 0, premium: 300, fees: 4, net: 296 });
   });
 
   it('shows nothing of another user', async () => {
