@@ -67,7 +67,9 @@ export async function createTestApp(
     metrics: new Registry(),
     readiness: [],
   };
-  const app = await buildApp(deps, { logger: options.logLevel !== undefined });
+  // On PGlite the app is the embedded product's (`main.ts`): the database shares the event loop, so a
+  // long statement is no overload to shed (a loaded machine made a rollback after a switch answer 503).
+  const app = await buildApp(deps, { logger: options.logLevel !== undefined, sharedEventLoop: Boolean(options.pglite) });
   await app.ready();
   return {
     app,
