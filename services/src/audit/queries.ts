@@ -31,6 +31,7 @@ import type { DailyPremiumRecord } from '@oj/projections/daily-premium/compute';
 import type { z } from 'zod';
 import type { Logger } from 'pino';
 import { AppError } from '../app/errors.ts';
+import { findOwnLineage } from '../journal/commands.ts';
 import { findUserByEmail, findUserByUid, type UserRecord } from '../identity/users.ts';
 import { describeEvent, describeWithLineages, sameValue, timelineEntryOf, tradeChanges } from './describe.ts';
 import { allDayTrades, applyEvent, asJournalEvent, buildHistory, dailyRecords, dayTradesOf, formulaVersions, lineageOf, listOf, newReplay, replayAt, replayEvents, replayRows, splitPositions, statesAround, tradeRow, type Replay, type ReplayHistory } from './replay.ts';
@@ -622,11 +623,12 @@ export async function exportHistory(ctx: AuditContext, userId: string, format: E
 
 /** A trade's lineage for its owner: every event and what it changed. 404 when the trade is not the caller's. */
 export async function tradeHistory(ctx: AuditContext, userId: string, tradeUid: string): Promise<TradeHistoryResponse> {
-  const row = await ctx.db.selectFrom('trade_lineage_index').select('lineage_id').where('trade_uid', '=', tradeUid).where('user_id', '=', userId).executeTakeFirst();
-  if (!row) throw new AppError('not_found', auditMessages.tradeNotFound);
-  const lineageId = row.lineage_id as string;
+  // The journal's own lookup: a lineage's opening trade has no index row, its stream is found by its uid.
+  const found = await findOwnLineage(ctx, userId, tradeUid);
+  if (!found) throw new AppError('not_found', auditMessages.tradeNotFound);
+  const lineageId = found.lineageId;
   const streamId = lineageStreamId(userId, lineageId);
-  const events = await ctx.eventStore.readStream(streamId);
+  const events = found.prefetched ?? (await ctx.eventStore.readStream(streamId));
   const described = describeWithLineages(events, new Map([[streamId, events]]), foldEvent, () => emptyLineage(userId, lineageId));
   return {
     uid: tradeUid,

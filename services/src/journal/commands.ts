@@ -305,18 +305,30 @@ const rememberLineage = (uid: string, userId: string, lineageId: string) => line
  * anyway). Trades derived from it (remainders, roll successors, split legs) are found in the index.
  */
 async function lineageOf(ctx: JournalContext, userId: string, uid: string): Promise<{ lineageId: string; prefetched?: StoredEvent[] }> {
+  const found = await findOwnLineage(ctx, userId, uid);
+  if (!found) throw new AppError('not_found', m.notFound);
+  return found;
+}
+
+/**
+ * The lookup behind `lineageOf`, for every reader that starts from a trade uid (the trade's history
+ * too): null when the uid is not one of the user's trades, whether it is another user's or no one's.
+ * `prefetched` is the stream when finding it took the read (a lineage's opening trade).
+ */
+export async function findOwnLineage(
+  ctx: Pick<JournalContext, 'db' | 'eventStore'>,
+  userId: string,
+  uid: string,
+): Promise<{ lineageId: string; prefetched?: StoredEvent[] } | null> {
   const cached = lineageCache.get(uid);
-  if (cached) {
-    if (cached.userId !== userId) throw new AppError('not_found', m.notFound);
-    return { lineageId: cached.lineageId };
-  }
+  if (cached) return cached.userId === userId ? { lineageId: cached.lineageId } : null;
   const root = await ctx.eventStore.readStream(lineageStreamId(userId, uid));
   if (root.length > 0) {
     rememberLineage(uid, userId, uid);
     return { lineageId: uid, prefetched: root };
   }
   const row = await ctx.db.selectFrom('trade_lineage_index').select('lineage_id').where('trade_uid', '=', uid).where('user_id', '=', userId).executeTakeFirst();
-  if (!row) throw new AppError('not_found', m.notFound);
+  if (!row) return null;
   rememberLineage(uid, userId, row.lineage_id as string);
   return { lineageId: row.lineage_id as string };
 }
