@@ -81,6 +81,8 @@ export const tradeMessages = {
   notExpired: 'Expire Worthless is only possible once the trade has expired.',
   wrongOutcome: (outcome: string) => `This strategy's in-the-money outcome is ${outcome}.`,
   changedConcurrently: 'This trade was changed by another request at the same time. Reload it and try again.',
+  /** An edit whose `expected` values the trade no longer holds: changed in another tab or window since the form was opened. */
+  changedSinceOpened: (fields: string) => `This trade was changed elsewhere since you opened it (${fields}). Nothing was saved: close this form and edit the trade again.`,
   accountNotOwned: 'Choose one of your own trade accounts: this account was not found.',
   noAccount: 'Create a trade account before adding trades.',
   idempotencyReuse: 'This Idempotency-Key was already used for a different request.',
@@ -266,9 +268,33 @@ export const updateTradeRequest = z
     open_transaction: z.number(),
     /** Never editable; accepted only to be compared (names or `{name}`), so bounded like tag_data. */
     tags: z.array(z.union([text(40), z.object({ name: text(40) })])).max(20),
+    /**
+     * Optional: the values the form showed for the fields it changes (their "before"). The edit is refused
+     * (409, `changedSinceOpened`) when the trade no longer holds any of them, so an edit sent from a tab
+     * opened before another tab's edit never overwrites it. Not checked as amounts: they are what the
+     * trade held, legacy values included.
+     */
+    expected: z
+      .object({
+        ticker: z.string().max(32),
+        expiration_date: z.string().max(32),
+        strike_prices: z.array(z.number()).max(8),
+        stock_price_at_open: z.number().nullable(),
+        cost_basis: z.number().nullable(),
+        trade_open_date: z.string().max(32),
+        premium_at_open: z.number(),
+        contract_size: z.number(),
+        notes: z.string().max(10_000).nullable(),
+        account_uid: z.string().max(64),
+        net_fee_to_open: z.number(),
+        net_delta: z.number(),
+      })
+      .partial()
+      .strict(),
   })
   .partial();
 export type UpdateTradeRequest = z.infer<typeof updateTradeRequest>;
+export type UpdateTradeExpected = NonNullable<UpdateTradeRequest['expected']>;
 
 export const tradeUidParams = z.object({ uid: tradeUid });
 export const outcomeParams = z.object({ outcome: closeActionPath, uid: tradeUid });

@@ -290,4 +290,24 @@ describe.each(adapters)('trade command validation on %s', (adapter) => {
       expect([changes, r.statusCode, r.json().message]).toEqual([changes, 422, 'Must be a positive number.']);
     }
   });
+
+  it('8. edit from a stale tab: an edit made on values the trade no longer holds is refused (409), nothing appended, the other edit kept', async () => {
+    // QA: two tabs opened Edit on the same trade (premium 300); tab A saved 310, then tab B, still showing
+    // 300, saved 250 and silently overwrote A's change. Each tab now sends what its form showed.
+    const trade = await addTrade();
+    const a = await send('PATCH', `/trades/update/${trade.uid}`, { premium_at_open: 310, expected: { premium_at_open: 300 } });
+    expect([a.statusCode, a.json().pao]).toEqual([200, 310]);
+    const b = await send('PATCH', `/trades/update/${trade.uid}`, { premium_at_open: 250, expected: { premium_at_open: 300 } });
+    expect([b.statusCode, b.json().message]).toEqual([409, 'This trade was changed elsewhere since you opened it (Premium). Nothing was saved: close this form and edit the trade again.']);
+    expect(await eventsOf(trade.uid)).toEqual(['TradeOpened', 'TradeEdited']);
+    // Tab B's change of another field, on a value still held, goes through beside A's; the premium stays A's.
+    const notes = await send('PATCH', `/trades/update/${trade.uid}`, { notes: 'from B', expected: { notes: 'n' } });
+    expect([notes.statusCode, notes.json().pao, notes.json().notes]).toEqual([200, 310, 'from B']);
+    // `expected` is checked as a shape: a field the edit form does not have, or a value of the wrong type, is a 422.
+    for (const expected of [{ strategy_uid: 'x' }, { premium_at_open: 'abc' }, 'abc']) {
+      const r = await send('PATCH', `/trades/update/${trade.uid}`, { notes: 'again', expected });
+      expect(r.statusCode).toBe(422);
+    }
+    expect(await eventsOf(trade.uid)).toEqual(['TradeOpened', 'TradeEdited', 'TradeEdited']);
+  });
 });

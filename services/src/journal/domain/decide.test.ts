@@ -289,6 +289,20 @@ describe('EditTrade', () => {
     expect(when(state, edit({ ticker: 'msft', notes: 'first', premium_at_open: 310 }))).toEqual([{ type: 'TradeEdited', data: { tradeId: 'T', changes: { ticker: 'MSFT', premiumAtOpen: 310 } } }]);
     expect(when(state, edit({ notes: 'first' }))).toEqual([]);
   });
+  it('refuses an edit made on values the trade no longer holds (a tab opened before another tab edited it)', () => {
+    // What the form showed, as the trade holds it: applied (the ticker and account as the edit records them).
+    expect(when(state, edit({ premium_at_open: 310, expected: { premium_at_open: 300, ticker: 'aapl', account_uid: 'ACCT-1', notes: 'first', stock_price_at_open: 160 } }))).toEqual([
+      { type: 'TradeEdited', data: { tradeId: 'T', changes: { premiumAtOpen: 310 } } },
+    ]);
+    // Another tab set the premium to 310: this tab's edit, made on 300, is refused and names what moved.
+    const edited = given(...open('T'), { type: 'TradeEdited', data: { tradeId: 'T', changes: { premiumAtOpen: 310, notes: 'other tab' } } });
+    thenFails(edited, edit({ premium_at_open: 250, expected: { premium_at_open: 300 } }), 'conflict', 'This trade was changed elsewhere since you opened it (Premium). Nothing was saved: close this form and edit the trade again.');
+    thenFails(edited, edit({ premium_at_open: 250, notes: 'mine', expected: { premium_at_open: 300, notes: 'first' } }), 'conflict', 'This trade was changed elsewhere since you opened it (Premium, Notes). Nothing was saved: close this form and edit the trade again.');
+    // An edit of another field, made on values still held, goes through beside the other tab's change.
+    expect(when(edited, edit({ net_delta: 0.2, expected: { net_delta: 0.3 } }))).toEqual([{ type: 'TradeEdited', data: { tradeId: 'T', changes: { netDelta: 0.2 } } }]);
+    // Without `expected` (an API client that sends none), the edit applies as before.
+    expect(when(edited, edit({ premium_at_open: 250 }))).toEqual([{ type: 'TradeEdited', data: { tradeId: 'T', changes: { premiumAtOpen: 250 } } }]);
+  });
   it.each<[Record<string, unknown>, string]>([
     [{ ticker: 'bad!' }, 'Invalid Ticker'],
     [{ stock_price_at_open: -1 }, 'Must be a positive number'],

@@ -25,6 +25,7 @@ import {
   type RollTradeRequest,
   type SplitTradeRequest,
   type TradeData,
+  type UpdateTradeExpected,
   type UpdateTradeRequest,
 } from '@oj/contracts/trades';
 import { parseIsoDate } from '@oj/contracts/business-date';
@@ -378,6 +379,10 @@ function decideEdit(c: Extract<JournalCommand, { type: 'EditTrade' }>, state: Li
   if ((x.strategy_uid !== undefined && x.strategy_uid !== trade.strategyUid) || (x.open_transaction !== undefined && x.open_transaction !== trade.openTransaction) || !sameTags) {
     throw invalid([{ field: x.strategy_uid !== undefined && x.strategy_uid !== trade.strategyUid ? 'strategy_uid' : x.open_transaction !== undefined && x.open_transaction !== trade.openTransaction ? 'open_transaction' : 'tags', message: m.neverEditable }]);
   }
+  // The values the form showed: a trade that no longer holds one was changed elsewhere since (another tab
+  // or window), and this edit, made on what it showed, would overwrite that change unseen.
+  const stale = staleExpectations(x.expected, trade);
+  if (stale.length) throw conflict(m.changedSinceOpened(stale.join(', ')));
   // Only the fields that differ from the trade are recorded.
   const changes: EditableTerms = {};
   const set = <K extends keyof EditableTerms>(key: K, value: EditableTerms[K] | undefined, current: EditableTerms[K]) => {
@@ -437,6 +442,32 @@ function decideEdit(c: Extract<JournalCommand, { type: 'EditTrade' }>, state: Li
   if (changes.notes !== undefined && changes.notes.length > NOTES_MAX) push('notes', m.notesMax);
   fail(issues);
   return [{ type: 'TradeEdited', data: { tradeId: trade.uid, changes } }];
+}
+
+/** An edit's expected field (its API name) -> the trade's term, and the field's name on the form. */
+const EXPECTED_TERMS = {
+  ticker: ['ticker', 'Ticker'],
+  account_uid: ['accountUid', 'Account'],
+  strike_prices: ['strikePrices', 'Strikes'],
+  trade_open_date: ['openDate', 'Open Date'],
+  expiration_date: ['expirationDate', 'Expiration Date'],
+  contract_size: ['contractSize', 'Contracts'],
+  premium_at_open: ['premiumAtOpen', 'Premium'],
+  net_fee_to_open: ['netFeeToOpen', 'Fee'],
+  net_delta: ['netDelta', 'Delta'],
+  stock_price_at_open: ['stockPriceAtOpen', 'Stock Price'],
+  cost_basis: ['costBasis', 'Cost Basis'],
+  notes: ['notes', 'Notes'],
+} as const satisfies Record<keyof UpdateTradeExpected, readonly [keyof EditableTerms, string]>;
+
+/** The form's names of the expected fields the trade no longer holds (compared as the edit records them). */
+function staleExpectations(expected: UpdateTradeExpected | undefined, trade: EditableTerms): string[] {
+  if (!expected) return [];
+  const norm = (key: keyof UpdateTradeExpected, v: unknown) =>
+    key === 'ticker' && typeof v === 'string' ? v.toUpperCase() : key === 'account_uid' && typeof v === 'string' ? v.toLowerCase() : key === 'notes' && v === null ? '' : v;
+  return (Object.keys(EXPECTED_TERMS) as (keyof UpdateTradeExpected)[])
+    .filter((key) => expected[key] !== undefined && JSON.stringify(norm(key, expected[key])) !== JSON.stringify(norm(key, trade[EXPECTED_TERMS[key][0]])))
+    .map((key) => EXPECTED_TERMS[key][1]);
 }
 
 function decideDelete(c: Extract<JournalCommand, { type: 'DeleteTrade' }>, state: Lineage): JournalEvent[] {

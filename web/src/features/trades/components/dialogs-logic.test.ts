@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
-import { changesOf } from './edit-trade-dialog.tsx';
+import { changesOf, expectedOf } from './edit-trade-dialog.tsx';
 import type { RollHistoryItem, RollHistorySplit } from '@oj/contracts/trade-views';
 import { rollTree, type Node } from './roll-history-dialog.tsx';
 import { rowMenuItems } from './trade-row-menu.tsx';
@@ -122,6 +122,11 @@ describe('edit: only the changed fields are sent', () => {
   it('sends the premium and notes that changed, with API names', () => {
     expect(changesOf(trade, { ...same, premium: '230', notes: 'adjusted' }, false)).toEqual({ premium_at_open: 230, notes: 'adjusted' });
     expect(changesOf(trade, { ...same, price: '15' }, true)).toEqual({ cost_basis: 15 });
+  });
+  it('says what the form showed for exactly the fields it changes, so a stale tab\'s edit is refused (QA: a lost update)', () => {
+    expect(expectedOf(trade, changesOf(trade, { ...same, premium: '230', notes: 'adjusted' }, false))).toEqual({ premium_at_open: 210, notes: '' });
+    expect(expectedOf(trade, changesOf(trade, { ...same, strikes: ['405'], ticker: 'AAPL' }, false))).toEqual({ strike_prices: [400], ticker: 'MSFT' });
+    expect(expectedOf(trade, {})).toEqual({});
   });
 });
 

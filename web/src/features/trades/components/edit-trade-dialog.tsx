@@ -8,7 +8,7 @@ import { Stepper } from '@/components/ui/stepper.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
 import { formatDate, formatMoney, todayInNewYork } from '@/lib/format.ts';
 import { useTradeAccounts } from '../api/get-trade-accounts.ts';
-import { structureLock, type UpdateTradeRequest } from '@oj/contracts/trades';
+import { structureLock, type UpdateTradeExpected, type UpdateTradeRequest } from '@oj/contracts/trades';
 import { useUpdateTrade } from '../api/update-trade.ts';
 import { PREMIUM_HINT_BELOW, parseNum, premiumHint, validateEdit, type EditValues } from '../utils/trade-rules.ts';
 import { formatStrikes, openActionLabel, transactionLabel } from '../utils/trade-labels.ts';
@@ -52,6 +52,29 @@ export function changesOf(t: TradeListItem, v: EditValues, usesCostBasis: boolea
   if (Number(v.fee) !== t.nfto) c.net_fee_to_open = Number(v.fee);
   if (v.notes !== o.notes) c.notes = v.notes;
   return c;
+}
+
+/**
+ * What the form showed for each field the edit changes (the trade as this tab had it): the server refuses
+ * the edit when the trade no longer holds them, so an edit from a tab opened before another tab's edit
+ * never overwrites it unseen.
+ */
+export function expectedOf(t: TradeListItem, changes: UpdateTradeRequest): UpdateTradeExpected {
+  const before: Required<UpdateTradeExpected> = {
+    account_uid: t.au,
+    ticker: t.ticker,
+    cost_basis: t.cb,
+    stock_price_at_open: t.spo,
+    trade_open_date: t.tod,
+    expiration_date: t.ed,
+    strike_prices: t.sp,
+    net_delta: t.nd,
+    contract_size: t.cs,
+    premium_at_open: t.pao,
+    net_fee_to_open: t.nfto,
+    notes: t.notes,
+  };
+  return Object.fromEntries((Object.keys(before) as (keyof UpdateTradeExpected)[]).filter((k) => k in changes).map((k) => [k, before[k]]));
 }
 
 /** Edit Trade: the form, then original and edited side by side with the changes marked (part 1 §4 "Edit dialog", §5 "Edit trade"). */
@@ -98,7 +121,7 @@ export function EditTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
     { label: 'Notes', before: trade.notes || '—', after: v.notes || '—', changed: 'notes' in changes },
   ];
 
-  const submit = () => once((settled) => mutation.mutate({ uid: trade.uid, changes }, { onSuccess: () => setDone(true), onError: () => settled() }));
+  const submit = () => once((settled) => mutation.mutate({ uid: trade.uid, changes, expected: expectedOf(trade, changes) }, { onSuccess: () => setDone(true), onError: () => settled() }));
   // Enter presses Next only when Next can be pressed (the browser does not submit through a disabled
   // default button; this covers a press between a change and the render that disables it).
   const next = () => {
