@@ -96,6 +96,9 @@ function strikesFor(r: Rng, strategy: Strategy, spot: number): number[] {
   return strikes;
 }
 
+/** The transaction that closes a position opened with `open`: 1 (credit) is closed by 2 (debit), and 2 by 1. */
+const closingOf = (open: number): 1 | 2 => (open === 1 ? 2 : 1);
+
 export async function seedJournals(deps: SeedDeps, options: SeedOptions): Promise<SeedReport> {
   const now = options.now ?? new Date();
   const today = options.today ?? newYorkDate(now);
@@ -159,11 +162,19 @@ export async function seedJournals(deps: SeedDeps, options: SeedOptions): Promis
       };
       const tags = r.chance(0.4) ? [{ name: r.pick(['wheel', 'income', 'earnings', 'hedge']) }] : [];
       const lastCloseDay = expiration < today ? expiration : today;
+      // A position is closed by the opposite transaction: a credit (sold) by a debit (bought back), and the
+      // other way round (QA: half the closes used the opening's own, which made capture rates above 100%).
       const closeData = (from: string, n?: number) => {
         const date = businessDayBetween(r, from, lastCloseDay);
         return date
-          ? { ...(n ? { contract_size: n } : {}), trade_close_date: date, premium_at_close: round2(r.next() * 2 * 100 * (n ?? contracts)), net_fee_to_close: round2(0.65 * (n ?? contracts)), close_transaction: r.pick([1, 2, 2]) }
+          ? { ...(n ? { contract_size: n } : {}), trade_close_date: date, premium_at_close: round2(r.next() * 2 * 100 * (n ?? contracts)), net_fee_to_close: round2(0.65 * (n ?? contracts)), close_transaction: closingOf(strategy.transaction) }
           : null;
+      };
+      // What a trader leaves open is what has not expired yet, or expired this past week and waits to be
+      // closed: a trade that expired weeks ago was expired (QA: 1,708 of 1,823 open trades had expired,
+      // some two years before, and the bell read 99+).
+      const settle = async (t: TradeListItem | null | undefined) => {
+        if (t && t.ed < addDays(today, -7)) await run({ kind: 'close', uid: t.uid, action: 'expireWorthless', body: {} });
       };
       const fate = r.next();
       if (fate < 0.06) {
@@ -176,24 +187,28 @@ export async function seedJournals(deps: SeedDeps, options: SeedOptions): Promis
       options.onProgress?.(done, total);
       if (!opened) continue;
       let current = opened;
-      if (fate < 0.3) continue; // stays open
+      if (fate < 0.3) {
+        await settle(current); // stays open
+        continue;
+      }
       if (fate < 0.45) {
         const close = closeData(current.tod);
         if (close) await run({ kind: 'close', uid: current.uid, action: 'close', body: close });
+        else await settle(current);
       } else if (fate < 0.55 && contracts > 1) {
         const close = closeData(current.tod, r.int(1, contracts - 1));
         const answer = close ? await run<{ remaining_trade: TradeListItem | null }>({ kind: 'close', uid: current.uid, action: 'close', body: close }) : null;
         const rest = answer?.remaining_trade;
-        if (rest && r.chance(0.5)) {
-          const more = closeData(close!.trade_close_date);
-          if (more) await run({ kind: 'close', uid: rest.uid, action: 'close', body: more });
-        }
+        const more = rest && r.chance(0.5) ? closeData(close!.trade_close_date) : null;
+        if (rest && more) await run({ kind: 'close', uid: rest.uid, action: 'close', body: more });
+        else await settle(answer ? rest : current);
       } else if (fate < 0.63) {
         if (expiration < today) await run({ kind: 'close', uid: current.uid, action: 'expireWorthless', body: {} });
       } else if (fate < 0.68) {
         const date = businessDayBetween(r, current.tod, lastCloseDay);
         const action = strategy.extra_outcome;
         if (date) await run({ kind: 'close', uid: current.uid, action, body: { trade_close_date: date } });
+        else await settle(current);
       } else if (fate < 0.82) {
         // A roll chain, one to three deep, some partial.
         const depth = r.int(1, 3);
@@ -207,7 +222,7 @@ export async function seedJournals(deps: SeedDeps, options: SeedOptions): Promis
             uid: current.uid,
             body: {
               trade_roll_data: {
-                old_trade: { trade_close_date: closeDate, premium_at_close: round2(r.next() * 100 * current.cs), net_fee_to_close: round2(0.65 * current.cs), close_transaction: 2 },
+                old_trade: { trade_close_date: closeDate, premium_at_close: round2(r.next() * 100 * current.cs), net_fee_to_close: round2(0.65 * current.cs), close_transaction: closingOf(current.ot) },
                 new_trade: {
                   expiration_date: fridayOnOrAfter(addDays(closeDate, r.int(7, 45))),
                   contract_size: newSize,
@@ -224,6 +239,7 @@ export async function seedJournals(deps: SeedDeps, options: SeedOptions): Promis
           if (!answer) break;
           current = answer.new_trade_after_roll;
         }
+        await settle(current);
       } else if (fate < 0.9) {
         if (strategy.type === BREAKABLE_STRATEGY_TYPE) {
           const legs = strategy.legs_setup.config;
@@ -249,21 +265,23 @@ export async function seedJournals(deps: SeedDeps, options: SeedOptions): Promis
           const date = businessDayBetween(r, current.tod, lastCloseDay);
           const closing = r.int(0, 1);
           if (date && premiums.every((p) => p > 0)) {
-            await run({
+            const split = await run<{ open_trade: TradeListItem }>({
               kind: 'split',
               uid: current.uid,
               body: {
                 trade_data: {
-                  closing_trade: { leg_index: closing, premium_at_open: premiums[closing]!, status: 2, trade_close_date: date, premium_at_close: round2(1 + r.next() * 50), net_fee_to_close: 0.65, close_transaction: r.pick([1, 2]) },
+                  closing_trade: { leg_index: closing, premium_at_open: premiums[closing]!, status: 2, trade_close_date: date, premium_at_close: round2(1 + r.next() * 50), net_fee_to_close: 0.65, close_transaction: closingOf(legs[closing]!.action === 'sell' ? 1 : 2) },
                   opening_trade: { premium_at_open: premiums[1 - closing]! },
                 },
                 tag_data: [],
               },
             });
-          }
-        }
+            await settle(split ? split.open_trade : current);
+          } else await settle(current);
+        } else await settle(current);
       } else if (fate < 0.96) {
         await run({ kind: 'update', uid: current.uid, body: { notes: 'adjusted', premium_at_open: round2(current.pao * 1.05) } });
+        await settle(current);
       } else {
         await run({ kind: 'delete', uid: current.uid });
       }

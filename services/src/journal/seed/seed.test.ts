@@ -41,6 +41,50 @@ describe('seed', () => {
     expect(a.events.some((e) => e.type === 'TradeClosed' && (e.data as { close: { closeAction: string } }).close.closeAction === 'expireWorthless')).toBe(true);
   });
 
+  it('closes each position with the opposite transaction, and leaves open no trade that expired over a week before its today (QA)', () => {
+    // Each trade's opening transaction, from the events that create it (a remainder keeps its parent's).
+    const ot = new Map<string, number>();
+    const closes: { tradeId: string; closeTransaction: number; closeAction: string }[] = [];
+    const open = new Map<string, string>(); // trade -> expiration, while open
+    const expirationOf = new Map<string, string>();
+    for (const e of a.events) {
+      const d = e.data as Record<string, any>;
+      if (e.type === 'TradeOpened') {
+        ot.set(d.tradeId, d.terms.openTransaction);
+        expirationOf.set(d.tradeId, d.terms.expirationDate);
+        open.set(d.tradeId, d.terms.expirationDate);
+      }
+      if (e.type === 'TradeClosed' || e.type === 'TradeRolled') {
+        closes.push({ tradeId: d.tradeId, closeTransaction: d.close.closeTransaction, closeAction: d.close.closeAction });
+        open.delete(d.tradeId);
+        if (d.remainder) {
+          ot.set(d.remainder.tradeId, ot.get(d.tradeId)!);
+          expirationOf.set(d.remainder.tradeId, expirationOf.get(d.tradeId)!);
+          open.set(d.remainder.tradeId, expirationOf.get(d.tradeId)!);
+        }
+      }
+      if (e.type === 'TradeRolled') {
+        ot.set(d.newTrade.tradeId, d.newTrade.terms.openTransaction);
+        expirationOf.set(d.newTrade.tradeId, d.newTrade.terms.expirationDate);
+        open.set(d.newTrade.tradeId, d.newTrade.terms.expirationDate);
+      }
+      if (e.type === 'TradeSplit') {
+        open.delete(d.tradeId);
+        closes.push({ tradeId: d.closedLeg.tradeId, closeTransaction: d.closedLeg.close.closeTransaction, closeAction: d.closedLeg.close.closeAction });
+        ot.set(d.closedLeg.tradeId, d.closedLeg.openTransaction);
+        ot.set(d.openLeg.tradeId, d.openLeg.openTransaction);
+        open.set(d.openLeg.tradeId, expirationOf.get(d.tradeId)!);
+      }
+      if (e.type === 'TradeDeleted') open.delete(d.tradeId);
+    }
+    const priced = closes.filter((c) => c.closeAction === 'close');
+    expect(priced.length).toBeGreaterThan(20);
+    expect(priced.filter((c) => c.closeTransaction !== 3 - ot.get(c.tradeId)!)).toEqual([]);
+    // Today is 2 March 2026: what is still open expired on 23 February or later.
+    expect(open.size).toBeGreaterThan(0);
+    expect([...open].filter(([, ed]) => ed < '2026-02-23')).toEqual([]);
+  });
+
   it('is deterministic for a seed (same trades, same event data)', () => {
     const shape = (x: typeof a) => x.events.map((e) => [e.type, JSON.stringify(e.data).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, 'uuid')]);
     // User ids differ between databases; event payloads do not, apart from the account uid.
