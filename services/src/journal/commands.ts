@@ -67,12 +67,27 @@ const requestHash = (r: JournalRequest): string =>
     .digest('base64url');
 
 export async function runJournalCommand(ctx: JournalContext, caller: CommandCaller, request: JournalRequest): Promise<JournalAnswer> {
+  const key = caller.idempotencyKey;
+  if (key === null) return decideAndAppend(ctx, caller, request, { appended: false });
+  const stored = await claimKey(ctx, caller.principal.userId, key, request);
+  if (stored) return stored;
+  const progress = { appended: false };
+  try {
+    return await decideAndAppend(ctx, caller, request, progress);
+  } catch (error) {
+    // A refusal (the trade is not the caller's, the account is not, a rule of the spec) appended
+    // nothing: the key must not stay bound to it, or the corrected request sent under the same key
+    // would be refused as "a different request". Anything else keeps the claim, so that a retry of
+    // the very request runs again (its events, if they were stored, answer it).
+    if (error instanceof AppError && !progress.appended) await releaseClaim(ctx, caller.principal.userId, key, request);
+    throw error;
+  }
+}
+
+/** `progress.appended` turns true once this call's events are in the store (a refusal after it releases nothing). */
+async function decideAndAppend(ctx: JournalContext, caller: CommandCaller, request: JournalRequest, progress: { appended: boolean }): Promise<JournalAnswer> {
   const userId = caller.principal.userId;
   const key = caller.idempotencyKey;
-  if (key !== null) {
-    const stored = await claimKey(ctx, userId, key, request);
-    if (stored) return stored;
-  }
   const now = ctx.clock.now();
   // Ids come from the key when there is one, so a retry decides the very same trades and events.
   let tradeSeq = 0;
@@ -162,6 +177,7 @@ export async function runJournalCommand(ctx: JournalContext, caller: CommandCall
     const toAppend: NewEvent[] = events.map((e, i) => ({ id: eventId(i), type: e.type, schemaVersion: journalEventVersions[e.type], data: e.data, metadata }));
     try {
       const appended = await ctx.eventStore.append(streamId, toAppend, revision === -1 ? 'no_stream' : revision);
+      progress.appended = true;
       if (appended.nextExpectedRevision !== revision + toAppend.length) {
         // The store found these very events (the key's ids) earlier in the stream: an earlier try of
         // this request (or a concurrent duplicate, since this one's read) appended them. It is answered
@@ -214,7 +230,8 @@ const rememberState = (streamId: string, state: Lineage) => lineageStates.set(st
  * concurrent inserts one waits for the other and then finds its row. Answers the stored answer of a
  * finished request; null when the caller goes on (it holds the claim, or the claim is the same request's:
  * a concurrent duplicate or a retry after a failure or a crash, which the key's ids make safe). A request
- * that fails keeps its claim: the key stays bound to that request, whose retry runs again.
+ * that fails keeps its claim: the key stays bound to that request, whose retry runs again. A request
+ * refused before it appended anything gives its claim back (`releaseClaim`).
  */
 async function claimKey(ctx: JournalContext, userId: string, key: string, request: JournalRequest): Promise<JournalAnswer | null> {
   const command = requestName(request);
@@ -241,6 +258,21 @@ async function claimKey(ctx: JournalContext, userId: string, key: string, reques
   if (!same) throw new AppError('conflict', m.idempotencyReuse);
   if (stored.answer === null) return null;
   return (typeof stored.answer === 'string' ? JSON.parse(stored.answer) : stored.answer) as JournalAnswer;
+}
+
+/**
+ * Gives back the claim of a request that was refused before it appended anything. Only a claim without
+ * an answer and with this request's digest: never the stored answer of a request that succeeded, nor a
+ * claim another request holds.
+ */
+async function releaseClaim(ctx: JournalContext, userId: string, key: string, request: JournalRequest): Promise<void> {
+  await ctx.db
+    .deleteFrom('journal_command_answers')
+    .where('user_id', '=', userId)
+    .where('idempotency_key', '=', key)
+    .where('answer', 'is', null)
+    .where('request_hash', '=', requestHash(request))
+    .execute();
 }
 
 /**

@@ -294,6 +294,52 @@ describe.each(adapters)('trade commands on %s', (adapter) => {
     expect(await streamOf(me.userId, uid)).toHaveLength(2);
   });
 
+  it('idempotency: a refused request leaves its key unused, so the corrected request under the same key succeeds once (QA: 409)', async () => {
+    const keyed = (key: string) => ({ 'idempotency-key': key });
+    const claims = async (key: string) =>
+      (await t.db.db.selectFrom('journal_command_answers').select('idempotency_key').where('user_id', '=', me.userId).where('idempotency_key', '=', key).execute()).length;
+    // A domain refusal (a rule of the spec, decided on the lineage): 422, nothing appended, no claim left.
+    const trade = await addTrade();
+    const tooMany = await send('POST', `/trades/close/${trade.uid}`, { ...closeBody, contract_size: 5 }, me.authorization, keyed('fix-close'));
+    expect(tooMany.statusCode, tooMany.body).toBe(422);
+    expect(await claims('fix-close')).toBe(0);
+    const fixed = await send('POST', `/trades/close/${trade.uid}`, { ...closeBody, contract_size: 1 }, me.authorization, keyed('fix-close'));
+    expect(fixed.statusCode, fixed.body).toBe(200);
+    // After the success: the same request replays the stored answer; another body under the key is a 409.
+    const replay = await send('POST', `/trades/close/${trade.uid}`, { ...closeBody, contract_size: 1 }, me.authorization, keyed('fix-close'));
+    expect([replay.statusCode, replay.json()]).toEqual([200, fixed.json()]);
+    const otherBody = await send('POST', `/trades/close/${trade.uid}`, { ...closeBody, contract_size: 2 }, me.authorization, keyed('fix-close'));
+    expect([otherBody.statusCode, otherBody.json().message]).toEqual([409, 'This Idempotency-Key was already used for a different request.']);
+    expect((await streamOf(me.userId, trade.uid)).map((e) => [e.type, e.metadata.idempotencyKey])).toEqual([
+      ['TradeOpened', null],
+      ['TradeClosed', 'fix-close'],
+    ]);
+    // A trade that is not the caller's (404) and an account that is not (403): the key is free afterwards too.
+    const foreign = await addTrade({ account_uid: otherAccount }, other.authorization);
+    const notMine = await send('PATCH', `/trades/update/${foreign.uid}`, { notes: 'x' }, me.authorization, keyed('fix-edit'));
+    expect(notMine.statusCode).toBe(404);
+    expect(await claims('fix-edit')).toBe(0);
+    const edit = await send('PATCH', `/trades/update/${trade.uid}`, { notes: 'x' }, me.authorization, keyed('fix-edit'));
+    expect(edit.statusCode).toBe(409); // closed trades are final: a refusal again, the key still free
+    const open = await addTrade();
+    const edited = await send('PATCH', `/trades/update/${open.uid}`, { notes: 'x' }, me.authorization, keyed('fix-edit'));
+    expect(edited.statusCode, edited.body).toBe(200);
+    const foreignAccount = await send('POST', '/trades/add-trade', { trade_data: tradeData({ account_uid: otherAccount }), tag_data: [] }, me.authorization, keyed('fix-open'));
+    expect(foreignAccount.statusCode).toBe(403);
+    expect(await claims('fix-open')).toBe(0);
+    const opened = await send('POST', '/trades/add-trade', { trade_data: tradeData(), tag_data: [] }, me.authorization, keyed('fix-open'));
+    expect(opened.statusCode, opened.body).toBe(201);
+    const openedAgain = await send('POST', '/trades/add-trade', { trade_data: tradeData(), tag_data: [] }, me.authorization, keyed('fix-open'));
+    expect(openedAgain.json()).toEqual(opened.json());
+    expect(await streamOf(me.userId, opened.json().uid)).toHaveLength(1);
+    expect(await streamOf(other.userId, foreign.uid)).toHaveLength(1);
+    // A body the contract refuses (422 before any command) never claims the key either.
+    const invalid = await send('POST', `/trades/close/${open.uid}`, { ...closeBody, contract_size: -1 }, me.authorization, keyed('fix-invalid'));
+    expect(invalid.statusCode).toBe(422);
+    const valid = await send('POST', `/trades/close/${open.uid}`, closeBody, me.authorization, keyed('fix-invalid'));
+    expect(valid.statusCode, valid.body).toBe(200);
+  });
+
   it('idempotency: a retry after a lost answer answers as of its own events, whatever the lineage did since', async () => {
     const trade = await addTrade();
     // A lost answer leaves the key's claim without one (the connection died after the append); an
