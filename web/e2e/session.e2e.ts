@@ -166,6 +166,58 @@ describe('session', () => {
     await page.keyboard.press('Escape');
   });
 
+  it('makes the open drawer a modal navigation on a phone: focus in it, Tab stays in it, closed it gives focus back', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto('/trades/open');
+    const hamburger = page.getByRole('button', { name: 'Open navigation' });
+    await hamburger.waitFor();
+    const focused = () => page.evaluate(() => ({ inDrawer: Boolean(document.activeElement?.closest('.sidebar')), name: document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent?.trim() ?? '' }));
+    expect(await hamburger.getAttribute('aria-expanded')).toBe('false');
+    const controls = await hamburger.getAttribute('aria-controls');
+    expect(await page.evaluate((id) => document.getElementById(id ?? '')?.getAttribute('aria-label'), controls)).toBe('Main navigation');
+    await hamburger.click();
+    expect(await hamburger.getAttribute('aria-expanded')).toBe('true');
+    // Focus moves to the drawer's first link.
+    await expect.poll(focused).toEqual({ inDrawer: true, name: 'Options Journal home' });
+    // QA: Tab twice reached "New Record" under the drawer. Every Tab (and Shift+Tab) stays in it, round and round.
+    const links = await page.locator('.sidebar').evaluate((el) => Array.from(el.querySelectorAll('a[href], button')).filter((e) => e.getClientRects().length > 0).length);
+    for (let i = 0; i < links + 3; i++) {
+      await page.keyboard.press('Tab');
+      expect((await focused()).inDrawer, `Tab ${i + 1}: ${(await focused()).name}`).toBe(true);
+    }
+    await page.locator('.sidebar a').first().focus();
+    await page.keyboard.press('Shift+Tab');
+    const last = await page.locator('.sidebar').evaluate((el) => {
+      const items = Array.from(el.querySelectorAll('a[href], button')).filter((e) => e.getClientRects().length > 0);
+      const l = items[items.length - 1];
+      return l?.getAttribute('aria-label') ?? l?.textContent?.trim() ?? '';
+    });
+    expect(await focused()).toEqual({ inDrawer: true, name: last });
+    // The page behind is inert: out of the Tab order, of the accessibility tree and of pointer events.
+    expect(await page.locator('.app-main').getAttribute('inert')).not.toBe(null);
+    expect(await page.getByRole('button', { name: 'New Record' }).evaluate((b: HTMLElement) => (b.focus(), document.activeElement === b))).toBe(false);
+    await screenshotAt(page, 'sidebar-drawer-modal', { width: 390, height: 844 }, { fullPage: false });
+    // Escape closes it and focus goes back to the hamburger.
+    await page.keyboard.press('Escape');
+    await expect.poll(focused).toEqual({ inDrawer: false, name: 'Open navigation' });
+    expect(await hamburger.getAttribute('aria-expanded')).toBe('false');
+    expect(await page.locator('.app-main').getAttribute('inert')).toBe(null);
+    // A link closes it too, on its new page, with focus on the hamburger.
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toEqual({ inDrawer: true, name: 'Options Journal home' });
+    await page.locator('.sidebar').getByRole('link', { name: 'Closed' }).click();
+    await page.waitForURL('**/trades/closed');
+    await expect.poll(focused).toEqual({ inDrawer: false, name: 'Open navigation' });
+    expect(await hamburger.getAttribute('aria-expanded')).toBe('false');
+    // On a desktop the sidebar is no drawer: nothing moves focus into it and the page is not inert.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto('/trades/open');
+    await page.getByRole('complementary', { name: 'Main navigation' }).waitFor();
+    expect(await page.locator('.app-main').getAttribute('inert')).toBe(null);
+    expect((await focused()).inDrawer).toBe(false);
+    await screenshotAt(page, 'sidebar-desktop', { width: 1280, height: 800 }, { fullPage: false });
+  });
+
   it('shows the admin user lookup to Admins only', async () => {
     await page.setViewportSize({ width: 1366, height: 900 });
     await page.goto('/admin/users/user');

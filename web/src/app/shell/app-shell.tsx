@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Outlet, useLocation, useMatches } from 'react-router';
 import { useAccounts } from '@/features/accounts/api/get-accounts.ts';
 import { useStrategies } from '@/features/strategies/api/get-strategies.ts';
@@ -9,7 +9,7 @@ import { FullScreenSpinner } from '@/components/ui/spinner.tsx';
 import { SubscriptionExpired } from '@/components/subscription-expired.tsx';
 import { Footer } from './footer.tsx';
 import { SettingsPanel } from './settings-panel.tsx';
-import { Sidebar } from './sidebar.tsx';
+import { MOBILE_NAV_QUERY, Sidebar } from './sidebar.tsx';
 import { TopBar } from './top-bar.tsx';
 import { usePersistentFlag } from './use-persistent-flag.ts';
 
@@ -32,12 +32,32 @@ export function AppShell() {
   const accounts = useAccounts();
   const strategies = useStrategies();
 
+  // Small screens: the open drawer is a modal navigation (QA: Tab went on to the controls under it). Focus
+  // moves to its first link, Tab stays in it (sidebar.tsx), the page behind is inert, and Escape, the scrim
+  // or a link closes it and gives focus back to the hamburger.
+  const menuButtonRef = useRef<HTMLButtonElement>(null);
+  const wasOpen = useRef(false);
   useEffect(() => setMobileOpen(false), [pathname]);
   useEffect(() => {
     if (!mobileOpen) return;
     const onKey = (e: KeyboardEvent) => e.key === 'Escape' && setMobileOpen(false);
     document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
+    // Widened past the drawer's breakpoint (a rotated tablet): the sidebar is a sidebar again.
+    const narrow = window.matchMedia(MOBILE_NAV_QUERY);
+    const onWiden = () => !narrow.matches && setMobileOpen(false);
+    narrow.addEventListener('change', onWiden);
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      narrow.removeEventListener('change', onWiden);
+    };
+  }, [mobileOpen]);
+  useEffect(() => {
+    if (mobileOpen) wasOpen.current = true;
+    else if (wasOpen.current) {
+      wasOpen.current = false;
+      const button = menuButtonRef.current;
+      if (button && button.getClientRects().length > 0) button.focus();
+    }
   }, [mobileOpen]);
 
   // A journal that could not load (the browser was offline, or the server unreachable) tries again by
@@ -79,13 +99,13 @@ export function AppShell() {
   const locked = !session.subscriptionActive && matches.some((m) => (m.handle as RouteHandle | undefined)?.requiresActiveSubscription);
   return (
     <div className={`app-shell${contracted ? ' sidebar-contracted' : ''}`}>
-      <a href="#main" className="skip-link">
+      <a href="#main" className="skip-link" inert={mobileOpen}>
         Skip to content
       </a>
       <Sidebar contracted={contracted} onToggleContracted={() => setContracted((c) => !c)} mobileOpen={mobileOpen} onNavigate={() => setMobileOpen(false)} />
       {mobileOpen && <div className="sidebar-scrim" onClick={() => setMobileOpen(false)} aria-hidden="true" />}
-      <div className="app-main">
-        <TopBar onOpenMobileNav={() => setMobileOpen(true)} settingsVisible={settingsVisible} onToggleSettings={() => setSettingsVisible((v) => !v)} />
+      <div className="app-main" inert={mobileOpen}>
+        <TopBar onOpenMobileNav={() => setMobileOpen(true)} mobileNavOpen={mobileOpen} menuButtonRef={menuButtonRef} settingsVisible={settingsVisible} onToggleSettings={() => setSettingsVisible((v) => !v)} />
         {settingsVisible && <SettingsPanel onClose={() => setSettingsVisible(false)} contracted={contracted} onContractedChange={setContracted} />}
         <main id="main" className="app-content" tabIndex={-1}>
           {locked ? <SubscriptionExpired /> : <Outlet />}

@@ -1,3 +1,4 @@
+import { useEffect, useRef, type KeyboardEvent } from 'react';
 import { Link, NavLink } from 'react-router';
 import { ExpiringCountBadge } from '@/features/trades/components/expiring-count-badge.tsx';
 import { useSession } from '@/features/auth/hooks/use-session.ts';
@@ -35,6 +36,15 @@ const admin: (Entry & { roles: string[] })[] = [
   { to: '/support/users', label: 'Audit replay', icon: 'shield', roles: ['Admin', 'Support'] },
 ];
 
+/** The widths where the sidebar is a drawer (app.css's `max-width: 991px`). */
+export const MOBILE_NAV_QUERY = '(max-width: 991px)';
+/** The sidebar's id, which the hamburger names in aria-controls. */
+export const SIDEBAR_ID = 'main-navigation';
+
+const FOCUSABLE = 'a[href], button:not([disabled]), [tabindex]:not([tabindex="-1"])';
+/** The drawer's controls that can take focus now (the collapse button is not shown in the drawer). */
+const focusables = (root: HTMLElement) => Array.from(root.querySelectorAll<HTMLElement>(FOCUSABLE)).filter((el) => el.getClientRects().length > 0);
+
 export interface SidebarProps {
   contracted: boolean;
   onToggleContracted: () => void;
@@ -58,8 +68,36 @@ function Item({ entry, contracted, onNavigate }: { entry: Entry; contracted: boo
 export function Sidebar({ contracted, onToggleContracted, mobileOpen, onNavigate }: SidebarProps) {
   const session = useSession();
   const first = session.user?.name.split(' ')[0] ?? '';
+  const ref = useRef<HTMLElement>(null);
+  // Opened as a drawer: focus goes to its first link (the page behind is inert, app-shell.tsx).
+  useEffect(() => {
+    if (mobileOpen && ref.current) focusables(ref.current)[0]?.focus();
+  }, [mobileOpen]);
+  // Tab and Shift+Tab go round the open drawer's links and buttons.
+  const trapTab = (e: KeyboardEvent<HTMLElement>) => {
+    if (!mobileOpen || e.key !== 'Tab' || !ref.current) return;
+    const items = focusables(ref.current);
+    const [head, tail] = [items[0], items[items.length - 1]];
+    if (!head || !tail) return;
+    const at = document.activeElement;
+    if (e.shiftKey && (at === head || !ref.current.contains(at))) {
+      e.preventDefault();
+      tail.focus();
+    } else if (!e.shiftKey && (at === tail || !ref.current.contains(at))) {
+      e.preventDefault();
+      head.focus();
+    }
+  };
   return (
-    <aside className={`sidebar${contracted ? ' contracted' : ''}${mobileOpen ? ' mobile-open' : ''}`} aria-label="Main navigation">
+    <aside
+      ref={ref}
+      id={SIDEBAR_ID}
+      className={`sidebar${contracted ? ' contracted' : ''}${mobileOpen ? ' mobile-open' : ''}`}
+      aria-label="Main navigation"
+      // Open as a drawer it is modal by making the page behind inert (app-shell.tsx), which hides that page
+      // from screen readers too; an <aside> may not take role="dialog".
+      onKeyDown={trapTab}
+    >
       <div className="sidebar-brand">
         <Link to="/" className="brand-link" onClick={onNavigate} aria-label="Options Journal home">
           <Logo compact={contracted} />

@@ -1,3 +1,4 @@
+import type { Ref } from 'react';
 import { Link } from 'react-router';
 import { Logo } from '@/components/logo.tsx';
 import { useSession } from '@/features/auth/hooks/use-session.ts';
@@ -6,13 +7,32 @@ import { Avatar } from '@/components/ui/avatar.tsx';
 import { DropdownMenu } from '@/components/ui/dropdown-menu.tsx';
 import { Icon } from '@/components/ui/icons.tsx';
 import { NewRecordMenu } from './new-record-menu.tsx';
+import { SIDEBAR_ID } from './sidebar.tsx';
 
-export function TopBar({ onOpenMobileNav, settingsVisible, onToggleSettings }: { onOpenMobileNav: () => void; settingsVisible: boolean; onToggleSettings: () => void }) {
+export interface TopBarProps {
+  onOpenMobileNav: () => void;
+  /** Whether the navigation drawer (small screens) is open. */
+  mobileNavOpen: boolean;
+  /** The hamburger, which gets focus back when the drawer closes. */
+  menuButtonRef?: Ref<HTMLButtonElement>;
+  settingsVisible: boolean;
+  onToggleSettings: () => void;
+}
+
+export function TopBar({ onOpenMobileNav, mobileNavOpen, menuButtonRef, settingsVisible, onToggleSettings }: TopBarProps) {
   const session = useSession();
   const name = session.user?.name ?? '';
   return (
     <header className="topbar">
-      <button type="button" className="icon-button topbar-menu" aria-label="Open navigation" onClick={onOpenMobileNav}>
+      <button
+        ref={menuButtonRef}
+        type="button"
+        className="icon-button topbar-menu"
+        aria-label="Open navigation"
+        aria-expanded={mobileNavOpen}
+        aria-controls={SIDEBAR_ID}
+        onClick={onOpenMobileNav}
+      >
         <Icon name="menu" size={22} />
       </button>
       <Link to="/dashboard" className="topbar-brand" aria-label="Options Journal dashboard">
