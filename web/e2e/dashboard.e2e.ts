@@ -482,6 +482,13 @@ describe('dashboard', () => {
     await page.getByRole('button', { name: 'Share Income Quadrant' }).click();
     const share = page.getByRole('dialog', { name: /Income Quadrant/ });
     await share.waitFor();
+    // From the keyboard, Download keeps focus while it works and after (QA: the busy button was disabled
+    // and focus fell to <body>).
+    const downloadButton = share.getByRole('button', { name: 'Download' });
+    for (let i = 0; i < 10 && !(await downloadButton.evaluate((b) => b === document.activeElement)); i++) await page.keyboard.press('Tab');
+    await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
+    await expect.poll(() => downloadButton.getAttribute('aria-busy')).toBe(null);
+    expect(await page.evaluate(() => `${document.activeElement?.tagName} ${document.activeElement?.textContent?.trim()}`)).toBe('BUTTON Download');
     await page.keyboard.press('Escape');
     await page.locator('canvas').first().waitFor();
     await page.evaluate(() => window.scrollTo(0, 0));
