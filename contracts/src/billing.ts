@@ -46,17 +46,18 @@ export const billingMessages = {
   changedConcurrently: 'The subscription changed at the same time. Please try again.',
 } as const;
 
-const stripeId = (prefix: string) =>
+/** A Stripe object id, named in its messages (QA: "is required", "must be a pm_… id" said not of what). */
+const stripeId = (field: string, prefix: string) =>
   z
-    .string()
-    .min(1, 'is required')
-    .max(255)
-    .regex(new RegExp(`^${prefix}_[A-Za-z0-9_]+$`), `must be a ${prefix}_… id`);
+    .string({ error: `${field} is required.` })
+    .min(1, `${field} is required.`)
+    .max(255, `${field} must be at most 255 characters.`)
+    .regex(new RegExp(`^${prefix}_[A-Za-z0-9_]+$`), `${field} must be a Stripe id starting with ${prefix}_.`);
 
 export const createPaymentIntentResponse = z.object({ clientSecret: z.string() });
 
 export const createSubscriptionRequest = z.object({
-  paymentMethodId: stripeId('pm'),
+  paymentMethodId: stripeId('paymentMethodId', 'pm'),
   priceId: z.string().min(1).max(255),
 });
 export type CreateSubscriptionRequest = z.infer<typeof createSubscriptionRequest>;
@@ -68,7 +69,7 @@ export type CreateSubscriptionResponse = z.infer<typeof createSubscriptionRespon
 export const frontendDataResponse = z.object({ message: z.string(), frontend_data: subscriptionDetails });
 export type FrontendDataResponse = z.infer<typeof frontendDataResponse>;
 
-export const updatePaymentMethodRequest = z.object({ paymentMethodId: stripeId('pm') });
+export const updatePaymentMethodRequest = z.object({ paymentMethodId: stripeId('paymentMethodId', 'pm') });
 export type UpdatePaymentMethodRequest = z.infer<typeof updatePaymentMethodRequest>;
 export const updatePaymentMethodResponse = z.object({ status: z.literal('success'), message: z.string(), subscription_data: subscriptionDetails });
 

@@ -21,6 +21,13 @@ export const errorBodyOf = (message: string, options: { detail?: unknown; resolu
   ...(options.resolution !== undefined ? { resolution: options.resolution } : {}),
 });
 
+/** What the gateway answers about a request body as a whole, before any field is read. */
+export const REQUEST_BODY_MESSAGES = {
+  notObject: 'The request body must be a JSON object.',
+  mediaType: 'This route takes a JSON body: send it with Content-Type: application/json.',
+  forbiddenKey: (key: '__proto__' | 'constructor') => `A JSON body cannot contain a key named "${key}"${key === 'constructor' ? ' holding a "prototype"' : ''}.`,
+} as const;
+
 // ---------------------------------------------------------------------------------------------------
 // Text hygiene, for every string the API takes (path, query string and body alike)
 
@@ -67,9 +74,29 @@ export const calendarDate = isoDate.refine((v) => parseIsoDate(v) !== null, { me
 
 export const uid = z.string().min(1).max(64);
 
+/**
+ * A whole-number query parameter, named in its messages (QA: `page=abc` answered "expected number,
+ * received NaN", `page=1e20` "expected int to be <=9007199254740991"). A query string gives text, a
+ * repeated parameter a list; a caller building the query in code may give the number itself.
+ */
+export function queryWholeNumber(name: string, min: number, max: number) {
+  const range = `${name} must be a whole number from ${min} to ${max}.`;
+  return z
+    .union([z.string(), z.number()], { error: (issue) => (Array.isArray(issue.input) ? `${name} must be given once.` : range) })
+    .transform((value, ctx) => {
+      const n = typeof value === 'number' ? value : /^\d{1,16}$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+      if (Number.isInteger(n) && n >= min && n <= max) return n;
+      ctx.addIssue({ code: 'custom', message: range });
+      return z.NEVER;
+    });
+}
+
+/** Far past any journal's last page at the largest size (100 trades a page). */
+export const PAGE_MAX = 1_000_000;
+export const PAGE_SIZE_MAX = 100;
 export const paginationQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  size: z.coerce.number().int().min(1).max(100).default(10),
+  page: queryWholeNumber('page', 1, PAGE_MAX).default(1),
+  size: queryWholeNumber('size', 1, PAGE_SIZE_MAX).default(10),
 });
 
 export function paginated<T extends z.ZodTypeAny>(item: T) {

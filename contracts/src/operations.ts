@@ -64,7 +64,14 @@ export const operatorRoles = ['Admin', 'Operator'] as const;
 const NAME = /^[a-z][a-z0-9_]{0,62}$/;
 export const projectionParams = z.object({ name: z.string().regex(NAME, 'Unknown projection name.') });
 
-const version = z.coerce.number({ error: 'Version must be a whole number.' }).int('Version must be a whole number.').min(1, 'Version must be a whole number.');
+const VERSION_MESSAGE = 'Version must be a whole number.';
+/**
+ * A version in a JSON body: a JSON number, a whole one, from 1 (QA: coerced, `true` was version 1 and
+ * switched, rolled back, retired or abandoned it).
+ */
+const version = z.number({ error: VERSION_MESSAGE }).int(VERSION_MESSAGE).min(1, VERSION_MESSAGE);
+/** A version in a query string: digits only (`true`, `1e1` or ` ` are not versions). */
+const queryVersion = z.string({ error: VERSION_MESSAGE }).regex(/^\d{1,9}$/, VERSION_MESSAGE).transform(Number).pipe(version);
 
 export const rebuildRequest = z
   .object({
@@ -192,7 +199,7 @@ export function catchUpRefusal(name: string, version: number, builtBy: number, c
 }
 
 /** `GET /operations/projections/:name/diff?version=` (default: the building version). */
-export const diffQuery = z.object({ version: version.optional() });
+export const diffQuery = z.object({ version: queryVersion.optional() });
 
 export const tableDiff = z.object({
   table: z.string(),

@@ -38,6 +38,13 @@ export function dateRangeIssues(sd: string | undefined, ed: string | undefined, 
 
 export const PULSE_INVALID = 'Invalid ticker or timeframe';
 
+/** A filter naming one record by its uid: named in its messages (QA: `au=` answered "Too small: expected string to have >=1 characters"). */
+const filterUid = (name: string, what: string) =>
+  z
+    .string({ error: (issue) => (Array.isArray(issue.input) ? `${name} must be given once.` : `${name} must be the uid of ${what}.`) })
+    .min(1, `${name} must be the uid of ${what}: leave it out for all of them.`)
+    .max(64, `${name} must be the uid of ${what} (at most 64 characters).`);
+
 /** The list filters of part 2 §3: ticker, account, strategy, start and end date (an inclusive range). */
 export const tradeFilters = z.object({
   ticker: z
@@ -46,8 +53,8 @@ export const tradeFilters = z.object({
     .transform((s) => s.toUpperCase())
     .pipe(z.string().max(6))
     .optional(),
-  au: uid.optional(),
-  su: uid.optional(),
+  au: filterUid('au', 'an account').optional(),
+  su: filterUid('su', 'a strategy').optional(),
   sd: calendarDate.optional(),
   ed: calendarDate.optional(),
 });
@@ -124,6 +131,11 @@ export type SplitHistoryResponse = z.infer<typeof splitHistoryResponse>;
  * text, and a schema failure would list field issues there instead.
  */
 export const tradeByDateParams = z.object({ date: z.string().describe('A New York date, YYYY-MM-DD.') });
+/** The trades-by-date refusals: the shape, then the calendar (QA: 2026-02-30 was told its format was wrong). */
+export const TRADE_BY_DATE_MESSAGES = {
+  format: 'Date must be in YYYY-MM-DD format.',
+  noSuchDate: (date: string) => `Date ${date} does not exist on the calendar.`,
+} as const;
 /**
  * The sections of the trades-by-date dialog (part 1 §2): a trade opened on the date and still open (or a
  * position entered that day, shown once as entered), a scalp (opened and closed that day), a close of an

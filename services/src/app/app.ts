@@ -6,7 +6,9 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { randomUUID } from 'node:crypto';
+import { REQUEST_BODY_MESSAGES } from '@oj/contracts/common';
 import type { AppDeps } from './deps.ts';
+import { AppError } from './errors.ts';
 import { registerErrorHandler } from './plugins/error-handler.ts';
 import { registerInputHygiene } from './plugins/input-hygiene.ts';
 import { registerLoadShedding } from './plugins/load-shedding.ts';
@@ -62,14 +64,23 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   });
   // A JSON content type with an empty body is a request without a body (a POST of nothing sent by a
   // client that sets the header on every call), not a 400; anything else goes to Fastify's own parser,
-  // which refuses prototype poisoning.
+  // which refuses prototype poisoning. Its refusal does not say which: valid JSON it refused holds a
+  // forbidden key, and the answer names it (QA: "Body is not valid JSON" for valid JSON).
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body.toString();
     if (text === '') return done(null, undefined);
-    parseJson(request, text, done);
+    parseJson(request, text, (error, value) => {
+      if (!error) return done(null, value);
+      const key = forbiddenKeyIn(text);
+      done(key ? new AppError('bad_request', REQUEST_BODY_MESSAGES.forbiddenKey(key)) : error, undefined);
+    });
   });
+  // Every body this API reads is JSON (the Stripe webhook keeps its own parser): a text/plain body would
+  // otherwise reach a route's validation as a string and be answered as a bad field (QA: a 422 naming
+  // none). Without a parser it is a 415, which the error handler words.
+  app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorate('deps', deps);
@@ -148,4 +159,30 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
 
   if (options.serveWeb) await registerWebConsole(app);
   return app;
+}
+
+/**
+ * The key that made the JSON parser refuse `text`, when `text` is valid JSON: `__proto__` anywhere, or
+ * `constructor` holding a `prototype` (what secure-json-parse refuses). Null for text that is not JSON.
+ * Runs only on a refused body.
+ */
+function forbiddenKeyIn(text: string): '__proto__' | 'constructor' | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  let found: '__proto__' | 'constructor' | null = null;
+  const visit = (node: unknown, depth: number): void => {
+    if (found || node === null || typeof node !== 'object' || depth > 64) return;
+    if (Object.hasOwn(node, '__proto__')) found = '__proto__';
+    else {
+      const ctor = Object.hasOwn(node, 'constructor') ? (node as { constructor: unknown }).constructor : undefined;
+      if (ctor !== null && typeof ctor === 'object' && Object.hasOwn(ctor, 'prototype')) found = 'constructor';
+    }
+    for (const item of Object.values(node)) visit(item, depth + 1);
+  };
+  visit(value, 0);
+  return found;
 }

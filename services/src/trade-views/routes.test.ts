@@ -198,10 +198,13 @@ describe('histories and trades by date', () => {
     expect(inSection(jan5, 'open')).toEqual(['A']);
     expect(tradeDaySummary(jan5)).toMatchObject({ premium: 600, fees: 3 });
     // The spec's client shows this call's error from `detail`, as text.
-    for (const bad of ['2026-02-30', 'abc', '2026-1-8']) {
+    for (const bad of ['abc', '2026-1-8']) {
       const r = await get(`/trades/trade-by-date/${bad}`);
       expect([bad, r.statusCode, r.json()]).toEqual([bad, 422, { message: 'Date must be in YYYY-MM-DD format.', detail: 'Date must be in YYYY-MM-DD format.' }]);
     }
+    // Well formed, but not on the calendar: said so, not that the format is wrong (QA).
+    const noSuchDay = await get('/trades/trade-by-date/2026-02-30');
+    expect([noSuchDay.statusCode, noSuchDay.json()]).toEqual([422, { message: 'Date 2026-02-30 does not exist on the calendar.', detail: 'Date 2026-02-30 does not exist on the calendar.' }]);
   });
 });
 

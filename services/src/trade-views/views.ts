@@ -3,6 +3,7 @@ import type { Clock } from '@oj/infra/clock';
 import { businessDateOf } from '@oj/infra/clock';
 import {
   DATE_FILTER_MESSAGES,
+  TRADE_BY_DATE_MESSAGES,
   dateRangeIssues,
   type ExpiringListQuery,
   type PulseResponse,
@@ -15,6 +16,7 @@ import {
   type UpcomingExpirationsResponse,
 } from '@oj/contracts/trade-views';
 import { parseIsoDate } from '@oj/contracts/business-date';
+import { isoDate } from '@oj/contracts/common';
 import { ProjectionNotLiveError, liveTables } from '@oj/projections/runtime/registry';
 import { TRADES_PROJECTION } from '@oj/projections/trades/projection';
 import { listExpiring, listTrades, tradesByDate, type TradeReadTables } from '@oj/projections/trades/queries';
@@ -82,7 +84,8 @@ export async function ancestorOf(ctx: TradeViewsContext, userId: string, auid: s
 }
 
 export async function tradesOfDate(ctx: TradeViewsContext, userId: string, date: string): Promise<TradesByDateResponse> {
-  if (!parseIsoDate(date)) throw new AppError('invalid', 'Date must be in YYYY-MM-DD format.');
+  if (!isoDate.safeParse(date).success) throw new AppError('invalid', TRADE_BY_DATE_MESSAGES.format);
+  if (!parseIsoDate(date)) throw new AppError('invalid', TRADE_BY_DATE_MESSAGES.noSuchDate(date));
   return tradesByDate(ctx.db, await tables(ctx.db), userId, date, businessDateOf(ctx.clock));
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { errorBodyOf } from '@oj/contracts/common';
+import { REQUEST_BODY_MESSAGES, errorBodyOf } from '@oj/contracts/common';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { WrongExpectedRevisionError } from '@oj/infra/eventstore/port';
 import { isConnectionLost, isStorageFull } from '@oj/infra/db/errors';
@@ -18,9 +18,12 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (hasZodFastifySchemaValidationErrors(error)) {
       const detail = error.validation.map((v) => {
         const path = String(v.instancePath ?? '').split('/').filter(Boolean);
+        const message = v.message ?? 'Invalid value.';
+        // The body as a whole is not an object (null, an array, a string, nothing): no field to name.
+        const wholeBody = error.validationContext === 'body' && path.length === 0 && /^Invalid input: expected object, received /.test(message);
         return {
           field: [String(error.validationContext ?? ''), ...path].filter(Boolean).join('.'),
-          message: readableIssue(path.join('.'), v.message ?? 'Invalid value.'),
+          message: wholeBody ? REQUEST_BODY_MESSAGES.notObject : readableIssue(path.join('.'), message),
         };
       });
       return reply.status(422).send(errorBodyOf(detail[0]?.message ?? 'Invalid request.', { detail }));
@@ -53,7 +56,8 @@ export function registerErrorHandler(app: FastifyInstance): void {
       request.log.error({ err: error }, 'unhandled error');
       return reply.status(500).send(errorBodyOf('Internal server error.'));
     }
-    // Fastify's own 4xx (malformed JSON, body too large, unsupported media type, rate limit).
+    if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return reply.status(415).send(errorBodyOf(REQUEST_BODY_MESSAGES.mediaType));
+    // Fastify's own 4xx (malformed JSON, body too large, rate limit).
     return reply.status(status).send(errorBodyOf(fe.message));
   });
   app.setNotFoundHandler((request, reply) => {
