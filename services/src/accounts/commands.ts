@@ -13,7 +13,7 @@ import {
 import { AppError } from '../app/errors.ts';
 import type { Principal } from '../app/principal.ts';
 import { assertActiveSubscription } from '../identity/subscriptions.ts';
-import { storeImage } from './images.ts';
+import { removeStoredImage, storeImage } from './images.ts';
 import { findAccountOfUser } from './queries.ts';
 
 export interface AccountsContext {
@@ -124,6 +124,22 @@ export async function setAccountImage(ctx: AccountsContext, principal: Principal
   requireActiveSubscription(principal);
   await ownAccountOrNotFound(ctx.db, principal.userId, uid);
   const { url } = await storeImage(ctx.dataDir, 'account', image, ACCOUNT_IMAGE_MAX_SIDE);
-  await ctx.db.updateTable('trade_accounts').set({ bg_image: url, updated_at: ctx.clock.now() }).where('uid', '=', uid).where('user_uid', '=', principal.userId).execute();
+  let replaced: string | null = null;
+  try {
+    // The old picture read under the row's lock: of two uploads at once, each removes the one it replaced.
+    await ctx.db.transaction().execute(async (trx) => {
+      const row = (await trx.selectFrom('trade_accounts').select('bg_image').where('uid', '=', uid).where('user_uid', '=', principal.userId).forUpdate().executeTakeFirst()) as
+        | { bg_image: string | null }
+        | undefined;
+      if (!row) throw new AppError('not_found', accountMessages.notFound);
+      replaced = row.bg_image;
+      await trx.updateTable('trade_accounts').set({ bg_image: url, updated_at: ctx.clock.now() }).where('uid', '=', uid).where('user_uid', '=', principal.userId).execute();
+    });
+  } catch (error) {
+    await removeStoredImage(ctx.dataDir, url);
+    throw error;
+  }
+  // Only after the commit: until then the old picture is the account's.
+  await removeStoredImage(ctx.dataDir, replaced);
   return { url };
 }

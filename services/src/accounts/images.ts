@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { accountMessages } from '@oj/contracts/accounts';
@@ -46,4 +46,23 @@ export async function storeImage(dataDir: string, kind: string, base64: string, 
   await writeFile(`${path}.tmp`, output);
   await rename(`${path}.tmp`, path);
   return { file, url: uploadUrl(file) };
+}
+
+/** The stored file behind a URL this store handed out; null for anything else (none, a default picture). */
+export function uploadFileOf(url: string | null | undefined): string | null {
+  const prefix = uploadUrl('');
+  if (!url?.startsWith(prefix)) return null;
+  const file = url.slice(prefix.length);
+  return UPLOAD_FILE.test(file) ? file : null;
+}
+
+/**
+ * Deletes the file behind an image URL that no longer names anyone's picture (replaced, or the
+ * replacement failed before it was recorded). Served publicly by its URL, a replaced picture must not
+ * stay reachable by whoever saw that URL (QA: an old avatar was still served). Each upload gets its own
+ * random name, so no other row points at it. A file already gone is fine.
+ */
+export async function removeStoredImage(dataDir: string, url: string | null | undefined): Promise<void> {
+  const file = uploadFileOf(url);
+  if (file) await rm(join(uploadsDir(dataDir), file), { force: true });
 }

@@ -230,6 +230,24 @@ describe('cover images', () => {
     expect((await list(s.authorization))[0].bg_image).toBeNull();
   });
 
+  it("a replaced cover is no longer served at its old URL; the new one is, and another user's upload changes nothing of it (QA: privacy)", async () => {
+    const s = await signInAs(t);
+    const other = await signInAs(t);
+    const { uid } = (await add(s.authorization)).json();
+    const picture = async (colour: string) => (await sharp({ create: { width: 50, height: 50, channels: 3, background: colour } }).png().toBuffer()).toString('base64');
+    const old = (await upload(s.authorization, uid, await picture('#112233'))).json().url as string;
+    expect((await t.app.inject({ method: 'GET', url: old })).statusCode).toBe(200);
+    const replaced = await upload(s.authorization, uid, await picture('#445566'));
+    expect(replaced.statusCode, replaced.body).toBe(200);
+    const now = replaced.json().url as string;
+    expect((await t.app.inject({ method: 'GET', url: old })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: now })).statusCode).toBe(200);
+    // Another user's upload to this account is refused and removes nothing.
+    expect((await upload(other.authorization, uid, await picture('#778899'))).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: now })).statusCode).toBe(200);
+    expect((await list(s.authorization))[0].bg_image).toBe(now);
+  });
+
   it('serves nothing outside the uploads directory', async () => {
     for (const file of ['..%2F..%2Fetc%2Fpasswd', 'account-nope.jpg', 'jwt-secret']) {
       expect((await t.app.inject({ method: 'GET', url: api(`/uploads/${file}`) })).statusCode).toBe(404);

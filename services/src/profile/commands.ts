@@ -15,7 +15,7 @@ import {
 } from '@oj/contracts/users';
 import { AppError } from '../app/errors.ts';
 import type { Principal } from '../app/principal.ts';
-import { storeImage } from '../accounts/images.ts';
+import { removeStoredImage, storeImage } from '../accounts/images.ts';
 import { enqueueMail } from '../mail/outbox.ts';
 import { currentUserOf, findUserByUid } from '../identity/users.ts';
 import { contactMail } from './contact-mail.ts';
@@ -97,8 +97,9 @@ export async function updateProfile(ctx: ProfileContext, principal: Principal, i
 
 /**
  * Avatar or cover: decoded, resized to 600 px, re-encoded as JPEG (metadata dropped) and stored by the
- * accounts module's image store, which also serves /uploads/:file. The old file stays: the change
- * record points at it.
+ * accounts module's image store, which also serves /uploads/:file. The replaced file is deleted once the
+ * new one is recorded: served publicly, it would stay reachable by its old URL (QA). The change record
+ * keeps the old URL as what it was; it no longer serves a picture.
  */
 export async function setUserImage(ctx: ProfileContext, principal: Principal, image: string, imageFor: ImageFor): Promise<UserImageResponse> {
   // Decoded size from the base64 length (padding aside), before anything is decoded.
@@ -107,17 +108,26 @@ export async function setUserImage(ctx: ProfileContext, principal: Principal, im
   const { url } = await storeImage(ctx.config.DATA_DIR, imageFor, image, PROFILE_IMAGE_MAX_SIDE);
   const column = columnOf[imageFor];
   const now = ctx.clock.now();
-  await ctx.db.transaction().execute(async (trx) => {
-    const row = (await trx.selectFrom('users').select(['avatar', 'bg_image']).where('uid', '=', principal.userId).forUpdate().executeTakeFirst()) as
-      | { avatar: string | null; bg_image: string | null }
-      | undefined;
-    if (!row) throw new AppError('unauthorized', 'Not authenticated.');
-    await trx.updateTable('users').set({ [column]: url, updated_at: now }).where('uid', '=', principal.userId).execute();
-    await trx
-      .insertInto('profile_changes')
-      .values({ id: uuidv7(now.getTime()), user_uid: principal.userId, field: imageFor, old_value: row[column as 'avatar' | 'bg_image'], new_value: url, changed_by: principal.userId, changed_at: now })
-      .execute();
-  });
+  let replaced: string | null = null;
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      const row = (await trx.selectFrom('users').select(['avatar', 'bg_image']).where('uid', '=', principal.userId).forUpdate().executeTakeFirst()) as
+        | { avatar: string | null; bg_image: string | null }
+        | undefined;
+      if (!row) throw new AppError('unauthorized', 'Not authenticated.');
+      replaced = row[column as 'avatar' | 'bg_image'];
+      await trx.updateTable('users').set({ [column]: url, updated_at: now }).where('uid', '=', principal.userId).execute();
+      await trx
+        .insertInto('profile_changes')
+        .values({ id: uuidv7(now.getTime()), user_uid: principal.userId, field: imageFor, old_value: replaced, new_value: url, changed_by: principal.userId, changed_at: now })
+        .execute();
+    });
+  } catch (error) {
+    await removeStoredImage(ctx.config.DATA_DIR, url);
+    throw error;
+  }
+  // Only after the commit: until then the old picture is the profile's.
+  await removeStoredImage(ctx.config.DATA_DIR, replaced);
   return { image_for: imageFor, image_url: url, url };
 }
 

@@ -188,6 +188,28 @@ describe('POST /users/user-image', () => {
     ]);
   });
 
+  it('a replaced avatar or cover is no longer served at its old URL; the new one is (QA: privacy)', async () => {
+    const s = await signInAs(t);
+    const picture = async (colour: string) => (await sharp({ create: { width: 50, height: 50, channels: 3, background: colour } }).png().toBuffer()).toString('base64');
+    for (const image_for of ['avatar', 'cover'] as const) {
+      const first = await upload(s.authorization, { image: await picture('#112233'), image_for });
+      expect(first.statusCode, first.body).toBe(200);
+      const old = first.json().url as string;
+      expect((await t.app.inject({ method: 'GET', url: old })).statusCode).toBe(200);
+      const second = await upload(s.authorization, { image: await picture('#445566'), image_for });
+      expect(second.statusCode, second.body).toBe(200);
+      const now = second.json().url as string;
+      expect(now).not.toBe(old);
+      expect((await t.app.inject({ method: 'GET', url: old })).statusCode).toBe(404);
+      expect((await t.app.inject({ method: 'GET', url: now })).statusCode).toBe(200);
+      // A refused upload changes nothing: the current picture is still served.
+      expect((await upload(s.authorization, { image: Buffer.from('not pixels').toString('base64'), image_for })).statusCode).toBe(415);
+      expect((await t.app.inject({ method: 'GET', url: now })).statusCode).toBe(200);
+    }
+    const profile = await me(s.authorization);
+    expect([(await t.app.inject({ method: 'GET', url: profile.avatar })).statusCode, (await t.app.inject({ method: 'GET', url: profile.bg_image })).statusCode]).toEqual([200, 200]);
+  });
+
   it('refuses a non-image (415), an oversized file (413) and a bad image_for (422) with their reasons; the profile keeps its picture', async () => {
     const s = await signInAs(t);
     const text = await upload(s.authorization, { image: Buffer.from('just some text, not pixels').toString('base64'), image_for: 'avatar' });
