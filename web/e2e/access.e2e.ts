@@ -234,6 +234,21 @@ describe('access journey', () => {
     await page.getByRole('menuitem', { name: 'Edit Cover Image' }).click();
     const dialog = page.getByRole('dialog', { name: 'Edit Cover Image' });
     await dialog.waitFor();
+    // Tab goes round the dialog's visible controls only (QA: it landed on the hidden 1x1 file input).
+    const stops: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      await page.keyboard.press('Tab');
+      stops.push(await page.evaluate(() => {
+        const el = document.activeElement as HTMLElement;
+        const r = el.getBoundingClientRect();
+        return `${el.tagName}${el.getAttribute('type') ? `[${el.getAttribute('type')}]` : ''} ${el.getAttribute('aria-label') ?? el.textContent?.trim()} ${Math.round(r.width)}x${Math.round(r.height)}`;
+      }));
+    }
+    expect(stops.filter((s) => s.startsWith('INPUT[file]')), stops.join(' | ')).toEqual([]);
+    expect(stops.some((s) => s.includes('Choose an image')), stops.join(' | ')).toBe(true);
+    // "Choose an image" still opens the file picker.
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), dialog.getByRole('button', { name: 'Choose an image' }).click()]);
+    expect(chooser.isMultiple()).toBe(false);
     // Anything that is not a picture is refused before upload.
     await dialog.getByLabel('Cover image file').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not an image') });
     await dialog.getByText('The file is not an image. Upload a JPEG, PNG, WebP, GIF, AVIF or TIFF picture.').waitFor();

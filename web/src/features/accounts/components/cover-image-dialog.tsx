@@ -74,11 +74,13 @@ export function CoverImageDialog({ account, onClose }: { account: Account | null
           <div className="cover-editor-preview">
             {preview ? <img className="account-cover" src={preview} alt="New cover preview" /> : <AccountCover name={account.name} url={account.bg_image} />}
           </div>
+          {/* Hidden, as the profile's image inputs: "Choose an image" opens it. Visually hidden only, it took
+              a Tab of its own and showed no focus (QA). */}
           <input
             ref={inputRef}
             type="file"
             accept="image/*"
-            className="visually-hidden"
+            hidden
             aria-label="Cover image file"
             onChange={(e) => void onFile(e.target.files?.[0])}
           />
