@@ -146,6 +146,29 @@ describe('trade accounts', () => {
     expect(await list(owner.authorization)).toEqual([acc]);
   });
 
+  it("update-default-account naming another user's account as old_default is a 404 and changes no one's default", async () => {
+    const owner = await signInAs(t);
+    const other = await signInAs(t);
+    const ownerDefault = (await add(owner.authorization)).json();
+    const ownerSecond = (await add(owner.authorization, { name: 'Second' })).json();
+    const otherFirst = (await add(other.authorization)).json();
+    const otherSecond = (await add(other.authorization, { name: 'Second' })).json();
+    const ownerBefore = await list(owner.authorization);
+    const otherBefore = await list(other.authorization);
+    expect(ownerBefore.find((a: { uid: string }) => a.uid === ownerDefault.uid).default_account).toBe(true);
+    const h = { authorization: other.authorization };
+    for (const payload of [
+      { old_default: ownerDefault.uid, new_default: otherSecond.uid },
+      { old_default: ownerDefault.uid, new_default: ownerSecond.uid },
+      { old_default: otherFirst.uid, new_default: ownerSecond.uid },
+    ]) {
+      const r = await t.app.inject({ method: 'PATCH', url: api('/accounts/update-default-account'), headers: h, payload });
+      expect([r.statusCode, r.json().message]).toEqual([404, accountMessages.notFound]);
+    }
+    expect(await list(owner.authorization)).toEqual(ownerBefore);
+    expect(await list(other.authorization)).toEqual(otherBefore);
+  });
+
   it('blocks add, edit, default and image when the subscription has expired (403); listing still works', async () => {
     const s = await signInAs(t);
     const a = (await add(s.authorization)).json();

@@ -22,7 +22,7 @@ describe('trade history and lineage views per user', () => {
   let a: Who;
   let b: Who;
   /** Per user: an added trade, an added closed trade, a partial close's remainder, a roll's new trade, a split spread and its legs. */
-  const trades = new Map<string, { opened: string; addedClosed: string; remainder: string; rolledTo: string; spread: string; legs: string[] }>();
+  const trades = new Map<string, { account: string; opened: string; addedClosed: string; remainder: string; rolledTo: string; spread: string; legs: string[] }>();
 
   const get = (path: string, who: Who) => t.app.inject({ method: 'GET', url: url(path), headers: { authorization: who.authorization } });
   const send = async (who: Who, path: string, payload: unknown, status = 200) => {
@@ -60,7 +60,7 @@ describe('trade history and lineage views per user', () => {
       trade_data: { closing_trade: { leg_index: 1, premium_at_open: 30, status: 2, trade_close_date: '2026-02-27', premium_at_close: 20, net_fee_to_close: 1, close_transaction: 1 }, opening_trade: { premium_at_open: 150 } },
       tag_data: [],
     });
-    trades.set(who.userId, { opened, addedClosed, remainder, rolledTo, spread, legs: [split.closed_trade.uid, split.open_trade.uid] });
+    trades.set(who.userId, { account, opened, addedClosed, remainder, rolledTo, spread, legs: [split.closed_trade.uid, split.open_trade.uid] });
   }
 
   beforeAll(async () => {
@@ -122,5 +122,19 @@ describe('trade history and lineage views per user', () => {
     }
     // The owner's view is unchanged by the foreign requests.
     expect((await get(`/trades/${trades.get(a.userId)!.spread}/ancestor`, a)).json()).toEqual(own.json());
+  });
+
+  it("a list filtered by another user's account (au) is empty, in every list, and the owner's lists are unchanged", async () => {
+    const lists = ['/trades/status/open', '/trades/status/closed', '/trades/status/rolled', '/trades/expiring'];
+    const own = await Promise.all(lists.map(async (list) => (await get(`${list}?au=${trades.get(a.userId)!.account}&size=100`, a)).json()));
+    expect(own.map((l: { total: number }) => l.total).reduce((x, y) => x + y, 0)).toBeGreaterThan(0);
+    for (const [who, owner] of [[b, a], [a, b]] as const) {
+      for (const list of lists) {
+        const r = await get(`${list}?au=${trades.get(owner.userId)!.account}`, who);
+        expect([list, r.statusCode, r.json().items, r.json().total]).toEqual([list, 200, [], 0]);
+      }
+    }
+    const after = await Promise.all(lists.map(async (list) => (await get(`${list}?au=${trades.get(a.userId)!.account}&size=100`, a)).json()));
+    expect(after).toEqual(own);
   });
 });

@@ -208,6 +208,50 @@ describe.each(adapters)('trade commands on %s', (adapter) => {
     expect(await streamOf(other.userId, mine.uid)).toHaveLength(0);
   });
 
+  it("tenant isolation on derived trades: a partial close's remainder, a roll's new trade and split legs answer 404 to another user, and nothing is appended", async () => {
+    const held = await addTrade();
+    const partial = (await send('POST', `/trades/close/${held.uid}`, { ...closeBody, contract_size: 1 })).json();
+    const roll = (
+      await send('POST', `/trades/roll/${partial.remaining_trade.uid}`, {
+        trade_roll_data: {
+          old_trade: { trade_close_date: '2026-02-27', premium_at_close: 50, net_fee_to_close: 2, close_transaction: 2 },
+          new_trade: { expiration_date: '2026-04-17', contract_size: 1, strike_prices: [145], premium_at_open: 120, net_fee_to_open: 1, net_delta: 0.25, stock_price_at_open: 158 },
+        },
+        tag_data: [],
+      })
+    ).json();
+    const spread = await addTrade({ strategy_uid: 'bull-put-spread', strike_prices: [150, 145], contract_size: 2, premium_at_open: 120 });
+    const split = (
+      await send('POST', `/trades/split-trade/${spread.uid}`, {
+        trade_data: { closing_trade: { leg_index: 1, premium_at_open: 30, status: 2, trade_close_date: '2026-02-27', premium_at_close: 20, net_fee_to_close: 1, close_transaction: 1 }, opening_trade: { premium_at_open: 150 } },
+        tag_data: [],
+      })
+    ).json();
+    const derived = [roll.remaining_trade.uid, roll.new_trade_after_roll.uid, split.open_trade.uid, split.closed_trade.uid] as string[];
+    expect(derived.every((uid) => typeof uid === 'string')).toBe(true);
+    const before = [(await streamOf(me.userId, held.uid)).length, (await streamOf(me.userId, spread.uid)).length];
+    for (const uid of [partial.remaining_trade.uid as string, ...derived]) {
+      const attempts: Array<['POST' | 'PATCH' | 'DELETE', string, unknown]> = [
+        ['POST', `/trades/close/${uid}`, { ...closeBody, contract_size: 1 }],
+        ['POST', `/trades/expire-worthless/${uid}`, {}],
+        ['PATCH', `/trades/update/${uid}`, { notes: 'mine now' }],
+        ['DELETE', `/trades/${uid}`, undefined],
+        ['POST', `/trades/roll/${uid}`, { trade_roll_data: { old_trade: closeBody, new_trade: { ...tradeData(), contract_size: 1 } }, tag_data: [] }],
+        ['POST', `/trades/split-trade/${uid}`, { trade_data: { closing_trade: { leg_index: 1, premium_at_open: 30, status: 2, trade_close_date: '2026-02-27', premium_at_close: 20, net_fee_to_close: 1, close_transaction: 1 }, opening_trade: { premium_at_open: 150 } }, tag_data: [] }],
+      ];
+      for (const [method, path, body] of attempts) {
+        const foreign = await send(method, path, body, other.authorization, { 'idempotency-key': `steal-${method}-${path}` });
+        expect([path, foreign.statusCode, foreign.json().message]).toEqual([path, 404, 'Trade not found.']);
+      }
+    }
+    expect([(await streamOf(me.userId, held.uid)).length, (await streamOf(me.userId, spread.uid)).length]).toEqual(before);
+    expect(await streamOf(other.userId, held.uid)).toHaveLength(0);
+    expect(await streamOf(other.userId, spread.uid)).toHaveLength(0);
+    // The owner still acts on them: they were not changed by the refused requests.
+    const edit = await send('PATCH', `/trades/update/${roll.new_trade_after_roll.uid}`, { notes: 'still mine' });
+    expect([edit.statusCode, edit.json().notes]).toEqual([200, 'still mine']);
+  });
+
   it('never answers 500 to malformed or out-of-range payloads', async () => {
     const trade = await addTrade();
     const routes: Array<['POST' | 'PATCH' | 'DELETE', string]> = [

@@ -302,8 +302,12 @@ describe('POST /users/contact-us', () => {
       const history = await t.app.inject({ method: 'GET', url: api(`/admin/users/${user.userId}/profile-changes`), headers: { authorization: staff.authorization } });
       expect(history.json()).toMatchObject([{ field: 'website', old_value: null, new_value: 'dana.io', changed_by: user.userId }]);
     }
-    for (const path of ['/admin/messages', `/admin/users/${user.userId}/profile-changes`]) {
+    const messageId = (await t.db.db.selectFrom('contact_messages').select('id').where('user_uid', '=', user.userId).executeTakeFirstOrThrow()).id as string;
+    // A trader reads no message by its id, not even their own, nor another trader's.
+    const trader = await signInAs(t);
+    for (const path of ['/admin/messages', `/admin/messages/${messageId}`, `/admin/users/${user.userId}/profile-changes`]) {
       expect((await t.app.inject({ method: 'GET', url: api(path), headers: { authorization: user.authorization } })).statusCode).toBe(403);
+      expect((await t.app.inject({ method: 'GET', url: api(path), headers: { authorization: trader.authorization } })).statusCode).toBe(403);
       expect((await t.app.inject({ method: 'GET', url: api(path) })).statusCode).toBe(401);
     }
     const missing = await t.app.inject({ method: 'GET', url: api('/admin/messages/not-a-uuid'), headers: { authorization: admin.authorization } });
