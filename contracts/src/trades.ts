@@ -111,7 +111,7 @@ export const CONTRACTS_MAX = 100_000;
 const money = (error: string = tradeMessages.mustBeNumber) =>
   z
     .number({ error })
-    .min(-MONEY_MAX, `Must be at most ${MONEY_MAX}.`)
+    .min(-MONEY_MAX, `Must be at least -${MONEY_MAX}.`)
     .max(MONEY_MAX, `Must be at most ${MONEY_MAX}.`);
 const num = money();
 /** A contract count with one message for missing, non-numeric, fractional or negative values. */

@@ -298,6 +298,9 @@ describe.each(adapters)('trade commands on %s', (adapter) => {
     }
     const huge = await send('POST', '/trades/add-trade', { trade_data: tradeData({ strike_prices: [1e308] }), tag_data: [] });
     expect([huge.statusCode, huge.json().message]).toEqual([422, 'Must be at most 1000000000.']);
+    // The lower bound says so (QA: -1e308 answered "Must be at most 1000000000.").
+    const below = await send('POST', '/trades/add-trade', { trade_data: tradeData({ strike_prices: [-1e308] }), tag_data: [] });
+    expect([below.statusCode, below.json().message]).toEqual([422, 'Must be at least -1000000000.']);
     const many = await send('POST', '/trades/add-trade', { trade_data: tradeData({ contract_size: 1e10 }), tag_data: [] });
     expect([many.statusCode, many.json().message]).toEqual([422, 'Must be at most 100000.']);
     const long = await send('POST', `/trades/close/${trade.uid}`, closeBody, me.authorization, { 'idempotency-key': 'k'.repeat(300) });
