@@ -215,6 +215,12 @@ describe('income calendar', () => {
       const reaches = (x: number, y: number) => page.evaluate(([x, y]) => document.elementFromPoint(x!, y!)?.closest('.cal-day-trades') !== null, [x, y]);
       expect(await reaches(b.x + b.width / 2, b.y - 3), 'above').toBe(true);
       expect(await reaches(b.x - 2, b.y + b.height / 2), 'left').toBe(true);
+      // Its target is at least 32 x 32 px around it (QA: 18 x 16, then 24 px), and the day's amount above
+      // it still opens the day.
+      const [cx, cy] = [b.x + b.width / 2, b.y + b.height / 2];
+      for (const [dx, dy] of [[-15.5, -15.5], [15.5, -15.5], [-15.5, 15.5], [15.5, 15.5]] as const) expect(await reaches(cx + dx, cy + dy), `${dx}, ${dy}`).toBe(true);
+      const amount = (await page.locator(`.cal-day[data-date="${d1}"] .cal-day-amount-short`).boundingBox())!;
+      expect(await page.evaluate(([x, y]) => document.elementFromPoint(x!, y!)?.closest('button')?.classList.contains('cal-day'), [amount.x + amount.width / 2, amount.y + amount.height / 2])).toBe(true);
       await page.mouse.click(b.x + b.width / 2, b.y + b.height + 2);
       await page.getByRole('dialog', { name: /Trades on/ }).waitFor();
       await page.keyboard.press('Escape');

@@ -496,6 +496,15 @@ describe('dashboard', () => {
     await screenshotAt(page, 'dashboard', DESKTOP);
     await screenshotAt(page, 'dashboard', PHONE);
     await screenshotAt(page, 'dashboard-first-screen', PHONE, { fullPage: false });
+    // On a phone the weekly strip's amounts read at least 12 px (QA: 10.4) and the period switches are 32 px
+    // tall targets (QA: 26).
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      expect(await page.locator('.dash-day-np').first().evaluate((e) => parseFloat(getComputedStyle(e).fontSize))).toBeGreaterThanOrEqual(12);
+      for (const h of await page.locator('.dash-seg button').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().height))) expect(h).toBeGreaterThanOrEqual(32);
+    } finally {
+      await page.setViewportSize(DESKTOP);
+    }
     // Dark theme: the charts take the tokens' colours.
     await page.evaluate(() => localStorage.setItem('oj.theme', 'dark'));
     await page.reload();

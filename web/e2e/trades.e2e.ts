@@ -336,6 +336,15 @@ describe("a trader's day", () => {
       for (const cell of ['td-strikes', 'td-ticker']) {
         expect(await overlaps(row('AAPL').getByRole('button', { name: 'Actions for AAPL' }), row('AAPL').locator(`td.${cell} .tc-stack`)), cell).toBe(false);
       }
+      // Legible small print and thumb-sized targets on the cards (QA at 390 x 844: 11 px labels, a 20 x 20
+      // notes icon, a 20 px tall open date).
+      const fontPx = (l: Locator) => l.evaluate((e) => parseFloat(getComputedStyle(e).fontSize));
+      expect(await fontPx(row('AAPL').getByText('STO', { exact: true }))).toBeGreaterThanOrEqual(12);
+      expect(await fontPx(row('AAPL').getByRole('button', { name: 'Close AAPL' }))).toBeGreaterThanOrEqual(12);
+      expect(await fontPx(row('AAPL').getByRole('button', { name: 'Roll AAPL' }))).toBeGreaterThanOrEqual(12);
+      const note = (await row('AAPL').getByRole('button', { name: 'Notes: Wheel entry' }).boundingBox())!;
+      expect([note.width, note.height].every((n) => n >= 32), JSON.stringify(note)).toBe(true);
+      expect((await row('AAPL').getByTitle('Trades of this date').boundingBox())!.height).toBeGreaterThanOrEqual(32);
     } finally {
       // Whatever happened above, the next steps run at the desktop width they were written for.
       await page.setViewportSize(DESKTOP);
