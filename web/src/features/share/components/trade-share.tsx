@@ -1,5 +1,5 @@
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
-import { formatDate, formatMoney, formatPercent } from '@/lib/format.ts';
+import { formatDate, formatMoney, formatMoneyShort, formatPercent } from '@/lib/format.ts';
 import { ShareModal } from './share-modal.tsx';
 import { CardHeader, CardStat, toneOf } from './card-parts.tsx';
 
@@ -25,8 +25,9 @@ export function TradeShareModal({ open, onClose, trade: t, strategyName }: Trade
       {(c) => (
         <>
           <CardHeader colors={c} title={`${t.ticker} · ${strategyName}`} subtitle={`${strikes(t.sp)} · ${t.cs} contract${t.cs === 1 ? '' : 's'} · exp ${formatDate(t.ed)}`} />
+          {/* Part 1 §9: amounts abbreviate with K and M from 1000 (QA: "COLLATERAL $166,000…" was cut off). */}
           <div className="share-hero" style={{ color: result === null ? c.text : result > 0 ? c.positive : result < 0 ? c.negative : c.even }}>
-            <span>{formatMoney(closed ? t.npc : t.pao)}</span>
+            <span>{formatMoneyShort(closed ? t.npc : t.pao)}</span>
             <span style={{ color: c.muted }}>{closed ? (t.dis ?? 'Closed') : 'Premium at open'}</span>
           </div>
           <div className="share-grid share-grid-3">
@@ -35,7 +36,7 @@ export function TradeShareModal({ open, onClose, trade: t, strategyName }: Trade
             <CardStat colors={c} label="Days held" value={closed ? (t.do === 0 ? 'Scalp' : String(t.do)) : '—'} />
             <CardStat colors={c} label="Return on risk" value={formatPercent(t.ror)} tone={toneOf(t.ror)} />
             <CardStat colors={c} label="Annualised" value={formatPercent(t.aroc)} tone={toneOf(t.aroc)} />
-            <CardStat colors={c} label="Collateral" value={formatMoney(t.c)} />
+            <CardStat colors={c} label="Collateral" value={formatMoneyShort(t.c)} />
           </div>
         </>
       )}
