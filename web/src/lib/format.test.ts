@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { formatCompact, formatDate, formatDateTime, formatMoneyShort, formatMoneyTick, todayInNewYork } from './format.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { formatCompact, formatDate, formatDateTime, formatLongDate, formatMoneyShort, formatMoneyTick, todayInNewYork } from './format.ts';
 
 describe('format', () => {
   it('abbreviates money with K and M from 1000', () => {
@@ -39,5 +39,42 @@ describe('format', () => {
     expect(formatDate('2026-03-09')).toBe('Mar 09, 2026');
     expect(formatDate('2026-03-09T15:00:00.000Z')).toBe('Mar 09, 2026');
     expect(formatDate('2026-02-30')).toBe('2026-02-30');
+  });
+
+  describe('date formatters are built once and reused (QA: 38% of a long list\'s Load More was building them)', () => {
+    afterEach(() => vi.restoreAllMocks());
+    // What each formatter gave when it built a new Intl.DateTimeFormat on every call.
+    const fresh = {
+      date: (iso: string) => new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'short', day: '2-digit', year: 'numeric' }).format(new Date(`${iso}T00:00:00Z`)),
+      long: (iso: string) => new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'long', day: '2-digit', year: 'numeric' }).format(new Date(`${iso}T00:00:00Z`)),
+      dateTime: (v: string) =>
+        new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', month: 'short', day: '2-digit', year: 'numeric', hour: 'numeric', minute: '2-digit' }).format(new Date(v)) + ' ET',
+    };
+    const dates = ['2024-02-29', '2025-12-31', '2026-01-01', '2026-03-08', '2026-11-01', '1999-07-04'];
+    const stamps = ['2026-03-08T06:59:00Z', '2026-03-08T07:00:00Z', '2026-11-01T05:30:00Z', '2026-12-31T23:59:59Z', '2027-01-01T04:59:00Z'];
+
+    it('gives the same text as a formatter built for each call', () => {
+      for (const d of dates) {
+        expect(formatDate(d), d).toBe(fresh.date(d));
+        expect(formatLongDate(d), d).toBe(fresh.long(d));
+      }
+      for (const s of stamps) expect(formatDateTime(s), s).toBe(fresh.dateTime(s));
+    });
+
+    it('builds no new Intl.DateTimeFormat once each kind has been used', () => {
+      formatDate('2026-01-01');
+      formatLongDate('2026-01-01');
+      formatDateTime('2026-01-01T12:00:00Z');
+      const built = vi.spyOn(Intl, 'DateTimeFormat');
+      for (let i = 0; i < 500; i++) {
+        formatDate(dates[i % dates.length]);
+        formatLongDate(dates[i % dates.length]);
+        formatDateTime(stamps[i % stamps.length]);
+      }
+      expect(built).not.toHaveBeenCalled();
+      // The spy does see a construction (the check above can fail).
+      new Intl.DateTimeFormat('en-US');
+      expect(built).toHaveBeenCalledTimes(1);
+    });
   });
 });

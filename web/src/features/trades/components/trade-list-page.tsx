@@ -1,6 +1,6 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { getCoreRowModel, useReactTable, flexRender, type ColumnDef } from '@tanstack/react-table';
+import { getCoreRowModel, useReactTable, flexRender, type ColumnDef, type Row } from '@tanstack/react-table';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { strategyCatalogue } from '@oj/contracts/strategies';
 import { PageHeader } from '@/components/layout/page-header.tsx';
@@ -30,6 +30,33 @@ export interface TradeListPageProps extends TradeListSlots {
 }
 
 const columnsOf = (kind: TradeListKind) => (kind === 'open' || kind === 'expiring' ? openTradeColumns : closedTradeColumns) as ColumnDef<TradeListItem>[];
+
+interface TradeRowProps {
+  row: Row<TradeListItem>;
+  /** Not read here (the cells read the table's meta and columns): compared, so a change redraws the row. */
+  meta: TradeTableMeta;
+  columns: ColumnDef<TradeListItem>[];
+}
+
+/**
+ * One row of a list. What it draws depends only on its trade, the table's meta and the columns, so a row
+ * is drawn again only when one of them changes: the table makes new Row objects for every row whenever
+ * the list grows, and each Load More redrew every row loaded so far (QA: 2 to 4 s a click after 300 rows).
+ */
+export const TradeRow = memo(
+  function TradeRow({ row }: TradeRowProps) {
+    return (
+      <tr data-uid={row.original.uid} data-ticker={row.original.ticker}>
+        {row.getVisibleCells().map((cell) => (
+          <td key={cell.id} className={`td-${cell.column.id}`} data-label={typeof cell.column.columnDef.header === 'string' ? cell.column.columnDef.header : undefined}>
+            {flexRender(cell.column.columnDef.cell, cell.getContext())}
+          </td>
+        ))}
+      </tr>
+    );
+  },
+  (a, b) => a.row.original === b.row.original && a.meta === b.meta && a.columns === b.columns,
+);
 
 /** The shared layout of the Open, Expiring, Closed and Rolled pages (part 1 §2). */
 export function TradeListPage({ kind, title, description, renderTradeShare }: TradeListPageProps) {
@@ -81,9 +108,10 @@ export function TradeListPage({ kind, title, description, renderTradeShare }: Tr
   const canShare = Boolean(renderTradeShare);
   const meta = useMemo<TradeTableMeta>(() => ({ onAction: setAction, accountName, today, canShare }), [accountName, today, canShare]);
 
+  const columns = columnsOf(kind);
   const table = useReactTable({
     data: list.items,
-    columns: columnsOf(kind),
+    columns,
     getCoreRowModel: getCoreRowModel(),
     getRowId: (t) => t.uid,
     meta,
@@ -136,13 +164,7 @@ export function TradeListPage({ kind, title, description, renderTradeShare }: Tr
             </thead>
             <tbody>
               {table.getRowModel().rows.map((row) => (
-                <tr key={row.id} data-uid={row.original.uid} data-ticker={row.original.ticker}>
-                  {row.getVisibleCells().map((cell) => (
-                    <td key={cell.id} className={`td-${cell.column.id}`} data-label={typeof cell.column.columnDef.header === 'string' ? cell.column.columnDef.header : undefined}>
-                      {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                    </td>
-                  ))}
-                </tr>
+                <TradeRow key={row.id} row={row} meta={meta} columns={columns} />
               ))}
             </tbody>
           </table>
