@@ -62,6 +62,19 @@ describe('Button', () => {
     expect(onSubmit).toHaveBeenCalledTimes(1);
   });
 
+  it("passes the caller's own aria-disabled through when not busy (a wizard's Next says aria-disabled=\"false\")", () => {
+    expect(renderToStaticMarkup(<Button aria-disabled={false}>Next</Button>)).toContain('aria-disabled="false"');
+    expect(renderToStaticMarkup(<Button aria-disabled>Next</Button>)).toContain('aria-disabled="true"');
+    expect(renderToStaticMarkup(<Button>Next</Button>)).not.toContain('aria-');
+    expect(
+      renderToStaticMarkup(
+        <Button aria-disabled={false} loading>
+          Next
+        </Button>,
+      ),
+    ).toContain('aria-disabled="true"');
+  });
+
   it('keeps an explicit disabled native', () => {
     const html = renderToStaticMarkup(<Button disabled>Save</Button>);
     expect(html).toMatch(/<button[^>]* disabled=""/);

@@ -34,8 +34,8 @@ export function Button({ variant = 'primary', size = 'md', loading = false, icon
       className={classes}
       disabled={disabled}
       {...rest}
-      aria-disabled={busy || rest['aria-disabled'] || undefined}
-      aria-busy={loading || rest['aria-busy'] || undefined}
+      aria-disabled={busy ? true : rest['aria-disabled']}
+      aria-busy={loading ? true : rest['aria-busy']}
       onClick={busy ? ignoreClick : onClick}
     >
       {loading ? <Spinner size="sm" label="" /> : icon}
