@@ -233,6 +233,11 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
     // The pager says how many pages there are: the events that match, 50 a page (QA: "page N" alone).
     const [, total, pages] = first.match(/^([\d,]+) events match · page 1 of ([\d,]+)$/)!;
     expect(Number(pages!.replace(/,/g, ''))).toBe(Math.ceil(Number(total!.replace(/,/g, '')) / 50));
+    // Apply with nothing changed is no step for Back to go over (it pushed the same address again).
+    const steps = await page.evaluate(() => history.length);
+    await timeline.getByRole('button', { name: 'Apply' }).click();
+    expect((await settled()).info).toBe(first);
+    expect(await page.evaluate(() => history.length)).toBe(steps);
     await timeline.getByRole('button', { name: 'Next page' }).click();
     await poll(() => timeline.locator('.audit-page-info').textContent()).toMatch(/page 2 of \d+$/);
     const pageTwo = (await settled()).rows;

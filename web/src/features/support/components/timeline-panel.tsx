@@ -10,6 +10,7 @@ import { Spinner } from '@/components/ui/spinner.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
 import { timelineQuery, type TimelineFilters } from '../api/audit-api.ts';
 import { emptyTimelineFilters, timelineAddressOf, withTimelineAddress, type TimelineAddress, type TimelineFilterState } from '../utils/timeline-address.ts';
+import { sameParameters } from '../utils/view-address.ts';
 import { EventDiff } from './event-diff.tsx';
 import { eventLabels, eventTones, eventTypes, shortId, utc } from './labels.ts';
 
@@ -49,7 +50,11 @@ export function TimelinePanel({ uid, reason, onAsOf }: { uid: string; reason: st
   }
   const [open, setOpen] = useState<string | null>(null);
   const page = useQuery(timelineQuery(uid, reason, toFilters(applied, cursors.at(-1))));
-  const go = (next: TimelineAddress) => setParams((p) => withTimelineAddress(p, next));
+  // The same address again (Apply with nothing changed) is no step for Back to go over.
+  const go = (next: TimelineAddress) => {
+    const to = withTimelineAddress(params, next);
+    if (!sameParameters(to, params)) setParams(to);
+  };
 
   // The server refuses a From after the To (422): said beside the dates, and not sent.
   const rangeError = draft.from && draft.to && draft.from > draft.to ? auditMessages.dateRange : null;
