@@ -501,4 +501,50 @@ describe('part 1 faults found by a new user (issue 14)', () => {
     await screenshots(page, 'part1-roll-history-split', { fullPage: false });
     await d.getByRole('button', { name: 'Close' }).click();
   });
+
+  it('an edit from a second tab, made on the values before the first tab\'s edit, is refused and says why; the first edit stays (QA: a lost update)', async () => {
+    const added = await post<{ uid: string }>('/trades/add-trade', csp('STALE', back(2), { premium_at_open: 240 }));
+    const tabB = await context.newPage();
+    tabB.on('pageerror', (e) => pageErrors.push(String(e)));
+    try {
+      // Both tabs show the trade at $240.00 and open its Edit form.
+      const opened: Page[] = [page, tabB];
+      for (const p of opened) {
+        await p.goto('/trades/open?ticker=STALE');
+        await p.locator('tr[data-ticker="STALE"]').getByText('$240.00').waitFor();
+        await p.locator('tr[data-ticker="STALE"]').getByRole('button', { name: 'Actions for STALE' }).click();
+        await p.getByRole('menuitem', { name: 'Edit' }).click();
+        await p.getByRole('dialog', { name: 'Edit Trade' }).getByLabel('Premium (total)').waitFor();
+      }
+      const save = async (p: Page, premium: string) => {
+        const e = p.getByRole('dialog', { name: 'Edit Trade' });
+        await e.getByLabel('Premium (total)').fill(premium);
+        await e.getByRole('button', { name: 'Next' }).click();
+        await e.getByRole('button', { name: 'Update Trade' }).click();
+        return e;
+      };
+      // Tab A saves 300.
+      await save(page, '300');
+      await page.getByRole('dialog', { name: 'Trade Updated Successfully' }).getByRole('button', { name: 'OK' }).click();
+      await row('STALE').getByText('$300.00').waitFor();
+      // Tab B, still showing 240, saves 250: refused, nothing saved, and the form says what to do.
+      const e = await save(tabB, '250');
+      await e.getByText('This trade was changed elsewhere since you opened it (Premium). Nothing was saved: close this form and edit the trade again.').waitFor();
+      await screenshots(tabB, 'trade-edit-stale', { fullPage: false });
+      const list = await json<{ items: { uid: string; pao: number }[] }>(await api('/trades/status/open?page=1&size=5&ticker=STALE', {}, trader.accessToken));
+      expect(list.items.find((t) => t.uid === added.uid)?.pao).toBe(300);
+      // Opened again, the form starts from what the trade holds now, and the edit goes through.
+      await tabB.keyboard.press('Escape');
+      await e.waitFor({ state: 'hidden' });
+      await tabB.locator('tr[data-ticker="STALE"]').getByText('$300.00').waitFor();
+      await tabB.locator('tr[data-ticker="STALE"]').getByRole('button', { name: 'Actions for STALE' }).click();
+      await tabB.getByRole('menuitem', { name: 'Edit' }).click();
+      await save(tabB, '250');
+      await tabB.getByRole('dialog', { name: 'Trade Updated Successfully' }).getByRole('button', { name: 'OK' }).click();
+      await tabB.locator('tr[data-ticker="STALE"]').getByText('$250.00').waitFor();
+    } finally {
+      await tabB.close();
+    }
+    expect(pageErrors).toEqual([]);
+  });
 });
