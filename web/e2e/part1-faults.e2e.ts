@@ -530,6 +530,8 @@ describe('part 1 faults found by a new user (issue 14)', () => {
       // Tab B, still showing 240, saves 250: refused, nothing saved, and the form says what to do.
       const e = await save(tabB, '250');
       await e.getByText('This trade was changed elsewhere since you opened it (Premium). Nothing was saved: close this form and edit the trade again.').waitFor();
+      // The same edit would be refused again: it is not offered.
+      expect(await e.getByRole('button', { name: 'Update Trade' }).isDisabled()).toBe(true);
       await screenshots(tabB, 'trade-edit-stale', { fullPage: false });
       const list = await json<{ items: { uid: string; pao: number }[] }>(await api('/trades/status/open?page=1&size=5&ticker=STALE', {}, trader.accessToken));
       expect(list.items.find((t) => t.uid === added.uid)?.pao).toBe(300);

@@ -5,7 +5,7 @@ import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { Modal } from '@/components/ui/modal.tsx';
 import { Stepper } from '@/components/ui/stepper.tsx';
-import { errorMessage } from '@/lib/api-client.ts';
+import { ApiError, errorMessage } from '@/lib/api-client.ts';
 import { formatDate, formatMoney, todayInNewYork } from '@/lib/format.ts';
 import { useTradeAccounts } from '../api/get-trade-accounts.ts';
 import { structureLock, type UpdateTradeExpected, type UpdateTradeRequest } from '@oj/contracts/trades';
@@ -121,6 +121,9 @@ export function EditTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
     { label: 'Notes', before: trade.notes || '—', after: v.notes || '—', changed: 'notes' in changes },
   ];
 
+  // Refused for what the trade is now (changed elsewhere since this form opened, or closed): sending the
+  // same edit again would be refused again, so it is not offered; the message says to edit it afresh.
+  const refused = mutation.error instanceof ApiError && mutation.error.status === 409;
   const submit = () => once((settled) => mutation.mutate({ uid: trade.uid, changes, expected: expectedOf(trade, changes) }, { onSuccess: () => setDone(true), onError: () => settled() }));
   // Enter presses Next only when Next can be pressed (the browser does not submit through a disabled
   // default button; this covers a press between a change and the render that disables it).
@@ -244,7 +247,7 @@ export function EditTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
                 <Button variant="secondary" onClick={() => setStep(0)} disabled={mutation.isPending}>
                   Back
                 </Button>
-                <Button type="submit" loading={mutation.isPending}>
+                <Button type="submit" loading={mutation.isPending} disabled={refused}>
                   {mutation.isPending ? 'Updating...' : 'Update Trade'}
                 </Button>
               </>
