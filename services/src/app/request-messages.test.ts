@@ -95,6 +95,14 @@ describe('messages of refused requests', () => {
     expect(await call('POST', '/accounts/add-account', '{"name":"x",', json)).toEqual([400, "Body is not valid JSON but content-type is set to 'application/json'"]);
   });
 
+  it('an unknown route repeats at most 120 characters of its path (QA: a 10,000-character path came back whole)', async () => {
+    const long = `/api/v1/nope/${'x'.repeat(10_000)}`;
+    const r = await t.app.inject({ method: 'GET', url: long });
+    expect([r.statusCode, r.json().message]).toEqual([404, `Route GET ${long.slice(0, 120)}… not found.`]);
+    const short = await t.app.inject({ method: 'GET', url: '/api/v1/nope?x=1' });
+    expect(short.json().message).toBe('Route GET /api/v1/nope not found.');
+  });
+
   it('a body that is not JSON is a 415; one that is not a JSON object is a 422 saying so', async () => {
     expect(await call('POST', '/accounts/add-account', 'name=x', { 'content-type': 'text/plain' })).toEqual([415, 'This route takes a JSON body: send it with Content-Type: application/json.']);
     expect(await call('POST', '/trades/add-trade', '{"trade_data":{}}', { 'content-type': 'text/plain; charset=utf-8' })).toEqual([

@@ -5,6 +5,9 @@ import { WrongExpectedRevisionError } from '@oj/infra/eventstore/port';
 import { isConnectionLost, isStorageFull } from '@oj/infra/db/errors';
 import { AppError } from '../errors.ts';
 
+/** How much of an unknown route's path its 404 repeats. */
+const ROUTE_SHOWN = 120;
+
 /**
  * The one place errors become HTTP answers. Bodies are `{message, detail, resolution?}` (`errorBodyOf`); a stack trace
  * never leaves the process. Request validation failures answer 422 with the first issue's message (the
@@ -61,7 +64,9 @@ export function registerErrorHandler(app: FastifyInstance): void {
     return reply.status(status).send(errorBodyOf(fe.message));
   });
   app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send(errorBodyOf(`Route ${request.method} ${request.url.split('?')[0]} not found.`));
+    // The path as sent, cut short: a 10,000-character path came back whole in the message (QA).
+    const path = request.url.split('?')[0] ?? '';
+    reply.status(404).send(errorBodyOf(`Route ${request.method} ${path.length > ROUTE_SHOWN ? `${path.slice(0, ROUTE_SHOWN)}…` : path} not found.`));
   });
 }
 
