@@ -195,7 +195,12 @@ export const refreshResponse = z.object({ access_token: z.string(), token_type: 
 export type RefreshResponse = z.infer<typeof refreshResponse>;
 
 /** The access token's claims (HS256 JWT): `sub` is the user uid. */
-export const accessTokenClaims = z.object({ sub: z.string(), user: sessionUser, exp: z.number(), iat: z.number() });
+/**
+ * `sid`: the sign-in (refresh token family) the token was issued for; a token of a sign-in that was ended
+ * (logout, a password reset, a stolen refresh token) is refused at once, not when it expires. Tokens issued
+ * before it existed carry none.
+ */
+export const accessTokenClaims = z.object({ sub: z.string(), user: sessionUser, exp: z.number(), iat: z.number(), sid: z.string().optional() });
 export type AccessTokenClaims = z.infer<typeof accessTokenClaims>;
 
 /** Profile answer of GET /users/current_user. */

@@ -4,7 +4,7 @@ import { AppError } from '../app/errors.ts';
 import type { Principal, Role } from './principal.ts';
 import { verifyAccessToken } from './tokens.ts';
 import { PrincipalCache } from './principal-cache.ts';
-import { principalOfUser } from './users.ts';
+import { endedSessions, findUserByUid, principalOfUser } from './users.ts';
 
 export const authMessages = {
   missing: 'Not authenticated.',
@@ -21,7 +21,18 @@ export const authMessages = {
  */
 export const authPlugin = fp(async (app) => {
   app.decorateRequest('principal', null);
-  const principals = new PrincipalCache(app.deps.database);
+  const { database, clock, config } = app.deps;
+  // With the user, the sign-ins ended within an access token's lifetime (a logout, a password reset or
+  // change, a stolen refresh token): their access tokens are refused from then on, not when they expire. The
+  // cache hears of every ending (a trigger on refresh_tokens) and reads the user again.
+  const principals = new PrincipalCache(database, {
+    load: async (uid) => {
+      const user = await findUserByUid(database.db, uid);
+      if (!user) return undefined;
+      const since = new Date(clock.now().getTime() - config.ACCESS_TOKEN_TTL_SECONDS * 1000);
+      return { ...user, ended_sessions: await endedSessions(database.db, uid, since) };
+    },
+  });
   app.decorate('principals', principals);
   app.addHook('onClose', () => principals.close());
 
@@ -31,12 +42,11 @@ export const authPlugin = fp(async (app) => {
     if (!header) throw new AppError('unauthorized', authMessages.missing);
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match?.[1]) throw new AppError('unauthorized', authMessages.invalid);
-    const { config, clock } = app.deps;
     const now = clock.now();
     const claims = await verifyAccessToken(match[1], config.JWT_SECRET, now);
     if (!claims) throw new AppError('unauthorized', authMessages.invalid);
     const user = await principals.find(claims.sub);
-    if (!user) throw new AppError('unauthorized', authMessages.invalid);
+    if (!user || (claims.sid !== undefined && user.ended_sessions?.includes(claims.sid))) throw new AppError('unauthorized', authMessages.invalid);
     request.principal = principalOfUser(user, now, config.mode.billing);
     return request.principal;
   };

@@ -161,12 +161,13 @@ async function issueRefreshToken(trx: Kysely<any>, ctx: IdentityContext, userUid
   return { token, expiresAt };
 }
 
-export async function accessTokenFor(ctx: IdentityContext, userUid: string): Promise<{ user: SessionUser; accessToken: string }> {
+/** An access token for the user; `sessionId` (the refresh token family of the sign-in) ties it to that sign-in. */
+export async function accessTokenFor(ctx: IdentityContext, userUid: string, sessionId?: string): Promise<{ user: SessionUser; accessToken: string }> {
   const now = ctx.clock.now();
   const record = await findUserByUid(ctx.db, userUid);
   if (!record) throw new AppError('unauthorized', identityMessages.badRefreshToken);
   const user = sessionUserOf(record, now, ctx.config.mode?.billing);
-  return { user, accessToken: await signAccessToken(user, ctx.config.JWT_SECRET, now, ctx.config.ACCESS_TOKEN_TTL_SECONDS) };
+  return { user, accessToken: await signAccessToken(user, ctx.config.JWT_SECRET, now, ctx.config.ACCESS_TOKEN_TTL_SECONDS, sessionId) };
 }
 
 export async function login(ctx: IdentityContext, input: LoginRequest): Promise<IssuedSession> {
@@ -174,8 +175,9 @@ export async function login(ctx: IdentityContext, input: LoginRequest): Promise<
   const ok = await verifyPassword(user?.password_hash ?? (await dummyPasswordHash()), input.password);
   if (!user || !ok) throw new AppError('unauthorized', identityMessages.badCredentials);
   const now = ctx.clock.now();
-  const refresh = await ctx.db.transaction().execute((trx) => issueRefreshToken(trx, ctx, user.uid, uuidv7(now.getTime()), now));
-  const { user: sessionUser, accessToken } = await accessTokenFor(ctx, user.uid);
+  const family = uuidv7(now.getTime());
+  const refresh = await ctx.db.transaction().execute((trx) => issueRefreshToken(trx, ctx, user.uid, family, now));
+  const { user: sessionUser, accessToken } = await accessTokenFor(ctx, user.uid, family);
   return { user: sessionUser, accessToken, refreshToken: refresh.token, refreshExpiresAt: refresh.expiresAt };
 }
 
@@ -195,16 +197,19 @@ export async function refreshSession(ctx: IdentityContext, presented: string | u
     if (row.revoked_at) return { kind: 'invalid' as const };
     if (row.rotated_at) {
       await trx.updateTable('refresh_tokens').set({ revoked_at: now }).where('family_id', '=', row.family_id).where('revoked_at', 'is', null).execute();
-      return { kind: 'reuse' as const };
+      return { kind: 'reuse' as const, userUid: row.user_uid as string };
     }
     if ((row.expires_at as Date).getTime() <= now.getTime()) return { kind: 'invalid' as const };
     await trx.updateTable('refresh_tokens').set({ rotated_at: now }).where('id', '=', id).execute();
     const next = await issueRefreshToken(trx, ctx, row.user_uid as string, row.family_id as string, now);
-    return { kind: 'ok' as const, userUid: row.user_uid as string, next };
+    return { kind: 'ok' as const, userUid: row.user_uid as string, family: row.family_id as string, next };
   });
-  if (outcome.kind === 'reuse') throw new AppError('unauthorized', identityMessages.refreshReuse);
+  if (outcome.kind === 'reuse') {
+    forgetPrincipal(outcome.userUid);
+    throw new AppError('unauthorized', identityMessages.refreshReuse);
+  }
   if (outcome.kind === 'invalid') throw new AppError('unauthorized', identityMessages.badRefreshToken);
-  const { user, accessToken } = await accessTokenFor(ctx, outcome.userUid);
+  const { user, accessToken } = await accessTokenFor(ctx, outcome.userUid, outcome.family);
   return { user, accessToken, refreshToken: outcome.next.token, refreshExpiresAt: outcome.next.expiresAt };
 }
 
@@ -212,7 +217,9 @@ export async function refreshSession(ctx: IdentityContext, presented: string | u
 export async function logout(ctx: IdentityContext, presented: string | undefined): Promise<void> {
   const family = await familyOf(ctx.db, presented);
   if (family === null) return;
-  await ctx.db.updateTable('refresh_tokens').set({ revoked_at: ctx.clock.now() }).where('family_id', '=', family).where('revoked_at', 'is', null).execute();
+  const rows = await ctx.db.updateTable('refresh_tokens').set({ revoked_at: ctx.clock.now() }).where('family_id', '=', family).where('revoked_at', 'is', null).returning('user_uid').execute();
+  // Its access tokens end with it: this process's cache re-reads the user's ended sign-ins at once.
+  for (const uid of new Set(rows.map((r) => r.user_uid as string))) forgetPrincipal(uid);
 }
 
 /** Answers the same whether or not the e-mail exists; the mail is committed with its token. */
@@ -241,16 +248,17 @@ export async function resetPassword(ctx: IdentityContext, token: string, input: 
     // Older reset links die with this one.
     await trx.updateTable('user_tokens').set({ used_at: now }).where('user_uid', '=', userUid).where('purpose', '=', 'reset').where('used_at', 'is', null).execute();
     await trx.updateTable('refresh_tokens').set({ revoked_at: now }).where('user_uid', '=', userUid).where('revoked_at', 'is', null).execute();
-    return true;
+    return userUid;
   });
   if (!ok) throw new AppError('bad_request', identityMessages.resetInvalid, { resolution: identityMessages.resetResolution });
+  forgetPrincipal(ok);
 }
 
 /**
  * Changes the password from the profile. Every other sign-in of the user ends with it (their refresh
  * tokens are revoked, as a reset revokes them all): a trader who changes the password because someone
  * else got in locks that someone out. The sign-in that made the change (its refresh cookie, `presented`)
- * stays. Access tokens already issued run out on their own (ACCESS_TOKEN_TTL_SECONDS).
+ * stays, and so do its access tokens; those of every other sign-in are refused from the change on.
  */
 export async function changePassword(ctx: IdentityContext, userUid: string, input: UpdatePasswordRequest, presented?: string): Promise<void> {
   const user = await findUserByUid(ctx.db, userUid);
@@ -269,6 +277,7 @@ export async function changePassword(ctx: IdentityContext, userUid: string, inpu
       .$if(own !== null, (q) => q.where('family_id', '!=', own!))
       .execute();
   });
+  forgetPrincipal(userUid);
 }
 
 /**

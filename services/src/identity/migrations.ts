@@ -112,4 +112,16 @@ export const migrations: MigrationSet = {
       await sql`alter table users add constraint users_role_check check (role in ('Admin', 'Super', 'Moderator', 'User'))`.execute(db);
     },
   },
+  '202612051530_identity_revoked_sessions_notify': {
+    async up(db: Kysely<any>) {
+      // A sign-in ended (logout, a password reset, a refresh token presented twice) revokes its refresh
+      // tokens; the gateways' principal caches hear of it and forget the user, whose next lookup reads the
+      // sign-ins ended since, so the access tokens of that sign-in are refused at once.
+      await sql`create trigger refresh_tokens_notify_principal after update of revoked_at on refresh_tokens for each row
+        when (old.revoked_at is null and new.revoked_at is not null) execute function oj_notify_principal('user_uid')`.execute(db);
+    },
+    async down(db: Kysely<any>) {
+      await sql`drop trigger refresh_tokens_notify_principal on refresh_tokens`.execute(db);
+    },
+  },
 };

@@ -222,6 +222,22 @@ describe('sign-in and session', () => {
     expect((await t.app.inject({ method: 'POST', url: api('/users/refresh_token'), cookies: { oj_refresh: s.refreshToken } })).statusCode).toBe(401);
     expect((await t.app.inject({ method: 'POST', url: api('/users/logout') })).statusCode).toBe(200);
   });
+
+  it("ends the access tokens of the sign-in it ends at once, not when they expire; the user's other sign-ins go on", async () => {
+    const s = await signInAs(t);
+    const other = await loginAs(s.email, s.password);
+    const me = (authorization: string) => t.app.inject({ method: 'GET', url: api('/users/current_user'), headers: { authorization } }).then((r) => r.statusCode);
+    // Both sign-ins' tokens are in use (and so in the gateway's cache).
+    expect([await me(s.authorization), await me(`Bearer ${other.accessToken}`)]).toEqual([200, 200]);
+    await t.app.inject({ method: 'POST', url: api('/users/logout'), cookies: { oj_refresh: s.refreshToken } });
+    // QA: the signed-out token still worked for up to 15 minutes.
+    const refused = await t.app.inject({ method: 'GET', url: api('/users/current_user'), headers: { authorization: s.authorization } });
+    expect([refused.statusCode, refused.json().message]).toEqual([401, 'Invalid or expired access token.']);
+    expect(await me(`Bearer ${other.accessToken}`)).toBe(200);
+    // A token refreshed from the other sign-in carries on too.
+    const refreshed = await t.app.inject({ method: 'POST', url: api('/users/refresh_token'), cookies: { oj_refresh: other.cookie!.value } });
+    expect(await me(`Bearer ${refreshed.json().access_token}`)).toBe(200);
+  });
 });
 
 describe('private endpoints', () => {
@@ -320,8 +336,9 @@ describe('password reset', () => {
     expect(ok.json().message).toBe('Password was set successfully.');
     expect((await loginAs(s.email, s.password)).res.statusCode).toBe(401);
     expect((await loginAs(s.email, 'NewPass1!')).res.statusCode).toBe(200);
-    // The session from before the reset is gone.
+    // The session from before the reset is gone, its access token with it.
     expect((await t.app.inject({ method: 'POST', url: api('/users/refresh_token'), cookies: { oj_refresh: s.refreshToken } })).statusCode).toBe(401);
+    expect((await t.app.inject({ method: 'GET', url: api('/users/current_user'), headers: { authorization: s.authorization } })).statusCode).toBe(401);
 
     const reuse = await t.app.inject({ method: 'POST', url, payload: { email: s.email, new_password: 'Other1!x' } });
     expect(reuse.statusCode).toBe(400);
@@ -401,6 +418,22 @@ describe('password change', () => {
     expect((await refresh(elsewhere)).statusCode).toBe(401);
     expect((await refresh(s.refreshToken)).statusCode).toBe(200);
     expect((await refresh(other.refreshToken)).statusCode).toBe(200);
+  });
+
+  it("refuses the other sign-ins' access tokens from the change on, and keeps the changing one's (QA: they ran 15 minutes more)", async () => {
+    const s = await signInAs(t);
+    const elsewhere = (await loginAs(s.email, s.password)).accessToken;
+    const me = (authorization: string) => t.app.inject({ method: 'GET', url: api('/users/current_user'), headers: { authorization } }).then((r) => r.statusCode);
+    expect(await me(`Bearer ${elsewhere}`)).toBe(200);
+    const res = await t.app.inject({
+      method: 'PATCH',
+      url: api('/users/update-password'),
+      headers: { authorization: s.authorization },
+      cookies: { oj_refresh: s.refreshToken },
+      payload: { old_password: s.password, new_password: 'Better1!x' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect([await me(`Bearer ${elsewhere}`), await me(s.authorization)]).toEqual([401, 200]);
   });
 });
 

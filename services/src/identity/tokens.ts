@@ -11,10 +11,13 @@ export const tokenHash = (token: string): string => createHash('sha256').update(
 
 const keyOf = (secret: string) => new TextEncoder().encode(secret);
 
-/** A short-lived HS256 access token whose `user` claim is what the console's session reads. */
-export async function signAccessToken(user: SessionUser, secret: string, now: Date, ttlSeconds: number): Promise<string> {
+/**
+ * A short-lived HS256 access token whose `user` claim is what the console's session reads; `sessionId` (the
+ * `sid` claim) names the sign-in it belongs to, so ending that sign-in ends the token too.
+ */
+export async function signAccessToken(user: SessionUser, secret: string, now: Date, ttlSeconds: number, sessionId?: string): Promise<string> {
   const iat = Math.floor(now.getTime() / 1000);
-  return new SignJWT({ user })
+  return new SignJWT(sessionId ? { user, sid: sessionId } : { user })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(user.uid)
     .setIssuedAt(iat)

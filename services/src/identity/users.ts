@@ -26,6 +26,17 @@ export interface UserRecord {
   sub_cancel: boolean | null;
   sub_pm: boolean | null;
   sub_payment_status: string | null;
+  /**
+   * The user's sign-ins (refresh token families) ended within an access token's lifetime, when the record
+   * was read for authentication (`endedSessions`): access tokens of these are refused.
+   */
+  ended_sessions?: readonly string[];
+}
+
+/** The user's sign-ins ended since `since`: their access tokens, all issued after `since` if still valid, are refused. */
+export async function endedSessions(db: Kysely<any>, uid: string, since: Date): Promise<string[]> {
+  const rows = await db.selectFrom('refresh_tokens').select('family_id').distinct().where('user_uid', '=', uid).where('revoked_at', '>', since).execute();
+  return rows.map((r) => r.family_id as string);
 }
 
 function selectUsers(db: Kysely<any>) {
