@@ -109,8 +109,7 @@ export async function tradesByDate(db: Kysely<any>, tables: TradeReadTables, use
   // on from there when the split trade was itself a remainder (a spread partly closed, then the rest split:
   // its split record's `parent.pf`), so the position is one, as its day record counts it. The split met on
   // the way is the group's.
-  const splitOfGroup = new Map<string, SplitHistoryRow>();
-  const positionKey = (r: TradeRow): string => {
+  const positionOf = (r: TradeRow): { key: string; split: SplitHistoryRow | undefined } => {
     let cur = r;
     let split: SplitHistoryRow | undefined;
     const seen = new Set<string>([r.uid]);
@@ -120,20 +119,17 @@ export async function tradesByDate(db: Kysely<any>, tables: TradeReadTables, use
         cur = openedRows.get(cur.pf)!;
       }
       const ancestor = cur.auid ? splitOf.get(cur.auid) : undefined;
-      if (!ancestor || split === ancestor) break;
+      if (!ancestor || split === ancestor) return { key: cur.uid, split };
       split = ancestor;
       const from = ancestor.parent?.pf;
-      if (!from || !openedRows.has(from) || seen.has(from)) {
-        splitOfGroup.set(`split:${ancestor.auid}`, ancestor);
-        return `split:${ancestor.auid}`;
-      }
+      if (!from || !openedRows.has(from) || seen.has(from)) return { key: `split:${ancestor.auid}`, split };
       seen.add(from);
       cur = openedRows.get(from)!;
     }
-    if (split) splitOfGroup.set(cur.uid, split);
-    return cur.uid;
   };
-  const groups = new Map<string, TradeRow[]>();
+  // Per entered position: its rows, and the split met on the way from any of them (the closed part of a
+  // spread split later meets none; its legs do).
+  const groups = new Map<string, { members: TradeRow[]; split: SplitHistoryRow | undefined }>();
   const open: TradeListItem[] = [];
   const scalp: TradeListItem[] = [];
   const closed: TradeListItem[] = [];
@@ -141,13 +137,15 @@ export async function tradesByDate(db: Kysely<any>, tables: TradeReadTables, use
   for (const r of rows) {
     const openedToday = r.tod === date;
     if (openedToday) {
-      const key = positionKey(r);
-      groups.set(key, [...(groups.get(key) ?? []), r]);
+      const { key, split } = positionOf(r);
+      const group = groups.get(key) ?? { members: [], split: undefined };
+      group.members.push(r);
+      group.split ??= split;
+      groups.set(key, group);
     } else if (closedOn(r)) closed.push(rowToListItem(r, today));
   }
   const byCreated = (a: TradeRow, b: TradeRow) => a.created_at.localeCompare(b.created_at) || a.uid.localeCompare(b.uid);
-  for (const [key, members] of [...groups].sort(([, a], [, b]) => byCreated(a[0] as TradeRow, b[0] as TradeRow))) {
-    const split = splitOfGroup.get(key);
+  for (const { members, split } of [...groups.values()].sort((a, b) => byCreated(a.members[0] as TradeRow, b.members[0] as TradeRow))) {
     if (!split && members.length === 1) {
       const r = members[0] as TradeRow;
       (closedOn(r) ? scalp : open).push(rowToListItem(r, today));
