@@ -237,7 +237,8 @@ export async function requestPasswordReset(ctx: IdentityContext, email: string):
 export async function resetPassword(ctx: IdentityContext, token: string, input: PasswordResetBody): Promise<void> {
   const passwordHash = await hashPassword(input.new_password);
   const now = ctx.clock.now();
-  const ok = await ctx.db.transaction().execute(async (trx) => {
+  // The user whose password was set, or false for a link refused.
+  const resetFor = await ctx.db.transaction().execute(async (trx) => {
     const candidate = await trx.selectFrom('user_tokens as t').innerJoin('users as u', 'u.uid', 't.user_uid').select(['u.email']).where('t.token_hash', '=', tokenHash(token)).executeTakeFirst();
     // The e-mail must match the link's account: a token alone for someone else's address is refused
     // (and not consumed), with the same answer as an unknown token.
@@ -250,8 +251,8 @@ export async function resetPassword(ctx: IdentityContext, token: string, input: 
     await trx.updateTable('refresh_tokens').set({ revoked_at: now }).where('user_uid', '=', userUid).where('revoked_at', 'is', null).execute();
     return userUid;
   });
-  if (!ok) throw new AppError('bad_request', identityMessages.resetInvalid, { resolution: identityMessages.resetResolution });
-  forgetPrincipal(ok);
+  if (!resetFor) throw new AppError('bad_request', identityMessages.resetInvalid, { resolution: identityMessages.resetResolution });
+  forgetPrincipal(resetFor);
 }
 
 /**

@@ -401,19 +401,23 @@ describe('password change', () => {
     expect((await loginAs(s.email, 'Better1!x')).res.statusCode).toBe(200);
   });
 
-  it('ends every other sign-in of the user, keeps the one that changed it, and touches no one else (QA)', async () => {
-    const s = await signInAs(t);
-    const other = await signInAs(t);
-    // A second sign-in of the same user (another browser, or whoever got the password).
-    const elsewhere = (await loginAs(s.email, s.password)).res.cookies.find((c) => c.name === 'oj_refresh')!.value;
-    const refresh = (token: string) => t.app.inject({ method: 'POST', url: api('/users/refresh_token'), cookies: { oj_refresh: token } });
-    const res = await t.app.inject({
+  /** The password change from a signed-in session: its access token and its refresh cookie. */
+  const changeFrom = (s: { authorization: string; refreshToken: string; password: string }) =>
+    t.app.inject({
       method: 'PATCH',
       url: api('/users/update-password'),
       headers: { authorization: s.authorization },
       cookies: { oj_refresh: s.refreshToken },
       payload: { old_password: s.password, new_password: 'Better1!x' },
     });
+
+  it('ends every other sign-in of the user, keeps the one that changed it, and touches no one else (QA)', async () => {
+    const s = await signInAs(t);
+    const other = await signInAs(t);
+    // A second sign-in of the same user (another browser, or whoever got the password).
+    const elsewhere = (await loginAs(s.email, s.password)).res.cookies.find((c) => c.name === 'oj_refresh')!.value;
+    const refresh = (token: string) => t.app.inject({ method: 'POST', url: api('/users/refresh_token'), cookies: { oj_refresh: token } });
+    const res = await changeFrom(s);
     expect(res.statusCode).toBe(200);
     expect((await refresh(elsewhere)).statusCode).toBe(401);
     expect((await refresh(s.refreshToken)).statusCode).toBe(200);
@@ -425,13 +429,7 @@ describe('password change', () => {
     const elsewhere = (await loginAs(s.email, s.password)).accessToken;
     const me = (authorization: string) => t.app.inject({ method: 'GET', url: api('/users/current_user'), headers: { authorization } }).then((r) => r.statusCode);
     expect(await me(`Bearer ${elsewhere}`)).toBe(200);
-    const res = await t.app.inject({
-      method: 'PATCH',
-      url: api('/users/update-password'),
-      headers: { authorization: s.authorization },
-      cookies: { oj_refresh: s.refreshToken },
-      payload: { old_password: s.password, new_password: 'Better1!x' },
-    });
+    const res = await changeFrom(s);
     expect(res.statusCode).toBe(200);
     expect([await me(`Bearer ${elsewhere}`), await me(s.authorization)]).toEqual([401, 200]);
   });
