@@ -49,6 +49,8 @@ export const tradeMessages = {
   // Roll.
   nonNegative: 'Must be a non-negative number.',
   cannotExceedSize: (n: number) => `Cannot exceed contract size [ ${n} ].`,
+  /** A roll closes as many contracts as it opens: `old_trade.contract_size`, when sent, says the same. */
+  rollSizesDiffer: (n: number) => `Must equal the new contract size [ ${n} ].`,
   closeDateAfterExpirationRoll: 'Close date must be before or on Expiration',
   newExpirationBeforeClose: 'New Expiration date must be on or after close Date.',
   selectTransaction: 'Please select a transaction type.',

@@ -200,13 +200,14 @@ describe.each(adapters)('trade command validation on %s', (adapter) => {
     expect(again.statusCode, again.body).toBe(200);
     expect(await eventsOf(trade.uid)).toEqual(['TradeOpened', 'TradeEdited']);
 
-    const roll = await send('POST', `/trades/roll/${trade.uid}`, {
-      trade_roll_data: {
-        old_trade: closing,
-        new_trade: { expiration_date: '2026-04-17', contract_size: 3, strike_prices: [58], premium_at_open: 90, net_fee_to_open: 2, net_delta: 0.2, stock_price_at_open: 61, notes: null },
-      },
-      tag_data: [],
-    });
+    const newTrade = { expiration_date: '2026-04-17', contract_size: 3, strike_prices: [58], premium_at_open: 90, net_fee_to_open: 2, net_delta: 0.2, stock_price_at_open: 61, notes: null };
+    // A closed size unlike the new one (0, or any other) is refused by name, and nothing is appended.
+    for (const size of [0, -1, 2]) {
+      const refused = await send('POST', `/trades/roll/${trade.uid}`, { trade_roll_data: { old_trade: { ...closing, contract_size: size }, new_trade: newTrade }, tag_data: [] });
+      expect([refused.statusCode, refused.json().detail], refused.body).toEqual([422, [{ field: 'old_trade.contract_size', message: 'Must equal the new contract size [ 3 ].' }]]);
+    }
+    expect(await eventsOf(trade.uid)).toEqual(['TradeOpened', 'TradeEdited']);
+    const roll = await send('POST', `/trades/roll/${trade.uid}`, { trade_roll_data: { old_trade: closing, new_trade: newTrade }, tag_data: [] });
     expect(roll.statusCode, roll.body).toBe(200);
     expect(roll.json().new_trade_after_roll.notes).toBe('');
   });

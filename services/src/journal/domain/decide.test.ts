@@ -199,6 +199,8 @@ describe('RollTrade', () => {
   });
   it('a partial roll leaves a remainder', () => {
     expect(when(state, roll({}, { contract_size: 1 }))[0]!.data).toMatchObject({ remainder: { tradeId: 'R', contractSize: 2 }, close: { contractsClosed: 1 } });
+    // The console sends the closed size too; equal to the new size, it is the same roll.
+    expect(when(state, roll({ contract_size: 1 }, { contract_size: 1 }))[0]!.data).toMatchObject({ remainder: { tradeId: 'R', contractSize: 2 }, close: { contractsClosed: 1 } });
   });
   it.each<[string, Record<string, unknown>, Record<string, unknown>, string]>([
     ['future close', { trade_close_date: '2026-03-03' }, {}, 'future dates are not permitted.'],
@@ -208,6 +210,9 @@ describe('RollTrade', () => {
     ['fee', { net_fee_to_close: -1 }, {}, 'Must be a non-negative number.'],
     ['new size 0', {}, { contract_size: 0 }, 'Must be a positive number.'],
     ['new size too big', {}, { contract_size: 4 }, 'Cannot exceed contract size [ 3 ].'],
+    ['closed size 0', { contract_size: 0 }, {}, 'Must equal the new contract size [ 3 ].'],
+    ['closed size -1', { contract_size: -1 }, {}, 'Must equal the new contract size [ 3 ].'],
+    ['closed size unlike the new', { contract_size: 2 }, {}, 'Must equal the new contract size [ 3 ].'],
     ['new expiration', {}, { expiration_date: '2026-02-26' }, 'New Expiration date must be on or after close Date.'],
     ['new price', {}, { stock_price_at_open: -1 }, 'Must be a positive number.'],
     ['missing new price', {}, { stock_price_at_open: undefined }, 'Must be a positive number.'],

@@ -263,6 +263,8 @@ function decideRoll(c: Extract<JournalCommand, { type: 'RollTrade' }>, state: Li
   // Open side: same ticker, strategy and account; opens on the close date.
   if (!(next.contract_size >= 1)) push('new_trade.contract_size', m.positiveNumber);
   else if (next.contract_size > trade.contractSize) push('new_trade.contract_size', m.cannotExceedSize(trade.contractSize));
+  // A roll closes what it opens; the closed size, when sent, must say the same (never a second number).
+  else if (old.contract_size !== undefined && old.contract_size !== next.contract_size) push('old_trade.contract_size', m.rollSizesDiffer(next.contract_size));
   const expIssue = checkExpirationDate(next.expiration_date);
   if (expIssue) push('new_trade.expiration_date', expIssue);
   else if (closeDate && parseIsoDate(closeDate) && next.expiration_date < closeDate) push('new_trade.expiration_date', m.newExpirationBeforeClose);
