@@ -80,7 +80,7 @@ function StatusBody({ status, busy, onSubscribe, onCancel, onUncancel, onReactiv
         </div>
       );
     case 'trial':
-      return status.withCard ? (
+      return status.renews ? (
         <div className="subscription-body">
           <Badge tone="info">Free trial</Badge>
           <p className="subscription-headline">Trial ends {longDate(status.end)}</p>
@@ -88,11 +88,9 @@ function StatusBody({ status, busy, onSubscribe, onCancel, onUncancel, onReactiv
           {active}
           {/* "Cancel any time" (part 2 §1): subscribed in the trial, the first charge can still be called off
               (QA); the card menu stays for active plans, as part 2 §4 has it. */}
-          {status.subscribed && (
-            <Button variant="ghost" size="sm" onClick={onCancel}>
-              Cancel before the first charge
-            </Button>
-          )}
+          <Button variant="ghost" size="sm" onClick={onCancel}>
+            Cancel before the first charge
+          </Button>
         </div>
       ) : (
         <div className="subscription-body">

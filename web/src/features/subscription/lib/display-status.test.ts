@@ -8,9 +8,11 @@ const sub = (patch: Partial<SubscriptionDetails>) => ({ ...base, ...patch });
 
 describe('display status (part 2 §4)', () => {
   it('maps every status code for a User', () => {
-    expect(displayStatus(sub({}), 'User', now)).toEqual({ kind: 'trial', withCard: false, subscribed: false, end: base.cpe });
-    expect(displayStatus(sub({ pm: true }), 'User', now)).toEqual({ kind: 'trial', withCard: true, subscribed: false, end: base.cpe });
-    expect(displayStatus(sub({ pm: true, subscribed: true }), 'User', now)).toEqual({ kind: 'trial', withCard: true, subscribed: true, end: base.cpe });
+    expect(displayStatus(sub({}), 'User', now)).toEqual({ kind: 'trial', renews: false, end: base.cpe });
+    // A card saved (its SetupIntent done) but never subscribed renews nothing: it is still "Subscribe to
+    // continue" (QA: the page said "auto renews" with no Subscribe button, and the trial then ran out).
+    expect(displayStatus(sub({ pm: true }), 'User', now)).toEqual({ kind: 'trial', renews: false, end: base.cpe });
+    expect(displayStatus(sub({ pm: true, subscribed: true }), 'User', now)).toEqual({ kind: 'trial', renews: true, end: base.cpe });
     // Subscribed in the trial, then cancelled: it ends with the trial (QA: a trial could not be cancelled).
     expect(displayStatus(sub({ pm: true, subscribed: true, cape: true }), 'User', now)).toEqual({ kind: 'pendingCancellation', cancels: base.cpe });
     expect(displayStatus(sub({ cpe: '2026-03-10T00:00:00.000Z' }), 'User', now)).toEqual({ kind: 'expired', canceled: false });

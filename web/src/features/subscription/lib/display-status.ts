@@ -6,7 +6,8 @@ export type DisplayStatus =
   | { kind: 'selfHosted' }
   | { kind: 'staff'; title: string }
   | { kind: 'none' }
-  | { kind: 'trial'; withCard: boolean; subscribed: boolean; end: string | null }
+  /** `renews`: subscribed in the trial, so the first charge comes at its end (part 2 §4's "trial with payment method"). */
+  | { kind: 'trial'; renews: boolean; end: string | null }
   | { kind: 'active'; renews: string | null }
   | { kind: 'pendingCancellation'; cancels: string | null }
   | { kind: 'expired'; canceled: boolean }
@@ -31,7 +32,8 @@ export function displayStatus(sub: SubscriptionDetails | undefined, privilege: P
       if (passed(sub.cpe, now)) return { kind: 'expired', canceled: false };
       // Subscribed in the trial, then cancelled: it ends with the trial, and Uncancel is offered.
       if (sub.cape) return { kind: 'pendingCancellation', cancels: sub.cpe };
-      return { kind: 'trial', withCard: sub.pm, subscribed: sub.subscribed, end: sub.cpe };
+      // A card on file alone renews nothing: only a subscription does (a card saved, then the tab closed).
+      return { kind: 'trial', renews: sub.pm && sub.subscribed, end: sub.cpe };
     case 2:
       if (sub.cape) return { kind: 'pendingCancellation', cancels: sub.cpe };
       return passed(sub.cpe, now) ? { kind: 'expired', canceled: false } : { kind: 'active', renews: sub.cpe };
