@@ -32,6 +32,8 @@ export const billingMessages = {
   alreadySubscribed: 'You already have an active subscription.',
   paymentInProgress: 'A payment for your subscription is already in progress (another window?). Wait a moment, then reload.',
   inGrace: 'Your last payment failed: update your payment method to renew.',
+  renewalPending:
+    'Stripe is charging your card for the next period; your plan is active again as soon as the payment goes through. Nothing more to do: subscribing again would charge you twice.',
   notActive: 'Only an active subscription can be canceled.',
   alreadyCanceling: 'Your subscription is already set to cancel at the end of the billing period.',
   nothingToUncancel: 'There is no scheduled cancellation to undo.',

@@ -32,6 +32,12 @@ export const subscriptionEventSchemas = {
   SubscriptionExpired: z.object({ reason: z.enum(['period_end', 'trial_end', 'stripe_deleted']), stripe: stripeSource }),
   Reactivated: z.object({ stripeSubscriptionId: z.string(), periodStart: instant, periodEnd: instant, invoiceId: z.string().nullable() }),
   PaymentMethodUpdated: z.object({ paymentMethod, stripe: stripeSource }),
+  /**
+   * Stripe declined a charge the user asked for (subscribe, reactivate, renew in the grace period). It
+   * changes no status; it is a fact of the history, and it moves the stream on, so the user's next try
+   * is a new request at Stripe (whose idempotency keys carry the revision), not the declined one replayed.
+   */
+  ChargeDeclined: z.object({ during: z.enum(['subscribe', 'reactivate', 'renew']), paymentMethodId: z.string(), reason: z.string() }),
 } as const;
 
 export type SubscriptionEventType = keyof typeof subscriptionEventSchemas;
@@ -49,6 +55,7 @@ export const subscriptionEventVersions: Record<SubscriptionEventType, number> = 
   SubscriptionExpired: 1,
   Reactivated: 1,
   PaymentMethodUpdated: 1,
+  ChargeDeclined: 1,
 };
 export const subscriptionUpcasters: UpcasterRegistry = {};
 

@@ -87,14 +87,24 @@ describe('trial to paid, renewal', () => {
     });
   });
 
-  it('a declined first charge is a 402 with the card message and records nothing', async () => {
+  it('a declined first charge is a 402 with the card message and records only the decline; the same card, approved since, goes through (QA)', async () => {
     b.t.clock.set('2026-04-10T12:00:00.000Z');
     const u = await b.user({});
     await at('2026-05-20T12:00:00.000Z', async () => {
-      const res = await b.subscribe(u, { declined: true });
+      const pm = await b.saveCard(u, { declined: true });
+      const res = await b.call(u, 'POST', '/auth/create-subscription', { paymentMethodId: pm, priceId: PRICE_ID });
       expect([res.status, res.body.message]).toEqual([402, 'Your card was declined.']);
-      expect((await b.stream(u.userId)).map((e) => e.type)).toEqual([]);
+      expect((await b.stream(u.userId)).map((e) => [e.type, e.data.during ?? null])).toEqual([
+        ['TrialStarted', null],
+        ['ChargeDeclined', 'subscribe'],
+      ]);
       expect(await b.subsStatus(u)).toBe(3);
+      // The trader calls the bank, which approves the card: the retry is a new request at Stripe, not the
+      // declined one answered again from Stripe's idempotency cache.
+      b.stripe.approve(pm);
+      const retried = await b.call(u, 'POST', '/auth/create-subscription', { paymentMethodId: pm, priceId: PRICE_ID });
+      expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+      expect(await b.subsStatus(u)).toBe(2);
     });
   });
 
@@ -299,6 +309,22 @@ describe('cancel, uncancel, expiry at the period end, reactivation', () => {
     ]);
   });
 
+  it('a card changed back to an earlier one is changed at Stripe too: the journal and Stripe name the same card (QA)', async () => {
+    const u = await paidUser();
+    const first = b.stripe.subscriptions.get(u.subId)!.default_payment_method as string;
+    const second = await at('2026-04-15T00:00:00.000Z', () => b.saveCard(u, { last4: '2222' }));
+    for (const pm of [second, first, second, first]) {
+      const res = await b.call(u, 'POST', '/auth/update-payment-method', { paymentMethodId: pm });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const sub = b.stripe.subscriptions.get(u.subId)!;
+      expect([(await b.row(u.userId)).card_last4, sub.default_payment_method, b.stripe.customers.get(sub.customer)!.invoice_settings.default_payment_method]).toEqual([
+        b.stripe.paymentMethods.get(pm)!.card.last4,
+        pm,
+        pm,
+      ]);
+    }
+  });
+
   it('card update on an active plan replaces the card on file and the subscription default', async () => {
     const u = await paidUser();
     const pm = await at('2026-04-15T00:00:00.000Z', () => b.saveCard(u, { last4: '5556', expMonth: 1, expYear: 2029 }));
@@ -307,6 +333,71 @@ describe('cancel, uncancel, expiry at the period end, reactivation', () => {
     expect(b.stripe.subscriptions.get(u.subId)!.default_payment_method).toBe(pm);
     expect(b.stripe.customers.get(b.stripe.subscriptions.get(u.subId)!.customer)!.invoice_settings.default_payment_method).toBe(pm);
     expect((await b.stream(u.userId)).at(-1)).toMatchObject({ type: 'PaymentMethodUpdated', actor: u.userId, data: { paymentMethod: { id: pm } } });
+  });
+});
+
+describe('a period that ended before its renewal webhook came (QA: a second subscription charged the card twice)', () => {
+  const subscriptionsOf = (customer: string) => [...b.stripe.subscriptions.values()].filter((s) => s.customer === customer);
+
+  it('subscribed in the trial, at its end: no second subscription while Stripe charges; a renewal Stripe made is taken, not charged again', async () => {
+    b.t.clock.set(start);
+    const u = await b.user();
+    expect((await b.subscribe(u)).status).toBe(200);
+    const subId = await b.subscriptionIdOf(u.userId);
+    const customer = b.stripe.subscriptions.get(subId)!.customer as string;
+    const afterTrial = new Date(Date.parse(trialEnd) + 20 * 60_000).toISOString();
+    await at(afterTrial, async () => {
+      // The plan reads as expired (part 2 §4), and the page offers Reactivate; Stripe is still charging.
+      expect(await b.subsStatus(u)).toBe(3);
+      expect(await b.call(u, 'POST', '/auth/reactivate-subscription')).toMatchObject({ status: 409, body: { message: m.renewalPending } });
+      const other = await b.saveCard(u, { last4: '1111' });
+      expect(await b.call(u, 'POST', '/auth/create-subscription', { paymentMethodId: other, priceId: PRICE_ID })).toMatchObject({ status: 409, body: { message: m.renewalPending } });
+      expect(subscriptionsOf(customer)).toHaveLength(1);
+
+      // Stripe charges the first month; its invoice.paid is late. Reactivate finds the renewal at Stripe.
+      const { invoice } = b.stripe.renew(subId);
+      const res = await b.call(u, 'POST', '/auth/reactivate-subscription');
+      expect(res).toMatchObject({ status: 200, body: { message: m.activated, frontend_data: { status: 2, cpe: new Date(Date.parse(trialEnd) + 30 * DAY).toISOString() } } });
+      expect(subscriptionsOf(customer)).toHaveLength(1);
+      expect(await b.subsStatus(u)).toBe(2);
+      expect((await b.stream(u.userId)).at(-1)).toMatchObject({ type: 'RenewalSucceeded', data: { invoiceId: invoice.id } });
+      // The webhook, when it comes, adds nothing.
+      const n = (await b.stream(u.userId)).length;
+      expect((await b.deliver(b.stripe.event('invoice.paid', invoice))).status).toBe(200);
+      expect(await b.stream(u.userId)).toHaveLength(n);
+    });
+    const paidInvoices = [...b.stripe.invoices.values()].filter((i) => i.customer === customer && i.amount_paid > 0);
+    expect(paidInvoices).toHaveLength(1);
+  });
+
+  it('an active plan Stripe ended (its webhook lost): Reactivate records the end and starts a new subscription', async () => {
+    const u = await paidUser();
+    const customer = b.stripe.subscriptions.get(u.subId)!.customer as string;
+    await at(new Date(Date.parse(periodEnd) + 3_600_000).toISOString(), async () => {
+      Object.assign(b.stripe.subscriptions.get(u.subId)!, { status: 'canceled', canceled_at: b.stripe.now, ended_at: b.stripe.now });
+      const res = await b.call(u, 'POST', '/auth/reactivate-subscription');
+      expect(res).toMatchObject({ status: 200, body: { message: m.activated, frontend_data: { status: 2 } } });
+      expect(subscriptionsOf(customer).map((s) => s.status)).toEqual(['canceled', 'active']);
+      expect((await b.stream(u.userId)).slice(-2).map((e) => [e.type, e.data.reason ?? null])).toEqual([
+        ['SubscriptionExpired', 'stripe_deleted'],
+        ['Reactivated', null],
+      ]);
+    });
+  });
+
+  it('a late invoice.paid of an earlier period never moves the period back (QA)', async () => {
+    const u = await paidUser();
+    const first = await at(periodEnd, async () => b.stripe.renew(u.subId).invoice);
+    const second = await at(new Date(Date.parse(periodEnd) + 30 * DAY).toISOString(), async () => {
+      const { invoice } = b.stripe.renew(u.subId);
+      expect((await b.deliver(b.stripe.event('invoice.paid', invoice))).status).toBe(200);
+      return invoice;
+    });
+    const cpe = (await b.status(u)).cpe;
+    expect(cpe).toBe(new Date(second.lines.data[0].period.end * 1000).toISOString());
+    // The first renewal's delivery, retried late.
+    expect((await b.deliver(b.stripe.event('invoice.paid', first))).status).toBe(200);
+    expect((await b.status(u)).cpe).toBe(cpe);
   });
 });
 
@@ -361,6 +452,32 @@ describe('webhooks', () => {
     expect(b.stripe.subscriptions.get(u.subId)!.cancel_at_period_end).toBe(false);
     // The trader can still cancel: the journal and Stripe agree.
     expect((await at('2026-04-22T00:00:00.000Z', () => b.call(u, 'POST', '/auth/cancel-subscription'))).status).toBe(200);
+  });
+
+  it('a customer.subscription.updated older than an invoice.paid still applies the state Stripe has now (QA)', async () => {
+    const u = await paidUser();
+    const sub = b.stripe.subscriptions.get(u.subId)!;
+    // Cancelled at Stripe (the dashboard); the event is delivered late, after a newer invoice.paid.
+    sub.cancel_at_period_end = true;
+    const update = b.stripe.event('customer.subscription.updated', { ...sub }, { created: 2_000_000_000 });
+    const { invoice } = await at(periodEnd, async () => b.stripe.renew(u.subId));
+    expect((await b.deliver(b.stripe.event('invoice.paid', invoice, { created: 2_000_000_100 }))).status).toBe(200);
+    expect((await b.deliver(update)).status).toBe(200);
+    expect(await b.status(u)).toMatchObject({ cape: true });
+  });
+
+  it('signed events that name no period, no subscription or a card Stripe no longer has are acknowledged, change nothing, and are not retried (QA)', async () => {
+    const u = await paidUser();
+    const n = (await b.stream(u.userId)).length;
+    const invoice = { ...b.stripe.invoices.get(b.stripe.subscriptions.get(u.subId)!.latest_invoice)!, id: 'in_no_period', lines: undefined, period_start: undefined, period_end: undefined };
+    for (const event of [
+      b.stripe.event('invoice.paid', invoice),
+      b.stripe.event('customer.subscription.updated', {}),
+      b.stripe.event('setup_intent.succeeded', { ...b.stripe.setupIntents.values().next().value!, payment_method: 'pm_gone' }),
+    ]) {
+      expect(await b.deliver(event)).toMatchObject({ status: 200, body: { received: true, duplicate: false } });
+    }
+    expect(await b.stream(u.userId)).toHaveLength(n);
   });
 
   it('events of unknown customers and of types not handled are acknowledged and change nothing', async () => {

@@ -7,8 +7,7 @@ import type { Logger } from 'pino';
 import { AppError } from '../app/errors.ts';
 import type { Principal } from '../app/principal.ts';
 import { findSubscription, subscriptionDetailsOf } from '../identity/subscriptions.ts';
-import { assertAllowed, SubscriptionConflict, type PaymentMethodFacts } from './domain/decide.ts';
-import { decide } from './domain/decide.ts';
+import { assertAllowed, awaitingRenewal, decide, SubscriptionConflict, type PaymentMethodFacts, type SubscriptionCommand } from './domain/decide.ts';
 import type { SubscriptionState } from './domain/state.ts';
 import type { Stripe } from './stripe-client.ts';
 import { loadSubscription, runCommand, userActor, type StoreContext } from './store.ts';
@@ -16,7 +15,11 @@ import { loadSubscription, runCommand, userActor, type StoreContext } from './st
 /**
  * The user's billing commands (part 2 §7). Each one checks the lifecycle first, acts at Stripe (every call
  * with an idempotency key derived from what it does and the stream revision it was decided on, so a
- * retried request is the same request at Stripe), then records what Stripe answered as events.
+ * retried request is the same request at Stripe), then records what Stripe answered as events. Whatever
+ * the user may ask twice with the same values (the same card again, a retry after a decline) is a new
+ * revision by then (the card change, the decline are events), so Stripe never answers it from its cache
+ * of the earlier request (QA: a card changed back was not changed at Stripe; a retried card stayed
+ * declined for a day).
  */
 export interface BillingContext extends StoreContext {
   config: Pick<Config, 'mode' | 'STRIPE_PRICE_ID' | 'STRIPE_PUBLISHABLE_KEY' | 'STRIPE_WEBHOOK_SECRET'>;
@@ -93,7 +96,7 @@ export const cardOf = (pm: Stripe.PaymentMethod): PaymentMethodFacts['card'] =>
  * The payment method, made the customer's default. A payment method of another customer is "not found":
  * a user can never use (or learn about) someone else's card.
  */
-async function adoptPaymentMethod(ctx: BillingContext, customerId: string, paymentMethodId: string): Promise<PaymentMethodFacts> {
+async function adoptPaymentMethod(ctx: BillingContext, customerId: string, paymentMethodId: string, revision: number): Promise<PaymentMethodFacts> {
   const stripe = stripeOf(ctx);
   let pm: Stripe.PaymentMethod;
   try {
@@ -105,7 +108,7 @@ async function adoptPaymentMethod(ctx: BillingContext, customerId: string, payme
   if (owner !== null && owner !== customerId) throw new AppError('not_found', m.paymentMethodNotFound);
   try {
     if (owner === null) await stripe.paymentMethods.attach(paymentMethodId, { customer: customerId }, { idempotencyKey: `attach:${customerId}:${paymentMethodId}` });
-    await stripe.customers.update(customerId, { invoice_settings: { default_payment_method: paymentMethodId } }, { idempotencyKey: `default-pm:${customerId}:${paymentMethodId}` });
+    await stripe.customers.update(customerId, { invoice_settings: { default_payment_method: paymentMethodId } }, { idempotencyKey: `default-pm:${customerId}:${revision}:${paymentMethodId}` });
   } catch (error) {
     return providerError(error, m.updatePaymentFailed, ctx.logger);
   }
@@ -172,6 +175,8 @@ async function asOnlyCharge<T>(ctx: BillingContext, userId: string, work: () => 
 
 /** POST auth/create-subscription: in the trial the first charge is at its end; after it, at once. */
 export function createSubscription(ctx: BillingContext, caller: Caller, input: CreateSubscriptionRequest): Promise<SubscriptionDetails> {
+  // Self-hosted (or no price configured) says so first, as every payment call does (QA: 422 "Unknown price").
+  stripeOf(ctx);
   if (input.priceId !== ctx.config.STRIPE_PRICE_ID) throw new AppError('invalid', m.unknownPrice, { detail: [{ field: 'priceId', message: m.unknownPrice }] });
   return asOnlyCharge(ctx, caller.userId, () => subscribe(ctx, caller, input));
 }
@@ -179,14 +184,17 @@ export function createSubscription(ctx: BillingContext, caller: Caller, input: C
 async function subscribe(ctx: BillingContext, caller: Caller, input: CreateSubscriptionRequest): Promise<SubscriptionDetails> {
   const stripe = stripeOf(ctx);
   const now = ctx.clock.now();
-  const { state } = await loadSubscription(ctx, caller.userId);
+  let { state } = await loadSubscription(ctx, caller.userId);
+  // Renewed at Stripe meanwhile (its webhook late): active again, and nothing charged a second time.
+  const awaited = await settleAwaitedRenewal(ctx, caller.userId, state, now);
+  if (awaited.outcome === 'renewed') return subscriptionDetails(ctx, caller.userId);
+  state = awaited.state;
   conflictOf(() => assertAllowed('Subscribe', state, { now }));
   const customerId = await ensureCustomer(ctx, caller).catch((e) => providerError(e, m.serverError, ctx.logger));
-  const paymentMethod = await adoptPaymentMethod(ctx, customerId, input.paymentMethodId);
+  const paymentMethod = await adoptPaymentMethod(ctx, customerId, input.paymentMethodId, state.revision);
   const trialing = inTrial(state, now);
-  let sub: Stripe.Subscription;
-  try {
-    sub = await stripe.subscriptions.create(
+  const sub = await chargeOrRecordDecline(ctx, caller.userId, { during: 'subscribe', paymentMethodId: paymentMethod.id }, () =>
+    stripe.subscriptions.create(
       {
         customer: customerId,
         items: [{ price: input.priceId }],
@@ -197,10 +205,8 @@ async function subscribe(ctx: BillingContext, caller: Caller, input: CreateSubsc
         metadata: { user_uid: caller.userId },
       },
       { idempotencyKey: `subscribe:${caller.userId}:${state.revision}:${paymentMethod.id}` },
-    );
-  } catch (error) {
-    return providerError(error, m.serverError, ctx.logger);
-  }
+    ),
+  );
   if (sub.status !== 'active' && sub.status !== 'trialing') throw new AppError('payment_required', m.setupIntentNotSucceeded(sub.status));
   const period = periodOf(sub);
   await recordOrUndo(ctx, caller.userId, sub.id, () =>
@@ -273,24 +279,26 @@ async function reactivate(ctx: BillingContext, caller: Caller): Promise<{ detail
     await runCommand(ctx, caller.userId, (s) => decide({ type: 'Uncancel' }, s, { now }), { actor: userActor(caller.userId), command: 'Uncancel' });
     return { details: await subscriptionDetails(ctx, caller.userId), message: m.restored };
   }
-  conflictOf(() => assertAllowed('Reactivate', state, { now }));
+  // Renewed at Stripe meanwhile (its webhook late): active again, and nothing charged a second time.
+  const awaited = await settleAwaitedRenewal(ctx, caller.userId, state, now);
+  if (awaited.outcome === 'renewed') return { details: await subscriptionDetails(ctx, caller.userId), message: m.activated };
+  const current = awaited.state;
+  conflictOf(() => assertAllowed('Reactivate', current, { now }));
   const price = ctx.config.STRIPE_PRICE_ID;
   if (!price) throw new AppError('unavailable', m.serverError, { resolution: 'STRIPE_PRICE_ID is not configured.' });
-  let sub: Stripe.Subscription;
-  try {
-    sub = await stripe.subscriptions.create(
+  const paymentMethodId = current.paymentMethod!.id;
+  const sub = await chargeOrRecordDecline(ctx, caller.userId, { during: 'reactivate', paymentMethodId }, () =>
+    stripe.subscriptions.create(
       {
-        customer: state.customerId!,
+        customer: current.customerId!,
         items: [{ price }],
-        default_payment_method: state.paymentMethod!.id,
+        default_payment_method: paymentMethodId,
         payment_behavior: 'error_if_incomplete',
         metadata: { user_uid: caller.userId },
       },
-      { idempotencyKey: `reactivate:${caller.userId}:${state.revision}` },
-    );
-  } catch (error) {
-    return providerError(error, m.serverError, ctx.logger);
-  }
+      { idempotencyKey: `reactivate:${caller.userId}:${current.revision}` },
+    ),
+  );
   const period = periodOf(sub);
   await recordOrUndo(ctx, caller.userId, sub.id, () =>
     runCommand(ctx, caller.userId, (s) => decide({ type: 'Reactivate', stripeSubscriptionId: sub.id, ...period }, s, { now }), {
@@ -311,35 +319,44 @@ export async function updatePaymentMethod(ctx: BillingContext, caller: Caller, p
   const { state } = await loadSubscription(ctx, caller.userId);
   conflictOf(() => assertAllowed('UpdatePaymentMethod', state, { now }));
   const customerId = state.customerId ?? (await ensureCustomer(ctx, caller));
-  const paymentMethod = await adoptPaymentMethod(ctx, customerId, paymentMethodId);
+  const paymentMethod = await adoptPaymentMethod(ctx, customerId, paymentMethodId, state.revision);
   const subscriptionId = state.stripeSubscriptionId!;
   try {
-    await stripe.subscriptions.update(subscriptionId, { default_payment_method: paymentMethod.id }, { idempotencyKey: `sub-pm:${subscriptionId}:${paymentMethod.id}` });
+    await stripe.subscriptions.update(
+      subscriptionId,
+      { default_payment_method: paymentMethod.id },
+      { idempotencyKey: `sub-pm:${subscriptionId}:${state.revision}:${paymentMethod.id}` },
+    );
   } catch (error) {
     return providerError(error, m.updatePaymentFailed, ctx.logger);
   }
-  await runCommand(ctx, caller.userId, (s) => decide({ type: 'UpdatePaymentMethod', customerId, paymentMethod }, s, { now }), {
+  const updated = await runCommand(ctx, caller.userId, (s) => decide({ type: 'UpdatePaymentMethod', customerId, paymentMethod }, s, { now }), {
     actor: userActor(caller.userId),
     command: 'UpdatePaymentMethod',
   });
-  if (state.status === codes.due) await payOpenInvoice(ctx, caller.userId, subscriptionId, paymentMethod.id);
+  if (state.status === codes.due) await payOpenInvoice(ctx, caller.userId, subscriptionId, paymentMethod.id, updated.state.revision);
   return subscriptionDetails(ctx, caller.userId);
 }
 
-async function payOpenInvoice(ctx: BillingContext, userId: string, subscriptionId: string, paymentMethodId: string): Promise<void> {
+async function payOpenInvoice(ctx: BillingContext, userId: string, subscriptionId: string, paymentMethodId: string, revision: number): Promise<void> {
   const stripe = stripeOf(ctx);
-  let invoice: Stripe.Invoice;
+  let open: Stripe.Invoice | undefined;
   try {
-    const open = await stripe.invoices.list({ subscription: subscriptionId, status: 'open', limit: 1 });
-    const first = open.data[0];
-    if (!first?.id) return;
-    invoice = await stripe.invoices.pay(first.id, { payment_method: paymentMethodId }, { idempotencyKey: `pay:${first.id}:${paymentMethodId}` });
+    open = (await stripe.invoices.list({ subscription: subscriptionId, status: 'open', limit: 1 })).data[0];
   } catch (error) {
-    // A declined charge: the card is on file by now (recorded above), so say so rather than "failed to update" (QA).
-    return providerError(error, m.updatePaymentFailed, ctx.logger, m.cardSavedPaymentDeclined);
+    return providerError(error, m.updatePaymentFailed, ctx.logger);
   }
-  if (invoice.status !== 'paid' || !invoice.id) return;
-  const period = invoicePeriod(invoice);
+  const openId = open?.id;
+  if (!openId) return;
+  // A declined charge: the card is on file by now (recorded above), so say so rather than "failed to update" (QA).
+  const invoice = await chargeOrRecordDecline(
+    ctx,
+    userId,
+    { during: 'renew', paymentMethodId, fallback: m.updatePaymentFailed, cardMessage: m.cardSavedPaymentDeclined },
+    () => stripe.invoices.pay(openId, { payment_method: paymentMethodId }, { idempotencyKey: `pay:${openId}:${revision}:${paymentMethodId}` }),
+  );
+  const period = invoice.status === 'paid' && invoice.id ? invoicePeriod(invoice) : null;
+  if (!period) return;
   const now = ctx.clock.now();
   // The invoice.paid webhook will say the same; the invoice id makes it one renewal.
   await runCommand(
@@ -350,12 +367,72 @@ async function payOpenInvoice(ctx: BillingContext, userId: string, subscriptionI
   );
 }
 
-/** The service period an invoice pays for: its subscription line's period. */
-export function invoicePeriod(invoice: Stripe.Invoice): { periodStart: string; periodEnd: string } {
-  const line = invoice.lines?.data.find((l) => l.parent?.subscription_item_details) ?? invoice.lines?.data[0];
-  const start = line?.period.start ?? invoice.period_start;
-  const end = line?.period.end ?? invoice.period_end;
+/** The service period an invoice pays for: its subscription line's period; null when it names none. */
+export function invoicePeriod(invoice: Stripe.Invoice): { periodStart: string; periodEnd: string } | null {
+  const line = invoice.lines?.data?.find((l) => l.parent?.subscription_item_details) ?? invoice.lines?.data?.[0];
+  const start = line?.period?.start ?? invoice.period_start;
+  const end = line?.period?.end ?? invoice.period_end;
+  if (!Number.isFinite(start) || !Number.isFinite(end)) return null;
   return { periodStart: new Date(start * 1000).toISOString(), periodEnd: new Date(end * 1000).toISOString() };
+}
+
+/**
+ * A Stripe call that may charge the card. A decline is recorded (`ChargeDeclined`) before the 402 goes
+ * back: it is part of the history, and it makes the user's next try a new request at Stripe.
+ */
+async function chargeOrRecordDecline<T>(
+  ctx: BillingContext,
+  userId: string,
+  charge: { during: 'subscribe' | 'reactivate' | 'renew'; paymentMethodId: string; fallback?: string; cardMessage?: (reason: string) => string },
+  call: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    const e = error as { type?: string; message?: string };
+    if (e?.type === 'StripeCardError') {
+      const now = ctx.clock.now();
+      const command: SubscriptionCommand = { type: 'RecordChargeDeclined', during: charge.during, paymentMethodId: charge.paymentMethodId, reason: e.message ?? m.cardDeclined };
+      await runCommand(ctx, userId, (s) => decide(command, s, { now }), { actor: userActor(userId), command: command.type });
+    }
+    return providerError(error, charge.fallback ?? m.serverError, ctx.logger, charge.cardMessage);
+  }
+}
+
+/**
+ * A period that ended while its Stripe subscription lives on (`awaitingRenewal`: a renewal or a trial's
+ * first charge whose webhook has not come). Before anything could start a second subscription, Stripe is
+ * asked what became of it, and that is recorded as its webhook will record it (the invoice id makes the
+ * two one renewal): renewed (an invoice paid for a later period), ended (cancelled at Stripe), or still
+ * pending, which the decider then refuses with "renewal pending".
+ */
+async function settleAwaitedRenewal(
+  ctx: BillingContext,
+  userId: string,
+  state: SubscriptionState,
+  now: Date,
+): Promise<{ outcome: 'renewed' | 'ended' | 'pending' | 'not-awaited'; state: SubscriptionState }> {
+  if (!awaitingRenewal(state, now)) return { outcome: 'not-awaited', state };
+  const stripe = stripeOf(ctx);
+  const subscriptionId = state.stripeSubscriptionId!;
+  let ended = false;
+  let paid: Stripe.Invoice | undefined;
+  try {
+    const sub = await stripe.subscriptions.retrieve(subscriptionId);
+    ended = sub.status === 'canceled' || sub.status === 'incomplete_expired';
+    if (!ended) paid = (await stripe.invoices.list({ subscription: subscriptionId, status: 'paid', limit: 1 })).data[0];
+  } catch (error) {
+    if ((error as { code?: string })?.code !== 'resource_missing') return providerError(error, m.serverError, ctx.logger);
+    ended = true;
+  }
+  const record = (command: SubscriptionCommand) => runCommand(ctx, userId, (s) => decide(command, s, { now }), { actor: userActor(userId), command: command.type });
+  if (ended) return { outcome: 'ended', state: (await record({ type: 'RecordSubscriptionDeleted', stripeSubscriptionId: subscriptionId })).state };
+  const period = paid?.id ? invoicePeriod(paid) : null;
+  if (paid?.id && period) {
+    const after = await record({ type: 'RecordInvoicePaid', stripeSubscriptionId: subscriptionId, invoiceId: paid.id, amountPaid: paid.amount_paid, ...period });
+    if (after.appended.length > 0) return { outcome: 'renewed', state: after.state };
+  }
+  return { outcome: 'pending', state };
 }
 
 export const invoiceSubscriptionId = (invoice: Stripe.Invoice): string | null => {

@@ -137,6 +137,16 @@ describe('self-hosted mode (no STRIPE_SECRET_KEY)', () => {
     expect((await t.app.inject({ method: 'POST', url: '/api/v1/accounts/add-account', headers, payload: { name: 'Main', broker: 'ibkr', ac_type: 1 } })).statusCode).toBe(201);
     const pay = await t.app.inject({ method: 'POST', url: '/api/v1/auth/create-payment-intent', headers });
     expect([pay.statusCode, pay.json().message]).toEqual([409, m.selfHosted]);
+    // Every payment call says so first, whatever its body names (QA: create-subscription said "Unknown price").
+    for (const [url, payload] of [
+      ['/api/v1/auth/create-subscription', { paymentMethodId: 'pm_1', priceId: 'price_premium_monthly' }],
+      ['/api/v1/auth/update-payment-method', { paymentMethodId: 'pm_1' }],
+      ['/api/v1/auth/cancel-subscription', undefined],
+      ['/api/v1/auth/reactivate-subscription', undefined],
+    ] as const) {
+      const res = await t.app.inject({ method: 'POST', url, headers, ...(payload ? { payload } : {}) });
+      expect([url, res.statusCode, res.json().message]).toEqual([url, 409, m.selfHosted]);
+    }
     expect((await t.app.inject({ method: 'POST', url: '/api/v1/payments/stripe/webhook', headers: { 'content-type': 'application/json' }, payload: '{}' })).statusCode).toBe(404);
   });
 });

@@ -11,7 +11,8 @@ import { runCommand, stripeActor } from './store.ts';
  * `billing_stripe_events` row answers a redelivery at once, and should a crash come between the append and
  * that row, the stream itself knows the event (its events carry the Stripe id) and decides nothing again.
  * Order is Stripe's to choose: a subscription's state is read from Stripe when an event says it changed,
- * and the decider drops an event older than one already applied (see SyncStripeSubscription).
+ * so a late event applies today's state, not its own copy; an invoice of an earlier period never moves
+ * the period back (see the decider's RecordInvoicePaid and SyncStripeSubscription).
  */
 export async function handleStripeWebhook(ctx: BillingContext, rawBody: Buffer, signature: string | undefined): Promise<{ duplicate: boolean }> {
   const secret = ctx.config.STRIPE_WEBHOOK_SECRET;
@@ -44,6 +45,16 @@ export async function handleStripeWebhook(ctx: BillingContext, rawBody: Buffer, 
   return { duplicate: false };
 }
 
+/**
+ * A signed event that says nothing this journal can use (QA: an invoice without lines or period was a 500,
+ * a subscription without an id a 503, each retried by Stripe for days): acknowledged, recorded as handled
+ * with nothing appended, and logged.
+ */
+function ignored(ctx: BillingContext, event: Stripe.Event, why: string): null {
+  ctx.logger?.warn({ event: event.id, type: event.type }, `stripe webhook ignored: ${why}`);
+  return null;
+}
+
 const idOf = (ref: string | { id: string } | null | undefined): string | null => (ref == null ? null : typeof ref === 'string' ? ref : ref.id);
 
 /** The subscription as Stripe has it now; the event's copy only if Stripe no longer knows it. */
@@ -71,8 +82,10 @@ async function commandOf(ctx: BillingContext, event: Stripe.Event): Promise<{ us
     case 'invoice.paid': {
       const invoice = event.data.object;
       const subscriptionId = invoiceSubscriptionId(invoice);
+      const period = invoicePeriod(invoice);
       if (!subscriptionId || !invoice.id) return null;
-      return forCustomer(invoice.customer, { type: 'RecordInvoicePaid', stripeSubscriptionId: subscriptionId, invoiceId: invoice.id, amountPaid: invoice.amount_paid, ...invoicePeriod(invoice), stripe });
+      if (!period) return ignored(ctx, event, 'an invoice without a period');
+      return forCustomer(invoice.customer, { type: 'RecordInvoicePaid', stripeSubscriptionId: subscriptionId, invoiceId: invoice.id, amountPaid: invoice.amount_paid, ...period, stripe });
     }
     case 'invoice.payment_failed': {
       const invoice = event.data.object;
@@ -85,6 +98,7 @@ async function commandOf(ctx: BillingContext, event: Stripe.Event): Promise<{ us
       // deliver in order, and an older state carried by a late event could undo a newer one that left no
       // trace to compare it with (QA: the trader's own Uncancel, then a late "cancel at period end"
       // event: the journal locked at the period end while Stripe went on charging).
+      if (!event.data.object?.id) return ignored(ctx, event, 'a subscription without an id');
       const sub = await currentSubscription(ctx, event.data.object, event.id);
       return forCustomer(sub.customer, { type: 'SyncStripeSubscription', stripeSubscriptionId: sub.id, stripeStatus: sub.status, cancelAtPeriodEnd: sub.cancel_at_period_end, stripe });
     }
@@ -106,6 +120,8 @@ async function commandOf(ctx: BillingContext, event: Stripe.Event): Promise<{ us
       try {
         pm = typeof pmRef === 'string' ? await ctx.stripe!.paymentMethods.retrieve(pmRef) : pmRef;
       } catch (error) {
+        // A card Stripe does not know (removed since) is nothing to record; retrying would not change that.
+        if ((error as { code?: string })?.code === 'resource_missing') return ignored(ctx, event, 'a payment method Stripe no longer has');
         // Not recorded as handled: Stripe retries a webhook answered with an error.
         ctx.logger?.error({ err: error, event: event.id }, 'stripe call failed while handling a webhook');
         throw new AppError('unavailable', m.providerUnavailable);

@@ -106,12 +106,53 @@ describe('subscription decider', () => {
     expect(refusal([trial, ...ended], { type: 'Subscribe', customerId: 'cus_1', paymentMethod: pm, stripeSubscriptionId: 'sub_1', trialing: false, periodStart: 'a', periodEnd: 'b', invoiceId: null }, '2026-04-01T00:00:00.000Z')).toBe('allowed');
   });
 
-  it('customer.subscription.updated: out of order, an older state never overwrites a newer one', () => {
+  it('customer.subscription.updated applies the state Stripe has now, whatever the age of the event that said it changed', () => {
     const newer = when(paid, { type: 'SyncStripeSubscription', stripeSubscriptionId: 'sub_1', stripeStatus: 'active', cancelAtPeriodEnd: true, stripe: src('evt_new', 200) });
     expect(newer.map((e) => e.type)).toEqual(['CancellationScheduled']);
-    expect(when([...paid, ...newer], { type: 'SyncStripeSubscription', stripeSubscriptionId: 'sub_1', stripeStatus: 'active', cancelAtPeriodEnd: false, stripe: src('evt_old', 150) })).toEqual([]);
-    expect(when([...paid, ...newer], { type: 'SyncStripeSubscription', stripeSubscriptionId: 'sub_1', stripeStatus: 'active', cancelAtPeriodEnd: false, stripe: src('evt_newest', 250) }).map((e) => e.type)).toEqual(['CancellationUndone']);
     expect(when([...paid, ...newer], { type: 'SyncStripeSubscription', stripeSubscriptionId: 'sub_1', stripeStatus: 'active', cancelAtPeriodEnd: true, stripe: src('evt_new', 200) })).toEqual([]);
+    // The webhook reads the subscription when it handles the event, so an event older than one applied
+    // still carries today's state: after an invoice.paid (created 300), a redelivered update of 150 whose
+    // subscription Stripe now has cancelling is applied (QA: it was dropped, and the page said "Renews").
+    const renewal = when(paid, { type: 'RecordInvoicePaid', stripeSubscriptionId: 'sub_1', invoiceId: 'in_2', amountPaid: 499, periodStart: '2026-04-01T00:00:00.000Z', periodEnd: '2026-05-01T00:00:00.000Z', stripe: src('evt_paid', 300) });
+    expect(when([...paid, ...renewal], { type: 'SyncStripeSubscription', stripeSubscriptionId: 'sub_1', stripeStatus: 'active', cancelAtPeriodEnd: true, stripe: src('evt_old', 150) }).map((e) => e.type)).toEqual(['CancellationScheduled']);
+  });
+
+  it('an invoice of an earlier period, delivered late, never moves the period back', () => {
+    const may: SubscriptionCommand = { type: 'RecordInvoicePaid', stripeSubscriptionId: 'sub_1', invoiceId: 'in_3', amountPaid: 499, periodStart: '2026-05-01T00:00:00.000Z', periodEnd: '2026-06-01T00:00:00.000Z', stripe: src('evt_may') };
+    const april: SubscriptionCommand = { type: 'RecordInvoicePaid', stripeSubscriptionId: 'sub_1', invoiceId: 'in_2', amountPaid: 499, periodStart: '2026-04-01T00:00:00.000Z', periodEnd: '2026-05-01T00:00:00.000Z', stripe: src('evt_april') };
+    const renewed = when(paid, may, '2026-05-01T01:00:00.000Z');
+    expect(when([...paid, ...renewed], april, '2026-05-01T02:00:00.000Z')).toEqual([]);
+    expect(given(...paid, ...renewed).periodEnd).toBe('2026-06-01T00:00:00.000Z');
+  });
+
+  it('a period ended while its Stripe subscription lives on: no second subscription until Stripe says what became of it', () => {
+    const subscribe: SubscriptionCommand = { type: 'Subscribe', customerId: 'cus_1', paymentMethod: pm, stripeSubscriptionId: 'sub_2', trialing: false, periodStart: 'a', periodEnd: 'b', invoiceId: null };
+    const reactivate: SubscriptionCommand = { type: 'Reactivate', stripeSubscriptionId: 'sub_2', periodStart: 'a', periodEnd: 'b', invoiceId: null };
+    // Subscribed in the trial; the trial ended 20 minutes ago, and the first charge's invoice.paid has not come.
+    const trialing = [trial, attached, activated(true)];
+    const afterTrial = '2026-03-31T00:20:00.000Z';
+    expect(refusal(trialing, subscribe, afterTrial)).toBe(m.renewalPending);
+    expect(refusal(trialing, reactivate, afterTrial)).toBe(m.renewalPending);
+    // An active plan past its end, renewal not reported yet: the same.
+    expect(refusal(paid, subscribe, '2026-04-01T00:20:00.000Z')).toBe(m.renewalPending);
+    expect(refusal(paid, reactivate, '2026-04-01T00:20:00.000Z')).toBe(m.renewalPending);
+    // Stripe says it ended (asked, no webhook): a new subscription is allowed.
+    const gone = when(trialing, { type: 'RecordSubscriptionDeleted', stripeSubscriptionId: 'sub_1' }, afterTrial);
+    expect(gone).toEqual([{ type: 'SubscriptionExpired', data: { reason: 'stripe_deleted' } }]);
+    expect(refusal([...trialing, ...gone], subscribe, afterTrial)).toBe('allowed');
+    expect(refusal([...trialing, ...gone], reactivate, afterTrial)).toBe('allowed');
+    // A plan that was cancelling ends at its period end at Stripe too: nothing to wait for.
+    const cancelling = [...paid, { type: 'CancellationScheduled', data: {} } as SubscriptionEvent];
+    expect(refusal(cancelling, reactivate, '2026-04-01T00:20:00.000Z')).toBe('allowed');
+  });
+
+  it('a declined charge is recorded and changes nothing but the revision', () => {
+    const expired = [trial, attached, ...when([trial, attached], { type: 'ExpireAtPeriodEnd' }, '2026-03-31T00:00:00.000Z')];
+    const declined = when(expired, { type: 'RecordChargeDeclined', during: 'reactivate', paymentMethodId: 'pm_1', reason: 'Your card was declined.' });
+    expect(declined).toEqual([{ type: 'ChargeDeclined', data: { during: 'reactivate', paymentMethodId: 'pm_1', reason: 'Your card was declined.' } }]);
+    const before = given(...expired);
+    const after = given(...expired, ...declined);
+    expect(after).toEqual({ ...before, revision: before.revision + 1 });
   });
 
   it('card update: only with a live subscription; the webhook never replaces the card on file', () => {

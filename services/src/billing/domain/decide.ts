@@ -33,7 +33,9 @@ export type SubscriptionCommand =
   | { type: 'RecordPaymentFailed'; stripeSubscriptionId: string; invoiceId: string; stripe: StripeSource }
   | { type: 'RecordPaymentMethodAttached'; customerId: string; paymentMethod: PaymentMethodFacts; stripe: StripeSource }
   | { type: 'SyncStripeSubscription'; stripeSubscriptionId: string; stripeStatus: string; cancelAtPeriodEnd: boolean; stripe: StripeSource }
-  | { type: 'RecordSubscriptionDeleted'; stripeSubscriptionId: string; stripe: StripeSource }
+  /** `stripe` absent: learnt by asking Stripe (a renewal awaited, see `awaitingRenewal`), not from a webhook. */
+  | { type: 'RecordSubscriptionDeleted'; stripeSubscriptionId: string; stripe?: StripeSource }
+  | { type: 'RecordChargeDeclined'; during: 'subscribe' | 'reactivate' | 'renew'; paymentMethodId: string; reason: string }
   | { type: 'ExpireGrace' }
   | { type: 'ExpireAtPeriodEnd' };
 
@@ -58,12 +60,22 @@ const lapsed = (s: SubscriptionState, now: Date) => {
   return e === codes.expired || e === codes.canceled || e === codes.pending;
 };
 
+/**
+ * The period ended, but not the Stripe subscription: nobody cancelled it, so Stripe is renewing it (or
+ * charging the trial's first month) and its invoice.paid or invoice.payment_failed has not come yet. The
+ * plan counts as expired meanwhile (part 2 §4), yet a second subscription would charge the card twice
+ * (QA): Subscribe and Reactivate refuse until Stripe's answer is known (the commands ask Stripe first).
+ */
+export const awaitingRenewal = (s: SubscriptionState, now: Date): boolean =>
+  s.stripeSubscriptionId !== null && (s.status === codes.active || s.status === codes.trial) && !s.cancelAtPeriodEnd && periodOver(s, now);
+
 /** The checks of the user commands that act at Stripe first; `decide` applies them again. */
 export function assertAllowed(type: 'Subscribe' | 'Cancel' | 'Uncancel' | 'Reactivate' | 'UpdatePaymentMethod', state: SubscriptionState, ctx: DecideContext): void {
   const now = ctx.now;
   switch (type) {
     case 'Subscribe':
       if (state.status === codes.due) throw new SubscriptionConflict(m.inGrace);
+      if (awaitingRenewal(state, now)) throw new SubscriptionConflict(m.renewalPending);
       if (state.stripeSubscriptionId !== null && !lapsed(state, now)) throw new SubscriptionConflict(m.alreadySubscribed);
       if (effective(state, now) === codes.active) throw new SubscriptionConflict(m.alreadySubscribed);
       return;
@@ -79,6 +91,7 @@ export function assertAllowed(type: 'Subscribe' | 'Cancel' | 'Uncancel' | 'React
       return;
     case 'Reactivate':
       if (state.status === codes.due) throw new SubscriptionConflict(m.inGrace);
+      if (awaitingRenewal(state, now)) throw new SubscriptionConflict(m.renewalPending);
       if (!lapsed(state, now)) throw new SubscriptionConflict(m.notExpired);
       if (state.paymentMethod === null || state.customerId === null) throw new SubscriptionConflict(m.noPaymentMethod);
       return;
@@ -145,6 +158,9 @@ export function decide(command: SubscriptionCommand, state: SubscriptionState, c
       if (seen(command.stripe) || state.invoices.includes(command.invoiceId) || foreign(command.stripeSubscriptionId)) return [];
       // The 0.00 invoice Stripe issues when a subscription starts in its trial pays for nothing.
       if (command.amountPaid === 0 && state.status === codes.trial) return [];
+      // An invoice of an earlier period (a delivery retried late) pays for nothing new: the period never
+      // moves back (QA: it did, and locked a paying user out).
+      if (state.periodEnd !== null && Date.parse(command.periodEnd) <= Date.parse(state.periodEnd)) return [];
       return [
         {
           type: 'RenewalSucceeded',
@@ -182,8 +198,9 @@ export function decide(command: SubscriptionCommand, state: SubscriptionState, c
 
     case 'SyncStripeSubscription':
       if (seen(command.stripe) || foreign(command.stripeSubscriptionId)) return [];
-      // Stripe does not deliver in order: a state older than one already applied is history.
-      if (command.stripe.created < state.stripeUpdatedAt) return [];
+      // No check of the event's age: the state here is the subscription as Stripe has it now (the
+      // webhook reads it when it handles the event), never an older copy (QA: a redelivered event older
+      // than an invoice.paid was dropped, and with it a cancellation made at Stripe).
       if (command.stripeStatus === 'canceled') return [{ type: 'SubscriptionExpired', data: { reason: 'stripe_deleted', stripe: command.stripe } }];
       if (command.cancelAtPeriodEnd === state.cancelAtPeriodEnd) return [];
       return [{ type: command.cancelAtPeriodEnd ? 'CancellationScheduled' : 'CancellationUndone', data: { stripe: command.stripe } }];
@@ -191,6 +208,9 @@ export function decide(command: SubscriptionCommand, state: SubscriptionState, c
     case 'RecordSubscriptionDeleted':
       if (seen(command.stripe) || foreign(command.stripeSubscriptionId)) return [];
       return [{ type: 'SubscriptionExpired', data: { reason: 'stripe_deleted', stripe: command.stripe } }];
+
+    case 'RecordChargeDeclined':
+      return [{ type: 'ChargeDeclined', data: { during: command.during, paymentMethodId: command.paymentMethodId, reason: command.reason } }];
 
     case 'ExpireGrace':
       if (state.status !== codes.due || state.graceEndsAt === null || new Date(state.graceEndsAt).getTime() > now.getTime()) {

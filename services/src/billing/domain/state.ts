@@ -19,8 +19,6 @@ export interface SubscriptionState {
   invoices: readonly string[];
   /** Stripe events already applied: a redelivery decides nothing. */
   stripeEvents: readonly string[];
-  /** Creation time (Stripe seconds) of the newest Stripe event applied: older state updates lose. */
-  stripeUpdatedAt: number;
 }
 
 export const emptySubscription: SubscriptionState = Object.freeze({
@@ -37,12 +35,11 @@ export const emptySubscription: SubscriptionState = Object.freeze({
   graceEndsAt: null,
   invoices: [],
   stripeEvents: [],
-  stripeUpdatedAt: 0,
 });
 
 function withSource(state: SubscriptionState, source: { eventId: string; created: number } | undefined): SubscriptionState {
   if (!source) return state;
-  return { ...state, stripeEvents: [...state.stripeEvents, source.eventId], stripeUpdatedAt: Math.max(state.stripeUpdatedAt, source.created) };
+  return { ...state, stripeEvents: [...state.stripeEvents, source.eventId] };
 }
 
 const withInvoice = (state: SubscriptionState, invoiceId: string | null) => (invoiceId === null || state.invoices.includes(invoiceId) ? state.invoices : [...state.invoices, invoiceId]);
@@ -101,6 +98,8 @@ export function evolve(state: SubscriptionState, event: SubscriptionEvent): Subs
       };
     case 'PaymentMethodUpdated':
       return withSource({ ...next, paymentMethod: event.data.paymentMethod }, event.data.stripe);
+    case 'ChargeDeclined':
+      return next;
   }
 }
 

@@ -68,6 +68,8 @@ export class StripeTestServer {
   readonly invoices = new Map<string, Json>();
   /** Stripe's clock for the objects it makes (seconds); tests move it with their own clock. */
   now = Math.floor(Date.now() / 1000);
+  /** Cards whose bank declined them once and approves them now (`approve`). */
+  readonly #approved = new Set<string>();
   #server: Server | null = null;
   #idempotent = new Map<string, { params: string; status: number; body: string }>();
   #seq = 0;
@@ -118,14 +120,24 @@ export class StripeTestServer {
     return intent;
   }
 
+  /** The bank approves a card it declined before (the trader called it): the next charge goes through. */
+  approve(paymentMethodId: string): void {
+    this.#approved.add(paymentMethodId);
+  }
+
+  #declines(pm: Json | undefined): boolean {
+    return !pm || (pm.id.includes('declined') && !this.#approved.has(pm.id));
+  }
+
   /** Stripe's renewal at the period end: the next invoice, paid (or failed with a declined card). */
   renew(subscriptionId: string): { invoice: Json; paid: boolean } {
     const sub = this.subscriptions.get(subscriptionId)!;
     const item = sub.items.data[0];
     const start = item.current_period_end as number;
     const pm = this.paymentMethods.get(sub.default_payment_method);
-    const paid = !pm?.id.includes('declined');
+    const paid = pm === undefined || !this.#declines(pm);
     const invoice = this.#invoice(sub, start, start + MONTH_S, PRICE_CENTS, paid ? 'paid' : 'open', 'subscription_cycle');
+    sub.latest_invoice = invoice.id;
     if (paid) {
       item.current_period_start = start;
       item.current_period_end = start + MONTH_S;
@@ -249,7 +261,7 @@ export class StripeTestServer {
       const invoice = this.invoices.get(id);
       if (!invoice) return this.#missing('invoice', id);
       const pm = this.paymentMethods.get(p.payment_method ?? '');
-      if (!pm || pm.id.includes('declined')) return this.#declined();
+      if (this.#declines(pm)) return this.#declined();
       Object.assign(invoice, { status: 'paid', amount_paid: invoice.amount_due, amount_remaining: 0 });
       const sub = this.subscriptions.get(invoice.parent.subscription_details.subscription);
       if (sub) {
@@ -270,7 +282,7 @@ export class StripeTestServer {
     const price = p.items?.['0']?.price;
     if (price !== PRICE_ID) return [400, { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such price: '${price}'` } }];
     const trialEnd = p.trial_end ? Number(p.trial_end) : null;
-    if (!trialEnd && (!pm || pm.id.includes('declined'))) return this.#declined();
+    if (!trialEnd && this.#declines(pm)) return this.#declined();
     const sub = fixture('subscription');
     const subId = this.#id('sub');
     const start = this.now;
