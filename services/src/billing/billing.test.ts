@@ -385,6 +385,25 @@ describe('a period that ended before its renewal webhook came (QA: a second subs
     });
   });
 
+  it('with no word from Stripe two hours after the period end, the scheduler asks Stripe and records the renewal, or waits', async () => {
+    b.t.clock.set(start);
+    const u = await b.user();
+    expect((await b.subscribe(u)).status).toBe(200);
+    const subId = await b.subscriptionIdOf(u.userId);
+    const soon = new Date(Date.parse(trialEnd) + 60 * 60_000).toISOString();
+    const later = new Date(Date.parse(trialEnd) + 2 * 60 * 60_000).toISOString();
+    // An hour after the trial's end the webhook is still waited for; two hours after, Stripe is asked,
+    // and a charge still pending there is asked about again at the next tick.
+    expect(await at(soon, () => tick())).toMatchObject({ renewalsSettled: 0 });
+    expect(await at(later, () => tick())).toMatchObject({ renewalsSettled: 0 });
+    expect(await b.subsStatus(u)).toBe(3);
+    const { invoice } = await at(later, async () => b.stripe.renew(subId));
+    expect(await at(later, () => tick())).toMatchObject({ renewalsSettled: 1 });
+    expect(await at(later, () => b.subsStatus(u))).toBe(2);
+    expect((await b.stream(u.userId)).at(-1)).toMatchObject({ type: 'RenewalSucceeded', actor: 'billing-scheduler', data: { invoiceId: invoice.id } });
+    expect(await at(later, () => tick())).toMatchObject({ renewalsSettled: 0 });
+  });
+
   it('a late invoice.paid of an earlier period never moves the period back (QA)', async () => {
     const u = await paidUser();
     const first = await at(periodEnd, async () => b.stripe.renew(u.subId).invoice);

@@ -10,7 +10,7 @@ import { findSubscription, subscriptionDetailsOf } from '../identity/subscriptio
 import { assertAllowed, awaitingRenewal, decide, SubscriptionConflict, type PaymentMethodFacts, type SubscriptionCommand } from './domain/decide.ts';
 import type { SubscriptionState } from './domain/state.ts';
 import type { Stripe } from './stripe-client.ts';
-import { loadSubscription, runCommand, userActor, type StoreContext } from './store.ts';
+import { loadSubscription, runCommand, userActor, type Actor, type StoreContext } from './store.ts';
 
 /**
  * The user's billing commands (part 2 §7). Each one checks the lifecycle first, acts at Stripe (every call
@@ -186,7 +186,7 @@ async function subscribe(ctx: BillingContext, caller: Caller, input: CreateSubsc
   const now = ctx.clock.now();
   let { state } = await loadSubscription(ctx, caller.userId);
   // Renewed at Stripe meanwhile (its webhook late): active again, and nothing charged a second time.
-  const awaited = await settleAwaitedRenewal(ctx, caller.userId, state, now);
+  const awaited = await settleAwaitedRenewal({ ...ctx, stripe }, caller.userId, state, now, userActor(caller.userId));
   if (awaited.outcome === 'renewed') return subscriptionDetails(ctx, caller.userId);
   state = awaited.state;
   conflictOf(() => assertAllowed('Subscribe', state, { now }));
@@ -280,7 +280,7 @@ async function reactivate(ctx: BillingContext, caller: Caller): Promise<{ detail
     return { details: await subscriptionDetails(ctx, caller.userId), message: m.restored };
   }
   // Renewed at Stripe meanwhile (its webhook late): active again, and nothing charged a second time.
-  const awaited = await settleAwaitedRenewal(ctx, caller.userId, state, now);
+  const awaited = await settleAwaitedRenewal({ ...ctx, stripe }, caller.userId, state, now, userActor(caller.userId));
   if (awaited.outcome === 'renewed') return { details: await subscriptionDetails(ctx, caller.userId), message: m.activated };
   const current = awaited.state;
   conflictOf(() => assertAllowed('Reactivate', current, { now }));
@@ -406,14 +406,15 @@ async function chargeOrRecordDecline<T>(
  * two one renewal): renewed (an invoice paid for a later period), ended (cancelled at Stripe), or still
  * pending, which the decider then refuses with "renewal pending".
  */
-async function settleAwaitedRenewal(
-  ctx: BillingContext,
+export async function settleAwaitedRenewal(
+  ctx: StoreContext & { stripe: Stripe; logger?: Logger },
   userId: string,
   state: SubscriptionState,
   now: Date,
+  actor: Actor,
 ): Promise<{ outcome: 'renewed' | 'ended' | 'pending' | 'not-awaited'; state: SubscriptionState }> {
   if (!awaitingRenewal(state, now)) return { outcome: 'not-awaited', state };
-  const stripe = stripeOf(ctx);
+  const stripe = ctx.stripe;
   const subscriptionId = state.stripeSubscriptionId!;
   let ended = false;
   let paid: Stripe.Invoice | undefined;
@@ -425,7 +426,7 @@ async function settleAwaitedRenewal(
     if ((error as { code?: string })?.code !== 'resource_missing') return providerError(error, m.serverError, ctx.logger);
     ended = true;
   }
-  const record = (command: SubscriptionCommand) => runCommand(ctx, userId, (s) => decide(command, s, { now }), { actor: userActor(userId), command: command.type });
+  const record = (command: SubscriptionCommand) => runCommand(ctx, userId, (s) => decide(command, s, { now }), { actor, command: command.type });
   if (ended) return { outcome: 'ended', state: (await record({ type: 'RecordSubscriptionDeleted', stripeSubscriptionId: subscriptionId })).state };
   const period = paid?.id ? invoicePeriod(paid) : null;
   if (paid?.id && period) {

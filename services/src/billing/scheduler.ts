@@ -6,10 +6,16 @@ import { AppError } from '../app/errors.ts';
 import { enqueueMail } from '../mail/outbox.ts';
 import { decide, type SubscriptionCommand } from './domain/decide.ts';
 import { cardExpiringMail, trialEndingMail } from './reminder-mails.ts';
-import { runCommand, schedulerActor, type StoreContext } from './store.ts';
+import { settleAwaitedRenewal } from './commands.ts';
+import { loadSubscription, runCommand, schedulerActor, type StoreContext } from './store.ts';
 import type { Stripe } from './stripe-client.ts';
 
 export const TRIAL_REMINDER_DAYS = 7;
+/**
+ * How long after a period's end Stripe's renewal webhook is waited for before the scheduler asks Stripe
+ * itself (Stripe finalizes and charges a renewal's invoice about an hour after the period ends).
+ */
+export const RENEWAL_WEBHOOK_WAIT_MS = 2 * 3_600_000;
 
 export interface TickContext extends StoreContext {
   publicUrl: string;
@@ -23,6 +29,8 @@ export interface TickResult {
   periodsEnded: number;
   trialReminders: number;
   cardReminders: number;
+  /** Periods ended with a live Stripe subscription whose renewal (or end) was learnt by asking Stripe. */
+  renewalsSettled: number;
 }
 
 /**
@@ -34,7 +42,7 @@ export interface TickResult {
  */
 export async function runBillingTick(ctx: TickContext): Promise<TickResult> {
   const now = ctx.clock.now();
-  const result: TickResult = { gracesExpired: 0, periodsEnded: 0, trialReminders: 0, cardReminders: 0 };
+  const result: TickResult = { gracesExpired: 0, periodsEnded: 0, trialReminders: 0, cardReminders: 0, renewalsSettled: 0 };
   const apply = async (userId: string, command: SubscriptionCommand): Promise<boolean> => {
     let stripeSubscriptionId: string | null = null;
     try {
@@ -72,9 +80,40 @@ export async function runBillingTick(ctx: TickContext): Promise<TickResult> {
     .execute();
   for (const { user_uid } of ended) if (await apply(user_uid, { type: 'ExpireAtPeriodEnd' })) result.periodsEnded += 1;
 
+  if (ctx.stripe) result.renewalsSettled = await settleAwaitedRenewals({ ...ctx, stripe: ctx.stripe }, now);
+
   result.trialReminders = await sendTrialReminders(ctx, now);
   result.cardReminders = await sendCardReminders(ctx, now);
   return result;
+}
+
+/**
+ * Plans whose period ended a while ago with their Stripe subscription alive and no word from Stripe (its
+ * invoice.paid, invoice.payment_failed or customer.subscription.deleted lost, or never sent to this
+ * endpoint): Stripe is asked what became of each, and that is recorded, so a paying trader is not left
+ * locked out, nor a cancelled one let in. Still charging: asked again at the next tick.
+ */
+async function settleAwaitedRenewals(ctx: TickContext & { stripe: Stripe }, now: Date): Promise<number> {
+  const awaited = await ctx.db
+    .selectFrom('subscriptions')
+    .select('user_uid')
+    .where('status', 'in', [codes.active, codes.trial])
+    .where('stripe_subscription_id', 'is not', null)
+    .where('cancel_at_period_end', '=', false)
+    .where('current_period_end', '<=', new Date(now.getTime() - RENEWAL_WEBHOOK_WAIT_MS))
+    .execute();
+  let settled = 0;
+  for (const { user_uid } of awaited) {
+    try {
+      const { state } = await loadSubscription(ctx, user_uid);
+      const { outcome } = await settleAwaitedRenewal(ctx, user_uid, state, now, schedulerActor);
+      if (outcome === 'renewed' || outcome === 'ended') settled += 1;
+    } catch (error) {
+      // Stripe unreachable, or another process recorded it first: the next tick asks again.
+      ctx.logger?.warn({ err: error, user: user_uid }, 'billing tick: could not settle an awaited renewal');
+    }
+  }
+  return settled;
 }
 
 /**
