@@ -49,9 +49,10 @@ export const billingMessages = {
 } as const;
 
 /** A Stripe object id, named in its messages (QA: "is required", "must be a pm_… id" said not of what). */
+/** A missing (or null) field is "required"; one of another type says what it must be (QA: 5 read "required"). */
+const textOf = (field: string) => z.string({ error: (issue) => (issue.input === undefined || issue.input === null ? `${field} is required.` : `${field} must be a string.`) });
 const stripeId = (field: string, prefix: string) =>
-  z
-    .string({ error: `${field} is required.` })
+  textOf(field)
     .min(1, `${field} is required.`)
     .max(255, `${field} must be at most 255 characters.`)
     .regex(new RegExp(`^${prefix}_[A-Za-z0-9_]+$`), `${field} must be a Stripe id starting with ${prefix}_.`);
@@ -60,7 +61,7 @@ export const createPaymentIntentResponse = z.object({ clientSecret: z.string() }
 
 export const createSubscriptionRequest = z.object({
   paymentMethodId: stripeId('paymentMethodId', 'pm'),
-  priceId: z.string().min(1).max(255),
+  priceId: textOf('priceId').min(1, 'priceId is required.').max(255, 'priceId must be at most 255 characters.'),
 });
 export type CreateSubscriptionRequest = z.infer<typeof createSubscriptionRequest>;
 

@@ -152,6 +152,16 @@ describe('trial to paid, renewal', () => {
     b.t.clock.set(start);
     const u = await b.user();
     expect((await b.call(u, 'POST', '/auth/create-subscription', { paymentMethodId: 'card 4242', priceId: PRICE_ID })).status).toBe(422);
+    // Each field says what is wrong with it: missing, or of the wrong type (QA: a number read "required").
+    for (const [body, message] of [
+      [{ priceId: PRICE_ID }, 'paymentMethodId is required.'],
+      [{ paymentMethodId: null, priceId: PRICE_ID }, 'paymentMethodId is required.'],
+      [{ paymentMethodId: 5, priceId: PRICE_ID }, 'paymentMethodId must be a string.'],
+      [{ paymentMethodId: 'pm_1', priceId: 1 }, 'priceId must be a string.'],
+      [{ paymentMethodId: 'pm_1', priceId: '' }, 'priceId is required.'],
+    ] as const) {
+      expect(await b.call(u, 'POST', '/auth/create-subscription', body)).toMatchObject({ status: 422, body: { message } });
+    }
     const pm = await b.saveCard(u);
     expect(await b.call(u, 'POST', '/auth/create-subscription', { paymentMethodId: pm, priceId: 'price_other' })).toMatchObject({ status: 422, body: { message: m.unknownPrice } });
     expect((await b.call(u, 'POST', '/auth/create-subscription', { paymentMethodId: pm, priceId: PRICE_ID })).status).toBe(200);
