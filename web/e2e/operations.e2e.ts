@@ -362,7 +362,7 @@ describe('projections console', () => {
     await expect.poll(() => rechecked.innerText(), { timeout: 60_000 }).toBe('Every row was right, nothing written.');
     // Asked for by e-mail, the card names the trader by it, with the id (QA: only the id).
     const byEmail = card.getByTestId(`rebuild-rebuild-trades-user-${traderId}`);
-    await byEmail.getByText(`Rebuild User ${traderEmail} (${traderId})`).waitFor();
+    await byEmail.getByText(`Rebuild user ${traderEmail} (${traderId})`).waitFor();
     await screenshotAt(page, 'operations-user-by-email', { width: 1280, height: 800 }, { fullPage: false });
     await screenshotAt(page, 'operations-user-by-email', { width: 390, height: 844 });
   }, 180_000);

@@ -44,7 +44,7 @@ describe('rebuild progress panel', () => {
     );
     const user = renderToStaticMarkup(<RebuildProgress rebuild={{ ...base, userId: '0197aaaa-0000-7000-8000-000000000000', phase: 'done', eventsDone: 42 }} />);
     expect(user).not.toContain('role="progressbar"');
-    expect(text(user)).toContain('Rebuild User 0197aaaa-0000-7000-8000-000000000000');
+    expect(text(user)).toContain('Rebuild user 0197aaaa-0000-7000-8000-000000000000');
     expect(text(user)).toContain('Events 42');
   });
 
@@ -62,7 +62,7 @@ describe('rebuild progress panel', () => {
   it('names a one-user recompute asked for by e-mail by that e-mail, with the id', () => {
     const id = '0197aaaa-0000-7000-8000-000000000000';
     const html = renderToStaticMarkup(<RebuildProgress rebuild={{ ...base, userId: id, userEmail: 'tom.trader@example.com', phase: 'done', eventsDone: 42 }} />);
-    expect(text(html)).toContain(`Rebuild User tom.trader@example.com (${id})`);
+    expect(text(html)).toContain(`Rebuild user tom.trader@example.com (${id})`);
   });
 
   it('says what a finished one-user recompute wrote', () => {

@@ -13,7 +13,8 @@ type VersionStatus = 'live' | 'building' | 'retired';
  * · v104 · beside live" stayed after v104 went live through a switch or a rollback).
  */
 export function rebuildSubject(rebuild: RebuildState, versionStatus: VersionStatus | null): string {
-  if (rebuild.userId) return rebuild.userEmail ? `User ${rebuild.userEmail} (${rebuild.userId})` : `User ${rebuild.userId}`;
+  // Lower case, as the operator log's line for it says ("Rebuild of trades for user …"; QA: "Rebuild User …").
+  if (rebuild.userId) return rebuild.userEmail ? `user ${rebuild.userEmail} (${rebuild.userId})` : `user ${rebuild.userId}`;
   const version = `v${rebuild.version ?? '…'}`;
   if (rebuild.phase === 'done') {
     if (versionStatus === 'live') return `${version} · now live`;
