@@ -4,24 +4,24 @@ import { LineChart } from 'echarts/charts';
 import { GridComponent, TooltipComponent } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
 import type { LagSample } from '@oj/contracts/operations';
-import { useChartColors } from '@/components/charts/chart-theme.ts';
+import { useChartColors, type ChartColors } from '@/components/charts/chart-theme.ts';
 
 // Only what this small chart draws: a line on a time axis with a tooltip.
 echarts.use([LineChart, GridComponent, TooltipComponent, CanvasRenderer]);
 
-/** Events behind for one lane over the samples given (the last 15 minutes). */
-export function LagChart({ samples, projection, lane, height = 64 }: { samples: readonly LagSample[]; projection: string; lane: number; height?: number }) {
-  const colors = useChartColors();
+/** The chart's ECharts option: the events behind of one lane over the 15 minutes up to `now`. */
+export function lagChartOption(samples: readonly LagSample[], projection: string, lane: number, colors: ChartColors, now: number) {
   const points = samples.map((s) => {
     const p = s.lanes.find((l) => l.projection === projection && l.lane === lane);
     return [Date.parse(s.at), p?.behindEvents ?? 0] as [number, number];
   });
   const stuck = points.length > 0 && points.at(-1)![1] > 0;
   const color = stuck ? colors.warning : colors.primary;
-  const now = Date.now();
-  const option = {
+  return {
     animation: false,
-    grid: { left: 28, right: 6, top: 6, bottom: 18 },
+    // Room on the right for half a time label: the last one is centred on its tick, which may be the
+    // plot's edge (QA: "17:0", cut by the canvas).
+    grid: { left: 28, right: 16, top: 6, bottom: 18 },
     tooltip: {
       trigger: 'axis',
       backgroundColor: colors.surface,
@@ -47,6 +47,12 @@ export function LagChart({ samples, projection, lane, height = 64 }: { samples: 
     },
     series: [{ type: 'line', data: points, showSymbol: false, smooth: false, step: 'end', lineStyle: { width: 1.5, color }, areaStyle: { color, opacity: 0.12 } }],
   };
+}
+
+/** Events behind for one lane over the samples given (the last 15 minutes). */
+export function LagChart({ samples, projection, lane, height = 64 }: { samples: readonly LagSample[]; projection: string; lane: number; height?: number }) {
+  const colors = useChartColors();
+  const option = lagChartOption(samples, projection, lane, colors, Date.now());
   return (
     <div className="ops-lag-chart" role="img" aria-label={`Lane ${lane} of ${projection}: events behind over the last 15 minutes`} style={{ height }}>
       <ReactEChartsCore echarts={echarts} option={option} notMerge lazyUpdate style={{ height: '100%', width: '100%' }} opts={{ renderer: 'canvas' }} />
