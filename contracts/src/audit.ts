@@ -22,6 +22,10 @@ export const auditMessages = {
   formulasVersion: (v: number) => `Formulas version ${v} is not registered.`,
   position: 'Not an event position.',
   tradeNotFound: 'Trade not found.',
+  /** The as-of trees' trade (a full uid or the short id the screens show) names none of this user's trades. */
+  tradeNotInHistory: (typed: string) => `No trade "${typed}" in this user's history.`,
+  /** A short id that ends several of this user's trade uids: which one is not guessed. */
+  tradeAmbiguous: (typed: string) => `"${typed}" matches several trades: type more of its id.`,
   queryRequired: 'Enter an e-mail, a username or a user id.',
 } as const;
 
@@ -29,7 +33,8 @@ export const auditMessages = {
 export const auditReason = z
   .string({ error: auditMessages.reasonRequired })
   .trim()
-  .min(1, auditMessages.reasonRequired)
+  // A blank reason is missing, and only that: without `abort` it also read "too short" (QA: two errors).
+  .min(1, { error: auditMessages.reasonRequired, abort: true })
   .min(3, auditMessages.reasonTooShort)
   .max(500, auditMessages.reasonTooLong)
   // eslint-disable-next-line no-control-regex -- control characters are exactly what a reason may not hold
@@ -151,7 +156,10 @@ export const asOfQuery = z
     formulas: z.coerce.number().int().min(1).optional(),
     /** Items per list (the most recent first, as the live lists sort). */
     list_limit: z.coerce.number().int().min(1).max(1000).default(50),
-    /** Focus the roll and split trees on one trade's lineage. */
+    /**
+     * Focus the roll and split trees on one trade's lineage: its full uid, or the short id the screens
+     * show (`#c2a869`: the end of the uid, with or without the '#', any case), among this user's trades.
+     */
     trade: z.string().min(1).max(64).optional(),
   })
   .refine((q) => !(q.event && q.date), { message: auditMessages.asOfTarget, path: ['date'] });
@@ -196,6 +204,8 @@ export const asOfResponse = z.object({
   /** The event the view stands right after (null: before the first event). */
   at: timelineEntry.nullable(),
   date: isoDate.nullable(),
+  /** The trade the trees are focused on: the full uid of what was asked for (a short id included); null when none. */
+  trade: z.string().nullable(),
   events_replayed: z.number().int(),
   formulas_version: z.number().int(),
   counts: z.object({ open: z.number().int(), closed: z.number().int(), rolled: z.number().int() }),

@@ -38,6 +38,16 @@ export interface AccessRecord {
   digest?: string | null;
 }
 
+/**
+ * `key=value` pairs of the parts of a query that say what was looked at (the reason is logged on its
+ * own): the access's detail, for the routes and `npm run audit` alike.
+ */
+export const describeQuery = (q: Record<string, unknown>): string =>
+  Object.entries(q)
+    .filter(([k, v]) => k !== 'reason' && v !== undefined && !(k === 'full' && v === false))
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(' ');
+
 export async function recordAccess(deps: { eventStore: EventStore; clock: Clock }, a: AccessRecord): Promise<void> {
   const data: AccessData = {
     support: { uid: a.principal.userId, name: a.principal.name, email: a.principal.email, role: a.principal.role },

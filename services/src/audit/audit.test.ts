@@ -402,6 +402,92 @@ describe('audit replay', () => {
     expect((await ok(`/audit/access-log?user=${me.userId}&limit=2`, admin)).items[0]).toEqual(logged.items[0]);
   });
 
+  it('Trees of trade: a short id as the screens show it (#c2a869), or a whole uid, of this user only; an unknown id is a 404, an ambiguous one a 422 (QA: empty trees)', async () => {
+    const asOf = (uid: string, trade: string) => get(`/audit/users/${uid}/as-of?${q({ trade })}`, support);
+    const full = await ok(`/audit/users/${me.userId}/as-of?${q({ trade: roll.new_trade_after_roll.uid })}`, support);
+    expect(full.trade).toBe(roll.new_trade_after_roll.uid);
+    expect(full.roll_trees[0].nodes.map((n: { uid: string }) => n.uid)).toEqual([opened.uid, partial.remaining_trade.uid, roll.new_trade_after_roll.uid]);
+    const short = roll.new_trade_after_roll.uid.slice(-6);
+    for (const typed of [`#${short}`, short, short.toUpperCase(), `#${short.toUpperCase()}`, roll.new_trade_after_roll.uid.toUpperCase()]) {
+      const r = await asOf(me.userId, typed);
+      expect(r.statusCode, `${typed}: ${r.body}`).toBe(200);
+      expect([r.json().trade, r.json().roll_trees], typed).toEqual([full.trade, full.roll_trees]);
+    }
+    // A split trade by its short id: its split tree.
+    expect((await ok(`/audit/users/${me.userId}/as-of?${q({ trade: `#${spread.uid.slice(-6)}` })}`, support)).split_trees.map((t: { auid: string }) => t.auid)).toEqual([spread.uid]);
+    const unknown = await asOf(me.userId, '#zzzzzz');
+    expect([unknown.statusCode, unknown.json().message]).toEqual([404, auditMessages.tradeNotInHistory('#zzzzzz')]);
+    // Another user's trade is not in this user's history, by its short id or its whole uid.
+    const theirs = (await ok(`/audit/users/${seeded[1]!.userId}/timeline?${q({ limit: 5 })}`, support)).items[0].trades[0] as string;
+    for (const typed of [`#${theirs.slice(-6)}`, theirs]) {
+      const r = await asOf(me.userId, typed);
+      expect([r.statusCode, r.json().message], typed).toEqual([404, auditMessages.tradeNotInHistory(typed)]);
+    }
+    // A seeded user has 60 trades or more: some end with the same character, and one character names none of them.
+    const uids = new Set<string>();
+    for (const i of (await ok(`/audit/users/${seeded[0]!.userId}/timeline?${q({ limit: 500 })}`, support)).items) for (const uid of i.trades) uids.add(uid);
+    const byLast = new Map<string, string[]>();
+    for (const u of uids) byLast.set(u.slice(-1).toLowerCase(), [...(byLast.get(u.slice(-1).toLowerCase()) ?? []), u]);
+    const [shared] = [...byLast].find(([, us]) => us.length > 1)!;
+    const several = await asOf(seeded[0]!.userId, `#${shared}`);
+    expect([several.statusCode, several.json().message]).toEqual([422, auditMessages.tradeAmbiguous(`#${shared}`)]);
+    const [one] = [...byLast].find(([, us]) => us.length === 1) ?? [];
+    if (one) expect((await asOf(seeded[0]!.userId, one)).json().trade).toBe(byLast.get(one)![0]);
+  });
+
+  it('records no refused read: an event of another user, an unregistered formulas version, an unknown trade; a blank reason is one error (QA)', async () => {
+    const accesses = async () => Number((await sql<{ n: string }>`select count(*)::text as n from events where stream_id = ${`audit-access-${me.userId}`}`.execute(t.db.db)).rows[0]!.n);
+    const before = await accesses();
+    const listed = (await ok('/users/journal-access', me)).items;
+    const theirs = (await ok(`/audit/users/${seeded[0]!.userId}/timeline?${q({ limit: 1 })}`, support)).items[0].position as string;
+    const refused = [
+      [`/audit/users/${me.userId}/events/${theirs}/diff?${q({})}`, 404, auditMessages.eventNotFound],
+      [`/audit/users/${me.userId}/as-of?${q({ event: theirs })}`, 404, auditMessages.eventNotFound],
+      [`/audit/users/${me.userId}/as-of?${q({ formulas: 7 })}`, 422, auditMessages.formulasVersion(7)],
+      [`/audit/users/${me.userId}/as-of?${q({ trade: '#nothere' })}`, 404, auditMessages.tradeNotInHistory('#nothere')],
+    ] as const;
+    for (const [path, status, message] of refused) {
+      const r = await get(path, support);
+      expect([r.statusCode, r.json().message], path).toEqual([status, message]);
+    }
+    expect(await accesses()).toBe(before);
+    expect((await ok('/users/journal-access', me)).items).toEqual(listed);
+    // An answered read is still recorded, and only it.
+    const r = await t.app.inject({ method: 'GET', url: url(`/audit/users/${me.userId}/events/${(await ok(`/audit/users/${me.userId}/timeline?${q({ limit: 1 })}`, support)).items[0].position}/diff?${q({})}`), headers: { authorization: support.authorization } });
+    expect(r.statusCode).toBe(200);
+    expect(await accesses()).toBe(before + 2);
+    const blank = await get(`/audit/users/${me.userId}/timeline?reason=%20%20%20`, support);
+    expect([blank.statusCode, blank.json().message, blank.json().detail]).toEqual([422, auditMessages.reasonRequired, [{ field: 'querystring.reason', message: auditMessages.reasonRequired }]]);
+  });
+
+  it('`npm run audit` records no refused read, describes each read it records, and names what is wrong with an export (QA)', async () => {
+    const lines: string[] = [];
+    const out = { log: (x: string) => lines.push(x), error: (x: string) => lines.push(`ERR ${x}`) } as unknown as Console;
+    const env = { DATABASE_URL: t.db.url, DATA_DIR: t.dataDir, JWT_SECRET: t.config.JWT_SECRET, LOG_LEVEL: 'silent' };
+    const staff = (await sql<{ email: string }>`select email from users where uid = ${support.userId}`.execute(t.db.db)).rows[0]!.email;
+    const cli = (...args: string[]) => runAuditCli([args[0]!, me.userId, ...args.slice(1), '--as', staff, '--reason', 'CLI ticket 11'], env, out);
+    const newest = async () => (await ok(`/audit/access-log?user=${me.userId}&limit=1`, admin)).items[0];
+    const last = await newest();
+    const theirs = (await ok(`/audit/users/${seeded[0]!.userId}/timeline?${q({ limit: 1 })}`, support)).items[0].position as string;
+    expect(await cli('diff', theirs)).toBe(1);
+    expect(await cli('as-of', '--formulas', '7')).toBe(1);
+    expect(await cli('as-of', '--trade', '#nothere')).toBe(1);
+    expect(lines).toEqual([`ERR ${auditMessages.eventNotFound}`, `ERR ${auditMessages.formulasVersion(7)}`, `ERR ${auditMessages.tradeNotInHistory('#nothere')}`]);
+    expect(await newest()).toEqual(last);
+    // The latest state, asked for with nothing: its detail says what was read (QA: `event= date= (CLI)`).
+    expect(await cli('as-of')).toBe(0);
+    expect(await newest()).toMatchObject({ view: 'as-of', detail: 'list_limit=50 (CLI)', reason: 'CLI ticket 11' });
+    expect(await cli('as-of', '--trade', `#${roll.new_trade_after_roll.uid.slice(-6)}`, '--full')).toBe(0);
+    expect((await newest()).detail).toBe(`full=true list_limit=50 trade=${roll.new_trade_after_roll.uid} (CLI)`);
+    lines.length = 0;
+    const file = join(t.dataDir, 'never.xml');
+    expect(await cli('export', '--format', 'xml', '--out', file)).toBe(2);
+    expect(await cli('export', '--format', 'csv')).toBe(2);
+    expect(await cli('export', '--out', file)).toBe(2);
+    expect(lines.map((l) => l.split('\n')[0])).toEqual(['ERR export writes --format jsonl or csv, not "xml".', 'ERR export needs --out <file>: the file to write.', 'ERR export needs --format jsonl or --format csv.']);
+    expect(lines.every((l) => l.includes('Usage: npm run audit'))).toBe(true);
+  });
+
   it("as of any event, a split tree lists what the trader's split history lists then: a partial close of a leg adds its remainder (QA: only the two legs)", async () => {
     // `other`'s own journal, so the hand-made history above keeps its figures.
     const as = async (method: 'POST' | 'GET', path: string, payload?: unknown) => {

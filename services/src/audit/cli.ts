@@ -7,18 +7,19 @@ import { asOfQuery, auditReason, logPosition, timelineQuery } from '@oj/contract
 import { createCliRuntime } from '../platform/runtime.ts';
 import { findUserByEmail, principalOfUser } from '../identity/users.ts';
 import { AppError } from '../app/errors.ts';
-import { recordAccess } from './access-log.ts';
+import { describeQuery, recordAccess } from './access-log.ts';
 import { asOf, eventDiff, exportHistory, findUsers, overview, targetUser, timeline, verify, type AuditContext } from './queries.ts';
 
 export const usage = `Usage: npm run audit -- <command> --as <staff e-mail> [options]
   find <e-mail | username | uid>
   overview <uid> --reason "<why>"
   timeline <uid> --reason "<why>" [--cursor <position>] [--backward] [--limit N] [--trade T] [--lineage L] [--type TradeRolled] [--from YYYY-MM-DD] [--to YYYY-MM-DD]
-  as-of    <uid> --reason "<why>" [--event <position> | --date YYYY-MM-DD] [--formulas V] [--full]
+  as-of    <uid> --reason "<why>" [--event <position> | --date YYYY-MM-DD] [--formulas V] [--trade <uid or short id>] [--full]
   diff     <uid> <position> --reason "<why>"
   verify   <uid> --reason "<why>" [--full]  (exit code 3 when the read models differ)
   export   <uid> --reason "<why>" --format jsonl|csv --out <file>
---as names a Support or Admin user: the reads are recorded in the access log under that user, as in the console.
+--as names a Support or Admin user: the reads are recorded in the access log under that user, as in the console
+(a read refused, e.g. an event not in the user's history, shows nothing and is not recorded).
 --full replays from the user's first event instead of the last stored replay state (docs/audit.md).
 Prints JSON. Uses the same DATABASE_URL / DATA_DIR / EVENTSTORE_URL as the server.`;
 
@@ -47,6 +48,18 @@ export async function runAuditCli(argv: string[], env: Record<string, string | u
     out.error(usage);
     return 2;
   }
+  // What is wrong first, in one line, then the usage (QA: the usage alone for `--format xml`).
+  if (command === 'export') {
+    const wrong =
+      values.format === undefined ? 'export needs --format jsonl or --format csv.'
+      : values.format !== 'jsonl' && values.format !== 'csv' ? `export writes --format jsonl or csv, not "${values.format}".`
+      : !values.out ? 'export needs --out <file>: the file to write.'
+      : null;
+    if (wrong) {
+      out.error(`${wrong}\n${usage}`);
+      return 2;
+    }
+  }
   // One line, as `npm run projections` says it, not a stack trace (QA).
   const runtime = await createCliRuntime(env, (message) => out.error(message));
   if (!runtime) return 1;
@@ -69,45 +82,51 @@ export async function runAuditCli(argv: string[], env: Record<string, string | u
       return 2;
     }
     const user = await targetUser(ctx.db, target);
+    // Each read is computed first and recorded once it has an answer, before that answer is printed: a
+    // refused read (no such event, an unregistered formulas version, an unknown trade) is not recorded,
+    // and a read that could not be recorded is not printed (docs/audit.md). Details as the routes write them.
     const record = (view: Parameters<typeof recordAccess>[1]['view'], detail: string, digest?: string) =>
       recordAccess(deps, { principal: principalOfUser(staff, deps.clock.now()), target: user, reason: reason.data, view, detail: `${detail} (CLI)`, requestId: `cli-${randomUUID()}`, digest: digest ?? null });
     switch (command) {
-      case 'overview':
+      case 'overview': {
+        const answer = await overview(ctx, user);
         await record('overview', 'opened the history');
-        print(await overview(ctx, user));
+        print(answer);
         return 0;
+      }
       case 'timeline': {
         const q = timelineQuery.parse({
           reason: reason.data, direction: values.backward ? 'backward' : 'forward',
           ...Object.fromEntries(['cursor', 'limit', 'trade', 'lineage', 'type', 'from', 'to'].map((k) => [k, values[k as keyof typeof values]]).filter(([, v]) => v !== undefined)),
         });
-        await record('timeline', Object.entries(q).filter(([k]) => k !== 'reason').map(([k, v]) => `${k}=${String(v)}`).join(' '));
-        print(await timeline(ctx, user.uid, q));
+        const answer = await timeline(ctx, user.uid, q);
+        await record('timeline', describeQuery(q));
+        print(answer);
         return 0;
       }
       case 'as-of': {
-        const q = asOfQuery.parse({ reason: reason.data, event: values.event, date: values.date, formulas: values.formulas, full: values.full ? 'true' : 'false' });
-        await record('as-of', `event=${values.event ?? ''} date=${values.date ?? ''}${q.full ? ' full=true' : ''}`);
-        print(await asOf(ctx, user.uid, q));
+        const q = asOfQuery.parse({ reason: reason.data, event: values.event, date: values.date, formulas: values.formulas, trade: values.trade, full: values.full ? 'true' : 'false' });
+        const answer = await asOf(ctx, user.uid, q);
+        // QA saw `event= date= (CLI)` for the latest state: only what was asked for, the trade resolved.
+        await record('as-of', describeQuery({ ...q, trade: answer.trade ?? undefined }));
+        print(answer);
         return 0;
       }
       case 'diff': {
         const p = logPosition.parse(position);
+        const answer = await eventDiff(ctx, user.uid, p);
         await record('diff', `event=${p}`);
-        print(await eventDiff(ctx, user.uid, p));
+        print(answer);
         return 0;
       }
       case 'verify': {
-        await record('verify', `replayed the whole history${values.full ? ' from the first event' : ''} against the live read models`);
         const v = await verify(ctx, user.uid, { full: values.full });
+        await record('verify', `replayed the whole history${values.full ? ' from the first event' : ''} against the live read models`);
         print(v);
         return v.consistent ? 0 : 3;
       }
       case 'export': {
-        if ((values.format !== 'jsonl' && values.format !== 'csv') || !values.out) {
-          out.error(usage);
-          return 2;
-        }
+        if ((values.format !== 'jsonl' && values.format !== 'csv') || !values.out) return 2; // refused above, before opening the store
         const file = await exportHistory(ctx, user.uid, values.format);
         // The access log names the file and its SHA-256, so the export is recorded once the file is
         // written, never for one that could not be (QA: a path in no directory logged a digest of

@@ -42,6 +42,7 @@ import { LINEAGE_PARTS } from './state-codec.ts';
 import { inProcessParts, type PartRunner } from './part-runner.ts';
 import { forgetPartJournals, partTables, type PartInput, type PartTableDiff } from './partition-replay.ts';
 import { withDays } from './journal-state.ts';
+import { resolveTrade } from './trade-ids.ts';
 
 export interface AuditContext {
   db: Kysely<any>;
@@ -286,9 +287,11 @@ async function asOfFromLog(ctx: AuditContext, userId: string, q: AsOfArgs): Prom
  * projection's code: from the last stored replay state before that point when there is one (folded
  * with the live formulas), else, or with `full`, from the user's first event.
  */
-export async function asOf(ctx: AuditContext, userId: string, q: AsOfArgs): Promise<AsOfResponse> {
+export async function asOf(ctx: AuditContext, userId: string, asked: AsOfArgs): Promise<AsOfResponse> {
   const started = performance.now();
-  const formulas = checkFormulas(q.formulas);
+  const formulas = checkFormulas(asked.formulas);
+  // The trees' trade as typed (a short id, a whole uid) becomes the user's trade uid, or the view is refused.
+  const q = asked.trade ? { ...asked, trade: await resolveTrade(ctx, userId, asked.trade) } : asked;
   const j = (!q.full && formulas === FORMULAS_VERSION && hasStoredStates(ctx) ? await asOfFromStoredStates(ctx, userId, q) : null) ?? (await asOfFromLog(ctx, userId, q));
   const date = q.date ?? j.last?.metadata.businessDate ?? businessDateOf(ctx.clock);
   const items = (rows: readonly TradesTable[]) => rows.map((r) => rowToListItem(r as never, date));
@@ -298,6 +301,7 @@ export async function asOf(ctx: AuditContext, userId: string, q: AsOfArgs): Prom
   return {
     at,
     date: q.date ?? null,
+    trade: q.trade ?? null,
     events_replayed: j.events,
     formulas_version: formulas,
     counts: { open: j.counts[0], closed: j.counts[1], rolled: j.counts[2] },

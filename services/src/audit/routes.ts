@@ -24,7 +24,7 @@ import {
 } from '@oj/contracts/audit';
 import { tradeUidParams } from '@oj/contracts/trade-views';
 import { principalOf } from '../app/principal.ts';
-import { accessLog, journalAccess, recordAccess } from './access-log.ts';
+import { accessLog, describeQuery, journalAccess, recordAccess } from './access-log.ts';
 import { asOf, eventDiff, exportHistory, findUsers, overview, targetUser, timeline, tradeHistory, verify, type AuditContext } from './queries.ts';
 import { workerParts } from './part-runner.ts';
 import { LINEAGE_PARTS } from './state-codec.ts';
@@ -33,18 +33,14 @@ const errors = { 401: errorBody, 403: errorBody, 404: errorBody, 422: errorBody,
 const security = [{ bearer: [] }];
 const tags = ['audit'];
 
-/** `key=value` pairs of the parts of a query that say what was looked at (the reason is logged on its own). */
-const describeQuery = (q: Record<string, unknown>) =>
-  Object.entries(q)
-    .filter(([k, v]) => k !== 'reason' && v !== undefined && !(k === 'full' && v === false))
-    .map(([k, v]) => `${k}=${String(v)}`)
-    .join(' ');
-
 /**
  * Audit replay for support staff (Support and Admin; everyone else 403, before any input is read), the
  * access log (Admin) and two trader routes over the trader's own data: who opened my journal, and one
  * of my trades' history. Every read of a user's history names a reason and is recorded in the access log
- * (access-log.ts) before it is answered: a read that could not be recorded is not answered.
+ * (access-log.ts) before it is answered: a read that could not be recorded is not answered. Each read is
+ * computed first and recorded once it has an answer: a refused one (a 4xx: no such event in this
+ * user's history, an unregistered formulas version, an unknown trade) showed nothing, so it is not an
+ * access, and the trader's Profile does not list it as one (QA: "looked at what one change did").
  */
 export const auditRoutes: FastifyPluginAsyncZod = async (app) => {
   // A heavy user's stored replay states are replayed a part of the lineages per worker thread, on every
@@ -66,10 +62,11 @@ export const auditRoutes: FastifyPluginAsyncZod = async (app) => {
     { ...staff, schema: { tags, security, params: auditUserParams, querystring: reasonQuery, response: { 200: auditOverview, ...errors } } },
     async (request) => {
       const target = await targetUser(ctx.db, request.params.uid);
-      await recordAccess(app.deps, { principal: principalOf(request), target, reason: request.query.reason, view: 'overview', detail: 'opened the history', requestId: request.id });
       // The replay workers start while support reads the overview, not when the first as-of waits for them.
       parts?.start();
-      return overview(ctx, target);
+      const answer = await overview(ctx, target);
+      await recordAccess(app.deps, { principal: principalOf(request), target, reason: request.query.reason, view: 'overview', detail: 'opened the history', requestId: request.id });
+      return answer;
     },
   );
 
@@ -78,8 +75,9 @@ export const auditRoutes: FastifyPluginAsyncZod = async (app) => {
     { ...staff, schema: { tags, security, params: auditUserParams, querystring: timelineQuery, response: { 200: timelineResponse, ...errors } } },
     async (request) => {
       const target = await targetUser(ctx.db, request.params.uid);
+      const answer = await timeline(ctx, target.uid, request.query);
       await recordAccess(app.deps, { principal: principalOf(request), target, reason: request.query.reason, view: 'timeline', detail: describeQuery(request.query), requestId: request.id });
-      return timeline(ctx, target.uid, request.query);
+      return answer;
     },
   );
 
@@ -88,8 +86,11 @@ export const auditRoutes: FastifyPluginAsyncZod = async (app) => {
     { ...staff, schema: { tags, security, params: auditUserParams, querystring: asOfQuery, response: { 200: asOfResponse, ...errors } } },
     async (request) => {
       const target = await targetUser(ctx.db, request.params.uid);
-      await recordAccess(app.deps, { principal: principalOf(request), target, reason: request.query.reason, view: 'as-of', detail: describeQuery(request.query), requestId: request.id });
-      return asOf(ctx, target.uid, request.query);
+      const answer = await asOf(ctx, target.uid, request.query);
+      // The trade as the answer resolved it (a short id names its full uid in the log).
+      const detail = describeQuery({ ...request.query, trade: answer.trade ?? undefined });
+      await recordAccess(app.deps, { principal: principalOf(request), target, reason: request.query.reason, view: 'as-of', detail, requestId: request.id });
+      return answer;
     },
   );
 
@@ -98,8 +99,9 @@ export const auditRoutes: FastifyPluginAsyncZod = async (app) => {
     { ...staff, schema: { tags, security, params: eventParams, querystring: reasonQuery, response: { 200: eventDiffResponse, ...errors } } },
     async (request) => {
       const target = await targetUser(ctx.db, request.params.uid);
+      const answer = await eventDiff(ctx, target.uid, request.params.position);
       await recordAccess(app.deps, { principal: principalOf(request), target, reason: request.query.reason, view: 'diff', detail: `event=${request.params.position}`, requestId: request.id });
-      return eventDiff(ctx, target.uid, request.params.position);
+      return answer;
     },
   );
 
@@ -109,8 +111,9 @@ export const auditRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const target = await targetUser(ctx.db, request.params.uid);
       const detail = `replayed the whole history${request.query.full ? ' from the first event' : ''} against the live read models`;
+      const answer = await verify(ctx, target.uid, { full: request.query.full });
       await recordAccess(app.deps, { principal: principalOf(request), target, reason: request.query.reason, view: 'verify', detail, requestId: request.id });
-      return verify(ctx, target.uid, { full: request.query.full });
+      return answer;
     },
   );
 

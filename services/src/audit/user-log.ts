@@ -17,10 +17,16 @@ export interface UserLog {
   streams(streamIds: readonly string[]): Promise<Map<string, StoredEvent[]>>;
 }
 
-const touches = (e: StoredEvent, tradeId: string): boolean => {
+/**
+ * The trade uids an event names: the trade acted on (for an open, the lineage's first trade; for a split,
+ * the split trade), a remainder, a roll's successor, a split's legs. The SQL of the timeline's trade
+ * filter (infra/src/eventstore/user-log.ts) and of `tradeIdsEndingWith` (trade-ids.ts) read the same fields.
+ */
+export function tradesNamed(e: Pick<StoredEvent, 'data'>): string[] {
   const d = e.data as Record<string, any>;
-  return d.tradeId === tradeId || d.remainder?.tradeId === tradeId || d.newTrade?.tradeId === tradeId || d.closedLeg?.tradeId === tradeId || d.openLeg?.tradeId === tradeId;
-};
+  return [d.tradeId, d.remainder?.tradeId, d.newTrade?.tradeId, d.closedLeg?.tradeId, d.openLeg?.tradeId].filter((x): x is string => typeof x === 'string');
+}
+const touches = (e: StoredEvent, tradeId: string): boolean => tradesNamed(e).includes(tradeId);
 export function matchesFilter(e: StoredEvent, f: UserLogFilter): boolean {
   if (f.streamId && e.streamId !== f.streamId) return false;
   if (f.types?.length && !f.types.includes(e.type)) return false;
