@@ -90,7 +90,7 @@ export function EditTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
   const mutation = useUpdateTrade();
   const once = useOneSubmission();
   const v = form.values;
-  const errors = validateEdit(v, strategy, today);
+  const errors = validateEdit(v, strategy, today, trade.tod);
   const valid = Object.keys(errors).length === 0;
   const changes = changesOf(trade, v, usesCostBasis);
   const changed = Object.keys(changes).length > 0;

@@ -70,6 +70,15 @@ describe('edit rules', () => {
   });
 });
 
+describe('edit of a position opened more than two years ago', () => {
+  const old = { account: 'acc', ticker: 'SPY', price: '590', openDate: '2024-11-01', expirationDate: '2026-12-18', strikes: ['580', '570'], delta: '0.3', contractSize: '1', premium: '150', fee: '1.3', notes: 'hello' };
+  it('stays editable: the open date rules apply to a changed open date, as on the server (QA)', () => {
+    expect(validateEdit(old, bullPut, today, '2024-11-01')).toEqual({});
+    // Changed to another date older than two years, it is refused with the spec's message.
+    expect(validateEdit({ ...old, openDate: '2024-10-31' }, bullPut, today, '2024-11-01')).toMatchObject({ openDate: 'Open date cannot be older than 2 years.' });
+  });
+});
+
 describe('close and roll rules', () => {
   it('starts a trade form on today, the Friday before on a weekend', () => {
     expect(defaultTradeDate('2026-12-04')).toBe('2026-12-04');

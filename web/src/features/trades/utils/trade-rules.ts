@@ -275,13 +275,19 @@ export interface EditValues {
   notes: string;
 }
 
-export function validateEdit(v: EditValues, strategy: Strategy | undefined, today: string): FieldErrors {
+/**
+ * `storedOpenDate`: the trade's open date as recorded. Its date rules (not in the future, not older than two
+ * years, not a weekend) apply to a changed open date, as the server applies them: a position opened two
+ * years ago (a LEAPS, a PMCC) stays editable (QA: Next stayed disabled, with no message, once its open date
+ * passed the two-year limit).
+ */
+export function validateEdit(v: EditValues, strategy: Strategy | undefined, today: string, storedOpenDate?: string): FieldErrors {
   const e: FieldErrors = {};
   if (!v.account) e.account = m.accountRequired;
   if (!/^[A-Z0-9]{1,6}$/.test(v.ticker)) e.ticker = m.invalidTicker;
   const price = parseNum(v.price);
   if (price === null || price < 0) e.price = m.positiveNumberEdit;
-  const open = checkOpenDate(v.openDate, today, 'edit');
+  const open = v.openDate === storedOpenDate ? null : checkOpenDate(v.openDate, today, 'edit');
   const exp = checkExpirationDate(v.expirationDate);
   if (open) e.openDate = open;
   if (exp) e.expirationDate = exp;
