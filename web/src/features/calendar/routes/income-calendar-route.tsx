@@ -8,7 +8,7 @@ import { Spinner } from '@/components/ui/spinner.tsx';
 import { formatMoney, formatPercent, todayInNewYork } from '@/lib/format.ts';
 import { usePremiumData } from '../api/get-premium-data.ts';
 import { MonthGrid } from '../components/month-grid.tsx';
-import { monthLabel, monthOf, monthStats, recordsByDate, shiftMonth, type MonthStats } from '../utils/month.ts';
+import { askedMonth, monthLabel, monthOf, monthStats, recordsByDate, shiftMonth, type MonthStats } from '../utils/month.ts';
 import { CalendarTabs } from '../components/calendar-tabs.tsx';
 import '../calendar.css';
 
@@ -26,7 +26,6 @@ export interface IncomeCalendarRouteProps {
 
 export type DayView = 'add' | 'trades';
 
-const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
 /** A figure not known yet (the records are loading, or could not be loaded). */
 const UNKNOWN = '—';
 
@@ -40,9 +39,9 @@ export function IncomeCalendarRoute({ renderDay, renderSummary }: IncomeCalendar
   const today = todayInNewYork();
   const [params, setParams] = useSearchParams();
   const asked = params.get('month');
-  const month = asked && MONTH.test(asked) ? asked : monthOf(today);
-  // A month that is not one (?month=2026-13) shows this month, and the address says so.
-  const unreadable = asked !== null && !MONTH.test(asked);
+  const month = askedMonth(asked) ?? monthOf(today);
+  // A month that is not one (?month=2026-13, ?month=0099-05) shows this month, and the address says so.
+  const unreadable = asked !== null && askedMonth(asked) === null;
   useEffect(() => {
     if (unreadable) setParams({}, { replace: true });
   }, [unreadable, setParams]);

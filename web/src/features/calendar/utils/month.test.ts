@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DailyIncome } from '@oj/contracts/trade-views';
-import { dayTone, monthStats, monthWeeks, recordsByDate, shiftMonth } from './month.ts';
+import { askedMonth, dayTone, monthStats, monthWeeks, recordsByDate, shiftMonth } from './month.ts';
 
 const day = (income_date: string, o: Partial<DailyIncome>): DailyIncome => ({
   id: income_date, income_date, np: 0, nf: 0, nd: 0, nep: 0, otc: 0, ctc: 0, iw: 0, npc: 0, cpt: 0, cg: 0, hp: 0, pr: 0, ttf: 0, incap: 0, wdc: 0,
@@ -8,6 +8,11 @@ const day = (income_date: string, o: Partial<DailyIncome>): DailyIncome => ({
 });
 
 describe('income calendar month', () => {
+  it("reads the address's month, and refuses what it cannot show (QA: ?month=0099-05 crashed the console)", () => {
+    expect(['2026-11', '1970-01', '2199-12'].map(askedMonth)).toEqual(['2026-11', '1970-01', '2199-12']);
+    expect([null, '', '2026-13', '2026-00', '2026-1', '0000-01', '0099-05', '1899-12', '9999-12', '2026-11x'].map(askedMonth)).toEqual(Array(10).fill(null));
+  });
+
   it('lays a month out in Sunday-first weeks', () => {
     // 1 February 2026 is a Sunday; 28 days fill exactly four weeks.
     expect(monthWeeks('2026-02')).toHaveLength(4);

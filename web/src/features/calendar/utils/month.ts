@@ -4,6 +4,22 @@ import { addDays, isWeekend } from '@oj/contracts/business-date';
 /** 'YYYY-MM' of a 'YYYY-MM-DD'. */
 export const monthOf = (date: string): string => date.slice(0, 7);
 
+const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
+/** The years a journal's calendar can show: none before 1970, none past 2199. */
+const FIRST_YEAR = 1970;
+const LAST_YEAR = 2199;
+
+/**
+ * The month an address asks for (`?month=YYYY-MM`), or null when it is not one the calendar can show:
+ * not a month (2026-13), or a year no journal has (0099: the page crashed on it (QA); 9999: an empty grid).
+ */
+export function askedMonth(asked: string | null): string | null {
+  const match = asked === null ? null : MONTH.exec(asked);
+  if (!match) return null;
+  const year = Number(match[1]);
+  return year >= FIRST_YEAR && year <= LAST_YEAR ? asked : null;
+}
+
 export function shiftMonth(month: string, by: number): string {
   const [y, m] = month.split('-').map(Number) as [number, number];
   const d = new Date(Date.UTC(y, m - 1 + by, 1));
