@@ -1223,3 +1223,54 @@ describe('Enter in the trade dialogs', () => {
     }
   });
 });
+
+describe('an open position opened more than a year ago', () => {
+  it('the Open list says the Year range leaves it out, and All Dates lists it (QA: it was on no list at all)', async () => {
+    const old = await createTrader(server, ['LEAPS Account']);
+    const openedLongAgo = weekdayOnOrBefore(addDays(today, -425));
+    const add = (ticker: string, openDate: string) =>
+      fetch(`${server.baseUrl}/api/v1/trades/add-trade`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${old.accessToken}` },
+        body: JSON.stringify({
+          trade_data: {
+            ticker,
+            account_uid: old.accounts[0]!.uid,
+            strategy_uid: 'cash-secured-put',
+            trade_open_date: openDate,
+            expiration_date: lastExpiry,
+            strike_prices: [90],
+            contract_size: 1,
+            premium_at_open: 300,
+            net_fee_to_open: 0.65,
+            net_delta: 0.2,
+            stock_price_at_open: 100,
+          },
+          tag_data: [],
+        }),
+      });
+    for (const [ticker, date] of [['LONG', openedLongAgo], ['NEW', lastWeekday]] as const) expect((await add(ticker, date)).status).toBe(201);
+    const ctx = await newContext(browser, server.baseUrl);
+    const p = await ctx.newPage();
+    try {
+      await signIn(p, old);
+      await p.goto('/trades/open');
+      await p.getByText('Showing 1 out of 1 Trades').waitFor();
+      const notice = p.getByRole('status').filter({ hasText: '1 more open position is outside this date range.' });
+      await notice.waitFor();
+      await screenshots(p, 'trades-open-outside-range');
+      await notice.getByRole('button', { name: 'Show All Dates' }).click();
+      await p.waitForURL((u) => u.search === '?range=all');
+      await p.getByText('Showing 2 out of 2 Trades').waitFor();
+      await p.locator('tr[data-ticker="LONG"]').waitFor();
+      expect(await notice.count()).toBe(0);
+      // A search narrows both counts alike: nothing outside the range for NEW.
+      await p.goto('/trades/open?ticker=NEW');
+      await p.getByText('Showing 1 out of 1 Trades').waitFor();
+      await p.waitForTimeout(500);
+      expect(await p.getByText('outside this date range').count()).toBe(0);
+    } finally {
+      await ctx.close();
+    }
+  });
+});

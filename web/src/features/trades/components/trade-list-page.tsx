@@ -12,6 +12,7 @@ import { errorMessage } from '@/lib/api-client.ts';
 import { todayInNewYork } from '@/lib/format.ts';
 import { useItemsPerPage } from '@/lib/settings.ts';
 import { useStrategies } from '../api/get-strategies.ts';
+import { useTradesByStatus } from '../api/get-trades-by-status.ts';
 import { useTradeAccounts } from '../api/get-trade-accounts.ts';
 import type { TradeListKind } from '../api/trade-keys.ts';
 import { useTradeList } from '../hooks/use-trade-list.ts';
@@ -20,7 +21,7 @@ import { openTradeColumns } from './open-trade-columns.tsx';
 import type { TradeAction, TradeListSlots, TradeTableMeta } from './trade-actions.ts';
 import { TradeDialogHost } from './trade-dialog-host.tsx';
 import { TradeFilterHeader } from './trade-filter-header.tsx';
-import { filterStateOf, filtersOf, paramsOf, withKnownChoices, type FilterState } from '../utils/filter-state.ts';
+import { filterStateOf, filtersOf, paramsOf, withKnownChoices, withoutDateRange, type FilterState } from '../utils/filter-state.ts';
 import './trades.css';
 
 export interface TradeListPageProps extends TradeListSlots {
@@ -58,6 +59,18 @@ export const TradeRow = memo(
   (a, b) => a.row.original === b.row.original && a.meta === b.meta && a.columns === b.columns,
 );
 
+/**
+ * How many open positions the Open list's date range leaves out (0 on the other lists, and without a
+ * range): the same search over all dates, counted on a one-row page. The range filters by open date, so
+ * with the default Year a position opened 13 months ago was on no list at all (QA), though it is live risk.
+ */
+function useOpenOutsideRange(kind: TradeListKind, filters: ReturnType<typeof filtersOf>, shown: number | undefined): number {
+  const ranged = kind === 'open' && (filters.sd !== undefined || filters.ed !== undefined);
+  const all = useTradesByStatus('open', useMemo(() => withoutDateRange(filters), [filters]), 1, ranged);
+  const total = all.isPlaceholderData ? undefined : all.data?.pages[0]?.total;
+  return ranged && total !== undefined && shown !== undefined ? Math.max(0, total - shown) : 0;
+}
+
 /** The shared layout of the Open, Expiring, Closed and Rolled pages (part 1 §2). */
 export function TradeListPage({ kind, title, description, renderTradeShare }: TradeListPageProps) {
   // The search and filters live in the address: each change is a step Back undoes, and a reload or a
@@ -88,6 +101,7 @@ export function TradeListPage({ kind, title, description, renderTradeShare }: Tr
   const filters = useMemo(() => filtersOf(filterState, today), [filterState, today]);
   // The stored ItemsPerPage setting keys the list queries, so changing it starts the lists over.
   const list = useTradeList(kind, filters, useItemsPerPage());
+  const hiddenOpen = useOpenOutsideRange(kind, filters, list.isPlaceholderData ? undefined : list.data?.pages[0]?.total);
   // Load More hands focus to the first row it loaded (its first control): the button goes with the last
   // page, and focus went with it to <body> (QA, keyboard pass); before that, the next Tab skipped the new rows.
   const firstNewRow = useRef<number | null>(null);
@@ -145,6 +159,14 @@ export function TradeListPage({ kind, title, description, renderTradeShare }: Tr
         <Alert tone="danger" title={errorMessage(list.error, filterState.ticker || filterState.au || filterState.su ? 'Failed to fetch search results.' : 'Failed to fetch trades.')}>
           <Button variant="secondary" size="sm" onClick={refresh} loading={refreshing}>
             Try again
+          </Button>
+        </Alert>
+      )}
+      {hiddenOpen > 0 && (
+        <Alert tone="info" title={`${hiddenOpen} more open ${hiddenOpen === 1 ? 'position is' : 'positions are'} outside this date range.`}>
+          <p>The range applies to the open date: a position opened before it is still open.</p>
+          <Button variant="secondary" size="sm" onClick={() => setFilterState({ ...filterState, preset: 'all' })}>
+            Show All Dates
           </Button>
         </Alert>
       )}

@@ -1,12 +1,17 @@
 import { addDays } from '@oj/contracts/business-date';
 
-/** The list pages' date-range choices (part 1 §2); Year is the default. */
+/**
+ * The list pages' date-range choices (part 1 §2); Year is the default. All Dates sends no range: the only
+ * way to list an open position opened more than a year ago, or a trade closed before the last year (a
+ * range is at most one year).
+ */
 export const dateRangePresets = [
   { value: 'last10', label: 'Last 10 Days' },
   { value: 'last30', label: 'Last 30 Days' },
   { value: 'last90', label: 'Last 90 Days' },
   { value: 'ytd', label: 'YTD' },
   { value: 'year', label: 'Year' },
+  { value: 'all', label: 'All Dates' },
   { value: 'custom', label: 'Custom' },
 ] as const;
 export type DateRangePreset = (typeof dateRangePresets)[number]['value'];
@@ -18,7 +23,7 @@ export interface DateRange {
 }
 
 /** The range a preset stands for, ending today (New York). */
-export function presetRange(preset: Exclude<DateRangePreset, 'custom'>, today: string): DateRange {
+export function presetRange(preset: Exclude<DateRangePreset, 'custom' | 'all'>, today: string): DateRange {
   switch (preset) {
     case 'last10':
       return { sd: addDays(today, -10), ed: today };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { filterStateOf, filtersOf, initialFilterState, paramsOf, withKnownChoices, type FilterState } from './filter-state.ts';
+import { filterStateOf, filtersOf, initialFilterState, paramsOf, withKnownChoices, withoutDateRange, type FilterState } from './filter-state.ts';
 
 const TODAY = '2026-11-27';
 const read = (search: string) => filterStateOf(new URLSearchParams(search), TODAY);
@@ -37,6 +37,13 @@ describe('a list page filter state in the address', () => {
   it('asks the list for the range it names', () => {
     expect(filtersOf(read('range=last10&ticker=qqq'), TODAY)).toEqual({ sd: '2026-11-17', ed: TODAY, ticker: 'QQQ' });
     expect(filtersOf(read('range=custom&sd=2026-01-05&ed=2026-02-27'), TODAY)).toEqual({ sd: '2026-01-05', ed: '2026-02-27' });
+  });
+
+  it('All Dates asks for no range (QA: an open position opened over a year ago was in no list)', () => {
+    const all = read('range=all&ticker=aapl');
+    expect([all.preset, paramsOf(all)]).toEqual(['all', { range: 'all', ticker: 'AAPL' }]);
+    expect(filtersOf(all, TODAY)).toEqual({ ticker: 'AAPL' });
+    expect(withoutDateRange({ sd: '2025-11-27', ed: TODAY, ticker: 'AAPL', au: ACCOUNT })).toEqual({ ticker: 'AAPL', au: ACCOUNT });
   });
 });
 

@@ -16,10 +16,16 @@ export interface FilterState {
 
 export const initialFilterState: FilterState = { ticker: '', preset: DEFAULT_DATE_RANGE, customSd: '', customEd: '', au: '', su: '' };
 
+/** The same search over all dates: what a date range leaves out is the difference of the two totals. */
+export function withoutDateRange(filters: TradeListFilters): TradeListFilters {
+  const { sd: _sd, ed: _ed, ...rest } = filters;
+  return rest;
+}
+
 /** The search fields a list request carries for the current filter state. */
 export function filtersOf(state: FilterState, today: string): TradeListFilters {
-  const range = state.preset === 'custom' ? { sd: state.customSd, ed: state.customEd } : presetRange(state.preset, today);
-  const f: TradeListFilters = { sd: range.sd, ed: range.ed };
+  const range = state.preset === 'all' ? {} : state.preset === 'custom' ? { sd: state.customSd, ed: state.customEd } : presetRange(state.preset, today);
+  const f: TradeListFilters = { ...range };
   if (state.ticker) f.ticker = state.ticker;
   if (state.au) f.au = state.au;
   if (state.su) f.su = state.su;
