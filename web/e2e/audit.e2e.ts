@@ -23,6 +23,7 @@ let page: Page;
 const pageErrors: string[] = [];
 const REASON = 'Ticket 4711: checking the February premium';
 const SUPPORT = { email: `sam.support.${Date.now()}@example.com`, password: 'Support#2024a', name: 'Sam Support' };
+const ADMIN = { email: `ada.admin.${Date.now()}@example.com`, password: 'Admin#2024aa', name: 'Ada Admin' };
 let trader: { email: string; userId: string; token: string };
 let spy: { opened: string; remainder: string; rolledTo: string };
 let spread: string;
@@ -91,6 +92,7 @@ beforeAll(async () => {
     tag_data: [],
   });
   await createUser(identityContext(deps), { name: SUPPORT.name, email: SUPPORT.email, password: SUPPORT.password, role: 'Support', verified: true });
+  await createUser(identityContext(deps), { name: ADMIN.name, email: ADMIN.email, password: ADMIN.password, role: 'Admin', verified: true });
   await deps.waitForProjections?.(60_000);
   browser = await launchBrowser();
   context = await newContext(browser, server.baseUrl);
@@ -114,6 +116,12 @@ afterAll(async () => {
 const poll = <T>(f: () => T | Promise<T>) => expect.poll(f, { timeout: 60_000, interval: 250 });
 const short = (uid: string) => `#${uid.slice(-6)}`;
 const panel = (name: string) => page.getByRole('region', { name, exact: true });
+/** What has keyboard focus: its tag, its accessible name's source (aria-label or text) and id. */
+const focused = (p: Page = page) =>
+  p.evaluate(() => {
+    const el = document.activeElement;
+    return el === null || el === document.body ? 'body' : `${el.tagName.toLowerCase()}:${el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 40) ?? ''}`;
+  });
 /** The QA sizes of the audit screens: a 1280 px laptop and a phone. */
 const LAPTOP = { width: 1280, height: 800 } as const;
 const PHONE = { width: 390, height: 844 } as const;
@@ -155,9 +163,38 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
     await reasonField.fill('');
     expect(await typeKeyByKey(reasonField, REASON)).toEqual({ sameElement: true, focused: true });
     expect(await reasonField.inputValue()).toBe(REASON);
-    await page.getByRole('button', { name: 'Open history' }).click();
+    // Given by keyboard, focus lands on the history's first card, not on <body> (QA: the next Tab went to the footer).
+    await page.getByRole('button', { name: 'Open history' }).press('Enter');
     await poll(() => page.getByRole('region', { name: 'User' }).textContent()).toContain(trader.email);
     await poll(() => page.getByRole('note').textContent()).toContain(REASON);
+    await poll(() => focused()).toBe('section:User');
+  });
+
+  it('Change reason asks again from the current reason; Cancel and Escape keep it', async () => {
+    const change = page.getByRole('button', { name: 'Change reason' });
+    const field = page.getByRole('textbox', { name: /^Reason/ });
+    // QA: the reason was forgotten at once, with no way back.
+    await change.click();
+    expect(await field.inputValue()).toBe(REASON);
+    expect(await focused()).toMatch(/^textarea:/);
+    await screenshots(page, 'audit-change-reason', { fullPage: false });
+    await field.fill('Ticket 9999: typed, then thought better of it');
+    await page.keyboard.press('Escape');
+    await poll(() => page.getByRole('note').textContent()).toContain(REASON);
+    expect(await page.getByRole('region', { name: 'Reason for access' }).count()).toBe(0);
+    await poll(() => focused()).toBe('button:Change reason');
+    await change.click();
+    expect(await field.inputValue()).toBe(REASON);
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await poll(() => page.getByRole('note').textContent()).toContain(REASON);
+    // Kept for this tab: a reload does not ask again.
+    await page.reload();
+    await poll(() => page.getByRole('note').textContent()).toContain(REASON);
+    // Given again (here the same), by keyboard: the history shows with focus on its first card.
+    await change.click();
+    await page.getByRole('button', { name: 'Use this reason' }).press('Enter');
+    await poll(() => page.getByRole('note').textContent()).toContain(REASON);
+    await poll(() => focused()).toBe('section:User');
   });
 
   it('reads the timeline with sentences, and a per-event diff', async () => {
@@ -189,6 +226,30 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
     expect(text).toContain('created'); // the remainder
     expect(text).toContain('daily_premium');
     await screenshots(page, 'audit-diff');
+    // On a phone the diff is a clean stack: each value labelled Before or After, nothing sticking out of
+    // its box, long uids wrapped (QA: the timeline's card grid reached the diff's table, with half borders,
+    // and a uid stuck out).
+    const wide = page.viewportSize();
+    try {
+      await page.setViewportSize(PHONE);
+      await diff.scrollIntoViewIfNeeded();
+      await poll(() =>
+        diff.evaluate((root) => {
+          const edge = root.getBoundingClientRect().right + 0.5;
+          return Array.from(root.querySelectorAll('*'))
+            .filter((el) => el.getBoundingClientRect().width > 0 && el.getBoundingClientRect().right > edge && !el.closest('pre'))
+            .map((el) => `${el.tagName.toLowerCase()}.${el.className}`);
+        }),
+      ).toEqual([]);
+      const labels = await diff.locator('.audit-fields td').evaluateAll((cells) => cells.map((c) => getComputedStyle(c, '::before').content));
+      expect(labels.length).toBeGreaterThan(2);
+      expect(new Set(labels)).toEqual(new Set(['"Before"', '"After"']));
+      // The diff's rows are its own: a row of fields is not laid out as a timeline card.
+      expect(await diff.locator('.audit-fields tbody tr').first().evaluate((tr) => getComputedStyle(tr).gridTemplateAreas)).toBe('none');
+      await screenshotAt(page, 'audit-diff-phone', PHONE, { fullPage: false });
+    } finally {
+      if (wide) await page.setViewportSize(wide);
+    }
   });
 
   it('the timeline fits its frame at 1280 px and on a phone: every row whole, its Diff and As of buttons on screen', async () => {
@@ -238,9 +299,12 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
     await timeline.getByRole('button', { name: 'Apply' }).click();
     expect((await settled()).info).toBe(first);
     expect(await page.evaluate(() => history.length)).toBe(steps);
-    await timeline.getByRole('button', { name: 'Next page' }).click();
+    // By keyboard: Enter on Next page, and focus stays on it while the page loads and after (QA: it fell
+    // to <body> as the button was disabled for the load, and the next Tab went to the footer).
+    await timeline.getByRole('button', { name: 'Next page' }).press('Enter');
     await poll(() => timeline.locator('.audit-page-info').textContent()).toMatch(/page 2 of \d+$/);
     const pageTwo = (await settled()).rows;
+    expect(await focused()).toBe('button:Next page');
     expect(pageTwo.length).toBeGreaterThan(0);
     const link = page.url();
     expect(new URL(link).searchParams.getAll('cursor')).toHaveLength(1);
@@ -251,9 +315,14 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
     await poll(() => panel('Timeline').locator('.audit-page-info').textContent()).toMatch(/page 2 of \d+$/);
     expect((await settled()).rows).toEqual(pageTwo);
     expect(await timeline.getByLabel('Order').inputValue()).toBe('backward');
-    await timeline.getByRole('button', { name: 'Previous page' }).click();
+    await timeline.getByRole('button', { name: 'Previous page' }).press('Enter');
     await poll(() => timeline.locator('.audit-page-info').textContent()).toMatch(/page 1 of \d+$/);
     expect((await settled()).rows).not.toEqual(pageTwo);
+    // On page 1 Previous is unavailable, and still holds focus: Tab goes on to Next page.
+    expect(await focused()).toBe('button:Previous page');
+    expect(await timeline.getByRole('button', { name: 'Previous page' }).getAttribute('aria-disabled')).toBe('true');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('button:Next page');
     expect(new URL(page.url()).searchParams.getAll('cursor')).toEqual([]);
     // Back returns to page 2.
     await page.goBack();
@@ -284,9 +353,11 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
     await timeline.getByRole('textbox').nth(1).fill(spy.opened);
     await timeline.getByRole('button', { name: 'Apply' }).click();
     await poll(() => timeline.locator('tbody tr[data-event-type]').count()).toBe(3);
-    await timeline.locator('tr[data-event-type="TradeClosed"]').getByRole('button', { name: 'As of' }).click();
+    // By keyboard: Enter on the row's As of, and focus moves to the As of view (QA: it fell to <body>).
+    await timeline.locator('tr[data-event-type="TradeClosed"]').getByRole('button', { name: 'As of' }).press('Enter');
     const trees = () => page.getByRole('region', { name: 'Roll trees' });
     await poll(() => page.getByRole('region', { name: 'As of', exact: true }).textContent()).toContain('Right after');
+    await poll(() => focused()).toBe('section:As of');
     await poll(async () => (await trees().textContent()) ?? '').toContain(short(spy.remainder));
     expect(await trees().textContent()).not.toContain(short(spy.rolledTo));
     const rolledBefore = Number((await page.locator('.audit-stat', { hasText: 'Rolled' }).locator('strong').textContent())?.replace(/,/g, ''));
@@ -297,6 +368,37 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
     const rolledAfter = Number((await page.locator('.audit-stat', { hasText: 'Rolled' }).locator('strong').textContent())?.replace(/,/g, ''));
     expect(rolledAfter).toBe(rolledBefore + 1);
     await screenshots(page, 'audit-as-of-after-roll');
+  });
+
+  it('the As of trade tables fit a 1280 px laptop, and are a card per trade on a phone', async () => {
+    const tables = page.locator('.audit-asof .audit-table-wrap');
+    await poll(() => tables.count()).toBeGreaterThan(2);
+    const closed = page.getByRole('region', { name: 'Closed as of' });
+    await closed.locator('tbody tr').first().waitFor();
+    const wide = page.viewportSize();
+    try {
+      // QA at 1280 px: the Closed table scrolled sideways and hid NET CAPTURED.
+      await page.setViewportSize(LAPTOP);
+      await poll(() => tables.evaluateAll((frames) => frames.filter((f) => f.scrollWidth > f.clientWidth).map((f) => f.closest('section')?.getAttribute('aria-label')))).toEqual([]);
+      const frame = (await closed.locator('.audit-table-wrap').boundingBox())!;
+      const net = (await closed.getByRole('columnheader', { name: 'Net captured' }).boundingBox())!;
+      expect(net.x + net.width).toBeLessThanOrEqual(frame.x + frame.width + 0.5);
+      await closed.scrollIntoViewIfNeeded();
+      await screenshotAt(page, 'audit-as-of-tables', LAPTOP, { fullPage: false });
+      // QA at 390 px: 1037 px of table in a 324 px box, three columns in sight. A card per trade: every
+      // figure on screen, labelled, nothing to scroll sideways.
+      await page.setViewportSize(PHONE);
+      await poll(() => tables.evaluateAll((frames) => frames.every((f) => f.scrollWidth <= f.clientWidth))).toBe(true);
+      const cells = closed.locator('tbody tr').first().locator('td');
+      expect(await cells.count()).toBe(9);
+      const rights = await cells.evaluateAll((tds) => tds.map((td) => td.getBoundingClientRect().right));
+      expect(Math.max(...rights)).toBeLessThanOrEqual(PHONE.width);
+      expect(await closed.locator('tbody tr').first().locator('td[data-label="Net captured"]').evaluate((td) => getComputedStyle(td, '::before').content)).toBe('"Net captured"');
+      await closed.scrollIntoViewIfNeeded();
+      await screenshotAt(page, 'audit-as-of-tables', PHONE, { fullPage: false });
+    } finally {
+      if (wide) await page.setViewportSize(wide);
+    }
   });
 
   it('as of before and after the split', async () => {
@@ -511,5 +613,38 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
     // Support reads histories, not the access log of who read them.
     await page.goto('/support/access-log');
     await page.getByRole('heading', { name: 'Administrators only' }).waitFor();
+  });
+
+  it('the access log reads on a phone: a card per read, its time unbroken', async () => {
+    const adminContext = await newContext(browser, server.baseUrl, PHONE);
+    adminContext.setDefaultTimeout(60_000);
+    const p = await adminContext.newPage();
+    try {
+      p.on('pageerror', (e) => pageErrors.push(String(e)));
+      await signIn(p, ADMIN.email, ADMIN.password);
+      await p.goto('/support/access-log');
+      const log = p.getByRole('region', { name: 'Access log' });
+      await log.locator('tbody tr').first().getByText(REASON).waitFor();
+      // One line per date-time (QA: "2026-12-05 1 / 7:04:18Z"), at both widths.
+      const lines = () =>
+        log.locator('td.audit-time').evaluateAll((cells) =>
+          cells.map((c) => {
+            const range = document.createRange();
+            range.selectNodeContents(c);
+            return new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top))).size;
+          }),
+        );
+      for (const size of [PHONE, LAPTOP]) {
+        await p.setViewportSize(size);
+        // QA at 390 px: it scrolled sideways inside its box, 2½ columns in sight (and at 1280 px the last one hid).
+        await poll(() => log.locator('.audit-table-wrap').evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
+        const counts = await lines();
+        expect(counts.length, `${size.width} px`).toBeGreaterThan(0);
+        expect(new Set(counts), `${size.width} px`).toEqual(new Set([1]));
+        await screenshotAt(p, 'audit-access-log', size, { fullPage: false });
+      }
+    } finally {
+      await adminContext.close();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type Ref } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { AsOfResponse } from '@oj/contracts/audit';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
@@ -22,8 +22,8 @@ function TradeTable({ title, items, total }: { title: string; items: TradeListIt
       {items.length === 0 ? (
         <p className="muted">None.</p>
       ) : (
-        <div className="audit-table-wrap">
-          <table className="audit-table">
+        <div className="audit-table-wrap audit-cards-wrap">
+          <table className="audit-table audit-trade-table phone-cards">
             <thead>
               <tr>
                 <th scope="col">Trade</th>
@@ -40,22 +40,34 @@ function TradeTable({ title, items, total }: { title: string; items: TradeListIt
             <tbody>
               {items.map((t) => (
                 <tr key={t.uid}>
-                  <td>
+                  <td data-label="Trade">
                     <code className="audit-mono" title={t.uid}>
                       {shortId(t.uid)}
                     </code>
                   </td>
-                  <td>
+                  <td data-label="Ticker · strategy">
                     <strong>{t.ticker}</strong> <span className="muted">{strategyName(t.su)}</span>
                     {t.status > 3 && <span className="muted"> · {statusNames[t.status]}</span>}
                   </td>
-                  <td>{t.sp.join(' / ')}</td>
-                  <td className="num">{t.cs}</td>
-                  <td>{t.tod}</td>
-                  <td>{t.tcd ?? '—'}</td>
-                  <td className="num">{money(t.pao)}</td>
-                  <td className="num">{money(t.pac)}</td>
-                  <td className="num">{money(t.npc)}</td>
+                  <td data-label="Strikes">{t.sp.join(' / ')}</td>
+                  <td data-label="Contracts" className="num">
+                    {t.cs}
+                  </td>
+                  <td data-label="Opened" className="audit-date">
+                    {t.tod}
+                  </td>
+                  <td data-label="Closed" className="audit-date">
+                    {t.tcd ?? '—'}
+                  </td>
+                  <td data-label="Premium open" className="num">
+                    {money(t.pao)}
+                  </td>
+                  <td data-label="Premium close" className="num">
+                    {money(t.pac)}
+                  </td>
+                  <td data-label="Net captured" className="num">
+                    {money(t.npc)}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -123,7 +135,22 @@ function Trees({ view }: { view: AsOfResponse }) {
  * registered formulas version, the trees focused on one trade's lineage if asked. `target` is the
  * address's (Back, a shared link): the date and trade fields follow it when it changes there.
  */
-export function AsOfPanel({ uid, reason, target, onTarget, formulasVersions }: { uid: string; reason: string; target: AsOfTarget | null; onTarget: (t: AsOfTarget) => void; formulasVersions: number[] }) {
+export function AsOfPanel({
+  uid,
+  reason,
+  target,
+  onTarget,
+  formulasVersions,
+  regionRef,
+}: {
+  uid: string;
+  reason: string;
+  target: AsOfTarget | null;
+  onTarget: (t: AsOfTarget) => void;
+  formulasVersions: number[];
+  /** The view's region, focusable by script: "As of" on a timeline row moves keyboard focus here. */
+  regionRef?: Ref<HTMLElement>;
+}) {
   const [date, setDate] = useState(target?.date ?? '');
   const [trade, setTrade] = useState(target?.trade ?? '');
   const [shown, setShown] = useState({ date: target?.date, trade: target?.trade });
@@ -142,7 +169,7 @@ export function AsOfPanel({ uid, reason, target, onTarget, formulasVersions }: {
   };
   const v = view.data;
   return (
-    <section className="card audit-panel" aria-label="As of">
+    <section className="card audit-panel" aria-label="As of" ref={regionRef} tabIndex={-1}>
       <div className="audit-asof-bar">
         <form onSubmit={show} className="audit-asof-form">
           <label>
@@ -231,8 +258,8 @@ export function AsOfPanel({ uid, reason, target, onTarget, formulasVersions }: {
             {v.daily_premium.length === 0 ? (
               <p className="muted">No premium day yet.</p>
             ) : (
-              <div className="audit-table-wrap">
-                <table className="audit-table">
+              <div className="audit-table-wrap audit-cards-wrap">
+                <table className="audit-table audit-trade-table phone-cards">
                   <thead>
                     <tr>
                       <th scope="col">Date</th>
@@ -247,13 +274,27 @@ export function AsOfPanel({ uid, reason, target, onTarget, formulasVersions }: {
                   <tbody>
                     {v.daily_premium.map((d) => (
                       <tr key={d.income_date}>
-                        <td>{d.income_date}</td>
-                        <td className="num">{money(d.np)}</td>
-                        <td className="num">{money(d.nf)}</td>
-                        <td className="num">{money(d.npc)}</td>
-                        <td className="num">{d.otc}</td>
-                        <td className="num">{d.ctc}</td>
-                        <td className="num">{d.iw}</td>
+                        <td data-label="Date" className="audit-date audit-card-wide">
+                          {d.income_date}
+                        </td>
+                        <td data-label="Net premium" className="num">
+                          {money(d.np)}
+                        </td>
+                        <td data-label="Fees" className="num">
+                          {money(d.nf)}
+                        </td>
+                        <td data-label="Net captured" className="num">
+                          {money(d.npc)}
+                        </td>
+                        <td data-label="Opened" className="num">
+                          {d.otc}
+                        </td>
+                        <td data-label="Closed" className="num">
+                          {d.ctc}
+                        </td>
+                        <td data-label="Wins" className="num">
+                          {d.iw}
+                        </td>
                       </tr>
                     ))}
                   </tbody>

@@ -30,8 +30,12 @@ export function TradeChanges({ changes }: { changes: TradeChange[] }) {
               {(c.change === 'changed' ? c.fields : c.fields.filter((f) => f.before !== null || f.after !== null)).map((f) => (
                 <tr key={f.field}>
                   <th scope="row">{f.field}</th>
-                  <td className="audit-before">{showValue(f.before)}</td>
-                  <td className="audit-after">{showValue(f.after)}</td>
+                  <td className="audit-before" data-label="Before">
+                    {showValue(f.before)}
+                  </td>
+                  <td className="audit-after" data-label="After">
+                    {showValue(f.after)}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -45,7 +49,7 @@ export function TradeChanges({ changes }: { changes: TradeChange[] }) {
 function RowChanges({ rows }: { rows: RowChange[] }) {
   if (!rows.length) return <p className="muted">No read-model row changed.</p>;
   return (
-    <table className="audit-table">
+    <table className="audit-table audit-rows">
       <thead>
         <tr>
           <th scope="col">Table</th>
@@ -57,13 +61,13 @@ function RowChanges({ rows }: { rows: RowChange[] }) {
       <tbody>
         {rows.map((r) => (
           <tr key={`${r.table}/${r.key}`}>
-            <td>
+            <td data-label="Table">
               <code className="audit-mono">{r.table}</code>
             </td>
-            <td>
+            <td data-label="Row">
               <code className="audit-mono">{r.table === 'trades' ? shortId(r.key) : r.key}</code>
             </td>
-            <td>
+            <td data-label="Change">
               <Badge tone={changeTone[r.change]}>{r.change}</Badge>
             </td>
             <td className="audit-row-fields">

@@ -67,6 +67,8 @@ export function TimelinePanel({ uid, reason, onAsOf }: { uid: string; reason: st
   const clear = () => go({ filters: emptyTimelineFilters, cursors: [] });
   const set = (k: keyof TimelineFilterState) => (e: { target: { value: string } }) => setDraft((d) => ({ ...d, [k]: e.target.value }));
   const pageNo = cursors.length + 1;
+  const noPrevious = cursors.length === 0 || page.isPlaceholderData;
+  const noNext = !page.data?.next_cursor || page.isPlaceholderData;
 
   return (
     <section className="card audit-panel" aria-label="Timeline">
@@ -207,11 +209,13 @@ export function TimelinePanel({ uid, reason, onAsOf }: { uid: string; reason: st
             </table>
           </div>
           <div className="audit-pager">
-            {/* While another page or filter loads, the rows shown are the last ones: their cursor is not this page's. */}
-            <Button size="sm" variant="secondary" disabled={cursors.length === 0 || page.isPlaceholderData} onClick={() => go({ filters: applied, cursors: cursors.slice(0, -1) })}>
+            {/* While another page or filter loads, the rows shown are the last ones: their cursor is not this page's.
+                aria-disabled, not disabled: a focused button made disabled drops keyboard focus to <body>, and
+                Enter on Next page left the next Tab on the footer (QA). A click while unavailable does nothing. */}
+            <Button size="sm" variant="secondary" aria-disabled={noPrevious || undefined} onClick={() => !noPrevious && go({ filters: applied, cursors: cursors.slice(0, -1) })}>
               Previous page
             </Button>
-            <Button size="sm" variant="secondary" disabled={!page.data.next_cursor || page.isPlaceholderData} onClick={() => page.data?.next_cursor && go({ filters: applied, cursors: [...cursors, page.data.next_cursor] })}>
+            <Button size="sm" variant="secondary" aria-disabled={noNext || undefined} onClick={() => !noNext && page.data?.next_cursor && go({ filters: applied, cursors: [...cursors, page.data.next_cursor] })}>
               Next page
             </Button>
           </div>

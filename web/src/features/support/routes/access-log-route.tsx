@@ -35,8 +35,8 @@ function AccessLog() {
         {log.isError && <Alert tone="danger">{errorMessage(log.error, 'The access log could not be read.')}</Alert>}
         {log.data && (
           <>
-            <div className="audit-table-wrap">
-              <table className="audit-table">
+            <div className="audit-table-wrap audit-cards-wrap">
+              <table className="audit-table audit-access-log phone-cards">
                 <thead>
                   <tr>
                     <th scope="col">When (UTC)</th>
@@ -57,20 +57,25 @@ function AccessLog() {
                   )}
                   {log.data.items.map((a) => (
                     <tr key={a.id}>
-                      <td className="audit-mono">{utc(a.at)}</td>
-                      <td>
+                      {/* A date-time is read whole: never broken mid-hour (QA: "2026-12-05 1 / 7:04:18Z"). */}
+                      <td data-label="When (UTC)" className="audit-mono audit-time audit-card-wide">
+                        {utc(a.at)}
+                      </td>
+                      <td data-label="Staff">
                         {a.support.name} <Badge tone="primary">{a.support.role}</Badge>
                         <div className="muted audit-small">{a.support.email}</div>
                       </td>
-                      <td>
+                      <td data-label="Whose history">
                         <Link to={`/support/users/${a.target_uid}`}>{a.target_email}</Link>
                       </td>
-                      <td>{a.reason}</td>
-                      <td>
+                      <td data-label="Reason" className="audit-card-wide">
+                        {a.reason}
+                      </td>
+                      <td data-label="What">
                         <Badge tone={a.view === 'export' ? 'warning' : 'neutral'}>{a.view}</Badge>
                         <div className="muted audit-small">{a.detail}</div>
                       </td>
-                      <td className="audit-mono audit-small">
+                      <td data-label="Request · digest" className="audit-mono audit-small audit-card-wide">
                         <div>{a.request_id}</div>
                         {a.digest && <div className="audit-digest">sha256 {a.digest}</div>}
                       </td>

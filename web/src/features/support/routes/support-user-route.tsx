@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
 import { auditReason, type TimelineEntry } from '@oj/contracts/audit';
@@ -14,7 +14,7 @@ import { RoleGate } from '@/features/auth/components/role-gate.tsx';
 import { overviewQuery, type AsOfTarget } from '../api/audit-api.ts';
 import { AsOfPanel } from '../components/as-of-panel.tsx';
 import { ExportPanel } from '../components/export-panel.tsx';
-import { forgetReason, saveReason, savedReason } from '../components/reason.ts';
+import { saveReason, savedReason } from '../components/reason.ts';
 import { TimelinePanel } from '../components/timeline-panel.tsx';
 import { VerifyPanel } from '../components/verify-panel.tsx';
 import { utc } from '../components/labels.ts';
@@ -29,9 +29,13 @@ const tabs: readonly TabItem<AuditTab>[] = [
   { id: 'export', label: 'Export' },
 ];
 
-/** Asks why the history is opened; nothing of the user's history is read before. */
-function ReasonGate({ onReason }: { onReason: (r: string) => void }) {
-  const [text, setText] = useState('');
+/**
+ * Asks why the history is opened; nothing of the user's history is read before. Asked again ("Change
+ * reason"), it starts from the current reason, and Cancel or Escape keeps it (QA: the reason was
+ * forgotten at once, with no way back).
+ */
+function ReasonGate({ onReason, current = null, onCancel }: { onReason: (r: string) => void; current?: string | null; onCancel?: () => void }) {
+  const [text, setText] = useState(current ?? '');
   const [touched, setTouched] = useState(false);
   const parsed = auditReason.safeParse(text);
   const submit = (e: FormEvent) => {
@@ -39,19 +43,40 @@ function ReasonGate({ onReason }: { onReason: (r: string) => void }) {
     setTouched(true);
     if (parsed.success) onReason(parsed.data);
   };
+  const escape = (e: KeyboardEvent) => {
+    if (e.key !== 'Escape' || !onCancel) return;
+    e.preventDefault();
+    onCancel();
+  };
   return (
-    <section className="card audit-gate" aria-label="Reason for access">
-      <h2 className="card-title">Why are you opening this history?</h2>
+    <section className="card audit-gate" aria-label="Reason for access" onKeyDown={escape}>
+      <h2 className="card-title">{current ? 'Why are you reading this history now?' : 'Why are you opening this history?'}</h2>
       <p className="muted">
         The reason is recorded with every read, together with your name and the request id. The trader sees it under “Access to your journal” on their profile.
       </p>
       <form onSubmit={submit}>
         <FormField label="Reason" required error={touched && !parsed.success ? (parsed.error.issues[0]?.message ?? null) : null} hint="For example a ticket number and what it is about.">
           {({ id, describedBy, invalid }) => (
-            <TextArea id={id} aria-describedby={describedBy} aria-invalid={invalid} rows={2} value={text} onChange={(e) => setText(e.target.value)} placeholder="Ticket 4711: the May premium total looks wrong" autoFocus />
+            <TextArea
+              id={id}
+              aria-describedby={describedBy}
+              aria-invalid={invalid}
+              rows={2}
+              value={text}
+              onChange={(e) => setText(e.target.value)}
+              placeholder="Ticket 4711: the May premium total looks wrong"
+              autoFocus
+            />
           )}
         </FormField>
-        <Button type="submit">Open history</Button>
+        <div className="audit-gate-actions">
+          <Button type="submit">{current ? 'Use this reason' : 'Open history'}</Button>
+          {onCancel && (
+            <Button type="button" variant="ghost" onClick={onCancel}>
+              Cancel
+            </Button>
+          )}
+        </div>
       </form>
     </section>
   );
@@ -92,23 +117,58 @@ function SupportUser() {
     if (!clean) setParams(new URLSearchParams(readableSearch), { replace: true });
   }, [clean, readableSearch, setParams]);
   const overview = useQuery({ ...overviewQuery(uid, reason ?? ''), enabled: reason !== null });
+  // "Change reason" asks again, from the current one; the history shows again only once it is given or kept.
+  const [changing, setChanging] = useState(false);
+  // Where keyboard focus goes once the next render is on screen: the element that had it is gone (the
+  // reason form, a timeline row's As of button in a panel now hidden), and focus fell to <body> (QA).
+  const focusNext = useRef<'summary' | 'as-of' | 'change-reason' | null>(null);
+  const summaryRef = useRef<HTMLElement>(null);
+  const asOfRef = useRef<HTMLElement>(null);
+  const changeRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    const want = focusNext.current;
+    if (!want) return;
+    const target = want === 'summary' ? summaryRef.current : want === 'as-of' ? asOfRef.current : changeRef.current;
+    if (target) {
+      focusNext.current = null;
+      target.focus();
+    } else if (want === 'summary' && overview.isError) {
+      // No summary to land on: the header's Change reason, beside the error.
+      focusNext.current = null;
+      changeRef.current?.focus();
+    }
+  });
 
   const crumbs = [{ label: 'Home', to: '/dashboard' }, { label: 'Audit replay', to: '/support/users' }, { label: overview.data?.user.name ?? 'History' }];
-  if (reason === null) {
+  if (reason === null || changing) {
     return (
       <>
         <PageHeader title="Audit replay" breadcrumb={crumbs} />
         <ReasonGate
+          current={changing ? reason : null}
+          onCancel={
+            changing
+              ? () => {
+                  setChanging(false);
+                  focusNext.current = 'change-reason';
+                }
+              : undefined
+          }
           onReason={(r) => {
             saveReason(uid, r);
             setReason(r);
+            setChanging(false);
+            focusNext.current = 'summary';
           }}
         />
       </>
     );
   }
   // One step: the As of tab right after the row's event (Back returns to the row's page of the timeline).
-  const showAsOf = (e: TimelineEntry) => go(withTab(withAsOfTarget(params, { event: e.position, ...(asOf?.formulas ? { formulas: asOf.formulas } : {}) }), 'as-of'));
+  const showAsOf = (e: TimelineEntry) => {
+    focusNext.current = 'as-of';
+    go(withTab(withAsOfTarget(params, { event: e.position, ...(asOf?.formulas ? { formulas: asOf.formulas } : {}) }), 'as-of'));
+  };
   const o = overview.data;
   return (
     <>
@@ -116,14 +176,7 @@ function SupportUser() {
         title={o ? `History of ${o.user.name}` : 'Audit replay'}
         breadcrumb={crumbs}
         actions={
-          <Button
-            variant="ghost"
-            size="sm"
-            onClick={() => {
-              forgetReason(uid);
-              setReason(null);
-            }}
-          >
+          <Button ref={changeRef} variant="ghost" size="sm" onClick={() => setChanging(true)}>
             Change reason
           </Button>
         }
@@ -136,7 +189,7 @@ function SupportUser() {
       )}
       {o && (
         <>
-          <section className="card audit-summary" aria-label="User">
+          <section className="card audit-summary" aria-label="User" ref={summaryRef} tabIndex={-1}>
             <div className="audit-summary-user">
               <div className="audit-user-name">
                 {o.user.name} {o.user.role !== 'User' && <Badge tone="primary">{o.user.role}</Badge>}
@@ -175,7 +228,7 @@ function SupportUser() {
           <div {...panelProps('timeline')}>
             <TimelinePanel uid={uid} reason={reason} onAsOf={showAsOf} />
           </div>
-          <div {...panelProps('as-of')}>{tab === 'as-of' && <AsOfPanel uid={uid} reason={reason} target={asOf} onTarget={setAsOf} formulasVersions={o.formulas_versions} />}</div>
+          <div {...panelProps('as-of')}>{tab === 'as-of' && <AsOfPanel uid={uid} reason={reason} target={asOf} onTarget={setAsOf} formulasVersions={o.formulas_versions} regionRef={asOfRef} />}</div>
           <div {...panelProps('verify')}>{tab === 'verify' && <VerifyPanel uid={uid} reason={reason} />}</div>
           <div {...panelProps('export')}>{tab === 'export' && <ExportPanel uid={uid} reason={reason} />}</div>
         </>
