@@ -161,10 +161,14 @@ describe('projections console', () => {
       };
       new MutationObserver(note).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-phase'] });
     });
-    await dialog.getByRole('button', { name: 'Rebuild' }).click();
+    // Confirmed by keyboard: once the dialog closes, focus is on the card's heading, not on <body> (QA: it
+    // returned to the Rebuild button, disabled while the build runs, and fell to <body>).
+    await dialog.getByRole('button', { name: 'Rebuild' }).press('Enter');
     const progress = card.getByTestId('rebuild-rebuild-trades');
     await progress.waitFor();
     await card.locator('[data-testid="rebuild-rebuild-trades"][data-phase="done"]').waitFor({ timeout: 60_000 });
+    const focusedId = () => page.evaluate(() => (document.activeElement === document.body ? 'body' : (document.activeElement?.id ?? '')));
+    expect(await focusedId()).toBe('ops-trades-title');
     const phases = await page.evaluate(() => (window as unknown as { phases: string[] }).phases);
     // A journal this small rebuilds in a blink: the panel may show 'done' first (the mid-build panel is
     // rendered in rebuild-progress.test.tsx). Whatever it showed, it never went back.
@@ -202,6 +206,15 @@ describe('projections console', () => {
     await deltas.waitFor();
     await deltas.getByText(`PAO changed for ${damagedTickers} trades of 1 user, largest −5`).waitFor();
     await screenshots(page, 'operations-diff');
+    // At 1280 px with the sidebar open, the table of differences fits its card: no heading cut (QA: "TOTALS THAT D…").
+    const tablesWrap = diff.getByTestId('diff-tables').locator('xpath=..');
+    const beforeCompare = page.viewportSize();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await tablesWrap.scrollIntoViewIfNeeded();
+    await screenshotAt(page, 'operations-diff-tables', { width: 1280, height: 800 }, { fullPage: false });
+    await expect.poll(() => tablesWrap.evaluate((el) => el.scrollWidth - el.clientWidth), { timeout: 10_000 }).toBeLessThanOrEqual(0);
+    expect(await diff.getByTestId('diff-tables').locator('th').evaluateAll((ths) => ths.filter((th) => th.scrollWidth > th.clientWidth).map((th) => th.textContent))).toEqual([]);
+    if (beforeCompare) await page.setViewportSize(beforeCompare);
 
     // Switch, with confirmation. A double click on the confirm sends one request (QA: the second one
     // was refused, 409, and logged as a refused switch). Both clicks land in one task, before React can
@@ -253,8 +266,9 @@ describe('projections console', () => {
     const log = page.getByTestId('actions-log');
     await log.locator('li[data-action="rollback"][data-outcome="ok"]').waitFor();
     await log.locator('li[data-action="switch"][data-outcome="ok"]').waitFor();
-    await log.locator('li[data-action="rebuild"][data-outcome="ok"]').waitFor();
-    expect(await log.getByText(operator.email).count()).toBe(3);
+    // .first(): a rebuild may be logged twice, when asked and when it ends (by the runner, not the operator).
+    await log.locator('li[data-action="rebuild"][data-outcome="ok"]').first().waitFor();
+    expect(await log.locator('.ops-action-who', { hasText: operator.email }).count()).toBe(3);
     await screenshots(page, 'operations-rolled-back');
 
     // The Roll back dialog open while another operator (a second tab: here the API) rolls back first. The
@@ -286,10 +300,11 @@ describe('projections console', () => {
     // Back to the first version from the button as it is now.
     await card.getByTestId('rollback-button').click();
     await rollbackDialog.getByText(`becomes live again; v${v2} is retired.`).waitFor();
-    await rollbackDialog.getByRole('button', { name: 'Roll back' }).click();
+    await rollbackDialog.getByRole('button', { name: 'Roll back' }).press('Enter');
     await rollbackDialog.waitFor({ state: 'hidden' });
     await card.locator(`tr[data-version="${v1}"][data-status="live"]`).waitFor();
     await card.locator(`tr[data-version="${v2}"][data-status="retired"]`).waitFor();
+    expect(await focusedId()).toBe('ops-trades-title');
 
     // Stop the flow: every trade added during the walk is in the live read model (the first version again).
     flowing = false;
@@ -429,6 +444,14 @@ describe('projections console', () => {
       await expect.poll(() => log.locator('li').count()).toBeGreaterThan(shown);
     }
     expect(await log.locator('li').count()).toBe(total);
+    // On a phone the log flows with the page: no inner scroll box hiding most entries (QA at 390 px: 6 of 13 in sight).
+    const wide = page.viewportSize();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect.poll(() => log.evaluate((el) => el.scrollHeight - el.clientHeight), { timeout: 10_000 }).toBeLessThanOrEqual(0);
+    expect(await log.evaluate((el) => getComputedStyle(el).overflowY)).toBe('visible');
+    await log.locator('li').nth(12).scrollIntoViewIfNeeded();
+    await screenshotAt(page, 'operations-actions-phone', { width: 390, height: 844 }, { fullPage: false });
+    if (wide) await page.setViewportSize(wide);
 
     // A log that cannot be read says so; it is not shown as an empty log.
     await page.route('**/api/v1/operations/actions**', (route) => route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ message: 'The database is not reachable.' }) }));

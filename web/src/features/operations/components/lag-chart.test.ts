@@ -41,18 +41,22 @@ function timeLabels(width: number, now: number) {
 }
 
 describe('lane lag chart', () => {
-  it('draws its time labels inside the chart: the last is not cut at its right edge (QA: "17:0")', () => {
+  it('draws its time labels inside the chart and apart: none cut at an edge, none run into the next (QA: "17:0", "12:1812:22")', () => {
     // Every 20 s over ten minutes: the labels' ticks move across the plot, one of them onto its edges.
+    // 100 px: a lane of four in a row at 1280 px; 150 px: two in a row on a phone.
     const start = Date.parse('2026-12-05T22:00:00Z');
-    for (const width of [140, 160, 220]) {
+    for (const width of [100, 120, 150, 220]) {
       for (let k = 0; k < 30; k++) {
         const labels = timeLabels(width, start + k * 20_000);
         expect(labels.length, `${width} px`).toBeGreaterThan(0);
-        for (const l of labels) {
-          // Five characters of a 9 px font: some 27 px wide.
-          const [left, right] = l.anchor === 'middle' ? [l.x - 13.5, l.x + 13.5] : l.anchor === 'end' ? [l.x - 27, l.x] : [l.x, l.x + 27];
-          expect(left, `${l.text} at ${width} px`).toBeGreaterThanOrEqual(0);
-          expect(right, `${l.text} at ${width} px`).toBeLessThanOrEqual(width);
+        // Five characters of a 9 px font: some 27 px wide.
+        const spans = labels
+          .map((l) => (l.anchor === 'middle' ? [l.x - 13.5, l.x + 13.5] : l.anchor === 'end' ? [l.x - 27, l.x] : [l.x, l.x + 27]) as [number, number])
+          .sort((a, b) => a[0] - b[0]);
+        for (const [i, [left, right]] of spans.entries()) {
+          expect(left, `${labels.map((l) => l.text).join(' ')} at ${width} px`).toBeGreaterThanOrEqual(0);
+          expect(right, `${labels.map((l) => l.text).join(' ')} at ${width} px`).toBeLessThanOrEqual(width);
+          if (i > 0) expect(left, `${labels.map((l) => l.text).join(' ')} at ${width} px`).toBeGreaterThanOrEqual(spans[i - 1]![1] + 2);
         }
       }
     }

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { catchUpRefusal, rebuildRequest, STALE_CHOICE_RESOLUTION, type OperationsLive, type ProjectionsStatusResponse } from '@oj/contracts/operations';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Badge, type BadgeTone } from '@/components/ui/badge.tsx';
@@ -33,6 +33,19 @@ const statusTone: Record<string, BadgeTone> = { live: 'success', building: 'prim
 export function ProjectionCard({ projection, live, onRebuildStarted }: { projection: ProjectionStatus; live: OperationsLive | null; onRebuildStarted: UpsertRebuild }) {
   const toast = useToast();
   const [confirm, setConfirm] = useState<Confirm | null>(null);
+  const confirmRef = useRef(confirm);
+  confirmRef.current = confirm;
+  // After a confirmed action the dialog closes and would hand focus back to the button that opened it,
+  // which is by then disabled (Rebuild while it runs) or gone (Switch, Abandon, Roll back once the status
+  // changes): focus fell to <body> (QA). The card's heading takes it instead, where the keyboard user
+  // reads what changed. Run after the dialog's own clean-up (effects of a child are torn down first).
+  const titleRef = useRef<HTMLHeadingElement>(null);
+  const focusTitle = useRef(false);
+  useEffect(() => {
+    if (confirm !== null || !focusTitle.current) return;
+    focusTitle.current = false;
+    titleRef.current?.focus();
+  }, [confirm]);
   const [switchWhenBuilt, setSwitchWhenBuilt] = useState(false);
   const [compare, setCompare] = useState<number | null>(null);
   const [userDialog, setUserDialog] = useState<UserRebuildOpening | null>(null);
@@ -87,6 +100,7 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
       const r = await fn();
       toast.success('message' in r ? r.message : r.action.message);
       // Close the dialog this action came from, never one opened since.
+      if (confirmRef.current === acting) focusTitle.current = true;
       setConfirm((c) => (c === acting ? null : c));
       return true;
     } catch (err) {
@@ -179,7 +193,7 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
     <article className="card ops-card ops-projection" data-testid={`projection-${name}`} aria-labelledby={`ops-${name}-title`}>
       <header className="ops-projection-head">
         <div>
-          <h2 id={`ops-${name}-title`} className="ops-card-title">
+          <h2 id={`ops-${name}-title`} className="ops-card-title" ref={titleRef} tabIndex={-1}>
             {name}
           </h2>
           <p className="ops-muted">
