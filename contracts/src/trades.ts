@@ -31,6 +31,7 @@ export const tradeMessages = {
   weekend: 'Weekend dates are not allowed.',
   expirationRequired: 'Expiration date is required.',
   expirationInvalid: 'Expiration date is invalid.',
+  expirationTooFar: 'Expiration date cannot be more than 5 years away.',
   notesMax: 'Max 100 characters',
   // Close trade.
   invalidContractSize: 'Invalid Contract Size',
@@ -102,6 +103,8 @@ export const TICKER_PATTERN = /^[A-Za-z0-9]{1,6}$/;
 export const NOTES_MAX = 100;
 export const SPLIT_TOLERANCE = 0.01;
 export const BACKDATE_YEARS = 2;
+/** How far ahead an expiration date may be (see checkExpirationDate). */
+export const EXPIRATION_MAX_YEARS = 5;
 
 // ---- request and answer schemas (API names) ----
 
@@ -347,10 +350,17 @@ export function checkOpenDate(value: string | undefined, today: string, form: 'a
 }
 
 /** Expiration may be in the future (the one exception), never on a weekend. */
-export function checkExpirationDate(value: string | undefined): string | null {
+/**
+ * The expiration date: a weekday, and at most EXPIRATION_MAX_YEARS ahead of today (New York). No option
+ * lists further out (LEAPS run about three years); a typo such as 9999-12-31 was accepted and read as
+ * 2.9 million days to expiry on the Open list, and as averages of hundreds of thousands of days on the
+ * dashboard and pulse (QA).
+ */
+export function checkExpirationDate(value: string | undefined, today: string): string | null {
   if (!value) return tradeMessages.expirationRequired;
   if (!parseIsoDate(value)) return tradeMessages.expirationInvalid;
   if (isWeekend(value)) return tradeMessages.weekend;
+  if (value > minusYears(today, -EXPIRATION_MAX_YEARS)) return tradeMessages.expirationTooFar;
   return null;
 }
 
@@ -413,7 +423,7 @@ export function checkOpenFields(input: TradeData, strategy: Strategy | undefined
   if (input.net_fee_to_open < 0) push('net_fee_to_open', tradeMessages.positiveNumber);
   if (!(input.contract_size >= 1)) push('contract_size', tradeMessages.contractSizeMin);
   push('trade_open_date', checkOpenDate(input.trade_open_date, today));
-  const exp = checkExpirationDate(input.expiration_date);
+  const exp = checkExpirationDate(input.expiration_date, today);
   push('expiration_date', exp);
   if (!exp && parseIsoDate(input.trade_open_date) && input.expiration_date < input.trade_open_date) push('expiration_date', tradeMessages.expirationBeforeOpen);
   if (strategy) issues.push(...checkStrikes(strategy, input.strike_prices, 'add'));

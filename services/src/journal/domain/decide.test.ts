@@ -87,6 +87,9 @@ describe('OpenTrade', () => {
     ['weekend open', { trade_open_date: '2026-02-01' }, 'Weekend dates are not allowed.'],
     ['weekend expiration', { expiration_date: '2026-02-21' }, 'Weekend dates are not allowed.'],
     ['expiration before open', { expiration_date: '2026-01-30' }, 'Expiration date must be on or after open date.'],
+    // More than five years ahead (QA: 9999-12-31 was accepted).
+    ['far expiration', { expiration_date: '2031-03-03' }, 'Expiration date cannot be more than 5 years away.'],
+    ['absurd expiration', { expiration_date: '9999-12-31' }, 'Expiration date cannot be more than 5 years away.'],
     ['strike', { strike_prices: [0] }, 'Strike price must be a positive number.'],
     ['missing strike', { strike_prices: [] }, 'Invalid strike price for leg 1.'],
     ['leg rule', { strategy_uid: 'bull-put-spread', strike_prices: [150, 155] }, 'Invalid strike price for leg 2.'],
@@ -100,6 +103,7 @@ describe('OpenTrade', () => {
   });
   it('accepts a future expiration, an open date exactly two years back, and four legs in order', () => {
     expect(when(empty, openCmd({ trade_open_date: '2024-03-04', expiration_date: '2027-01-15' }))).toHaveLength(1);
+    expect(when(empty, openCmd({ expiration_date: '2031-02-28' }))).toHaveLength(1);
     expect(when(empty, openCmd({ strategy_uid: 'iron-condor', strike_prices: [100, 105, 110, 115] }))).toHaveLength(1);
   });
 });
@@ -214,6 +218,7 @@ describe('RollTrade', () => {
     ['closed size -1', { contract_size: -1 }, {}, 'Must equal the new contract size [ 3 ].'],
     ['closed size unlike the new', { contract_size: 2 }, {}, 'Must equal the new contract size [ 3 ].'],
     ['new expiration', {}, { expiration_date: '2026-02-26' }, 'New Expiration date must be on or after close Date.'],
+    ['new expiration too far', {}, { expiration_date: '2031-03-03' }, 'Expiration date cannot be more than 5 years away.'],
     ['new price', {}, { stock_price_at_open: -1 }, 'Must be a positive number.'],
     ['missing new price', {}, { stock_price_at_open: undefined }, 'Must be a positive number.'],
     ['new delta', {}, { net_delta: 2 }, 'Must be between 0 and 1.'],
@@ -317,6 +322,7 @@ describe('EditTrade', () => {
     [{ trade_open_date: '2026-02-01' }, 'Weekend dates are not allowed.'],
     [{ trade_open_date: '2026-02-23' }, 'Must be before or same as Expiration Date'],
     [{ expiration_date: '2026-02-22' }, 'Weekend dates are not allowed.'],
+    [{ expiration_date: '2031-03-03' }, 'Expiration date cannot be more than 5 years away.'],
     [{ expiration_date: '2026-01-30' }, 'Must be same as or after Open Date'],
     [{ strike_prices: [0] }, 'Must be a positive number'],
     [{ contract_size: 0 }, 'Must be 1 or higher'],

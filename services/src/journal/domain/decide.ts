@@ -265,7 +265,7 @@ function decideRoll(c: Extract<JournalCommand, { type: 'RollTrade' }>, state: Li
   else if (next.contract_size > trade.contractSize) push('new_trade.contract_size', m.cannotExceedSize(trade.contractSize));
   // A roll closes what it opens; the closed size, when sent, must say the same (never a second number).
   else if (old.contract_size !== undefined && old.contract_size !== next.contract_size) push('old_trade.contract_size', m.rollSizesDiffer(next.contract_size));
-  const expIssue = checkExpirationDate(next.expiration_date);
+  const expIssue = checkExpirationDate(next.expiration_date, ctx.today);
   if (expIssue) push('new_trade.expiration_date', expIssue);
   else if (closeDate && parseIsoDate(closeDate) && next.expiration_date < closeDate) push('new_trade.expiration_date', m.newExpirationBeforeClose);
   const price = strategy.uses_cost_basis ? next.cost_basis ?? next.stock_price_at_open : next.stock_price_at_open ?? next.cost_basis;
@@ -431,7 +431,7 @@ function decideEdit(c: Extract<JournalCommand, { type: 'EditTrade' }>, state: Li
     if (!openIssue && parseIsoDate(merged.expirationDate) && merged.openDate > merged.expirationDate) push('trade_open_date', m.openDateAfterExpirationEdit);
   }
   if ('expirationDate' in changes) {
-    const expIssue = checkExpirationDate(merged.expirationDate);
+    const expIssue = checkExpirationDate(merged.expirationDate, ctx.today);
     push('expiration_date', expIssue);
     if (!expIssue && merged.expirationDate < merged.openDate) push('expiration_date', m.expirationBeforeOpenEdit);
   }

@@ -245,7 +245,7 @@ export function validateRoll(v: RollValues, trade: TradeTerms, strategy: Strateg
   nonNegative('newPremium', m.positiveNumber);
   nonNegative('fee', m.nonNegative);
   nonNegative('newFee', m.nonNegative);
-  const exp = checkExpirationDate(v.newExpirationDate);
+  const exp = checkExpirationDate(v.newExpirationDate, today);
   if (exp) e.newExpirationDate = exp;
   else if (v.closeDate && v.newExpirationDate < v.closeDate) e.newExpirationDate = m.newExpirationBeforeClose;
   const cs = parseNum(v.newContractSize);
@@ -288,7 +288,7 @@ export function validateEdit(v: EditValues, strategy: Strategy | undefined, toda
   const price = parseNum(v.price);
   if (price === null || price < 0) e.price = m.positiveNumberEdit;
   const open = v.openDate === storedOpenDate ? null : checkOpenDate(v.openDate, today, 'edit');
-  const exp = checkExpirationDate(v.expirationDate);
+  const exp = checkExpirationDate(v.expirationDate, today);
   if (open) e.openDate = open;
   if (exp) e.expirationDate = exp;
   // The order of the two dates is checked whenever both are dates, as the server does: an open date
