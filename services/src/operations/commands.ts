@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { diffFigures } from '@oj/projections/runtime/diff-figures';
 import { AppError } from '../app/errors.ts';
 import { isFinished, type RebuildRunner } from './rebuilds.ts';
+import type { ActionInput } from './actions.ts';
 
 /**
  * The console's operator commands over the projector runtime's own functions (rebuild.ts): each one
@@ -29,7 +30,7 @@ async function versions(deps: RuntimeDeps, name: string): Promise<RegistryRow[]>
 
 /** The runtime's refusals are plain errors with operator-facing messages: those become 409s. */
 const RUNTIME_REFUSALS = [/cannot catch up/, /has no version/, /no retired version/, /is not a retired version/, /keeps moving/, /keep moving/, /has no live version/, /no building version/, /not finished/, /not built/];
-function mapRuntimeError(error: unknown): never {
+export function mapRuntimeError(error: unknown): never {
   // The operator's choice was made from a state that changed since: said in the message itself, since
   // that is what the console shows under the dialog.
   if (error instanceof StaleVersionError) throw conflict(`${error.message} ${STALE_CHOICE_RESOLUTION}`, STALE_CHOICE_RESOLUTION);
@@ -51,6 +52,9 @@ async function assertNoRebuildRunning(runner: RebuildRunner, name: string, what:
   if (active) throw conflict(`A rebuild of ${name} is running${active.version ? ` (v${active.version}, ${active.phase})` : ''}: ${what} once it has finished.`, 'Follow its progress on this page.');
 }
 
+/** A switch to the live version changes nothing and is refused, by the console and the CLI alike. */
+export const alreadyLive = (name: string, version: number): string => `${name} v${version} is already live.`;
+
 const liveNow = (rows: RegistryRow[], version: number) => {
   const before = rows.find((r) => r.status === 'live');
   return before && before.version !== version ? `; v${before.version} is retired, kept for a rollback` : '';
@@ -60,7 +64,7 @@ export async function switchTo(deps: RuntimeDeps, runner: RebuildRunner, name: s
   const rows = await versions(deps, name);
   const target = rows.find((r) => r.version === version);
   if (!target) throw new AppError('not_found', `${name} has no version ${version}.`);
-  if (target.status === 'live') throw conflict(`${name} v${version} is already live.`);
+  if (target.status === 'live') throw conflict(alreadyLive(name, version));
   await assertNoRebuildRunning(runner, name, 'switch');
   if (target.status === 'building') {
     const progress = (await readRebuilds(deps.database.db)).find((r) => r.projection === name && r.version === version);
@@ -83,6 +87,40 @@ export async function switchTo(deps: RuntimeDeps, runner: RebuildRunner, name: s
   return `${name} v${version} is live${target.status === 'retired' ? ' again' : ''}${liveNow(rows, version)}.`;
 }
 
+/** What became of a version the registry no longer holds, as far as the database knows. */
+export type VersionFate = 'never built' | 'abandoned' | 'retired for good' | 'gone';
+
+export async function fateOf(db: RuntimeDeps['database']['db'], name: string, version: number): Promise<VersionFate> {
+  // Version numbers are handed out once each (projection_versions_issued): above the last one, never built.
+  const issued = await sql<{ last: number }>`select last_version as last from projection_versions_issued where name = ${name}`.execute(db);
+  const last = issued.rows[0]?.last;
+  if (last === undefined || version > Number(last)) return 'never built';
+  // The operator log says which command dropped it, when one did (console and CLI alike).
+  const dropped = await sql<{ action: string }>`select action from operator_actions
+    where projection = ${name} and version = ${version} and outcome = 'ok' and action in ('abandon', 'retire')
+    order by at desc, id desc limit 1`.execute(db);
+  const action = dropped.rows[0]?.action;
+  return action === 'abandon' ? 'abandoned' : action === 'retire' ? 'retired for good' : 'gone';
+}
+
+/**
+ * A rollback or abandon that named a version the registry no longer has: the runtime can only guess
+ * ("abandoned, or retired for good", "retired for good (or never built)"), so the refusal is said again
+ * from what is known (QA: v204 named before it existed read "it is gone"; an abandoned v205 read "retired
+ * for good"). Any other error is given back as it is.
+ */
+export async function explainGone(deps: RuntimeDeps, name: string, version: number | undefined, command: 'rollback' | 'abandon', error: unknown): Promise<unknown> {
+  if (!(error instanceof StaleVersionError) || version === undefined) return error;
+  if ((await readRegistry(deps.database.db, name)).some((r) => r.version === version)) return error;
+  const fate = await fateOf(deps.database.db, name, version);
+  if (fate === 'gone') return error;
+  const said =
+    fate === 'never built' ? `${name} has no v${version}: it was never built.`
+    : command === 'rollback' ? `${name} has no v${version} to roll back to now: it was ${fate}.`
+    : `${name} v${version} is no longer building: it was ${fate}.`;
+  return new StaleVersionError(said);
+}
+
 /**
  * Rolls back to `to`, the version the operator chose, replacing `from` when given. The runtime checks
  * both under the projection's locks, so the check and the switch cannot be split by another operator's.
@@ -90,7 +128,7 @@ export async function switchTo(deps: RuntimeDeps, runner: RebuildRunner, name: s
 export async function rollBack(deps: RuntimeDeps, runner: RebuildRunner, name: string, to: number, from?: number): Promise<{ message: string; version: number }> {
   await versions(deps, name);
   await assertNoRebuildRunning(runner, name, 'roll back');
-  const r = await rollback(deps, name, { to, ...(from !== undefined ? { from } : {}) }).catch(mapRuntimeError);
+  const r = await rollback(deps, name, { to, ...(from !== undefined ? { from } : {}) }).catch(async (e: unknown) => mapRuntimeError(await explainGone(deps, name, to, 'rollback', e)));
   return { message: `${name} rolled back from v${r.from ?? '-'} to v${r.to}.`, version: r.to };
 }
 
@@ -109,7 +147,7 @@ export async function retireVersions(deps: RuntimeDeps, name: string, version?: 
 export async function abandonBuild(deps: RuntimeDeps, runner: RebuildRunner, name: string, version: number): Promise<{ message: string; version: number }> {
   await versions(deps, name);
   await assertNoRebuildRunning(runner, name, 'abandon it');
-  const v = await abandon(deps, name, version).catch(mapRuntimeError);
+  const v = await abandon(deps, name, version).catch(async (e: unknown) => mapRuntimeError(await explainGone(deps, name, version, 'abandon', e)));
   if (v === null) throw conflict(`${name} has no building version to abandon.`);
   return { message: `Abandoned ${name} v${v}: its tables are dropped.`, version: v };
 }
@@ -177,6 +215,38 @@ export function rebuildMessage(state: RebuildState, request: { existing: boolean
   return `${what}: ${state.phase === 'queued' ? 'queued' : 'started'}.${unknown}`;
 }
 
+/**
+ * The operator log's entry for how a rebuild ended (built beside live, switched live, one user's rows
+ * recomputed, or failed), or null while it runs. Its own entry, after the one of the request: the log is
+ * append-only, and a rebuild ends long after it was asked for (or, in services mode, on a projector).
+ * The ref names this run of this rebuild (its id and start), so every console that sees the end, and
+ * the CLI that follows it, append it once between them.
+ */
+export function rebuildEnd(state: RebuildState): (ActionInput & { ref: string }) | null {
+  if (state.phase !== 'done' && state.phase !== 'failed') return null;
+  const what = state.userId
+    ? `Rebuild of ${state.projection} for user ${state.userEmail ? `${state.userEmail} (${state.userId})` : state.userId}`
+    : `Rebuild of ${state.projection}${state.version ? ` v${state.version}` : ''}`;
+  const by = state.requestedBy ? ` (asked for by ${state.requestedBy})` : '';
+  const ended =
+    state.phase === 'failed'
+      ? `failed: ${state.error ?? 'no reason given'}`
+      : state.userId
+        ? `done (${state.eventsDone} events): ${state.changes ? describeRowChanges(state.changes) : 'recomputed'}`
+        : state.switch
+          ? `built and switched: now live (${state.eventsDone} events)`
+          : `built beside the live version, not switched: compare, then switch or abandon it (${state.eventsDone} events)`;
+  return {
+    action: state.userId ? 'rebuild-user' : 'rebuild',
+    projection: state.projection,
+    version: state.version,
+    userId: state.userId,
+    outcome: state.phase === 'failed' ? 'failed' : 'ok',
+    message: `${what}${by} ended: ${ended}.`,
+    ref: `${state.id}@${state.startedAt}:end`,
+  };
+}
+
 /** Checks a rebuild request before it is queued: the projection exists and, for one user, has a live version built by this code. */
 export async function checkRebuild(deps: RuntimeDeps, name: string, userId?: string): Promise<void> {
   const projection = codeProjection(deps, name);
@@ -202,11 +272,13 @@ export async function interruptedBuilds(deps: RuntimeDeps): Promise<Array<{ proj
     if (!building || building.codeVersion !== p.version) continue;
     const built = await sql<{ built: boolean }>`select built_at is not null as built from projection_rebuilds where projection = ${p.name} and version = ${building.version}`.execute(db);
     if (built.rows[0]?.built) continue;
-    const last = await sql<{ action: string; outcome: string; actor_email: string }>`select action, outcome, actor_email from operator_actions
-      where projection = ${p.name} and action in ('rebuild', 'switch', 'rollback', 'retire', 'abandon') and outcome in ('ok', 'queued')
+    // The console's own requests: a rebuild's end (the system's entry) is not one, and a CLI rebuild
+    // stopped half-way is the CLI's to run again (docs/operations.md), not the console's to resume.
+    const last = await sql<{ action: string; outcome: string; actor_email: string; actor_role: string }>`select action, outcome, actor_email, actor_role from operator_actions
+      where projection = ${p.name} and action in ('rebuild', 'switch', 'rollback', 'retire', 'abandon') and outcome in ('ok', 'queued') and actor_role <> 'system'
       order by at desc, id desc limit 1`.execute(db);
     const a = last.rows[0];
-    if (a?.action === 'rebuild') out.push({ projection: p.name, requestedBy: `${a.actor_email} (resumed after a restart)` });
+    if (a?.action === 'rebuild' && a.actor_role !== 'CLI') out.push({ projection: p.name, requestedBy: `${a.actor_email} (resumed after a restart)` });
   }
   return out;
 }

@@ -12,6 +12,8 @@ import { readRegistry } from '@oj/projections/runtime/registry';
 import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
 import { migrate } from '../platform/migrations.ts';
 import { appendPremiums, figuresProjection, visible } from './testing.ts';
+import { OperationsConsole } from './live.ts';
+import { sql } from 'kysely';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `ojops${randomUUID().slice(0, 8)}`;
@@ -112,6 +114,29 @@ describe('services mode (REDIS_URL): rebuilds are projector jobs, the board is f
       await new Promise((r) => setTimeout(r, 50));
     }
   }, 60_000);
+
+  it("logs how each rebuild job ended, once, whichever gateways' consoles see it end (QA: only \"started … ok\")", async () => {
+    // The jobs of the test before: a rebuild that switched, and a one-user recompute.
+    const ends = async () =>
+      (await sql<{ action: string; version: number | null; outcome: string; message: string; actor_role: string }>`select action, version, outcome, message, actor_role from operator_actions
+        where actor_role = 'system' order by at, id`.execute(database.db)).rows;
+    for (let i = 0; i < 200 && (await ends()).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    const seen = await ends();
+    expect(seen.map((e) => [e.action, e.version, e.outcome])).toEqual([
+      ['rebuild', 1, 'ok'],
+      ['rebuild-user', 1, 'ok'],
+    ]);
+    expect(seen[0]!.message).toMatch(/^Rebuild of ops_figures v1 \(asked for by .+\) ended: built and switched: now live \(10 events\)\.$/);
+    // Another gateway's console, opened after the jobs ended, finds the same ends and adds none.
+    const other = new OperationsConsole({ deps: () => ({ database, eventStore: store, projections: t.deps.projections!, lanes: 2 }), bull: { connection: redisConnection(REDIS_URL), prefix } });
+    try {
+      await other.recordEnds();
+      await other.recordEnds();
+    } finally {
+      await other.close();
+    }
+    expect(await ends()).toEqual(seen);
+  }, 30_000);
 
   it('ends an event stream once its user is no longer an operator', async () => {
     const operator = await signInAs(t, { role: 'Operator' });

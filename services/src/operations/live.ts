@@ -1,11 +1,13 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Registry } from 'prom-client';
-import type { LagSample, LaneError, OperationsLive } from '@oj/contracts/operations';
+import type { LagSample, LaneError, OperationsLive, RebuildState } from '@oj/contracts/operations';
 import { readLag } from '@oj/projections/runtime/registry';
 import { laneQueueName } from '@oj/projections/runtime/projector';
 import type { RuntimeDeps } from '@oj/projections/runtime/rebuild';
-import { BullRebuilds, InProcessRebuilds, type RebuildRunner } from './rebuilds.ts';
+import { BullRebuilds, InProcessRebuilds, STOPPED_FOR_RESTART, type RebuildRunner } from './rebuilds.ts';
+import { SYSTEM_ACTOR, recordActionOnce } from './actions.ts';
+import { rebuildEnd } from './commands.ts';
 
 export const SAMPLE_SECONDS = 5;
 const HISTORY_MS = 15 * 60 * 1000;
@@ -42,6 +44,11 @@ export class OperationsConsole {
   #sampling: Promise<void> | null = null;
   #closed = false;
   #unsubscribe: (() => void) | null = null;
+  /** Rebuild ends this console has appended to the operator log (or found there already). */
+  readonly #endsRecorded = new Set<string>();
+  /** Rebuilds whose request is being answered: their end waits for the request's own entry. */
+  readonly #held = new Map<string, number>();
+  #recordingEnds: Promise<void> = Promise.resolve();
 
   constructor(options: ConsoleOptions) {
     this.#options = options;
@@ -54,11 +61,59 @@ export class OperationsConsole {
   async ensureStarted(): Promise<void> {
     if (this.#closed) return;
     if (!this.#timer) {
-      this.#unsubscribe = this.rebuilds.onChange(() => this.#emit({ type: 'rebuilds' }));
+      this.#unsubscribe = this.rebuilds.onChange(() => {
+        this.#emit({ type: 'rebuilds' });
+        void this.recordEnds();
+      });
       this.#timer = setInterval(() => void this.sample(), this.sampleSeconds * 1000);
       this.#timer.unref();
+      // Ends of rebuilds that finished while no console watched (a job of the last day) are appended too.
+      void this.recordEnds();
       await this.sample();
     } else if (!this.#history.length) await this.sample();
+  }
+
+  /**
+   * Appends to the operator log how each finished rebuild ended (commands.ts `rebuildEnd`), once: every
+   * gateway's console sees a BullMQ job end, and each appends it with the same ref, which the table
+   * takes once. Runs one at a time; resolves when the rebuilds known now are recorded.
+   */
+  /**
+   * A rebuild request is being answered: the end of that rebuild is not logged before the request's own
+   * entry (a one-user recompute can end before its request is logged). `release` once it is logged;
+   * `answered`: the state the answer gave, whose entry already says how it ended if it had.
+   */
+  holdEnds(id: string): void {
+    this.#held.set(id, (this.#held.get(id) ?? 0) + 1);
+  }
+
+  releaseEnds(id: string, answered?: RebuildState): Promise<void> {
+    const n = (this.#held.get(id) ?? 1) - 1;
+    if (n > 0) this.#held.set(id, n);
+    else this.#held.delete(id);
+    const told = answered ? rebuildEnd(answered) : null;
+    if (told) this.#endsRecorded.add(told.ref);
+    return this.recordEnds();
+  }
+
+  recordEnds(): Promise<void> {
+    this.#recordingEnds = this.#recordingEnds.then(async () => {
+      try {
+        const db = this.#options.deps().database.db;
+        for (const state of await this.rebuilds.list()) {
+          // Not an end: a console rebuild stopped with the server resumes at the next start, and one
+          // refused at once (a CLI rebuild holds the lock) never started (its request is logged refused).
+          if (state.error === STOPPED_FOR_RESTART || (this.rebuilds.kind === 'in-process' && state.phase === 'failed' && /already running/.test(state.error ?? ''))) continue;
+          const end = rebuildEnd(state);
+          if (!end || this.#endsRecorded.has(end.ref) || this.#held.has(state.id)) continue;
+          await recordActionOnce(db, SYSTEM_ACTOR, end);
+          this.#endsRecorded.add(end.ref);
+        }
+      } catch (err) {
+        this.#options.onError?.(err, 'record rebuild ends');
+      }
+    });
+    return this.#recordingEnds;
   }
 
   /** Takes one lag sample now (also what the timer runs); concurrent calls share one. */
@@ -172,7 +227,11 @@ export class OperationsConsole {
     this.#timer = null;
     this.#unsubscribe?.();
     await this.#sampling?.catch(() => undefined);
+    // The ends seen so far; then, in process, of the rebuilds that finished while stopping (listing a
+    // closed BullMQ runner would open its queue again).
+    await this.recordEnds();
     await this.rebuilds.close();
+    if (this.rebuilds.kind === 'in-process') await this.recordEnds();
     await Promise.all([...this.#laneQueues.values()].map((q) => q.close().catch(() => undefined)));
     await this.#laneRedis?.quit().catch(() => this.#laneRedis?.disconnect());
     this.#listeners.clear();

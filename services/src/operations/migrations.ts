@@ -39,4 +39,16 @@ export const migrations: MigrationSet = {
       await sql`drop function if exists operator_actions_append_only()`.execute(db);
     },
   },
+  '202612051800_operator_actions_ref': {
+    async up(db: Kysely<any>) {
+      // An entry written once whoever writes it: a rebuild's end is seen by every gateway's console and
+      // by the CLI following it, and each appends it with the same ref (`on conflict do nothing`).
+      await sql`alter table operator_actions add column if not exists ref text`.execute(db);
+      await sql`create unique index if not exists operator_actions_ref on operator_actions (ref) where ref is not null`.execute(db);
+    },
+    async down(db: Kysely<any>) {
+      await sql`drop index if exists operator_actions_ref`.execute(db);
+      await sql`alter table operator_actions drop column if exists ref`.execute(db);
+    },
+  },
 };

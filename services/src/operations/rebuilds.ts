@@ -36,6 +36,9 @@ function lockedConflict(message: string): AppError {
   return new AppError('conflict', message, { resolution: 'Wait for the running rebuild (its progress is on this page or in `npm run projections -- status`), then try again.' });
 }
 
+/** Why a console rebuild stopped with the server: not its end, the next start resumes it (embedded mode). */
+export const STOPPED_FOR_RESTART = 'The server is stopping: run the rebuild again to resume it from its checkpoint.';
+
 class StopRequested extends Error {}
 
 export class InProcessRebuilds implements RebuildRunner {
@@ -88,7 +91,7 @@ export class InProcessRebuilds implements RebuildRunner {
     };
     const onProgress = (p: RebuildProgress) => {
       // Thrown after a committed batch, the one safe place: the rebuild resumes from its checkpoint.
-      if (this.#stopping && p.phase === 'building') throw new StopRequested('The server is stopping: run the rebuild again to resume it from its checkpoint.');
+      if (this.#stopping && p.phase === 'building') throw new StopRequested(STOPPED_FOR_RESTART);
       update({ version: p.version, phase: p.phase === 'done' ? 'switching' : p.phase, eventsDone: p.eventsDone, eventsTotal: p.eventsTotal, rate: p.rate, etaSeconds: p.etaSeconds });
     };
     const run = rebuild(this.#deps(), request.projection, { ...(request.userId ? { userId: request.userId } : {}), switch: request.switch, onProgress })

@@ -20,7 +20,9 @@ import {
   switchRequest,
   type OperationsLive,
   type OperatorAction,
+  type RebuildState,
 } from '@oj/contracts/operations';
+import { rebuildJobId } from '@oj/projections/runtime/rebuild-job';
 import { allProjections } from '@oj/projections/catalogue';
 import { projectionsStatus } from '@oj/projections/runtime/status';
 import { DEFAULT_BULL_PREFIX, redisConnection } from '@oj/projections/runtime/projector';
@@ -29,7 +31,7 @@ import type { RuntimeDeps } from '@oj/projections/runtime/rebuild';
 import { AppError } from '../app/errors.ts';
 import { principalOf } from '../app/principal.ts';
 import { findUserByEmail, findUserByUid } from '../identity/users.ts';
-import { listActions, recordAction, type ActionInput } from './actions.ts';
+import { listActions, recordAction, type ActionInput, type ActionKind } from './actions.ts';
 import { abandonBuild, checkRebuild, diffVersions, interruptedBuilds, rebuildMessage, retireVersions, rollBack, switchTo } from './commands.ts';
 import { OperationsConsole } from './live.ts';
 import { QUEUES_URL, registerQueuesBoard, setBoardCookie } from './queues-board.ts';
@@ -103,6 +105,28 @@ export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
     }
   };
 
+  /**
+   * A request the contracts refuse (422: a rollback, retire or abandon naming no version, a version that
+   * is no whole number, an unknown field) is an attempt too, and the log keeps refused attempts: these
+   * routes take their validation error (`attachValidation`) to log it, then answer it as any 422.
+   */
+  const refuseInvalid = async (request: FastifyRequest, action: ActionKind): Promise<void> => {
+    const invalid = request.validationError;
+    if (!invalid) return;
+    const issue = (invalid as { validation?: Array<{ message?: string; instancePath?: string }> }).validation?.[0];
+    const name = (request.params as { name?: unknown } | undefined)?.name;
+    const field = [String((invalid as { validationContext?: string }).validationContext ?? ''), ...String(issue?.instancePath ?? '').split('/').filter(Boolean)].filter(Boolean).join('.');
+    await recordAction(app.deps.database.db, principalOf(request), {
+      action,
+      projection: typeof name === 'string' ? name : '',
+      version: null,
+      outcome: 'refused',
+      message: `Invalid request${field ? ` (${field})` : ''}: ${issue?.message ?? invalid.message}`,
+    }).catch((err) => request.log.error({ err }, 'could not record an operator action'));
+    throw invalid;
+  };
+  const validated = { attachValidation: true } as const;
+
   app.get(
     '/operations/projections',
     { onRequest: operator, schema: { ...doc, response: { 200: projectionsStatusResponse, ...errors } } },
@@ -168,22 +192,35 @@ export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/operations/projections/:name/rebuild',
-    { onRequest: operator, schema: { ...doc, params: projectionParams, body: rebuildRequest, response: { 202: rebuildResponse, ...errors } } },
+    { ...validated, onRequest: operator, schema: { ...doc, params: projectionParams, body: rebuildRequest, response: { 202: rebuildResponse, ...errors } } },
     async (request, reply) => {
+      const asked = request.body as Partial<typeof request.body> | undefined;
+      await refuseInvalid(request, asked?.userId || asked?.userEmail ? 'rebuild-user' : 'rebuild');
       const { name } = request.params;
       const { userEmail } = request.body;
       let { userId } = request.body;
       // The account's own e-mail, shown on the progress card beside the id (the operator typed it).
       let accountEmail: string | undefined;
       if (userEmail) {
-        if (userId) throw new AppError('invalid', 'Give a user id or an e-mail, not both.');
+        // Refused here is an attempt too, logged with the e-mail it named (QA: an unknown e-mail left no trace).
+        const refused = async (error: AppError): Promise<AppError> => {
+          await recordAction(app.deps.database.db, principalOf(request), { action: 'rebuild-user', projection: name, userId: userId ?? null, outcome: 'refused', message: `User ${userEmail}: ${error.message}` }).catch((err) =>
+            request.log.error({ err }, 'could not record an operator action'),
+          );
+          return error;
+        };
+        if (userId) throw await refused(new AppError('invalid', 'Give a user id or an e-mail, not both.'));
         const user = await findUserByEmail(runtimeDeps().database.db, userEmail);
-        if (!user) throw new AppError('not_found', 'No user account has this e-mail.');
+        if (!user) throw await refused(new AppError('not_found', 'No user account has this e-mail.'));
         userId = user.uid;
         accountEmail = user.email;
       }
       const toSwitch = userId ? false : (request.body.switch ?? false);
       const actor = principalOf(request);
+      // The rebuild's end is its own entry (live.ts), written after this request's.
+      const id = rebuildJobId(name, userId);
+      live.holdEnds(id);
+      let answered: RebuildState | undefined;
       const result = await act(request, { action: userId ? 'rebuild-user' : 'rebuild', projection: name, userId: userId ?? null }, async () => {
         const deps = runtimeDeps();
         await checkRebuild(deps, name, userId);
@@ -193,8 +230,9 @@ export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
         // An id no account has is still a valid request (it clears rows left for it, if any), but a
         // mistyped id reads like a healthy user: the answer says so.
         const unknownUser = Boolean(userId && !(await findUserByUid(deps.database.db, userId)));
+        answered = state;
         return { message: rebuildMessage(state, { existing, switchRequested: toSwitch, unknownUser }), rebuild: state, existing, version: state.version };
-      });
+      }).finally(() => live.releaseEnds(id, answered));
       // The log says `queued` for work that goes on after the answer.
       reply.code(202);
       return { rebuild: result.rebuild, existing: result.existing, action: result.action };
@@ -209,8 +247,9 @@ export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/operations/projections/:name/switch',
-    { onRequest: operator, schema: { ...doc, params: projectionParams, body: switchRequest, response: { 200: operatorActionResult, ...errors } } },
+    { ...validated, onRequest: operator, schema: { ...doc, params: projectionParams, body: switchRequest, response: { 200: operatorActionResult, ...errors } } },
     async (request) => {
+      await refuseInvalid(request, 'switch');
       const { name } = request.params;
       const { version } = request.body;
       const r = await act(request, { action: 'switch', projection: name, version }, async () => ({ message: await switchTo(runtimeDeps(), live.rebuilds, name, version), version }));
@@ -220,8 +259,9 @@ export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/operations/projections/:name/rollback',
-    { onRequest: operator, schema: { ...doc, params: projectionParams, body: rollbackRequest, response: { 200: operatorActionResult, ...errors } } },
+    { ...validated, onRequest: operator, schema: { ...doc, params: projectionParams, body: rollbackRequest, response: { 200: operatorActionResult, ...errors } } },
     async (request) => {
+      await refuseInvalid(request, 'rollback');
       const { name } = request.params;
       const { version, from } = request.body;
       const r = await act(request, { action: 'rollback', projection: name, version }, () => rollBack(runtimeDeps(), live.rebuilds, name, version, from));
@@ -231,8 +271,9 @@ export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/operations/projections/:name/retire',
-    { onRequest: operator, schema: { ...doc, params: projectionParams, body: retireRequest, response: { 200: operatorActionResult, ...errors } } },
+    { ...validated, onRequest: operator, schema: { ...doc, params: projectionParams, body: retireRequest, response: { 200: operatorActionResult, ...errors } } },
     async (request) => {
+      await refuseInvalid(request, 'retire');
       const { name } = request.params;
       const { version } = request.body;
       const r = await act(request, { action: 'retire', projection: name, version: version ?? null }, async () => {
@@ -245,8 +286,9 @@ export const operationsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/operations/projections/:name/abandon',
-    { onRequest: operator, schema: { ...doc, params: projectionParams, body: abandonRequest, response: { 200: operatorActionResult, ...errors } } },
+    { ...validated, onRequest: operator, schema: { ...doc, params: projectionParams, body: abandonRequest, response: { 200: operatorActionResult, ...errors } } },
     async (request) => {
+      await refuseInvalid(request, 'abandon');
       const { name } = request.params;
       const { version } = request.body;
       const r = await act(request, { action: 'abandon', projection: name, version }, () => abandonBuild(runtimeDeps(), live.rebuilds, name, version));
