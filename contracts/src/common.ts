@@ -70,7 +70,11 @@ export const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Date must be in 
  * 2026-13-45 would otherwise reach SQL as an invalid date (a 500) or date arithmetic as NaN (QA: the
  * audit's as-of answered 500). Stored and answered dates keep `isoDate`: they were checked on the way in.
  */
-export const calendarDate = isoDate.refine((v) => parseIsoDate(v) !== null, { message: 'Date is invalid.' });
+export const calendarDate = z
+  .string()
+  // A date not in the format is said once: the calendar check would add "Date is invalid." (QA).
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'Date must be in YYYY-MM-DD format.', abort: true })
+  .refine((v) => parseIsoDate(v) !== null, { message: 'Date is invalid.' });
 
 export const uid = z.string().min(1).max(64);
 

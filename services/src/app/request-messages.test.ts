@@ -40,6 +40,11 @@ describe('messages of refused requests', () => {
     }
   });
 
+  it('a list date not in the format is said once, not also "Date is invalid." (QA)', async () => {
+    const r = await t.app.inject({ method: 'GET', url: '/api/v1/trades/status/closed?sd=2026-1-05&ed=2026-02-27', headers: { authorization: user.authorization } });
+    expect([r.statusCode, r.json().detail]).toEqual([422, [{ field: 'querystring.sd', message: 'Date must be in YYYY-MM-DD format.' }]]);
+  });
+
   it('trades by date: a well-formed date that does not exist says so', async () => {
     expect(await call('GET', '/trades/trade-by-date/2026-02-30')).toEqual([422, 'Date 2026-02-30 does not exist on the calendar.']);
     expect(await call('GET', '/trades/trade-by-date/2026-2-3')).toEqual([422, 'Date must be in YYYY-MM-DD format.']);
