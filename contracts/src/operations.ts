@@ -54,6 +54,13 @@ export const projectionsStatusResponse = z.object({
 });
 export type ProjectionsStatusResponse = z.infer<typeof projectionsStatusResponse>;
 
+/**
+ * The formulas version of a read model's code version (`codeVersion`, "Built by"): trades numbers its
+ * versions formulas x 100 + the tables' shape version (v203: formulas v2, the number support's audit
+ * screens show, with shape 3); a code version below 100 is the formulas version itself.
+ */
+export const formulasOfCodeVersion = (codeVersion: number): number => (codeVersion >= 100 ? Math.floor(codeVersion / 100) : codeVersion);
+
 // ---------------------------------------------------------------------------------------------------
 // The projections console (Admin and Operator): rebuilds with live progress, diffs, switch, rollback,
 // retire, the operator-actions log and the lag history. Every route answers 403 to other roles.

@@ -19,6 +19,9 @@ import { claimDataDir } from './runtime/data-dir-lock.ts';
 import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
 import { upcastJournalEvent } from '@oj/infra/eventstore/create';
 import { smallJournal } from './trades/testing.ts';
+import { tradesProjection } from './trades/projection.ts';
+import { hostname, userInfo } from 'node:os';
+import { sql } from 'kysely';
 
 const run = promisify(execFile);
 const cli = join(import.meta.dirname, 'cli.ts');
@@ -135,6 +138,51 @@ describe('projections CLI on the embedded PGlite (no DATABASE_URL, no REDIS_URL)
     expect(waiting.stdout).not.toContain('in progress/stopped');
     expect((await projections(['switch', 'trades', String(building)], env)).stdout).toContain(`trades v${building} is live`);
     expect((await projections(['retire', 'trades'], env)).stdout).toMatch(/trades: dropped v\d+/);
+  });
+
+  it('logs what it did in the operator log as the CLI, refuses a switch to the live version as the console does, prints formulas as the screens number them and says what became of a version (QA)', { timeout: 240_000 }, async () => {
+    const env = { DATA_DIR: dataDir, PROJECTOR_LANES: '2' };
+    const code = tradesProjection.version;
+    // "formulas v203" was the code version: trades numbers it formulas x 100 + shape.
+    const status = await projections(['status'], env);
+    expect(status.stdout).toMatch(new RegExp(`  v\\d+ live +formulas v${Math.floor(code / 100)} \\(code v${code}\\) tables`));
+    const versions = async () => JSON.parse((await projections(['status', '--json'], env)).stdout).projections.find((p: { name: string }) => p.name === 'trades').versions as Array<{ version: number; status: string }>;
+    const live = (await versions()).find((v) => v.status === 'live')!.version;
+    const again = await projections(['switch', 'trades', String(live)], env);
+    expect([again.code, again.stdout, again.stderr]).toEqual([1, '', `trades v${live} is already live.\n`]);
+    const never = live + 50;
+    const unbuilt = await projections(['abandon', 'trades', '--version', String(never)], env);
+    expect([unbuilt.code, unbuilt.stderr]).toEqual([1, `trades has no v${never}: it was never built.\n`]);
+    expect((await projections(['rebuild', 'trades', '--no-switch'], env)).code).toBe(0);
+    const building = (await versions()).find((v) => v.status === 'building')!.version;
+    expect((await projections(['abandon', 'trades'], env)).stdout).toBe(`trades: dropped building v${building}\n`);
+    const back = await projections(['rollback', 'trades', '--version', String(building)], env);
+    expect([back.code, back.stderr]).toEqual([1, `trades has no v${building} to roll back to now: it was abandoned.\n`]);
+
+    const claim = claimDataDir(dataDir);
+    const db = await openDatabase({ dataDir: `${dataDir}/pg` });
+    try {
+      const { rows } = await sql<{ actor_id: string; actor_email: string; actor_role: string; action: string; version: number | null; outcome: string; message: string }>`
+        select actor_id, actor_email, actor_role, action, version, outcome, message from operator_actions order by at, id`.execute(db.db);
+      const who = `${userInfo().username}@${hostname()}`;
+      expect(rows.every((r) => r.actor_role === 'CLI' && r.actor_email === `CLI (${who})` && r.actor_id === `cli:${who}`)).toBe(true);
+      // The first test's commands (each rebuild started, then ended; status and diff change nothing), then this one's.
+      expect(rows.map((r) => [r.action, r.outcome])).toEqual([
+        ['rebuild', 'ok'], ['rebuild', 'ok'], ['rebuild-user', 'ok'], ['rebuild-user', 'ok'], ['rebuild', 'ok'], ['rebuild', 'ok'], ['switch', 'ok'], ['retire', 'ok'],
+        ['switch', 'refused'], ['abandon', 'refused'], ['rebuild', 'ok'], ['rebuild', 'ok'], ['abandon', 'ok'], ['rollback', 'refused'],
+      ]);
+      expect(rows[8]!.message).toBe(`trades v${live} is already live.`);
+      expect(rows[9]!.message).toBe(`trades has no v${never}: it was never built.`);
+      expect(rows.slice(-4).map((r) => [r.version, r.message])).toEqual([
+        [building, 'Rebuild of trades (CLI, no switch): started.'],
+        [building, expect.stringMatching(new RegExp(`^Rebuild of trades v${building} \\(asked for by CLI \\(.+\\)\\) ended: built beside the live version, not switched`))],
+        [building, `trades: dropped building v${building}`],
+        [building, `trades has no v${building} to roll back to now: it was abandoned.`],
+      ]);
+    } finally {
+      await db.close();
+      claim.release();
+    }
   });
 });
 

@@ -6,11 +6,12 @@ import { createEventStore } from '@oj/infra/eventstore/create';
 import type { EventStore } from '@oj/infra/eventstore/port';
 import { allProjections } from './catalogue.ts';
 import { claimDataDir, DataDirBusyError } from './runtime/data-dir-lock.ts';
-import { describeRowChanges } from '@oj/contracts/operations';
+import { describeRowChanges, type RebuildState } from '@oj/contracts/operations';
 import { abandon, diff, rebuild, retire, rollback, switchVersion, type RebuildProgress, type RuntimeDeps } from './runtime/rebuild.ts';
 import { formatStatus, projectionsStatus } from './runtime/status.ts';
 import { redisConnection } from './runtime/projector.ts';
-import { enqueueRebuild, followRebuild, openRebuildQueue, type RebuildJobData } from './runtime/rebuild-job.ts';
+import { enqueueRebuild, followRebuild, openRebuildQueue, rebuildJobId, type RebuildJobData } from './runtime/rebuild-job.ts';
+import { readRegistry } from './runtime/registry.ts';
 import type { RebuildResult } from './runtime/rebuild.ts';
 
 const usage = `Usage: npm run projections -- <command>
@@ -81,6 +82,89 @@ async function open(config: Config): Promise<{ deps: RuntimeDeps; close(): Promi
   };
 }
 
+/**
+ * The operator log (`operator_actions`, services/src/operations/actions.ts) of what this command did to
+ * the read models: the console logs every request to rebuild, switch, roll back, retire or abandon, and
+ * so does the CLI (QA: its actions were in no log), under the operating-system user and host that ran it
+ * (`CLI (<user>@<host>)`, role CLI): nobody signs in to a terminal. A refusal (the runtime's, the same
+ * the console answers with a 409) is logged `refused` and anything else that stops it `failed`; a
+ * rebuild's end is an entry of its own after its start, as the console writes it. Usage errors are
+ * answered before the store is opened and are not logged.
+ */
+async function operatorLog(deps: RuntimeDeps) {
+  // Imported when used, as the migrations are: the operator log is the services' table.
+  const { cliActor, recordAction, recordActionOnce } = await import('@oj/services/operations/actions');
+  const { AppError } = await import('@oj/services/app/errors');
+  const commands = await import('@oj/services/operations/commands');
+  const db = deps.database.db;
+  const actor = cliActor();
+  type Entry = { action: 'rebuild' | 'rebuild-user' | 'switch' | 'rollback' | 'retire' | 'abandon'; projection: string; version?: number | null; userId?: string | null };
+  /** A refusal is what the console would answer with a 4xx; anything else failed. */
+  const refused = (error: unknown): boolean => {
+    if (error instanceof CliRefusal) return true;
+    try {
+      commands.mapRuntimeError(error);
+    } catch (mapped) {
+      return mapped instanceof AppError && mapped.statusCode < 500;
+    }
+    return false;
+  };
+  const record = (entry: Entry, outcome: 'ok' | 'refused' | 'failed', message: string) => recordAction(db, actor, { ...entry, outcome, message });
+  return {
+    actor,
+    /** Runs one command, prints its message, and logs how it ended; a refusal is said as the console says it. */
+    async act(entry: Entry, run: () => Promise<{ message: string; version?: number | null }>): Promise<void> {
+      let done: { message: string; version?: number | null };
+      try {
+        done = await run();
+      } catch (error) {
+        const better = entry.action === 'rollback' || entry.action === 'abandon' ? await commands.explainGone(deps, entry.projection, entry.version ?? undefined, entry.action, error) : error;
+        await record(entry, refused(better) ? 'refused' : 'failed', better instanceof Error ? better.message : String(better));
+        throw better;
+      }
+      await record({ ...entry, version: done.version ?? entry.version ?? null }, 'ok', done.message);
+      process.stdout.write(`${done.message}\n`);
+    },
+    /** The request to rebuild, once it has started (or ended without a report): logged `ok`, as the console logs it. */
+    started: (entry: Entry, message: string) => record(entry, 'ok', message),
+    /** A rebuild that never started (the lock held, an unknown projection) or failed: one entry, refused or failed. */
+    stopped: (entry: Entry, error: unknown) => record(entry, refused(error) ? 'refused' : 'failed', error instanceof Error ? error.message : String(error)),
+    /** How a rebuild ended, once (the console following the same job appends the same entry, by its ref). */
+    async ended(state: RebuildState): Promise<void> {
+      const end = commands.rebuildEnd(state);
+      if (end) await recordActionOnce(db, actor, end);
+    },
+    switchRefusal: (name: string, version: number) => new CliRefusal(commands.alreadyLive(name, version)),
+  };
+}
+
+/** A command the CLI refuses itself, as the console does (a switch to the live version): logged `refused`, exit code 1. */
+class CliRefusal extends Error {}
+
+/** A rebuild as the console's log describes it (commands.ts `rebuildEnd`). */
+function rebuildState(r: { id: string; projection: string; userId?: string | undefined; switch: boolean; startedAt: string; requestedBy: string }, end: { result?: RebuildResult; error?: unknown }): RebuildState {
+  const res = end.result;
+  return {
+    id: r.id,
+    projection: r.projection,
+    userId: r.userId ?? null,
+    userEmail: null,
+    switch: res ? res.switched : r.switch,
+    version: res?.version ?? null,
+    phase: end.error === undefined ? 'done' : 'failed',
+    eventsDone: res?.eventsApplied ?? 0,
+    eventsTotal: null,
+    rate: 0,
+    etaSeconds: null,
+    changes: res?.changes ?? null,
+    error: end.error === undefined ? null : end.error instanceof Error ? end.error.message : String(end.error),
+    requestedBy: r.requestedBy,
+    startedAt: r.startedAt,
+    updatedAt: new Date().toISOString(),
+    runner: 'in-process',
+  };
+}
+
 const options = {
   user: { type: 'string' },
   'batch-size': { type: 'string' },
@@ -136,7 +220,15 @@ async function main(argv: string[]): Promise<number> {
       ...(values['segment-events'] !== undefined ? { segmentEvents: count('segment-events') } : {}),
       switch: !values['no-switch'],
     };
-    printResults(await rebuildThroughJob(config.REDIS_URL, config.BULLMQ_PREFIX, data), values.user);
+    // The store is opened only for the operator log here: the projector runs the job.
+    const { deps, close } = await open(config);
+    try {
+      const log = await operatorLog(deps);
+      const entry = { action: values.user ? ('rebuild-user' as const) : ('rebuild' as const), projection: target, userId: values.user ?? null };
+      printResults(await rebuildThroughJob(config.REDIS_URL, config.BULLMQ_PREFIX, { ...data, requestedBy: log.actor.email } as RebuildJobData, log, entry), values.user);
+    } finally {
+      await close();
+    }
     return 0;
   }
   const { deps, close } = await open(config);
@@ -150,28 +242,60 @@ async function main(argv: string[]): Promise<number> {
       }
       case 'rebuild': {
         const target = needName();
+        const log = await operatorLog(deps);
+        const entry = { action: values.user ? ('rebuild-user' as const) : ('rebuild' as const), projection: target, userId: values.user ?? null };
+        const run = { id: rebuildJobId(target, values.user), projection: target, userId: values.user, switch: !values['no-switch'], startedAt: new Date().toISOString(), requestedBy: log.actor.email };
+        const what = values.user ? `Rebuild of ${target} for user ${values.user} (CLI)` : `Rebuild of ${target} (CLI${values['no-switch'] ? ', no switch' : ''})`;
+        // Logged once it has started (the rebuild lock taken): one that cannot start is one refused entry.
+        let started: Promise<unknown> | null = null;
+        const start = (version: number | null) => (started ??= log.started({ ...entry, version }, `${what}: started.`));
         const bar = progressBar();
-        const results = await rebuild(deps, target, {
-          ...(values.user ? { userId: values.user } : {}),
-          ...(values['batch-size'] !== undefined ? { batchSize: count('batch-size') } : {}),
-          ...(values['segment-events'] !== undefined ? { segmentEvents: count('segment-events') } : {}),
-          switch: !values['no-switch'],
-          onProgress: (p) => bar.update(p),
-        });
+        let results: RebuildResult[];
+        try {
+          results = await rebuild(deps, target, {
+            ...(values.user ? { userId: values.user } : {}),
+            ...(values['batch-size'] !== undefined ? { batchSize: count('batch-size') } : {}),
+            ...(values['segment-events'] !== undefined ? { segmentEvents: count('segment-events') } : {}),
+            switch: !values['no-switch'],
+            onProgress: (p) => {
+              bar.update(p);
+              void start(p.version);
+            },
+          });
+        } catch (error) {
+          bar.done();
+          if (started) {
+            await started;
+            await log.ended(rebuildState(run, { error }));
+          } else await log.stopped(entry, error);
+          throw error;
+        }
         bar.done();
+        await start(results[0]?.version ?? null);
+        for (const r of results) await log.ended(rebuildState({ ...run, projection: target === 'all' ? r.projection : target }, { result: r }));
         printResults(results, values.user);
         return 0;
       }
       case 'switch': {
         const v = Number(arg);
         if (!Number.isInteger(v)) throw new UsageError('switch needs a version number');
-        await switchVersion(deps, needName(), v);
-        process.stdout.write(`${name} v${v} is live\n`);
+        const target = needName();
+        const log = await operatorLog(deps);
+        await log.act({ action: 'switch', projection: target, version: v }, async () => {
+          // Refused as the console refuses it (QA: "is live", exit 0, where the API answers 409).
+          if ((await readRegistry(deps.database.db, target)).some((r) => r.version === v && r.status === 'live')) throw log.switchRefusal(target, v);
+          await switchVersion(deps, target, v);
+          return { message: `${target} v${v} is live` };
+        });
         return 0;
       }
       case 'rollback': {
-        const r = await rollback(deps, needName(), version !== undefined ? { to: version } : {});
-        process.stdout.write(`${name}: v${r.to} is live again (v${r.from ?? '-'} retired, kept until retire)\n`);
+        const target = needName();
+        const log = await operatorLog(deps);
+        await log.act({ action: 'rollback', projection: target, version: version ?? null }, async () => {
+          const r = await rollback(deps, target, version !== undefined ? { to: version } : {});
+          return { message: `${target}: v${r.to} is live again (v${r.from ?? '-'} retired, kept until retire)`, version: r.to };
+        });
         return 0;
       }
       case 'diff': {
@@ -191,13 +315,22 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       }
       case 'retire': {
-        const dropped = await retire(deps, needName(), version);
-        process.stdout.write(dropped.length ? `${name}: dropped v${dropped.join(', v')}\n` : `${name}: no retired version\n`);
+        const target = needName();
+        const log = await operatorLog(deps);
+        await log.act({ action: 'retire', projection: target, version: version ?? null }, async () => {
+          const dropped = await retire(deps, target, version);
+          // One version dropped names it, so a later refusal naming it can say it was retired for good.
+          return { message: dropped.length ? `${target}: dropped v${dropped.join(', v')}` : `${target}: no retired version`, version: dropped.length === 1 ? dropped[0]! : (version ?? null) };
+        });
         return 0;
       }
       case 'abandon': {
-        const v = await abandon(deps, needName(), version);
-        process.stdout.write(v === null ? `${name}: nothing building\n` : `${name}: dropped building v${v}\n`);
+        const target = needName();
+        const log = await operatorLog(deps);
+        await log.act({ action: 'abandon', projection: target, version: version ?? null }, async () => {
+          const v = await abandon(deps, target, version);
+          return { message: v === null ? `${target}: nothing building` : `${target}: dropped building v${v}`, version: v };
+        });
         return 0;
       }
       default:
@@ -222,12 +355,28 @@ function printResults(results: RebuildResult[], userId: string | undefined): voi
  * Services mode: the rebuild is a `projector-rebuild` job run by a projector process (so it survives
  * this terminal, and a killed projector's rebuild is resumed by the next one); this process follows it.
  */
-async function rebuildThroughJob(redisUrl: string, prefix: string, data: RebuildJobData): Promise<RebuildResult[]> {
+async function rebuildThroughJob(
+  redisUrl: string,
+  prefix: string,
+  data: RebuildJobData,
+  log: Awaited<ReturnType<typeof operatorLog>>,
+  entry: Parameters<Awaited<ReturnType<typeof operatorLog>>['started']>[0],
+): Promise<RebuildResult[]> {
   // A test hook, not configuration: how long to wait for a projector before warning that none runs.
   const warnMs = Number(process.env.REBUILD_PICKUP_WARN_MS ?? 5000);
   const rq = await openRebuildQueue(redisConnection(redisUrl), prefix);
   try {
-    const { job, existing } = await enqueueRebuild(rq.queue, data);
+    let enqueued: Awaited<ReturnType<typeof enqueueRebuild>>;
+    try {
+      enqueued = await enqueueRebuild(rq.queue, data);
+    } catch (error) {
+      await log.stopped(entry, error);
+      throw error;
+    }
+    const { job, existing } = enqueued;
+    await log.started(entry, `Rebuild of ${data.target}${data.userId ? ` for user ${data.userId}` : ''} (CLI): ${existing ? 'already queued or running, following it' : 'queued'}.`);
+    // The job's run as the console names it (rebuilds.ts `toState`): whoever sees its end first logs it.
+    const run = { id: job.id ?? rebuildJobId(data.target, data.userId), projection: data.target, userId: data.userId, switch: data.switch !== false, startedAt: new Date(job.timestamp).toISOString(), requestedBy: (job.data as { requestedBy?: string }).requestedBy ?? log.actor.email };
     process.stderr.write(
       existing
         ? `A rebuild with job id ${job.id} is already queued or running: following it (its own options apply).\n`
@@ -235,7 +384,7 @@ async function rebuildThroughJob(redisUrl: string, prefix: string, data: Rebuild
     );
     const bar = progressBar();
     try {
-      return await followRebuild(job, rq.events, {
+      const results = await followRebuild(job, rq.events, {
         idleWarnMs: warnMs,
         onProgress: (p) => bar.update(p),
         onNotPickedUp: () =>
@@ -243,7 +392,12 @@ async function rebuildThroughJob(redisUrl: string, prefix: string, data: Rebuild
             `!! No projector picked up the rebuild within ${warnMs / 1000}s: no projector is running? Start \`npm run projector\`, ` +
               'or pass --here to run it in this process. The job stays queued; still waiting.\n',
           ),
+      }).catch(async (error: unknown) => {
+        await log.ended(rebuildState(run, { error }));
+        throw error;
       });
+      await log.ended(rebuildState(run, { result: results[0]! }));
+      return results;
     } finally {
       bar.done();
     }

@@ -1,4 +1,4 @@
-import type { ProjectionsStatusResponse } from '@oj/contracts/operations';
+import { formulasOfCodeVersion, type ProjectionsStatusResponse } from '@oj/contracts/operations';
 import { projectionStatus } from './registry.ts';
 import type { RuntimeDeps } from './rebuild.ts';
 
@@ -89,7 +89,10 @@ export function formatStatus(status: ProjectionsStatusResponse): string {
     out.push('', `${p.name} (code v${p.codeVersion ?? '-'})${p.warning ? `  !! ${p.warning}` : ''}`);
     for (const v of p.versions) {
       const counts = Object.entries(v.counts).map(([t, n]) => `${t}=${n}`).join(' ');
-      out.push(`  v${v.version} ${v.status.padEnd(8)} formulas v${v.codeVersion} tables ${Object.values(v.tables).join(', ')}${counts ? `  rows ${counts}` : ''}`);
+      // Formulas as the screens number them (QA: "formulas v203" where support's screens say formulas v2).
+      const formulas = formulasOfCodeVersion(v.codeVersion);
+      const built = formulas === v.codeVersion ? `formulas v${formulas}` : `formulas v${formulas} (code v${v.codeVersion})`;
+      out.push(`  v${v.version} ${v.status.padEnd(8)} ${built} tables ${Object.values(v.tables).join(', ')}${counts ? `  rows ${counts}` : ''}`);
     }
     for (const r of p.rebuilds.filter((r) => !r.finishedAt)) {
       // A complete build of `rebuild --no-switch` waits for the operator, not for a resume (QA).
