@@ -1,3 +1,4 @@
+import { useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { errorMessage } from '@/lib/api-client.ts';
 import { formatDateTime } from '@/lib/format.ts';
@@ -114,6 +115,17 @@ export function AdminMessagesRoute() {
     });
   // Other roles never ask: the server would refuse them anyway (403).
   const list = useContactMessages(page, allowed);
+  // A message chosen low in the list (or on a phone, where the reader is below it) is brought into view;
+  // it opened out of sight before (QA).
+  const readerRef = useRef<HTMLElement>(null);
+  const [opened, setOpened] = useState(0);
+  useEffect(() => {
+    if (opened > 0) readerRef.current?.scrollIntoView({ block: 'nearest' });
+  }, [opened]);
+  const open = (id: string) => {
+    go({ message: id });
+    setOpened((n) => n + 1);
+  };
 
   if (!allowed) {
     return <RestrictedArea title="Support staff only" description="Contact messages are read by administrators and support staff." />;
@@ -128,6 +140,17 @@ export function AdminMessagesRoute() {
             <Spinner label="Loading messages..." />
           ) : list.isError ? (
             <Alert tone="danger">{errorMessage(list.error, 'Failed to load messages.')}</Alert>
+          ) : list.data.items.length === 0 && list.data.total > 0 ? (
+            // A page past the last one (an old link, messages deleted since): not "no messages" (QA).
+            <EmptyState
+              icon={<Icon name="mail" size={26} />}
+              title={`Page ${page} is past the last page (${list.data.pages}).`}
+              action={
+                <Button variant="secondary" size="sm" onClick={() => go({ page: list.data.pages })}>
+                  Go to page {list.data.pages}
+                </Button>
+              }
+            />
           ) : list.data.items.length === 0 ? (
             <EmptyState icon={<Icon name="mail" size={26} />} title="No messages yet" />
           ) : (
@@ -135,7 +158,7 @@ export function AdminMessagesRoute() {
               <ul className="message-items">
                 {list.data.items.map((m) => (
                   <li key={m.id}>
-                    <button type="button" className={`message-item${selected === m.id ? ' active' : ''}`} aria-pressed={selected === m.id} onClick={() => go({ message: m.id })}>
+                    <button type="button" className={`message-item${selected === m.id ? ' active' : ''}`} aria-pressed={selected === m.id} onClick={() => open(m.id)}>
                       <span className="message-item-head">
                         <strong>{m.subject}</strong>
                         <span className="muted nowrap message-meta">{formatDateTime(m.created_at)}</span>
@@ -160,7 +183,9 @@ export function AdminMessagesRoute() {
             </>
           )}
         </section>
-        <section className="card messages-reader">{selected ? <MessageReader id={selected} /> : <p className="muted">Choose a message to read it.</p>}</section>
+        <section className="card messages-reader" ref={readerRef}>
+          {selected ? <MessageReader id={selected} /> : <p className="muted">Choose a message to read it.</p>}
+        </section>
       </div>
     </>
   );
