@@ -189,7 +189,7 @@ export function AsOfPanel({
           </label>
           <label>
             <span>Trees of trade</span>
-            <TextInput value={trade} onChange={(e) => setTrade(e.target.value)} placeholder="trade uid (all if empty)" maxLength={64} />
+            <TextInput value={trade} onChange={(e) => setTrade(e.target.value)} placeholder="trade uid or #short id (all if empty)" maxLength={64} />
           </label>
           <Button type="submit" size="sm" disabled={!date && !trade.trim() && target === null}>
             Show

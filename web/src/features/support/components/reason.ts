@@ -21,10 +21,3 @@ export function saveReason(uid: string, reason: string): void {
   }
 }
 
-export function forgetReason(uid: string): void {
-  try {
-    sessionStorage.removeItem(key(uid));
-  } catch {
-    // nothing stored
-  }
-}
