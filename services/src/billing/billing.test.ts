@@ -162,6 +162,8 @@ describe('trial to paid, renewal', () => {
     ] as const) {
       expect(await b.call(u, 'POST', '/auth/create-subscription', body)).toMatchObject({ status: 422, body: { message } });
     }
+    // A body far larger than two ids is refused unread.
+    expect((await b.call(u, 'POST', '/auth/create-subscription', { paymentMethodId: 'pm_1', priceId: PRICE_ID, padding: 'x'.repeat(3 * 1024 * 1024) })).status).toBe(413);
     const pm = await b.saveCard(u);
     expect(await b.call(u, 'POST', '/auth/create-subscription', { paymentMethodId: pm, priceId: 'price_other' })).toMatchObject({ status: 422, body: { message: m.unknownPrice } });
     expect((await b.call(u, 'POST', '/auth/create-subscription', { paymentMethodId: pm, priceId: PRICE_ID })).status).toBe(200);

@@ -25,7 +25,9 @@ import {
 import { createStripeClient } from './stripe-client.ts';
 import { handleStripeWebhook } from './webhooks.ts';
 
-const errors = { 400: errorBody, 401: errorBody, 402: errorBody, 403: errorBody, 404: errorBody, 409: errorBody, 422: errorBody, 503: errorBody };
+const errors = { 400: errorBody, 401: errorBody, 402: errorBody, 403: errorBody, 404: errorBody, 409: errorBody, 413: errorBody, 422: errorBody, 503: errorBody };
+/** The payment calls carry two Stripe ids at most: anything larger is refused before it is parsed (QA: 3 MB was). */
+const BODY_LIMIT = 16 * 1024;
 
 export const billingContext = (deps: AppDeps): BillingContext => ({
   db: deps.database.db,
@@ -51,29 +53,29 @@ export const billingRoutes: FastifyPluginAsyncZod = async (app) => {
     subscriptionDetails(ctx, principalOf(request).userId),
   );
 
-  app.post('/auth/create-payment-intent', { ...guard, schema: { tags, security, response: { 200: createPaymentIntentResponse, ...errors } } }, async (request) =>
+  app.post('/auth/create-payment-intent', { ...guard, bodyLimit: BODY_LIMIT, schema: { tags, security, response: { 200: createPaymentIntentResponse, ...errors } } }, async (request) =>
     createSetupIntent(ctx, caller(request)),
   );
 
   app.post(
     '/auth/create-subscription',
-    { ...guard, schema: { tags, security, body: createSubscriptionRequest, response: { 200: createSubscriptionResponse, ...errors } } },
+    { ...guard, bodyLimit: BODY_LIMIT, schema: { tags, security, body: createSubscriptionRequest, response: { 200: createSubscriptionResponse, ...errors } } },
     async (request) => ({ status: 'success' as const, message: m.activated, subscription_data: await createSubscription(ctx, caller(request), request.body) }),
   );
 
-  app.post('/auth/cancel-subscription', { ...guard, schema: { tags, security, response: { 200: frontendDataResponse, ...errors } } }, async (request) => ({
+  app.post('/auth/cancel-subscription', { ...guard, bodyLimit: BODY_LIMIT, schema: { tags, security, response: { 200: frontendDataResponse, ...errors } } }, async (request) => ({
     message: m.canceled,
     frontend_data: await cancelSubscription(ctx, caller(request)),
   }));
 
-  app.post('/auth/reactivate-subscription', { ...guard, schema: { tags, security, response: { 200: frontendDataResponse, ...errors } } }, async (request) => {
+  app.post('/auth/reactivate-subscription', { ...guard, bodyLimit: BODY_LIMIT, schema: { tags, security, response: { 200: frontendDataResponse, ...errors } } }, async (request) => {
     const { details, message } = await reactivateSubscription(ctx, caller(request));
     return { message, frontend_data: details };
   });
 
   app.post(
     '/auth/update-payment-method',
-    { ...guard, schema: { tags, security, body: updatePaymentMethodRequest, response: { 200: updatePaymentMethodResponse, ...errors } } },
+    { ...guard, bodyLimit: BODY_LIMIT, schema: { tags, security, body: updatePaymentMethodRequest, response: { 200: updatePaymentMethodResponse, ...errors } } },
     async (request) => ({ status: 'success' as const, message: m.paymentUpdated, subscription_data: await updatePaymentMethod(ctx, caller(request), request.body.paymentMethodId) }),
   );
 
