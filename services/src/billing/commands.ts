@@ -53,6 +53,11 @@ const conflictOf = (fn: () => void) => {
   }
 };
 
+/** A charge Stripe's card network refused (a decline): the user's to fix. */
+const isCardError = (error: unknown): boolean => (error as { type?: string } | null)?.type === 'StripeCardError';
+/** Stripe has no such object (removed since, or never there). */
+export const isStripeMissing = (error: unknown): boolean => (error as { code?: string } | null)?.code === 'resource_missing';
+
 /**
  * Stripe's refusals: a card problem is the user's to fix (402, Stripe's message, worded by `cardMessage`
  * where the call's context says more); the rest is ours (503).
@@ -60,8 +65,8 @@ const conflictOf = (fn: () => void) => {
 function providerError(error: unknown, fallback: string, logger?: Logger, cardMessage: (reason: string) => string = (reason) => reason): never {
   if (error instanceof AppError) throw error;
   const e = error as { type?: string; message?: string; code?: string; statusCode?: number };
-  if (e?.type === 'StripeCardError') throw new AppError('payment_required', cardMessage(e.message ?? m.cardDeclined));
-  if (e?.type === 'StripeInvalidRequestError' && e.code === 'resource_missing') throw new AppError('not_found', m.paymentMethodNotFound);
+  if (isCardError(error)) throw new AppError('payment_required', cardMessage(e.message ?? m.cardDeclined));
+  if (e?.type === 'StripeInvalidRequestError' && isStripeMissing(error)) throw new AppError('not_found', m.paymentMethodNotFound);
   logger?.error({ err: error }, 'stripe call failed');
   throw new AppError('unavailable', fallback, { resolution: m.providerUnavailable });
 }
@@ -389,10 +394,10 @@ async function chargeOrRecordDecline<T>(
   try {
     return await call();
   } catch (error) {
-    const e = error as { type?: string; message?: string };
-    if (e?.type === 'StripeCardError') {
+    if (isCardError(error)) {
       const now = ctx.clock.now();
-      const command: SubscriptionCommand = { type: 'RecordChargeDeclined', during: charge.during, paymentMethodId: charge.paymentMethodId, reason: e.message ?? m.cardDeclined };
+      const reason = (error as { message?: string }).message ?? m.cardDeclined;
+      const command: SubscriptionCommand = { type: 'RecordChargeDeclined', during: charge.during, paymentMethodId: charge.paymentMethodId, reason };
       await runCommand(ctx, userId, (s) => decide(command, s, { now }), { actor: userActor(userId), command: command.type });
     }
     return providerError(error, charge.fallback ?? m.serverError, ctx.logger, charge.cardMessage);
@@ -423,7 +428,7 @@ export async function settleAwaitedRenewal(
     ended = sub.status === 'canceled' || sub.status === 'incomplete_expired';
     if (!ended) paid = (await stripe.invoices.list({ subscription: subscriptionId, status: 'paid', limit: 1 })).data[0];
   } catch (error) {
-    if ((error as { code?: string })?.code !== 'resource_missing') return providerError(error, m.serverError, ctx.logger);
+    if (!isStripeMissing(error)) return providerError(error, m.serverError, ctx.logger);
     ended = true;
   }
   const record = (command: SubscriptionCommand) => runCommand(ctx, userId, (s) => decide(command, s, { now }), { actor, command: command.type });

@@ -1,6 +1,6 @@
 import { billingMessages as m } from '@oj/contracts/billing';
 import { AppError } from '../app/errors.ts';
-import { cardOf, invoicePeriod, invoiceSubscriptionId, userOfCustomer, type BillingContext } from './commands.ts';
+import { cardOf, invoicePeriod, invoiceSubscriptionId, isStripeMissing, userOfCustomer, type BillingContext } from './commands.ts';
 import { decide, type SubscriptionCommand } from './domain/decide.ts';
 import type { Stripe } from './stripe-client.ts';
 import { runCommand, stripeActor } from './store.ts';
@@ -62,7 +62,7 @@ async function currentSubscription(ctx: BillingContext, sent: Stripe.Subscriptio
   try {
     return await ctx.stripe!.subscriptions.retrieve(sent.id);
   } catch (error) {
-    if ((error as { code?: string })?.code === 'resource_missing') return sent;
+    if (isStripeMissing(error)) return sent;
     // Not recorded as handled: Stripe retries a webhook answered with an error.
     ctx.logger?.error({ err: error, event: eventId }, 'stripe call failed while handling a webhook');
     throw new AppError('unavailable', m.providerUnavailable);
@@ -121,7 +121,7 @@ async function commandOf(ctx: BillingContext, event: Stripe.Event): Promise<{ us
         pm = typeof pmRef === 'string' ? await ctx.stripe!.paymentMethods.retrieve(pmRef) : pmRef;
       } catch (error) {
         // A card Stripe does not know (removed since) is nothing to record; retrying would not change that.
-        if ((error as { code?: string })?.code === 'resource_missing') return ignored(ctx, event, 'a payment method Stripe no longer has');
+        if (isStripeMissing(error)) return ignored(ctx, event, 'a payment method Stripe no longer has');
         // Not recorded as handled: Stripe retries a webhook answered with an error.
         ctx.logger?.error({ err: error, event: event.id }, 'stripe call failed while handling a webhook');
         throw new AppError('unavailable', m.providerUnavailable);
