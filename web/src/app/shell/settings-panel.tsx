@@ -2,6 +2,7 @@ import { useId, useRef, useState } from 'react';
 import { ITEMS_PER_PAGE_OPTIONS, setItemsPerPage, useItemsPerPage } from '@/lib/settings.ts';
 import { applyTheme, savedTheme, type Theme } from '@/lib/theme.ts';
 import { useDismiss } from '@/lib/use-dismiss.ts';
+import './settings-panel.css';
 
 /** The top bar's gear (`data-settings-toggle`), which toggles the panel: a press on it is not a press outside. */
 const SETTINGS_TOGGLE_ATTR = 'data-settings-toggle';

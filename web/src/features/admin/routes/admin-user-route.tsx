@@ -12,6 +12,7 @@ import { useToast } from '@/components/ui/toast.tsx';
 import { RestrictedArea } from '@/features/auth/components/role-gate.tsx';
 import { useSession } from '@/features/auth/hooks/use-session.ts';
 import { adminUserQueryOptions, useAdminUser } from '../api/get-admin-user.ts';
+import '../admin.css';
 
 function failureText(error: unknown): string {
   if (error instanceof ApiError) {

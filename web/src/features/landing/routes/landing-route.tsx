@@ -5,6 +5,7 @@ import { Icon, type IconName } from '@/components/ui/icons.tsx';
 import { LegalDialog } from '@/components/legal/legal-dialog.tsx';
 import { useSession } from '@/features/auth/hooks/use-session.ts';
 import { useBilling } from '@/lib/console-config.ts';
+import '../landing.css';
 
 const features: { icon: IconName; title: string; text: string }[] = [
   { icon: 'layers', title: 'Every strategy, every leg', text: 'Cash-secured puts, covered calls, spreads, straddles, strangles, iron condors and butterflies, with one, two or four legs.' },
