@@ -1,7 +1,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { formatCompact, formatDate, formatDateTime, formatLongDate, formatMoneyShort, formatMoneyTick, todayInNewYork } from './format.ts';
+import { formatCompact, formatDate, formatDateTime, formatLongDate, formatMoneyShort, formatMoneyTick, formatStrikes, todayInNewYork } from './format.ts';
 
 describe('format', () => {
+  it('writes strikes to the cent on every screen (QA: upcoming expirations showed "$100.123456789")', () => {
+    expect(formatStrikes([580, 570])).toBe('$580 / $570');
+    expect(formatStrikes([582.5])).toBe('$582.5');
+    expect(formatStrikes([100.123456789])).toBe('$100.12');
+    expect(formatStrikes([7.25, 0.05])).toBe('$7.25 / $0.05');
+  });
+
   it('abbreviates money with K and M from 1000', () => {
     expect(formatMoneyShort(999.5)).toBe('$999.50');
     expect(formatMoneyShort(1000)).toBe('$1K');

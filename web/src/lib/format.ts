@@ -53,6 +53,14 @@ function digits(n: number): string {
   return fixed.includes('.') ? fixed.replace(/\.?0+$/, '') : fixed;
 }
 
+/** A price without trailing zeros, to the cent: 580 -> '580', 582.5 -> '582.5', 100.123456 -> '100.12'. */
+export function trimNumber(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(2).replace(/0$/, '');
+}
+
+/** A trade's strikes, leg by leg: '$580 / $570'. */
+export const formatStrikes = (sp: readonly number[]): string => sp.map((s) => `$${trimNumber(s)}`).join(' / ');
+
 export function formatPercent(value: number | null | undefined, digits = 2): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '—';
   return `${value.toFixed(digits)}%`;

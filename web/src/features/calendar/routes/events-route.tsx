@@ -8,7 +8,7 @@ import { Icon } from '@/components/ui/icons.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
 import { daysBetween } from '@oj/contracts/business-date';
-import { formatDate, formatMoney, todayInNewYork } from '@/lib/format.ts';
+import { formatDate, formatMoney, formatStrikes, todayInNewYork } from '@/lib/format.ts';
 import { useUpcomingExpirations } from '../api/get-upcoming-expirations.ts';
 import { CalendarTabs } from '../components/calendar-tabs.tsx';
 import '../calendar.css';
@@ -75,7 +75,7 @@ export function EventsRoute() {
                       <li key={t.uid} className="ev-trade">
                         <strong>{t.ticker}</strong>
                         <span className="muted">{strategyByUid(t.su)?.name ?? t.su}</span>
-                        <span>{t.sp.map((s) => `$${s}`).join(' / ')}</span>
+                        <span>{formatStrikes(t.sp)}</span>
                         <span className="muted">
                           {t.cs} × · opened {formatDate(t.tod)}
                         </span>

@@ -2,9 +2,8 @@ import type { ReactNode } from 'react';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { Icon } from '@/components/ui/icons.tsx';
 import { strategyByUid } from '@oj/contracts/strategies';
-import { formatDate, formatMoney, formatPercent } from '@/lib/format.ts';
+import { formatDate, formatStrikes, formatMoney, formatPercent } from '@/lib/format.ts';
 
-const strikes = (sp: number[]) => sp.map((s) => `$${s}`).join(' / ');
 const name = (su: string) => strategyByUid(su)?.name ?? su;
 const signed = (t: TradeListItem) => (t.ot === 2 ? -t.pao : t.pao);
 
@@ -64,7 +63,7 @@ const tone = (x: number) => (x >= 0 ? 'pulse-pos' : 'pulse-neg');
 
 const openColumns: Column[] = [
   { header: 'Strategy', cell: (t) => name(t.su) },
-  { header: 'Strikes', cell: (t) => strikes(t.sp) },
+  { header: 'Strikes', cell: (t) => formatStrikes(t.sp) },
   { header: 'Opened', cell: (t) => formatDate(t.tod) },
   { header: 'Expires', cell: (t) => formatDate(t.ed) },
   { header: 'Contracts', num: true, cell: (t) => t.cs },
@@ -73,7 +72,7 @@ const openColumns: Column[] = [
 
 const closedColumns: Column[] = [
   { header: 'Strategy', cell: (t) => name(t.su) },
-  { header: 'Strikes', cell: (t) => strikes(t.sp) },
+  { header: 'Strikes', cell: (t) => formatStrikes(t.sp) },
   { header: 'Closed', cell: (t) => formatDate(t.tcd) },
   { header: 'Disposition', cell: (t) => t.dis ?? '—' },
   { header: 'Captured', num: true, cell: (t) => formatMoney(t.npc), tone: (t) => tone(t.npc ?? 0) },

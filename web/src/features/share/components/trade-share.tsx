@@ -1,5 +1,5 @@
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
-import { formatDate, formatMoney, formatMoneyShort, formatPercent } from '@/lib/format.ts';
+import { formatDate, formatStrikes, formatMoney, formatMoneyShort, formatPercent } from '@/lib/format.ts';
 import { ShareModal } from './share-modal.tsx';
 import { CardHeader, CardStat, toneOf } from './card-parts.tsx';
 
@@ -11,20 +11,19 @@ export interface TradeShareProps {
   strategyName: string;
 }
 
-const strikes = (sp: number[]) => sp.map((s) => `$${s}`).join(' / ');
 
 /** A trade's share card: what was traded, what it returned (part 2 §2 "trade share cards"). */
 export function TradeShareModal({ open, onClose, trade: t, strategyName }: TradeShareProps) {
   const closed = t.status !== 1;
   const result = closed ? t.npc : null;
   const text = closed
-    ? `${t.ticker} ${strategyName} ${strikes(t.sp)}: ${formatMoney(t.npc)} captured${t.ror !== null ? `, ${formatPercent(t.ror)} return on risk` : ''} in ${t.do === 0 ? 'one day' : `${t.do} days`}. #options`
-    : `Opened ${t.ticker} ${strategyName} ${strikes(t.sp)} for ${formatMoney(t.pao)}, expiring ${formatDate(t.ed)}. #options`;
+    ? `${t.ticker} ${strategyName} ${formatStrikes(t.sp)}: ${formatMoney(t.npc)} captured${t.ror !== null ? `, ${formatPercent(t.ror)} return on risk` : ''} in ${t.do === 0 ? 'one day' : `${t.do} days`}. #options`
+    : `Opened ${t.ticker} ${strategyName} ${formatStrikes(t.sp)} for ${formatMoney(t.pao)}, expiring ${formatDate(t.ed)}. #options`;
   return (
     <ShareModal open={open} onClose={onClose} title="Share Trade" shareText={text} shareError="Failed to share trade details." fileName={`trade-${t.ticker.toLowerCase()}-${t.tcd ?? t.tod}.png`}>
       {(c) => (
         <>
-          <CardHeader colors={c} title={`${t.ticker} · ${strategyName}`} subtitle={`${strikes(t.sp)} · ${t.cs} contract${t.cs === 1 ? '' : 's'} · exp ${formatDate(t.ed)}`} />
+          <CardHeader colors={c} title={`${t.ticker} · ${strategyName}`} subtitle={`${formatStrikes(t.sp)} · ${t.cs} contract${t.cs === 1 ? '' : 's'} · exp ${formatDate(t.ed)}`} />
           {/* Part 1 §9: amounts abbreviate with K and M from 1000 (QA: "COLLATERAL $166,000…" was cut off). */}
           <div className="share-hero" style={{ color: result === null ? c.text : result > 0 ? c.positive : result < 0 ? c.negative : c.even }}>
             <span>{formatMoneyShort(closed ? t.npc : t.pao)}</span>

@@ -34,8 +34,5 @@ export function closedStatusLabel(trade: Pick<TradeListItem, 'status' | 'ct'>): 
   return statusLabel(trade.status);
 }
 
-export const formatStrikes = (sp: readonly number[]): string => sp.map((s) => `$${trimNumber(s)}`).join(' / ');
-
-export function trimNumber(n: number): string {
-  return Number.isInteger(n) ? String(n) : n.toFixed(2).replace(/0$/, '');
-}
+/** One strike formatter for every screen (lists, pulse, upcoming expirations, share cards). */
+export { formatStrikes, trimNumber } from '@/lib/format.ts';
