@@ -56,6 +56,7 @@ export const accountMessages = {
   subscriptionExpired: 'Your subscription has expired, please renew to manage trade accounts.',
   notAnImage: 'The file is not an image. Upload a JPEG, PNG, WebP, GIF, AVIF or TIFF picture.',
   imageTooLarge: 'The image is too large (at most 6 MB).',
+  imageTooManyPixels: 'The picture is too large: at most 50 megapixels (7,000 × 7,000, for example). Make it smaller and upload it again.',
   imageMissing: 'An image is required.',
 } as const;
 

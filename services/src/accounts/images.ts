@@ -7,6 +7,8 @@ import { AppError } from '../app/errors.ts';
 import { API_PREFIX } from '../app/api-prefix.ts';
 
 export const MAX_IMAGE_BYTES = 6 * 1024 * 1024;
+/** Decoding is refused above this many pixels: a small PNG can unpack to gigabytes. */
+const MAX_IMAGE_PIXELS = 50_000_000;
 const ACCEPTED = new Set(['jpeg', 'png', 'webp', 'gif', 'avif', 'heif', 'tiff']);
 /** Uploaded file names: random (unguessable, so the public URL is the capability) and never user-chosen. */
 export const UPLOAD_FILE = /^[a-z]+-[A-Za-z0-9_-]{22,64}\.jpg$/;
@@ -26,10 +28,14 @@ export async function storeImage(dataDir: string, kind: string, base64: string, 
   const input = Buffer.from(payload, 'base64');
   if (input.length === 0) throw new AppError('bad_request', accountMessages.imageMissing);
   let output: Buffer;
+  let tooManyPixels = false;
   try {
-    const image = sharp(input, { failOn: 'error', limitInputPixels: 50_000_000 });
-    const meta = await image.metadata();
+    const image = sharp(input, { failOn: 'error', limitInputPixels: MAX_IMAGE_PIXELS });
+    // The header alone (no pixels decoded), read without the limit: sharp's own check would answer as for a non-image.
+    const meta = await sharp(input, { failOn: 'error', limitInputPixels: false }).metadata();
     if (!meta.format || !ACCEPTED.has(meta.format)) throw new Error(`format ${meta.format}`);
+    tooManyPixels = (meta.width ?? 0) * (meta.height ?? 0) > MAX_IMAGE_PIXELS;
+    if (tooManyPixels) throw new Error('too many pixels');
     output = await image
       .rotate() // honour EXIF orientation before the metadata is dropped
       .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true })
@@ -37,7 +43,7 @@ export async function storeImage(dataDir: string, kind: string, base64: string, 
       .jpeg({ quality: 70, mozjpeg: true })
       .toBuffer();
   } catch {
-    throw new AppError('unsupported_media', accountMessages.notAnImage);
+    throw tooManyPixels ? new AppError('invalid', accountMessages.imageTooManyPixels) : new AppError('unsupported_media', accountMessages.notAnImage);
   }
   const dir = uploadsDir(dataDir);
   await mkdir(dir, { recursive: true });

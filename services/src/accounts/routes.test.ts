@@ -253,6 +253,16 @@ describe('cover images', () => {
     expect((await list(s.authorization))[0].bg_image).toBeNull();
   });
 
+  it('a real picture over the pixel limit is called too large, not "not an image" (QA: a 12000 x 12000 PNG of 450 KB)', async () => {
+    const s = await signInAs(t);
+    const { uid } = (await add(s.authorization)).json();
+    const huge = await sharp({ create: { width: 12_000, height: 12_000, channels: 3, background: '#3366cc' } }).png().toBuffer();
+    const res = await upload(s.authorization, uid, huge.toString('base64'));
+    expect(res.statusCode).toBe(422);
+    expect(res.json().message).toBe(accountMessages.imageTooManyPixels);
+    expect((await list(s.authorization))[0].bg_image).toBeNull();
+  });
+
   it("a replaced cover is no longer served at its old URL; the new one is, and another user's upload changes nothing of it (QA: privacy)", async () => {
     const s = await signInAs(t);
     const other = await signInAs(t);
