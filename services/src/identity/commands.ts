@@ -228,6 +228,9 @@ export async function requestPasswordReset(ctx: IdentityContext, email: string):
   if (!user) return;
   const now = ctx.clock.now();
   await ctx.db.transaction().execute(async (trx) => {
+    // Only the newest link works, as a refused link's resolution says: an older mail left in an inbox
+    // must not set the password after a newer one was asked for.
+    await trx.updateTable('user_tokens').set({ used_at: now }).where('user_uid', '=', user.uid).where('purpose', '=', 'reset').where('used_at', 'is', null).execute();
     const token = await createUserToken(trx, user.uid, 'reset', now, RESET_TOKEN_TTL_MS);
     await enqueueMail(trx, passwordResetMail(ctx.config.PUBLIC_URL, user.email, user.name, token), now);
   });

@@ -345,6 +345,21 @@ describe('password reset', () => {
     expect(reuse.json().resolution).toBe(identityMessages.resetResolution);
   });
 
+  it('a new reset e-mail ends the links mailed before it: only the newest works, as the refusal says (QA: an older link worked, then the newest was refused)', async () => {
+    const s = await signInAs(t);
+    await t.app.inject({ method: 'POST', url: api('/users/password-reset-request'), payload: { email: s.email } });
+    const first = (await lastMail(s.email, 'password-reset'))!;
+    await t.app.inject({ method: 'POST', url: api('/users/password-reset-request'), payload: { email: s.email } });
+    const newest = (await lastMail(s.email, 'password-reset'))!;
+    expect(newest.token).not.toBe(first.token);
+    const older = await t.app.inject({ method: 'POST', url: api(`/users/password-reset/${first.token}`), payload: { email: s.email, new_password: 'NewPass1!' } });
+    expect(older.statusCode).toBe(400);
+    expect(older.json()).toEqual({ message: identityMessages.resetInvalid, detail: identityMessages.resetInvalid, resolution: identityMessages.resetResolution });
+    expect((await loginAs(s.email, s.password)).res.statusCode).toBe(200);
+    const ok = await t.app.inject({ method: 'POST', url: api(`/users/password-reset/${newest.token}`), payload: { email: s.email, new_password: 'NewPass1!' } });
+    expect(ok.statusCode).toBe(200);
+  });
+
   it('refuses an expired reset link', async () => {
     const s = await signInAs(t);
     await t.app.inject({ method: 'POST', url: api('/users/password-reset-request'), payload: { email: s.email } });
