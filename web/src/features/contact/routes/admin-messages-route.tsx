@@ -12,6 +12,7 @@ import { Spinner } from '@/components/ui/spinner.tsx';
 import { RestrictedArea } from '@/features/auth/components/role-gate.tsx';
 import { useSession } from '@/features/auth/hooks/use-session.ts';
 import { useContactMessage, useContactMessages, useProfileChanges } from '../api/get-contact-messages.ts';
+import { ChangeThumb } from '../components/change-thumb.tsx';
 import '../components/contact.css';
 
 const fieldLabels: Record<string, string> = { name: 'Name', username: 'Username', website: 'Website', avatar: 'Avatar', cover: 'Cover image' };
@@ -20,7 +21,7 @@ const fieldLabels: Record<string, string> = { name: 'Name', username: 'Username'
 function ChangeValue({ field, value }: { field: string; value: string | null }) {
   if (value === null) return <span className="muted">(none)</span>;
   if ((field === 'avatar' || field === 'cover') && value.startsWith('/api/v1/uploads/')) {
-    return <img className="change-thumb" src={value} alt={`${fieldLabels[field]} image`} title={value} width={64} height={40} />;
+    return <ChangeThumb key={value} label={fieldLabels[field] ?? field} src={value} />;
   }
   return <>{value}</>;
 }
