@@ -21,6 +21,12 @@ describe('TradeShareModal', () => {
     expect(document.querySelector('.share-hero span')?.textContent).toBe('$4.01K');
   });
 
+  it("names the headline: premium captured before fees, beside a return on risk after fees (QA: read as the loss)", () => {
+    const closed = { ...base, status: 2, c: 200.17, npc: -200.17, pao: 200.17, tcd: '2026-01-17', dis: 'Manual Close' } as unknown as TradeListItem;
+    render(<TradeShareModal open onClose={() => {}} trade={closed} strategyName="Long Strangle" />);
+    expect(document.querySelectorAll('.share-hero span')[1]?.textContent).toBe('Premium captured, before fees · Manual Close');
+  });
+
   it('keeps the cents of an amount under 1000', () => {
     const open = { ...base, status: 1, c: 950, npc: null, pao: 412.5, tcd: null, dis: null } as unknown as TradeListItem;
     render(<TradeShareModal open onClose={() => {}} trade={open} strategyName="Bull Put Spread" />);

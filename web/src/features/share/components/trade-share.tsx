@@ -27,7 +27,8 @@ export function TradeShareModal({ open, onClose, trade: t, strategyName }: Trade
           {/* Part 1 §9: amounts abbreviate with K and M from 1000 (QA: "COLLATERAL $166,000…" was cut off). */}
           <div className="share-hero" style={{ color: result === null ? c.text : result > 0 ? c.positive : result < 0 ? c.negative : c.even }}>
             <span>{formatMoneyShort(closed ? t.npc : t.pao)}</span>
-            <span style={{ color: c.muted }}>{closed ? (t.dis ?? 'Closed') : 'Premium at open'}</span>
+            {/* Named for what it is: the return on risk beside it is after fees (QA: a -$200.17 headline beside a -$202.77 return). */}
+            <span style={{ color: c.muted }}>{closed ? `Premium captured, before fees · ${t.dis ?? 'Closed'}` : 'Premium at open'}</span>
           </div>
           <div className="share-grid share-grid-3">
             <CardStat colors={c} label="Opened" value={formatDate(t.tod)} compact />
