@@ -115,6 +115,10 @@ async function main(): Promise<void> {
     await open.getByLabel('Delta (net)').fill('1.5');
     await open.getByLabel('Contracts').fill('0');
     await open.getByLabel('Ticker').focus();
+    // The caption says the field says why: its message sits under it, below the dialog's fold (QA: the
+    // picture showed red borders and no message), so scroll it into view.
+    await open.getByText('Must be 1 or higher.').waitFor();
+    await open.getByText('Must be 1 or higher.').evaluate((el) => el.scrollIntoView({ block: 'end' }));
     await shoot(page, 'before-you-start-2.jpg');
 
     // 3. Open trade
