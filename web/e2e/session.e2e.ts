@@ -56,6 +56,8 @@ describe('session', () => {
     await page.getByRole('button', { name: 'Send New Link' }).click();
     const confirm = page.getByRole('dialog', { name: `Send New Account verification Email To ${email}` });
     await confirm.waitFor();
+    // It says what Send does (QA: an empty band between the title and the buttons).
+    await confirm.getByText('A new verification link is mailed to this address. It works for 24 hours, and so do the links already sent.').waitFor();
     await confirm.getByRole('button', { name: 'Send' }).click();
     const sent = page.getByRole('dialog', { name: 'Email Sent!' });
     await sent.getByText(/spam folder/).waitFor();

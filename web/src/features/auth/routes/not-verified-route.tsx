@@ -76,6 +76,7 @@ export function NotVerifiedRoute() {
       <ConfirmDialog
         open={confirming}
         title={`Send New Account verification Email To ${emailAddress}`}
+        message="A new verification link is mailed to this address. It works for 24 hours, and so do the links already sent."
         confirmLabel="Send"
         busyLabel="Sending..."
         busy={request.isPending}
