@@ -137,6 +137,10 @@ describe('profile', () => {
     await update().click();
     expect((await second).postDataJSON()).toEqual({ website: 'pat.trades' });
     await page.getByText('Profile updated successfully!').waitFor();
+    // ... and goes away after 3 seconds, as the password card's does (QA: it stayed on beside later errors).
+    const shownAt = Date.now();
+    await page.getByText('Profile updated successfully!').waitFor({ state: 'detached', timeout: 6000 });
+    expect(Date.now() - shownAt).toBeGreaterThan(2000);
 
     await page.reload();
     expect(await input('Website').inputValue()).toBe('pat.trades');

@@ -35,6 +35,8 @@ export function changedFields(saved: Values, values: Values): UpdateProfileReque
   return out;
 }
 
+const PROFILE_SUCCESS_MS = 3000;
+
 /** Profile form: name, username and website; e-mail read-only. Update only when changed and valid; Reset restores. */
 export function ProfileForm({ user }: { user: CurrentUser }) {
   const saved = savedValues(user);
@@ -42,6 +44,14 @@ export function ProfileForm({ user }: { user: CurrentUser }) {
   const [serverErrors, setServerErrors] = useState<Partial<Record<ProfileField, string>>>({});
   const [message, setMessage] = useState<{ tone: 'success' | 'danger'; text: string } | null>(null);
   const update = useUpdateProfile();
+
+  // A success goes away after 3 seconds, as the password card's does; an error stays until the next change
+  // (QA: "Profile updated successfully!" stayed on beside a later failed picture upload).
+  useEffect(() => {
+    if (message?.tone !== 'success') return;
+    const t = window.setTimeout(() => setMessage(null), PROFILE_SUCCESS_MS);
+    return () => window.clearTimeout(t);
+  }, [message]);
 
   // A newer saved profile (another tab, a refetch) becomes the form's starting point.
   const savedKey = `${user.name}\u0000${user.username ?? ''}\u0000${user.website ?? ''}`;
