@@ -11,6 +11,8 @@ export interface ProjectorMetrics {
   laneFailures: Counter<'lane' | 'reason'>;
   /** 1 while a lane keeps failing on the same batch (alert on it), 0 once it applies again. */
   laneStuck: Gauge<'lane'>;
+  /** BullMQ only: lane batches applied with the events of the batches before them read from the log (a gap filled). */
+  laneGapFills: Counter<'lane'>;
   /**
    * BullMQ only: how long the dispatcher held its next read while a lane it had just handed a batch to had
    * not started it; `outcome` is `started` (every such lane took its batch) or `deadline` (it waited the
@@ -96,6 +98,17 @@ export function projectorMetrics(registry: Registry, lag: () => Promise<LaneLag[
     'oj_projector_lane_stuck',
     () => new Gauge({ name: 'oj_projector_lane_stuck', help: '1 while a lane keeps failing on the same batch (its users read models stand still)', labelNames: ['lane'], registers: [registry] }),
   );
+  const laneGapFills = getOrCreate(
+    registry,
+    'oj_projector_lane_gap_fills_total',
+    () =>
+      new Counter({
+        name: 'oj_projector_lane_gap_fills_total',
+        help: 'Lane batches applied with the events of the batches before them read from the log (those batches were held by a dead worker or waiting in retries)',
+        labelNames: ['lane'],
+        registers: [registry],
+      }),
+  );
   const busyLaneWait = getOrCreate(
     registry,
     'oj_projector_busy_lane_wait_seconds',
@@ -109,7 +122,7 @@ export function projectorMetrics(registry: Registry, lag: () => Promise<LaneLag[
       }),
   );
   return {
-    metrics: { applied, batchDuration, laneFailures, laneStuck, busyLaneWait },
+    metrics: { applied, batchDuration, laneFailures, laneStuck, laneGapFills, busyLaneWait },
     detach() {
       if (lagSources.get(registry) === lag) lagSources.delete(registry);
     },
