@@ -266,6 +266,11 @@ export const verifyResponse = z.object({
   differences: z.array(rowDifference),
   /** At most this many differences are listed; `difference_count` counts all. */
   difference_count: z.number().int(),
+  /**
+   * The user's events the read models had not applied yet when compared (being projected: the user is
+   * writing, or a lane is behind). Differences then may be only those; 0 when nothing was in flight.
+   */
+  in_flight_events: z.number().int(),
   stored_state: storedStateUse.nullable(),
   elapsed_ms: z.number(),
 });

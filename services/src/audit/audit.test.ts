@@ -318,6 +318,43 @@ describe('audit replay', () => {
     expect(tradeTables).toContain('daily_premium');
   });
 
+  it("Verify says how many of the user's events were still in flight, instead of only a bug, while the read models have not applied them (QA: exit 3 for a trader writing at that moment)", async () => {
+    // Another trader's (me's history is counted by the other cases): one open trade, projected.
+    const writer = await signInAs(t, { name: 'Wade Writer' });
+    const post = async (method: 'POST' | 'PATCH', path: string, payload: object) => {
+      const r = await t.app.inject({ method, url: url(path), headers: { authorization: writer.authorization }, payload });
+      expect(r.statusCode, r.body).toBeLessThan(300);
+      return r.json();
+    };
+    const acc = (await post('POST', '/accounts/add-account', { name: 'Writer', broker: 'ibkr', ac_type: 1 })).uid;
+    const trade = await post('POST', '/trades/add-trade', {
+      trade_data: { ticker: 'QQQ', strategy_uid: 'cash-secured-put', account_uid: acc, strike_prices: [400], trade_open_date: '2026-02-02', expiration_date: '2026-03-20', contract_size: 1, premium_at_open: 100, net_fee_to_open: 0.65, net_delta: 0.3, stock_price_at_open: 420, notes: '' },
+      tag_data: [],
+    });
+    await settle();
+    expect(await ok(`/audit/users/${writer.userId}/verify?${q({})}`, support)).toMatchObject({ consistent: true, in_flight_events: 0 });
+    // The projector stops: the next edit is in the log and not in the read models.
+    await projector.stop();
+    try {
+      await post('PATCH', `/trades/update/${trade.uid}`, { notes: 'in flight' });
+      const began = Date.now();
+      const v = await ok(`/audit/users/${writer.userId}/verify?${q({})}`, support);
+      expect(Date.now() - began).toBeGreaterThanOrEqual(2900); // it gave the lane 3 seconds first
+      expect(v).toMatchObject({ consistent: false, in_flight_events: 1 });
+      expect(v.differences).toContainEqual({ table: 'trades', key: trade.uid, kind: 'differs', fields: [{ field: 'notes', live: '', replayed: 'in flight' }] });
+      const errors: string[] = [];
+      const out = { log: () => undefined, error: (x: string) => errors.push(x) } as unknown as Console;
+      const env = { DATABASE_URL: t.db.url, DATA_DIR: t.dataDir, JWT_SECRET: t.config.JWT_SECRET, LOG_LEVEL: 'silent' };
+      const supportEmail = (await sql<{ email: string }>`select email from users where uid = ${support.userId}`.execute(t.db.db)).rows[0]!.email;
+      expect(await runAuditCli(['verify', writer.userId, '--as', supportEmail, '--reason', 'CLI ticket 10'], env, out)).toBe(4);
+      expect(errors).toContain("One of this user's events was not applied to the read models yet (being projected now): the differences may be only that. Verify again once the user is quiet.");
+    } finally {
+      projector = await startTestProjector(t, store);
+    }
+    await settle();
+    expect(await ok(`/audit/users/${writer.userId}/verify?${q({})}`, support)).toMatchObject({ consistent: true, in_flight_events: 0 });
+  }, 60_000);
+
   it('exports JSON Lines and CSV with the SHA-256 of the file, and logs the digest', async () => {
     const r = await get(`/audit/users/${me.userId}/export?${q({ format: 'jsonl' })}`, support);
     expect(r.statusCode).toBe(200);

@@ -16,7 +16,8 @@ export const usage = `Usage: npm run audit -- <command> --as <staff e-mail> [opt
   timeline <uid> --reason "<why>" [--cursor <position>] [--backward] [--limit N] [--trade T] [--lineage L] [--type TradeRolled] [--from YYYY-MM-DD] [--to YYYY-MM-DD]
   as-of    <uid> --reason "<why>" [--event <position> | --date YYYY-MM-DD] [--formulas V] [--trade <uid or short id>] [--full]
   diff     <uid> <position> --reason "<why>"
-  verify   <uid> --reason "<why>" [--full]  (exit code 3 when the read models differ)
+  verify   <uid> --reason "<why>" [--full]  (exit code 3 when the read models differ, 4 when they differ
+           while some of the user's events are still being projected: verify again in a moment)
   export   <uid> --reason "<why>" --format jsonl|csv --out <file>
 --as names a Support or Admin user: the reads are recorded in the access log under that user, as in the console
 (a read refused, e.g. an event not in the user's history, shows nothing and is not recorded).
@@ -123,7 +124,8 @@ export async function runAuditCli(argv: string[], env: Record<string, string | u
         const v = await verify(ctx, user.uid, { full: values.full });
         await record('verify', `replayed the whole history${values.full ? ' from the first event' : ''} against the live read models`);
         print(v);
-        return v.consistent ? 0 : 3;
+        if (!v.consistent && v.in_flight_events > 0) out.error(`${v.in_flight_events === 1 ? "One of this user's events was" : `${v.in_flight_events} of this user's events were`} not applied to the read models yet (being projected now): the differences may be only ${v.in_flight_events === 1 ? 'that' : 'those'}. Verify again once the user is quiet.`);
+        return v.consistent ? 0 : v.in_flight_events > 0 ? 4 : 3;
       }
       case 'export': {
         if ((values.format !== 'jsonl' && values.format !== 'csv') || !values.out) return 2; // refused above, before opening the store

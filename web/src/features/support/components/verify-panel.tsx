@@ -42,6 +42,12 @@ export function VerifyPanel({ uid, reason }: { uid: string; reason: string }) {
               {r.events_replayed.toLocaleString('en-US')} events replayed · read models v{r.version} · {r.elapsed_ms} ms
             </span>
           </div>
+          {!r.consistent && r.in_flight_events > 0 && (
+            <Alert tone="warning">
+              {r.in_flight_events === 1 ? 'One of this user’s events was' : `${r.in_flight_events.toLocaleString('en-US')} of this user’s events were`} not applied to the read models yet (being
+              projected now): the differences may be only {r.in_flight_events === 1 ? 'that' : 'those'}. Verify again once the user is quiet before calling it a bug.
+            </Alert>
+          )}
           <StoredStateNote stored={r.stored_state} />
           <table className="audit-table audit-verify-counts">
             <thead>
