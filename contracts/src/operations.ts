@@ -37,7 +37,10 @@ export const projectionLaneLag = z.object({
 });
 
 export const projectionsStatusResponse = z.object({
+  /** The lane count the dispatcher routes with (recorded), else this process's PROJECTOR_LANES. */
   lanes: z.number().int(),
+  /** This process's PROJECTOR_LANES, present only when it is not the dispatcher's count. */
+  configuredLanes: z.number().int().optional(),
   transport: z.enum(['bullmq', 'in-process']),
   projections: z.array(
     z.object({

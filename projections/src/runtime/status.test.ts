@@ -80,5 +80,15 @@ describe('projections status', () => {
     // A read model the running code does not have at all.
     const gone = (await projectionsStatus({ ...deps, projections: [] }, 'in-process')).projections.find((x) => x.name === 'status_counts')!;
     expect(gone.lagUnknown).toBe('unknown: the running code has no status_counts read model, so it does not project live v1');
+
+    // Run with another PROJECTOR_LANES than the deployment's: the lanes are the dispatcher's recorded count,
+    // the lag is measured with it, and the difference is said (QA: "lanes 4" where the projectors route with 6).
+    const other = await projectionsStatus({ ...deps, lanes: 5 }, 'in-process');
+    expect(other.lanes).toBe(2);
+    expect(other.configuredLanes).toBe(5);
+    expect(other.projections.find((x) => x.name === 'status_counts')!.lag.map((l) => l.lane)).toEqual([0, 1]);
+    expect(formatStatus(other).split('\n')[0]).toBe('lanes 2, transport in-process (the dispatcher routes with 2 lanes; PROJECTOR_LANES here is 5: give every process of the deployment the same value)');
+    expect(status.configuredLanes).toBeUndefined();
+    expect(formatStatus(status).split('\n')[0]).toBe('lanes 2, transport in-process');
   }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { formulasOfCodeVersion, type ProjectionsStatusResponse } from '@oj/contracts/operations';
-import { projectionStatus } from './registry.ts';
+import { projectionStatus, readDispatcher } from './registry.ts';
 import type { RuntimeDeps } from './rebuild.ts';
 
 const iso = (d: Date | string | null) => (d === null ? null : d instanceof Date ? d.toISOString() : new Date(d).toISOString());
@@ -17,9 +17,13 @@ export async function projectionsStatus(deps: RuntimeDeps, transport: 'bullmq' |
 }
 
 async function registryStatus(deps: RuntimeDeps, transport: 'bullmq' | 'in-process'): Promise<ProjectionsStatusResponse> {
-  const rows = await projectionStatus(deps.database.db, deps.eventStore, deps.projections, deps.lanes);
+  // The count the dispatcher routes with (recorded), not this process's PROJECTOR_LANES: a CLI started
+  // with another value measured every lane's lag with the wrong users (QA: "lanes 4" while routing with 6).
+  const lanes = (await readDispatcher(deps.database.db)).lanes ?? deps.lanes;
+  const rows = await projectionStatus(deps.database.db, deps.eventStore, deps.projections, lanes);
   return {
-    lanes: deps.lanes,
+    lanes,
+    ...(lanes === deps.lanes ? {} : { configuredLanes: deps.lanes }),
     transport,
     projections: rows.map((p) => ({
       name: p.name,
@@ -83,7 +87,8 @@ export async function countVersions(deps: RuntimeDeps, status: ProjectionsStatus
 
 /** `npm run projections -- status` in words: per read model its versions with row counts, unfinished rebuilds and lag. */
 export function formatStatus(status: ProjectionsStatusResponse): string {
-  const out: string[] = [`lanes ${status.lanes}, transport ${status.transport}`];
+  const differs = status.configuredLanes === undefined ? '' : ` (the dispatcher routes with ${status.lanes} lanes; PROJECTOR_LANES here is ${status.configuredLanes}: give every process of the deployment the same value)`;
+  const out: string[] = [`lanes ${status.lanes}, transport ${status.transport}${differs}`];
   if (!status.projections.length) out.push('(no projections in the catalogue)');
   for (const p of status.projections) {
     out.push('', `${p.name} (code v${p.codeVersion ?? '-'})${p.warning ? `  !! ${p.warning}` : ''}`);

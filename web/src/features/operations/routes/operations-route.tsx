@@ -87,6 +87,11 @@ function OperationsConsole() {
           <p className="ops-muted ops-meta">
             {status.data.lanes} lanes · {status.data.transport === 'bullmq' ? 'BullMQ lanes and rebuild jobs' : 'in-process lanes and rebuilds'} · lag sampled every {live?.sampleSeconds ?? 5}s, last 15 minutes
           </p>
+          {status.data.configuredLanes !== undefined && (
+            <Alert tone="warning">
+              The dispatcher routes with {status.data.lanes} lanes, and this gateway&apos;s PROJECTOR_LANES is {status.data.configuredLanes}: give every process of the deployment the same value.
+            </Alert>
+          )}
           <div className="ops-layout">
             <div className="ops-main">
               {status.data.projections.map((p) => (
