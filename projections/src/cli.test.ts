@@ -215,6 +215,22 @@ describe('projections CLI on PostgreSQL (services mode)', () => {
     const diff = await projections(['diff', name], env);
     expect(diff.code, diff.stderr).toBe(0);
     expect(diff.stdout).toContain('identical');
+    expect(diff.stdout).not.toContain('came after it');
+    // Events after the build: diff says the build stops where it was built (QA: the CLI said nothing, the console did).
+    const store = new PostgresEventStore(database, { upcast: upcastJournalEvent });
+    const journal = smallJournal('late-1', 'late-2').events;
+    for (const e of journal) {
+      const { streamId, revision, position: _p, ...event } = e;
+      await store.append(streamId, [{ ...event, id: crypto.randomUUID() }], revision === 0 ? 'no_stream' : revision - 1);
+    }
+    await store.close();
+    const building = parsed.projections.find((p: { name: string }) => p.name === 'trades').versions[1].version;
+    const late = await projections(['diff', 'trades'], env);
+    expect(late.code, late.stderr).toBe(0);
+    expect(late.stdout.split('\n')[0]).toBe(`v${building} stops where it was built: ${journal.length} events came after it; rows they touch differ from live until it is caught up (a switch catches up first).`);
+    const lateJson = await projections(['diff', 'trades', '--json'], env);
+    expect(Array.isArray(JSON.parse(lateJson.stdout))).toBe(true);
+    expect(lateJson.stderr).toContain(`${journal.length} events came after it`);
     const switched = await projections(['switch', name, String(parsed.projections[0].versions[1].version)], env);
     expect(switched.stdout).toContain('is live');
     const retired = await projections(['retire', name], env);

@@ -3,7 +3,7 @@ import { bulkTransaction } from '@oj/infra/db/bulk';
 import type { Database } from '@oj/infra/db/database';
 import { failpoint } from '@oj/infra/failpoints';
 import { settleAll } from '@oj/infra/settle';
-import { START, comparePositions, positionToString, type EventStore, type LogPosition, type ProjectedEvent } from '@oj/infra/eventstore/port';
+import { START, comparePositions, positionFromString, positionToString, type EventStore, type LogPosition, type ProjectedEvent } from '@oj/infra/eventstore/port';
 import { groupByStream, readByStream } from '@oj/infra/eventstore/by-stream';
 import { catchUpRefusal } from '@oj/contracts/operations';
 import { physicalTables, type Projection } from './projection.ts';
@@ -12,7 +12,7 @@ import { LOCK_OPERATOR, LOCK_REBUILD, lockSwitchExclusive, lockSwitchShared, try
 import { laneOf, matchesPrefixes, maxPosition, minPosition, posParams, rowPosition } from './lanes.ts';
 import { guardRevisions, LastRevisions, lockCheckpoint, replaceStreamRevisions } from './apply.ts';
 import type { RowChanges } from './row-diff.ts';
-import { issueVersion, readCheckpoints, readDispatcher, readRegistry, runnable, writeLaneCheckpoints, type RegistryRow } from './registry.ts';
+import { issueVersion, readCheckpoints, readDispatcher, readRebuilds, readRegistry, runnable, writeLaneCheckpoints, type RegistryRow } from './registry.ts';
 
 export interface RuntimeDeps {
   database: Database;
@@ -20,6 +20,24 @@ export interface RuntimeDeps {
   projections: readonly Projection[];
   /** PROJECTOR_LANES. */
   lanes: number;
+}
+
+/**
+ * Events of the projection's streams after where `row` stands (its rebuild's checkpoint, or its lowest
+ * lane): what a version built beside the live one has not seen. Null where the store cannot count.
+ */
+export async function eventsAfterVersion(deps: Pick<RuntimeDeps, 'database' | 'eventStore'>, projection: Projection, row: RegistryRow): Promise<number | null> {
+  const { eventStore } = deps;
+  if (!eventStore.countAfter) return null;
+  let from: LogPosition | undefined;
+  if (row.status === 'building') {
+    const checkpoint = (await readRebuilds(deps.database.db)).find((r) => r.projection === projection.name && r.version === row.version)?.checkpoint;
+    from = checkpoint ? positionFromString(checkpoint) : undefined;
+  } else {
+    const cps = [...(await readCheckpoints(deps.database.db, projection.name, row.version)).values()];
+    from = cps.length ? cps.reduce(minPosition) : undefined;
+  }
+  return eventStore.countAfter(from ?? START, [...projection.streamPrefixes]);
 }
 
 export interface RebuildProgress {

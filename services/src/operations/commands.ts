@@ -1,8 +1,7 @@
 import { describeRowChanges, STALE_CHOICE_RESOLUTION, type DiffResponse, type RebuildState } from '@oj/contracts/operations';
 import type { Projection } from '@oj/projections/runtime/projection';
-import { readCheckpoints, readRebuilds, readRegistry, type RegistryRow } from '@oj/projections/runtime/registry';
-import { START, comparePositions, positionFromString, positionToString } from '@oj/infra/eventstore/port';
-import { abandon, diff, OperatorCommandBusyError, RebuildLockedError, retire, rollback, StaleVersionError, switchVersion, UnfinishedBuildError, type RuntimeDeps } from '@oj/projections/runtime/rebuild';
+import { readRebuilds, readRegistry, type RegistryRow } from '@oj/projections/runtime/registry';
+import { abandon, diff, eventsAfterVersion, OperatorCommandBusyError, RebuildLockedError, retire, rollback, StaleVersionError, switchVersion, UnfinishedBuildError, type RuntimeDeps } from '@oj/projections/runtime/rebuild';
 import { sql } from 'kysely';
 import { diffFigures } from '@oj/projections/runtime/diff-figures';
 import { AppError } from '../app/errors.ts';
@@ -164,7 +163,7 @@ export async function diffVersions(deps: RuntimeDeps, name: string, version?: nu
   }
   if (other.version === live.version) throw conflict(`${name} v${other.version} is the live version: pick another version to compare with it.`);
   const tables = await diff(deps, name, other.version).catch(mapRuntimeError);
-  const otherBehind = await behindOf(deps, name, other);
+  const otherBehind = await eventsAfterVersion(deps, codeProjection(deps, name), other);
   const { keyed, figures } = await diffFigures(deps.database.db, live.tables, other.tables, { categoryColumns: codeProjection(deps, name).categoryColumns ?? {} });
   const identical = tables.every((t) => !t.onlyInLive && !t.onlyInOther && !t.totals.length && !t.categories.length && !t.shapeChanged && t.rowsLive === t.rowsOther);
   // Sample rows go to a browser as JSON: bigint and Date values are made plain.
@@ -179,20 +178,6 @@ export async function diffVersions(deps: RuntimeDeps, name: string, version?: nu
     keyed,
     figures: figures.map((f) => ({ ...f, samples: plain(f.samples) as typeof f.samples })),
   };
-}
-
-/** Events of the projection's streams after where `row` stands (its rebuild's checkpoint, or its lowest lane). */
-async function behindOf(deps: RuntimeDeps, name: string, row: RegistryRow): Promise<number | null> {
-  const { eventStore } = deps;
-  if (!eventStore.countAfter) return null;
-  const projection = codeProjection(deps, name);
-  let from: string | undefined;
-  if (row.status === 'building') from = (await readRebuilds(deps.database.db)).find((r) => r.projection === name && r.version === row.version)?.checkpoint;
-  else {
-    const cps = [...(await readCheckpoints(deps.database.db, name, row.version)).values()];
-    from = cps.length ? positionToString(cps.reduce((a, b) => (comparePositions(a, b) <= 0 ? a : b))) : undefined;
-  }
-  return eventStore.countAfter(from ? positionFromString(from) : START, [...projection.streamPrefixes]);
 }
 
 /**
