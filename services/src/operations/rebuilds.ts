@@ -197,8 +197,14 @@ async function toState(job: RebuildJob): Promise<RebuildState> {
   const state = await job.getState();
   const p = (job.progress && typeof job.progress === 'object' ? job.progress : null) as RebuildJobProgress | null;
   const result = Array.isArray(job.returnvalue) ? job.returnvalue[0] : undefined;
-  const phase: RebuildState['phase'] =
-    state === 'completed' ? 'done' : state === 'failed' ? 'failed' : state === 'active' ? (p?.phase === 'done' ? 'switching' : (p?.phase ?? 'building')) : 'queued';
+  // The job's fields were read before its state: one that ended in between has no result or reason in
+  // them yet (BullMQ writes them with `finishedOn`, at once). It is still running for this answer, so its
+  // end is never logged without its version and counts (a one-user recompute logged "v-, 0 events").
+  const endedUnseen = (state === 'completed' || state === 'failed') && !job.finishedOn;
+  const running = (): RebuildState['phase'] => (p?.phase === 'done' ? 'switching' : (p?.phase ?? 'building'));
+  const phase: RebuildState['phase'] = endedUnseen
+    ? running()
+    : state === 'completed' ? 'done' : state === 'failed' ? 'failed' : state === 'active' ? running() : 'queued';
   const at = (ms: number | undefined | null) => new Date(ms ?? job.timestamp).toISOString();
   return {
     id: job.id ?? rebuildJobId(job.data.target, job.data.userId),
@@ -213,10 +219,10 @@ async function toState(job: RebuildJob): Promise<RebuildState> {
     eventsTotal: p?.total ?? null,
     rate: phase === 'building' || phase === 'finishing' ? (p?.rate ?? 0) : 0,
     etaSeconds: phase === 'done' ? 0 : (p?.etaSeconds ?? null),
-    error: state === 'failed' ? (job.failedReason ?? 'failed') : null,
+    error: phase === 'failed' ? (job.failedReason ?? 'failed') : null,
     requestedBy: job.data.requestedBy ?? null,
     startedAt: at(job.timestamp),
-    updatedAt: state === 'active' ? new Date().toISOString() : at(job.finishedOn ?? job.processedOn),
+    updatedAt: state === 'active' || endedUnseen ? new Date().toISOString() : at(job.finishedOn ?? job.processedOn),
     runner: 'bullmq',
   };
 }
