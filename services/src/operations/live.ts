@@ -22,6 +22,10 @@ export interface ConsoleOptions {
   onError?: (err: unknown, what: string) => void;
 }
 
+/** A lane error with no attempts: no projector process works the lane's queue on this Redis. */
+export const NO_LANE_WORKER =
+  'No projector works this lane on this Redis: start `npm run projector` with the same REDIS_URL and BULLMQ_PREFIX, and this lane in its PROJECTOR_WORK_LANES (or none set). Its batches wait in the queue meanwhile.';
+
 export type LiveEvent = { type: 'rebuilds' } | { type: 'lag'; sample: LagSample; laneErrors: LaneError[] };
 
 /**
@@ -155,6 +159,12 @@ export class OperationsConsole {
       this.#laneRedis ??= new Redis(bull.connection as RedisOptions).on('error', (err) => this.#options.onError?.(err, 'lane queues'));
       let q = this.#laneQueues.get(lane);
       if (!q) this.#laneQueues.set(lane, (q = new Queue(laneQueueName(lane), { connection: this.#laneRedis, prefix: bull.prefix })));
+      // Nobody working the lane is the cause whatever its jobs last failed on (QA: a projector pointed at
+      // another Redis left lane 0 behind under an old gap error, and lane 1 "caught up" with no worker).
+      if ((await q.getWorkersCount()) === 0) {
+        out.push({ lane, message: NO_LANE_WORKER, attempts: 0, at: null });
+        continue;
+      }
       const jobs = (await q.getJobs(['delayed', 'active', 'waiting'], 0, 20)).filter((j) => j && j.failedReason && j.attemptsMade > 0);
       jobs.sort((a, b) => Number(/LaneGapError|not applied yet/.test(a.failedReason)) - Number(/LaneGapError|not applied yet/.test(b.failedReason)) || a.timestamp - b.timestamp);
       const j = jobs[0];

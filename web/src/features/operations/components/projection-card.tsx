@@ -354,7 +354,7 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
                 </div>
                 {error && (
                   <p className="ops-error" title={error.message}>
-                    Stuck after {error.attempts} attempts: {error.message}
+                    {error.attempts > 0 ? `Stuck after ${error.attempts} attempts: ${error.message}` : error.message}
                   </p>
                 )}
               </div>
