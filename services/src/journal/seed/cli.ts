@@ -8,7 +8,13 @@ import { seedJournals } from './generate.ts';
  * the command handler, into the configured stores (DATABASE_URL, or the embedded data directory).
  * The same seed and today give the same journals; running it again appends nothing.
  */
-const USAGE = 'usage: npm run seed -- --users N --trades M [--seed S] [--today YYYY-MM-DD]\n';
+const USAGE = `usage: npm run seed -- [--users N] [--trades M] [--seed S] [--today YYYY-MM-DD]
+  --users N    traders to create (default 3), each a verified user with a trade account
+  --trades M   trades per trader (default 50), opened, closed, rolled, split and edited through the command handler
+  --seed S     the generator's seed (default 1): the same seed and today give the same journals
+  --today D    the business date the journals end on (default today in New York)
+Prints each trader's e-mail and password. Writes to DATABASE_URL, or to the embedded DATA_DIR (stop \`npm start\` first).
+`;
 const options = {
   users: { type: 'string', default: '3' },
   trades: { type: 'string', default: '50' },
