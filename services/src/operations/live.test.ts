@@ -13,6 +13,7 @@ import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
 import { migrate } from '../platform/migrations.ts';
 import { appendPremiums, figuresProjection, visible } from './testing.ts';
 import { NO_LANE_WORKER, OperationsConsole } from './live.ts';
+import { authMessages } from '../identity/auth-plugin.ts';
 import { sql } from 'kysely';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -184,7 +185,15 @@ describe('services mode (REDIS_URL): rebuilds are projector jobs, the board is f
     const operator = await signInAs(t, { role: 'Operator' });
     expect((await fetch(`${base}/api/v1/operations/queues/`)).status).toBe(401);
     expect((await fetch(`${base}/api/v1/operations/queues/`, { headers: { authorization: operator.authorization } })).status).toBe(403);
-    expect((await fetch(`${base}/api/v1/operations/queues/api/queues`, { headers: { authorization: operator.authorization } })).status).toBe(403);
+    const refused = await fetch(`${base}/api/v1/operations/queues/api/queues`, { headers: { authorization: operator.authorization } });
+    expect(refused.status).toBe(403);
+    // The API's own refusal, not the board's "ERRORS.INTERNAL_SERVER_ERROR" (QA).
+    expect(await refused.json()).toMatchObject({ message: authMessages.forbidden });
+    const trader = await signInAs(t);
+    for (const path of ['/api/v1/operations/queues/', '/api/v1/operations/queues/api/queues']) {
+      const r = await fetch(`${base}${path}`, { headers: { authorization: trader.authorization } });
+      expect([r.status, await r.json()], path).toEqual([403, expect.objectContaining({ message: authMessages.forbidden })]);
+    }
     expect((await t.app.inject({ method: 'POST', url: '/api/v1/operations/queues-session', headers: { authorization: operator.authorization } })).statusCode).toBe(403);
     expect((await t.app.inject({ method: 'GET', url: '/api/v1/operations/live', headers: { authorization: admin.authorization } })).json().queuesUrl).toBe('/api/v1/operations/queues/');
 
