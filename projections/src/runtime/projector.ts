@@ -273,6 +273,22 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   const applied = new LocalSignal();
 
   /**
+   * The events of (after, upTo] that `lane` gets when routed with `laneCount`, a read of the log at a
+   * time (each page non-empty): what the dispatcher handed that lane over that range. Lost batches are
+   * handed out again from it, and a gap is filled from it.
+   */
+  async function* laneEventsBetween(lane: number, laneCount: number, after: LogPosition, upTo: LogPosition): AsyncGenerator<ProjectedEvent[]> {
+    for (;;) {
+      const events = await eventStore.readAll({ after, streamPrefixes, limit: readBatch, metadata: 'projected' });
+      const mine = events.filter((e) => comparePositions(e.position, upTo) <= 0 && laneOf(e.metadata.userId, laneCount) === lane);
+      if (mine.length) yield mine;
+      const last = events.at(-1);
+      if (!last || events.length < readBatch || comparePositions(last.position, upTo) >= 0) return;
+      after = last.position;
+    }
+  }
+
+  /**
    * A batch that follows events its lane has not applied (a gap: the batches before it are held by a
    * dead worker until the stalled check returns them, or wait in BullMQ's retry delays), with those
    * events read from the log in front of it, so the lane catches up at once. Left to the retries, each
@@ -297,15 +313,9 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     const from = checkpoints.map((cps) => cps.get(batch.lane) ?? START).reduce(minPosition);
     if (comparePositions(from, batch.prev) >= 0) return batch; // the earlier batches landed meanwhile
     const missing: ProjectedEvent[] = [];
-    for (let after = from; ; ) {
-      const events = await eventStore.readAll({ after, streamPrefixes, limit: readBatch, metadata: 'projected' });
-      for (const e of events) {
-        if (comparePositions(e.position, batch.prev) <= 0 && laneOf(e.metadata.userId, count) === batch.lane) missing.push(e);
-      }
+    for await (const page of laneEventsBetween(batch.lane, count, from, batch.prev)) {
+      missing.push(...page);
       if (missing.length > GAP_FILL_MAX_EVENTS) return null;
-      const last = events.at(-1);
-      if (!last || events.length < readBatch || comparePositions(last.position, batch.prev) >= 0) break;
-      after = last.position;
     }
     const end = missing.at(-1);
     if (!end || comparePositions(end.position, batch.prev) !== 0) return null;
@@ -584,19 +594,11 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
         'lane batches were lost from Redis (restarted without persistence, flushed or evicted): handing the lane its events again from its checkpoint',
       );
       metrics.laneFailures.inc({ lane: String(lane), reason: 'lost' });
-      let after = cp;
       let prev = cp;
-      for (;;) {
-        const events = await eventStore.readAll({ after, streamPrefixes, limit: readBatch, metadata: 'projected' });
-        const mine = events.filter((e) => comparePositions(e.position, handedTo) <= 0 && laneOf(e.metadata.userId, laneCount) === lane);
-        if (mine.length) {
-          const end = mine.at(-1)!.position;
-          await queue.add('batch', laneJob(lane, prev, mine), { jobId: `r${lane}-${positionToString(mine[0]!.position)}-${positionToString(end)}` });
-          prev = end;
-        }
-        const last = events.at(-1);
-        if (!last || events.length < readBatch || comparePositions(last.position, handedTo) >= 0) break;
-        after = last.position;
+      for await (const mine of laneEventsBetween(lane, laneCount, cp, handedTo)) {
+        const end = mine.at(-1)!.position;
+        await queue.add('batch', laneJob(lane, prev, mine), { jobId: `r${lane}-${positionToString(mine[0]!.position)}-${positionToString(end)}` });
+        prev = end;
       }
       stalled.delete(lane);
     }
