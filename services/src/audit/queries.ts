@@ -16,7 +16,7 @@ import type {
 } from '@oj/contracts/audit';
 import { auditMessages, timelineQuery } from '@oj/contracts/audit';
 import { lineageStreamId, userStreamPrefix, type JournalEventType } from '@oj/contracts/journal-events';
-import { comparePositions, positionFromString, positionToString, type EventStore, type StoredEvent } from '@oj/infra/eventstore/port';
+import { START, comparePositions, positionFromString, positionToString, type EventStore, type LogPosition, type StoredEvent } from '@oj/infra/eventstore/port';
 import type { Clock } from '@oj/infra/clock';
 import { businessDateOf } from '@oj/infra/clock';
 import { ProjectionNotLiveError, liveRow, readCheckpoints, type RegistryRow } from '@oj/projections/runtime/registry';
@@ -553,21 +553,36 @@ export async function verify(ctx: AuditContext, userId: string, options: { full?
   if (!row) throw new AppError('unavailable', new ProjectionNotLiveError(TRADES_PROJECTION).message);
   const tables = row.tables as Record<UserTable, string>;
   const compareOnce = async () => (!options.full && hasStoredStates(ctx) ? await verifyFromStoredStates(ctx, userId, tables) : null) ?? (await verifyFromLog(ctx, userId, tables));
-  const differing = (v: VerifiedJournal) => tradeTables.some((t) => v.tables[t].onlyLive.length + v.tables[t].differs.length + v.tables[t].onlyReplayed.length > 0);
   let v = await compareOnce();
+  let found = differencesOf(v);
   // A difference while the user's newest events are still being projected is no bug: the replay has
   // them, the read models not yet (QA: Verify failed, exit 3, for a trader writing at that moment). Give
-  // the lane a moment and compare again; what is still in flight then is said, beside the differences.
+  // the lane a moment to pass the user's newest event and compare again; what is still in flight then is
+  // said, beside the differences.
   let inFlight = 0;
-  if (differing(v) && (inFlight = await eventsInFlight(ctx, userId, row)) > 0) {
+  if (found.count > 0 && (inFlight = await eventsInFlight(ctx, userId, row)) > 0) {
+    const newest = (await log(ctx).all(userId)).at(-1)!.position;
     const deadline = performance.now() + VERIFY_SETTLE_MS;
-    while (inFlight > 0 && performance.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      inFlight = await eventsInFlight(ctx, userId, row);
-    }
+    while (performance.now() < deadline && comparePositions(await userLaneCheckpoint(ctx, userId, row), newest) < 0) await new Promise((r) => setTimeout(r, 100));
     v = await compareOnce();
-    inFlight = differing(v) ? await eventsInFlight(ctx, userId, row) : 0;
+    found = differencesOf(v);
+    inFlight = found.count > 0 ? await eventsInFlight(ctx, userId, row) : 0;
   }
+  return {
+    consistent: found.count === 0,
+    events_replayed: v.events,
+    version: row.version,
+    rows: found.rows,
+    differences: found.differences,
+    difference_count: found.count,
+    in_flight_events: inFlight,
+    stored_state: v.stored,
+    elapsed_ms: Math.round(performance.now() - started),
+  };
+}
+
+/** A comparison's differing rows, the first VERIFY_LIST_LIMIT listed, all counted, and the row counts per table. */
+function differencesOf(v: VerifiedJournal): { differences: RowDifference[]; count: number; rows: VerifyResponse['rows'] } {
   const differences: RowDifference[] = [];
   let count = 0;
   const rows: VerifyResponse['rows'] = {};
@@ -582,27 +597,20 @@ export async function verify(ctx: AuditContext, userId: string, options: { full?
     for (const x of d.differs) push({ table, key: x.key, kind: 'differs', fields: x.fields });
     for (const key of d.onlyReplayed) push({ table, key, kind: 'only_replayed', fields: [] });
   }
-  return {
-    consistent: count === 0,
-    events_replayed: v.events,
-    version: row.version,
-    rows,
-    differences,
-    difference_count: count,
-    in_flight_events: inFlight,
-    stored_state: v.stored,
-    elapsed_ms: Math.round(performance.now() - started),
-  };
+  return { differences, count, rows };
 }
 
 /** How long Verify waits for a user's events in flight to be applied before it compares again. */
 const VERIFY_SETTLE_MS = 3000;
 
+/** Where the live version stands in the user's lane (START when the lane has no checkpoint row: nothing applied). */
+async function userLaneCheckpoint(ctx: AuditContext, userId: string, row: RegistryRow): Promise<LogPosition> {
+  return (await readCheckpoints(ctx.db, row.name, row.version)).get(laneOf(userId, row.lanes)) ?? START;
+}
+
 /** The user's events the live version has not applied yet: after its checkpoint of the user's lane. */
 async function eventsInFlight(ctx: AuditContext, userId: string, row: RegistryRow): Promise<number> {
-  const [checkpoints, events] = await Promise.all([readCheckpoints(ctx.db, row.name, row.version), log(ctx).all(userId)]);
-  const checkpoint = checkpoints.get(laneOf(userId, row.lanes));
-  if (!checkpoint) return events.length; // a lane with no checkpoint row has applied nothing
+  const [checkpoint, events] = await Promise.all([userLaneCheckpoint(ctx, userId, row), log(ctx).all(userId)]);
   let n = 0;
   for (let i = events.length - 1; i >= 0 && comparePositions(events[i]!.position, checkpoint) > 0; i--) n++;
   return n;
