@@ -7,7 +7,7 @@ import type { EventStore } from '@oj/infra/eventstore/port';
 import { allProjections } from './catalogue.ts';
 import { claimDataDir, DataDirBusyError } from './runtime/data-dir-lock.ts';
 import { describeRowChanges, type RebuildState } from '@oj/contracts/operations';
-import { abandon, diff, eventsAfterVersion, rebuild, retire, rollback, switchVersion, type RebuildProgress, type RuntimeDeps } from './runtime/rebuild.ts';
+import { abandon, diff, eventsAfterVersion, rebuild, retire, rollback, switchVersion, versionToCompare, type RebuildProgress, type RuntimeDeps } from './runtime/rebuild.ts';
 import { formatStatus, projectionsStatus } from './runtime/status.ts';
 import { redisConnection } from './runtime/projector.ts';
 import { enqueueRebuild, followRebuild, openRebuildQueue, rebuildJobId, type RebuildJobData } from './runtime/rebuild-job.ts';
@@ -303,8 +303,7 @@ async function main(argv: string[]): Promise<number> {
         const tables = await diff(deps, name, version);
         // What the compared version has not seen, as the console says it (QA: rows "only in live" read as
         // changed formulas when the build had simply stopped where it was built, under steady writes).
-        const rows = await readRegistry(deps.database.db, name);
-        const other = version !== undefined ? rows.find((r) => r.version === version) : rows.find((r) => r.status === 'building');
+        const other = versionToCompare(await readRegistry(deps.database.db, name), version);
         const code = allProjections.find((p) => p.name === name);
         const behind = other && code && other.status !== 'live' ? await eventsAfterVersion(deps, code, other) : null;
         if (behind) {

@@ -782,11 +782,15 @@ export interface TableDiff {
  * What a new version changes before it goes live: per table, rows only in one version and numeric
  * column totals that differ. Compares the live version with the building one (or `otherVersion`).
  */
+/** The version `diff` compares with the live one: the one named, else the one building. */
+export const versionToCompare = (rows: readonly RegistryRow[], version?: number): RegistryRow | undefined =>
+  version !== undefined ? rows.find((r) => r.version === version) : rows.find((r) => r.status === 'building');
+
 export async function diff(deps: RuntimeDeps, name: string, otherVersion?: number): Promise<TableDiff[]> {
   const db = deps.database.db;
   const rows = await readRegistry(db, name);
   const live = rows.find((r) => r.status === 'live');
-  const other = otherVersion !== undefined ? rows.find((r) => r.version === otherVersion) : rows.find((r) => r.status === 'building');
+  const other = versionToCompare(rows, otherVersion);
   if (!live) throw new Error(`${name} has no live version`);
   if (!other) throw new Error(`${name} has no ${otherVersion !== undefined ? `version ${otherVersion}` : 'building version'} to compare with`);
   const categoryColumns = deps.projections.find((p) => p.name === name)?.categoryColumns ?? {};

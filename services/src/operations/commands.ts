@@ -1,7 +1,7 @@
 import { describeRowChanges, STALE_CHOICE_RESOLUTION, type DiffResponse, type RebuildState } from '@oj/contracts/operations';
 import type { Projection } from '@oj/projections/runtime/projection';
 import { readRebuilds, readRegistry, type RegistryRow } from '@oj/projections/runtime/registry';
-import { abandon, diff, eventsAfterVersion, OperatorCommandBusyError, RebuildLockedError, retire, rollback, StaleVersionError, switchVersion, UnfinishedBuildError, type RuntimeDeps } from '@oj/projections/runtime/rebuild';
+import { abandon, diff, eventsAfterVersion, OperatorCommandBusyError, RebuildLockedError, retire, rollback, StaleVersionError, switchVersion, UnfinishedBuildError, versionToCompare, type RuntimeDeps } from '@oj/projections/runtime/rebuild';
 import { sql } from 'kysely';
 import { diffFigures } from '@oj/projections/runtime/diff-figures';
 import { AppError } from '../app/errors.ts';
@@ -156,7 +156,7 @@ export async function diffVersions(deps: RuntimeDeps, name: string, version?: nu
   const rows = await versions(deps, name);
   const live = rows.find((r) => r.status === 'live');
   if (!live) throw conflict(`${name} has no live version to compare with.`);
-  const other = version !== undefined ? rows.find((r) => r.version === version) : rows.find((r) => r.status === 'building');
+  const other = versionToCompare(rows, version);
   if (!other) {
     if (version !== undefined) throw new AppError('not_found', `${name} has no version ${version}.`);
     throw conflict(`${name} has no building version to compare with.`, 'Rebuild it without switching first, or pick a retired version.');
