@@ -270,6 +270,8 @@ describe('session', () => {
     await card.getByText('Password updated successfully!').waitFor();
     expect(await card.getByLabel('Old Password').inputValue()).toBe('');
     await screenshots(page, 'profile');
+    // Part 2: the message disappears after 3 s.
+    await card.getByText('Password updated successfully!').waitFor({ state: 'detached', timeout: 6000 });
   });
 
   it('signs out a page restored from the back-forward cache', async () => {

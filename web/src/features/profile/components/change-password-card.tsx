@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { changePasswordForm, INCORRECT_OLD_PASSWORD, PASSWORD_UPDATED_MESSAGE } from '@oj/contracts/users';
 import { ApiError, detailMessages } from '@/lib/api-client.ts';
 import { Alert } from '@/components/ui/alert.tsx';
@@ -6,6 +6,7 @@ import { Button } from '@/components/ui/button.tsx';
 import { FormField, PasswordInput } from '@/components/ui/form-field.tsx';
 import { useOneSubmission } from '@/lib/use-one-submission.ts';
 import { useUpdatePassword } from '../api/update-password.ts';
+import { useClearAfter } from '../hooks/use-clear-after.ts';
 
 type Field = 'oldPassword' | 'newPassword' | 'confirmPassword';
 const empty: Record<Field, string> = { oldPassword: '', newPassword: '', confirmPassword: '' };
@@ -26,11 +27,7 @@ export function ChangePasswordCard() {
   const update = useUpdatePassword();
 
   // The result message goes away after 3 seconds.
-  useEffect(() => {
-    if (!message) return;
-    const t = window.setTimeout(() => setMessage(null), 3000);
-    return () => window.clearTimeout(t);
-  }, [message]);
+  useClearAfter(message, () => setMessage(null), 3000);
 
   const parsed = changePasswordForm.safeParse(values);
   const errors: Partial<Record<Field, string[]>> = {};

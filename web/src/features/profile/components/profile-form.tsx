@@ -15,6 +15,7 @@ import { FormField, TextInput } from '@/components/ui/form-field.tsx';
 import { useOneSubmission } from '@/lib/use-one-submission.ts';
 import { useUpdateProfile } from '../api/update-profile.ts';
 import { maskEmail } from '../utils/mask-email.ts';
+import { useClearAfter } from '../hooks/use-clear-after.ts';
 
 type Values = Record<ProfileField, string>;
 
@@ -47,11 +48,7 @@ export function ProfileForm({ user }: { user: CurrentUser }) {
 
   // A success goes away after 3 seconds, as the password card's does; an error stays until the next change
   // (QA: "Profile updated successfully!" stayed on beside a later failed picture upload).
-  useEffect(() => {
-    if (message?.tone !== 'success') return;
-    const t = window.setTimeout(() => setMessage(null), PROFILE_SUCCESS_MS);
-    return () => window.clearTimeout(t);
-  }, [message]);
+  useClearAfter(message?.tone === 'success' ? message : null, () => setMessage(null), PROFILE_SUCCESS_MS);
 
   // A newer saved profile (another tab, a refetch) becomes the form's starting point.
   const savedKey = `${user.name}\u0000${user.username ?? ''}\u0000${user.website ?? ''}`;
