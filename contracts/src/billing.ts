@@ -45,6 +45,7 @@ export const billingMessages = {
   cardDeclined: 'Your card was declined.',
   providerUnavailable: 'The payment provider could not be reached. Please try again.',
   badSignature: 'Invalid webhook signature.',
+  malformedEvent: 'Malformed webhook event: it is signed, but it is not a Stripe event.',
   changedConcurrently: 'The subscription changed at the same time. Please try again.',
 } as const;
 

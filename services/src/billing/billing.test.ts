@@ -511,6 +511,43 @@ describe('webhooks', () => {
     expect(await b.stream(u.userId)).toHaveLength(n);
   });
 
+  it('signed payloads that are not Stripe events, or whose object lacks what its type carries, are 400 or acknowledged: never a 5xx, nothing appended (QA)', async () => {
+    const u = await paidUser();
+    const n = (await b.stream(u.userId)).length;
+    const sub = b.stripe.subscriptions.get(u.subId)!;
+    const invoice = b.stripe.invoices.get(sub.latest_invoice)!;
+    const signer = createStripeClient(b.t.config)!;
+    const raw = (body: unknown) => {
+      const payload = JSON.stringify(body);
+      return { payload, signature: (secret: string) => signer.webhooks.generateTestHeaderString({ payload, secret }) };
+    };
+    const envelope = (id: string, type: string, object: unknown) => ({ id, object: 'event', type, created: 2_000_000_000, data: { object } });
+    // Not an event at all: there is nothing to record, so nothing is.
+    for (const body of [[1, 2], { id: 'evt_nodata', type: 'invoice.paid' }, envelope('evt_nullobject', 'invoice.paid', null), 'text', envelope('', 'invoice.paid', {})]) {
+      const res = await b.deliver(raw(body));
+      expect(res, JSON.stringify(body)).toMatchObject({ status: 400, body: { message: m.malformedEvent } });
+    }
+    // Events whose object is not what the type carries: acknowledged once, never sent on to Stripe.
+    const oddObjects: [string, unknown][] = [
+      ['invoice.paid', { ...invoice, lines: { data: 'x' } }],
+      ['invoice.paid', { ...invoice, amount_paid: 'all of it' }],
+      ['invoice.payment_failed', { ...invoice, customer: 42 }],
+      ['customer.subscription.updated', { ...sub, id: 123 }],
+      ['customer.subscription.deleted', { ...sub, id: null }],
+      ['payment_method.attached', { id: 'pm_odd', customer: sub.customer, card: { brand: 'visa' } }],
+      ['setup_intent.succeeded', { customer: sub.customer, payment_method: 7 }],
+    ];
+    const stripeCalls = b.stripe.requests.length;
+    for (const [i, [type, object]] of oddObjects.entries()) {
+      const event = raw(envelope(`evt_odd_${i}`, type, object));
+      expect(await b.deliver(event), type).toMatchObject({ status: 200, body: { received: true, duplicate: false } });
+      expect(await b.deliver(event), type).toMatchObject({ status: 200, body: { received: true, duplicate: true } });
+    }
+    expect(b.stripe.requests.length).toBe(stripeCalls);
+    expect(await b.stream(u.userId)).toHaveLength(n);
+    expect(await b.status(u)).toMatchObject({ status: 2, cape: false });
+  });
+
   it('events of unknown customers and of types not handled are acknowledged and change nothing', async () => {
     const res = await b.deliver(b.stripe.event('invoice.paid', { ...b.stripe.invoices.values().next().value!, customer: 'cus_nobody' }));
     expect(res).toMatchObject({ status: 200, body: { received: true } });

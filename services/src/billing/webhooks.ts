@@ -3,6 +3,7 @@ import { AppError } from '../app/errors.ts';
 import { cardOf, invoicePeriod, invoiceSubscriptionId, isStripeMissing, userOfCustomer, type BillingContext } from './commands.ts';
 import { decide, type SubscriptionCommand } from './domain/decide.ts';
 import type { Stripe } from './stripe-client.ts';
+import { checkStripeEvent } from './stripe-events.ts';
 import { runCommand, stripeActor } from './store.ts';
 
 /**
@@ -17,16 +18,22 @@ import { runCommand, stripeActor } from './store.ts';
 export async function handleStripeWebhook(ctx: BillingContext, rawBody: Buffer, signature: string | undefined): Promise<{ duplicate: boolean }> {
   const secret = ctx.config.STRIPE_WEBHOOK_SECRET;
   if (!ctx.stripe || ctx.config.mode.billing !== 'stripe' || !secret) throw new AppError('not_found', m.selfHosted);
-  let event: Stripe.Event;
+  let signed: unknown;
   try {
-    event = ctx.stripe.webhooks.constructEvent(rawBody, signature ?? '', secret);
+    signed = ctx.stripe.webhooks.constructEvent(rawBody, signature ?? '', secret);
   } catch {
     throw new AppError('bad_request', m.badSignature);
   }
+  const checked = checkStripeEvent(signed);
+  if (!checked.ok && checked.kind === 'envelope') {
+    ctx.logger?.warn({ why: checked.why }, 'stripe webhook refused: signed, but not an event');
+    throw new AppError('bad_request', m.malformedEvent);
+  }
+  const { event } = checked;
   const known = await ctx.db.selectFrom('billing_stripe_events').select('event_id').where('event_id', '=', event.id).executeTakeFirst();
   if (known) return { duplicate: true };
 
-  const routed = await commandOf(ctx, event);
+  const routed = checked.ok ? await commandOf(ctx, checked.event) : ignored(ctx, event, `its object is not what a ${event.type} carries (${checked.why})`);
   let appended = 0;
   if (routed) {
     const now = ctx.clock.now();
@@ -50,7 +57,7 @@ export async function handleStripeWebhook(ctx: BillingContext, rawBody: Buffer, 
  * a subscription without an id a 503, each retried by Stripe for days): acknowledged, recorded as handled
  * with nothing appended, and logged.
  */
-function ignored(ctx: BillingContext, event: Stripe.Event, why: string): null {
+function ignored(ctx: BillingContext, event: { id: string; type: string }, why: string): null {
   ctx.logger?.warn({ event: event.id, type: event.type }, `stripe webhook ignored: ${why}`);
   return null;
 }
@@ -98,7 +105,6 @@ async function commandOf(ctx: BillingContext, event: Stripe.Event): Promise<{ us
       // deliver in order, and an older state carried by a late event could undo a newer one that left no
       // trace to compare it with (QA: the trader's own Uncancel, then a late "cancel at period end"
       // event: the journal locked at the period end while Stripe went on charging).
-      if (!event.data.object?.id) return ignored(ctx, event, 'a subscription without an id');
       const sub = await currentSubscription(ctx, event.data.object, event.id);
       return forCustomer(sub.customer, { type: 'SyncStripeSubscription', stripeSubscriptionId: sub.id, stripeStatus: sub.status, cancelAtPeriodEnd: sub.cancel_at_period_end, stripe });
     }
