@@ -49,6 +49,12 @@ describe('history labels', () => {
     expect(historyRows(sub({ status: 3, trial_period: true }), 'User').bottom.label).toBe('TRIAL');
     expect(historyRows(sub({ status: 4, trial_period: true }), 'User').bottom.label).toBe('TRIAL');
     expect(historyRows(sub({ status: 3 }), 'Admin').top).toEqual({ label: 'AUTO', prefix: 'Expiration: ', date: 'Future' });
+    // Staff who never paid: the bottom row is still the status's, TRIAL, not a $4.99 PAID (QA).
+    for (const role of ['Admin', 'Super', 'Moderator'] as const) {
+      expect(historyRows(sub({}), role).bottom.label).toBe('TRIAL');
+      expect(historyRows(sub({ status: 3, trial_period: true }), role).bottom.label).toBe('TRIAL');
+      expect(historyRows(sub({ status: 2, trial_period: false }), role).bottom.label).toBe('PAID');
+    }
   });
 
   it('dates are "Month DD, YYYY" in New York', () => {

@@ -73,7 +73,12 @@ export interface HistoryRow {
  */
 export function historyRows(sub: SubscriptionDetails, privilege: Privilege): { top: HistoryRow; bottom: HistoryRow } {
   const staff = sub.mode === 'self-hosted' || (privilege !== 7 && staffRoles.includes(privilege));
-  if (staff) return { top: { label: 'AUTO', prefix: 'Expiration: ', date: 'Future' }, bottom: { label: 'PAID', prefix: 'Processed on - ', date: longDate(sub.cps) } };
+  // "TRIAL for status 1, else PAID": the bottom row is the last period processed. A trial that ran out
+  // unpaid (expired, cancelled, or its first charge failed) is no longer status 1, but nothing was ever
+  // paid in it, so it still reads TRIAL rather than a 4.99 payment that never happened. The rule is the
+  // status's, not the role's: staff who never paid read TRIAL too (QA: an admin saw a $4.99 PAID).
+  const bottom: HistoryRow = { label: sub.status === 1 || sub.trial_period ? 'TRIAL' : 'PAID', prefix: 'Processed on - ', date: longDate(sub.cps) };
+  if (staff) return { top: { label: 'AUTO', prefix: 'Expiration: ', date: 'Future' }, bottom };
   let label = 'UNKNOWN';
   if (sub.payment_status === 'paid') label = 'AUTO';
   else if (sub.cape) label = 'PENDING';
@@ -85,9 +90,6 @@ export function historyRows(sub: SubscriptionDetails, privilege: Privilege): { t
   const prefix = sub.status >= 3 && sub.status <= 6 ? 'Processed on - ' : sub.cape ? 'Cancellation on - ' : 'Processing on - ';
   return {
     top: { label, prefix, date: longDate(sub.cpe) },
-    // "TRIAL for status 1, else PAID": the bottom row is the last period processed. A trial that ran out
-    // unpaid (expired, cancelled, or its first charge failed) is no longer status 1, but nothing was ever
-    // paid in it, so it still reads TRIAL rather than a 4.99 payment that never happened.
-    bottom: { label: sub.status === 1 || sub.trial_period ? 'TRIAL' : 'PAID', prefix: 'Processed on - ', date: longDate(sub.cps) },
+    bottom,
   };
 }
