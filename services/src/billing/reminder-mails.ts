@@ -34,15 +34,19 @@ export function trialEndingMail(publicUrl: string, to: string, name: string, tri
   );
 }
 
-/** Part 2 §1: one month before the card on file expires. */
-export function cardExpiringMail(publicUrl: string, to: string, name: string, card: { brand: string; last4: string; expMonth: number; expYear: number }): OutgoingMail {
+/**
+ * Part 2 §1: one month before the card on file expires, so in the month before its expiry month; a card
+ * first seen in its expiry month (saved or reactivated then) is told at once that it expires this month.
+ * The brand reads as on the Subscription page (VISA, not Stripe's `visa`).
+ */
+export function cardExpiringMail(publicUrl: string, to: string, name: string, card: { brand: string; last4: string; expMonth: number; expYear: number }, when: 'this month' | 'next month'): OutgoingMail {
   const month = `${String(card.expMonth).padStart(2, '0')}/${card.expYear}`;
   return mail(
     'card-expiring',
     to,
-    'Your card expires next month',
+    `Your card expires ${when}`,
     name,
-    [`The ${card.brand} card ending in ${card.last4} that pays for your Premium plan expires at the end of ${month}.`, 'Update your payment method on the Subscription page so your plan renews without a break.'],
+    [`The ${card.brand.toUpperCase()} card ending in ${card.last4} that pays for your Premium plan expires at the end of ${month}.`, 'Update your payment method on the Subscription page so your plan renews without a break.'],
     `${publicUrl}/subscription`,
   );
 }

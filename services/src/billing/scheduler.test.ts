@@ -64,8 +64,11 @@ describe('reminders', () => {
     await tickAt('2026-04-20T05:00:00.000Z');
     const sent = await mails(u.email, 'card-expiring');
     expect(sent.map((x) => x.subject)).toEqual(['Your card expires next month']);
-    expect(sent[0]!.text_body).toContain('ending in 4444');
+    expect(sent[0]!.text_body).toContain('The VISA card ending in 4444');
     expect(sent[0]!.text_body).toContain('05/2026');
+    // In its expiry month the same card is not reminded again.
+    await tickAt('2026-05-02T12:00:00.000Z');
+    expect(await mails(u.email, 'card-expiring')).toHaveLength(1);
     // A new card with another expiry month gets its own reminder, in its own month.
     b.t.clock.set('2026-04-21T00:00:00.000Z');
     const pm = await b.saveCard(u, { expMonth: 9, expYear: 2026, last4: '7777' });
@@ -73,6 +76,22 @@ describe('reminders', () => {
     await tickAt('2026-08-03T12:00:00.000Z');
     await tickAt('2026-08-04T12:00:00.000Z');
     expect((await mails(u.email, 'card-expiring')).map((x) => x.text_body.includes('7777'))).toEqual([false, true]);
+  });
+
+  it('a card first on file in its expiry month is told that month, once (QA: reactivated on 7 January with a card of 01, no reminder before the renewal it could not pay)', async () => {
+    b.t.clock.set('2026-10-01T12:00:00.000Z');
+    const u = await b.user();
+    b.t.clock.set('2026-11-07T12:00:00.000Z');
+    expect((await b.subscribe(u, { expMonth: 11, expYear: 2026, last4: '1111' })).status).toBe(200);
+    // 1 December 03:00 UTC is still 30 November in New York: the card is valid to the end of that day.
+    await tickAt('2026-11-07T13:00:00.000Z');
+    await tickAt('2026-11-20T13:00:00.000Z');
+    const sent = await mails(u.email, 'card-expiring');
+    expect(sent.map((x) => x.subject)).toEqual(['Your card expires this month']);
+    expect(sent[0]!.text_body).toContain('The VISA card ending in 1111 that pays for your Premium plan expires at the end of 11/2026.');
+    // Past its month the card is expired: nothing more is said of it.
+    await tickAt('2026-12-01T06:00:00.000Z');
+    expect(await mails(u.email, 'card-expiring')).toHaveLength(1);
   });
 
   it('a trial without a subscription ends as an event of the scheduler', async () => {

@@ -170,24 +170,32 @@ async function sendTrialReminders(ctx: TickContext, now: Date): Promise<number> 
 
 async function sendCardReminders(ctx: TickContext, now: Date): Promise<number> {
   // A card is valid to the end of its expiry month: the reminder goes in the month before (New York).
+  // A card that was not on file then (saved or reactivated in its expiry month) is told in that month,
+  // before the renewal it cannot pay (QA: reactivated on 7 January with a card of 01, no reminder ever).
+  // One reminder per card and expiry: the key does not say which month sent it.
   const [year, month] = newYorkDate(now).split('-').map(Number) as [number, number];
-  const expYear = month === 12 ? year + 1 : year;
-  const expMonth = month === 12 ? 1 : month + 1;
+  const next = { year: month === 12 ? year + 1 : year, month: month === 12 ? 1 : month + 1 };
   const rows = await ctx.db
     .selectFrom('subscriptions as s')
     .innerJoin('users as u', 'u.uid', 's.user_uid')
     .select(['s.user_uid', 's.card_brand', 's.card_last4', 's.card_exp_month', 's.card_exp_year', 'u.email', 'u.name'])
-    .where('s.card_exp_year', '=', expYear)
-    .where('s.card_exp_month', '=', expMonth)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('s.card_exp_year', '=', next.year), eb('s.card_exp_month', '=', next.month)]),
+        eb.and([eb('s.card_exp_year', '=', year), eb('s.card_exp_month', '=', month)]),
+      ]),
+    )
     .where('s.stripe_subscription_id', 'is not', null)
     .where('s.cancel_at_period_end', '=', false)
     .where(sql<boolean>`s.status in (${sql.join([codes.trial, codes.active, codes.due])})`)
     .execute();
   let sent = 0;
   for (const row of rows) {
+    const expYear = Number(row.card_exp_year);
+    const expMonth = Number(row.card_exp_month);
     const card = { brand: row.card_brand as string, last4: row.card_last4 as string, expMonth, expYear };
     const key = `card-expiring:${row.user_uid}:${card.brand}-${card.last4}:${expYear}-${String(expMonth).padStart(2, '0')}`;
-    const mail = cardExpiringMail(ctx.publicUrl, row.email, row.name, card);
+    const mail = cardExpiringMail(ctx.publicUrl, row.email, row.name, card, expYear === year && expMonth === month ? 'this month' : 'next month');
     if (await remindOnce(ctx, key, row.user_uid, 'card-expiring', (trx) => enqueueMail(trx, mail, now))) sent += 1;
   }
   return sent;
