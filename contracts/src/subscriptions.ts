@@ -51,6 +51,26 @@ export function effectiveSubscriptionStatus(status: number, periodEnd: Date | nu
   return status >= 1 && status <= 6 ? status : subscriptionStatusCodes.unknown;
 }
 
+/**
+ * How long past a subscribed period's end access continues while Stripe charges the next one. Stripe
+ * starts the new period at the old one's end but finalizes and charges its invoice about an hour later,
+ * and only then says `invoice.paid`: read to the letter, every paying trader would be locked out for that
+ * hour each month (QA). Within this window a live subscription that is not cancelling keeps its access; at
+ * its end the scheduler asks Stripe what became of the charge and records it (renewed, or ended).
+ */
+export const RENEWAL_SETTLE_MS = 2 * 3_600_000;
+
+/**
+ * A trial or paid period that has just ended with its Stripe subscription live and not cancelling: its
+ * renewal is being charged, and access continues until it lands or `RENEWAL_SETTLE_MS` has passed.
+ */
+export function renewalInFlight(s: { status: number; periodEnd: Date | null; cancelAtPeriodEnd: boolean; subscribed: boolean }, now: Date): boolean {
+  if (!s.subscribed || s.cancelAtPeriodEnd || s.periodEnd === null) return false;
+  if (s.status !== subscriptionStatusCodes.trial && s.status !== subscriptionStatusCodes.active) return false;
+  const past = now.getTime() - s.periodEnd.getTime();
+  return past >= 0 && past < RENEWAL_SETTLE_MS;
+}
+
 /** Trial and active (within their period) grant access; the spec's login state reads 1 or 2 as active. */
 export const isActiveStatus = (effective: number): boolean => effective === subscriptionStatusCodes.trial || effective === subscriptionStatusCodes.active;
 
@@ -83,6 +103,11 @@ export const subscriptionDetails = currentSubscription.extend({
   subscribed: z.boolean(),
   /** In the grace period (status 5): when it ends unpaid and the plan expires; null otherwise. */
   grace_ends_at: z.string().nullable(),
+  /**
+   * The period has just ended and Stripe is charging the next one (`renewalInFlight`): the plan still
+   * grants access, though `cpe` has passed, until the charge lands or two hours have gone by.
+   */
+  renewing: z.boolean(),
 });
 export type SubscriptionDetails = z.infer<typeof subscriptionDetails>;
 

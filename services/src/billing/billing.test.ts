@@ -359,8 +359,12 @@ describe('a period that ended before its renewal webhook came (QA: a second subs
     const customer = b.stripe.subscriptions.get(subId)!.customer as string;
     const afterTrial = new Date(Date.parse(trialEnd) + 20 * 60_000).toISOString();
     await at(afterTrial, async () => {
-      // The plan reads as expired (part 2 §4), and the page offers Reactivate; Stripe is still charging.
-      expect(await b.subsStatus(u)).toBe(3);
+      // Stripe is still charging (it charges about an hour after the period's end): the plan keeps its
+      // access and reads as renewing (QA: it read as expired, and every paying trader was locked out for
+      // that hour); a second subscription is still refused.
+      expect(await b.subsStatus(u)).toBe(1);
+      expect(await b.status(u)).toMatchObject({ status: 1, cpe: trialEnd, renewing: true });
+      expect((await b.call(u, 'POST', '/accounts/add-account', { name: 'While renewing', broker: 'schwab', ac_type: 2 })).status).toBe(201);
       expect(await b.call(u, 'POST', '/auth/reactivate-subscription')).toMatchObject({ status: 409, body: { message: m.renewalPending } });
       const other = await b.saveCard(u, { last4: '1111' });
       expect(await b.call(u, 'POST', '/auth/create-subscription', { paymentMethodId: other, priceId: PRICE_ID })).toMatchObject({ status: 409, body: { message: m.renewalPending } });
@@ -372,6 +376,7 @@ describe('a period that ended before its renewal webhook came (QA: a second subs
       expect(res).toMatchObject({ status: 200, body: { message: m.activated, frontend_data: { status: 2, cpe: new Date(Date.parse(trialEnd) + 30 * DAY).toISOString() } } });
       expect(subscriptionsOf(customer)).toHaveLength(1);
       expect(await b.subsStatus(u)).toBe(2);
+      expect(await b.status(u)).toMatchObject({ status: 2, renewing: false });
       expect((await b.stream(u.userId)).at(-1)).toMatchObject({ type: 'RenewalSucceeded', data: { invoiceId: invoice.id } });
       // The webhook, when it comes, adds nothing.
       const n = (await b.stream(u.userId)).length;
@@ -407,8 +412,13 @@ describe('a period that ended before its renewal webhook came (QA: a second subs
     // An hour after the trial's end the webhook is still waited for; two hours after, Stripe is asked,
     // and a charge still pending there is asked about again at the next tick.
     expect(await at(soon, () => tick())).toMatchObject({ renewalsSettled: 0 });
+    // Meanwhile the plan keeps its access; from two hours on, with the charge still pending, it does not.
+    expect(await b.subsStatus(u)).toBe(1);
     expect(await at(later, () => tick())).toMatchObject({ renewalsSettled: 0 });
     expect(await b.subsStatus(u)).toBe(3);
+    expect(await b.status(u)).toMatchObject({ renewing: false });
+    expect((await b.call(u, 'POST', '/accounts/add-account', { name: 'After two hours', broker: 'schwab', ac_type: 2 })).status).toBe(403);
+    expect(await b.call(u, 'GET', '/trades/status/open')).toMatchObject({ status: 403, body: { message: 'Your subscription has expired, please renew' } });
     const { invoice } = await at(later, async () => b.stripe.renew(subId));
     expect(await at(later, () => tick())).toMatchObject({ renewalsSettled: 1 });
     expect(await at(later, () => b.subsStatus(u))).toBe(2);

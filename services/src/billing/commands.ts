@@ -29,12 +29,12 @@ export interface BillingContext extends StoreContext {
 
 type Caller = Pick<Principal, 'userId' | 'email'>;
 
-export async function subscriptionDetails(ctx: Pick<BillingContext, 'db' | 'config'>, userId: string): Promise<SubscriptionDetails> {
-  return subscriptionDetailsOf(await findSubscription(ctx.db, userId), {
-    mode: ctx.config.mode.billing,
-    publishableKey: ctx.config.STRIPE_PUBLISHABLE_KEY ?? null,
-    priceId: ctx.config.STRIPE_PRICE_ID ?? null,
-  });
+export async function subscriptionDetails(ctx: Pick<BillingContext, 'db' | 'config' | 'clock'>, userId: string): Promise<SubscriptionDetails> {
+  return subscriptionDetailsOf(
+    await findSubscription(ctx.db, userId),
+    { mode: ctx.config.mode.billing, publishableKey: ctx.config.STRIPE_PUBLISHABLE_KEY ?? null, priceId: ctx.config.STRIPE_PRICE_ID ?? null },
+    ctx.clock.now(),
+  );
 }
 
 function stripeOf(ctx: BillingContext): Stripe {

@@ -151,7 +151,7 @@ describe('self-hosted mode (no STRIPE_SECRET_KEY)', () => {
     expect(user.subs_status).toBe(2);
     const headers = { authorization: `Bearer ${accessToken}` };
     const current = await t.app.inject({ method: 'GET', url: '/api/v1/subscription/current', headers });
-    expect(current.json()).toEqual({ status: 2, cpe: null, cps: null, cape: false, pm: false, payment_status: null, mode: 'self-hosted', card: null, publishable_key: null, price_id: null, trial_period: false, subscribed: false, grace_ends_at: null });
+    expect(current.json()).toEqual({ status: 2, cpe: null, cps: null, cape: false, pm: false, payment_status: null, mode: 'self-hosted', card: null, publishable_key: null, price_id: null, trial_period: false, subscribed: false, grace_ends_at: null, renewing: false });
     expect((await t.app.inject({ method: 'GET', url: '/api/v1/users/current_user', headers })).json().subs_status).toBe(2);
     expect((await t.app.inject({ method: 'POST', url: '/api/v1/accounts/add-account', headers, payload: { name: 'Main', broker: 'ibkr', ac_type: 1 } })).statusCode).toBe(201);
     const pay = await t.app.inject({ method: 'POST', url: '/api/v1/auth/create-payment-intent', headers });

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { DAY_MS, newYorkDate } from '@oj/contracts/business-date';
-import { subscriptionStatusCodes as codes } from '@oj/contracts/subscriptions';
+import { RENEWAL_SETTLE_MS, subscriptionStatusCodes as codes } from '@oj/contracts/subscriptions';
 import type { Logger } from 'pino';
 import { AppError } from '../app/errors.ts';
 import { enqueueMail } from '../mail/outbox.ts';
@@ -11,11 +11,6 @@ import { loadSubscription, runCommand, schedulerActor, type StoreContext } from 
 import type { Stripe } from './stripe-client.ts';
 
 export const TRIAL_REMINDER_DAYS = 7;
-/**
- * How long after a period's end Stripe's renewal webhook is waited for before the scheduler asks Stripe
- * itself (Stripe finalizes and charges a renewal's invoice about an hour after the period ends).
- */
-export const RENEWAL_WEBHOOK_WAIT_MS = 2 * 3_600_000;
 
 export interface TickContext extends StoreContext {
   publicUrl: string;
@@ -91,7 +86,8 @@ export async function runBillingTick(ctx: TickContext): Promise<TickResult> {
  * Plans whose period ended a while ago with their Stripe subscription alive and no word from Stripe (its
  * invoice.paid, invoice.payment_failed or customer.subscription.deleted lost, or never sent to this
  * endpoint): Stripe is asked what became of each, and that is recorded, so a paying trader is not left
- * locked out, nor a cancelled one let in. Still charging: asked again at the next tick.
+ * locked out, nor a cancelled one let in. Until then (`RENEWAL_SETTLE_MS`, the hour or so Stripe takes to
+ * charge a renewal) the plan keeps its access; still charging after it: asked again at the next tick.
  */
 async function settleAwaitedRenewals(ctx: TickContext & { stripe: Stripe }, now: Date): Promise<number> {
   const awaited = await ctx.db
@@ -100,7 +96,7 @@ async function settleAwaitedRenewals(ctx: TickContext & { stripe: Stripe }, now:
     .where('status', 'in', [codes.active, codes.trial])
     .where('stripe_subscription_id', 'is not', null)
     .where('cancel_at_period_end', '=', false)
-    .where('current_period_end', '<=', new Date(now.getTime() - RENEWAL_WEBHOOK_WAIT_MS))
+    .where('current_period_end', '<=', new Date(now.getTime() - RENEWAL_SETTLE_MS))
     .execute();
   let settled = 0;
   for (const { user_uid } of awaited) {

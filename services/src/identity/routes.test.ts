@@ -280,7 +280,7 @@ describe('private endpoints', () => {
     const s = await signInAs(t);
     const res = await t.app.inject({ method: 'GET', url: api('/subscription/current'), headers: { authorization: s.authorization } });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ status: 1, cps: t.clock.now().toISOString(), cpe: new Date(t.clock.now().getTime() + 30 * 86_400_000).toISOString(), cape: false, pm: false, payment_status: null, mode: 'stripe', card: null, publishable_key: null, price_id: null, trial_period: true, subscribed: false, grace_ends_at: null });
+    expect(res.json()).toEqual({ status: 1, cps: t.clock.now().toISOString(), cpe: new Date(t.clock.now().getTime() + 30 * 86_400_000).toISOString(), cape: false, pm: false, payment_status: null, mode: 'stripe', card: null, publishable_key: null, price_id: null, trial_period: true, subscribed: false, grace_ends_at: null, renewing: false });
     const staff = await Promise.all((['Admin', 'Super', 'Moderator'] as const).map((role) => signInAs(t, { role })));
     t.clock.advance(31 * 86_400_000);
     try {

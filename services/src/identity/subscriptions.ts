@@ -3,6 +3,7 @@ import { DAY_MS } from '@oj/contracts/business-date';
 import {
   effectiveSubscriptionStatus,
   isActiveStatus,
+  renewalInFlight,
   selfHostedSubscription,
   subscriptionStatusCodes,
   SUBSCRIPTION_RENEW_RESOLUTION,
@@ -65,9 +66,19 @@ export async function findSubscription(db: Kysely<any>, userUid: string): Promis
  */
 export function subscriptionAccess(row: SubscriptionRow | undefined, role: RoleName, now: Date, billing: BillingMode = 'stripe'): { subsStatus: number; active: boolean } {
   if (billing === 'self-hosted' || staffRoles.includes(role)) return { subsStatus: subscriptionStatusCodes.active, active: true };
-  const subsStatus = row ? effectiveSubscriptionStatus(row.status, row.current_period_end, now) : subscriptionStatusCodes.unknown;
+  if (!row) return { subsStatus: subscriptionStatusCodes.unknown, active: false };
+  // A renewal being charged keeps the plan's own code (1 or 2) and its access for that while (QA).
+  if (renewalInFlight(renewalFactsOf(row), now)) return { subsStatus: row.status, active: true };
+  const subsStatus = effectiveSubscriptionStatus(row.status, row.current_period_end, now);
   return { subsStatus, active: isActiveStatus(subsStatus) };
 }
+
+const renewalFactsOf = (row: SubscriptionRow) => ({
+  status: row.status,
+  periodEnd: row.current_period_end,
+  cancelAtPeriodEnd: row.cancel_at_period_end,
+  subscribed: row.stripe_subscription_id != null,
+});
 
 /** GET /subscription/current: the stored row (the console derives its display status from it). */
 export function subscriptionView(row: SubscriptionRow | undefined): CurrentSubscription {
@@ -86,8 +97,9 @@ export function subscriptionView(row: SubscriptionRow | undefined): CurrentSubsc
 export function subscriptionDetailsOf(
   row: SubscriptionRow | undefined,
   billing: { mode: BillingMode; publishableKey: string | null; priceId: string | null },
+  now: Date,
 ): SubscriptionDetails {
-  if (billing.mode === 'self-hosted') return { ...selfHostedSubscription, mode: 'self-hosted', card: null, publishable_key: null, price_id: null, trial_period: false, subscribed: false, grace_ends_at: null };
+  if (billing.mode === 'self-hosted') return { ...selfHostedSubscription, mode: 'self-hosted', card: null, publishable_key: null, price_id: null, trial_period: false, subscribed: false, grace_ends_at: null, renewing: false };
   const card =
     row?.card_brand && row.card_last4 && row.card_exp_month && row.card_exp_year
       ? { brand: row.card_brand, last4: row.card_last4, exp_month: row.card_exp_month, exp_year: row.card_exp_year }
@@ -101,6 +113,7 @@ export function subscriptionDetailsOf(
     trial_period: isTrialPeriod(row),
     subscribed: row?.stripe_subscription_id != null,
     grace_ends_at: row?.status === subscriptionStatusCodes.due ? (row.grace_ends_at?.toISOString() ?? null) : null,
+    renewing: row ? renewalInFlight(renewalFactsOf(row), now) : false,
   };
 }
 

@@ -26,6 +26,8 @@ export interface UserRecord {
   sub_cancel: boolean | null;
   sub_pm: boolean | null;
   sub_payment_status: string | null;
+  /** The Stripe subscription, when one is live: a renewal being charged keeps access (subscriptionAccess). */
+  sub_stripe_subscription_id: string | null;
   /**
    * The user's sign-ins (refresh token families) ended within an access token's lifetime, when the record
    * was read for authentication (`endedSessions`): access tokens of these are refused.
@@ -64,6 +66,7 @@ function selectUsers(db: Kysely<any>) {
       's.cancel_at_period_end as sub_cancel',
       's.has_payment_method as sub_pm',
       's.payment_status as sub_payment_status',
+      's.stripe_subscription_id as sub_stripe_subscription_id',
     ]);
 }
 
@@ -89,6 +92,7 @@ function access(user: UserRecord, now: Date, billing: BillingMode) {
           cancel_at_period_end: user.sub_cancel ?? false,
           has_payment_method: user.sub_pm ?? false,
           payment_status: user.sub_payment_status,
+          stripe_subscription_id: user.sub_stripe_subscription_id,
         };
   return subscriptionAccess(row, user.role, now, billing);
 }

@@ -107,6 +107,17 @@ function StatusBody({ status, busy, onSubscribe, onCancel, onUncancel, onReactiv
           {active}
         </div>
       );
+    case 'renewing':
+      return (
+        <div className="subscription-body">
+          <Badge tone="info">Renewing</Badge>
+          <p className="subscription-headline">Your renewal is being processed</p>
+          <p className="muted">
+            The period that ended {longDate(status.periodEnded)} is being renewed: Stripe charges your card within the hour. Your access continues meanwhile.
+          </p>
+          {active}
+        </div>
+      );
     case 'pendingCancellation':
       return (
         <div className="subscription-body">

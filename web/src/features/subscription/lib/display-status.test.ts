@@ -3,7 +3,7 @@ import type { SubscriptionDetails } from '@oj/contracts/subscriptions';
 import { displayStatus, historyRows, longDate, longDateTime } from './display-status.ts';
 
 const now = new Date('2026-03-15T12:00:00Z');
-const base: SubscriptionDetails = { status: 1, cps: '2026-03-01T15:00:00.000Z', cpe: '2026-03-31T15:00:00.000Z', cape: false, pm: false, payment_status: null, mode: 'stripe', card: null, publishable_key: 'pk', price_id: 'price', trial_period: true, subscribed: false, grace_ends_at: null };
+const base: SubscriptionDetails = { status: 1, cps: '2026-03-01T15:00:00.000Z', cpe: '2026-03-31T15:00:00.000Z', cape: false, pm: false, payment_status: null, mode: 'stripe', card: null, publishable_key: 'pk', price_id: 'price', trial_period: true, subscribed: false, grace_ends_at: null, renewing: false };
 const sub = (patch: Partial<SubscriptionDetails>) => ({ ...base, ...patch });
 
 describe('display status (part 2 §4)', () => {
@@ -25,6 +25,14 @@ describe('display status (part 2 §4)', () => {
     expect(displayStatus(sub({ status: 6 }), 'User', now)).toEqual({ kind: 'other' });
     expect(displayStatus(sub({ status: 7 }), 'User', now)).toEqual({ kind: 'other' });
     expect(displayStatus(sub({ status: 7, cps: null, cpe: null }), 'User', now)).toEqual({ kind: 'none' });
+  });
+
+  it('a period just ended whose renewal Stripe is charging reads "renewing", not expired (QA: paying traders locked out for the hour)', () => {
+    const ended = '2026-03-15T11:30:00.000Z';
+    expect(displayStatus(sub({ status: 2, cpe: ended, pm: true, subscribed: true, renewing: true }), 'User', now)).toEqual({ kind: 'renewing', periodEnded: ended });
+    expect(displayStatus(sub({ status: 1, cpe: ended, pm: true, subscribed: true, renewing: true }), 'User', now)).toEqual({ kind: 'renewing', periodEnded: ended });
+    // The server no longer says so (two hours on, or cancelling): the spec's rule, expired.
+    expect(displayStatus(sub({ status: 2, cpe: ended, pm: true, subscribed: true }), 'User', now)).toEqual({ kind: 'expired', canceled: false });
   });
 
   it('staff roles look permanently active; self-hosted mode says so', () => {

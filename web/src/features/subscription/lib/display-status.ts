@@ -9,6 +9,8 @@ export type DisplayStatus =
   /** `renews`: subscribed in the trial, so the first charge comes at its end (part 2 §4's "trial with payment method"). */
   | { kind: 'trial'; renews: boolean; end: string | null }
   | { kind: 'active'; renews: string | null }
+  /** The period has just ended and Stripe is charging the next one: access continues meanwhile. */
+  | { kind: 'renewing'; periodEnded: string | null }
   | { kind: 'pendingCancellation'; cancels: string | null }
   | { kind: 'expired'; canceled: boolean }
   | { kind: 'due'; graceEnds: string | null }
@@ -27,6 +29,10 @@ export function displayStatus(sub: SubscriptionDetails | undefined, privilege: P
   if (privilege !== 7 && staffRoles.includes(privilege)) return { kind: 'staff', title: staffTitle(privilege) };
   // The server answers status 7 with no dates when the user has no subscription record at all.
   if (!sub || (sub.status === 7 && sub.cpe === null && sub.cps === null)) return { kind: 'none' };
+  // Past the period's end with a live subscription that is not cancelling, the server says whether the
+  // renewal is still being charged (for up to two hours); read to the letter, "expired if the period end
+  // has passed" would lock every paying trader out for the hour Stripe takes to charge.
+  if ((sub.status === 1 || sub.status === 2) && passed(sub.cpe, now) && sub.renewing) return { kind: 'renewing', periodEnded: sub.cpe };
   switch (sub.status) {
     case 1:
       if (passed(sub.cpe, now)) return { kind: 'expired', canceled: false };

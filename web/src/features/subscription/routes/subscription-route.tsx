@@ -42,7 +42,7 @@ export function SubscriptionRoute() {
   // The session's status comes from the access token, which lives 15 minutes; a change made elsewhere (a
   // webhook: a failed renewal, a renewal) shows here first. A token that disagrees is refreshed once, so
   // the locked screens and the sidebar follow.
-  const grantsAccess = ['selfHosted', 'staff', 'trial', 'active', 'pendingCancellation'].includes(status.kind);
+  const grantsAccess = ['selfHosted', 'staff', 'trial', 'active', 'renewing', 'pendingCancellation'].includes(status.kind);
   const refreshedFor = useRef<string | null>(null);
   useEffect(() => {
     if (!sub || grantsAccess === session.subscriptionActive) return;
