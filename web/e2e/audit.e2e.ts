@@ -225,6 +225,19 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
     expect(text).toContain(short(spy.opened));
     expect(text).toContain('created'); // the remainder
     expect(text).toContain('daily_premium');
+    // Every changed field is one click away (QA: "+5 more" was plain text; behind it were ror and aroc,
+    // the figures a "my dashboard is wrong" ticket asks about).
+    const crowded = diff.locator('td.audit-row-fields:has(button.audit-more-fields)').first();
+    const shown = await crowded.locator('.audit-field-chip').count();
+    const toggle = crowded.locator('button.audit-more-fields');
+    const hidden = Number(/^\+(\d+) more$/.exec(((await toggle.textContent()) ?? '').trim())?.[1]);
+    expect(shown).toBe(12);
+    expect(hidden).toBeGreaterThan(0);
+    await toggle.click();
+    await poll(() => crowded.locator('.audit-field-chip').count()).toBe(shown + hidden);
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+    await toggle.click();
+    await poll(() => crowded.locator('.audit-field-chip').count()).toBe(shown);
     await screenshots(page, 'audit-diff');
     // On a phone the diff is a clean stack: each value labelled Before or After, nothing sticking out of
     // its box, long uids wrapped (QA: the timeline's card grid reached the diff's table, with half borders,

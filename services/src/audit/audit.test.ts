@@ -204,6 +204,13 @@ describe('audit replay', () => {
 
     const byTrade = await ok(`/audit/users/${me.userId}/timeline?${q({ trade: partial.remaining_trade.uid })}`, support);
     expect(byTrade.items.map((i: { type: string }) => i.type)).toEqual(['TradeClosed', 'TradeRolled']);
+    // As the screens show it (QA: `#cfbb37` found nothing, which reads as a trade without history), in any
+    // case; a trade this history does not name is refused, not answered with no events.
+    const shortTyped = `#${partial.remaining_trade.uid.slice(-6).toUpperCase()}`;
+    const byShort = await ok(`/audit/users/${me.userId}/timeline?${q({ trade: shortTyped })}`, support);
+    expect(byShort.items.map((i: { position: string }) => i.position)).toEqual(byTrade.items.map((i: { position: string }) => i.position));
+    const unknownTrade = await get(`/audit/users/${me.userId}/timeline?${q({ trade: '#zzzzzz' })}`, support);
+    expect([unknownTrade.statusCode, unknownTrade.json().message]).toEqual([404, auditMessages.tradeNotInHistory('#zzzzzz')]);
     const byType = await ok(`/audit/users/${me.userId}/timeline?${q({ type: 'TradeSplit' })}`, support);
     expect(byType.total).toBe(1);
     const byLineage = await ok(`/audit/users/${me.userId}/timeline?${q({ lineage: spread.uid })}`, support);

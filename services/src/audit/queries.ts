@@ -146,7 +146,11 @@ export function filterOf(userId: string, q: Pick<TimelineArgs, 'trade' | 'lineag
   };
 }
 
-export async function timeline(ctx: AuditContext, userId: string, q: TimelineArgs): Promise<TimelineResponse> {
+export async function timeline(ctx: AuditContext, userId: string, asked: TimelineArgs): Promise<TimelineResponse> {
+  // The trade as the screens show it (`#cfbb37`, any case) or whole, as the as-of trees take it; one the
+  // user's history does not name is refused (QA: `#cfbb37` answered "0 events match", which reads as a
+  // trade without history).
+  const q = asked.trade ? { ...asked, trade: await resolveTrade(ctx, userId, asked.trade) } : asked;
   const l = log(ctx);
   const filter = filterOf(userId, q);
   const cursor = q.cursor ? positionFromString(q.cursor) : undefined;
