@@ -437,6 +437,9 @@ describe('audit replay', () => {
     expect(printed.sha256).toBe(createHash('sha256').update(await readFile(file)).digest('hex'));
     const logged = await ok(`/audit/access-log?user=${me.userId}&limit=2`, admin);
     expect(logged.items[0]).toMatchObject({ view: 'export', reason: 'CLI ticket 9', digest: printed.sha256, support: { uid: support.userId } });
+    // The file's name, as a console export records it, never the staff member's own path, which the trader
+    // reads in their access log (QA).
+    expect(logged.items[0].detail).toBe('format=jsonl events=' + printed.events + ' file=export.jsonl (CLI)');
     // A file that cannot be written: one line and exit 1, and no export in the access log (QA: a
     // stack trace, after the log had recorded the SHA-256 of a file never written).
     lines.length = 0;

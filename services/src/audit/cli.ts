@@ -1,4 +1,5 @@
 import { rm, writeFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { randomUUID } from 'node:crypto';
@@ -143,7 +144,7 @@ export async function runAuditCli(argv: string[], env: Record<string, string | u
           return 1;
         }
         try {
-          await record('export', `format=${values.format} events=${file.events} file=${values.out}`, file.digest);
+          await record('export', `format=${values.format} events=${file.events} file=${basename(values.out)}`, file.digest);
         } catch (error) {
           await rm(values.out, { force: true });
           throw error;

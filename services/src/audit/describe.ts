@@ -113,7 +113,7 @@ export function describeEvent(event: JournalEvent, before: ReadonlyMap<string, T
       const ticker = parent?.ticker ?? '';
       const c = d.closedLeg.close;
       const contracts = parent?.contractSize ?? 1;
-      return `Split ${label}: leg ${d.closedLeg.legIndex + 1} (${contractLabel(ticker, d.closedLeg.strategyUid, [d.closedLeg.strikePrice]).trim()}) closed at ${perShare(c.premiumAtClose, contracts)}, fee ${money(c.netFeeToClose)}, as trade ${tradeLabel(d.closedLeg.tradeId)}; leg ${d.openLeg.legIndex + 1} (${contractLabel(ticker, d.openLeg.strategyUid, [d.openLeg.strikePrice]).trim()}) stays open as trade ${tradeLabel(d.openLeg.tradeId)}`;
+      return `Split ${label}: leg ${d.closedLeg.legIndex + 1} (${contractLabel(ticker, d.closedLeg.strategyUid, [d.closedLeg.strikePrice]).trim()}) closed at ${perShare(c.premiumAtClose, contracts)}, fee ${money(c.netFeeToClose)} on ${c.closeDate}, as trade ${tradeLabel(d.closedLeg.tradeId)}; leg ${d.openLeg.legIndex + 1} (${contractLabel(ticker, d.openLeg.strategyUid, [d.openLeg.strikePrice]).trim()}) stays open as trade ${tradeLabel(d.openLeg.tradeId)}`;
     }
     case 'TradeEdited': {
       const t = before.get(event.data.tradeId);
