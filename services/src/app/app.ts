@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
@@ -6,7 +6,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { randomUUID } from 'node:crypto';
-import { REQUEST_BODY_MESSAGES } from '@oj/contracts/common';
+import { REQUEST_BODY_MESSAGES, errorBodyOf } from '@oj/contracts/common';
 import type { AppDeps } from './deps.ts';
 import { AppError } from './errors.ts';
 import { registerErrorHandler } from './plugins/error-handler.ts';
@@ -61,6 +61,13 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     // `/strategies` and `/strategies/` are one route: the spec writes some paths with a trailing slash
     // and some without, and clients add or drop it.
     routerOptions: { ignoreTrailingSlash: true },
+    // A path Fastify cannot decode (`%ED%A0%80`, half a UTF-16 pair) is refused before any route: in the
+    // product's error shape, not Fastify's own `{error, code, statusCode}` (QA).
+    frameworkErrors: (error, _request, res) => {
+      const reply = res as unknown as FastifyReply;
+      if (error.code === 'FST_ERR_BAD_URL') return void reply.status(400).send(errorBodyOf('The address is not valid: a part of its path is not a valid percent-encoded UTF-8 text.'));
+      return void reply.status(error.statusCode ?? 400).send(errorBodyOf(error.message));
+    },
   });
   // A JSON content type with an empty body is a request without a body (a POST of nothing sent by a
   // client that sets the header on every call), not a 400; anything else goes to Fastify's own parser,

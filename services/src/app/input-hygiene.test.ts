@@ -80,6 +80,15 @@ describe('NUL (and unpaired surrogates) in any string parameter', () => {
     expect(await eventCount()).toBe(before);
   });
 
+  it('a path that is not valid percent-encoded UTF-8 is a 400 in the product\'s error shape, not Fastify\'s own (QA)', async () => {
+    for (const url of ['/api/v1/trades/%ED%A0%80/history', '/api/v1/audit/users/%ED%A0%80?reason=abc', '/api/v1/trades/%E0%A4%A/roll-history']) {
+      const res = await t.app.inject({ method: 'GET', url, headers: { authorization: user.authorization } });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json(), url).toMatchObject({ message: 'The address is not valid: a part of its path is not a valid percent-encoded UTF-8 text.' });
+      expect(Object.keys(res.json()).filter((k) => !['message', 'detail', 'resolution'].includes(k)), url).toEqual([]);
+    }
+  });
+
   it('answers the lists, expiring, roll history and ancestor with the NUL message', async () => {
     for (const url of [
       `/api/v1/trades/status/open?su=a${'%00'}b`,
