@@ -19,6 +19,8 @@ export const auditMessages = {
   userNotFound: 'No user matches.',
   eventNotFound: 'No such event in this user\'s history.',
   asOfTarget: 'Give either an event or a date, not both.',
+  /** As of a New York date that has not come yet: its days open and expirations would be counted ahead. */
+  asOfFuture: (today: string) => `The date cannot be after today (${today}, New York): the journal has no end of day there yet.`,
   formulasVersion: (v: number) => `Formulas version ${v} is not registered.`,
   position: 'Not an event position.',
   tradeNotFound: 'Trade not found.',

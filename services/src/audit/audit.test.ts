@@ -492,6 +492,9 @@ describe('audit replay', () => {
       [`/audit/users/${me.userId}/as-of?${q({ event: theirs })}`, 404, auditMessages.eventNotFound],
       [`/audit/users/${me.userId}/as-of?${q({ formulas: 7 })}`, 422, auditMessages.formulasVersion(7)],
       [`/audit/users/${me.userId}/as-of?${q({ trade: '#nothere' })}`, 404, auditMessages.tradeNotInHistory('#nothere')],
+      // A day that has not ended (QA: days open were counted up to 9999-12-31).
+      [`/audit/users/${me.userId}/as-of?${q({ date: '2026-03-03' })}`, 422, auditMessages.asOfFuture(TODAY)],
+      [`/audit/users/${me.userId}/as-of?${q({ date: '9999-12-31' })}`, 422, auditMessages.asOfFuture(TODAY)],
     ] as const;
     for (const [path, status, message] of refused) {
       const r = await get(path, support);

@@ -16,6 +16,7 @@ import type {
 } from '@oj/contracts/audit';
 import { auditMessages, timelineQuery } from '@oj/contracts/audit';
 import { lineageStreamId, userStreamPrefix, type JournalEventType } from '@oj/contracts/journal-events';
+import { newYorkDate } from '@oj/contracts/business-date';
 import { START, comparePositions, positionFromString, positionToString, type EventStore, type LogPosition, type StoredEvent } from '@oj/infra/eventstore/port';
 import type { Clock } from '@oj/infra/clock';
 import { businessDateOf } from '@oj/infra/clock';
@@ -295,6 +296,13 @@ async function asOfFromLog(ctx: AuditContext, userId: string, q: AsOfArgs): Prom
 export async function asOf(ctx: AuditContext, userId: string, asked: AsOfArgs): Promise<AsOfResponse> {
   const started = performance.now();
   const formulas = checkFormulas(asked.formulas);
+  // A day that has not ended shows days open and days left counted ahead of time (QA: 9999-12-31 was
+  // answered); today is the latest end of day there is.
+  const today = newYorkDate(ctx.clock.now());
+  if (asked.date && asked.date > today) {
+    const message = auditMessages.asOfFuture(today);
+    throw new AppError('invalid', message, { detail: [{ field: 'querystring.date', message }] });
+  }
   // The trees' trade as typed (a short id, a whole uid) becomes the user's trade uid, or the view is refused.
   const q = asked.trade ? { ...asked, trade: await resolveTrade(ctx, userId, asked.trade) } : asked;
   const j = (!q.full && formulas === FORMULAS_VERSION && hasStoredStates(ctx) ? await asOfFromStoredStates(ctx, userId, q) : null) ?? (await asOfFromLog(ctx, userId, q));

@@ -8,6 +8,7 @@ import { Button } from '@/components/ui/button.tsx';
 import { SelectInput, TextInput } from '@/components/ui/form-field.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
+import { todayInNewYork } from '@/lib/format.ts';
 import { asOfQuery, type AsOfTarget } from '../api/audit-api.ts';
 import { money, shortId, statusNames, strategyName, utc } from './labels.ts';
 import { StoredStateNote } from './stored-state-note.tsx';
@@ -174,7 +175,7 @@ export function AsOfPanel({
         <form onSubmit={show} className="audit-asof-form">
           <label>
             <span>End of New York date</span>
-            <TextInput type="date" value={date} onChange={(e) => setDate(e.target.value)} />
+            <TextInput type="date" value={date} max={todayInNewYork()} onChange={(e) => setDate(e.target.value)} />
           </label>
           <label>
             <span>Formulas version</span>
