@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { formatCompact, formatDate, formatDateTime, formatLongDate, formatMoneyShort, formatMoneyTick, formatStrikes, todayInNewYork } from './format.ts';
+import { formatCompact, formatDate, formatDateTime, formatLongDate, formatMoneyShort, formatMoneyTick, formatMoneyWhole, formatStrikes, todayInNewYork } from './format.ts';
 
 describe('format', () => {
   it('writes strikes to the cent on every screen (QA: upcoming expirations showed "$100.123456789")', () => {
@@ -7,6 +7,13 @@ describe('format', () => {
     expect(formatStrikes([582.5])).toBe('$582.5');
     expect(formatStrikes([100.123456789])).toBe('$100.12');
     expect(formatStrikes([7.25, 0.05])).toBe('$7.25 / $0.05');
+  });
+
+  it('keeps money to the whole dollar where cents do not fit, K and M from 1000', () => {
+    expect(formatMoneyWhole(-580)).toBe('-$580');
+    expect(formatMoneyWhole(574.33)).toBe('$574');
+    expect(formatMoneyWhole(-0.4)).toBe('$0');
+    expect(formatMoneyWhole(-2_500_000)).toBe('-$2.5M');
   });
 
   it('abbreviates money with K and M from 1000', () => {

@@ -20,6 +20,15 @@ export function formatMoneyShort(value: number | null | undefined): string {
   return cents < 1_000 ? `${sign}$${cents.toFixed(2)}` : `${sign}$${abbreviated(cents)}`;
 }
 
+/** The narrowest amount still true to the dollar: $580 for -$580.00's box too narrow for its cents, $3.58M past 1K. */
+export function formatMoneyWhole(value: number | null | undefined): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '—';
+  const abs = Math.abs(value);
+  if (abs >= 1_000) return formatMoneyShort(value);
+  const dollars = Math.round(abs);
+  return `${value < 0 && dollars > 0 ? '-' : ''}$${dollars}`;
+}
+
 /**
  * A money axis tick: as `formatMoneyShort`, without the cents of a whole amount under 1K, so an axis
  * reads $400, $800, $1K, $1.2K rather than $800.00 beside $1K; a tick with cents keeps them ($0.50).

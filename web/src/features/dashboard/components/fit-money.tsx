@@ -1,40 +1,47 @@
 import { useLayoutEffect, useRef, useState } from 'react';
-import { formatMoney, formatMoneyShort } from '@/lib/format.ts';
+import { formatMoney, formatMoneyShort, formatMoneyWhole } from '@/lib/format.ts';
 
 /**
  * An amount that keeps to its box: the exact value ("$3,580,246.01") where it fits, abbreviated with K and
- * M ("$3.58M", part 1 §9) where the box is too narrow for it. Abbreviated, the exact value stays in the
- * tooltip and in the text a screen reader reads.
+ * M ("$3.58M", part 1 §9) where the box is too narrow for it, and to the whole dollar ("-$580") where even
+ * that does not fit (QA: "-$580.00" has no shorter K form, and showed as "-$580.…" at 1280 px). Shortened,
+ * the exact value stays in the tooltip and in the text a screen reader reads.
  */
 export function FitMoney({ value }: { value: number }) {
   const ref = useRef<HTMLSpanElement>(null);
-  const [tight, setTight] = useState(false);
   const full = formatMoney(value);
-  const short = formatMoneyShort(value);
+  const forms = [...new Set([full, formatMoneyShort(value), formatMoneyWhole(value)])];
+  const key = forms.join('|');
+  const [shown, setShown] = useState(full);
   useLayoutEffect(() => {
     const box = ref.current;
-    if (!box || full === short) return setTight(false);
-    // The box is a block as wide as its cell, so its width does not follow the text it shows: measuring the
-    // exact text in a probe inside it (same font) says whether it fits, without a loop between the two forms.
+    if (!box || forms.length === 1) return setShown(full);
+    // The box is a block as wide as its cell, so its width does not follow the text it shows: measuring each
+    // form in a probe inside it (same font) says which is the first that fits, without a loop between them.
     const measure = () => {
       const probe = document.createElement('span');
       probe.style.cssText = 'position:absolute;visibility:hidden;white-space:nowrap;left:0;top:0';
-      probe.textContent = full;
       box.appendChild(probe);
-      const needed = probe.getBoundingClientRect().width;
+      const fits = (text: string) => {
+        probe.textContent = text;
+        return probe.getBoundingClientRect().width <= box.clientWidth + 0.5;
+      };
+      const first = forms.find(fits) ?? forms.at(-1)!;
       probe.remove();
-      setTight(needed > box.clientWidth + 0.5);
+      setShown(first);
     };
     measure();
     const ro = new ResizeObserver(measure);
     ro.observe(box);
     return () => ro.disconnect();
-  }, [full, short]);
+    // `key` stands for `forms`, a new array each render with the same contents.
+  }, [key]);
+  const tight = shown !== full;
   return (
     <span ref={ref} className="dash-fit" title={tight ? full : undefined}>
       {tight ? (
         <>
-          <span aria-hidden="true">{short}</span>
+          <span aria-hidden="true">{shown}</span>
           <span className="visually-hidden">{full}</span>
         </>
       ) : (
