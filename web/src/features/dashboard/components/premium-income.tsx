@@ -3,7 +3,7 @@ import { Chart } from '@/components/charts/chart.tsx';
 import { categoryAxisEndRoom, useChartColors } from '@/components/charts/chart-theme.ts';
 import { formatMoney, formatMoneyTick } from '@/lib/format.ts';
 import type { DashboardData } from '../api/get-dashboard-data.ts';
-import { cumulativeSeries, PREMIUM_RANGES, shortDay, type PremiumRange } from '../utils/dashboard-math.ts';
+import { cumulativeSeries, PREMIUM_RANGES, shortDays, type PremiumRange } from '../utils/dashboard-math.ts';
 import { Segmented, Widget } from './widget.tsx';
 
 /** Premium Income: lifetime premium and the cumulative premium of a range (Week, Month, YTD, Year; default Year). */
@@ -14,7 +14,7 @@ export function PremiumIncome({ data }: { data: DashboardData }) {
   const total = series.at(-1)?.value ?? 0;
   const rising = total >= 0;
   const line = rising ? c.success : c.danger;
-  const labels = series.map((p) => shortDay(p.date));
+  const labels = shortDays(series.map((p) => p.date));
   const option = {
     grid: { left: 8, right: categoryAxisEndRoom(labels, 12, 12), top: 16, bottom: 8, containLabel: true },
     tooltip: { trigger: 'axis', valueFormatter: (v: number) => formatMoney(v) },

@@ -7,7 +7,7 @@ import { categoryAxisEndRoom, useChartColors } from '@/components/charts/chart-t
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { formatDate, formatMoney, formatMoneyShort, formatMoneyTick } from '@/lib/format.ts';
 import type { DashboardData } from '../api/get-dashboard-data.ts';
-import { currentWeek, dayTone, firstWithData, lastActiveDays, monthLabel, shortDay, weekdayName } from '../utils/dashboard-math.ts';
+import { currentWeek, dayTone, firstWithData, lastActiveDays, monthLabel, shortDay, shortDays, weekdayName } from '../utils/dashboard-math.ts';
 import { Segmented, ShareButton, SWITCH_LABELS, SWITCH_OPTIONS, Widget } from './widget.tsx';
 
 const strategyName = (su: string) => strategyByUid(su)?.name ?? su;
@@ -16,7 +16,7 @@ const strategyName = (su: string) => strategyByUid(su)?.name ?? su;
 export function DailyPremium({ data }: { data: DashboardData }) {
   const c = useChartColors();
   const days = useMemo(() => lastActiveDays(data.daily_income), [data]);
-  const labels = days.map((d) => shortDay(d.income_date));
+  const labels = shortDays(days.map((d) => d.income_date));
   const option = {
     grid: { left: 4, right: categoryAxisEndRoom(labels), top: 12, bottom: 4, containLabel: true },
     tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: (v: number) => formatMoney(v) },
@@ -33,7 +33,7 @@ export function DailyPremium({ data }: { data: DashboardData }) {
   };
   return (
     <Widget id="daily-premium" title="Daily Premium" subtitle="Last 10 active days">
-      <Chart label="Daily premium, last 10 active days" values={days.map((d) => `${shortDay(d.income_date)} ${formatMoney(d.np)}`)} option={option} height={200} empty={days.length === 0} />
+      <Chart label="Daily premium, last 10 active days" values={days.map((d, i) => `${labels[i]} ${formatMoney(d.np)}`)} option={option} height={200} empty={days.length === 0} />
     </Widget>
   );
 }
@@ -42,7 +42,7 @@ export function DailyPremium({ data }: { data: DashboardData }) {
 export function OpenCloseCount({ data }: { data: DashboardData }) {
   const c = useChartColors();
   const days = useMemo(() => lastActiveDays(data.daily_income), [data]);
-  const labels = days.map((d) => shortDay(d.income_date));
+  const labels = shortDays(days.map((d) => d.income_date));
   const option = {
     grid: { left: 4, right: categoryAxisEndRoom(labels), top: 28, bottom: 4, containLabel: true },
     legend: { top: 0, right: 0, itemWidth: 10, itemHeight: 10, textStyle: { color: c.muted } },
@@ -58,7 +58,7 @@ export function OpenCloseCount({ data }: { data: DashboardData }) {
     <Widget id="open-close" title="Open/Close Count" subtitle="Last 10 active days">
       <Chart
         label="Trades opened and closed, last 10 active days"
-        values={days.map((d) => `${shortDay(d.income_date)} ${d.otc} opened, ${d.ctc} closed`)}
+        values={days.map((d, i) => `${labels[i]} ${d.otc} opened, ${d.ctc} closed`)}
         option={option}
         height={200}
         empty={days.length === 0}
@@ -76,7 +76,10 @@ export function WeeklyStrip({ data, onOpenDay, onShare }: { data: DashboardData;
     <Widget
       id="weekly-strip"
       title="Income Calendar"
-      subtitle={`This week · ${formatMoney(total)}`}
+      // On a Sunday the strip has moved to the week ahead (part 2: it "resets every Sunday") while the Income
+      // Quadrant's week still ends that day: named by its Monday, the two no longer read as one week with two
+      // amounts (QA).
+      subtitle={`${week[0]! > data.as_of ? `Week of ${shortDay(week[0]!)}` : 'This week'} · ${formatMoney(total)}`}
       actions={
         <>
           {/* The card's own Share is disabled by part 2 §2; its download works. */}

@@ -1,10 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { DashboardDay } from '../api/get-dashboard-data.ts';
-import { cumulativeSeries, currentWeek, dayTone, firstWithData, gaugeRange, lastActiveDays, rangeStart, winRateTone } from './dashboard-math.ts';
+import { cumulativeSeries, currentWeek, dayTone, firstWithData, gaugeRange, lastActiveDays, rangeStart, shortDays, winRateTone } from './dashboard-math.ts';
 
 const day = (date: string, np: number, run: number, otc = 0, ctc = 0): DashboardDay => ({ id: date, income_date: date, np, nf: 0, otc, ctc, iw: 0, npc: 0, net_premium_so_far: run });
 
 describe('dashboard presentation rules', () => {
+  it("a chart's days carry their year once they span years (QA: Mar 1 '27 read before Feb 28 '28 as Mar 1, Feb 28)", () => {
+    expect(shortDays(['2026-11-30', '2026-12-01'])).toEqual(['Nov 30', 'Dec 1']);
+    expect(shortDays(['2027-01-08', '2027-03-01', '2028-02-28', '2028-11-06'])).toEqual(["Jan 8 '27", "Mar 1 '27", "Feb 28 '28", "Nov 6 '28"]);
+    expect(shortDays([])).toEqual([]);
+  });
+
   it('ranges end today: week 7 days, month 30 days, YTD from 1 January, year 12 months', () => {
     expect(rangeStart('week', '2026-02-02')).toBe('2026-01-27');
     expect(rangeStart('month', '2026-02-02')).toBe('2026-01-04');

@@ -117,6 +117,15 @@ export function monthLabel(month: string): string {
 export function shortDay(d: string): string {
   return new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'short', day: 'numeric' }).format(dateOf(d));
 }
+/**
+ * A chart's day labels: "Jan 8" while every day is in one year, "Jan 8 '27" once they span years (QA: the
+ * last ten active days read "Jan 8, Mar 1, Feb 28, Nov 6", and on 1 January "Jan 2" read as tomorrow).
+ */
+export function shortDays(dates: readonly string[]): string[] {
+  const spansYears = new Set(dates.map((d) => d.slice(0, 4))).size > 1;
+  return dates.map((d) => (spansYears ? `${shortDay(d)} '${d.slice(2, 4)}` : shortDay(d)));
+}
+
 export function weekdayName(d: string): string {
   return new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', weekday: 'short' }).format(dateOf(d));
 }
