@@ -400,6 +400,24 @@ describe('dashboard', () => {
     }
     // The year's lifetime premium, by hand: every seed's cash flow (all dates are in the last two years).
     expect(await text('lifetime-premium')).toBe(usd(premiumBetween(`${year - 2}-01-01`, today)));
+    // A box a pixel too narrow for its amount shows a shorter form, never a cut one, and keeps the exact
+    // amount in its tooltip and for screen readers (QA: "-$580.00" has no K form and read "-$580.…" at 1280 px).
+    for (const [key, [cur]] of Object.entries(periods)) {
+      const box = page.getByTestId(`quadrant-${key}-value`).locator('.dash-fit');
+      await box.evaluate((el) => {
+        const probe = document.createElement('span');
+        probe.style.cssText = 'position:absolute;visibility:hidden;white-space:nowrap';
+        probe.textContent = el.textContent;
+        el.appendChild(probe);
+        (el as HTMLElement).style.width = `${probe.getBoundingClientRect().width - 1}px`;
+        probe.remove();
+      });
+      await expect.poll(() => box.getAttribute('title')).toBe(usd(cur));
+      expect(await box.evaluate((el) => el.scrollWidth <= el.clientWidth + 1), key).toBe(true);
+      expect(await box.locator('.visually-hidden').textContent(), key).toBe(usd(cur));
+      await box.evaluate((el) => ((el as HTMLElement).style.width = ''));
+      await expect.poll(() => box.getAttribute('title')).toBeNull();
+    }
   });
 
   it('shows the Win Rate gauge of the year to date (the default) with its colour', async () => {
@@ -444,8 +462,10 @@ describe('dashboard', () => {
     await page.getByRole('img', { name: `Cumulative premium, YTD: ${ytdActive ? usd(premiumBetween(`${year}-01-01`, today)) : 'No Data'}`, exact: true }).waitFor();
     // The daily bars and the months, by hand: every date a seed was opened or closed on, its premium
     // cash flow and its counts; the last 10 such dates (all of them here), oldest first.
-    const dayName = (d: string) => new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'short', day: 'numeric' }).format(new Date(`${d}T00:00:00Z`));
     const activeDates = [...new Set(SEEDS.flatMap((s) => [s.tod, ...(s.close ? [s.close.tcd] : [])]))].sort().slice(-10);
+    // "Jan 8", or "Jan 8 '27" when the ten days span years (in January).
+    const spansYears = new Set(activeDates.map((d) => d.slice(0, 4))).size > 1;
+    const dayName = (d: string) => new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'short', day: 'numeric' }).format(new Date(`${d}T00:00:00Z`)) + (spansYears ? ` '${d.slice(2, 4)}` : '');
     expect(activeDates.length).toBeGreaterThanOrEqual(8);
     const opened = (d: string) => SEEDS.filter((s) => s.tod === d).length;
     const closed = (d: string) => SEEDS.filter((s) => s.close?.tcd === d).length;
@@ -468,6 +488,11 @@ describe('dashboard', () => {
     // A weekday of the strip's week with trades (today or the previous weekday) opens the trades-by-date
     // dialog. On a Sunday the strip is the week ahead: every day of it is in the future, not clickable.
     const active = [t0, t1].find((d) => d >= stripMonday && d <= today);
+    // Its heading names the week it shows: on a Sunday, by its Monday, since the quadrant's week still ends
+    // that day (QA: two "this week" amounts on one screen).
+    const stripWeekTotal = [0, 1, 2, 3, 4].reduce((sum, i) => sum + premiumBetween(addDays(stripMonday, i), addDays(stripMonday, i)), 0);
+    const stripMondayName = new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'short', day: 'numeric' }).format(new Date(`${stripMonday}T00:00:00Z`));
+    expect(await page.locator('[data-widget="weekly-strip"] .dash-card-sub').textContent()).toBe(`${dow === 0 ? `Week of ${stripMondayName}` : 'This week'} · ${usd(stripWeekTotal)}`);
     if (active) {
       await page.getByTestId(`week-day-${active}`).click();
       const dialog = page.getByRole('dialog', { name: /Trades on/ });

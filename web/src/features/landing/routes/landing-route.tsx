@@ -6,6 +6,7 @@ import { LegalDialog } from '@/components/legal/legal-dialog.tsx';
 import { useSession } from '@/features/auth/hooks/use-session.ts';
 import { useBilling } from '@/lib/console-config.ts';
 import '../landing.css';
+import { todayInNewYork } from '@/lib/format.ts';
 
 const features: { icon: IconName; title: string; text: string }[] = [
   { icon: 'layers', title: 'Every strategy, every leg', text: 'Cash-secured puts, covered calls, spreads, straddles, strangles, iron condors and butterflies, with one, two or four legs.' },
@@ -218,7 +219,7 @@ export function LandingRoute() {
             </button>
             <a href="#faq">FAQ</a>
           </nav>
-          <span className="muted">© {new Date().getFullYear()} Options Journal. Not financial advice.</span>
+          <span className="muted">© {todayInNewYork().slice(0, 4)} Options Journal. Not financial advice.</span>
         </div>
       </footer>
       <LegalDialog which={legal} onClose={() => setLegal(null)} />
