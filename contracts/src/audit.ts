@@ -16,6 +16,7 @@ export const auditMessages = {
   reasonTooLong: 'The reason cannot exceed 500 characters.',
   dateRange: 'The From date cannot be after the To date.',
   reasonCharset: 'The reason cannot contain control characters.',
+  reasonOnce: 'Give the reason once: the address holds several.',
   userNotFound: 'No user matches.',
   eventNotFound: 'No such event in this user\'s history.',
   asOfTarget: 'Give either an event or a date, not both.',
@@ -33,7 +34,8 @@ export const auditMessages = {
 
 /** Every read of a user's history carries the reason it was opened for; it is logged with the read. */
 export const auditReason = z
-  .string({ error: auditMessages.reasonRequired })
+  // `?reason=a&reason=b` arrives as a list: a reason was given, twice (QA: it read "A reason is required").
+  .string({ error: (issue) => (Array.isArray(issue.input) ? auditMessages.reasonOnce : auditMessages.reasonRequired) })
   .trim()
   // A blank reason is missing, and only that: without `abort` it also read "too short" (QA: two errors).
   .min(1, { error: auditMessages.reasonRequired, abort: true })

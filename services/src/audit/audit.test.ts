@@ -508,6 +508,9 @@ describe('audit replay', () => {
     expect(await accesses()).toBe(before + 2);
     const blank = await get(`/audit/users/${me.userId}/timeline?reason=%20%20%20`, support);
     expect([blank.statusCode, blank.json().message, blank.json().detail]).toEqual([422, auditMessages.reasonRequired, [{ field: 'querystring.reason', message: auditMessages.reasonRequired }]]);
+    // Given twice, it was given: the answer says so rather than asking for one (QA).
+    const twice = await get(`/audit/users/${me.userId}/timeline?reason=Ticket%201&reason=Ticket%202`, support);
+    expect([twice.statusCode, twice.json().message]).toEqual([422, auditMessages.reasonOnce]);
   });
 
   it('`npm run audit` records no refused read, describes each read it records, and names what is wrong with an export (QA)', async () => {
