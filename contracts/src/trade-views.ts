@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { minusYears, parseIsoDate } from './business-date.ts';
-import { calendarDate, isoDate, paginated, paginationQuery, uid } from './common.ts';
+import { calendarDate, isoDate, paginated, paginationQuery } from './common.ts';
 import { closeSign, openSign, round2 } from './formulas.ts';
 import { tradeListItem } from './trade-list-item.ts';
+import { tradeUid } from './trades.ts';
 
 /**
  * Queries of the trade read models (part 1 §7, part 2 §2/§3/§7): the status lists, expiring, histories,
@@ -73,8 +74,9 @@ export const tradeStatusParams = z.object({ status: tradeListStatus });
 export const tradeListResponse = paginated(tradeListItem);
 export type TradeListResponse = z.infer<typeof tradeListResponse>;
 
-export const tradeUidParams = z.object({ uid });
-export const ancestorParams = z.object({ auid: uid });
+// One rule for a trade's uid in a path, the commands' (they had each written their own; the views' took any text).
+export { tradeUidParams } from './trades.ts';
+export const ancestorParams = z.object({ auid: tradeUid });
 
 /** Roll history item (part 1 §3). `rolled_from_uid` is the previous trade: rolled from, or the remainder's parent. */
 export const rollHistoryItem = z.object({

@@ -133,7 +133,8 @@ const text = (max: number, error?: string) =>
     .refine(isStorableText, { error: tradeMessages.unstorableText });
 const dateText = text(32, 'Date must be in YYYY-MM-DD format.');
 /** Trade uids are uuids; anything else names no trade (and must not reach a query). */
-const tradeUid = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, tradeMessages.invalidUid);
+/** A trade's uid as a path names it: its own message for anything else, a 120-character id included (QA). */
+export const tradeUid = z.string().min(1, tradeMessages.invalidUid).max(64, tradeMessages.invalidUid).regex(/^[A-Za-z0-9_-]+$/, tradeMessages.invalidUid);
 
 export const tagData = z
   .array(z.object({ name: z.string().trim().min(1).max(40).refine(isStorableText, { error: tradeMessages.unstorableText }) }))

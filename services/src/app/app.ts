@@ -60,7 +60,10 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     bodyLimit: 8 * 1024 * 1024,
     // `/strategies` and `/strategies/` are one route: the spec writes some paths with a trailing slash
     // and some without, and clients add or drop it.
-    routerOptions: { ignoreTrailingSlash: true },
+    // A path parameter longer than find-my-way's default of 100 characters made the route itself unknown
+    // ("Route GET /api/v1/admin/messages/999… not found."): up to 500 it reaches the route, whose schema
+    // says what is wrong with it (QA).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // A path Fastify cannot decode (`%ED%A0%80`, half a UTF-16 pair) is refused before any route: in the
     // product's error shape, not Fastify's own `{error, code, statusCode}` (QA).
     frameworkErrors: (error, _request, res) => {

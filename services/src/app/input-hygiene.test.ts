@@ -89,6 +89,12 @@ describe('NUL (and unpaired surrogates) in any string parameter', () => {
     }
   });
 
+  it('a long path parameter reaches its route, whose rule answers, not "Route … not found" (QA)', async () => {
+    const res = await t.app.inject({ method: 'GET', url: `/api/v1/trades/${'9'.repeat(120)}/roll-history`, headers: { authorization: user.authorization } });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().message).toBe('Invalid trade uid.');
+  });
+
   it('answers the lists, expiring, roll history and ancestor with the NUL message', async () => {
     for (const url of [
       `/api/v1/trades/status/open?su=a${'%00'}b`,
