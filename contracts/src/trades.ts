@@ -79,6 +79,8 @@ export const tradeMessages = {
   closedIsFinalEdit: 'Closed trades are final: this trade cannot be edited.',
   closedIsFinalDelete: 'Closed trades are final: this trade cannot be deleted.',
   alreadyClosed: 'This trade is already closed.',
+  /** Closed (or rolled) in part by an earlier request: the contracts still open are another trade now. */
+  partlyClosed: (remainder: string) => `Part of this trade was closed or rolled just before: the contracts still open are trade ${remainder} now. Reload to act on them.`,
   wasSplit: 'This trade was split: act on its legs instead.',
   notBreakable: 'Only two-leg trades of a breakable strategy can be split.',
   notExpired: 'Expire Worthless is only possible once the trade has expired.',

@@ -170,6 +170,9 @@ describe('CloseTrade', () => {
   it('closed trades are final; unknown and deleted trades are not found', () => {
     const closed = given(...open('T'), ...when(state, close(normalClose)));
     thenFails(closed, close(normalClose), 'conflict', 'This trade is already closed.');
+    // Closed in part by an earlier request (a second tab, a double submit): it says where the rest went (QA).
+    const partly = given(...open('T'), ...when(state, close({ ...normalClose, contract_size: 1 })));
+    thenFails(partly, close({ ...normalClose, contract_size: 1 }), 'conflict', 'Part of this trade was closed or rolled just before: the contracts still open are trade #R now. Reload to act on them.');
     thenFails(state, close(normalClose, 'close', 'X'), 'not_found', 'Trade not found.');
     thenFails(empty, close(normalClose), 'not_found', 'Trade not found.');
     const deleted = given(...open('T'), { type: 'TradeDeleted', data: { tradeId: 'T' } });

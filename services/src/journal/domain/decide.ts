@@ -93,8 +93,25 @@ function openTradeOf(state: Lineage, uid: string, closedMessage: string): TradeR
   if (retired === 'split') throw conflict(m.wasSplit);
   const trade = state.view.trades.get(uid);
   if (!trade || retired === 'deleted') throw notFound();
-  if (trade.status !== 1) throw conflict(closedMessage);
+  if (trade.status !== 1) {
+    // A partial close or roll that came first (a second tab, a double submit) left the contracts still
+    // open under another uid: "already closed" would read as the whole position gone (QA).
+    const rest = openRemainderOf(state, uid);
+    throw conflict(rest ? m.partlyClosed(`#${rest.uid.slice(-6)}`) : closedMessage);
+  }
   return trade;
+}
+
+/** The open trade that what stayed open of `uid` became, through any number of partial closes or rolls. */
+function openRemainderOf(state: Lineage, uid: string): TradeRecord | undefined {
+  if (state.status === 'empty') return undefined;
+  for (const t of state.view.trades.values()) {
+    if (t.status !== 1) continue;
+    // At most one step per trade of the lineage: chains are acyclic, and a bound keeps it so whatever the data.
+    let steps = state.view.trades.size;
+    for (let up = t.partialOf; up !== null && steps-- > 0; up = state.view.trades.get(up)?.partialOf ?? null) if (up === uid) return t;
+  }
+  return undefined;
 }
 
 function strategyOf(uid: string): Strategy {
