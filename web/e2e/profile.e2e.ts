@@ -406,6 +406,10 @@ describe('admin messages', () => {
     await staff.setViewportSize({ width: 1280, height: 800 });
     page = staff;
     await both('admin-messages');
+    // The sender's trade history is one click away, behind audit replay's reason prompt (QA: the id had to be copied).
+    await staff.getByRole('article', { name: 'Message' }).getByRole('link', { name: 'Open trade history' }).click();
+    await staff.waitForURL(`**/support/users/${user.userId}`);
+    await staff.getByRole('textbox', { name: /^Reason/ }).waitFor();
     await staffContext.close();
   });
 

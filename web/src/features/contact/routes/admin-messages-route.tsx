@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { errorMessage } from '@/lib/api-client.ts';
 import { formatDateTime } from '@/lib/format.ts';
 import { PageHeader } from '@/components/layout/page-header.tsx';
@@ -41,7 +41,14 @@ function MessageReader({ id }: { id: string }) {
           {m.user_name} &lt;{m.user_email}&gt;
         </dd>
         <dt>User id</dt>
-        <dd className="mono">{m.user_uid}</dd>
+        <dd>
+          <span className="mono">{m.user_uid}</span>{' '}
+          {/* The reader's roles (Support, Admin) are audit replay's: the sender's history is one click away,
+              behind its reason prompt (QA: the id had to be copied into Audit replay). */}
+          <Link to={`/support/users/${m.user_uid}`} className="message-history-link">
+            Open trade history
+          </Link>
+        </dd>
         <dt>Sent</dt>
         <dd>{formatDateTime(m.created_at)}</dd>
         <dt>Mailed to support</dt>
