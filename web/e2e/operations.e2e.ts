@@ -145,6 +145,10 @@ describe('projections console', () => {
     await page.getByTestId('live-pill').getByText('Live').waitFor();
     await card.locator(`tr[data-version="${v1}"][data-status="live"]`).waitFor();
     await card.getByTestId('lane-0').waitFor();
+    // Each lane says in words how far it has applied the log (QA: "@ 4301:1139" read as code).
+    const laneNotes = await card.locator('.ops-lane-cp').allTextContents();
+    expect(laneNotes.length).toBeGreaterThan(0);
+    for (const note of laneNotes) expect(note).toMatch(/^(Applied to \d+:\d+|Nothing applied yet)$/);
     await screenshots(page, 'operations-overview');
 
     // Rebuild beside live.

@@ -349,8 +349,15 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
                   </span>
                 </div>
                 <LagChart samples={samples} projection={name} lane={l.lane} />
-                <div className="ops-muted mono ops-lane-cp" title="Checkpoint (log position)">
-                  @ {position(l.checkpoint)}
+                {/* Said in words (QA: "@ 4301:1139" and "@ start" read as code). */}
+                <div className="ops-muted ops-lane-cp" title="The lane's checkpoint: the log position (commit:position) of the last event it applied. The chart above: events behind over the last 15 minutes.">
+                  {/^\d+-\d+$/.test(l.checkpoint) ? (
+                    <>
+                      Applied to <span className="mono">{position(l.checkpoint)}</span>
+                    </>
+                  ) : (
+                    'Nothing applied yet'
+                  )}
                 </div>
                 {error && (
                   <p className="ops-error" title={error.message}>

@@ -58,6 +58,7 @@ function OperationsConsole() {
     <div className="ops-page">
       <PageHeader
         title="Projections"
+        breadcrumb={[{ label: 'Home', to: '/dashboard' }, { label: 'Operations' }]}
         description="Read models built from the trade journal: versions, lanes, rebuilds, and what a new version changes before it goes live."
         actions={
           <div className="ops-header-actions">

@@ -35,7 +35,7 @@ function SupportSearch() {
       <PageHeader
         title="Audit replay"
         description="Replay a trader's journal event by event. Finding a user is not logged; opening their history asks for a reason and every read is recorded in the access log the trader can see."
-        breadcrumb={[{ label: 'Home', to: '/dashboard' }, { label: 'Support' }, { label: 'Audit replay' }]}
+        breadcrumb={[{ label: 'Home', to: '/dashboard' }, { label: 'Audit replay' }]}
         actions={session.user?.role === 'Admin' ? <Link to="/support/access-log" className="btn btn-secondary btn-md">Access log</Link> : undefined}
       />
       <section className="card audit-search" aria-label="Find a user">
