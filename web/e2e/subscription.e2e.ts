@@ -337,6 +337,21 @@ describe('Subscription page', () => {
     expect(await page.getByRole('heading', { name: 'Your subscription has expired, please renew' }).count()).toBe(0);
   });
 
+  it('a period that has just ended while Stripe charges its renewal: "being processed", and the console stays open (QA)', async () => {
+    const { trader } = await paidTrader();
+    // Stripe started the next period ten minutes ago; its invoice is charged about an hour after.
+    await sql`update subscriptions s set current_period_end = now() - interval '10 minutes' from users u where u.uid = s.user_uid and u.email = ${trader.email}`.execute(server.runtime.deps.database.db);
+    await page.reload();
+    await statusCard().getByText('Your renewal is being processed').waitFor();
+    expect(await statusCard().getByText('Expired Plan').count()).toBe(0);
+    await screenshots(page, 'subscription-renewing');
+    await page.getByRole('link', { name: 'Closed', exact: true }).click();
+    await page.waitForURL('**/trades/closed');
+    await page.getByText(/No trade data available|Showing \d+ out of \d+ Trades/).first().waitFor();
+    expect(await page.getByRole('heading', { name: 'Your subscription has expired, please renew' }).count()).toBe(0);
+    expect(await page.locator('.sidebar-renew').count()).toBe(0);
+  });
+
   it('an expired plan whose card on file is declined: Reactivate says so and opens the card dialog, where another card pays (QA)', async () => {
     const { sub: first } = await paidTrader();
     await page.reload();
