@@ -26,7 +26,7 @@ export const tutorialSections: TutorialSection[] = [
     id: 'trade-account',
     title: '1. Create a trade account',
     paragraphs: [
-      'Every trade belongs to a trade account: the broker account you traded in. Open Accounts in the sidebar and choose Add Account.',
+      'Every trade belongs to a trade account: the broker account you traded in. Open Accounts in the sidebar and choose Add Trade Account.',
       'Give it a name, the account type (Cash, Margin, IRA, 403(b), 401(k), Roth IRA) and the brokerage. Commission (0.65) and fee (0.03) per contract are filled in for you; change them to what your broker charges. You can keep up to 10 accounts; the first one becomes the default.',
     ],
     shots: [
