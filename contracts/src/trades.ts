@@ -135,6 +135,12 @@ const text = (max: number, error?: string) =>
     .refine(isStorableText, { error: tradeMessages.unstorableText });
 const dateText = text(32, 'Date must be in YYYY-MM-DD format.');
 /** Trade uids are uuids; anything else names no trade (and must not reach a query). */
+/**
+ * How every screen, sentence and message names a trade: `#` and the last six characters of its uid (uids
+ * are time-ordered, so their first characters are alike). The audit's trade look-up reads it back.
+ */
+export const tradeShortId = (uid: string): string => `#${uid.slice(-6)}`;
+
 /** A trade's uid as a path names it: its own message for anything else, a 120-character id included (QA). */
 export const tradeUid = z.string().min(1, tradeMessages.invalidUid).max(64, tradeMessages.invalidUid).regex(/^[A-Za-z0-9_-]+$/, tradeMessages.invalidUid);
 

@@ -7,6 +7,7 @@ import type { TimelineEntry } from '@oj/contracts/audit';
 import type { LineageState } from '@oj/contracts/lineage-fold';
 import type { TradeRecord } from '@oj/contracts/trade-record';
 import { CONTRACT_MULTIPLIER } from '@oj/contracts/formulas';
+import { tradeShortId } from '@oj/contracts/trades';
 
 /**
  * The sentence a person reads for each event ("Closed 2 of 3 SPY 400P at 0.30, fee 1.30; 1 contract
@@ -15,7 +16,6 @@ import { CONTRACT_MULTIPLIER } from '@oj/contracts/formulas';
  * six characters of their uid (uids are time-ordered: their first characters are alike).
  */
 
-export const tradeLabel = (uid: string): string => `#${uid.slice(-6)}`;
 const money = (x: number) => x.toFixed(2);
 const perShare = (total: number, contracts: number) => money(contracts ? total / CONTRACT_MULTIPLIER / contracts : 0);
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -70,13 +70,13 @@ export function describeEvent(event: JournalEvent, before: ReadonlyMap<string, T
   switch (event.type) {
     case 'TradeOpened': {
       const t = event.data.terms;
-      return `Opened ${t.contractSize} ${termsLabel(t)} ${strategyName(t.strategyUid)}, expiring ${t.expirationDate}, at ${perShare(t.premiumAtOpen, t.contractSize)} ${side(t.openTransaction)}, fee ${money(t.netFeeToOpen)}, as trade ${tradeLabel(event.data.tradeId)}`;
+      return `Opened ${t.contractSize} ${termsLabel(t)} ${strategyName(t.strategyUid)}, expiring ${t.expirationDate}, at ${perShare(t.premiumAtOpen, t.contractSize)} ${side(t.openTransaction)}, fee ${money(t.netFeeToOpen)}, as trade ${tradeShortId(event.data.tradeId)}`;
     }
     case 'TradeClosed':
     case 'TradeRolled': {
       const d = event.data;
       const old = before.get(d.tradeId);
-      const label = old ? recordLabel(old) : `trade ${tradeLabel(d.tradeId)}`;
+      const label = old ? recordLabel(old) : `trade ${tradeShortId(d.tradeId)}`;
       const n = d.close.contractsClosed;
       const of = old && old.contractSize !== n ? `${n} of ${old.contractSize}` : `${n}`;
       const c = d.close;
@@ -101,30 +101,30 @@ export function describeEvent(event: JournalEvent, before: ReadonlyMap<string, T
       what += ` on ${c.closeDate}`;
       if (event.type === 'TradeRolled') {
         const t = event.data.newTrade.terms;
-        what += `; rolled to ${t.contractSize} ${termsLabel(t)} expiring ${t.expirationDate} at ${perShare(t.premiumAtOpen, t.contractSize)} ${side(t.openTransaction)}, fee ${money(t.netFeeToOpen)}, as trade ${tradeLabel(event.data.newTrade.tradeId)}`;
+        what += `; rolled to ${t.contractSize} ${termsLabel(t)} expiring ${t.expirationDate} at ${perShare(t.premiumAtOpen, t.contractSize)} ${side(t.openTransaction)}, fee ${money(t.netFeeToOpen)}, as trade ${tradeShortId(event.data.newTrade.tradeId)}`;
       }
-      if (d.remainder) what += `; ${plural(d.remainder.contractSize, 'contract')} ${d.remainder.contractSize === 1 ? 'remains' : 'remain'} as trade ${tradeLabel(d.remainder.tradeId)}`;
+      if (d.remainder) what += `; ${plural(d.remainder.contractSize, 'contract')} ${d.remainder.contractSize === 1 ? 'remains' : 'remain'} as trade ${tradeShortId(d.remainder.tradeId)}`;
       return what;
     }
     case 'TradeSplit': {
       const d = event.data;
       const parent = before.get(d.tradeId);
-      const label = parent ? `${recordLabel(parent)} ${strategyName(parent.strategyUid)}` : `trade ${tradeLabel(d.tradeId)}`;
+      const label = parent ? `${recordLabel(parent)} ${strategyName(parent.strategyUid)}` : `trade ${tradeShortId(d.tradeId)}`;
       const ticker = parent?.ticker ?? '';
       const c = d.closedLeg.close;
       const contracts = parent?.contractSize ?? 1;
-      return `Split ${label}: leg ${d.closedLeg.legIndex + 1} (${contractLabel(ticker, d.closedLeg.strategyUid, [d.closedLeg.strikePrice]).trim()}) closed at ${perShare(c.premiumAtClose, contracts)}, fee ${money(c.netFeeToClose)} on ${c.closeDate}, as trade ${tradeLabel(d.closedLeg.tradeId)}; leg ${d.openLeg.legIndex + 1} (${contractLabel(ticker, d.openLeg.strategyUid, [d.openLeg.strikePrice]).trim()}) stays open as trade ${tradeLabel(d.openLeg.tradeId)}`;
+      return `Split ${label}: leg ${d.closedLeg.legIndex + 1} (${contractLabel(ticker, d.closedLeg.strategyUid, [d.closedLeg.strikePrice]).trim()}) closed at ${perShare(c.premiumAtClose, contracts)}, fee ${money(c.netFeeToClose)} on ${c.closeDate}, as trade ${tradeShortId(d.closedLeg.tradeId)}; leg ${d.openLeg.legIndex + 1} (${contractLabel(ticker, d.openLeg.strategyUid, [d.openLeg.strikePrice]).trim()}) stays open as trade ${tradeShortId(d.openLeg.tradeId)}`;
     }
     case 'TradeEdited': {
       const t = before.get(event.data.tradeId);
       const changes = Object.entries(event.data.changes)
         .filter(([, v]) => v !== undefined)
         .map(([k, v]) => `${fieldNames[k] ?? k} ${show(t ? (t as unknown as Record<string, unknown>)[k] : undefined)} → ${show(v)}`);
-      return `Edited ${t ? recordLabel(t) : 'trade'} ${tradeLabel(event.data.tradeId)}: ${changes.length ? changes.join(', ') : 'no change'}`;
+      return `Edited ${t ? recordLabel(t) : 'trade'} ${tradeShortId(event.data.tradeId)}: ${changes.length ? changes.join(', ') : 'no change'}`;
     }
     case 'TradeDeleted': {
       const t = before.get(event.data.tradeId);
-      return `Deleted ${t ? `${t.contractSize} ${recordLabel(t)} ` : ''}trade ${tradeLabel(event.data.tradeId)}`;
+      return `Deleted ${t ? `${t.contractSize} ${recordLabel(t)} ` : ''}trade ${tradeShortId(event.data.tradeId)}`;
     }
   }
 }

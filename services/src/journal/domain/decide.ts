@@ -19,6 +19,7 @@ import {
   hasExpired,
   structureLock,
   tradeMessages as m,
+  tradeShortId,
   type AddClosedTradeRequest,
   type ClosingData,
   type FieldIssue,
@@ -97,7 +98,7 @@ function openTradeOf(state: Lineage, uid: string, closedMessage: string): TradeR
     // A partial close or roll that came first (a second tab, a double submit) left the contracts still
     // open under another uid: "already closed" would read as the whole position gone (QA).
     const rest = openRemainderOf(state, uid);
-    throw conflict(rest ? m.partlyClosed(`#${rest.uid.slice(-6)}`) : closedMessage);
+    throw conflict(rest ? m.partlyClosed(tradeShortId(rest.uid)) : closedMessage);
   }
   return trade;
 }

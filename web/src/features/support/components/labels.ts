@@ -21,7 +21,7 @@ export const eventTones: Record<string, 'primary' | 'success' | 'warning' | 'dan
 };
 export const strategyName = (uid: string | null) => (uid ? (strategyByUid(uid)?.name ?? uid) : '—');
 /** The last six characters of a uid, as the timeline's sentences name trades. */
-export const shortId = (uid: string) => `#${uid.slice(-6)}`;
+export { tradeShortId as shortId } from '@oj/contracts/trades';
 export const money = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
 /** A field value of a diff, readable: objects as compact JSON. */
 export function showValue(v: unknown): string {

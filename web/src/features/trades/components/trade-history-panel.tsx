@@ -1,4 +1,5 @@
 import type { FieldChange, TradeChange } from '@oj/contracts/audit';
+import { tradeShortId } from '@oj/contracts/trades';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Badge } from '@/components/ui/badge.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
@@ -34,7 +35,7 @@ function Changes({ change, self }: { change: TradeChange; self: boolean }) {
   return (
     <div className="history-change">
       <div className="muted">
-        {change.change === 'created' ? 'New trade' : change.change === 'removed' ? 'Trade removed' : 'Changed'} <code>#{change.uid.slice(-6)}</code>
+        {change.change === 'created' ? 'New trade' : change.change === 'removed' ? 'Trade removed' : 'Changed'} <code>{tradeShortId(change.uid)}</code>
         {self && ' (this trade)'}
       </div>
       {fields.length > 0 && change.change === 'changed' && (
