@@ -44,7 +44,7 @@ import { LINEAGE_PARTS } from './state-codec.ts';
 import { inProcessParts, type PartRunner } from './part-runner.ts';
 import { forgetPartJournals, partTables, type PartInput, type PartTableDiff } from './partition-replay.ts';
 import { withDays } from './journal-state.ts';
-import { resolveTrade } from './trade-ids.ts';
+import { withTradeResolved } from './trade-ids.ts';
 
 export interface AuditContext {
   db: Kysely<any>;
@@ -151,7 +151,7 @@ export async function timeline(ctx: AuditContext, userId: string, asked: Timelin
   // The trade as the screens show it (`#cfbb37`, any case) or whole, as the as-of trees take it; one the
   // user's history does not name is refused (QA: `#cfbb37` answered "0 events match", which reads as a
   // trade without history).
-  const q = asked.trade ? { ...asked, trade: await resolveTrade(ctx, userId, asked.trade) } : asked;
+  const q = await withTradeResolved(ctx, userId, asked);
   const l = log(ctx);
   const filter = filterOf(userId, q);
   const cursor = q.cursor ? positionFromString(q.cursor) : undefined;
@@ -304,7 +304,7 @@ export async function asOf(ctx: AuditContext, userId: string, asked: AsOfArgs): 
     throw new AppError('invalid', message, { detail: [{ field: 'querystring.date', message }] });
   }
   // The trees' trade as typed (a short id, a whole uid) becomes the user's trade uid, or the view is refused.
-  const q = asked.trade ? { ...asked, trade: await resolveTrade(ctx, userId, asked.trade) } : asked;
+  const q = await withTradeResolved(ctx, userId, asked);
   const j = (!q.full && formulas === FORMULAS_VERSION && hasStoredStates(ctx) ? await asOfFromStoredStates(ctx, userId, q) : null) ?? (await asOfFromLog(ctx, userId, q));
   const date = q.date ?? j.last?.metadata.businessDate ?? businessDateOf(ctx.clock);
   const items = (rows: readonly TradesTable[]) => rows.map((r) => rowToListItem(r as never, date));

@@ -61,3 +61,8 @@ export async function resolveTrade(deps: { db: Kysely<any>; eventStore: EventSto
   const message = auditMessages.tradeAmbiguous(shown);
   throw new AppError('invalid', message, { detail: [{ field: 'querystring.trade', message }] });
 }
+
+/** A view's query with its trade as typed replaced by the user's trade uid it names (refused as above); unchanged without one. */
+export async function withTradeResolved<Q extends { trade?: string | undefined }>(deps: { db: Kysely<any>; eventStore: EventStore }, userId: string, asked: Q): Promise<Q> {
+  return asked.trade ? { ...asked, trade: await resolveTrade(deps, userId, asked.trade) } : asked;
+}

@@ -14,7 +14,7 @@ const optionalRef = ref.nullish();
 const unixSeconds = z.number().int().nonnegative();
 
 /** The envelope: without these there is no event to record, even as ignored. */
-export const stripeEventEnvelope = z.looseObject({
+const stripeEventEnvelope = z.looseObject({
   id: z.string().min(1).max(255),
   type: z.string().min(1).max(255),
   created: unixSeconds,
