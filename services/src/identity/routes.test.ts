@@ -198,6 +198,7 @@ describe('sign-in and session', () => {
     // The legitimate newest token is dead too.
     const after = await t.app.inject({ method: 'POST', url: api('/users/refresh_token'), cookies: { oj_refresh: rotated } });
     expect(after.statusCode).toBe(401);
+    expect(reuse.cookies.find((c) => c.name === 'oj_refresh')).toMatchObject({ value: '', httpOnly: true, sameSite: 'Strict', path: '/api/v1/users' });
   });
 
   it('refuses a missing, forged or expired refresh token', async () => {
@@ -218,7 +219,8 @@ describe('sign-in and session', () => {
     const s = await signInAs(t);
     const out = await t.app.inject({ method: 'POST', url: api('/users/logout'), cookies: { oj_refresh: s.refreshToken } });
     expect(out.statusCode).toBe(200);
-    expect(out.cookies.find((c) => c.name === 'oj_refresh')?.value).toBe('');
+    // Cleared with the attributes it was set with (QA: cleared as SameSite=Lax).
+    expect(out.cookies.find((c) => c.name === 'oj_refresh')).toMatchObject({ value: '', httpOnly: true, sameSite: 'Strict', path: '/api/v1/users' });
     expect((await t.app.inject({ method: 'POST', url: api('/users/refresh_token'), cookies: { oj_refresh: s.refreshToken } })).statusCode).toBe(401);
     expect((await t.app.inject({ method: 'POST', url: api('/users/logout') })).statusCode).toBe(200);
   });

@@ -53,16 +53,11 @@ export const identityRoutes: FastifyPluginAsyncZod = async (app) => {
   const ctx = identityContext(app.deps);
   const { config } = app.deps;
   const authLimit = { rateLimit: { max: config.RATE_LIMIT_AUTH_PER_MINUTE, timeWindow: '1 minute' } };
-  const secureCookie = config.PUBLIC_URL.startsWith('https:');
-
+  // Set and cleared with the same attributes (QA: cleared as SameSite=Lax, Fastify's default).
+  const refreshCookie = { httpOnly: true, secure: config.PUBLIC_URL.startsWith('https:'), sameSite: 'strict', path: REFRESH_COOKIE_PATH } as const;
   const setRefreshCookie = (reply: FastifyReply, session: IssuedSession) =>
-    reply.setCookie(REFRESH_COOKIE, session.refreshToken, {
-      httpOnly: true,
-      secure: secureCookie,
-      sameSite: 'strict',
-      path: REFRESH_COOKIE_PATH,
-      expires: session.refreshExpiresAt,
-    });
+    reply.setCookie(REFRESH_COOKIE, session.refreshToken, { ...refreshCookie, expires: session.refreshExpiresAt });
+  const clearRefreshCookie = (reply: FastifyReply) => reply.clearCookie(REFRESH_COOKIE, refreshCookie);
 
   app.post(
     '/users/signup',
@@ -106,14 +101,14 @@ export const identityRoutes: FastifyPluginAsyncZod = async (app) => {
       setRefreshCookie(reply, session);
       return { access_token: session.accessToken, token_type: 'bearer' as const };
     } catch (error) {
-      if (error instanceof AppError && error.kind === 'unauthorized') reply.clearCookie(REFRESH_COOKIE, { path: REFRESH_COOKIE_PATH });
+      if (error instanceof AppError && error.kind === 'unauthorized') clearRefreshCookie(reply);
       throw error;
     }
   });
 
   app.post('/users/logout', { schema: { tags: ['users'], response: { 200: messageResponse } } }, async (request, reply) => {
     await logout(ctx, request.cookies[REFRESH_COOKIE]);
-    reply.clearCookie(REFRESH_COOKIE, { path: REFRESH_COOKIE_PATH });
+    clearRefreshCookie(reply);
     return { message: 'Signed out.' };
   });
 
