@@ -14,6 +14,7 @@ import {
   defaultCloseDate,
   parseNum,
   premiumHint,
+  rollSameTransaction,
   sameTransactionWarning,
   validateRoll,
   type RollValues,
@@ -82,6 +83,7 @@ export function RollTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
   const rollType = newCs === trade.cs ? 'Full Roll' : 'Partial Roll';
   const pl = errors.newContractSize ? null : closeProfitLoss(trade.ot, trade.pao, trade.cs, newCs, Number(v.transaction || 3), parseNum(v.premiumToClose) ?? 0);
   const newPremium = parseNum(v.newPremium);
+  const sameType = rollSameTransaction(trade.ot, v.transaction, v.newTransaction);
 
   const next = () => {
     if (!filled) {
@@ -189,7 +191,7 @@ export function RollTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
               <SelectField label="Transaction" required value={v.transaction} onValue={(x) => form.set('transaction', x)} placeholder="Select" options={transactionOptions} error={e('transaction')} />
               <NumberField label="Premium to Close (total)" required value={v.premiumToClose} onValue={(x) => form.set('premiumToClose', x)} error={e('premiumToClose')} />
               <NumberField label="Close Fee" required value={v.fee} onValue={(x) => form.set('fee', x)} error={e('fee')} />
-              {v.transaction && v.transaction === String(trade.ot) && <Alert tone="warning">{sameTransactionWarning}</Alert>}
+              {sameType.close && <Alert tone="warning">{sameTransactionWarning}</Alert>}
             </fieldset>
             <fieldset className="roll-side">
               <legend>Open the new trade</legend>
@@ -215,6 +217,7 @@ export function RollTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
               </div>
               <NumberField label="New Delta" required value={v.newDelta} onValue={(x) => form.set('newDelta', x)} error={e('newDelta')} />
               <SelectField label="New Transaction" required value={v.newTransaction} onValue={(x) => form.set('newTransaction', x)} placeholder="Select" options={transactionOptions} error={e('newTransaction')} />
+              {sameType.open && <Alert tone="warning">{sameTransactionWarning}</Alert>}
               <NumberField
                 label="New Premium (total)"
                 required

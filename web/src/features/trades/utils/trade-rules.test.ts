@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { strategyByUid } from '@oj/contracts/strategies';
 import { dateRangeIssues } from '@oj/contracts/trade-views';
 import { expiryDisplay, holdingPeriod } from './expiry.ts';
-import { closeProfitLoss, defaultCloseDate, defaultTradeDate, notesTone, validateAddTrade, validateEdit, validateSplitPremiums, validateClose, validateRoll, type AddTradeValues } from './trade-rules.ts';
+import { closeProfitLoss, rollSameTransaction, defaultCloseDate, defaultTradeDate, notesTone, validateAddTrade, validateEdit, validateSplitPremiums, validateClose, validateRoll, type AddTradeValues } from './trade-rules.ts';
 
 const today = '2026-11-20'; // a Friday
 const bullPut = strategyByUid('bull-put-spread');
@@ -80,6 +80,23 @@ describe('edit of a position opened more than two years ago', () => {
 });
 
 describe('close and roll rules', () => {
+  it("warns of a roll's same transaction types on the side that has them: the close like the opening, the new opening like the close", () => {
+    const CREDIT = 1;
+    const DEBIT = 2;
+    // A short put (credit): debit to close and credit to reopen is the usual roll, no warning.
+    expect(rollSameTransaction(CREDIT, String(DEBIT), String(CREDIT))).toEqual({ close: false, open: false });
+    // Debit to close, debit to reopen (QA: no warning): the new side warns.
+    expect(rollSameTransaction(CREDIT, String(DEBIT), String(DEBIT))).toEqual({ close: false, open: true });
+    // Credit to close a credit trade: the close side warns; credit again to reopen: the new side too.
+    expect(rollSameTransaction(CREDIT, String(CREDIT), String(DEBIT))).toEqual({ close: true, open: false });
+    expect(rollSameTransaction(CREDIT, String(CREDIT), String(CREDIT))).toEqual({ close: true, open: true });
+    // A long strangle (debit): credit to close, debit to reopen, no warning.
+    expect(rollSameTransaction(DEBIT, String(CREDIT), String(DEBIT))).toEqual({ close: false, open: false });
+    // Nothing chosen yet: no warning.
+    expect(rollSameTransaction(CREDIT, '', String(DEBIT))).toEqual({ close: false, open: false });
+    expect(rollSameTransaction(DEBIT, '', String(DEBIT))).toEqual({ close: false, open: false });
+  });
+
   it('starts a trade form on today, the Friday before on a weekend', () => {
     expect(defaultTradeDate('2026-12-04')).toBe('2026-12-04');
     expect(defaultTradeDate('2026-12-05')).toBe('2026-12-04');

@@ -213,6 +213,16 @@ export function closeProfitLoss(openTransaction: number, premiumAtOpen: number, 
 /** Opening and closing as the same kind (credit/credit or debit/debit) deserves a second look. */
 export const sameKind = (openTransaction: number, closeTransaction: string): boolean => String(openTransaction) === closeTransaction;
 
+/**
+ * A roll's same-type warnings (part 1 §4, "closing and opening as the same transaction type"): the close
+ * that matches the trade's own opening (a credit trade closed for a credit), and the new opening that
+ * matches the close (debit to close, debit to reopen: QA found only the first warned). Each names a side.
+ */
+export const rollSameTransaction = (openTransaction: number, transaction: string, newTransaction: string): { close: boolean; open: boolean } => ({
+  close: transaction !== '' && sameKind(openTransaction, transaction),
+  open: transaction !== '' && newTransaction !== '' && transaction === newTransaction,
+});
+
 /* ---------------------------------------------------------------- Roll */
 
 export interface RollValues {
