@@ -570,7 +570,7 @@ describe("a trade's card from the trades console", () => {
     await page.getByRole('menuitem', { name: 'Share' }).click();
     const card = dialog.getByTestId('share-card');
     await card.getByText('SPY · Cash-Secured Put', { exact: true }).waitFor();
-    await card.getByText('Premium at open').waitFor();
+    await card.getByText('Credit received at open').waitFor();
     await card.getByText(usd(spy.pao), { exact: true }).waitFor();
     await screenshotAt(page, 'share-trade-open-from-list', DESKTOP, { fullPage: false });
     await page.keyboard.press('Escape');

@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { useLayoutEffect, useRef, useState, type CSSProperties, type ReactNode } from 'react';
 import { ChartPixelRatio } from '@/components/charts/chart-pixel-ratio.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
@@ -38,6 +38,15 @@ async function downloadPng(node: HTMLElement, fileName: string, background: stri
   document.body.appendChild(a);
   a.click();
   a.remove();
+}
+
+/**
+ * The card's colours, and the console's surface and subtle-text variables set to the card's own, so what
+ * a card holds in the console's colours (a chart's "No Data" box) follows the card's theme, not the
+ * console's (QA: a bright box in the dark card of a journal without trades, and in its PNG).
+ */
+export function cardStyle(colors: CardColors): CSSProperties {
+  return { background: colors.bg, color: colors.text, borderColor: colors.border, '--color-surface-2': colors.surface, '--color-text-subtle': colors.muted } as CSSProperties;
 }
 
 /**
@@ -135,7 +144,7 @@ export function ShareModal({ open, onClose, title, shareText, shareError, shareD
             className="share-card"
             data-card-theme={theme}
             data-testid="share-card"
-            style={{ background: colors.bg, color: colors.text, borderColor: colors.border }}
+            style={cardStyle(colors)}
           >
             {/* The charts draw at the image's scale, so the PNG has their detail, not a 1x canvas stretched. */}
             <ChartPixelRatio value={SHARE_IMAGE.scale}>{children(colors, theme)}</ChartPixelRatio>

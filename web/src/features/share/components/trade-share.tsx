@@ -11,14 +11,25 @@ export interface TradeShareProps {
   strategyName: string;
 }
 
+const DEBIT = 2;
+
+/** The post's text: what was captured for a closed trade; for an open one, the credit received or the debit paid. */
+export function tradeShareText(t: TradeListItem, strategyName: string): string {
+  const what = `${t.ticker} ${strategyName} ${formatStrikes(t.sp)}`;
+  if (t.status !== 1) {
+    return `${what}: ${formatMoney(t.npc)} captured${t.ror !== null ? `, ${formatPercent(t.ror)} return on risk` : ''} in ${t.do === 0 ? 'one day' : `${t.do} days`}. #options`;
+  }
+  return `Opened ${what} for a ${formatMoney(t.pao)} ${t.ot === DEBIT ? 'debit' : 'credit'}, expiring ${formatDate(t.ed)}. #options`;
+}
 
 /** A trade's share card: what was traded, what it returned (part 2 §2 "trade share cards"). */
 export function TradeShareModal({ open, onClose, trade: t, strategyName }: TradeShareProps) {
   const closed = t.status !== 1;
-  const result = closed ? t.npc : null;
-  const text = closed
-    ? `${t.ticker} ${strategyName} ${formatStrikes(t.sp)}: ${formatMoney(t.npc)} captured${t.ror !== null ? `, ${formatPercent(t.ror)} return on risk` : ''} in ${t.do === 0 ? 'one day' : `${t.do} days`}. #options`
-    : `Opened ${t.ticker} ${strategyName} ${formatStrikes(t.sp)} for ${formatMoney(t.pao)}, expiring ${formatDate(t.ed)}. #options`;
+  // An open trade's premium is signed by its opening, as the pulse and the calendar show it: a debit paid
+  // is money out (QA: a $1,577 debit read as "$1.58K Premium at open", like income).
+  const debit = t.ot === DEBIT;
+  const result = closed ? t.npc : debit ? -t.pao : t.pao;
+  const text = tradeShareText(t, strategyName);
   return (
     <ShareModal open={open} onClose={onClose} title="Share Trade" shareText={text} shareError="Failed to share trade details." fileName={`trade-${t.ticker.toLowerCase()}-${t.tcd ?? t.tod}.png`}>
       {(c) => (
@@ -26,9 +37,9 @@ export function TradeShareModal({ open, onClose, trade: t, strategyName }: Trade
           <CardHeader colors={c} title={`${t.ticker} · ${strategyName}`} subtitle={`${formatStrikes(t.sp)} · ${t.cs} contract${t.cs === 1 ? '' : 's'} · exp ${formatDate(t.ed)}`} />
           {/* Part 1 §9: amounts abbreviate with K and M from 1000 (QA: "COLLATERAL $166,000…" was cut off). */}
           <div className="share-hero" style={{ color: result === null ? c.text : result > 0 ? c.positive : result < 0 ? c.negative : c.even }}>
-            <span>{formatMoneyShort(closed ? t.npc : t.pao)}</span>
+            <span>{formatMoneyShort(result)}</span>
             {/* Named for what it is: the return on risk beside it is after fees (QA: a -$200.17 headline beside a -$202.77 return). */}
-            <span style={{ color: c.muted }}>{closed ? `Premium captured, before fees · ${t.dis ?? 'Closed'}` : 'Premium at open'}</span>
+            <span style={{ color: c.muted }}>{closed ? `Premium captured, before fees · ${t.dis ?? 'Closed'}` : debit ? 'Debit paid at open' : 'Credit received at open'}</span>
           </div>
           <div className="share-grid share-grid-3">
             <CardStat colors={c} label="Opened" value={formatDate(t.tod)} compact />

@@ -30,9 +30,20 @@ export interface TradeSummaryShareProps {
   summary: TradeSummaryData;
 }
 
+/**
+ * The post's text. A rate the month does not have (no trade closed, no collateral) is left out rather than
+ * posted as a dash (QA: "0 trades closed, — win rate, — ROIC").
+ */
+export function tradeSummaryShareText(s: TradeSummaryData): string {
+  const parts = [`${formatMoney(s.premium)} option premium`, s.closed === 0 ? 'no trades closed' : `${s.closed} trade${s.closed === 1 ? '' : 's'} closed`];
+  if (s.closed > 0 && s.winRate !== null) parts.push(`${formatPercent(s.winRate, 0)} win rate`);
+  if (s.closed > 0 && s.roic !== null && Number.isFinite(s.roic)) parts.push(`${formatPercent(s.roic)} ROIC`);
+  return `${s.monthLabel}: ${parts.join(', ')}. #options #optionsincome`;
+}
+
 /** The monthly Trade Summary: month statistics, a weekday chart, theme, Share and Download (named by the month). */
 export function TradeSummaryShareModal({ open, onClose, summary: s }: TradeSummaryShareProps) {
-  const text = `${s.monthLabel}: ${formatMoney(s.premium)} option premium, ${s.closed} trades closed, ${formatPercent(s.winRate, 0)} win rate, ${formatPercent(s.roic)} ROIC. #options #optionsincome`;
+  const text = tradeSummaryShareText(s);
   return (
     <ShareModal open={open} onClose={onClose} title="Trade Summary" shareText={text} shareError="Failed to share trade summary." fileName={monthFileName('trade-summary', s.monthLabel)}>
       {(c) => (
