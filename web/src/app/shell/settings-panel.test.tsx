@@ -4,14 +4,14 @@ import { useState } from 'react';
 import { describe, expect, it } from 'vitest';
 import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { SettingsPanel } from './settings-panel.tsx';
+import { SETTINGS_PANEL_ID, SettingsPanel } from './settings-panel.tsx';
 
 /** The gear and the panel as the shell has them, with something else on the page to press. */
-function Shell() {
-  const [visible, setVisible] = useState(true);
+function Shell({ shown = true }: { shown?: boolean }) {
+  const [visible, setVisible] = useState(shown);
   return (
     <>
-      <button type="button" aria-label="Display settings" aria-pressed={visible} onClick={() => setVisible((v) => !v)} data-settings-toggle>
+      <button type="button" aria-label="Display settings" aria-expanded={visible} aria-controls={SETTINGS_PANEL_ID} onClick={() => setVisible((v) => !v)} data-settings-toggle>
         gear
       </button>
       <input aria-label="Search ticker" />
@@ -42,5 +42,17 @@ describe('SettingsPanel', () => {
     await user.keyboard('{Escape}');
     expect(panel()).toBeNull();
     expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Display settings' }));
+  });
+
+  it('takes focus when the gear opens it, so the next Tab is inside it; shown again after a reload it leaves focus be', async () => {
+    const user = userEvent.setup();
+    const { unmount } = render(<Shell />);
+    expect(document.activeElement).toBe(document.body);
+    unmount();
+    render(<Shell shown={false} />);
+    await user.click(screen.getByRole('button', { name: 'Display settings' }));
+    expect(document.activeElement).toBe(panel());
+    await user.tab();
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Close settings' }));
   });
 });

@@ -8,6 +8,7 @@ import { DropdownMenu } from '@/components/ui/dropdown-menu.tsx';
 import { Icon } from '@/components/ui/icons.tsx';
 import { NewRecordMenu } from './new-record-menu.tsx';
 import { SIDEBAR_ID } from './sidebar.tsx';
+import { SETTINGS_PANEL_ID } from './settings-panel.tsx';
 
 export interface TopBarProps {
   onOpenMobileNav: () => void;
@@ -40,7 +41,7 @@ export function TopBar({ onOpenMobileNav, mobileNavOpen, menuButtonRef, settings
       </Link>
       <div className="topbar-spacer" />
       <NewRecordMenu />
-      <button type="button" className="icon-button" aria-label="Display settings" aria-pressed={settingsVisible} onClick={onToggleSettings} data-settings-toggle>
+      <button type="button" className="icon-button" aria-label="Display settings" aria-expanded={settingsVisible} aria-controls={settingsVisible ? SETTINGS_PANEL_ID : undefined} onClick={onToggleSettings} data-settings-toggle>
         <Icon name="settings" />
       </button>
       <ExpiringBell />
