@@ -12,7 +12,7 @@ import { migrations } from './migrations.ts';
 import { countingProjection } from './test-projection.ts';
 import { startProjector } from './projector.ts';
 import { laneOf, posParams } from './lanes.ts';
-import { readLag } from './registry.ts';
+import { readLag, readRoutedLag } from './registry.ts';
 import { until } from './testing.ts';
 
 /**
@@ -57,6 +57,13 @@ describe('projector lag', () => {
   afterAll(async () => {
     await store?.close();
     await database?.drop();
+  });
+
+  it("is read for the lanes the dispatcher routes with, whatever the reader's own lane count (QA: a gateway's /metrics with another PROJECTOR_LANES)", async () => {
+    for (const configured of [2, LANES, 6]) {
+      const rows = await readRoutedLag(database.db, store, projections, configured, { cap: 20 });
+      expect(rows.map((r) => r.lane)).toEqual([0, 1, 2]);
+    }
   });
 
   it('is 0 on every lane once everything is applied, however long the log before it', async () => {

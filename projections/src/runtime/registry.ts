@@ -279,6 +279,18 @@ export async function readLag(
   }));
 }
 
+/**
+ * The lag of the lanes the dispatcher routes with (the recorded count), or of `fallback` lanes before any
+ * dispatcher ran. For a process that reads lag without working the lanes (a gateway's `/metrics`, the
+ * console's sampler): its own PROJECTOR_LANES may differ from the deployment's (QA: after a change from
+ * 6 lanes back to 4, a gateway still started with 6 reported a lane 5 that no longer existed, 9.9 h behind,
+ * and with 4 against the projectors' 6 it hid lanes 4 and 5).
+ */
+export async function readRoutedLag(db: Kysely<any>, eventStore: EventStore, projections: readonly Projection[], fallback: number, options: { cap?: number; now?: () => number } = {}): Promise<LaneLag[]> {
+  const lanes = (await readDispatcher(db)).lanes ?? fallback;
+  return readLag(db, eventStore, projections, lanes, options);
+}
+
 export interface RebuildProgressRow {
   projection: string;
   version: number;

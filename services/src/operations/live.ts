@@ -2,7 +2,7 @@ import { Queue, type ConnectionOptions } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { LagSample, LaneError, OperationsLive, RebuildState } from '@oj/contracts/operations';
-import { readLag } from '@oj/projections/runtime/registry';
+import { readRoutedLag } from '@oj/projections/runtime/registry';
 import { laneQueueName } from '@oj/projections/runtime/projector';
 import type { RuntimeDeps } from '@oj/projections/runtime/rebuild';
 import { BullRebuilds, InProcessRebuilds, STOPPED_FOR_RESTART, type RebuildRunner } from './rebuilds.ts';
@@ -129,7 +129,7 @@ export class OperationsConsole {
   async #takeSample(): Promise<void> {
     try {
       const deps = this.#options.deps();
-      const lag = await readLag(deps.database.db, deps.eventStore, deps.projections, deps.lanes);
+      const lag = await readRoutedLag(deps.database.db, deps.eventStore, deps.projections, deps.lanes);
       const sample: LagSample = {
         at: new Date().toISOString(),
         lanes: lag.map((l) => ({ projection: l.projection, lane: l.lane, behindEvents: l.behindEvents, behindSeconds: Math.round(l.behindSeconds * 10) / 10 })),
