@@ -128,7 +128,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   // (a login must not depend on the projector's queue store).
   await app.register(rateLimit, {
     global: false,
-    ...(deps.rateLimitRedis ? { redis: deps.rateLimitRedis, nameSpace: `${deps.config.BULLMQ_PREFIX}-rate-limit-`, skipOnError: true } : {}),
+    ...(deps.rateLimitRedis ? { redis: deps.rateLimitRedis, nameSpace: `${deps.config.BULLMQ_PREFIX}:rate-limit:`, skipOnError: true } : {}),
   });
   await app.register(swagger, {
     openapi: {

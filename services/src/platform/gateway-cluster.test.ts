@@ -76,7 +76,7 @@ afterAll(async () => {
   }
   const redis = new Redis(requireRedisUrl());
   // The rate-limit counters and the queues' keys (the projector's rebuild queue is opened at start).
-  const keys = [...(await redis.keys(`${prefix}-rate-limit-*`)), ...(await redis.keys(`${prefix}:*`))];
+  const keys = await redis.keys(`${prefix}:*`);
   if (keys.length > 0) await redis.del(...keys);
   await redis.quit();
   await db?.drop();
@@ -104,6 +104,15 @@ describe('two gateway processes behind one port', () => {
     // Four attempts a minute from this address, counted across both processes.
     expect(statuses.filter((s) => s !== 429)).toHaveLength(4);
     expect(statuses.slice(4).every((s) => s === 429)).toBe(true);
+    // The counters live under the deployment's prefix like every other key, so `<prefix>:*` finds them all
+    // (QA: they were `<prefix>-rate-limit-…`, which an operator's cleanup of `<prefix>:*` missed).
+    const redis = new Redis(requireRedisUrl());
+    try {
+      expect(await redis.keys(`${prefix}:rate-limit:*`)).not.toEqual([]);
+      expect(await redis.keys(`${prefix}-*`)).toEqual([]);
+    } finally {
+      await redis.quit();
+    }
   }, 60_000);
 
   it('keeps serving when one process is killed, and the supervisor starts another', async () => {
