@@ -40,3 +40,26 @@ describe('npm run admin -- create-admin', () => {
     }
   });
 });
+
+describe('npm run admin -- grant-role', () => {
+  it('says which role the new one replaced: a user has one (QA: an Admin given Operator lost Admin without a word)', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'oj-admin-cli-'));
+    try {
+      const lines: string[] = [];
+      const out = { log: (m: string) => lines.push(m), error: (m: string) => lines.push(`error: ${m}`) } as unknown as Console;
+      const env = { DATA_DIR: dataDir, LOG_LEVEL: 'silent', NODE_ENV: 'test' };
+      expect(await runAdminCli(['create-admin', '--email', 'boss@example.com', '--name', 'Big Boss', '--password', 'Admin#1pass'], env, out)).toBe(0);
+      expect(await runAdminCli(['grant-role', '--email', 'Boss@Example.com', '--role', 'Operator'], env, out)).toBe(0);
+      expect(await runAdminCli(['grant-role', '--email', 'boss@example.com', '--role', 'Operator'], env, out)).toBe(0);
+      expect(await runAdminCli(['grant-role', '--email', 'nobody@example.com', '--role', 'Support'], env, out)).toBe(1);
+      expect(lines).toEqual([
+        'Created Admin boss@example.com.',
+        'Boss@Example.com is now Operator (was Admin: a user has one role).',
+        'boss@example.com is already Operator.',
+        'error: No user with e-mail nobody@example.com.',
+      ]);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

@@ -13,7 +13,8 @@ export const usage = `Usage:
   npm run admin -- create-admin --email <email> --name "<First Last>" --password <password> [--role Admin|Super|Moderator|Support|Operator]
       Creates a verified staff user (default role Admin). The password follows the sign-up rules.
   npm run admin -- grant-role --email <email> --role Admin|Super|Moderator|Support|Operator|User
-      Gives an existing user a role and marks the e-mail verified (\`promote\` is the same, default Admin).
+      Sets an existing user's role and marks the e-mail verified (\`promote\` is the same, default Admin).
+      A user has one role: the new one replaces the one it had (Admin reaches every staff screen).
 Uses the same DATABASE_URL / DATA_DIR as the server. In embedded mode (no DATABASE_URL) stop the server
 first: its PGlite database under DATA_DIR/pg can be open in one process at a time.`;
 
@@ -93,11 +94,13 @@ export async function runAdminCli(argv: string[], env: Record<string, string | u
       out.error(usage);
       return 2;
     }
-    if (!(await setRole(ctx, values.email, role.data))) {
+    const set = await setRole(ctx, values.email, role.data);
+    if (!set) {
       out.error(`No user with e-mail ${values.email}.`);
       return 1;
     }
-    out.log(`${values.email} is now ${role.data}.`);
+    // A user has one role: say which one the new one replaced (QA: an Admin given Operator lost Admin silently).
+    out.log(set.previous === role.data ? `${values.email} is already ${role.data}.` : `${values.email} is now ${role.data} (was ${set.previous}: a user has one role).`);
     return 0;
   } finally {
     await database.close();

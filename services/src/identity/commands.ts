@@ -301,9 +301,16 @@ async function familyOf(db: Kysely<any>, presented: string | undefined, userUid?
   return row && row.token_hash === tokenHash(presented) ? (row.family_id as string) : null;
 }
 
-/** CLI: make an existing user staff. */
-export async function setRole(ctx: IdentityContext, email: string, role: RoleName): Promise<boolean> {
-  const rows = await ctx.db.updateTable('users').set({ role, account_confirmed: true, updated_at: ctx.clock.now() }).where('email', '=', email.trim().toLowerCase()).returning('uid').execute();
-  for (const row of rows) forgetPrincipal(row.uid as string);
-  return rows.length > 0;
+/**
+ * CLI: give an existing user its one role (it replaces the one it had); the role it had, or null when no
+ * user has the e-mail.
+ */
+export async function setRole(ctx: IdentityContext, email: string, role: RoleName): Promise<{ previous: RoleName } | null> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const user = await trx.selectFrom('users').select(['uid', 'role']).where('email', '=', email.trim().toLowerCase()).forUpdate().executeTakeFirst();
+    if (!user) return null;
+    await trx.updateTable('users').set({ role, account_confirmed: true, updated_at: ctx.clock.now() }).where('uid', '=', user.uid).execute();
+    forgetPrincipal(user.uid as string);
+    return { previous: user.role as RoleName };
+  });
 }
