@@ -12,3 +12,13 @@ export function isConnectionError(error: unknown): boolean {
   if (code && CONNECTION_CODES.has(code)) return true;
   return /^Connection is closed|Stream isn't writeable|MaxRetriesPerRequestError|max retries per request/i.test(`${error.name === 'MaxRetriesPerRequestError' ? error.name : ''}${error.message}`);
 }
+
+/**
+ * Ends a Redis client: QUIT when connected (pending replies first), else at once. QUIT on a client that
+ * is still (re)connecting waits in its offline queue for a server that may never answer: a gateway
+ * given a REDIS_URL nothing answered took its whole shutdown deadline and exited 1 (QA).
+ */
+export async function endRedisClient(client: { status: string; quit(): Promise<unknown>; disconnect(): void }): Promise<void> {
+  if (client.status === 'ready') await client.quit().catch(() => client.disconnect());
+  else client.disconnect();
+}

@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { Redis } from 'ioredis';
 import { listenError, loadConfigOrExit, orExitForConfigError } from '@oj/infra/config';
 import { createLogger } from '@oj/infra/logger';
-import { isConnectionError } from '@oj/infra/connection-errors';
+import { endRedisClient, isConnectionError } from '@oj/infra/connection-errors';
 import { buildApp } from './app/app.ts';
 import { createRuntime } from './platform/runtime.ts';
 import { startBackgroundWorkers } from './platform/workers.ts';
@@ -69,9 +69,7 @@ if (config.GATEWAY_PROCESSES > 1 && cluster.isPrimary) {
       closing('the HTTP server');
       await app.close();
       closing('the rate-limit store');
-      // quit() waits for Redis to answer; with Redis down it would wait for ever.
-      if (rateLimitRedis?.status === 'ready') await rateLimitRedis.quit();
-      else rateLimitRedis?.disconnect();
+      if (rateLimitRedis) await endRedisClient(rateLimitRedis);
       await runtime.close(closing);
     },
   });

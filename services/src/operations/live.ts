@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import type { LagSample, LaneError, OperationsLive, RebuildState } from '@oj/contracts/operations';
 import { readRoutedLag } from '@oj/projections/runtime/registry';
 import { laneQueueName } from '@oj/projections/runtime/projector';
+import { endRedisClient } from '@oj/infra/connection-errors';
 import type { RuntimeDeps } from '@oj/projections/runtime/rebuild';
 import { BullRebuilds, InProcessRebuilds, STOPPED_FOR_RESTART, type RebuildRunner } from './rebuilds.ts';
 import { SYSTEM_ACTOR, recordActionOnce } from './actions.ts';
@@ -239,11 +240,13 @@ export class OperationsConsole {
     await this.#sampling?.catch(() => undefined);
     // The ends seen so far; then, in process, of the rebuilds that finished while stopping (listing a
     // closed BullMQ runner would open its queue again).
-    await this.recordEnds();
+    // Not with Redis unreachable: listing the BullMQ runner's jobs would wait for a connection that may not
+    // come (QA: the shutdown deadline); another console, or this one at its next start, records them.
+    if (this.rebuilds.reachable) await this.recordEnds();
     await this.rebuilds.close();
     if (this.rebuilds.kind === 'in-process') await this.recordEnds();
     await Promise.all([...this.#laneQueues.values()].map((q) => q.close().catch(() => undefined)));
-    await this.#laneRedis?.quit().catch(() => this.#laneRedis?.disconnect());
+    if (this.#laneRedis) await endRedisClient(this.#laneRedis);
     this.#listeners.clear();
   }
 }

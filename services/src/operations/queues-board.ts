@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Queue } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
-import { isConnectionError } from '@oj/infra/connection-errors';
+import { endRedisClient, isConnectionError } from '@oj/infra/connection-errors';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
@@ -90,6 +90,6 @@ export async function registerQueuesBoard(app: FastifyInstance): Promise<void> {
   });
   app.addHook('onClose', async () => {
     await Promise.all(queues.map((q) => q.close().catch(() => undefined)));
-    await connection.quit().catch(() => connection.disconnect());
+    await endRedisClient(connection);
   });
 }

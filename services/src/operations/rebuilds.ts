@@ -27,6 +27,8 @@ export interface RebuildRunner {
   /** Rebuilds running, queued, or finished within the last day, newest first. */
   list(): Promise<RebuildState[]>;
   onChange(listener: () => void): () => void;
+  /** False while its store cannot be reached yet (BullMQ: Redis still connecting); reading it then would wait. */
+  readonly reachable: boolean;
   close(): Promise<void>;
 }
 
@@ -42,6 +44,7 @@ export const STOPPED_FOR_RESTART = 'The server is stopping: run the rebuild agai
 class StopRequested extends Error {}
 
 export class InProcessRebuilds implements RebuildRunner {
+  readonly reachable = true;
   readonly kind = 'in-process' as const;
   readonly #deps: () => RuntimeDeps;
   readonly #states = new Map<string, RebuildState>();
@@ -141,6 +144,7 @@ export class BullRebuilds implements RebuildRunner {
   readonly #prefix: string;
   readonly #listeners = new Set<() => void>();
   #opened: Promise<{ queue: Queue<RebuildJobData, RebuildResult[]>; events: QueueEvents; close(): Promise<void> }> | null = null;
+  #reachable = false;
 
   constructor(connection: ConnectionOptions, prefix: string) {
     this.#connection = connection;
@@ -149,6 +153,7 @@ export class BullRebuilds implements RebuildRunner {
 
   #open() {
     this.#opened ??= openRebuildQueue(this.#connection, this.#prefix).then((q) => {
+      this.#reachable = true;
       const changed = () => {
         for (const l of this.#listeners) l();
       };
@@ -157,6 +162,10 @@ export class BullRebuilds implements RebuildRunner {
     });
     this.#opened.catch(() => (this.#opened = null));
     return this.#opened;
+  }
+
+  get reachable(): boolean {
+    return this.#reachable;
   }
 
   async start(request: RebuildStart): Promise<{ state: RebuildState; existing: boolean }> {
@@ -189,7 +198,12 @@ export class BullRebuilds implements RebuildRunner {
   async close(): Promise<void> {
     const opened = this.#opened;
     this.#opened = null;
-    if (opened) await (await opened.catch(() => null))?.close();
+    if (!opened) return;
+    // A queue still connecting (Redis unreachable) waits for a server that may not come: closing does not
+    // wait with it, and closes it if it ever opens (QA: a gateway's SIGTERM ran out its whole deadline).
+    if (!this.#reachable) void opened.then((q) => q.close(), () => undefined);
+    else await (await opened.catch(() => null))?.close();
+    this.#reachable = false;
   }
 }
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort, spawnService, stopChild, waitHealthy } from '@oj/infra/testing/processes';
+import { createTestDatabase } from '@oj/infra/testing/postgres';
 
 /**
  * `npm start` (embedded PGlite, in-process stores) given a REDIS_URL nothing answers: the BullMQ lanes
@@ -93,4 +94,52 @@ describe('npm start with a REDIS_URL nothing answers', () => {
     expect(code2 === 0 || code2 === 1).toBe(true);
     await stopChild(second.child);
   });
+});
+
+/**
+ * `npm run gateway` (services mode) given a REDIS_URL nothing answers: it holds no projector worker, so a
+ * signal closes it at once and cleanly (QA: QUIT queued for a Redis that never answered, and the rebuild
+ * queue's opening awaited, ran out its whole deadline and exited 1 naming "the HTTP server").
+ */
+describe('npm run gateway with a REDIS_URL nothing answers', () => {
+  it('closes on SIGTERM well within its deadline, exit 0, its last line "stopped"', async () => {
+    const db = await createTestDatabase('gateway_redis_down');
+    const dataDir = mkdtempSync(join(tmpdir(), 'oj-redis-down-gw-'));
+    const port = await freePort();
+    const child = spawnService(
+      'gateway',
+      {
+        PATH: process.env.PATH ?? '',
+        NODE_ENV: 'test',
+        DATABASE_URL: db.url,
+        REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+        BULLMQ_PREFIX: `oj-redis-down-${process.pid}`,
+        JWT_SECRET: 'redis-down-test-secret-redis-down-test-0123',
+        DATA_DIR: dataDir,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        LOG_LEVEL: 'info',
+        SHUTDOWN_TIMEOUT_SECONDS: '10',
+      },
+      ['ignore', 'pipe', 'pipe'],
+    );
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      await waitHealthy(`http://127.0.0.1:${port}`, 60_000);
+      const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+      const started = performance.now();
+      child.kill('SIGTERM');
+      const [code] = await exited;
+      const last = output.split('\n').filter(Boolean).at(-1) ?? '';
+      expect([code, JSON.parse(last).msg], output.split('\n').slice(-6).join('\n')).toEqual([0, 'stopped']);
+      // Before: 10 s (the deadline), exit 1.
+      expect(performance.now() - started).toBeLessThan(6000);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+      await db.drop();
+    }
+  }, 120_000);
 });

@@ -40,7 +40,11 @@ export function closeOnSignals(options: {
     options
       .close((what) => (closing = what))
       .then(
-        () => process.exit(0),
+        () => {
+          // The last line of a clean stop says so (QA: "shutting down" was the last, with nothing after it).
+          logger.info({ signal }, 'stopped');
+          process.exit(0);
+        },
         (error: unknown) => {
           logger.error({ err: error, closing }, `shutdown failed while closing ${closing}`);
           process.exit(1);
