@@ -365,6 +365,14 @@ describe('admin messages', () => {
     await page.goto('/admin/messages');
     await page.getByText('Support staff only').waitFor();
     expect(await asked).toBe(false);
+    // A subject of one long word (QA: it pushed the list, and a phone's page, sideways).
+    const longWord = `Unbroken${'L'.repeat(180)}`;
+    await page.goto('/contact');
+    const contact = page.getByRole('form', { name: 'Contact form' });
+    await contact.getByLabel('Subject').fill(longWord);
+    await page.getByLabel('Message').fill('M'.repeat(3000));
+    await contact.getByRole('button', { name: 'Submit' }).click();
+    await page.getByText('Form submitted successfully!').waitFor();
 
     const ctx = identityContext(server.runtime.deps);
     const email = `sue.support.${Date.now()}@example.com`;
@@ -404,6 +412,13 @@ describe('admin messages', () => {
       return r !== undefined && r.top < window.innerHeight && r.bottom > 0;
     });
     await staff.setViewportSize({ width: 1280, height: 800 });
+    // Every message's date stays inside the list's card, however its subject wraps.
+    await staff.getByRole('button', { name: new RegExp(longWord) }).waitFor();
+    const datesOutside = await staff.evaluate(() => {
+      const card = document.querySelector('.messages-list')!.getBoundingClientRect();
+      return Array.from(document.querySelectorAll('.message-item-head > .message-meta')).filter((d) => d.getBoundingClientRect().right > card.right + 0.5).length;
+    });
+    expect(datesOutside).toBe(0);
     page = staff;
     await both('admin-messages');
     // The sender's trade history is one click away, behind audit replay's reason prompt (QA: the id had to be copied).

@@ -67,6 +67,22 @@ export async function sidewaysOverflow(page: Page): Promise<string[]> {
       }
     };
     visit(document.body);
+    if (out.length === 0) {
+      // Text wider than its box (one long word) widens the page without any element sticking out: name
+      // the innermost boxes whose content reaches past the edge (QA: 18 px of sideways scroll went unseen).
+      const reach = (e: Element) => e.getBoundingClientRect().left + e.scrollWidth;
+      // Inside a box that scrolls or clips, content past the edge is that box's, not the page's.
+      const clipped = (e: Element) => {
+        for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) if (getComputedStyle(a).overflowX !== 'visible') return true;
+        return false;
+      };
+      const boxes = Array.from(document.body.querySelectorAll('*')).filter((e) => e.getBoundingClientRect().width > 0 && getComputedStyle(e).overflowX === 'visible' && Math.round(reach(e)) > width && !clipped(e));
+      for (const e of boxes.filter((e) => !boxes.some((o) => o !== e && e.contains(o))).slice(0, 5)) {
+        const name = `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}${typeof e.className === 'string' && e.className ? `.${e.className.trim().split(/\s+/).join('.')}` : ''}`;
+        out.push(`${name} (its content reaches ${Math.round(reach(e))} px)`);
+      }
+      if (out.length === 0) out.push(`the page (${document.documentElement.scrollWidth} px wide)`);
+    }
     return out.slice(0, 5);
   });
 }
