@@ -1,11 +1,9 @@
 import type { DailyIncome } from '@oj/contracts/trade-views';
-import { formatCompact, formatLongDate, formatMoneyShort } from '@/lib/format.ts';
-import { dayTone, monthLabel, monthWeeks } from '../utils/month.ts';
+import { formatLongDate, formatMoneyShort } from '@/lib/format.ts';
+import { dayAmountShort, dayTone, monthLabel, monthWeeks } from '../utils/month.ts';
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
-/** A phone's day cell has room for "$650" or "-$1.2K", not for cents. */
-const shortMoney = (v: number) => `${v < 0 ? '-' : ''}$${formatCompact(Math.abs(Math.abs(v) >= 1000 ? v : Math.round(v)))}`;
 
 export interface MonthGridProps {
   month: string;
@@ -64,7 +62,7 @@ export function MonthGrid({ month, byDate, today, onOpenDay, onViewTrades }: Mon
                   {label && <span className="cal-day-amount">{label}</span>}
                   {label && (
                     <span className="cal-day-amount-short" aria-hidden="true">
-                      {tone === 'even' ? 'Even' : shortMoney(r!.np)}
+                      {tone === 'even' ? 'Even' : dayAmountShort(r!.np)}
                     </span>
                   )}
                 </button>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DailyIncome } from '@oj/contracts/trade-views';
-import { askedMonth, dayTone, monthStats, monthWeeks, recordsByDate, shiftMonth } from './month.ts';
+import { askedMonth, dayAmountShort, dayTone, monthStats, monthWeeks, recordsByDate, shiftMonth } from './month.ts';
 
 const day = (income_date: string, o: Partial<DailyIncome>): DailyIncome => ({
   id: income_date, income_date, np: 0, nf: 0, nd: 0, nep: 0, otc: 0, ctc: 0, iw: 0, npc: 0, cpt: 0, cg: 0, hp: 0, pr: 0, ttf: 0, incap: 0, wdc: 0,
@@ -49,3 +49,30 @@ describe('income calendar month', () => {
     expect(monthStats('2026-02', byDate, '2026-01-12')).toMatchObject({ winRate: null, roic: null, annualizedRor: null, days: [] });
   });
 });
+
+describe("a phone's day amount", () => {
+  it('fits a 45 px cell: whole dollars under 1000, then two significant digits in K or M (QA: "-$5.82K" ran into its neighbour)', () => {
+    const cases: Array<[number, string]> = [
+      [650.4, '$650'],
+      [-23.37, '-$23'],
+      [0.3, '$0'],
+      [-0.3, '$0'],
+      [999.49, '$999'],
+      [999.5, '$1K'],
+      [-5_820.11, '-$5.8K'],
+      [-1_105.0, '-$1.1K'],
+      [9_949, '$9.9K'],
+      [9_950, '$10K'],
+      [58_420, '$58K'],
+      [-580_400, '-$580K'],
+      [999_499, '$999K'],
+      [999_500, '$1M'],
+      [-1_240_000, '-$1.2M'],
+      [12_600_000, '$13M'],
+    ];
+    for (const [value, text] of cases) expect(dayAmountShort(value), String(value)).toBe(text);
+    // Six characters at most, the sign included.
+    expect(Math.max(...cases.map(([v]) => dayAmountShort(v).length))).toBeLessThanOrEqual(6);
+  });
+});
+

@@ -140,3 +140,19 @@ export function monthStats(month: string, byDate: Map<string, DailyIncome>, toda
     days,
   };
 }
+
+/**
+ * A day's amount in a phone's day cell (about 45 px at 390 px wide): whole dollars under 1000, then K or M
+ * with two significant digits: "$650", "-$5.8K", "$58K", "-$1.2M" (QA: "-$5.82K" was 48 px, and a
+ * negative four-digit day ran into its neighbour's). The desktop cell shows the amount in full.
+ */
+export function dayAmountShort(value: number): string {
+  const abs = Math.abs(value);
+  const rounded = Math.round(abs);
+  const sign = value < 0 && rounded > 0 ? '-' : '';
+  if (rounded < 1000) return `${sign}$${rounded}`;
+  const [n, unit] = abs < 999_500 ? [abs / 1000, 'K'] : [abs / 1_000_000, 'M'];
+  const digits = n >= 9.95 ? String(Math.round(n)) : n.toFixed(1).replace(/\.0$/, '');
+  return `${sign}$${digits}${unit}`;
+}
+
