@@ -90,5 +90,22 @@ describe('projections status', () => {
     expect(formatStatus(other).split('\n')[0]).toBe('lanes 2, transport in-process (the dispatcher routes with 2 lanes; PROJECTOR_LANES here is 5: give every process of the deployment the same value)');
     expect(status.configuredLanes).toBeUndefined();
     expect(formatStatus(status).split('\n')[0]).toBe('lanes 2, transport in-process');
+
+    // A complete build waiting for its switch is "built" on its version line, as the console says; a
+    // stopped rebuild never reads more events done than in all (QA: "v204 building", "5736/5709 events").
+    const at = new Date(0).toISOString();
+    const rebuild = { checkpoint: '00000000000000000001-00000000000000000001', startedAt: at, updatedAt: at, finishedAt: null };
+    const waiting = structuredClone(status);
+    const w = waiting.projections.find((x) => x.name === 'status_counts')!;
+    w.versions.push({ ...w.versions[0]!, version: 2, status: 'building' });
+    w.versions.push({ ...w.versions[0]!, version: 3, status: 'building' });
+    w.rebuilds = [
+      { ...rebuild, version: 2, eventsDone: 9, eventsTotal: 9, builtAt: at },
+      { ...rebuild, version: 3, eventsDone: 5736, eventsTotal: 5709, builtAt: null },
+    ];
+    const lines = formatStatus(waiting).split('\n');
+    expect(lines.find((l) => l.startsWith('  v2 '))).toMatch(/^ {2}v2 built {4}formulas v1/);
+    expect(lines.find((l) => l.startsWith('  v3 '))).toMatch(/^ {2}v3 building formulas v1/);
+    expect(lines).toContain('  rebuild of v3 in progress/stopped at 00000000000000000001-00000000000000000001: 5736/5736 events (resume: rebuild status_counts)');
   }, 60_000);
 });

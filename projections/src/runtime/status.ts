@@ -92,17 +92,21 @@ export function formatStatus(status: ProjectionsStatusResponse): string {
   if (!status.projections.length) out.push('(no projections in the catalogue)');
   for (const p of status.projections) {
     out.push('', `${p.name} (code v${p.codeVersion ?? '-'})${p.warning ? `  !! ${p.warning}` : ''}`);
+    // A complete build waiting for its switch reads "built", as the console says (QA: "building").
+    const waiting = new Set(p.rebuilds.filter((r) => !r.finishedAt && r.builtAt).map((r) => r.version));
     for (const v of p.versions) {
+      const state = waiting.has(v.version) && v.status === 'building' ? 'built' : v.status;
       const counts = Object.entries(v.counts).map(([t, n]) => `${t}=${n}`).join(' ');
       // Formulas as the screens number them (QA: "formulas v203" where support's screens say formulas v2).
       const formulas = formulasOfCodeVersion(v.codeVersion);
       const built = formulas === v.codeVersion ? `formulas v${formulas}` : `formulas v${formulas} (code v${v.codeVersion})`;
-      out.push(`  v${v.version} ${v.status.padEnd(8)} ${built} tables ${Object.values(v.tables).join(', ')}${counts ? `  rows ${counts}` : ''}`);
+      out.push(`  v${v.version} ${state.padEnd(8)} ${built} tables ${Object.values(v.tables).join(', ')}${counts ? `  rows ${counts}` : ''}`);
     }
     for (const r of p.rebuilds.filter((r) => !r.finishedAt)) {
       // A complete build of `rebuild --no-switch` waits for the operator, not for a resume (QA).
       if (r.builtAt) out.push(`  v${r.version} built, not switched: compare with \`diff ${p.name}\`, then \`switch ${p.name} ${r.version}\``);
-      else out.push(`  rebuild of v${r.version} in progress/stopped at ${r.checkpoint}: ${r.eventsDone}/${r.eventsTotal ?? '?'} events (resume: rebuild ${p.name})`);
+      // The total is the log's length when it started; events written since are folded too (QA: "5736/5709").
+      else out.push(`  rebuild of v${r.version} in progress/stopped at ${r.checkpoint}: ${r.eventsDone}/${r.eventsTotal === null ? '?' : Math.max(r.eventsDone, r.eventsTotal)} events (resume: rebuild ${p.name})`);
     }
     const behind = p.lag.filter((l) => l.behindEvents > 0 || l.capped);
     if (p.lagUnknown) out.push(`  lag: ${p.lagUnknown}`);

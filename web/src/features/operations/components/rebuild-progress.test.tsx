@@ -38,6 +38,10 @@ describe('rebuild progress panel', () => {
     expect(text(html)).toContain('Runner projector job');
   });
 
+  it('never shows more events done than in all: the total is the log when it started, later events are folded too (QA: 5,736 / 5,709)', () => {
+    expect(text(renderToStaticMarkup(<RebuildProgress rebuild={{ ...base, phase: 'finishing', eventsDone: 5736, eventsTotal: 5709 }} />))).toContain('Events 5,736 / 5,736');
+  });
+
   it('shows a failure with its error, and a one-user rebuild without a bar', () => {
     expect(text(renderToStaticMarkup(<RebuildProgress rebuild={{ ...base, phase: 'failed', error: 'A rebuild of trades is already running' }} />))).toContain(
       'Failed Rebuild v7 · beside live',

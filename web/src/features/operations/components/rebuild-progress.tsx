@@ -56,7 +56,8 @@ export function RebuildProgress({ rebuild, versionStatus = null }: { rebuild: Re
           <dt>Events</dt>
           <dd data-testid="rebuild-events">
             {int(rebuild.eventsDone)}
-            {rebuild.eventsTotal !== null && !rebuild.userId ? ` / ${int(rebuild.eventsTotal)}` : ''}
+            {/* The log's length when it started; events written since are folded too, so never fewer than done. */}
+            {rebuild.eventsTotal !== null && !rebuild.userId ? ` / ${int(Math.max(rebuild.eventsDone, rebuild.eventsTotal))}` : ''}
           </dd>
         </div>
         {!rebuild.userId && (
