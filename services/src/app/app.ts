@@ -11,7 +11,7 @@ import type { AppDeps } from './deps.ts';
 import { AppError } from './errors.ts';
 import { registerErrorHandler } from './plugins/error-handler.ts';
 import { registerInputHygiene } from './plugins/input-hygiene.ts';
-import { registerLoadShedding } from './plugins/load-shedding.ts';
+import { registerClosingRefusal, registerLoadShedding } from './plugins/load-shedding.ts';
 import { registerObservability } from './plugins/observability.ts';
 import { registerSecurityHeaders } from './plugins/security-headers.ts';
 import { registerWebConsole } from './plugins/web-console.ts';
@@ -58,6 +58,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     // Only a configured proxy may set the client address (rate limits key on it).
     trustProxy: deps.config.TRUST_PROXY,
     bodyLimit: 8 * 1024 * 1024,
+    // While closing, requests are refused by `registerClosingRefusal`, in the product's error shape.
+    return503OnClosing: false,
     // `/strategies` and `/strategies/` are one route: the spec writes some paths with a trailing slash
     // and some without, and clients add or drop it.
     // A path parameter longer than find-my-way's default of 100 characters made the route itself unknown
@@ -143,6 +145,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   registerErrorHandler(app);
   registerInputHygiene(app);
   registerObservability(app);
+  registerClosingRefusal(app);
   registerLoadShedding(app, {
     maxEventLoopDelayMs: deps.config.GATEWAY_MAX_EVENT_LOOP_DELAY_MS ?? (options.sharedEventLoop ? 0 : 500),
     maxInFlight: deps.config.GATEWAY_MAX_IN_FLIGHT,

@@ -2,7 +2,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import { API_PREFIX } from '../api-prefix.ts';
-import { BUSY_MESSAGE, registerLoadShedding, type LoadSheddingOptions } from './load-shedding.ts';
+import { connect } from 'node:net';
+import { BUSY_MESSAGE, CLOSING_MESSAGE, registerClosingRefusal, registerLoadShedding, type LoadSheddingOptions } from './load-shedding.ts';
 
 /**
  * Load shedding over real HTTP: past either limit the gateway answers API requests 503 with
@@ -151,3 +152,42 @@ describe('load shedding', () => {
     expect((await Promise.all(many)).every((r) => r.status === 200)).toBe(true);
   });
 });
+
+describe('a request that arrives while the server closes', () => {
+  it('is refused 503 in the product\'s error shape, with Retry-After, not Fastify\'s own body (QA)', async () => {
+    const app = Fastify({ return503OnClosing: false });
+    registerClosingRefusal(app);
+    let entered = false;
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (open = r));
+    app.get(`${API_PREFIX}/slow`, async () => {
+      entered = true;
+      await gate;
+      return { ok: true };
+    });
+    app.get(`${API_PREFIX}/fast`, async () => ({ ok: true }));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as { port: number };
+    // One connection kept alive: a request in flight when the close begins, and another sent on it after.
+    const socket = connect(port, '127.0.0.1');
+    let raw = '';
+    socket.on('data', (chunk) => (raw += chunk.toString()));
+    const ended = new Promise<void>((r) => socket.on('close', () => r()));
+    socket.write(`GET ${API_PREFIX}/slow HTTP/1.1\r\nHost: x\r\n\r\n`);
+    for (let i = 0; i < 200 && !entered; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(entered).toBe(true);
+    const closed = app.close();
+    await new Promise((r) => setTimeout(r, 50));
+    socket.write(`GET ${API_PREFIX}/fast HTTP/1.1\r\nHost: x\r\n\r\n`);
+    await new Promise((r) => setTimeout(r, 50));
+    open();
+    await Promise.race([ended, new Promise((r) => setTimeout(r, 3000))]);
+    socket.destroy();
+    await closed;
+    const responses = raw.split(/(?=HTTP\/1\.1 )/);
+    expect(responses.map((r) => r.slice(0, 12))).toEqual(['HTTP/1.1 200', 'HTTP/1.1 503']);
+    expect(responses[1]).toMatch(/retry-after: 1/i);
+    expect(JSON.parse(responses[1]!.slice(responses[1]!.indexOf('\r\n\r\n') + 4))).toMatchObject({ message: CLOSING_MESSAGE });
+  });
+});
+

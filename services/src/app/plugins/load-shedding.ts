@@ -19,6 +19,25 @@ export interface LoadSheddingOptions {
 
 export const BUSY_MESSAGE = 'The journal is busy right now. Nothing was changed. Please try again in a moment.';
 
+export const CLOSING_MESSAGE = 'The journal is restarting. Nothing was changed. Please try again in a moment.';
+
+/**
+ * A request that arrives while the server closes (on a connection kept alive, or pipelined behind one in
+ * flight) is refused as the product refuses: 503, Retry-After, the connection closed, in the product's
+ * error shape (QA: Fastify's own `{"error":"Service Unavailable",…}`, with `return503OnClosing`, which the
+ * app turns off for this).
+ */
+export function registerClosingRefusal(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    return reply.status(503).header('retry-after', '1').header('connection', 'close').send(errorBodyOf(CLOSING_MESSAGE));
+  });
+}
+
 /** Always answered: an operator reads these to see the overload, and a load balancer to route around it. */
 const exempt = new Set([`${API_PREFIX}/health`, `${API_PREFIX}/ready`, '/metrics']);
 
