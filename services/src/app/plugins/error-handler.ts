@@ -64,9 +64,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
     return reply.status(status).send(errorBodyOf(fe.message));
   });
   app.setNotFoundHandler((request, reply) => {
-    // The path as sent, cut short: a 10,000-character path came back whole in the message (QA).
-    const path = request.url.split('?')[0] ?? '';
-    reply.status(404).send(errorBodyOf(`Route ${request.method} ${path.length > ROUTE_SHOWN ? `${path.slice(0, ROUTE_SHOWN)}…` : path} not found.`));
+    reply.status(404).send(errorBodyOf(routeNotFoundMessage(request.method, request.url)));
   });
 }
 
@@ -84,4 +82,10 @@ export function readableIssue(field: string, message: string): string {
   if (!field || !ZOD_DEFAULT.test(message)) return message;
   if (MISSING.test(message)) return `${field} is required.`;
   return `${field}: ${message}`;
+}
+
+/** "Route GET /api/v1/nope not found.", the path as sent, cut short: a 10,000-character path came back whole (QA). */
+export function routeNotFoundMessage(method: string, url: string): string {
+  const path = url.split('?')[0] ?? '';
+  return `Route ${method} ${path.length > ROUTE_SHOWN ? `${path.slice(0, ROUTE_SHOWN)}…` : path} not found.`;
 }

@@ -57,5 +57,8 @@ describe('the console served by the gateway', () => {
     }
     const api = await app.inject({ url: '/api/v1/nope' });
     expect([api.statusCode, api.json().message]).toEqual([404, 'Route GET /api/v1/nope not found.']);
+    // A path longer than the router takes a parameter of reaches this route; cut short as elsewhere (QA: 5,000 characters echoed).
+    const long = await app.inject({ url: `/api/v1/trades/${'a'.repeat(5000)}/roll-history` });
+    expect([long.statusCode, long.json().message]).toEqual([404, `Route GET /api/v1/trades/${'a'.repeat(105)}… not found.`]);
   });
 });

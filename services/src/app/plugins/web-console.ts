@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { API_PREFIX } from '../api-prefix.ts';
+import { routeNotFoundMessage } from './error-handler.ts';
 
 export const WEB_DIST = fileURLToPath(new URL('../../../../web/dist/', import.meta.url));
 
@@ -28,7 +29,7 @@ export async function registerWebConsole(app: FastifyInstance, root: string = WE
   app.get('/*', (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     if (path.startsWith(API_PREFIX) || path === '/metrics') {
-      return reply.status(404).send(errorBodyOf(`Route ${request.method} ${path} not found.`));
+      return reply.status(404).send(errorBodyOf(routeNotFoundMessage(request.method, request.url)));
     }
     // As the browser sent it (the build's file names are plain ASCII): `send` (under sendFile) refuses a
     // path that climbs out of the root, and answers a missing file with the app's not-found handler.
