@@ -144,7 +144,8 @@ export class BullRebuilds implements RebuildRunner {
   readonly #prefix: string;
   readonly #listeners = new Set<() => void>();
   #opened: Promise<{ queue: Queue<RebuildJobData, RebuildResult[]>; events: QueueEvents; close(): Promise<void> }> | null = null;
-  #reachable = false;
+  /** The queue's Redis client once opened: whether it is connected now, not only once. */
+  #client: { status: string } | null = null;
 
   constructor(connection: ConnectionOptions, prefix: string) {
     this.#connection = connection;
@@ -152,8 +153,8 @@ export class BullRebuilds implements RebuildRunner {
   }
 
   #open() {
-    this.#opened ??= openRebuildQueue(this.#connection, this.#prefix).then((q) => {
-      this.#reachable = true;
+    this.#opened ??= openRebuildQueue(this.#connection, this.#prefix).then(async (q) => {
+      this.#client = (await q.queue.client) as unknown as { status: string };
       const changed = () => {
         for (const l of this.#listeners) l();
       };
@@ -165,7 +166,7 @@ export class BullRebuilds implements RebuildRunner {
   }
 
   get reachable(): boolean {
-    return this.#reachable;
+    return this.#client?.status === 'ready';
   }
 
   async start(request: RebuildStart): Promise<{ state: RebuildState; existing: boolean }> {
@@ -199,11 +200,12 @@ export class BullRebuilds implements RebuildRunner {
     const opened = this.#opened;
     this.#opened = null;
     if (!opened) return;
-    // A queue still connecting (Redis unreachable) waits for a server that may not come: closing does not
-    // wait with it, and closes it if it ever opens (QA: a gateway's SIGTERM ran out its whole deadline).
-    if (!this.#reachable) void opened.then((q) => q.close(), () => undefined);
+    // A queue whose Redis is not connected (still connecting, or lost since) waits for a server that may not
+    // come: closing does not wait with it, and closes it if it ever opens or reconnects (QA: a gateway's
+    // SIGTERM ran out its whole deadline).
+    if (!this.reachable) void opened.then((q) => q.close(), () => undefined);
     else await (await opened.catch(() => null))?.close();
-    this.#reachable = false;
+    this.#client = null;
   }
 }
 
