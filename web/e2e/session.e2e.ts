@@ -332,7 +332,9 @@ describe('session', () => {
     await screenshots(page, 'verify-failed', { fullPage: false });
   });
 
-  it('shows the server message when sign-up is refused', async () => {
+  it('answers a sign-up with a taken address as a new one, and tells the owner by mail (QA: "already exists" told a stranger)', async () => {
+    const verified = (await sql<{ v: boolean }>`select account_confirmed as v from users where email = ${email}`.execute(server.runtime.deps.database.db)).rows[0]!.v;
+    const after = server.mails().length;
     await page.goto('/signup');
     await page.getByLabel('Full Name').fill('Sam Seller');
     await page.getByLabel('Your Email').fill(email);
@@ -340,6 +342,9 @@ describe('session', () => {
     await page.getByLabel('Confirm Password').fill(password);
     await page.getByRole('checkbox', { name: /I agree/ }).check();
     await page.getByRole('button', { name: 'Sign up' }).click();
-    await page.getByRole('alert').filter({ hasText: 'An account with this e-mail already exists.' }).waitFor();
+    await page.getByText('Account created successfully! Please check your email to verify your account.').waitFor();
+    const mail = await server.waitForMail({ to: email, after });
+    expect(mail.subject).toBe(verified ? 'You already have an Options Journal account' : 'Verify your Options Journal account');
+    expect(Number((await sql<{ n: string }>`select count(*) as n from users where email = ${email}`.execute(server.runtime.deps.database.db)).rows[0]!.n)).toBe(1);
   });
 });

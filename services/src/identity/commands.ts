@@ -14,7 +14,7 @@ import {
 } from '@oj/contracts/users';
 import { AppError } from '../app/errors.ts';
 import { enqueueMail } from '../mail/outbox.ts';
-import { passwordResetMail, verificationMail } from '../mail/templates.ts';
+import { accountExistsMail, passwordResetMail, verificationMail } from '../mail/templates.ts';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords.ts';
 import { startTrial } from './subscriptions.ts';
 import { randomToken, signAccessToken, tokenHash } from './tokens.ts';
@@ -90,8 +90,23 @@ export async function createUser(
   return uid;
 }
 
-export function signUp(ctx: IdentityContext, input: SignupRequest): Promise<string> {
-  return createUser(ctx, { name: input.name, email: input.email, password: input.password, agreedToTerms: input.agreed_to_terms });
+/**
+ * Sign-up. An address that already has an account gets the answer a new one gets (201, "check your
+ * e-mail"), so the form does not tell a stranger who keeps a journal here (QA: a 409 "already exists" did,
+ * while sign-in and reset answer alike for both); its owner is told by mail instead: a new verification
+ * link while unverified, else that the account exists, with the way to sign in. The uid answered then
+ * names no account.
+ */
+export async function signUp(ctx: IdentityContext, input: SignupRequest): Promise<string> {
+  try {
+    return await createUser(ctx, { name: input.name, email: input.email, password: input.password, agreedToTerms: input.agreed_to_terms });
+  } catch (error) {
+    if (!(error instanceof AppError && error.kind === 'conflict')) throw error;
+    const owner = await findUserByEmail(ctx.db, input.email);
+    if (owner && !owner.account_confirmed) await sendVerification(ctx, owner);
+    else if (owner) await enqueueMail(ctx.db, accountExistsMail(ctx.config.PUBLIC_URL, owner.email, owner.name), ctx.clock.now());
+    return uuidv7(ctx.clock.now().getTime());
+  }
 }
 
 /**

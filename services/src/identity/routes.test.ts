@@ -3,7 +3,8 @@ import { decodeJwt } from 'jose';
 import { nameMessages, passwordMessages, RESET_REQUEST_MESSAGE, VERIFY_FAILED_MESSAGE } from '@oj/contracts/users';
 import { createTestApp, signInAs, type TestApp } from './testing.ts';
 import { authMessages } from './auth-plugin.ts';
-import { identityMessages } from './commands.ts';
+import { createUser, identityMessages } from './commands.ts';
+import { identityContext } from './routes.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -56,12 +57,30 @@ describe('sign-up', () => {
     expect(tokens.map((r) => r.token_hash)).not.toContain(mail?.token);
   });
 
-  it('lower-cases the e-mail and refuses a duplicate', async () => {
+  it('lower-cases the e-mail; a second sign-up with it answers as a new one, makes no account and tells the owner by mail', async () => {
     const email = freshEmail();
-    expect((await signup({ email: email.toUpperCase() })).res.statusCode).toBe(201);
-    const again = await signup({ email });
-    expect(again.res.statusCode).toBe(409);
-    expect(again.res.json().message).toBe(identityMessages.emailTaken);
+    const first = await signup({ email: email.toUpperCase() });
+    expect(first.res.statusCode).toBe(201);
+    const users = async () => (await t.db.db.selectFrom('users').select('uid').where('email', '=', email).execute()).map((r) => r.uid);
+    // Unverified: the owner gets a new verification link; the stranger reads what a new account reads (QA: 409 "already exists").
+    const again = await signup({ email, name: 'Some Stranger', password: 'Other1!x' });
+    expect([again.res.statusCode, again.res.json().message]).toEqual([201, first.res.json().message]);
+    expect(again.res.json().uid).not.toBe(first.res.json().uid);
+    expect(await users()).toEqual([first.res.json().uid]);
+    const verify = await lastMail(email, 'verify');
+    expect((await t.app.inject({ method: 'GET', url: api(`/users/verify/${verify!.token}`) })).statusCode).toBe(200);
+    // Verified: the owner is told the account exists, with the way to sign in; the password is unchanged.
+    const before = await mailCount(email);
+    const third = await signup({ email, name: 'Some Stranger', password: 'Other1!x' });
+    expect([third.res.statusCode, third.res.json().message]).toEqual([201, first.res.json().message]);
+    expect(await users()).toEqual([first.res.json().uid]);
+    expect(await mailCount(email)).toBe(before + 1);
+    const told = await t.db.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', email).where('kind', '=', 'account-exists').executeTakeFirstOrThrow();
+    expect(told.subject).toBe('You already have an Options Journal account');
+    expect(told.text_body).toContain('Hello Jane Trader,');
+    expect(told.text_body).toContain('http://journal.test/signin');
+    expect((await loginAs(email, 'Other1!x')).res.statusCode).toBe(401);
+    expect((await loginAs(email, first.body.password)).res.statusCode).toBe(200);
   });
 
   it.each([
@@ -476,13 +495,13 @@ describe('stored secrets', () => {
     expect(JSON.stringify(refreshRows)).not.toContain(s.refreshToken.split('.')[1]);
   });
 
-  it('a refused sign-up commits no user, no trial and no mail (one transaction)', async () => {
+  it('a refused account creation commits no user, no trial and no mail (one transaction)', async () => {
     const { body } = await signup();
     const mailsBefore = await mailCount(body.email);
     const users = async () => Number((await t.db.db.selectFrom('users').select((eb) => eb.fn.countAll().as('c')).executeTakeFirstOrThrow()).c);
     const usersBefore = await users();
-    const again = await signup({ email: body.email, name: 'Other Person' });
-    expect(again.res.statusCode).toBe(409);
+    // The CLI's create-admin path refuses a taken address (sign-up answers as for a new one: above).
+    await expect(createUser(identityContext(t.app.deps), { email: body.email, name: 'Other Person', password: 'Other1!x' })).rejects.toMatchObject({ kind: 'conflict', message: identityMessages.emailTaken });
     expect(await mailCount(body.email)).toBe(mailsBefore);
     expect(await users()).toBe(usersBefore);
   });

@@ -26,3 +26,20 @@ export function passwordResetMail(publicUrl: string, to: string, name: string, t
     'Reset my password',
   );
 }
+
+/** Sign-up with an address that already has an account: its owner is told, the form is not (commands.ts `signUp`). */
+export function accountExistsMail(publicUrl: string, to: string, name: string): OutgoingMail {
+  return mail(
+    'account-exists',
+    to,
+    'You already have an Options Journal account',
+    `Hello ${name},`,
+    [
+      'Someone, perhaps you, tried to create an Options Journal account with this e-mail address, which already has one. No new account was made.',
+      'Sign in with it; if you forgot your password, choose "Forgot password" on the sign-in page. If it was not you, ignore this e-mail: your account is unchanged.',
+    ],
+    `${publicUrl}/signin`,
+    'Sign in',
+  );
+}
+
