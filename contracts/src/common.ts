@@ -43,13 +43,33 @@ const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF
 export const isStorableText = (s: string): boolean => !UNSTORABLE.test(s);
 
 /** The path (`['notes']`) of the first string (or object key) that cannot be stored, or null. */
-export function findUnstorableText(value: unknown, path: readonly string[] = [], depth = 0): string[] | null {
-  if (typeof value === 'string') return isStorableText(value) ? null : [...path];
+export function findUnstorableText(value: unknown): string[] | null {
+  return findText(value, (s) => !isStorableText(s));
+}
+
+/**
+ * Direction embeddings and overrides (U+202A to U+202E) and isolates (U+2066 to U+2069) reorder how the
+ * text after them is shown: in text other people read (support reading a contact message, an account name
+ * or a note in an audit) they make it read otherwise than it holds (QA: "evil" after a right-to-left
+ * override showed as "live"). Nobody types them to write Arabic or Hebrew (the browser orders that text
+ * itself; the direction marks U+200E and U+200F stay allowed). Passwords are left out: they are never shown, and one set before would lock
+ * its owner out.
+ */
+export const DIRECTION_CONTROL_MESSAGE = 'Text cannot contain direction override characters (U+202A to U+202E, U+2066 to U+2069): they make it read otherwise than it holds.';
+const DIRECTION_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/;
+export function findDirectionControls(value: unknown): string[] | null {
+  return findText(value, (s) => DIRECTION_CONTROLS.test(s), (key) => /password/i.test(key));
+}
+
+/** The path of the first string (or object key) `bad` holds for, skipping the fields `skip` names. */
+function findText(value: unknown, bad: (s: string) => boolean, skip: (key: string) => boolean = () => false, path: readonly string[] = [], depth = 0): string[] | null {
+  if (typeof value === 'string') return bad(value) ? [...path] : null;
   // Depth is bounded by the body size limit; 64 keeps a hostile, deeply nested body cheap to walk.
   if (value === null || typeof value !== 'object' || depth > 64 || ArrayBuffer.isView(value)) return null;
   for (const [key, item] of Object.entries(value)) {
-    if (!isStorableText(key)) return [...path, key];
-    const found = findUnstorableText(item, [...path, key], depth + 1);
+    if (bad(key)) return [...path, key];
+    if (skip(key)) continue;
+    const found = findText(item, bad, skip, [...path, key], depth + 1);
     if (found) return found;
   }
   return null;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { UNSTORABLE_TEXT_MESSAGE as NUL_TEXT_MESSAGE } from '@oj/contracts/common';
+import { DIRECTION_CONTROL_MESSAGE, UNSTORABLE_TEXT_MESSAGE as NUL_TEXT_MESSAGE } from '@oj/contracts/common';
 import { emailMessages } from '@oj/contracts/users';
 import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
 
@@ -145,3 +145,32 @@ describe('look-alike e-mail addresses', () => {
     expect(accounts).toHaveLength(1);
   });
 });
+
+describe('direction overrides in written text', () => {
+  const RLO = '\u202E';
+  const PDF = '\u202C';
+  const FSI = '\u2068';
+  const post = (url: string, payload: Record<string, unknown>, headers: Record<string, string> = { authorization: user.authorization }) =>
+    t.app.inject({ method: 'POST', url, headers, payload });
+
+  it('are a 422 naming the field, in a contact message and an account name, and nothing is written (QA: "evil" read "live" to support)', async () => {
+    const before = await eventCount();
+    const messages = async () => Number((await sql<{ n: string }>`select count(*) as n from contact_messages`.execute(t.db.db)).rows[0]?.n ?? 0);
+    const messagesBefore = await messages();
+    const contact = await post('/api/v1/users/contact-us', { subject: `Refund ${RLO}evil${PDF}`, message: 'Please.' });
+    expect([contact.statusCode, contact.json().message, contact.json().detail]).toEqual([422, DIRECTION_CONTROL_MESSAGE, [{ field: 'body.subject', message: DIRECTION_CONTROL_MESSAGE }]]);
+    const account = await post('/api/v1/accounts/add-account', { name: `Main ${FSI}x`, broker: 'schwab', ac_type: 2 });
+    expect([account.statusCode, account.json().detail?.[0]?.field]).toEqual([422, 'body.name']);
+    expect(await messages()).toBe(messagesBefore);
+    expect(await eventCount()).toBe(before);
+  });
+
+  it('leave right-to-left writing and its direction marks alone, and never refuse a password', async () => {
+    const hebrew = await post('/api/v1/users/contact-us', { subject: 'שלום \u200Fעולם', message: 'مرحبا بالعالم \u200E(AAPL)' });
+    expect(hebrew.statusCode).toBe(201);
+    // A password is never shown: the sign-in's own answer, not this rule's.
+    const login = await post('/api/v1/users/login', { email: 'nobody@example.com', password: `Abc12!${RLO}` }, {});
+    expect(login.statusCode).toBe(401);
+  });
+});
+

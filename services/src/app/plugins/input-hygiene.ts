@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { findUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '@oj/contracts/common';
+import { DIRECTION_CONTROL_MESSAGE, findDirectionControls, findUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '@oj/contracts/common';
 import { invalid } from '../errors.ts';
 
 /**
@@ -8,7 +8,8 @@ import { invalid } from '../errors.ts';
  * 500, and one route's schema forgetting the rule was enough. It runs after the route's own validation,
  * so a field whose schema already refuses such text answers with that field's message (the spec's,
  * where it has one), and before the handler, so nothing is read or written with it. The answer is the
- * same 422 shape as any validation failure, naming the field.
+ * same 422 shape as any validation failure, naming the field. Direction overrides in a body's text are
+ * refused the same way (contracts/common.ts `findDirectionControls`).
  */
 export function registerInputHygiene(app: FastifyInstance): void {
   app.addHook('preHandler', async (request) => {
@@ -20,5 +21,8 @@ export function registerInputHygiene(app: FastifyInstance): void {
       const path = findUnstorableText(value);
       if (path) throw invalid([{ field: [part, ...path].join('.'), message: UNSTORABLE_TEXT_MESSAGE }]);
     }
+    // Written text only (a body): parameters and filters name things, and are refused by their own rules.
+    const reordering = findDirectionControls(request.body);
+    if (reordering) throw invalid([{ field: ['body', ...reordering].join('.'), message: DIRECTION_CONTROL_MESSAGE }]);
   });
 }
