@@ -2,6 +2,7 @@ import { lazy, Suspense } from 'react';
 import { DashboardRoute, type DashboardShare } from '@/features/dashboard/routes/dashboard-route.tsx';
 import { TradesByDateDialog } from '@/features/trades/components/trades-by-date-dialog.tsx';
 import { formatDate } from '@/lib/format.ts';
+import { monthHasActivity } from '@/features/dashboard/utils/dashboard-math.ts';
 
 // Share cards load when one is opened, not with the dashboard.
 const IncomeQuadrantShareModal = lazy(async () => ({ default: (await import('@/features/share/components/income-quadrant-share.tsx')).IncomeQuadrantShareModal }));
@@ -16,7 +17,7 @@ function ShareCard({ share, onClose }: { share: DashboardShare; onClose: () => v
     case 'quadrant':
       return <IncomeQuadrantShareModal open onClose={onClose} periods={share.cells.map((c) => ({ label: c.label, value: c.value, previous: c.previous, change: c.change }))} asOf={`as of ${formatDate(share.asOf)}`} />;
     case 'months':
-      return <PremiumByMonthShareModal open onClose={onClose} months={share.months.map((m) => ({ month: m.month, premium: m.np }))} />;
+      return <PremiumByMonthShareModal open onClose={onClose} months={share.months.map((m) => ({ month: m.month, premium: m.np, active: monthHasActivity(m) }))} />;
     case 'heat-map':
       return <TickerHeatMapShareModal open onClose={onClose} periodLabel={PERIOD_LABELS[share.period]} tickers={share.tickers} />;
     case 'weekly':

@@ -7,7 +7,7 @@ import { categoryAxisEndRoom, useChartColors } from '@/components/charts/chart-t
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { formatDate, formatMoney, formatMoneyShort, formatMoneyTick } from '@/lib/format.ts';
 import type { DashboardData } from '../api/get-dashboard-data.ts';
-import { currentWeek, dayTone, firstWithData, lastActiveDays, monthLabel, shortDay, shortDays, weekdayName } from '../utils/dashboard-math.ts';
+import { currentWeek, dayTone, firstWithData, lastActiveDays, monthHasActivity, monthLabel, shortDay, shortDays, weekdayName } from '../utils/dashboard-math.ts';
 import { Segmented, ShareButton, SWITCH_LABELS, SWITCH_OPTIONS, Widget } from './widget.tsx';
 
 const strategyName = (su: string) => strategyByUid(su)?.name ?? su;
@@ -155,7 +155,7 @@ export function IncomeByMonth({ data, onShare }: { data: DashboardData; onShare?
         values={months.map((m) => `${monthLabel(m.month)} ${formatMoney(m.np)}`)}
         option={option}
         height={220}
-        empty={months.every((m) => m.np === 0 && m.otc + m.ctc === 0)}
+        empty={!months.some(monthHasActivity)}
       />
     </Widget>
   );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DashboardDay } from '../api/get-dashboard-data.ts';
-import { cumulativeSeries, currentWeek, dayTone, firstWithData, gaugeRange, lastActiveDays, rangeStart, shortDays, winRateTone } from './dashboard-math.ts';
+import { cumulativeSeries, currentWeek, dayTone, firstWithData, gaugeRange, lastActiveDays, monthHasActivity, rangeStart, shortDays, winRateTone } from './dashboard-math.ts';
 
 const day = (date: string, np: number, run: number, otc = 0, ctc = 0): DashboardDay => ({ id: date, income_date: date, np, nf: 0, otc, ctc, iw: 0, npc: 0, net_premium_so_far: run });
 
@@ -45,3 +45,13 @@ describe('dashboard presentation rules', () => {
     expect(gaugeRange('delta', 0.27)).toEqual({ min: 0, max: 1 });
   });
 });
+
+describe('a month with something in it', () => {
+  it('has a premium, or a trade opened or closed in it (a month that nets to 0 with trades is not empty)', () => {
+    expect(monthHasActivity({ np: 0, otc: 0, ctc: 0 })).toBe(false);
+    expect(monthHasActivity({ np: 0, otc: 1, ctc: 0 })).toBe(true);
+    expect(monthHasActivity({ np: 0, otc: 0, ctc: 2 })).toBe(true);
+    expect(monthHasActivity({ np: -12.5, otc: 0, ctc: 0 })).toBe(true);
+  });
+});
+

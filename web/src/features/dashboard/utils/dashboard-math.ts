@@ -129,3 +129,7 @@ export function shortDays(dates: readonly string[]): string[] {
 export function weekdayName(d: string): string {
   return new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', weekday: 'short' }).format(dateOf(d));
 }
+
+/** A month of Income By Month with something in it (a premium, or a trade opened or closed): the chart and its share card say "No Data" when no month has. */
+export const monthHasActivity = (m: { np: number; otc: number; ctc: number }): boolean => m.np !== 0 || m.otc + m.ctc > 0;
+

@@ -9,8 +9,8 @@ import { CardHeader, CardStat, toneOf } from './card-parts.tsx';
 export interface PremiumByMonthShareProps {
   open: boolean;
   onClose: () => void;
-  /** Oldest first; 'YYYY-MM' and the month's net premium. */
-  months: { month: string; premium: number }[];
+  /** Oldest first; 'YYYY-MM', the month's net premium, and whether anything happened in it (a trade opened or closed). */
+  months: { month: string; premium: number; active: boolean }[];
 }
 
 const short = (month: string) => {
@@ -37,7 +37,8 @@ export function PremiumByMonthShareModal({ open, onClose, months }: PremiumByMon
             label="Premium income by month"
             values={months.map((m) => `${short(m.month)} ${formatMoney(m.premium)}`)}
             height={230}
-            empty={months.length === 0}
+            // "No Data" as the dashboard's chart says it (QA: an empty $0 to $1 axis for a journal without trades).
+            empty={!months.some((m) => m.active)}
             option={{
               ...cardChartBase(c),
               grid: { left: 8, right: categoryAxisEndRoom(labels, 10), top: 16, bottom: 4, containLabel: true },
