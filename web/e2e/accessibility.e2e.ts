@@ -103,6 +103,15 @@ async function check(page: Page, screen: string, width: number): Promise<void> {
   const other = violations.filter((v) => !blocking.includes(v));
   if (other.length) console.warn(`[a11y] ${screen} at ${width} px, moderate / minor:\n${describeViolations(other)}`);
   if (blocking.length) throw new Error(`${screen} at ${width} px: serious or critical accessibility violations\n${describeViolations(blocking)}`);
+  // Every aria-controls names an element on the page (QA: the bell's and the filters' named a panel that
+  // exists only while open); tabs are left out, their hidden panels being the pattern's own.
+  const dangling = await page.evaluate(() =>
+    Array.from(document.querySelectorAll('[aria-controls]'))
+      .filter((e) => e.getAttribute('role') !== 'tab' && (e.getAttribute('aria-controls') ?? '').split(/\s+/).some((id) => id !== '' && !document.getElementById(id)))
+      .map((e) => e.outerHTML.slice(0, 160))
+      .slice(0, 3),
+  );
+  if (dangling.length) throw new Error(`${screen} at ${width} px: aria-controls naming no element on the page: ${dangling.join('; ')}`);
 }
 
 // --- The screens ----------------------------------------------------------------------------------------

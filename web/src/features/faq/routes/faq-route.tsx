@@ -71,7 +71,7 @@ export function FaqRoute() {
               return (
                 <section key={e.id} className={`faq-entry${open ? ' open' : ''}`} data-faq-id={e.id}>
                   <h2 className="faq-question">
-                    <button type="button" id={`faq-q-${e.id}`} aria-expanded={open} aria-controls={`faq-a-${e.id}`} onClick={() => setOpenId(open ? null : e.id)}>
+                    <button type="button" id={`faq-q-${e.id}`} aria-expanded={open} aria-controls={open ? `faq-a-${e.id}` : undefined} onClick={() => setOpenId(open ? null : e.id)}>
                       <span>{e.question}</span>
                       <span className="faq-tag">{e.category}</span>
                     </button>

@@ -29,7 +29,7 @@ function Section({ section }: { section: TutorialSection }) {
         )}
         {section.extra && (
           <div className="tutorial-extra">
-            <button type="button" className="link-button" aria-expanded={showExtra} aria-controls={`${section.id}-extra`} onClick={() => setShowExtra((s) => !s)}>
+            <button type="button" className="link-button" aria-expanded={showExtra} aria-controls={showExtra ? `${section.id}-extra` : undefined} onClick={() => setShowExtra((s) => !s)}>
               {showExtra ? `Hide: ${section.extra.title}` : section.extra.title}
             </button>
             {showExtra && (

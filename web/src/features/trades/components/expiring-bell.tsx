@@ -44,7 +44,7 @@ export function ExpiringBell() {
         className="icon-button bell-button"
         aria-label={total > 0 ? `Expiring trades: ${total}` : 'Expiring trades'}
         aria-expanded={open}
-        aria-controls={panelId}
+        aria-controls={open ? panelId : undefined}
         onClick={() => setOpen((o) => !o)}
       >
         <BellIcon />

@@ -96,7 +96,7 @@ export function TradeFilterHeader({ value, onChange, onRefresh, refreshing, acco
           variant={open ? 'primary' : 'secondary'}
           icon={<FilterIcon />}
           aria-expanded={open}
-          aria-controls={panelId}
+          aria-controls={open ? panelId : undefined}
           onClick={() => setOpen((o) => !o)}
         >
           Filters
