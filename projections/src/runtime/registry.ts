@@ -287,8 +287,12 @@ export async function readLag(
  * and with 4 against the projectors' 6 it hid lanes 4 and 5).
  */
 export async function readRoutedLag(db: Kysely<any>, eventStore: EventStore, projections: readonly Projection[], fallback: number, options: { cap?: number; now?: () => number } = {}): Promise<LaneLag[]> {
-  const lanes = (await readDispatcher(db)).lanes ?? fallback;
-  return readLag(db, eventStore, projections, lanes, options);
+  return readLag(db, eventStore, projections, await routedLanes(db, fallback), options);
+}
+
+/** The lane count the dispatcher routes with (recorded at its election), or `fallback` before any dispatcher ran. */
+export async function routedLanes(db: Kysely<any>, fallback: number): Promise<number> {
+  return (await readDispatcher(db)).lanes ?? fallback;
 }
 
 export interface RebuildProgressRow {

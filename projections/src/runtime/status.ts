@@ -1,5 +1,5 @@
 import { formulasOfCodeVersion, type ProjectionsStatusResponse } from '@oj/contracts/operations';
-import { projectionStatus, readDispatcher } from './registry.ts';
+import { projectionStatus, routedLanes } from './registry.ts';
 import type { RuntimeDeps } from './rebuild.ts';
 
 const iso = (d: Date | string | null) => (d === null ? null : d instanceof Date ? d.toISOString() : new Date(d).toISOString());
@@ -19,7 +19,7 @@ export async function projectionsStatus(deps: RuntimeDeps, transport: 'bullmq' |
 async function registryStatus(deps: RuntimeDeps, transport: 'bullmq' | 'in-process'): Promise<ProjectionsStatusResponse> {
   // The count the dispatcher routes with (recorded), not this process's PROJECTOR_LANES: a CLI started
   // with another value measured every lane's lag with the wrong users (QA: "lanes 4" while routing with 6).
-  const lanes = (await readDispatcher(deps.database.db)).lanes ?? deps.lanes;
+  const lanes = await routedLanes(deps.database.db, deps.lanes);
   const rows = await projectionStatus(deps.database.db, deps.eventStore, deps.projections, lanes);
   return {
     lanes,
