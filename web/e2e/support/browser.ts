@@ -53,6 +53,8 @@ export async function sidewaysOverflow(page: Page): Promise<string[]> {
     const width = document.documentElement.clientWidth;
     if (document.documentElement.scrollWidth <= width) return [];
     const out: string[] = [];
+    const nameOf = (el: Element) =>
+      `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${typeof el.className === 'string' && el.className ? `.${el.className.trim().split(/\s+/).join('.')}` : ''}`;
     const visit = (el: Element) => {
       for (const child of Array.from(el.children)) {
         const r = child.getBoundingClientRect();
@@ -61,8 +63,7 @@ export async function sidewaysOverflow(page: Page): Promise<string[]> {
           const found = out.length;
           if (getComputedStyle(child).overflowX === 'visible') visit(child);
           if (out.length > found) continue;
-          const name = `${child.tagName.toLowerCase()}${child.id ? `#${child.id}` : ''}${typeof child.className === 'string' && child.className ? `.${child.className.trim().split(/\s+/).join('.')}` : ''}`;
-          out.push(`${name} (right edge ${Math.round(r.right)} px)`);
+          out.push(`${nameOf(child)} (right edge ${Math.round(r.right)} px)`);
         } else if (getComputedStyle(child).overflowX === 'visible') visit(child);
       }
     };
@@ -78,8 +79,7 @@ export async function sidewaysOverflow(page: Page): Promise<string[]> {
       };
       const boxes = Array.from(document.body.querySelectorAll('*')).filter((e) => e.getBoundingClientRect().width > 0 && getComputedStyle(e).overflowX === 'visible' && Math.round(reach(e)) > width && !clipped(e));
       for (const e of boxes.filter((e) => !boxes.some((o) => o !== e && e.contains(o))).slice(0, 5)) {
-        const name = `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}${typeof e.className === 'string' && e.className ? `.${e.className.trim().split(/\s+/).join('.')}` : ''}`;
-        out.push(`${name} (its content reaches ${Math.round(reach(e))} px)`);
+        out.push(`${nameOf(e)} (its content reaches ${Math.round(reach(e))} px)`);
       }
       if (out.length === 0) out.push(`the page (${document.documentElement.scrollWidth} px wide)`);
     }

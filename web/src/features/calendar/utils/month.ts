@@ -1,5 +1,6 @@
 import type { DailyIncome } from '@oj/contracts/trade-views';
 import { addDays, isWeekend } from '@oj/contracts/business-date';
+import { formatMoneyWhole } from '@/lib/format.ts';
 
 /** 'YYYY-MM' of a 'YYYY-MM-DD'. */
 export const monthOf = (date: string): string => date.slice(0, 7);
@@ -148,11 +149,9 @@ export function monthStats(month: string, byDate: Map<string, DailyIncome>, toda
  */
 export function dayAmountShort(value: number): string {
   const abs = Math.abs(value);
-  const rounded = Math.round(abs);
-  const sign = value < 0 && rounded > 0 ? '-' : '';
-  if (rounded < 1000) return `${sign}$${rounded}`;
+  if (Math.round(abs) < 1000) return formatMoneyWhole(value);
+  const sign = value < 0 ? '-' : '';
   const [n, unit] = abs < 999_500 ? [abs / 1000, 'K'] : [abs / 1_000_000, 'M'];
   const digits = n >= 9.95 ? String(Math.round(n)) : n.toFixed(1).replace(/\.0$/, '');
   return `${sign}$${digits}${unit}`;
 }
-

@@ -1,3 +1,4 @@
+import { openSign } from '@oj/contracts/formulas';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { formatDate, formatStrikes, formatMoney, formatMoneyShort, formatPercent } from '@/lib/format.ts';
 import { ShareModal } from './share-modal.tsx';
@@ -11,15 +12,13 @@ export interface TradeShareProps {
   strategyName: string;
 }
 
-const DEBIT = 2;
-
 /** The post's text: what was captured for a closed trade; for an open one, the credit received or the debit paid. */
 export function tradeShareText(t: TradeListItem, strategyName: string): string {
   const what = `${t.ticker} ${strategyName} ${formatStrikes(t.sp)}`;
   if (t.status !== 1) {
     return `${what}: ${formatMoney(t.npc)} captured${t.ror !== null ? `, ${formatPercent(t.ror)} return on risk` : ''} in ${t.do === 0 ? 'one day' : `${t.do} days`}. #options`;
   }
-  return `Opened ${what} for a ${formatMoney(t.pao)} ${t.ot === DEBIT ? 'debit' : 'credit'}, expiring ${formatDate(t.ed)}. #options`;
+  return `Opened ${what} for a ${formatMoney(t.pao)} ${openSign(t.ot) < 0 ? 'debit' : 'credit'}, expiring ${formatDate(t.ed)}. #options`;
 }
 
 /** A trade's share card: what was traded, what it returned (part 2 §2 "trade share cards"). */
@@ -27,7 +26,7 @@ export function TradeShareModal({ open, onClose, trade: t, strategyName }: Trade
   const closed = t.status !== 1;
   // An open trade's premium is signed by its opening, as the pulse and the calendar show it: a debit paid
   // is money out (QA: a $1,577 debit read as "$1.58K Premium at open", like income).
-  const debit = t.ot === DEBIT;
+  const debit = openSign(t.ot) < 0;
   const result = closed ? t.npc : debit ? -t.pao : t.pao;
   const text = tradeShareText(t, strategyName);
   return (
