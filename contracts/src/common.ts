@@ -52,8 +52,8 @@ export function findUnstorableText(value: unknown): string[] | null {
  * text after them is shown: in text other people read (support reading a contact message, an account name
  * or a note in an audit) they make it read otherwise than it holds (QA: "evil" after a right-to-left
  * override showed as "live"). Nobody types them to write Arabic or Hebrew (the browser orders that text
- * itself; the direction marks U+200E and U+200F stay allowed). Passwords are left out: they are never shown, and one set before would lock
- * its owner out.
+ * itself; the direction marks U+200E and U+200F stay allowed). Passwords are left out: they are never
+ * shown, and one set before would lock its owner out.
  */
 export const DIRECTION_CONTROL_MESSAGE = 'Text cannot contain direction override characters (U+202A to U+202E, U+2066 to U+2069): they make it read otherwise than it holds.';
 const DIRECTION_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/;

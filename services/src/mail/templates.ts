@@ -42,4 +42,3 @@ export function accountExistsMail(publicUrl: string, to: string, name: string): 
     'Sign in',
   );
 }
-

@@ -132,4 +132,3 @@ export function weekdayName(d: string): string {
 
 /** A month of Income By Month with something in it (a premium, or a trade opened or closed): the chart and its share card say "No Data" when no month has. */
 export const monthHasActivity = (m: { np: number; otc: number; ctc: number }): boolean => m.np !== 0 || m.otc + m.ctc > 0;
-
