@@ -640,6 +640,10 @@ describe("a trader's day", () => {
     });
     await submitNewTrade(d);
     await d.getByRole('button', { name: 'Close', exact: true }).click();
+    // A second tab of the same trader, on the Open list with the trade on it.
+    const otherTab = await context.newPage();
+    await otherTab.goto('/trades/open');
+    await otherTab.locator('tr[data-ticker="TSLA"]').waitFor();
     await row('TSLA').getByRole('button', { name: 'Actions for TSLA' }).click();
     await page.getByRole('menuitem', { name: 'Delete' }).click();
     const c = dialog('Confirm Delete');
@@ -647,6 +651,9 @@ describe("a trader's day", () => {
     await c.getByRole('button', { name: 'Yes' }).click();
     await page.getByText('Trade successfully deleted').waitFor();
     await row('TSLA').waitFor({ state: 'detached' });
+    // The other tab drops it too, without a reload or a Refresh (QA: it stayed there until one).
+    await otherTab.locator('tr[data-ticker="TSLA"]').waitFor({ state: 'detached' });
+    await otherTab.close();
     await untilList('open', (b) => !b.items.some((t) => t.ticker === 'TSLA'));
     await page.reload();
     await page.getByText(/Showing \d+ out of \d+ Trades/).waitFor();

@@ -3,6 +3,7 @@ import { useEffect, useState, type ReactNode } from 'react';
 import { ApiError } from '@/lib/api-client.ts';
 import { ToastProvider } from '@/components/ui/toast.tsx';
 import { installSession, sessionStore } from '@/features/auth/session-store.ts';
+import { refreshOnOtherTabsWrites } from '@/features/trades/api/other-tabs.ts';
 
 installSession();
 
@@ -46,6 +47,7 @@ export function refetchOnAccessChange(queryClient: QueryClient): () => void {
 export function AppProvider({ children }: { children: ReactNode }) {
   const [queryClient] = useState(createQueryClient);
   useEffect(() => refetchOnAccessChange(queryClient), [queryClient]);
+  useEffect(() => refreshOnOtherTabsWrites(queryClient), [queryClient]);
   return (
     <QueryClientProvider client={queryClient}>
       <ToastProvider>{children}</ToastProvider>

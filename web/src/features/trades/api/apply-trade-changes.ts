@@ -5,6 +5,7 @@ import { tradeKeys, type TradeListFilters, type TradeListKind } from './trade-ke
 import { getTradesByStatus } from './get-trades-by-status.ts';
 import { FRESHNESS_RETRIES, freshnessDelay } from './history-freshness.ts';
 import { probeFor, type Probe } from './read-model-probe.ts';
+import { announceJournalWrite } from './other-tabs.ts';
 
 /** The spec refetches 500 ms after a delete; the same delay serves every action (recent changes cover any lag). */
 const RECONCILE_AFTER_MS = 500;
@@ -43,7 +44,7 @@ export function applyTradeChanges(queryClient: QueryClient, commandChanges: read
 /**
  * Refreshes the lists once the read models show the command (each changed trade looked up where it now
  * lives), so the refreshed totals are the ones a reload gives; after the freshness retries (about 12 s)
- * the lists are refreshed anyway.
+ * the lists are refreshed anyway. The user's other tabs are told then, and refresh too.
  */
 async function reconcile(queryClient: QueryClient, changes: readonly TradeChange[], extraKeys: readonly (readonly unknown[])[]): Promise<void> {
   let pending = changes.map(probeFor).filter((p): p is Probe => p !== null);
@@ -65,6 +66,7 @@ async function reconcile(queryClient: QueryClient, changes: readonly TradeChange
   void queryClient.invalidateQueries({ queryKey: ['trades', 'split-history'] });
   void queryClient.invalidateQueries({ queryKey: ['trades', 'by-date'] });
   for (const k of extraKeys) void queryClient.invalidateQueries({ queryKey: k });
+  announceJournalWrite();
 }
 
 /**
