@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from './common.ts';
 import { addDays, isWeekend, minusYears, parseIsoDate } from './business-date.ts';
 import type { Strategy } from './strategies.ts';
-import { tradeListItem } from './trade-list-item.ts';
+import { tradeListItem, type TradeListItem } from './trade-list-item.ts';
 
 /**
  * The trade commands' API (part 1 §7, API names of §3) and the spec's trade validation rules (§5).
@@ -88,6 +88,9 @@ export const tradeMessages = {
   changedConcurrently: 'This trade was changed by another request at the same time. Reload it and try again.',
   /** An edit whose `expected` values the trade no longer holds: changed in another tab or window since the form was opened. */
   changedSinceOpened: (fields: string) => `This trade was changed elsewhere since you opened it (${fields}). Nothing was saved: close this form and edit the trade again.`,
+  /** A close, roll or split whose `expected` values the trade no longer holds: what the form confirmed is not what it would record. */
+  changedBeforeAction: (fields: string, done: 'closed' | 'rolled' | 'split') =>
+    `This trade was changed elsewhere since you opened it (${fields}). Nothing was ${done}: close this form, look at the trade as it is now and try again.`,
   accountNotOwned: 'Choose one of your own trade accounts: this account was not found.',
   noAccount: 'Create a trade account before adding trades.',
   idempotencyReuse: 'This Idempotency-Key was already used for a different request.',
@@ -216,7 +219,61 @@ export const addClosedTradeRequest = z.object({
 });
 export type AddClosedTradeRequest = z.infer<typeof addClosedTradeRequest>;
 
-export const closeTradeRequest = closingData;
+/**
+ * The trade's terms as the form showed them, sent with an edit, a close, a roll or a split: the command
+ * is refused (409) when the trade no longer holds one of them, because it was edited in another tab or
+ * on another device since the form opened, and what the trader confirmed (a profit or loss, the legs of a
+ * split) is not what would be recorded. Not checked as amounts: they are what the trade held, legacy
+ * values included. Each field is optional: only those sent are compared.
+ */
+export const tradeExpectations = z
+  .object({
+    ticker: z.string().max(32),
+    expiration_date: z.string().max(32),
+    strike_prices: z.array(z.number()).max(8),
+    stock_price_at_open: z.number().nullable(),
+    cost_basis: z.number().nullable(),
+    trade_open_date: z.string().max(32),
+    premium_at_open: z.number(),
+    contract_size: z.number(),
+    notes: z.string().max(10_000).nullable(),
+    account_uid: z.string().max(64),
+    net_fee_to_open: z.number(),
+    net_delta: z.number(),
+  })
+  .partial()
+  .strict();
+export type TradeExpectations = z.infer<typeof tradeExpectations>;
+
+/** A trade's terms as a form opened on its list item shows them, in `tradeExpectations`' spelling. */
+export function shownTerms(t: TradeListItem): Required<TradeExpectations> {
+  return {
+    account_uid: t.au,
+    ticker: t.ticker,
+    cost_basis: t.cb,
+    stock_price_at_open: t.spo,
+    trade_open_date: t.tod,
+    expiration_date: t.ed,
+    strike_prices: t.sp,
+    net_delta: t.nd,
+    contract_size: t.cs,
+    premium_at_open: t.pao,
+    net_fee_to_open: t.nfto,
+    notes: t.notes,
+  };
+}
+
+/**
+ * What a close, roll or split confirms rests on: every term but the notes (a note written on another
+ * device changes nothing the trader confirmed), sent as the command's `expected`.
+ */
+export function confirmedTerms(t: TradeListItem): TradeExpectations {
+  const { notes: _notes, ...terms } = shownTerms(t);
+  return terms;
+}
+
+/** Close, expire-worthless and the in-the-money outcomes; `expected`: the trade as the form showed it. */
+export const closeTradeRequest = closingData.extend({ expected: tradeExpectations.optional() });
 export type CloseTradeRequest = z.infer<typeof closeTradeRequest>;
 
 export const rollTradeRequest = z.object({
@@ -232,6 +289,8 @@ export const rollTradeRequest = z.object({
     }),
   }),
   tag_data: tagData,
+  /** The trade being rolled as the form showed it (see `tradeExpectations`). */
+  expected: tradeExpectations.optional(),
 });
 export type RollTradeRequest = z.infer<typeof rollTradeRequest>;
 
@@ -255,6 +314,8 @@ export const splitTradeRequest = z.object({
     opening_trade: z.object({ premium_at_open: money(tradeMessages.positiveNonZero), strike_prices: z.array(num).max(8).optional(), strategy_uid: text(64).optional() }),
   }),
   tag_data: tagData,
+  /** The trade being split as the form showed it (see `tradeExpectations`). */
+  expected: tradeExpectations.optional(),
 });
 export type SplitTradeRequest = z.infer<typeof splitTradeRequest>;
 
@@ -285,30 +346,12 @@ export const updateTradeRequest = z
     /**
      * Optional: the values the form showed for the fields it changes (their "before"). The edit is refused
      * (409, `changedSinceOpened`) when the trade no longer holds any of them, so an edit sent from a tab
-     * opened before another tab's edit never overwrites it. Not checked as amounts: they are what the
-     * trade held, legacy values included.
+     * opened before another tab's edit never overwrites it.
      */
-    expected: z
-      .object({
-        ticker: z.string().max(32),
-        expiration_date: z.string().max(32),
-        strike_prices: z.array(z.number()).max(8),
-        stock_price_at_open: z.number().nullable(),
-        cost_basis: z.number().nullable(),
-        trade_open_date: z.string().max(32),
-        premium_at_open: z.number(),
-        contract_size: z.number(),
-        notes: z.string().max(10_000).nullable(),
-        account_uid: z.string().max(64),
-        net_fee_to_open: z.number(),
-        net_delta: z.number(),
-      })
-      .partial()
-      .strict(),
+    expected: tradeExpectations,
   })
   .partial();
 export type UpdateTradeRequest = z.infer<typeof updateTradeRequest>;
-export type UpdateTradeExpected = NonNullable<UpdateTradeRequest['expected']>;
 
 export const tradeUidParams = z.object({ uid: tradeUid });
 export const outcomeParams = z.object({ outcome: closeActionPath, uid: tradeUid });

@@ -549,4 +549,30 @@ describe('part 1 faults found by a new user (issue 14)', () => {
     }
     expect(pageErrors).toEqual([]);
   });
+
+  it('a close confirmed on a form opened before an edit elsewhere is refused and says why; nothing is closed, and the list shows the trade as it is (QA: a confirmed $200.00 profit was recorded as a -$70.00 loss)', async () => {
+    const added = await post<{ uid: string }>('/trades/add-trade', csp('CSTALE', back(2), { premium_at_open: 300, contract_size: 1 }));
+    await page.goto('/trades/open?ticker=CSTALE');
+    const r = row('CSTALE');
+    await r.getByText('$300.00').waitFor();
+    await r.getByRole('button', { name: 'Close CSTALE' }).click();
+    const d = page.getByRole('dialog', { name: 'Close Trade' });
+    await d.getByLabel('Transaction').selectOption({ label: 'Debit' });
+    await d.getByLabel(/Premium to Close/).fill('100');
+    await d.getByLabel('Close Fee').fill('1');
+    await d.getByRole('button', { name: 'Next' }).click();
+    await d.getByRole('button', { name: 'Close Trade' }).waitFor();
+    // Another device edits the premium while this form shows its confirmation.
+    const edited = await api(`/trades/update/${added.uid}`, { method: 'PATCH', body: JSON.stringify({ premium_at_open: 30 }) }, trader.accessToken);
+    expect(edited.status).toBe(200);
+    await d.getByRole('button', { name: 'Close Trade' }).click();
+    await d.getByText('This trade was changed elsewhere since you opened it (Premium). Nothing was closed: close this form, look at the trade as it is now and try again.').waitFor();
+    // The row behind the dialog is read again: it shows the premium the trade holds now.
+    await r.getByText('$30.00').waitFor();
+    const open = await json<{ items: { uid: string }[] }>(await api('/trades/status/open?page=1&size=5&ticker=CSTALE', {}, trader.accessToken));
+    expect(open.items.map((t) => t.uid)).toEqual([added.uid]);
+    await page.keyboard.press('Escape');
+    await d.waitFor({ state: 'hidden' });
+    expect(pageErrors).toEqual([]);
+  });
 });

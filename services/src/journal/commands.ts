@@ -405,24 +405,26 @@ async function commandOf(
           : { type: 'AddClosedTrade', tradeId, data: request.body.trade_data, tags };
       return { command, lineageId: tradeId, ownAccount: request.body.trade_data.account_uid, fresh: true };
     }
-    case 'close':
+    case 'close': {
+      const { expected, ...data } = request.body;
       return {
-        command: { type: 'CloseTrade', tradeId: request.uid, action: request.action, data: request.body, remainderId: newTradeId() },
+        command: { type: 'CloseTrade', tradeId: request.uid, action: request.action, data, remainderId: newTradeId(), expected },
         ...(await lineageOf(ctx, userId, request.uid)),
       };
+    }
     case 'roll': {
       assertActiveSubscription(caller.principal as Principal);
       const lineage = await lineageOf(ctx, userId, request.uid);
       const tags = request.body.tag_data.length > 0 ? tagNames(request.body.tag_data) : null;
       return {
-        command: { type: 'RollTrade', tradeId: request.uid, data: request.body.trade_roll_data, tags, newTradeId: newTradeId(), remainderId: newTradeId() },
+        command: { type: 'RollTrade', tradeId: request.uid, data: request.body.trade_roll_data, tags, newTradeId: newTradeId(), remainderId: newTradeId(), expected: request.body.expected },
         ...lineage,
       };
     }
     case 'split': {
       assertActiveSubscription(caller.principal as Principal);
       const lineage = await lineageOf(ctx, userId, request.uid);
-      return { command: { type: 'SplitTrade', tradeId: request.uid, data: request.body.trade_data, closedLegId: newTradeId(), openLegId: newTradeId() }, ...lineage };
+      return { command: { type: 'SplitTrade', tradeId: request.uid, data: request.body.trade_data, closedLegId: newTradeId(), openLegId: newTradeId(), expected: request.body.expected }, ...lineage };
     }
     case 'update': {
       const lineage = await lineageOf(ctx, userId, request.uid);

@@ -26,7 +26,7 @@ import {
   type RollTradeRequest,
   type SplitTradeRequest,
   type TradeData,
-  type UpdateTradeExpected,
+  type TradeExpectations,
   type UpdateTradeRequest,
 } from '@oj/contracts/trades';
 import { parseIsoDate } from '@oj/contracts/business-date';
@@ -43,9 +43,9 @@ import type { Lineage } from './lineage.ts';
 export type JournalCommand =
   | { type: 'OpenTrade'; tradeId: string; data: TradeData; tags: string[] }
   | { type: 'AddClosedTrade'; tradeId: string; data: AddClosedTradeRequest['trade_data']; tags: string[] }
-  | { type: 'CloseTrade'; tradeId: string; action: CloseAction; data: ClosingData; remainderId: string }
-  | { type: 'RollTrade'; tradeId: string; data: RollTradeRequest['trade_roll_data']; tags: string[] | null; newTradeId: string; remainderId: string }
-  | { type: 'SplitTrade'; tradeId: string; data: SplitTradeRequest['trade_data']; closedLegId: string; openLegId: string }
+  | { type: 'CloseTrade'; tradeId: string; action: CloseAction; data: ClosingData; remainderId: string; expected?: TradeExpectations }
+  | { type: 'RollTrade'; tradeId: string; data: RollTradeRequest['trade_roll_data']; tags: string[] | null; newTradeId: string; remainderId: string; expected?: TradeExpectations }
+  | { type: 'SplitTrade'; tradeId: string; data: SplitTradeRequest['trade_data']; closedLegId: string; openLegId: string; expected?: TradeExpectations }
   | { type: 'EditTrade'; tradeId: string; changes: UpdateTradeRequest }
   | { type: 'DeleteTrade'; tradeId: string };
 export type JournalCommandType = JournalCommand['type'];
@@ -260,6 +260,7 @@ function contractsToClose(trade: TradeRecord, requested: number | undefined, act
 
 function decideClose(c: Extract<JournalCommand, { type: 'CloseTrade' }>, state: Lineage, ctx: DecideContext): JournalEvent[] {
   const trade = openTradeOf(state, c.tradeId, m.alreadyClosed);
+  refuseIfChangedSince(c.expected, trade, 'closed');
   const n = contractsToClose(trade, c.data.contract_size, c.action);
   const close = closeTermsOf(trade, c.action, c.data, n, ctx.today, 'close');
   return [{ type: 'TradeClosed', data: { tradeId: trade.uid, close, ...allocate(trade, n, c.remainderId) } }];
@@ -267,6 +268,7 @@ function decideClose(c: Extract<JournalCommand, { type: 'CloseTrade' }>, state: 
 
 function decideRoll(c: Extract<JournalCommand, { type: 'RollTrade' }>, state: Lineage, ctx: DecideContext): JournalEvent[] {
   const trade = openTradeOf(state, c.tradeId, m.alreadyClosed);
+  refuseIfChangedSince(c.expected, trade, 'rolled');
   const strategy = strategyOf(trade.strategyUid);
   const { old_trade: old, new_trade: next } = c.data;
   const issues: FieldIssue[] = [];
@@ -318,6 +320,7 @@ function decideRoll(c: Extract<JournalCommand, { type: 'RollTrade' }>, state: Li
 
 function decideSplit(c: Extract<JournalCommand, { type: 'SplitTrade' }>, state: Lineage, ctx: DecideContext): JournalEvent[] {
   const trade = openTradeOf(state, c.tradeId, m.alreadyClosed);
+  refuseIfChangedSince(c.expected, trade, 'split');
   const strategy = strategyOf(trade.strategyUid);
   const legs = strategy.legs_setup.config;
   if (strategy.type !== BREAKABLE_STRATEGY_TYPE || legs.length !== 2) throw invalid([{ field: 'uid', message: m.notBreakable }]);
@@ -478,16 +481,26 @@ const EXPECTED_TERMS = {
   stock_price_at_open: ['stockPriceAtOpen', 'Stock Price'],
   cost_basis: ['costBasis', 'Cost Basis'],
   notes: ['notes', 'Notes'],
-} as const satisfies Record<keyof UpdateTradeExpected, readonly [keyof EditableTerms, string]>;
+} as const satisfies Record<keyof TradeExpectations, readonly [keyof EditableTerms, string]>;
 
 /** The form's names of the expected fields the trade no longer holds (compared as the edit records them). */
-function staleExpectations(expected: UpdateTradeExpected | undefined, trade: EditableTerms): string[] {
+function staleExpectations(expected: TradeExpectations | undefined, trade: EditableTerms): string[] {
   if (!expected) return [];
-  const norm = (key: keyof UpdateTradeExpected, v: unknown) =>
+  const norm = (key: keyof TradeExpectations, v: unknown) =>
     key === 'ticker' && typeof v === 'string' ? v.toUpperCase() : key === 'account_uid' && typeof v === 'string' ? v.toLowerCase() : key === 'notes' && v === null ? '' : v;
-  return (Object.keys(EXPECTED_TERMS) as (keyof UpdateTradeExpected)[])
+  return (Object.keys(EXPECTED_TERMS) as (keyof TradeExpectations)[])
     .filter((key) => expected[key] !== undefined && JSON.stringify(norm(key, expected[key])) !== JSON.stringify(norm(key, trade[EXPECTED_TERMS[key][0]])))
     .map((key) => EXPECTED_TERMS[key][1]);
+}
+
+/**
+ * A close, roll or split confirmed on the trade as the form showed it: refused when the trade was edited
+ * since (another tab or device), since what the trader confirmed (a profit or loss, the legs and strikes
+ * of a split) is not what would be recorded, and a closed trade is final.
+ */
+function refuseIfChangedSince(expected: TradeExpectations | undefined, trade: EditableTerms, done: 'closed' | 'rolled' | 'split'): void {
+  const stale = staleExpectations(expected, trade);
+  if (stale.length) throw conflict(m.changedBeforeAction(stale.join(', '), done));
 }
 
 function decideDelete(c: Extract<JournalCommand, { type: 'DeleteTrade' }>, state: Lineage): JournalEvent[] {

@@ -4,7 +4,7 @@ import { closeTradeResponse, type CloseTradeRequest } from '@oj/contracts/trades
 import { api } from '@/lib/api-client.ts';
 import { applyTradeChanges } from './apply-trade-changes.ts';
 import type { TradeChange } from './list-upkeep.ts';
-import { sendOnce } from './mutation-support.ts';
+import { refreshListsAfterRefusal, sendOnce } from './mutation-support.ts';
 
 /** close, expire-worthless, or the in-the-money outcome's path (assigned, called-away, exercised). */
 export type CloseRoute = 'close' | 'expire-worthless' | 'assigned' | 'called-away' | 'exercised';
@@ -37,5 +37,6 @@ export const useCloseTrade = () => {
       changes.push({ type: 'upsert', trade: closed });
       applyTradeChanges(queryClient, changes, [['metrics']]);
     },
+    onError: (error) => refreshListsAfterRefusal(queryClient, error),
   });
 };

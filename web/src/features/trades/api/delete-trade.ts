@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '@/lib/api-client.ts';
 import { applyTradeChanges } from './apply-trade-changes.ts';
-import { sendOnce } from './mutation-support.ts';
+import { refreshListsAfterRefusal, sendOnce } from './mutation-support.ts';
 
 /** DELETE /trades/{uid}: open trades only. */
 export async function deleteTrade(uid: string, idempotencyKey: string): Promise<void> {
@@ -13,5 +13,6 @@ export const useDeleteTrade = () => {
   return useMutation({
     mutationFn: (uid: string) => sendOnce('delete-trade', uid, (key) => deleteTrade(uid, key)),
     onSuccess: (_void, uid) => applyTradeChanges(queryClient, [{ type: 'remove', uid }], [['metrics']]),
+    onError: (error) => refreshListsAfterRefusal(queryClient, error),
   });
 };

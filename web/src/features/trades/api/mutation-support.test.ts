@@ -1,6 +1,8 @@
+import { QueryClient } from '@tanstack/react-query';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '@/lib/api-client.ts';
-import { sendOnce } from './mutation-support.ts';
+import { refreshListsAfterRefusal, sendOnce } from './mutation-support.ts';
+import { tradeKeys } from './trade-keys.ts';
 
 /** Sends through `sendOnce`, recording the key; `outcome` decides the answer. */
 async function attempt(keys: string[], command: string, contents: unknown, outcome: 'ok' | 'lost' | 'refused' | 'server-error') {
@@ -37,5 +39,29 @@ describe('sendOnce: one Idempotency-Key per request until it has an answer', () 
     await attempt(keys, 'close-trade', { uid: 'a', contract_size: 2 }, 'lost');
     await attempt(keys, 'roll-trade', { uid: 'a', contract_size: 1 }, 'lost');
     expect(new Set(keys).size).toBe(4);
+  });
+});
+
+describe('refreshListsAfterRefusal', () => {
+  const listed = () => {
+    const client = new QueryClient();
+    client.setQueryData(tradeKeys.list('open', {}, 50), { pages: [], pageParams: [] });
+    return { client, stale: () => client.getQueryState(tradeKeys.list('open', {}, 50))?.isInvalidated ?? false };
+  };
+
+  it('reads the lists again after a refusal for what the trade is now (404, 409, 422): the row was stale', () => {
+    for (const status of [404, 409, 422]) {
+      const { client, stale } = listed();
+      refreshListsAfterRefusal(client, new ApiError(status, 'This trade is already closed.'));
+      expect([status, stale()]).toEqual([status, true]);
+    }
+  });
+
+  it('leaves them after a lost answer or a 5xx, which say nothing of the trade', () => {
+    for (const error of [new ApiError(0, 'Network error. Please try again.'), new ApiError(503, 'Busy'), new Error('x')]) {
+      const { client, stale } = listed();
+      refreshListsAfterRefusal(client, error);
+      expect(stale()).toBe(false);
+    }
   });
 });

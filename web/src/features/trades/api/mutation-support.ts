@@ -1,4 +1,6 @@
+import type { QueryClient } from '@tanstack/react-query';
 import { ApiError } from '@/lib/api-client.ts';
+import { tradeKeys } from './trade-keys.ts';
 
 /** A fresh key: a request the server has not seen. */
 const newIdempotencyKey = (): string => crypto.randomUUID();
@@ -29,4 +31,14 @@ export async function sendOnce<T>(command: string, contents: unknown, send: (ide
     if (answered(error)) unanswered.delete(request);
     throw error;
   }
+}
+
+/**
+ * A command refused for what the trade is now (changed, closed, split or deleted on another tab or
+ * device since this one listed it: 404, 409, 422) leaves this tab's lists stale: they are read again, so
+ * the row shows the trade as it is, or leaves (QA: after "This trade is already closed." the phone kept
+ * listing it open until Refresh). A lost answer (no status, 5xx) says nothing of the trade: nothing to do.
+ */
+export function refreshListsAfterRefusal(queryClient: QueryClient, error: unknown): void {
+  if (answered(error)) void queryClient.invalidateQueries({ queryKey: tradeKeys.lists() });
 }

@@ -4,7 +4,7 @@ import { rollTradeResponse, type RollTradeRequest } from '@oj/contracts/trades';
 import { api } from '@/lib/api-client.ts';
 import { applyTradeChanges } from './apply-trade-changes.ts';
 import type { TradeChange } from './list-upkeep.ts';
-import { sendOnce } from './mutation-support.ts';
+import { refreshListsAfterRefusal, sendOnce } from './mutation-support.ts';
 
 export interface RollTradeInput {
   uid: string;
@@ -35,5 +35,6 @@ export const useRollTrade = () => {
       changes.push({ type: 'upsert', trade: next });
       applyTradeChanges(queryClient, changes, [['metrics']]);
     },
+    onError: (error) => refreshListsAfterRefusal(queryClient, error),
   });
 };

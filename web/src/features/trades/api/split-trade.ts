@@ -3,7 +3,7 @@ import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { splitTradeResponse, type SplitTradeRequest } from '@oj/contracts/trades';
 import { api } from '@/lib/api-client.ts';
 import { applyTradeChanges } from './apply-trade-changes.ts';
-import { sendOnce } from './mutation-support.ts';
+import { refreshListsAfterRefusal, sendOnce } from './mutation-support.ts';
 
 export interface SplitTradeInput {
   uid: string;
@@ -30,5 +30,6 @@ export const useSplitTrade = () => {
         ],
         [['metrics']],
       ),
+    onError: (error) => refreshListsAfterRefusal(queryClient, error),
   });
 };

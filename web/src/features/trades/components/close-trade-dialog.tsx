@@ -1,6 +1,7 @@
 import { useCallback, useState } from 'react';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { strategyByUid } from '@oj/contracts/strategies';
+import { confirmedTerms } from '@oj/contracts/trades';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { Modal } from '@/components/ui/modal.tsx';
@@ -105,6 +106,7 @@ export function CloseTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
             premium_at_close: Number(v.premium),
             close_transaction: Number(v.transaction) as 1 | 2 | 3,
             net_fee_to_close: Number(v.fee),
+            expected: confirmedTerms(trade),
           },
         },
         {

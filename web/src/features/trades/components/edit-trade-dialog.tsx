@@ -8,7 +8,7 @@ import { Stepper } from '@/components/ui/stepper.tsx';
 import { ApiError, errorMessage } from '@/lib/api-client.ts';
 import { formatDate, formatMoney, todayInNewYork } from '@/lib/format.ts';
 import { useTradeAccounts } from '../api/get-trade-accounts.ts';
-import { structureLock, type UpdateTradeExpected, type UpdateTradeRequest } from '@oj/contracts/trades';
+import { shownTerms, structureLock, type TradeExpectations, type UpdateTradeRequest } from '@oj/contracts/trades';
 import { useUpdateTrade } from '../api/update-trade.ts';
 import { PREMIUM_HINT_BELOW, parseNum, premiumHint, validateEdit, type EditValues } from '../utils/trade-rules.ts';
 import { formatStrikes, openActionLabel, transactionLabel } from '../utils/trade-labels.ts';
@@ -59,22 +59,9 @@ export function changesOf(t: TradeListItem, v: EditValues, usesCostBasis: boolea
  * the edit when the trade no longer holds them, so an edit from a tab opened before another tab's edit
  * never overwrites it unseen.
  */
-export function expectedOf(t: TradeListItem, changes: UpdateTradeRequest): UpdateTradeExpected {
-  const before: Required<UpdateTradeExpected> = {
-    account_uid: t.au,
-    ticker: t.ticker,
-    cost_basis: t.cb,
-    stock_price_at_open: t.spo,
-    trade_open_date: t.tod,
-    expiration_date: t.ed,
-    strike_prices: t.sp,
-    net_delta: t.nd,
-    contract_size: t.cs,
-    premium_at_open: t.pao,
-    net_fee_to_open: t.nfto,
-    notes: t.notes,
-  };
-  return Object.fromEntries((Object.keys(before) as (keyof UpdateTradeExpected)[]).filter((k) => k in changes).map((k) => [k, before[k]]));
+export function expectedOf(t: TradeListItem, changes: UpdateTradeRequest): TradeExpectations {
+  const before = shownTerms(t);
+  return Object.fromEntries((Object.keys(before) as (keyof TradeExpectations)[]).filter((k) => k in changes).map((k) => [k, before[k]]));
 }
 
 /** Edit Trade: the form, then original and edited side by side with the changes marked (part 1 §4 "Edit dialog", §5 "Edit trade"). */

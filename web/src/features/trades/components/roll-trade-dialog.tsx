@@ -1,6 +1,7 @@
 import { useCallback, useState } from 'react';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { strategyByUid } from '@oj/contracts/strategies';
+import { confirmedTerms } from '@oj/contracts/trades';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { Modal } from '@/components/ui/modal.tsx';
@@ -135,6 +136,7 @@ export function RollTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
               },
             },
             tag_data: [],
+            expected: confirmedTerms(trade),
           },
         },
         {

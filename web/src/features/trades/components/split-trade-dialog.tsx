@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { statusByCloseAction } from '@oj/contracts/journal-events';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { strategyByUid, type Strategy } from '@oj/contracts/strategies';
+import { confirmedTerms } from '@oj/contracts/trades';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { Modal } from '@/components/ui/modal.tsx';
@@ -117,6 +118,7 @@ export function SplitTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
               opening_trade: { premium_at_open: premiums[openLegIndex] ?? 0 },
             },
             tag_data: [],
+            expected: confirmedTerms(trade),
           },
         },
         {
