@@ -264,7 +264,16 @@ export function OpenTrades({ data }: { data: DashboardData }) {
         </div>
       </div>
       {o.next.length === 0 ? (
-        <p className="dash-empty">{o.count ? 'No open trade expires from today on.' : 'No open trades available.'}</p>
+        o.count ? (
+          // Open trades but none expiring from today on: every one is past its expiration, and the
+          // Expiring ≤ 7d count above holds them (as the Expiring list does) (QA: "4" over "none expires").
+          <p className="dash-empty">
+            {o.count === 1 ? 'The open trade is past its expiration date: ' : `All ${o.count} open trades are past their expiration date: `}
+            <Link to="/trades/expiring-soon">settle {o.count === 1 ? 'it' : 'them'} from the Expiring list</Link>.
+          </p>
+        ) : (
+          <p className="dash-empty">No open trades available.</p>
+        )
       ) : (
         <ul className="dash-next">
           {o.next.map((t) => (
