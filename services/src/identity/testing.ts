@@ -67,9 +67,11 @@ export async function createTestApp(
     metrics: new Registry(),
     readiness: [],
   };
-  // On PGlite the app is the embedded product's (`main.ts`): the database shares the event loop, so a
-  // long statement is no overload to shed (a loaded machine made a rollback after a switch answer 503).
-  const app = await buildApp(deps, { logger: options.logLevel !== undefined, sharedEventLoop: Boolean(options.pglite) });
+  // A test's event loop is always shared: with a PGlite database (given here or as `database`), an
+  // in-process projector, the test's own work. Its delay says nothing of the API's load, so load shedding
+  // does not read it (a loaded CI machine answered 503 "busy" to an add-trade in routes.test.ts, and made
+  // a rollback after a switch answer 503); a test of shedding sets GATEWAY_MAX_EVENT_LOOP_DELAY_MS.
+  const app = await buildApp(deps, { logger: options.logLevel !== undefined, sharedEventLoop: true });
   await app.ready();
   return {
     app,
