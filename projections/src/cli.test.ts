@@ -124,6 +124,13 @@ describe('projections CLI on the embedded PGlite (no DATABASE_URL, no REDIS_URL)
     expect(one.code, one.stderr).toBe(0);
     // Its rows were just rebuilt: the recompute finds nothing to write, and says so.
     expect(one.stdout).toMatch(/trades v\d+: recomputed user user-1 \(\d+ events\): every row was right, nothing written/);
+    // A mistyped id reads no event, and says so; an e-mail is refused before anything is opened (QA 71:
+    // both read "(0 events): every row was right", exit 0).
+    const nobody = await projections(['rebuild', 'trades', '--user', 'user-9'], env);
+    expect(nobody.code, nobody.stderr).toBe(0);
+    expect(nobody.stdout).toMatch(/recomputed user user-9 \(0 events\).*No event in the journal is this user's: if you expected some, check the id/);
+    const email = await projections(['rebuild', 'trades', '--user', 'user-1@example.com'], env);
+    expect([email.code, email.stderr.split('\n')[0]]).toEqual([2, "--user takes a user's id, not an e-mail: `npm run audit -- find user-1@example.com --as <staff e-mail>` gives it (the Operations page's Rebuild one user takes either)"]);
     const again = await projections(['rebuild', 'trades', '--no-switch'], env);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain('left building');
@@ -168,11 +175,11 @@ describe('projections CLI on the embedded PGlite (no DATABASE_URL, no REDIS_URL)
       expect(rows.every((r) => r.actor_role === 'CLI' && r.actor_email === `CLI (${who})` && r.actor_id === `cli:${who}`)).toBe(true);
       // The first test's commands (each rebuild started, then ended; status and diff change nothing), then this one's.
       expect(rows.map((r) => [r.action, r.outcome])).toEqual([
-        ['rebuild', 'ok'], ['rebuild', 'ok'], ['rebuild-user', 'ok'], ['rebuild-user', 'ok'], ['rebuild', 'ok'], ['rebuild', 'ok'], ['switch', 'ok'], ['retire', 'ok'],
+        ['rebuild', 'ok'], ['rebuild', 'ok'], ['rebuild-user', 'ok'], ['rebuild-user', 'ok'], ['rebuild-user', 'ok'], ['rebuild-user', 'ok'], ['rebuild', 'ok'], ['rebuild', 'ok'], ['switch', 'ok'], ['retire', 'ok'],
         ['switch', 'refused'], ['abandon', 'refused'], ['rebuild', 'ok'], ['rebuild', 'ok'], ['abandon', 'ok'], ['rollback', 'refused'],
       ]);
-      expect(rows[8]!.message).toBe(`trades v${live} is already live.`);
-      expect(rows[9]!.message).toBe(`trades has no v${never}: it was never built.`);
+      expect(rows[10]!.message).toBe(`trades v${live} is already live.`);
+      expect(rows[11]!.message).toBe(`trades has no v${never}: it was never built.`);
       expect(rows.slice(-4).map((r) => [r.version, r.message])).toEqual([
         [building, 'Rebuild of trades (CLI, no switch): started.'],
         [building, expect.stringMatching(new RegExp(`^Rebuild of trades v${building} \\(asked for by CLI \\(.+\\)\\) ended: built beside the live version, not switched`))],

@@ -207,6 +207,10 @@ async function main(argv: string[]): Promise<number> {
   };
   // A bad count is a usage error, answered before the store is opened (an embedded one is migrated first).
   for (const flag of ['batch-size', 'segment-events'] as const) if (values[flag] !== undefined) count(flag);
+  // An e-mail is never a user id: recomputed, it read "0 events: every row was right" (QA 71).
+  if (values.user?.includes('@')) {
+    throw new UsageError(`--user takes a user's id, not an e-mail: \`npm run audit -- find ${values.user} --as <staff e-mail>\` gives it (the Operations page's Rebuild one user takes either)`);
+  }
   const config = loadConfig();
   if (command === 'rebuild' && config.REDIS_URL && !values.here) {
     const target = needName();
@@ -352,11 +356,14 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+/** A per-user recompute that read no event: a valid request (it clears rows left for the id), or a mistyped id. */
+const NO_EVENTS_OF_USER = '. No event in the journal is this user\'s: if you expected some, check the id (`npm run audit -- find <e-mail>` gives it)';
+
 function printResults(results: RebuildResult[], userId: string | undefined): void {
   for (const r of results) {
     process.stdout.write(
       userId
-        ? `${r.projection} v${r.version}: recomputed user ${userId} (${r.eventsApplied} events)${r.changes ? `: ${describeRowChanges(r.changes)}` : ''}\n`
+        ? `${r.projection} v${r.version}: recomputed user ${userId} (${r.eventsApplied} events)${r.changes ? `: ${describeRowChanges(r.changes)}` : ''}${r.eventsApplied === 0 ? NO_EVENTS_OF_USER : ''}\n`
         : `${r.projection} v${r.version}: ${r.eventsApplied} events applied${r.resumedFrom ? ` (resumed from ${r.resumedFrom})` : ''}, ${r.switched ? 'now live' : 'left building (diff, then switch)'}\n`,
     );
   }
