@@ -249,6 +249,24 @@ export function listenError(error: unknown, host: string, port: number, variable
   return error;
 }
 
+/** A DATA_DIR this process cannot create or write (read-only, not a directory, no permission): one line, not a stack. */
+export function unusableDataDir(dataDir: string, error: unknown): unknown {
+  const e = error as NodeJS.ErrnoException;
+  const reasons: Record<string, string> = {
+    EROFS: 'it is on a read-only file system',
+    EACCES: 'this process may not write there',
+    EPERM: 'this process may not write there',
+    ENOTDIR: 'a part of its path is a file',
+    EEXIST: 'it is a file',
+    ENOSPC: 'the disk is full',
+    // What a recursive mkdir says under a read-only mount.
+    ENOENT: 'it cannot be created there',
+  };
+  const why = e?.code ? reasons[e.code] : undefined;
+  if (!why) return error;
+  return new ConfigError(`DATA_DIR: ${dataDir} cannot be used: ${why} (${e.code}). Give DATA_DIR a directory this process can create and write.`);
+}
+
 /**
  * Embedded mode needs no setup, so a signing secret is generated on first start and kept in the data
  * directory (later starts reuse it, so sessions survive restarts). Production must pass JWT_SECRET.
@@ -257,8 +275,12 @@ function embeddedSecret(dataDir: string, env: RawConfig['NODE_ENV']): string {
   if (env === 'production') throw new ConfigError('Invalid configuration:\n  JWT_SECRET: required when NODE_ENV=production');
   const file = join(dataDir, 'jwt-secret');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dataDir, { recursive: true });
   const secret = randomBytes(48).toString('base64url');
-  writeFileSync(file, secret, { mode: 0o600 });
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, secret, { mode: 0o600 });
+  } catch (error) {
+    throw unusableDataDir(dataDir, error);
+  }
   return secret;
 }

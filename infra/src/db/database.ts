@@ -1,4 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
+import { ConfigError } from '../config.ts';
 import { Kysely, PostgresDialect, type Migration } from 'kysely';
 import pg from 'pg';
 import { mkdirSync } from 'node:fs';
@@ -68,8 +69,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     return { db, kind: 'postgres', pool, url: options.url, close };
   }
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const pglite = new PGlite(options.dataDir, { parsers: PGLITE_PARSERS });
-  await pglite.waitReady;
+  const pglite = await openPGlite(options.dataDir);
   const db = new Kysely<any>({ dialect: new PGliteDialect(pglite) });
   return {
     db,
@@ -113,3 +113,24 @@ export function keepConnectionsOpen(database: Database, count: number): () => vo
 }
 
 export type MigrationSet = Record<string, Migration>;
+
+/**
+ * PGlite on a directory. One it cannot open (written by another PostgreSQL major version, a foreign or
+ * damaged folder) fails deep in its WebAssembly ("unreachable", an exit status): said in one line naming
+ * the directory and what to do, as a setting the operator must fix (QA: a stack trace, "[object Object]").
+ */
+async function openPGlite(dataDir: string | undefined): Promise<PGlite> {
+  try {
+    const pglite = new PGlite(dataDir, { parsers: PGLITE_PARSERS });
+    await pglite.waitReady;
+    return pglite;
+  } catch (error) {
+    if (dataDir === undefined) throw error;
+    const e = error as { message?: unknown; status?: unknown; code?: unknown };
+    const reason = typeof e?.message === 'string' && e.message ? e.message : typeof e?.status === 'number' ? `exit status ${e.status}` : String(error);
+    throw new ConfigError(
+      `DATA_DIR: the embedded database in ${dataDir} could not be opened (${reason}). It was written by another version of PostgreSQL, is not a journal's, or is damaged: ` +
+        'restore the data directory from a backup (docs/operations.md), or give DATA_DIR another directory to start an empty journal.',
+    );
+  }
+}

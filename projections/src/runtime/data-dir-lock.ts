@@ -1,17 +1,19 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { ConfigError, unusableDataDir } from '@oj/infra/config';
 
 /**
  * PGlite is one process: two processes opening the same data directory corrupt it. Whoever opens the
  * embedded database for long (the embedded projector, the projections CLI) claims the directory with
  * a pid file; a claim whose process is gone is stale and taken over.
  */
-export class DataDirBusyError extends Error {
+export class DataDirBusyError extends ConfigError {
   readonly pid: number;
   constructor(dir: string, pid: number) {
     super(
-      `The embedded database in ${dir} is in use by process ${pid} (\`npm start\` holds it). PGlite is single-process: stop that process first, ` +
-        'or run in services mode (DATABASE_URL) where the CLI works beside the running app.',
+      `The embedded database in ${dir} is in use by process ${pid} (a running \`npm start\`, or a command-line tool working on this directory). ` +
+        'PGlite is single-process: stop that process first, or run in services mode (DATABASE_URL) where the command-line tools work beside the running app. ' +
+        `If process ${pid} is neither (the directory was copied with its pid file), delete ${join(dir, 'pglite.pid')}.`,
     );
     this.name = 'DataDirBusyError';
     this.pid = pid;
@@ -38,7 +40,11 @@ export function dataDirHolder(dataDir: string): number | null {
 
 /** Claims `dataDir` for this process; throws DataDirBusyError when a live process holds it. */
 export function claimDataDir(dataDir: string): { release(): void } {
-  mkdirSync(dataDir, { recursive: true });
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (error) {
+    throw unusableDataDir(dataDir, error);
+  }
   const file = join(dataDir, 'pglite.pid');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
@@ -47,7 +53,7 @@ export function claimDataDir(dataDir: string): { release(): void } {
       closeSync(fd);
       return { release: () => rmSync(file, { force: true }) };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw unusableDataDir(dataDir, error);
       const holder = dataDirHolder(dataDir);
       if (holder !== null) throw new DataDirBusyError(dataDir, holder);
       rmSync(file, { force: true });

@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import { commandLineError } from '@oj/infra/command-line';
-import { loadConfig } from '@oj/infra/config';
+import { ConfigError, loadConfig, type Config } from '@oj/infra/config';
 import { systemClock } from '@oj/infra/clock';
-import { openDatabase } from '@oj/infra/db/database';
-import { claimDataDir, DataDirBusyError } from '@oj/projections/runtime/data-dir-lock';
+import { openDatabase, type Database } from '@oj/infra/db/database';
+import { claimDataDir } from '@oj/projections/runtime/data-dir-lock';
 import { passwordMessages, roleName, SIGNUP_PASSWORD_MIN, signupRequest, unmetPasswordRules } from '@oj/contracts/users';
 import { migrate } from '../platform/migrations.ts';
 import { AppError } from '../app/errors.ts';
@@ -59,20 +59,30 @@ export async function runAdminCli(argv: string[], env: Record<string, string | u
     out.error(usage);
     return 2;
   }
-  const config = loadConfig(env);
+  let config: Config;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    out.error(error.message);
+    return 2;
+  }
   // PGlite is single-process: a second process writing the embedded database beside `npm start` is not
   // seen by it and can corrupt it (QA: "Created Admin" here, 401 at sign-in until the server restarted).
   let claim: { release(): void } | null = null;
+  let database: Database;
   try {
     claim = config.DATABASE_URL ? null : claimDataDir(config.DATA_DIR);
+    database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : `${config.DATA_DIR}/pg`, preparedStatements: config.DATABASE_PREPARED_STATEMENTS });
   } catch (error) {
-    if (error instanceof DataDirBusyError) {
+    // A directory another process holds, or one this process cannot write or open: one line, no stack.
+    if (error instanceof ConfigError) {
+      claim?.release();
       out.error(error.message);
       return 1;
     }
     throw error;
   }
-  const database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : `${config.DATA_DIR}/pg`, preparedStatements: config.DATABASE_PREPARED_STATEMENTS });
   try {
     await migrate(database.db);
     const ctx = { db: database.db, clock: systemClock, config };
