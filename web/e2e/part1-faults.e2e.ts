@@ -434,6 +434,22 @@ describe('part 1 faults found by a new user (issue 14)', () => {
     await row('ROLL').first().waitFor();
   });
 
+  it('offline, a screen not loaded yet says so, and opens by itself once the connection returns (QA 72: "A new version is available", for good)', async () => {
+    await page.goto('/trades/open');
+    await page.getByText(/Showing \d+ out of \d+ Trades/).waitFor();
+    await context.setOffline(true);
+    try {
+      // The FAQ's code is not loaded in this page yet: a link to it, followed offline.
+      await page.locator('nav').getByRole('link', { name: 'FAQ', exact: true }).first().click();
+      await page.getByRole('heading', { name: 'You are offline' }).waitFor();
+      expect(await page.getByText('A new version is available').count()).toBe(0);
+    } finally {
+      await context.setOffline(false);
+    }
+    await page.getByRole('heading', { name: 'Frequently Asked Questions' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/faq');
+  });
+
   it('a journal that could not load tries again by itself once the connection returns', async () => {
     const accounts = (u: URL) => u.pathname.startsWith('/api/v1/accounts');
     await page.route(accounts, (route) => route.abort('internetdisconnected'));
