@@ -365,6 +365,9 @@ export async function projectionStatus(db: Kysely<any>, eventStore: EventStore, 
     if (live && !code) status.lagUnknown = `unknown: the running code has no ${name} read model, so it does not project live v${live.version}`;
     else if (live && code && live.codeVersion !== code.version) {
       status.lagUnknown = `unknown: live v${live.version} was built by formulas v${live.codeVersion} and the code is v${code.version} (version skew), so this code does not project it`;
+    } else if (!live && code) {
+      // Nothing is projected yet (a journal seeded or restored before any start): not "caught up" (QA 71).
+      status.lagUnknown = `none measured: no version is live yet, so no read model shows the journal; the projector builds one at its next start, or run \`rebuild ${name}\``;
     }
     out.push(status);
   }

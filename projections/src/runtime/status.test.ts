@@ -77,6 +77,11 @@ describe('projections status', () => {
     const text = formatStatus(skewed);
     expect(text).toContain('  lag: unknown: live v1 was built by formulas v1 and the code is v2 (version skew)');
     expect(text).not.toContain('caught up');
+    // A read model never projected (a journal seeded or restored before any start): no lag is measured,
+    // and it says so instead of "caught up" while every event waits (QA 71).
+    const never = (await projectionsStatus({ ...deps, projections: [v1, countingProjection({ name: 'status_never', version: 1 })] }, 'in-process')).projections.find((x) => x.name === 'status_never')!;
+    expect([never.warning, never.lagUnknown]).toEqual(['no live version', 'none measured: no version is live yet, so no read model shows the journal; the projector builds one at its next start, or run `rebuild status_never`']);
+    expect(formatStatus({ ...status, projections: [never] })).not.toContain('caught up');
     // A read model the running code does not have at all.
     const gone = (await projectionsStatus({ ...deps, projections: [] }, 'in-process')).projections.find((x) => x.name === 'status_counts')!;
     expect(gone.lagUnknown).toBe('unknown: the running code has no status_counts read model, so it does not project live v1');
