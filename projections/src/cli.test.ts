@@ -165,6 +165,9 @@ describe('projections CLI on the embedded PGlite (no DATABASE_URL, no REDIS_URL)
     expect((await projections(['abandon', 'trades'], env)).stdout).toBe(`trades: dropped building v${building}\n`);
     const back = await projections(['rollback', 'trades', '--version', String(building)], env);
     expect([back.code, back.stderr]).toEqual([1, `trades has no v${building} to roll back to now: it was abandoned.\n`]);
+    // A projection the code does not have is refused (the console answers 404), not logged as failed (QA 71).
+    const unknown = await projections(['rebuild', 'nosuch'], env);
+    expect([unknown.code, unknown.stderr]).toEqual([1, 'Unknown projection nosuch. Known: trades\n']);
 
     const claim = claimDataDir(dataDir);
     const db = await openDatabase({ dataDir: `${dataDir}/pg` });
@@ -176,11 +179,12 @@ describe('projections CLI on the embedded PGlite (no DATABASE_URL, no REDIS_URL)
       // The first test's commands (each rebuild started, then ended; status and diff change nothing), then this one's.
       expect(rows.map((r) => [r.action, r.outcome])).toEqual([
         ['rebuild', 'ok'], ['rebuild', 'ok'], ['rebuild-user', 'ok'], ['rebuild-user', 'ok'], ['rebuild-user', 'ok'], ['rebuild-user', 'ok'], ['rebuild', 'ok'], ['rebuild', 'ok'], ['switch', 'ok'], ['retire', 'ok'],
-        ['switch', 'refused'], ['abandon', 'refused'], ['rebuild', 'ok'], ['rebuild', 'ok'], ['abandon', 'ok'], ['rollback', 'refused'],
+        ['switch', 'refused'], ['abandon', 'refused'], ['rebuild', 'ok'], ['rebuild', 'ok'], ['abandon', 'ok'], ['rollback', 'refused'], ['rebuild', 'refused'],
       ]);
       expect(rows[10]!.message).toBe(`trades v${live} is already live.`);
       expect(rows[11]!.message).toBe(`trades has no v${never}: it was never built.`);
-      expect(rows.slice(-4).map((r) => [r.version, r.message])).toEqual([
+      expect(rows.at(-1)!.message).toBe('Unknown projection nosuch. Known: trades');
+      expect(rows.slice(-5, -1).map((r) => [r.version, r.message])).toEqual([
         [building, 'Rebuild of trades (CLI, no switch): started.'],
         [building, expect.stringMatching(new RegExp(`^Rebuild of trades v${building} \\(asked for by CLI \\(.+\\)\\) ended: built beside the live version, not switched`))],
         [building, `trades: dropped building v${building}`],

@@ -102,6 +102,8 @@ async function operatorLog(deps: RuntimeDeps) {
   /** A refusal is what the console would answer with a 4xx; anything else failed. */
   const refused = (error: unknown): boolean => {
     if (error instanceof CliRefusal) return true;
+    // A name the code does not have: the console answers 404 before anything runs.
+    if (error instanceof Error && /^Unknown projection /.test(error.message)) return true;
     try {
       commands.mapRuntimeError(error);
     } catch (mapped) {
