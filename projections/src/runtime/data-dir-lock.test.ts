@@ -42,6 +42,15 @@ describe('an embedded data directory that cannot be used', () => {
     }
   });
 
+  it("the database folder inside a data directory is refused as DATA_DIR, naming its parent (an empty journal started inside it)", () => {
+    const parent = dir();
+    const pg = join(parent, 'pg');
+    mkdirSync(pg);
+    writeFileSync(join(pg, 'PG_VERSION'), '17\n');
+    expect(() => claimDataDir(pg)).toThrow(new ConfigError(`DATA_DIR: ${pg} is the database folder of a data directory, not a data directory: give DATA_DIR its parent (${parent}).`));
+    expect(() => claimDataDir(parent).release()).not.toThrow();
+  });
+
   it('a directory held by a live process names it, and what to do when the pid file was copied', () => {
     const d = dir();
     writeFileSync(join(d, 'pglite.pid'), String(process.ppid));

@@ -1,5 +1,5 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { ConfigError, unusableDataDir } from '@oj/infra/config';
 
 /**
@@ -40,6 +40,11 @@ export function dataDirHolder(dataDir: string): number | null {
 
 /** Claims `dataDir` for this process; throws DataDirBusyError when a live process holds it. */
 export function claimDataDir(dataDir: string): { release(): void } {
+  // The database folder inside a data directory is no data directory: opened as one, an empty journal
+  // starts inside it, beside the real one (QA 71: DATA_DIR=.data/pg).
+  if (existsSync(join(dataDir, 'PG_VERSION'))) {
+    throw new ConfigError(`DATA_DIR: ${dataDir} is the database folder of a data directory, not a data directory: give DATA_DIR its parent (${dirname(dataDir)}).`);
+  }
   try {
     mkdirSync(dataDir, { recursive: true });
   } catch (error) {
