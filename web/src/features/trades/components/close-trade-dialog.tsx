@@ -1,7 +1,7 @@
 import { useCallback, useState } from 'react';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { strategyByUid } from '@oj/contracts/strategies';
-import { confirmedTerms } from '@oj/contracts/trades';
+import { confirmedTerms, latestCloseDate } from '@oj/contracts/trades';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { Modal } from '@/components/ui/modal.tsx';
@@ -146,7 +146,7 @@ export function CloseTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
                 onValue={(x) => form.set('contractSize', x)}
                 error={e('contractSize')}
               />
-              <InputField label="Close Date" required type="date" max={today} disabled={v.choice === 'expireWorthless'} value={v.closeDate} onValue={(x) => form.set('closeDate', x)} error={e('closeDate')} />
+              <InputField label="Close Date" required type="date" min={trade.tod} max={latestCloseDate(trade.ed, today)} disabled={v.choice === 'expireWorthless'} value={v.closeDate} onValue={(x) => form.set('closeDate', x)} error={e('closeDate')} />
               {locked ? (
                 <ReadOnlyField label="Transaction" value="Neutral" />
               ) : (

@@ -1,7 +1,7 @@
 import { useCallback, useState } from 'react';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { strategyByUid } from '@oj/contracts/strategies';
-import { confirmedTerms } from '@oj/contracts/trades';
+import { confirmedTerms, latestCloseDate } from '@oj/contracts/trades';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { Modal } from '@/components/ui/modal.tsx';
@@ -189,7 +189,7 @@ export function RollTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
           <div className="roll-columns">
             <fieldset className="roll-side">
               <legend>Close {trade.ticker}</legend>
-              <InputField label="Close Date" data-autofocus required type="date" max={today} value={v.closeDate} onValue={(x) => form.set('closeDate', x)} error={e('closeDate')} />
+              <InputField label="Close Date" data-autofocus required type="date" min={trade.tod} max={latestCloseDate(trade.ed, today)} value={v.closeDate} onValue={(x) => form.set('closeDate', x)} error={e('closeDate')} />
               <SelectField label="Transaction" required value={v.transaction} onValue={(x) => form.set('transaction', x)} placeholder="Select" options={transactionOptions} error={e('transaction')} />
               <NumberField label="Premium to Close (total)" required value={v.premiumToClose} onValue={(x) => form.set('premiumToClose', x)} error={e('premiumToClose')} />
               <NumberField label="Close Fee" required value={v.fee} onValue={(x) => form.set('fee', x)} error={e('fee')} />

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { statusByCloseAction } from '@oj/contracts/journal-events';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { strategyByUid, type Strategy } from '@oj/contracts/strategies';
-import { confirmedTerms } from '@oj/contracts/trades';
+import { confirmedTerms, latestCloseDate } from '@oj/contracts/trades';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { Modal } from '@/components/ui/modal.tsx';
@@ -187,7 +187,7 @@ export function SplitTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
                 onValue={(x) => choose(x as CloseChoice)}
                 options={(['close', itm] as CloseChoice[]).map((c) => ({ value: c, label: closeChoiceLabel(c) }))}
               />
-              <InputField label="Close Date" required type="date" max={today} value={cv.closeDate} onValue={(x) => closeForm.set('closeDate', x)} error={ce('closeDate')} />
+              <InputField label="Close Date" required type="date" min={trade.tod} max={latestCloseDate(trade.ed, today)} value={cv.closeDate} onValue={(x) => closeForm.set('closeDate', x)} error={ce('closeDate')} />
               {locked ? (
                 <ReadOnlyField label="Transaction" value="Neutral" />
               ) : (
