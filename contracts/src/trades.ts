@@ -503,7 +503,7 @@ export function checkCloseDate(value: string | undefined, openDate: string, expi
 export const hasExpired = (expirationDate: string, today: string): boolean => expirationDate < today;
 
 /** The last day a trade can be closed on `today`: today, or its expiration date once that is past (§5 close date rules). */
-export const latestCloseDate = (expirationDate: string, today: string): string => (expirationDate < today ? expirationDate : today);
+export const latestCloseDate = (expirationDate: string, today: string): string => (hasExpired(expirationDate, today) ? expirationDate : today);
 
 /** The day after expiration is the first day Expire Worthless is offered. */
 export const firstExpiredDay = (expirationDate: string): string => addDays(expirationDate, 1);

@@ -5,7 +5,7 @@ import { openDatabase, type Database } from '@oj/infra/db/database';
 import { createEventStore } from '@oj/infra/eventstore/create';
 import type { EventStore } from '@oj/infra/eventstore/port';
 import { allProjections } from './catalogue.ts';
-import { claimDataDir, DataDirBusyError } from './runtime/data-dir-lock.ts';
+import { claimDataDir } from './runtime/data-dir-lock.ts';
 import { describeRowChanges, type RebuildState } from '@oj/contracts/operations';
 import { abandon, diff, eventsAfterVersion, rebuild, retire, rollback, switchVersion, versionToCompare, type RebuildProgress, type RuntimeDeps } from './runtime/rebuild.ts';
 import { formatStatus, projectionsStatus } from './runtime/status.ts';
@@ -432,7 +432,7 @@ try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (error) {
   if (error instanceof UsageError) process.stderr.write(`${error.message}\n\n${usage}\n`);
-  else if (error instanceof DataDirBusyError || error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
+  else if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
   else process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = error instanceof UsageError ? 2 : 1;
 }

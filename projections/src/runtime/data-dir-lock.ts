@@ -2,6 +2,9 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, write
 import { dirname, join } from 'node:path';
 import { ConfigError, unusableDataDir } from '@oj/infra/config';
 
+/** The claim: the holder's pid, in the data directory. */
+const pidFile = (dataDir: string) => join(dataDir, 'pglite.pid');
+
 /**
  * PGlite is one process: two processes opening the same data directory corrupt it. Whoever opens the
  * embedded database for long (the embedded projector, the projections CLI) claims the directory with
@@ -13,7 +16,7 @@ export class DataDirBusyError extends ConfigError {
     super(
       `The embedded database in ${dir} is in use by process ${pid} (a running \`npm start\`, or a command-line tool working on this directory). ` +
         'PGlite is single-process: stop that process first, or run in services mode (DATABASE_URL) where the command-line tools work beside the running app. ' +
-        `If process ${pid} is neither (the directory was copied with its pid file), delete ${join(dir, 'pglite.pid')}.`,
+        `If process ${pid} is neither (the directory was copied with its pid file), delete ${pidFile(dir)}.`,
     );
     this.name = 'DataDirBusyError';
     this.pid = pid;
@@ -31,7 +34,7 @@ const alive = (pid: number) => {
 
 export function dataDirHolder(dataDir: string): number | null {
   try {
-    const pid = Number(readFileSync(join(dataDir, 'pglite.pid'), 'utf8').trim());
+    const pid = Number(readFileSync(pidFile(dataDir), 'utf8').trim());
     return Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid) ? pid : null;
   } catch {
     return null;
@@ -50,7 +53,7 @@ export function claimDataDir(dataDir: string): { release(): void } {
   } catch (error) {
     throw unusableDataDir(dataDir, error);
   }
-  const file = join(dataDir, 'pglite.pid');
+  const file = pidFile(dataDir);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(file, 'wx');

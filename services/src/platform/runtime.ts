@@ -6,7 +6,7 @@ import { openDatabase, type Database } from '@oj/infra/db/database';
 import { createEventStore } from '@oj/infra/eventstore/create';
 import { createLogger } from '@oj/infra/logger';
 import { observeLiveHeap } from '@oj/infra/live-heap';
-import { claimDataDir, DataDirBusyError } from '@oj/projections/runtime/data-dir-lock';
+import { claimDataDir } from '@oj/projections/runtime/data-dir-lock';
 import type { AppDeps, ReadinessCheck } from '../app/deps.ts';
 import { migrate } from './migrations.ts';
 
@@ -95,14 +95,15 @@ function databaseUrlError(error: unknown, url: string): ConfigError | undefined 
 
 /**
  * A command-line tool's runtime from the environment, or null when it cannot start for a reason the user
- * can fix: a data directory `npm start` holds, or a setting that does not parse. That reason is handed to
- * `refuse` as one line (not a stack trace); anything else is thrown.
+ * can fix (a ConfigError): a setting that does not parse, a data directory another process holds or this
+ * one cannot write or open. That reason is handed to `refuse` as one line (not a stack trace); anything
+ * else is thrown.
  */
 export async function createCliRuntime(env: Record<string, string | undefined>, refuse: (message: string) => void): Promise<Runtime | null> {
   try {
     return await createRuntime(loadConfig(env));
   } catch (error) {
-    if (error instanceof DataDirBusyError || error instanceof ConfigError) {
+    if (error instanceof ConfigError) {
       refuse(error.message);
       return null;
     }

@@ -260,7 +260,7 @@ function contractsToClose(trade: TradeRecord, requested: number | undefined, act
 
 function decideClose(c: Extract<JournalCommand, { type: 'CloseTrade' }>, state: Lineage, ctx: DecideContext): JournalEvent[] {
   const trade = openTradeOf(state, c.tradeId, m.alreadyClosed);
-  refuseIfChangedSince(c.expected, trade, 'closed');
+  refuseIfChangedSince(c.expected, trade, (fields) => m.changedBeforeAction(fields, 'closed'));
   const n = contractsToClose(trade, c.data.contract_size, c.action);
   const close = closeTermsOf(trade, c.action, c.data, n, ctx.today, 'close');
   return [{ type: 'TradeClosed', data: { tradeId: trade.uid, close, ...allocate(trade, n, c.remainderId) } }];
@@ -268,7 +268,7 @@ function decideClose(c: Extract<JournalCommand, { type: 'CloseTrade' }>, state: 
 
 function decideRoll(c: Extract<JournalCommand, { type: 'RollTrade' }>, state: Lineage, ctx: DecideContext): JournalEvent[] {
   const trade = openTradeOf(state, c.tradeId, m.alreadyClosed);
-  refuseIfChangedSince(c.expected, trade, 'rolled');
+  refuseIfChangedSince(c.expected, trade, (fields) => m.changedBeforeAction(fields, 'rolled'));
   const strategy = strategyOf(trade.strategyUid);
   const { old_trade: old, new_trade: next } = c.data;
   const issues: FieldIssue[] = [];
@@ -320,7 +320,7 @@ function decideRoll(c: Extract<JournalCommand, { type: 'RollTrade' }>, state: Li
 
 function decideSplit(c: Extract<JournalCommand, { type: 'SplitTrade' }>, state: Lineage, ctx: DecideContext): JournalEvent[] {
   const trade = openTradeOf(state, c.tradeId, m.alreadyClosed);
-  refuseIfChangedSince(c.expected, trade, 'split');
+  refuseIfChangedSince(c.expected, trade, (fields) => m.changedBeforeAction(fields, 'split'));
   const strategy = strategyOf(trade.strategyUid);
   const legs = strategy.legs_setup.config;
   if (strategy.type !== BREAKABLE_STRATEGY_TYPE || legs.length !== 2) throw invalid([{ field: 'uid', message: m.notBreakable }]);
@@ -404,8 +404,7 @@ function decideEdit(c: Extract<JournalCommand, { type: 'EditTrade' }>, state: Li
   }
   // The values the form showed: a trade that no longer holds one was changed elsewhere since (another tab
   // or window), and this edit, made on what it showed, would overwrite that change unseen.
-  const stale = staleExpectations(x.expected, trade);
-  if (stale.length) throw conflict(m.changedSinceOpened(stale.join(', ')));
+  refuseIfChangedSince(x.expected, trade, m.changedSinceOpened);
   // Only the fields that differ from the trade are recorded.
   const changes: EditableTerms = {};
   const set = <K extends keyof EditableTerms>(key: K, value: EditableTerms[K] | undefined, current: EditableTerms[K]) => {
@@ -494,13 +493,14 @@ function staleExpectations(expected: TradeExpectations | undefined, trade: Edita
 }
 
 /**
- * A close, roll or split confirmed on the trade as the form showed it: refused when the trade was edited
- * since (another tab or device), since what the trader confirmed (a profit or loss, the legs and strikes
- * of a split) is not what would be recorded, and a closed trade is final.
+ * A command made on the trade as its form showed it: refused (409, `message` naming the fields) when the
+ * trade no longer holds those terms, changed elsewhere since (another tab or device). An edit would
+ * overwrite that change unseen; a close, roll or split would record what the trader did not confirm (a
+ * profit or loss, the legs and strikes of a split), and a closed trade is final.
  */
-function refuseIfChangedSince(expected: TradeExpectations | undefined, trade: EditableTerms, done: 'closed' | 'rolled' | 'split'): void {
+function refuseIfChangedSince(expected: TradeExpectations | undefined, trade: EditableTerms, message: (fields: string) => string): void {
   const stale = staleExpectations(expected, trade);
-  if (stale.length) throw conflict(m.changedBeforeAction(stale.join(', '), done));
+  if (stale.length) throw conflict(message(stale.join(', ')));
 }
 
 function decideDelete(c: Extract<JournalCommand, { type: 'DeleteTrade' }>, state: Lineage): JournalEvent[] {

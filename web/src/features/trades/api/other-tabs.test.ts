@@ -11,9 +11,12 @@ import { announceJournalWrite, refreshOnOtherTabsWrites } from './other-tabs.ts'
  */
 const user = (user_uid: string) => ({ user_uid, first_name: 'Tab', last_name: 'Test', email: `${user_uid}@example.com`, verified: true }) as unknown as SessionUser;
 
-function cachedList(client: QueryClient) {
+/** A tab signed in as `user-a` with a list cached; `invalidated` tells whether it was marked stale. */
+function signedInTab() {
+  sessionStore.signIn(user('user-a'), 'token');
+  const client = new QueryClient();
   client.setQueryData(['trades', 'list', 'open', {}], { pages: [], pageParams: [] });
-  return () => client.getQueryState(['trades', 'list', 'open', {}])?.isInvalidated ?? false;
+  return { client, invalidated: () => client.getQueryState(['trades', 'list', 'open', {}])?.isInvalidated ?? false };
 }
 
 /** Lets BroadcastChannel deliver (a macrotask in Node). */
@@ -27,10 +30,8 @@ describe('a journal write tells the same user’s other tabs to refresh', () => 
   });
 
   it('marks every cached answer of the listening tab stale when the same user wrote', async () => {
-    sessionStore.signIn(user('user-a'), 'token');
-    const otherTab = new QueryClient();
-    stops.push(refreshOnOtherTabsWrites(otherTab));
-    const invalidated = cachedList(otherTab);
+    const { client, invalidated } = signedInTab();
+    stops.push(refreshOnOtherTabsWrites(client));
     expect(invalidated()).toBe(false);
 
     announceJournalWrite();
@@ -39,10 +40,8 @@ describe('a journal write tells the same user’s other tabs to refresh', () => 
   });
 
   it('ignores a write announced for another user, and announces nothing when signed out', async () => {
-    sessionStore.signIn(user('user-a'), 'token');
-    const otherTab = new QueryClient();
-    stops.push(refreshOnOtherTabsWrites(otherTab));
-    const invalidated = cachedList(otherTab);
+    const { client, invalidated } = signedInTab();
+    stops.push(refreshOnOtherTabsWrites(client));
 
     // A tab still signed in as user B (this tab's session changed since) writes.
     const channel = new BroadcastChannel('oj.journal.writes');
@@ -58,11 +57,8 @@ describe('a journal write tells the same user’s other tabs to refresh', () => 
   });
 
   it('stops listening once unsubscribed', async () => {
-    sessionStore.signIn(user('user-a'), 'token');
-    const otherTab = new QueryClient();
-    const stop = refreshOnOtherTabsWrites(otherTab);
-    const invalidated = cachedList(otherTab);
-    stop();
+    const { client, invalidated } = signedInTab();
+    refreshOnOtherTabsWrites(client)();
     announceJournalWrite();
     await delivered();
     expect(invalidated()).toBe(false);

@@ -8,6 +8,7 @@ import {
   checkOpenFields,
   checkSplitPremiums,
   checkStrikes,
+  latestCloseDate,
   tradeMessages as m,
   type FieldIssue,
 } from '@oj/contracts/trades';
@@ -149,8 +150,7 @@ export function defaultTradeDate(today: string): string {
 
 /** Default close date: the trade date above, or the expiration date when that is earlier. */
 export function defaultCloseDate(expirationDate: string, today: string): string {
-  const day = defaultTradeDate(today);
-  return expirationDate < day ? expirationDate : day;
+  return latestCloseDate(expirationDate, defaultTradeDate(today));
 }
 
 export interface CloseValues {
