@@ -26,13 +26,38 @@ const config = loadConfigOrExit();
 if (config.GATEWAY_PROCESSES > 1 && cluster.isPrimary) {
   const logger = createLogger(config.LOG_LEVEL);
   let stopping = false;
+  /** Ids of the processes that have listened: one that dies before it did could not start at all. */
+  const started = new Set<number>();
+  /** When processes that had started died lately: a crash loop ends the supervisor instead of hiding it. */
+  let deaths: number[] = [];
   const fork = () => cluster.fork();
+  const stopAll = (exitCode: number) => {
+    stopping = true;
+    process.exitCode = exitCode;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+  };
   for (let i = 0; i < config.GATEWAY_PROCESSES; i++) fork();
+  cluster.on('listening', (worker) => started.add(worker.id));
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
+    if (!started.has(worker.id)) {
+      // It printed why (a setting to fix, a database a newer release migrated): a new one would fail the
+      // same way, so stop with its exit code, as one gateway process would (QA 75: this exited 0, having
+      // logged that it was starting another).
+      logger.error({ pid: worker.process.pid, code, signal }, 'gateway process could not start; stopping');
+      stopAll(code || 1);
+      return;
+    }
+    const now = Date.now();
+    deaths = [...deaths.filter((t) => now - t < 60_000), now];
+    if (deaths.length > 5) {
+      logger.error({ pid: worker.process.pid, code, signal, deathsInLastMinute: deaths.length }, 'gateway processes keep dying; stopping');
+      stopAll(1);
+      return;
+    }
     logger.error({ pid: worker.process.pid, code, signal }, 'gateway process died; starting another');
-    // A process that dies at once (bad configuration, port taken) would otherwise be forked in a tight loop.
-    setTimeout(fork, 1000).unref();
+    // Not at once: a process that dies right after it started would otherwise be forked in a tight loop.
+    setTimeout(fork, 1000);
   });
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     process.once(sig, () => {

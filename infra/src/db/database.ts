@@ -112,7 +112,17 @@ export function keepConnectionsOpen(database: Database, count: number): () => vo
   };
 }
 
-export type MigrationSet = Record<string, Migration>;
+/**
+ * A module's migration. `olderReleasesMayRun`: true only for an expand-only change that the code of the
+ * releases before it ignores safely (a new table, a nullable column or one with a default, an index):
+ * those releases can then still start on the database after it, which is what lets a deploy be rolled
+ * back (see migrate.ts). Unset, the upgrade that applies it is one-way.
+ */
+export interface ModuleMigration extends Migration {
+  olderReleasesMayRun?: boolean;
+}
+
+export type MigrationSet = Record<string, ModuleMigration>;
 
 /**
  * PGlite on a directory. One it cannot open (written by another PostgreSQL major version, a foreign or

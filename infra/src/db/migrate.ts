@@ -1,22 +1,112 @@
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
-import type { MigrationSet } from './database.ts';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { ConfigError } from '../config.ts';
+import type { MigrationSet, ModuleMigration } from './database.ts';
+
+/**
+ * The database holds migrations a newer release applied and this release does not have, and at least one
+ * of them did not declare that older releases may run beside it: this release refuses to start on it (one
+ * line, as a setting the operator must fix), rather than run its code on a schema it does not know.
+ */
+export class NewerDatabaseError extends ConfigError {
+  readonly migrations: string[];
+  constructor(migrations: string[]) {
+    super(
+      `The database was migrated by a newer release of Options Journal (migration ${migrations.join(', ')}), which this release does not have: ` +
+        `start that release or a newer one again. To go back to this release, restore the backup taken before the upgrade (docs/operations.md, "Deploys: code and data versions").`,
+    );
+    this.name = 'NewerDatabaseError';
+    this.migrations = migrations;
+  }
+}
+
+/** What each applied migration allows the releases before it: read by those releases, written by every one. */
+const notesMigration: MigrationSet = {
+  '202612060900_migration_notes': {
+    olderReleasesMayRun: true,
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('migration_notes')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('older_releases_may_run', 'boolean', (c) => c.notNull())
+        .execute();
+    },
+    async down(db: Kysely<any>) {
+      await db.schema.dropTable('migration_notes').execute();
+    },
+  },
+};
+
+export interface MigrateOptions {
+  /**
+   * Told the migrations of a newer release this one runs beside (each declared `olderReleasesMayRun`),
+   * so the process can say so once at start.
+   */
+  onNewerMigrations?: (names: string[]) => void;
+}
 
 /**
  * Every module owns its migrations (timestamp-named, typed `Kysely<any>` so they never depend on
  * today's types); this runs their union. Modules are developed side by side, so a migration may be
  * named earlier than one already applied: `allowUnorderedMigrations` accepts that.
+ *
+ * A migration in the database that this code does not have was applied by a newer release (a deploy
+ * rolled back, or an old process started beside new ones). Kysely refuses it as "corrupted migrations";
+ * here it is either run beside, when the newer release noted that its migration lets older releases run
+ * (`migration_notes`, written by every release for each of its migrations), or refused with
+ * `NewerDatabaseError`, naming it and what to do.
  */
-export async function migrateToLatest(db: Kysely<any>, sets: MigrationSet[]): Promise<string[]> {
-  const all: Record<string, Migration> = {};
-  for (const set of sets) {
+export async function migrateToLatest(db: Kysely<any>, sets: MigrationSet[], options: MigrateOptions = {}): Promise<string[]> {
+  const all: Record<string, ModuleMigration> = {};
+  for (const set of [notesMigration, ...sets]) {
     for (const [name, migration] of Object.entries(set)) {
       if (all[name]) throw new Error(`Two migrations are named ${name}`);
       all[name] = migration;
     }
   }
-  const provider: MigrationProvider = { getMigrations: async () => all };
+  const newer = await newerMigrations(db, all);
+  if (newer.length > 0) {
+    const mayRun = await olderReleasesMayRun(db, newer);
+    const refused = newer.filter((name) => !mayRun.has(name));
+    if (refused.length > 0) throw new NewerDatabaseError(refused);
+    options.onNewerMigrations?.(newer);
+  }
+  // Applied already, so never run: present only so that Kysely counts them as known.
+  const known: Record<string, Migration> = { ...all };
+  for (const name of newer) known[name] = { up: async () => {} };
+  const provider: MigrationProvider = { getMigrations: async () => known };
   const migrator = new Migrator({ db, provider, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
+  if (error) {
+    // A newer release's process migrated between the look above and the migrator's lock.
+    const missing = /^corrupted migrations: previously executed migration (\S+) is missing/.exec(error instanceof Error ? error.message : '');
+    if (missing) throw new NewerDatabaseError([missing[1]!]);
+    throw error instanceof Error ? error : new Error(String(error));
+  }
+  await noteMigrations(db, all);
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+async function newerMigrations(db: Kysely<any>, known: Record<string, unknown>): Promise<string[]> {
+  const { rows } = await sql<{ present: boolean }>`select to_regclass('kysely_migration') is not null as present`.execute(db);
+  if (!rows[0]?.present) return [];
+  const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
+  return applied.rows.map((r) => r.name).filter((name) => !(name in known));
+}
+
+async function olderReleasesMayRun(db: Kysely<any>, names: string[]): Promise<Set<string>> {
+  const { rows } = await sql<{ present: boolean }>`select to_regclass('migration_notes') is not null as present`.execute(db);
+  if (!rows[0]?.present) return new Set();
+  const notes = await sql<{ name: string }>`select name from migration_notes where older_releases_may_run and name = any(${names}::text[])`.execute(db);
+  return new Set(notes.rows.map((r) => r.name));
+}
+
+/** Writes what each of this release's migrations allows older releases (idempotent: every process at start). */
+async function noteMigrations(db: Kysely<any>, all: Record<string, ModuleMigration>): Promise<void> {
+  const names = Object.keys(all);
+  const flags = names.map((name) => all[name]!.olderReleasesMayRun === true);
+  await sql`
+    insert into migration_notes (name, older_releases_may_run)
+    select * from unnest(${names}::text[], ${flags}::boolean[])
+    on conflict (name) do update set older_releases_may_run = excluded.older_releases_may_run
+    where migration_notes.older_releases_may_run is distinct from excluded.older_releases_may_run`.execute(db);
 }

@@ -84,7 +84,14 @@ export async function runAdminCli(argv: string[], env: Record<string, string | u
     throw error;
   }
   try {
-    await migrate(database.db);
+    try {
+      await migrate(database.db);
+    } catch (error) {
+      // A database a newer release migrated (NewerDatabaseError): one line, not a stack.
+      if (!(error instanceof ConfigError)) throw error;
+      out.error(error.message);
+      return 1;
+    }
     const ctx = { db: database.db, clock: systemClock, config };
     if (signup?.success) {
       const admin = signup.data;

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { migrateToLatest } from '@oj/infra/db/migrate';
+import { migrateToLatest, type MigrateOptions } from '@oj/infra/db/migrate';
 import { migrations as eventStore } from '@oj/infra/eventstore/migrations';
 import { migrations as projectorRuntime } from '@oj/projections/runtime/migrations';
 import { migrations as identity } from '../identity/migrations.ts';
@@ -14,6 +14,6 @@ import { migrations as billing } from '../billing/migrations.ts';
 /** Every module's migrations, applied at start-up of each process (they are idempotent and locked). */
 export const allMigrations = [eventStore, projectorRuntime, identity, accounts, mail, journal, audit, profile, operations, billing];
 
-export function migrate(db: Kysely<any>): Promise<string[]> {
-  return migrateToLatest(db, allMigrations);
+export function migrate(db: Kysely<any>, options?: MigrateOptions): Promise<string[]> {
+  return migrateToLatest(db, allMigrations, options);
 }

@@ -37,11 +37,14 @@ export async function createRuntime(config: Config, options: { clock?: Clock; da
   const database =
     options.database ?? (await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : `${config.DATA_DIR}/pg`, preparedStatements: config.DATABASE_PREPARED_STATEMENTS }));
   // The first statement is the first connection: a DATABASE_URL that cannot work fails here.
-  await migrate(database.db).catch(async (error: unknown) => {
+  const onNewerMigrations = (names: string[]) =>
+    logger.warn({ migrations: names }, `running on a database a newer release migrated (${names.join(', ')}): each of its migrations lets older releases run; start that release again when the rollback is over`);
+  await migrate(database.db, { onNewerMigrations }).catch(async (error: unknown) => {
     const fix = config.DATABASE_URL && !options.database ? databaseUrlError(error, config.DATABASE_URL) : undefined;
-    if (!fix) throw error;
-    await database.close().catch(() => {});
-    throw fix;
+    // Nothing started yet: let the stores go, so a tool that refuses (a ConfigError) ends at once.
+    if (!options.database) await database.close().catch(() => {});
+    dataDirClaim?.release();
+    throw fix ?? error;
   });
   const eventStore = await createEventStore(config, database);
   const metrics = new Registry();

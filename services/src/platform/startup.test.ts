@@ -4,7 +4,14 @@ import { promisify } from 'node:util';
 import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
 import { freePort } from '@oj/infra/testing/processes';
+import { openDatabase, type Database } from '@oj/infra/db/database';
+import { createTestDatabase } from '@oj/infra/testing/postgres';
+import { migrate } from './migrations.ts';
 
 const run = promisify(execFile);
 const entry = (file: string) => fileURLToPath(new URL(`../${file}`, import.meta.url));
@@ -73,6 +80,47 @@ describe('start-up failures an operator can fix', () => {
       expect(lines[0]).toBe(`PORT: ${port} on 127.0.0.1 is already in use by another process: stop it, or choose another PORT`);
     } finally {
       taken.close();
+    }
+  });
+});
+
+/**
+ * A database a newer release migrated with a migration that did not declare that older releases may
+ * run beside it (QA 75: every process of the older release ended with Kysely's "corrupted migrations"
+ * stack). Each entry point says so in one line and exits 2.
+ */
+describe('a database a newer release migrated', () => {
+  const newer = '209912310000_from_a_newer_release';
+  const refusal = `The database was migrated by a newer release of Options Journal (migration ${newer}), which this release does not have: start that release or a newer one again. To go back to this release, restore the backup taken before the upgrade (docs/operations.md, "Deploys: code and data versions").`;
+  const markNewer = async (database: Database) => {
+    await migrate(database.db);
+    await sql`insert into kysely_migration (name, timestamp) values (${newer}, now()::text)`.execute(database.db);
+  };
+
+  it('npm start on the embedded data directory', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'oj-newer-'));
+    try {
+      const database = await openDatabase({ dataDir: join(dataDir, 'pg') });
+      await markNewer(database);
+      await database.close();
+      expect(await startFailure('main.ts', { DATA_DIR: dataDir, PORT: '0' })).toEqual([refusal]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('the projector and the gateway, one process or several, on PostgreSQL', async () => {
+    const server = await createTestDatabase('newer_release');
+    try {
+      await markNewer(server);
+      const env = { DATABASE_URL: server.url, REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', BULLMQ_PREFIX: `oj-newer-${process.pid}`, PORT: '0' };
+      expect(await startFailure('projector.ts', env)).toEqual([refusal]);
+      expect(await startFailure('gateway.ts', env)).toEqual([refusal]);
+      // Several gateway processes: each says why; the supervisor stops with their exit code (it exited 0,
+      // having logged that it was starting another).
+      expect(new Set(await startFailure('gateway.ts', { ...env, GATEWAY_PROCESSES: '2' }))).toEqual(new Set([refusal]));
+    } finally {
+      await server.drop();
     }
   });
 });
