@@ -29,7 +29,8 @@ const usage = `Usage: npm run projections -- <command>
   abandon <name> [--version <n>]        drop the building version; with --version, only if v<n> is still it
 
 Works in both modes: DATABASE_URL (services) or the embedded PGlite under DATA_DIR, which must not be
-held by a running \`npm start\` (PGlite is single-process).`;
+held by a running \`npm start\` (PGlite is single-process). A database an older release migrated is
+refused unless --migrate (this release's migrations are applied first: copy the data before).`;
 
 function progressBar(): { update(p: RebuildProgress): void; done(): void } {
   const tty = process.stderr.isTTY;
@@ -55,15 +56,16 @@ function progressBar(): { update(p: RebuildProgress): void; done(): void } {
   };
 }
 
-async function open(config: Config): Promise<{ deps: RuntimeDeps; close(): Promise<void> }> {
+async function open(config: Config, migrateOlder: boolean): Promise<{ deps: RuntimeDeps; close(): Promise<void> }> {
   const claim = config.DATABASE_URL ? null : claimDataDir(config.DATA_DIR);
   let database: Database | undefined;
   let eventStore: EventStore | undefined;
   try {
     database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : `${config.DATA_DIR}/pg`, poolSize: 4, preparedStatements: config.DATABASE_PREPARED_STATEMENTS });
-    // Same migrations as every process of the app (idempotent, locked), so the CLI works on a fresh store too.
+    // Same migrations as every process of the app (idempotent, locked), so the CLI works on a fresh store
+    // too; a database an older release migrated is upgraded only with --migrate (QA 73).
     const { migrate } = await import('@oj/services/platform/migrations');
-    await migrate(database.db);
+    await migrate(database.db, { pending: migrateOlder ? 'apply' : 'refuse' });
     eventStore = await createEventStore(config, database);
   } catch (error) {
     await database?.close();
@@ -175,6 +177,7 @@ const options = {
   here: { type: 'boolean' },
   version: { type: 'string' },
   json: { type: 'boolean' },
+  migrate: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -227,7 +230,7 @@ async function main(argv: string[]): Promise<number> {
       switch: !values['no-switch'],
     };
     // The store is opened only for the operator log here: the projector runs the job.
-    const { deps, close } = await open(config);
+    const { deps, close } = await open(config, values.migrate === true);
     try {
       const log = await operatorLog(deps);
       const entry = { action: values.user ? ('rebuild-user' as const) : ('rebuild' as const), projection: target, userId: values.user ?? null };
@@ -237,7 +240,7 @@ async function main(argv: string[]): Promise<number> {
     }
     return 0;
   }
-  const { deps, close } = await open(config);
+  const { deps, close } = await open(config, values.migrate === true);
   try {
     switch (command) {
       case 'status': {

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../testing/postgres.ts';
 import { openDatabase, type Database, type MigrationSet } from './database.ts';
-import { migrateToLatest, NewerDatabaseError } from './migrate.ts';
+import { migrateToLatest, NewerDatabaseError, OlderDatabaseError } from './migrate.ts';
 
 /**
  * Releases as migration sets: `release1` is a release; `expandOnly` a newer one whose migration only
@@ -24,7 +24,7 @@ const oneWay: MigrationSet = { ...expandOnly, '202603010000_one_way': table('one
 const tables = async (db: Kysely<any>) =>
   (await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = 'public' order by 1`.execute(db)).rows.map((r) => r.name);
 
-describe.each(['PostgreSQL', 'PGlite'])('releases on a database a newer release migrated (%s)', (kind) => {
+describe.each(['PostgreSQL', 'PGlite'])('releases on a database another release migrated (%s)', (kind) => {
   let server: TestDatabase | undefined;
   let database: Database;
   beforeAll(async () => {
@@ -40,8 +40,8 @@ describe.each(['PostgreSQL', 'PGlite'])('releases on a database a newer release 
     else await database.close();
   });
 
-  it('applies a release, notes each migration, and starts again with nothing to do', async () => {
-    expect(await migrateToLatest(database.db, [release1])).toEqual(['202601010000_first', '202612060900_migration_notes']);
+  it('applies a release to an empty database even where pending migrations are refused, notes each migration, and starts again with nothing to do', async () => {
+    expect(await migrateToLatest(database.db, [release1], { pending: 'refuse' })).toEqual(['202601010000_first', '202612060900_migration_notes']);
     expect(await migrateToLatest(database.db, [release1])).toEqual([]);
     const notes = await sql<{ name: string; may: boolean }>`select name, older_releases_may_run as may from migration_notes order by name`.execute(database.db);
     expect(notes.rows).toEqual([
@@ -50,8 +50,21 @@ describe.each(['PostgreSQL', 'PGlite'])('releases on a database a newer release 
     ]);
   });
 
+  it('a tool refuses to upgrade the database of an older release unless asked; a process upgrades it and says what it applies', async () => {
+    const refusal = await migrateToLatest(database.db, [expandOnly], { pending: 'refuse' }).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(OlderDatabaseError);
+    expect((refusal as Error).message).toBe(
+      "The database is from an older release: 1 of this release's migrations are not applied (202602010000_expand_only). This command does not upgrade it on its own: " +
+        'start this release (npm start, or its gateway or projector), or run the command again with --migrate. Copy the data first (docs/operations.md, "Backup and restore"): ' +
+        'the older release may not open it afterwards.',
+    );
+    expect(await tables(database.db)).not.toContain('expand_only');
+    const upgrading: string[][] = [];
+    expect(await migrateToLatest(database.db, [expandOnly], { onUpgrade: (names) => upgrading.push(names) })).toEqual(['202602010000_expand_only']);
+    expect(upgrading).toEqual([['202602010000_expand_only']]);
+  });
+
   it('runs the older release beside a newer migration that declared it may, and says so', async () => {
-    expect(await migrateToLatest(database.db, [expandOnly])).toEqual(['202602010000_expand_only']);
     const told: string[][] = [];
     expect(await migrateToLatest(database.db, [release1], { onNewerMigrations: (names) => told.push(names) })).toEqual([]);
     expect(told).toEqual([['202602010000_expand_only']]);

@@ -19,6 +19,25 @@ export class NewerDatabaseError extends ConfigError {
   }
 }
 
+/**
+ * A command-line tool found a database an older release migrated, with migrations of this release still
+ * to apply: it does not upgrade a journal on its own (QA 73: a read-only `status` from a new checkout
+ * upgraded an old data directory, which its own release could then no longer open).
+ */
+export class OlderDatabaseError extends ConfigError {
+  readonly migrations: string[];
+  constructor(migrations: string[]) {
+    const named = migrations.length > 3 ? `${migrations.slice(0, 3).join(', ')} and ${migrations.length - 3} more` : migrations.join(', ');
+    super(
+      `The database is from an older release: ${migrations.length} of this release's migrations are not applied (${named}). This command does not upgrade it on its own: ` +
+        `start this release (npm start, or its gateway or projector), or run the command again with --migrate. Copy the data first (docs/operations.md, "Backup and restore"): ` +
+        `the older release may not open it afterwards.`,
+    );
+    this.name = 'OlderDatabaseError';
+    this.migrations = migrations;
+  }
+}
+
 /** What each applied migration allows the releases before it: read by those releases, written by every one. */
 const notesMigration: MigrationSet = {
   '202612060900_migration_notes': {
@@ -37,6 +56,14 @@ const notesMigration: MigrationSet = {
 };
 
 export interface MigrateOptions {
+  /**
+   * What to do with this release's migrations not applied yet to a database migrated before: `apply`
+   * them (the app's processes: starting a release upgrades its database), or `refuse` with
+   * `OlderDatabaseError` (the command-line tools, unless asked). A new, empty database is migrated either way.
+   */
+  pending?: 'apply' | 'refuse';
+  /** Told the migrations about to be applied to a database migrated before (an upgrade), before they run. */
+  onUpgrade?: (names: string[]) => void;
   /**
    * Told the migrations of a newer release this one runs beside (each declared `olderReleasesMayRun`),
    * so the process can say so once at start.
@@ -63,12 +90,23 @@ export async function migrateToLatest(db: Kysely<any>, sets: MigrationSet[], opt
       all[name] = migration;
     }
   }
-  const newer = await newerMigrations(db, all);
+  const applied = await appliedMigrations(db);
+  const newer = applied.filter((name) => !(name in all));
   if (newer.length > 0) {
     const mayRun = await olderReleasesMayRun(db, newer);
     const refused = newer.filter((name) => !mayRun.has(name));
     if (refused.length > 0) throw new NewerDatabaseError(refused);
     options.onNewerMigrations?.(newer);
+  }
+  if (applied.length > 0) {
+    const done = new Set(applied);
+    const pending = Object.keys(all)
+      .filter((name) => !done.has(name))
+      .sort();
+    if (pending.length > 0) {
+      if (options.pending === 'refuse') throw new OlderDatabaseError(pending);
+      options.onUpgrade?.(pending);
+    }
   }
   // Applied already, so never run: present only so that Kysely counts them as known.
   const known: Record<string, Migration> = { ...all };
@@ -86,11 +124,11 @@ export async function migrateToLatest(db: Kysely<any>, sets: MigrationSet[], opt
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
-async function newerMigrations(db: Kysely<any>, known: Record<string, unknown>): Promise<string[]> {
+async function appliedMigrations(db: Kysely<any>): Promise<string[]> {
   const { rows } = await sql<{ present: boolean }>`select to_regclass('kysely_migration') is not null as present`.execute(db);
   if (!rows[0]?.present) return [];
   const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
-  return applied.rows.map((r) => r.name).filter((name) => !(name in known));
+  return applied.rows.map((r) => r.name);
 }
 
 async function olderReleasesMayRun(db: Kysely<any>, names: string[]): Promise<Set<string>> {

@@ -430,6 +430,13 @@ describe('audit replay', () => {
     lines.length = 0;
     expect(await runAuditCli(['verify', me.userId, '--as', supportEmail, '--reason', 'CLI ticket 9'], env, out)).toBe(0);
     expect(JSON.parse(lines.join('\n')).consistent).toBe(true);
+    // The user's e-mail names them as well as their id (QA 73: "No user matches." for one who exists).
+    lines.length = 0;
+    expect(await runAuditCli(['verify', me.email!.toUpperCase(), '--as', supportEmail, '--reason', 'CLI ticket 9'], env, out)).toBe(0);
+    expect(JSON.parse(lines.join('\n'))).toMatchObject({ consistent: true });
+    lines.length = 0;
+    expect(await runAuditCli(['verify', 'nobody@example.com', '--as', supportEmail, '--reason', 'CLI ticket 9'], env, out)).toBe(1);
+    expect(lines).toEqual(['ERR No user with e-mail nobody@example.com.']);
     lines.length = 0;
     const file = join(t.dataDir, 'export.jsonl');
     expect(await runAuditCli(['export', me.userId, '--as', supportEmail, '--reason', 'CLI ticket 9', '--format', 'jsonl', '--out', file], env, out)).toBe(0);

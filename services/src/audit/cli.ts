@@ -13,17 +13,18 @@ import { asOf, eventDiff, exportHistory, findUsers, overview, targetUser, timeli
 
 export const usage = `Usage: npm run audit -- <command> --as <staff e-mail> [options]
   find <e-mail | username | uid>
-  overview <uid> --reason "<why>"
-  timeline <uid> --reason "<why>" [--cursor <position>] [--backward] [--limit N] [--trade T] [--lineage L] [--type TradeRolled] [--from YYYY-MM-DD] [--to YYYY-MM-DD]
-  as-of    <uid> --reason "<why>" [--event <position> | --date YYYY-MM-DD] [--formulas V] [--trade <uid or short id>] [--full]
-  diff     <uid> <position> --reason "<why>"
-  verify   <uid> --reason "<why>" [--full]  (exit code 3 when the read models differ, 4 when they differ
+  overview <uid | e-mail> --reason "<why>"
+  timeline <uid | e-mail> --reason "<why>" [--cursor <position>] [--backward] [--limit N] [--trade T] [--lineage L] [--type TradeRolled] [--from YYYY-MM-DD] [--to YYYY-MM-DD]
+  as-of    <uid | e-mail> --reason "<why>" [--event <position> | --date YYYY-MM-DD] [--formulas V] [--trade <uid or short id>] [--full]
+  diff     <uid | e-mail> <position> --reason "<why>"
+  verify   <uid | e-mail> --reason "<why>" [--full]  (exit code 3 when the read models differ, 4 when they differ
            while some of the user's events are still being projected: verify again in a moment)
-  export   <uid> --reason "<why>" --format jsonl|csv --out <file>
+  export   <uid | e-mail> --reason "<why>" --format jsonl|csv --out <file>
 --as names a Support or Admin user: the reads are recorded in the access log under that user, as in the console
 (a read refused, e.g. an event not in the user's history, shows nothing and is not recorded).
 --full replays from the user's first event instead of the last stored replay state (docs/audit.md).
-Prints JSON. Uses the same DATABASE_URL / DATA_DIR / EVENTSTORE_URL as the server.`;
+Prints JSON. Uses the same DATABASE_URL / DATA_DIR / EVENTSTORE_URL as the server; a database an older release
+migrated is refused unless --migrate (this release's migrations are applied first: copy the data before).`;
 
 /** The audit replay without a browser: the same functions as the routes, the same access log. */
 export async function runAuditCli(argv: string[], env: Record<string, string | undefined> = process.env, out = console): Promise<number> {
@@ -31,7 +32,7 @@ export async function runAuditCli(argv: string[], env: Record<string, string | u
     as: { type: 'string' }, reason: { type: 'string' }, cursor: { type: 'string' }, backward: { type: 'boolean' }, limit: { type: 'string' },
     trade: { type: 'string' }, lineage: { type: 'string' }, type: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' },
     event: { type: 'string' }, date: { type: 'string' }, formulas: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' }, full: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
+    migrate: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
   } as const;
   let parsed: ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>;
   try {
@@ -63,7 +64,7 @@ export async function runAuditCli(argv: string[], env: Record<string, string | u
     }
   }
   // One line, as `npm run projections` says it, not a stack trace (QA).
-  const runtime = await createCliRuntime(env, (message) => out.error(message));
+  const runtime = await createCliRuntime(env, (message) => out.error(message), { migrate: values.migrate === true });
   if (!runtime) return 1;
   try {
     const deps = runtime.deps;
@@ -83,7 +84,17 @@ export async function runAuditCli(argv: string[], env: Record<string, string | u
       out.error(reason.error.issues[0]?.message);
       return 2;
     }
-    const user = await targetUser(ctx.db, target);
+    // An e-mail names the user as well as the id (QA 73: `verify <e-mail>` answered "No user matches." for one who exists).
+    let uid = target;
+    if (target.includes('@')) {
+      const byEmail = await findUserByEmail(ctx.db, target);
+      if (!byEmail) {
+        out.error(`No user with e-mail ${target}.`);
+        return 1;
+      }
+      uid = byEmail.uid;
+    }
+    const user = await targetUser(ctx.db, uid);
     // Each read is computed first and recorded once it has an answer, before that answer is printed: a
     // refused read (no such event, an unregistered formulas version, an unknown trade) is not recorded,
     // and a read that could not be recorded is not printed (docs/audit.md). Details as the routes write them.

@@ -16,11 +16,12 @@ export const usage = `Usage:
       Sets an existing user's role and marks the e-mail verified (\`promote\` is the same, default Admin).
       A user has one role: the new one replaces the one it had (Admin reaches every staff screen).
 Uses the same DATABASE_URL / DATA_DIR as the server. In embedded mode (no DATABASE_URL) stop the server
-first: its PGlite database under DATA_DIR/pg can be open in one process at a time.`;
+first: its PGlite database under DATA_DIR/pg can be open in one process at a time. A database an older
+release migrated is refused unless --migrate (this release's migrations are applied first: copy the data before).`;
 
 /** Runs one CLI command; returns the exit code. */
 export async function runAdminCli(argv: string[], env: Record<string, string | undefined> = process.env, out = console): Promise<number> {
-  const options = { email: { type: 'string' }, name: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+  const options = { email: { type: 'string' }, name: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' }, migrate: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
   let parsed: ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, options, strict: true });
@@ -85,9 +86,9 @@ export async function runAdminCli(argv: string[], env: Record<string, string | u
   }
   try {
     try {
-      await migrate(database.db);
+      await migrate(database.db, { pending: values.migrate ? 'apply' : 'refuse' });
     } catch (error) {
-      // A database a newer release migrated (NewerDatabaseError): one line, not a stack.
+      // A database a newer or an older release migrated (NewerDatabaseError, OlderDatabaseError): one line, not a stack.
       if (!(error instanceof ConfigError)) throw error;
       out.error(error.message);
       return 1;

@@ -30,7 +30,7 @@ export type ProcessRole = 'all' | 'gateway' | 'projector';
  * process role shares. `npm start` runs role `all` (gateway, projector and mail worker in one process
  * on the embedded stores); services mode runs `gateway` and `projector` as separate processes.
  */
-export async function createRuntime(config: Config, options: { clock?: Clock; database?: Database } = {}): Promise<Runtime> {
+export async function createRuntime(config: Config, options: { clock?: Clock; database?: Database; pendingMigrations?: 'apply' | 'refuse' } = {}): Promise<Runtime> {
   const logger = createLogger(config.LOG_LEVEL);
   // PGlite is single-process: refuse to open the data directory another process (the CLI) holds.
   const dataDirClaim = !options.database && !config.DATABASE_URL ? claimDataDir(config.DATA_DIR) : null;
@@ -39,7 +39,11 @@ export async function createRuntime(config: Config, options: { clock?: Clock; da
   // The first statement is the first connection: a DATABASE_URL that cannot work fails here.
   const onNewerMigrations = (names: string[]) =>
     logger.warn({ migrations: names }, `running on a database a newer release migrated (${names.join(', ')}): each of its migrations lets older releases run; start that release again when the rollback is over`);
-  await migrate(database.db, { onNewerMigrations }).catch(async (error: unknown) => {
+  // Starting a release upgrades its database; the log names the migrations, as the older release may
+  // not open the database afterwards (QA 73: nothing said it had happened).
+  const onUpgrade = (names: string[]) =>
+    logger.info({ migrations: names }, `upgrading the database to this release: ${names.length} migration${names.length === 1 ? '' : 's'} (${names.join(', ')})`);
+  await migrate(database.db, { onNewerMigrations, onUpgrade, pending: options.pendingMigrations ?? 'apply' }).catch(async (error: unknown) => {
     const fix = config.DATABASE_URL && !options.database ? databaseUrlError(error, config.DATABASE_URL) : undefined;
     // Nothing started yet: let the stores go, so a tool that refuses (a ConfigError) ends at once.
     if (!options.database) await database.close().catch(() => {});
@@ -99,12 +103,13 @@ function databaseUrlError(error: unknown, url: string): ConfigError | undefined 
 /**
  * A command-line tool's runtime from the environment, or null when it cannot start for a reason the user
  * can fix (a ConfigError): a setting that does not parse, a data directory another process holds or this
- * one cannot write or open. That reason is handed to `refuse` as one line (not a stack trace); anything
+ * one cannot write or open, a database of an older release (unless `migrate`) or a newer one. That reason is handed to `refuse` as one line (not a stack trace); anything
  * else is thrown.
  */
-export async function createCliRuntime(env: Record<string, string | undefined>, refuse: (message: string) => void): Promise<Runtime | null> {
+export async function createCliRuntime(env: Record<string, string | undefined>, refuse: (message: string) => void, options: { migrate?: boolean } = {}): Promise<Runtime | null> {
   try {
-    return await createRuntime(loadConfig(env));
+    // A tool upgrades a database an older release migrated only when asked (`--migrate`): OlderDatabaseError.
+    return await createRuntime(loadConfig(env), { pendingMigrations: options.migrate ? 'apply' : 'refuse' });
   } catch (error) {
     if (error instanceof ConfigError) {
       refuse(error.message);

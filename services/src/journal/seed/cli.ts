@@ -13,6 +13,7 @@ const USAGE = `usage: npm run seed -- [--users N] [--trades M] [--seed S] [--tod
   --trades M   trades per trader (default 50), opened, closed, rolled, split and edited through the command handler
   --seed S     the generator's seed (default 1): the same seed and today give the same journals
   --today D    the business date the journals end on (default today in New York)
+  --migrate    upgrade a database an older release migrated (refused without it: copy the data first)
 Prints each trader's e-mail and password. Writes to DATABASE_URL, or to the embedded DATA_DIR (stop \`npm start\` first).
 `;
 const options = {
@@ -20,6 +21,7 @@ const options = {
   trades: { type: 'string', default: '50' },
   seed: { type: 'string', default: '1' },
   today: { type: 'string' },
+  migrate: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 let values: ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'];
@@ -44,7 +46,7 @@ if (![users, trades, seed].every((n) => Number.isInteger(n) && n >= 0)) {
   process.stderr.write(USAGE);
   process.exit(2);
 }
-const runtime = await createCliRuntime(process.env, (message) => process.stderr.write(`${message}\n`));
+const runtime = await createCliRuntime(process.env, (message) => process.stderr.write(`${message}\n`), { migrate: values.migrate === true });
 if (!runtime) process.exit(1);
 const { config } = runtime.deps;
 try {
