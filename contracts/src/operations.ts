@@ -64,6 +64,15 @@ export type ProjectionsStatusResponse = z.infer<typeof projectionsStatusResponse
  */
 export const formulasOfCodeVersion = (codeVersion: number): number => (codeVersion >= 100 ? Math.floor(codeVersion / 100) : codeVersion);
 
+/**
+ * A code version as every screen, tool and message names it: `formulas v2 (code v203)`, or `formulas v2`
+ * where the two are one number (QA 73, 75: "built by formulas v102" beside "formulas v1 (code v102)").
+ */
+export function codeVersionLabel(codeVersion: number): string {
+  const formulas = formulasOfCodeVersion(codeVersion);
+  return formulas === codeVersion ? `formulas v${formulas}` : `formulas v${formulas} (code v${codeVersion})`;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // The projections console (Admin and Operator): rebuilds with live progress, diffs, switch, rollback,
 // retire, the operator-actions log and the lag history. Every route answers 403 to other roles.
@@ -205,7 +214,19 @@ export function takeStreamEvents(text: string): { events: StreamEvent[]; rest: s
  */
 export function catchUpRefusal(name: string, version: number, builtBy: number, code: number | null): string | null {
   if (code === null || builtBy === code) return null;
-  return `${name} v${version} was built by formulas v${builtBy} and the code is v${code}: it cannot catch up. Rebuild instead.`;
+  return `${name} v${version} was built by ${codeVersionLabel(builtBy)} and the code runs ${codeVersionLabel(code)}: it cannot catch up. Rebuild instead.`;
+}
+
+/**
+ * What to do with a version built and not switched: compare, then switch; or, built by other code than
+ * the running one (an older release's projector took a newer release's rebuild, QA 75), abandon it and
+ * rebuild, as its switch would be refused. The CLI's status and the console say the same.
+ */
+export function builtVersionAdvice(name: string, version: number, builtBy: number, code: number | null): { otherCode: boolean; text: string } {
+  const refusal = catchUpRefusal(name, version, builtBy, code);
+  return refusal
+    ? { otherCode: true, text: `${refusal.replace(/ Rebuild instead\.$/, '')} Abandon it (\`abandon ${name} --version ${version}\`), then rebuild with this release.` }
+    : { otherCode: false, text: `compare with \`diff ${name}\`, then \`switch ${name} ${version}\`` };
 }
 
 /** `GET /operations/projections/:name/diff?version=` (default: the building version). */

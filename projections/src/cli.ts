@@ -6,7 +6,7 @@ import { createEventStore } from '@oj/infra/eventstore/create';
 import type { EventStore } from '@oj/infra/eventstore/port';
 import { allProjections } from './catalogue.ts';
 import { claimDataDir } from './runtime/data-dir-lock.ts';
-import { describeRowChanges, type RebuildState } from '@oj/contracts/operations';
+import { builtVersionAdvice, describeRowChanges, type RebuildState } from '@oj/contracts/operations';
 import { abandon, diff, eventsAfterVersion, rebuild, retire, rollback, switchVersion, versionToCompare, type RebuildProgress, type RuntimeDeps } from './runtime/rebuild.ts';
 import { formatStatus, projectionsStatus } from './runtime/status.ts';
 import { redisConnection } from './runtime/projector.ts';
@@ -234,7 +234,21 @@ async function main(argv: string[]): Promise<number> {
     try {
       const log = await operatorLog(deps);
       const entry = { action: values.user ? ('rebuild-user' as const) : ('rebuild' as const), projection: target, userId: values.user ?? null };
-      printResults(await rebuildThroughJob(config.REDIS_URL, config.BULLMQ_PREFIX, { ...data, requestedBy: log.actor.email } as RebuildJobData, log, entry), values.user);
+      const results = await rebuildThroughJob(config.REDIS_URL, config.BULLMQ_PREFIX, { ...data, requestedBy: log.actor.email } as RebuildJobData, log, entry);
+      printResults(results, values.user);
+      // A projector of an older release (one that does not read the job's code versions) may have built
+      // it by its own formulas (QA 75): say so, instead of leaving a version this release cannot switch to.
+      let other = false;
+      for (const r of values.user ? [] : results) {
+        const builtBy = (await readRegistry(deps.database.db, r.projection)).find((v) => v.version === r.version)?.codeVersion;
+        const code = allProjections.find((p) => p.name === r.projection)?.version ?? null;
+        const advice = builtBy === undefined ? null : builtVersionAdvice(r.projection, r.version, builtBy, code);
+        if (advice?.otherCode) {
+          process.stderr.write(`A projector of another release ran this rebuild: ${advice.text}\n`);
+          other = true;
+        }
+      }
+      if (other) return 1;
     } finally {
       await close();
     }
@@ -391,7 +405,7 @@ async function rebuildThroughJob(
   try {
     let enqueued: Awaited<ReturnType<typeof enqueueRebuild>>;
     try {
-      enqueued = await enqueueRebuild(rq.queue, data);
+      enqueued = await enqueueRebuild(rq.queue, data, allProjections);
     } catch (error) {
       await log.stopped(entry, error);
       throw error;

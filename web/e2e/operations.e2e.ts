@@ -400,12 +400,14 @@ describe('projections console', () => {
       await page.goto('/operations');
       const card = page.getByTestId('projection-trades');
       const row = card.locator(`tr[data-version="${retired.version}"][data-status="retired"]`);
-      await row.getByTestId(`refusal-v${retired.version}`).getByText(`Built by v${older}, the code is v${code}: cannot catch up, rebuild instead`).waitFor();
+      // Named as the CLI names them: formulas, then the code version (QA 73, 75: "formulas v202" beside "formulas v2 (code v202)").
+      const label = (v: number) => `formulas v${Math.floor(v / 100)} (code v${v})`;
+      await row.getByTestId(`refusal-v${retired.version}`).getByText(`Built by ${label(older)}, the code runs ${label(code)}: cannot catch up, rebuild instead`).waitFor();
       expect(await row.getByRole('button', { name: 'Switch' }).isDisabled()).toBe(true);
       expect(await card.getByTestId('rollback-button').isDisabled()).toBe(true);
       await card
         .getByTestId('rollback-refusal')
-        .getByText(`No rollback: trades v${retired.version} was built by formulas v${older} and the code is v${code}: it cannot catch up. Rebuild instead.`)
+        .getByText(`No rollback: trades v${retired.version} was built by ${label(older)} and the code runs ${label(code)}: it cannot catch up. Rebuild instead.`)
         .waitFor();
       // Compare still works, without a switch to offer.
       await card.getByTestId(`compare-v${retired.version}`).click();

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { codeVersionLabel } from '@oj/contracts/operations';
 import { START, comparePositions, positionToString, type LogPosition, type ProjectedEvent } from '@oj/infra/eventstore/port';
 import type { Projection } from './projection.ts';
 import { lockLane, lockSwitchSharedAndLane } from './locks.ts';
@@ -50,7 +51,7 @@ export function applicableLive(projections: readonly Projection[], rows: readonl
     }
     if (code.version !== row.codeVersion) {
       throw new ProjectionVersionError(
-        `Read model ${row.name} v${row.version} is live, built by formulas v${row.codeVersion}, but this worker runs formulas v${code.version}: refusing the lane batch (not acknowledged) until code and data agree (deploy the code of v${row.codeVersion}, or rebuild and switch with this code)`,
+        `Read model ${row.name} v${row.version} is live, built by ${codeVersionLabel(row.codeVersion)}, but this worker runs ${codeVersionLabel(code.version)}: refusing the lane batch (not acknowledged) until code and data agree (deploy the code of v${row.codeVersion}, or rebuild and switch with this code)`,
       );
     }
   }

@@ -109,7 +109,7 @@ describe('rebuilds as BullMQ jobs (services mode)', () => {
     await append(store, 120);
     await projector.waitFor('head', 30_000);
     const progress: RebuildProgress[] = [];
-    const { job, existing } = await enqueueRebuild(queue, { target: projection.name, batchSize: 25 });
+    const { job, existing } = await enqueueRebuild(queue, { target: projection.name, batchSize: 25 }, projections);
     expect(existing).toBe(false);
     const results = await followRebuild(job, events, { onProgress: (p) => progress.push(p) });
     expect(results).toHaveLength(1);
@@ -125,7 +125,7 @@ describe('rebuilds as BullMQ jobs (services mode)', () => {
     expect(await readCounts(database.db, building.tables)).toEqual(viaJob);
 
     // A finished job with the same id is replaced by the next rebuild.
-    const again = await enqueueRebuild(queue, { target: projection.name });
+    const again = await enqueueRebuild(queue, { target: projection.name }, projections);
     expect(again.existing).toBe(false);
     expect(again.job.id).toBe(job.id);
     const [second] = await followRebuild(again.job, events);
@@ -139,7 +139,7 @@ describe('rebuilds as BullMQ jobs (services mode)', () => {
     await append(store, 400);
     await first.waitFor('head', 30_000);
     let stopped: Promise<void> | null = null;
-    const { job } = await enqueueRebuild(queue, { target: projection.name, batchSize: 2 });
+    const { job } = await enqueueRebuild(queue, { target: projection.name, batchSize: 2 }, projections);
     const result = followRebuild(job, events, {
       onProgress: (p) => {
         // Stopping sets the flag at once: the rebuild stops after the batch in flight.
@@ -164,7 +164,7 @@ describe('rebuilds as BullMQ jobs (services mode)', () => {
 
   it("a killed projector's rebuild job is taken over by the next projector once its lock expired, from the checkpoint", async () => {
     await append(store, 50);
-    const { job } = await enqueueRebuild(queue, { target: projection.name, batchSize: 5 });
+    const { job } = await enqueueRebuild(queue, { target: projection.name, batchSize: 5 }, projections);
     // The killed projector: a worker with the projector's BullMQ options (a stand-in with other options,
     // e.g. BullMQ's default 30 s stalled interval, would hold the queue's stalled-check key that long and
     // delay the takeover past the test's timeout: why this test once hung). It builds two batches, then
@@ -203,6 +203,39 @@ describe('rebuilds as BullMQ jobs (services mode)', () => {
     await next.stop();
   });
 
+  it('a rebuild asked for by other read-model code is left for a projector running that code, and fails saying so when none does (QA 75)', async () => {
+    await append(store, 20);
+    // Another release's projector: the same read model at another code version.
+    const otherCode = { ...projection, version: projection.version + 1 };
+    const other = startRebuildWorker({ connection: redisConnection(requireRedisUrl()), prefix, logger, deps: { ...deps(), projections: [otherCode] }, otherCodeDelayMs: 50, otherCodeAttempts: 3 });
+    try {
+      const { job } = await enqueueRebuild(queue, { target: projection.name, switch: false }, projections);
+      expect(job.data.codeVersions).toEqual({ [projection.name]: projection.version });
+      await expect(job.waitUntilFinished(events)).rejects.toThrow(
+        `This rebuild of ${projection.name} was asked for by formulas v${projection.version}, and this projector runs formulas v${otherCode.version}, and no projector running that code took it: run the rebuild with --here from that release, or again once its projectors run.`,
+      );
+      expect((await readRegistry(database.db, projection.name)).filter((r) => r.status === 'building')).toEqual([]);
+    } finally {
+      await other.stop();
+    }
+    // With a projector of the asking code beside one of the other code, that one builds it, whichever took it first.
+    const patient = startRebuildWorker({ connection: redisConnection(requireRedisUrl()), prefix, logger, deps: { ...deps(), projections: [otherCode] }, otherCodeDelayMs: 50 });
+    try {
+      const same = startRebuildWorker({ connection: redisConnection(requireRedisUrl()), prefix, logger, deps: deps(), otherCodeDelayMs: 50 });
+      try {
+        const again = await enqueueRebuild(queue, { target: projection.name, switch: false }, projections);
+        const [r] = await again.job.waitUntilFinished(events);
+        const built = (await readRegistry(database.db, projection.name)).find((v) => v.version === r!.version)!;
+        expect(built).toMatchObject({ status: 'building', codeVersion: projection.version });
+        await rebuild(deps(), projection.name, { switch: true });
+      } finally {
+        await same.stop();
+      }
+    } finally {
+      await patient.stop();
+    }
+  });
+
   it('a projector stopped once the switch committed (phase done) finishes the job instead of queueing a second rebuild', async () => {
     await append(store, 30);
     const versionsBefore = (await readRegistry(database.db, projection.name)).map((r) => r.version);
@@ -218,7 +251,7 @@ describe('rebuilds as BullMQ jobs (services mode)', () => {
       },
     };
     worker = startRebuildWorker({ connection: redisConnection(requireRedisUrl()), prefix, logger, deps: { ...deps(), projections: [stopAfterSwitch] } });
-    const { job } = await enqueueRebuild(queue, { target: projection.name, batchSize: 10 });
+    const { job } = await enqueueRebuild(queue, { target: projection.name, batchSize: 10 }, projections);
     while (!stopped) await new Promise((r) => setTimeout(r, 10));
     await stopped;
     const afterStop = await readRegistry(database.db, projection.name);

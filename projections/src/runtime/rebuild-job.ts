@@ -1,7 +1,9 @@
-import { Queue, QueueEvents, UnrecoverableError, WaitingError, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import { DelayedError, Queue, QueueEvents, UnrecoverableError, WaitingError, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import { codeVersionLabel } from '@oj/contracts/operations';
 import type { Logger } from 'pino';
 import { isConnectionError } from '@oj/infra/connection-errors';
 import { rebuild, RebuildLockedError, type RebuildProgress, type RebuildResult, type RuntimeDeps } from './rebuild.ts';
+import type { Projection } from './projection.ts';
 
 /** Services mode: rebuilds run as jobs of this queue, worked by the projector process (concurrency 1). */
 export const REBUILD_QUEUE = 'projector-rebuild';
@@ -14,6 +16,14 @@ export interface RebuildJobData {
   switch?: boolean;
   /** Set by the worker: the projections of an `all` job already rebuilt (a stopped job resumes after them). */
   finished?: RebuildResult[];
+  /**
+   * The read-model code versions of the process that asked, by projection (set by `enqueueRebuild`): a
+   * projector running other code leaves the job to one running the same (QA 75: in a rolling upgrade an
+   * older projector took a newer release's rebuild and built it by its own older formulas).
+   */
+  codeVersions?: Record<string, number>;
+  /** Set by the worker: how many times projectors running other code left the job. */
+  leftByOtherCode?: number;
 }
 
 /** What `job.updateProgress` reports. */
@@ -61,6 +71,29 @@ export interface RebuildWorkerOptions {
   lockDurationMs?: number;
   /** How long a job waits for a projection's rebuild lock before failing (ms, default 10 s). */
   lockWaitMs?: number;
+  /**
+   * A job asked for by other read-model code is put back for this long (ms, default 1 s) for a projector
+   * running that code, at most `otherCodeAttempts` times (default 30), then failed saying so.
+   */
+  otherCodeDelayMs?: number;
+  otherCodeAttempts?: number;
+}
+
+/** Why this code must not run the job (it was asked for by other read-model code), or null. */
+export function otherCodeOfJob(data: RebuildJobData, projections: readonly Projection[], names: readonly string[]): string | null {
+  for (const name of names) {
+    const asked = data.codeVersions?.[name];
+    const mine = projections.find((p) => p.name === name)?.version;
+    if (asked !== undefined && mine !== undefined && asked !== mine) {
+      return `This rebuild of ${name} was asked for by ${codeVersionLabel(asked)}, and this projector runs ${codeVersionLabel(mine)}`;
+    }
+  }
+  return null;
+}
+
+/** The code versions `enqueueRebuild` puts in a job: those of the process asking. */
+export function codeVersionsOf(projections: readonly Projection[]): Record<string, number> {
+  return Object.fromEntries(projections.map((p) => [p.name, p.version]));
 }
 
 const LOCK_RETRY_MS = 250;
@@ -101,6 +134,18 @@ export function startRebuildWorker(options: RebuildWorkerOptions): RebuildWorker
     REBUILD_QUEUE,
     async (job: Job<RebuildJobData, RebuildResult[]>, token?: string) => {
       const { target, userId, batchSize, segmentEvents } = job.data;
+      const other = otherCodeOfJob(job.data, options.deps.projections, target === 'all' ? options.deps.projections.map((p) => p.name) : [target]);
+      if (other) {
+        // Left for a projector running the code that asked (a rolling upgrade has both for a while).
+        const left = (job.data.leftByOtherCode ?? 0) + 1;
+        if (left > (options.otherCodeAttempts ?? 30) || !token) {
+          throw new UnrecoverableError(`${other}, and no projector running that code took it: run the rebuild with --here from that release, or again once its projectors run.`);
+        }
+        log.warn({ job: job.id, target, left }, `${other}: left for a projector running that code`);
+        await job.updateData({ ...job.data, leftByOtherCode: left });
+        await job.moveToDelayed(Date.now() + (options.otherCodeDelayMs ?? 1000), token);
+        throw new DelayedError();
+      }
       log.info({ job: job.id, target, userId }, 'rebuild started');
       try {
         const names = target === 'all' ? options.deps.projections.map((p) => p.name) : [target];
@@ -169,8 +214,12 @@ export interface EnqueuedRebuild {
   existing: boolean;
 }
 
-/** Adds the rebuild job, replacing a finished one with the same id; an unfinished one is followed instead. */
-export async function enqueueRebuild(queue: Queue<RebuildJobData, RebuildResult[]>, data: RebuildJobData): Promise<EnqueuedRebuild> {
+/**
+ * Adds the rebuild job, replacing a finished one with the same id; an unfinished one is followed instead.
+ * The job carries the code versions of `projections` (the asking process's), so that only a projector
+ * running the same code builds it.
+ */
+export async function enqueueRebuild(queue: Queue<RebuildJobData, RebuildResult[]>, data: RebuildJobData, projections: readonly Projection[]): Promise<EnqueuedRebuild> {
   const jobId = rebuildJobId(data.target, data.userId);
   const old = await queue.getJob(jobId);
   if (old) {
@@ -178,7 +227,7 @@ export async function enqueueRebuild(queue: Queue<RebuildJobData, RebuildResult[
     if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return { job: old, existing: true };
     await old.remove();
   }
-  const job = await queue.add('rebuild', data, { jobId, removeOnComplete: { age: 7 * 24 * 3600 }, removeOnFail: { age: 7 * 24 * 3600 } });
+  const job = await queue.add('rebuild', { ...data, codeVersions: codeVersionsOf(projections) }, { jobId, removeOnComplete: { age: 7 * 24 * 3600 }, removeOnFail: { age: 7 * 24 * 3600 } });
   return { job, existing: false };
 }
 

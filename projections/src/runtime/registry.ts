@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { codeVersionLabel } from '@oj/contracts/operations';
 import { START, comparePositions, positionToString, type EventStore, type LogPosition } from '@oj/infra/eventstore/port';
 import type { Projection } from './projection.ts';
 import { laneOf, matchesPrefixes, maxPosition, minPosition, posParams, rowPosition } from './lanes.ts';
@@ -359,12 +360,12 @@ export async function projectionStatus(db: Kysely<any>, eventStore: EventStore, 
     const status: ProjectionStatus = { name, codeVersion: code?.version ?? null, versions, rebuilds: rebuilds.filter((r) => r.projection === name), lag: lag.filter((l) => l.projection === name) };
     if (!code) status.warning = 'not in the running code catalogue';
     else if (!live) status.warning = 'no live version';
-    else if (live.codeVersion !== code.version) status.warning = `live version was built by formulas v${live.codeVersion}, the code is v${code.version}: run a rebuild`;
+    else if (live.codeVersion !== code.version) status.warning = `live version was built by ${codeVersionLabel(live.codeVersion)}, the code runs ${codeVersionLabel(code.version)}: run a rebuild`;
     // readLag measures only the versions this code projects (`runnable`): for any other live version an
     // empty lag means "not measured", not "caught up" (QA: version skew printed "lag: caught up").
     if (live && !code) status.lagUnknown = `unknown: the running code has no ${name} read model, so it does not project live v${live.version}`;
     else if (live && code && live.codeVersion !== code.version) {
-      status.lagUnknown = `unknown: live v${live.version} was built by formulas v${live.codeVersion} and the code is v${code.version} (version skew), so this code does not project it`;
+      status.lagUnknown = `unknown: live v${live.version} was built by ${codeVersionLabel(live.codeVersion)} and the code runs ${codeVersionLabel(code.version)} (version skew), so this code does not project it`;
     } else if (!live && code) {
       // Nothing is projected yet (a journal seeded or restored before any start): not "caught up" (QA 71).
       status.lagUnknown = `none measured: no version is live yet, so no read model shows the journal; the projector builds one at its next start, or run \`rebuild ${name}\``;

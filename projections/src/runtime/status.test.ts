@@ -73,9 +73,9 @@ describe('projections status', () => {
     const skewed = await projectionsStatus({ ...deps, projections: [countingProjection({ name: 'status_counts', version: 2 })] }, 'in-process');
     const s = skewed.projections.find((x) => x.name === 'status_counts')!;
     expect(s.lag).toEqual([]);
-    expect(s.lagUnknown).toBe('unknown: live v1 was built by formulas v1 and the code is v2 (version skew), so this code does not project it');
+    expect(s.lagUnknown).toBe('unknown: live v1 was built by formulas v1 and the code runs formulas v2 (version skew), so this code does not project it');
     const text = formatStatus(skewed);
-    expect(text).toContain('  lag: unknown: live v1 was built by formulas v1 and the code is v2 (version skew)');
+    expect(text).toContain('  lag: unknown: live v1 was built by formulas v1 and the code runs formulas v2 (version skew)');
     expect(text).not.toContain('caught up');
     // A read model never projected (a journal seeded or restored before any start): no lag is measured,
     // and it says so instead of "caught up" while every event waits (QA 71).
@@ -112,5 +112,14 @@ describe('projections status', () => {
     expect(lines.find((l) => l.startsWith('  v2 '))).toMatch(/^ {2}v2 built {4}formulas v1/);
     expect(lines.find((l) => l.startsWith('  v3 '))).toMatch(/^ {2}v3 building formulas v1/);
     expect(lines).toContain('  rebuild of v3 in progress/stopped at 00000000000000000001-00000000000000000001: 5736/5736 events (resume: rebuild status_counts)');
+    expect(lines).toContain('  v2 built, not switched: compare with `diff status_counts`, then `switch status_counts 2`');
+    // Built by another release's code (QA 75: an older projector took a newer release's rebuild job): this
+    // code refuses its switch, so status does not advise one.
+    const byOther = structuredClone(waiting);
+    byOther.projections.find((x) => x.name === 'status_counts')!.versions.find((v) => v.version === 2)!.codeVersion = 102;
+    byOther.projections.find((x) => x.name === 'status_counts')!.codeVersion = 203;
+    expect(formatStatus(byOther).split('\n')).toContain(
+      '  v2 built, not switched: status_counts v2 was built by formulas v1 (code v102) and the code runs formulas v2 (code v203): it cannot catch up. Abandon it (`abandon status_counts --version 2`), then rebuild with this release.',
+    );
   }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { formulasOfCodeVersion, type ProjectionsStatusResponse } from '@oj/contracts/operations';
+import { builtVersionAdvice, codeVersionLabel, type ProjectionsStatusResponse } from '@oj/contracts/operations';
 import { projectionStatus, routedLanes } from './registry.ts';
 import type { RuntimeDeps } from './rebuild.ts';
 
@@ -98,13 +98,13 @@ export function formatStatus(status: ProjectionsStatusResponse): string {
       const state = waiting.has(v.version) && v.status === 'building' ? 'built' : v.status;
       const counts = Object.entries(v.counts).map(([t, n]) => `${t}=${n}`).join(' ');
       // Formulas as the screens number them (QA: "formulas v203" where support's screens say formulas v2).
-      const formulas = formulasOfCodeVersion(v.codeVersion);
-      const built = formulas === v.codeVersion ? `formulas v${formulas}` : `formulas v${formulas} (code v${v.codeVersion})`;
-      out.push(`  v${v.version} ${state.padEnd(8)} ${built} tables ${Object.values(v.tables).join(', ')}${counts ? `  rows ${counts}` : ''}`);
+      out.push(`  v${v.version} ${state.padEnd(8)} ${codeVersionLabel(v.codeVersion)} tables ${Object.values(v.tables).join(', ')}${counts ? `  rows ${counts}` : ''}`);
     }
     for (const r of p.rebuilds.filter((r) => !r.finishedAt)) {
       // A complete build of `rebuild --no-switch` waits for the operator, not for a resume (QA).
-      if (r.builtAt) out.push(`  v${r.version} built, not switched: compare with \`diff ${p.name}\`, then \`switch ${p.name} ${r.version}\``);
+      // Built by another release's code (QA 75: an older projector took the job): no switch to advise.
+      const builtBy = p.versions.find((v) => v.version === r.version)?.codeVersion ?? p.codeVersion;
+      if (r.builtAt) out.push(`  v${r.version} built, not switched: ${builtVersionAdvice(p.name, r.version, builtBy ?? 0, p.codeVersion).text}`);
       // The total is the log's length when it started; events written since are folded too (QA: "5736/5709").
       else out.push(`  rebuild of v${r.version} in progress/stopped at ${r.checkpoint}: ${r.eventsDone}/${r.eventsTotal === null ? '?' : Math.max(r.eventsDone, r.eventsTotal)} events (resume: rebuild ${p.name})`);
     }

@@ -59,7 +59,7 @@ export class OperationsConsole {
     this.#options = options;
     this.transport = options.bull ? 'bullmq' : 'in-process';
     this.sampleSeconds = options.sampleSeconds ?? SAMPLE_SECONDS;
-    this.rebuilds = options.bull ? new BullRebuilds(options.bull.connection, options.bull.prefix) : new InProcessRebuilds(options.deps);
+    this.rebuilds = options.bull ? new BullRebuilds(options.bull.connection, options.bull.prefix, () => options.deps().projections) : new InProcessRebuilds(options.deps);
   }
 
   /** Starts sampling (idempotent) and resolves once there is at least one sample. */

@@ -2,6 +2,7 @@ import type { Job, QueueEvents, Queue, ConnectionOptions } from 'bullmq';
 import { DAY_MS } from '@oj/contracts/business-date';
 import type { RebuildState } from '@oj/contracts/operations';
 import { rebuild, type RebuildProgress, type RebuildResult, type RuntimeDeps } from '@oj/projections/runtime/rebuild';
+import type { Projection } from '@oj/projections/runtime/projection';
 import { enqueueRebuild, openRebuildQueue, rebuildJobId, type RebuildJobData, type RebuildJobProgress } from '@oj/projections/runtime/rebuild-job';
 import { AppError } from '../app/errors.ts';
 
@@ -142,14 +143,17 @@ export class BullRebuilds implements RebuildRunner {
   readonly kind = 'bullmq' as const;
   readonly #connection: ConnectionOptions;
   readonly #prefix: string;
+  /** This process's read models: a job carries their code versions, for a projector running the same code. */
+  readonly #projections: () => readonly Projection[];
   readonly #listeners = new Set<() => void>();
   #opened: Promise<{ queue: Queue<RebuildJobData, RebuildResult[]>; events: QueueEvents; close(): Promise<void> }> | null = null;
   /** The queue's Redis client once opened: whether it is connected now, not only once. */
   #client: { status: string } | null = null;
 
-  constructor(connection: ConnectionOptions, prefix: string) {
+  constructor(connection: ConnectionOptions, prefix: string, projections: () => readonly Projection[]) {
     this.#connection = connection;
     this.#prefix = prefix;
+    this.#projections = projections;
   }
 
   #open() {
@@ -178,7 +182,7 @@ export class BullRebuilds implements RebuildRunner {
       switch: request.switch,
       requestedBy: request.requestedBy,
     };
-    const { job, existing } = await enqueueRebuild(queue, data);
+    const { job, existing } = await enqueueRebuild(queue, data, this.#projections());
     return { state: await toState(job as RebuildJob), existing };
   }
 

@@ -224,7 +224,7 @@ describe('a formula change, rehearsed end to end', () => {
     journal.push([C, 'l3', [90]]);
     res = await call('POST', '/operations/projections/ops_figures/rollback', operator.authorization, { version: 1, from: 2 });
     expect(res.statusCode).toBe(409);
-    expect(res.json().message).toBe('ops_figures v1 was built by formulas v1 and the code is v2: it cannot catch up. Rebuild instead.');
+    expect(res.json().message).toBe('ops_figures v1 was built by formulas v1 and the code runs formulas v2: it cannot catch up. Rebuild instead.');
     t.deps.projections = [figuresProjection(1)];
     res = await call('POST', '/operations/projections/ops_figures/rollback', operator.authorization, { version: 1, from: 2 });
     expect(res.statusCode).toBe(200);

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { catchUpRefusal, rebuildRequest, STALE_CHOICE_RESOLUTION, type OperationsLive, type ProjectionsStatusResponse } from '@oj/contracts/operations';
+import { builtVersionAdvice, catchUpRefusal, codeVersionLabel, rebuildRequest, STALE_CHOICE_RESOLUTION, type OperationsLive, type ProjectionsStatusResponse } from '@oj/contracts/operations';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Badge, type BadgeTone } from '@/components/ui/badge.tsx';
 import { Button } from '@/components/ui/button.tsx';
@@ -84,6 +84,8 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
     return v ? catchUpRefusal(name, v.version, v.codeVersion, projection.codeVersion) : null;
   };
   const rollbackRefusal = lastRetired ? refusalOf(lastRetired.version) : null;
+  const builtVersion = idle?.kind === 'built' ? versions.find((v) => v.version === idle.record.version) : undefined;
+  const builtAdvice = builtVersion ? builtVersionAdvice(name, builtVersion.version, builtVersion.codeVersion, projection.codeVersion) : null;
 
   const busy = rebuild.isPending || doSwitch.isPending || rollback.isPending || retire.isPending || abandon.isPending;
   // `busy` disables a confirm a task after its click: each opening sends its action once (use-send-once.ts).
@@ -245,11 +247,16 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
           {stoppedShort ? `It stopped at ${int(stopped.eventsDone)} of ${int(stopped.eventsTotal ?? 0)} events. ` : ''}Resume it to finish it: it continues from its checkpoint.
         </Alert>
       )}
-      {idle?.kind === 'built' && !current && (
+      {idle?.kind === 'built' && !current && (builtAdvice?.otherCode ? (
+        // Built by another release's code (QA 75: an older projector took the job): its switch is refused.
+        <Alert tone="warning" title={`v${idle.record.version} was built by another release`}>
+          {builtAdvice.text}
+        </Alert>
+      ) : (
         <Alert tone="info" title={`v${idle.record.version} is built, not switched`}>
           Compare it with the live version, then switch to it (it catches up first), or abandon it.
         </Alert>
-      )}
+      ))}
 
       <div className="ops-table-wrap">
         <table className="ops-table ops-versions" data-testid="versions">
@@ -297,7 +304,7 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
                     )}
                     {refusal && (
                       <span className="ops-muted" id={`ops-${name}-v${v.version}-refusal`} title={refusal} data-testid={`refusal-v${v.version}`}>
-                        Built by v{v.codeVersion}, the code is v{projection.codeVersion}: cannot catch up, rebuild instead
+                        Built by {codeVersionLabel(v.codeVersion)}, the code runs {projection.codeVersion === null ? 'none' : codeVersionLabel(projection.codeVersion)}: cannot catch up, rebuild instead
                       </span>
                     )}
                     {v.status === 'retired' && (
