@@ -316,6 +316,25 @@ export const openTradesSnapshot = z.object({
 });
 export type OpenTradesSnapshot = z.infer<typeof openTradesSnapshot>;
 
+/** Part 2 §3: the premium data's daily records run from 1 January two years before today (New York). */
+export const premiumWindowStart = (today: string): string => `${Number(today.slice(0, 4)) - 2}-01-01`;
+
+/**
+ * `GET /metrics/daily-income?month=YYYY-MM`: one month's daily premium records, for a month before the
+ * premium data's window (1 January two years back), which a journal kept for years has (QA 74: the
+ * calendar showed those months empty). `net_premium_so_far` runs from the month's first day.
+ */
+export const DAILY_INCOME_MONTH_MESSAGE = 'month must be a month as YYYY-MM (e.g. 2022-12).';
+export const dailyIncomeMonthQuery = z.object({
+  month: z
+    .string({ error: DAILY_INCOME_MONTH_MESSAGE })
+    .regex(/^\d{4}-(0[1-9]|1[0-2])$/, DAILY_INCOME_MONTH_MESSAGE)
+    .refine((m) => m >= '1900-01', DAILY_INCOME_MONTH_MESSAGE)
+    .describe('The month, YYYY-MM.'),
+});
+export const dailyIncomeMonthResponse = z.object({ month: z.string(), daily_income: z.array(dailyIncome) });
+export type DailyIncomeMonthResponse = z.infer<typeof dailyIncomeMonthResponse>;
+
 export const premiumDataResponse = z.object({
   daily_income: z.array(dailyIncome),
   yearly_income: z.array(yearlyIncome),

@@ -166,6 +166,32 @@ describe('income calendar', () => {
     await cell(today).waitFor();
   });
 
+  it("reads a month before the premium data's window (1 January two years back) from that month's own records (QA 74: shown empty)", async () => {
+    // December three years back: the trader's records of it are set here (the API refuses trades dated more
+    // than two years back, so a journal kept that long is seeded as the month's answer): the 3rd +120.50
+    // (green), the 10th -40 (red), the 17th even with a trade (yellow); by hand: net premium 80.50, 3 active days.
+    const year = Number(today.slice(0, 4)) - 3;
+    const month = `${year}-12`;
+    const url = `**/api/v1/metrics/daily-income?month=${month}`;
+    const days = { [`${month}-03`]: { np: 120.5, otc: 1, ctc: 0 }, [`${month}-10`]: { np: -40, otc: 0, ctc: 1 }, [`${month}-17`]: { np: 0, otc: 1, ctc: 1 } };
+    await page.route(url, async (route) => {
+      const real = await (await route.fetch()).json();
+      for (const d of real.daily_income) Object.assign(d, days[d.income_date] ?? {});
+      await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(real) });
+    });
+    try {
+      await page.goto(`/calendar/income?month=${month}`);
+      await page.getByTestId('month-premium').getByText(usd(80.5), { exact: true }).waitFor();
+      expect(await cell(`${month}-03`).getAttribute('data-tone')).toBe('positive');
+      expect(await cell(`${month}-10`).getAttribute('data-tone')).toBe('negative');
+      expect(await cell(`${month}-17`).getAttribute('data-tone')).toBe('even');
+      expect(await cell(`${month}-04`).getAttribute('data-tone')).toBe('none');
+      expect((await page.locator('.cal-totals dd').allInnerTexts())[1]).toBe('3');
+    } finally {
+      await page.unroute(url);
+    }
+  });
+
   it("opens the add-trade form on a day, and the day's trades from its count", async () => {
     await page.goto(`/calendar/income?month=${d1.slice(0, 7)}`);
     // A click on the day: the add-trade form for that date (part 2 §2).

@@ -11,14 +11,14 @@ import {
   type PeriodSummary,
   type PeriodTotals,
   type PremiumDataResponse,
+  premiumWindowStart,
   type SwitchPeriod,
   type TickerIncome,
 } from '@oj/contracts/trade-views';
 import { exactPeriodFigures, figureChanges, openSign, percentChange, periodFigures, round2 } from '@oj/contracts/formulas';
 import type { TradeReadTables } from '../trades/queries.ts';
 
-/** Part 2 §3: the daily records run from 1 January two years before today (New York). */
-export const premiumWindowStart = (today: string): string => `${Number(today.slice(0, 4)) - 2}-01-01`;
+export { premiumWindowStart } from '@oj/contracts/trade-views';
 
 const firstOfMonth = (d: string) => `${d.slice(0, 7)}-01`;
 const lastOfPreviousMonth = (d: string) => addDays(firstOfMonth(d), -1);
@@ -128,6 +128,18 @@ function dailyIncomeJson(rows: readonly RawDay[], start: string, today: string):
     sep = ',';
   }
   return `${out}]`;
+}
+
+/**
+ * One month's daily records as `GET /metrics/daily-income` answers them (JSON text): every weekday of
+ * `month` up to today, as `daily_income` writes them, the running total from the month's first day.
+ */
+export async function monthDaysJson(db: Kysely<any>, tables: TradeReadTables, userId: string, month: string, today: string): Promise<string> {
+  const start = `${month}-01`;
+  const end = addDays(firstOfMonthBefore(start, -1), -1);
+  const last = end < today ? end : today;
+  const rows = start <= last ? await windowDays(db, sql.table(tables.daily_premium), userId, start, last) : [];
+  return `{"month":"${month}","daily_income":${start <= last ? dailyIncomeJson(rows, start, last) : '[]'}}`;
 }
 
 /** The window's dates with their weekend flag, made once per window (a day's answers share it). */

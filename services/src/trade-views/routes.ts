@@ -4,6 +4,9 @@ import { errorBody } from '@oj/contracts/common';
 import {
   PULSE_INVALID,
   ancestorParams,
+  dailyIncomeMonthQuery,
+  dailyIncomeMonthResponse,
+  type DailyIncomeMonthResponse,
   expiringListQuery,
   premiumDataResponse,
   type PremiumDataResponse,
@@ -23,7 +26,7 @@ import {
 import { AppError } from '../app/errors.ts';
 import { principalOf } from '../app/principal.ts';
 import { assertActiveSubscription } from '../identity/subscriptions.ts';
-import { ancestorOf, expiringList, premiumDataOf, pulseOf, rollHistoryOf, statusList, tradesOfDate, upcomingExpirationsOf, type TradeViewsContext } from './views.ts';
+import { ancestorOf, expiringList, monthDaysOf, premiumDataOf, pulseOf, rollHistoryOf, statusList, tradesOfDate, upcomingExpirationsOf, type TradeViewsContext } from './views.ts';
 
 const errors = { 401: errorBody, 403: errorBody, 404: errorBody, 422: errorBody, 503: errorBody };
 const security = [{ bearer: [] }];
@@ -66,6 +69,12 @@ export const tradeViewRoutes: FastifyPluginAsyncZod = async (app) => {
   // documents it, and the route tests check every answer against it.
   app.get('/metrics/premium-data', { ...guard, schema: { tags, security, response: { 200: premiumDataResponse, ...errors } } }, async (request, reply) =>
     reply.type('application/json; charset=utf-8').send((await premiumDataOf(ctx, principalOf(request).userId)) as unknown as PremiumDataResponse),
+  );
+
+  app.get(
+    '/metrics/daily-income',
+    { ...guard, schema: { tags, security, querystring: dailyIncomeMonthQuery, response: { 200: dailyIncomeMonthResponse, ...errors } } },
+    async (request, reply) => reply.type('application/json; charset=utf-8').send((await monthDaysOf(ctx, principalOf(request).userId, request.query.month)) as unknown as DailyIncomeMonthResponse),
   );
 
   app.get('/trades/upcoming-expirations', { ...guard, schema: { tags, security, response: { 200: upcomingExpirationsResponse, ...errors } } }, async (request) =>

@@ -22,7 +22,7 @@ import { TRADES_PROJECTION } from '@oj/projections/trades/projection';
 import { listExpiring, listTrades, tradesByDate, type TradeReadTables } from '@oj/projections/trades/queries';
 import { rollHistory } from '@oj/projections/roll-history/queries';
 import { splitHistory } from '@oj/projections/split-history/queries';
-import { premiumDataJson } from '@oj/projections/daily-premium/queries';
+import { monthDaysJson, premiumDataJson } from '@oj/projections/daily-premium/queries';
 import { pulse } from '@oj/projections/pulse/queries';
 import { upcomingExpirations } from '@oj/projections/upcoming-expirations/queries';
 import { AppError, invalid } from '../app/errors.ts';
@@ -92,6 +92,11 @@ export async function tradesOfDate(ctx: TradeViewsContext, userId: string, date:
 /** The premium data as JSON text (see `premiumDataJson`: two years of maps are not parsed and re-serialised here). */
 export async function premiumDataOf(ctx: TradeViewsContext, userId: string): Promise<string> {
   return premiumDataJson(ctx.db, await tables(ctx.db), userId, businessDateOf(ctx.clock));
+}
+
+/** One month's daily records as JSON text (`monthDaysJson`): the calendar's months before the premium data's window. */
+export async function monthDaysOf(ctx: TradeViewsContext, userId: string, month: string): Promise<string> {
+  return monthDaysJson(ctx.db, await tables(ctx.db), userId, month, businessDateOf(ctx.clock));
 }
 
 export async function pulseOf(ctx: TradeViewsContext, userId: string, ticker: string, timeframe: number): Promise<PulseResponse> {

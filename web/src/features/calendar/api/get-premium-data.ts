@@ -1,5 +1,5 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { premiumDataResponse, type PremiumDataResponse } from '@oj/contracts/trade-views';
+import { dailyIncomeMonthResponse, premiumDataResponse, type DailyIncomeMonthResponse, type PremiumDataResponse } from '@oj/contracts/trade-views';
 import { api } from '@/lib/api-client.ts';
 
 /** GET /metrics/premium-data: the daily premium records the calendar colours its days with. */
@@ -7,8 +7,14 @@ export async function getPremiumData(signal?: AbortSignal): Promise<PremiumDataR
   return premiumDataResponse.parse(await api.get<unknown>('/metrics/premium-data', { signal }));
 }
 
+/** GET /metrics/daily-income: one month's daily records, for a month before the premium data's window. */
+export async function getMonthDays(month: string, signal?: AbortSignal): Promise<DailyIncomeMonthResponse> {
+  return dailyIncomeMonthResponse.parse(await api.get<unknown>(`/metrics/daily-income?month=${encodeURIComponent(month)}`, { signal }));
+}
+
 export const calendarKeys = {
   premium: ['calendar', 'premium-data'] as const,
+  month: (month: string) => ['calendar', 'daily-income', month] as const,
   upcoming: ['calendar', 'upcoming-expirations'] as const,
 };
 
@@ -16,3 +22,7 @@ export const calendarKeys = {
 export const premiumDataQueryOptions = () => queryOptions({ queryKey: calendarKeys.premium, queryFn: ({ signal }) => getPremiumData(signal), staleTime: 0 });
 
 export const usePremiumData = () => useQuery(premiumDataQueryOptions());
+
+/** A month before the premium data's window (a journal kept for years, QA 74): its own records. */
+export const useMonthDays = (month: string, enabled: boolean) =>
+  useQuery({ queryKey: calendarKeys.month(month), queryFn: ({ signal }) => getMonthDays(month, signal), staleTime: 0, enabled });

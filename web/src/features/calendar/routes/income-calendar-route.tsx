@@ -6,7 +6,8 @@ import { Button } from '@/components/ui/button.tsx';
 import { Icon } from '@/components/ui/icons.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { formatMoney, formatPercent, todayInNewYork } from '@/lib/format.ts';
-import { usePremiumData } from '../api/get-premium-data.ts';
+import { premiumWindowStart } from '@oj/contracts/trade-views';
+import { useMonthDays, usePremiumData } from '../api/get-premium-data.ts';
 import { MonthGrid } from '../components/month-grid.tsx';
 import { askedMonth, monthLabel, monthOf, monthStats, recordsByDate, shiftMonth, type MonthStats } from '../utils/month.ts';
 import { CalendarTabs } from '../components/calendar-tabs.tsx';
@@ -45,7 +46,12 @@ export function IncomeCalendarRoute({ renderDay, renderSummary }: IncomeCalendar
   useEffect(() => {
     if (unreadable) setParams({}, { replace: true });
   }, [unreadable, setParams]);
-  const premium = usePremiumData();
+  // The premium data's days start on 1 January two years back; a month before it (a journal kept for
+  // years) reads its own records (QA 74: those months showed empty, "0 active days").
+  const beforeWindow = `${month}-01` < premiumWindowStart(today);
+  const inWindow = usePremiumData();
+  const older = useMonthDays(month, beforeWindow);
+  const premium = beforeWindow ? older : inWindow;
   const [openDay, setOpenDay] = useState<{ date: string; view: DayView } | null>(null);
   const [summaryOpen, setSummaryOpen] = useState(false);
   const byDate = useMemo(() => recordsByDate(premium.data?.daily_income ?? []), [premium.data]);
