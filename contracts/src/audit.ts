@@ -127,6 +127,12 @@ export const timelineResponse = z.object({
   next_cursor: logPosition.nullable(),
   /** Events matching the filters. */
   total: z.number().int(),
+  /**
+   * Events matching the filters that come before this page in the order it was read (the ones its cursor
+   * passed): 0 on the first page. With it a page named by one cursor knows its number, and whether a page
+   * lies before it, without the cursors of the pages before (QA 74: the console's address held them all).
+   */
+  offset: z.number().int(),
 });
 export type TimelineResponse = z.infer<typeof timelineResponse>;
 

@@ -199,6 +199,27 @@ describe('audit replay', () => {
       cursor = page.next_cursor;
     } while (cursor);
     expect(seen).toEqual(all.items.map((i: { position: string }) => i.position));
+    // Each page says how many events come before it in the order read, so a page named by one cursor
+    // knows its number (QA 74); backwards from a page's first event is the page before it.
+    const positions: string[] = seen;
+    type Page = { items: Array<{ position: string }>; offset: number; total: number };
+    const pageAt = async (extra: Record<string, string | number>): Promise<Page> => ok(`/audit/users/${me.userId}/timeline?${q({ limit: 2, ...extra })}`, support);
+    expect((await pageAt({})).offset).toBe(0);
+    const third = await pageAt({ cursor: positions[3]! });
+    expect(third.items.map((i) => i.position)).toEqual(positions.slice(4, 6));
+    expect(third.offset).toBe(4);
+    const beforeThird = await pageAt({ cursor: positions[4]!, direction: 'backward' });
+    expect(beforeThird.items.map((i) => i.position)).toEqual([positions[3], positions[2]]);
+    // Backwards, what comes before is the later events: the third page's two and nothing else.
+    expect(beforeThird.offset).toBe(2);
+    expect((await pageAt({ direction: 'backward' })).offset).toBe(0);
+    // In log order, the events before that page: the first page's two.
+    expect(beforeThird.total - beforeThird.offset - beforeThird.items.length).toBe(2);
+    // With a filter: only matching events are counted (two TradeOpened, the second after the first).
+    const opens = await pageAt({ type: 'TradeOpened', limit: 1, cursor: positions[0]! });
+    expect([opens.total, opens.offset, opens.items.length]).toEqual([2, 1, 1]);
+    const opensBack = await pageAt({ type: 'TradeOpened', limit: 1, cursor: positions[5]!, direction: 'backward' });
+    expect([opensBack.items[0]!.position, opensBack.offset]).toEqual([positions[4], 0]);
     const back = await ok(`/audit/users/${me.userId}/timeline?${q({ limit: 3, direction: 'backward' })}`, support);
     expect(back.items.map((i: { position: string }) => i.position)).toEqual(seen.slice(-3).reverse());
 

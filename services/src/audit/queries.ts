@@ -160,8 +160,29 @@ export async function timeline(ctx: AuditContext, userId: string, asked: Timelin
     l.count({ userId, ...filter }),
   ]);
   const page = events.slice(0, q.limit);
-  const items = await entriesOf(l, userId, page);
-  return { items, next_cursor: events.length > q.limit && page.length ? positionToString(page.at(-1)!.position) : null, total };
+  const [items, offset] = await Promise.all([entriesOf(l, userId, page), timelineOffset(l, userId, filter, q.direction, cursor, page[0], total)]);
+  return { items, next_cursor: events.length > q.limit && page.length ? positionToString(page.at(-1)!.position) : null, total, offset };
+}
+
+/**
+ * The events of the filtered log before a page in the order it was read: forwards, those at or before the
+ * cursor; backwards, those later in the log than the page's first event (the latest below the cursor: what
+ * lies between it and the cursor does not match). One count over the user's index, as `total` is, so a
+ * page deep in a heavy user's log still costs what the first does.
+ */
+async function timelineOffset(
+  l: UserLog,
+  userId: string,
+  filter: ReturnType<typeof filterOf>,
+  direction: 'forward' | 'backward',
+  cursor: LogPosition | undefined,
+  first: StoredEvent | undefined,
+  total: number,
+): Promise<number> {
+  if (direction === 'forward') return cursor ? l.count({ userId, ...filter, upTo: cursor }) : 0;
+  if (!first) return cursor ? total : 0;
+  // An event appended between the two counts is after the page: it can only make `total` the larger.
+  return Math.max(0, total - (await l.count({ userId, ...filter, upTo: first.position })));
 }
 
 /** The index of the event at `position` in the user's log, or a 404. */

@@ -11,7 +11,8 @@ import { countUserLog, readStreams, readUserLog, readUserLogPage, userLogHead, t
  */
 export interface UserLog {
   page(q: UserLogPage): Promise<StoredEvent[]>;
-  count(q: Pick<UserLogPage, 'userId'> & UserLogFilter): Promise<number>;
+  /** Events matching the filter, up to and including `upTo` when given. */
+  count(q: Pick<UserLogPage, 'userId'> & UserLogFilter & { upTo?: LogPosition }): Promise<number>;
   /** Every event of the user in log order (cached per user while the log does not change). */
   all(userId: string): Promise<readonly StoredEvent[]>;
   streams(streamIds: readonly string[]): Promise<Map<string, StoredEvent[]>>;
@@ -89,7 +90,7 @@ export function createUserLog(store: EventStore, db: Kysely<any>): UserLog {
       if (q.direction === 'backward') events.reverse();
       return events.slice(0, q.limit);
     },
-    count: async (q) => (await scan(q.userId)).filter((e) => matchesFilter(e, q)).length,
+    count: async (q) => (await scan(q.userId)).filter((e) => matchesFilter(e, q) && (!q.upTo || comparePositions(e.position, q.upTo) <= 0)).length,
     all: scan,
     async streams(ids) {
       const out = new Map<string, StoredEvent[]>();

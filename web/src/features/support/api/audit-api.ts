@@ -12,6 +12,7 @@ import {
 } from '@oj/contracts/audit';
 import { API_BASE, ApiError, api } from '@/lib/api-client.ts';
 import { sessionStore } from '@/features/auth/session-store.ts';
+import { timelinePageOf, timelineReadOf, type TimelineAddress } from '../utils/timeline-address.ts';
 
 /**
  * The audit replay's calls. Every read of a user's history carries the reason support gave when opening
@@ -34,21 +35,16 @@ export const overviewQuery = (uid: string, reason: string) =>
     staleTime: Infinity,
   });
 
-export interface TimelineFilters {
-  trade?: string;
-  lineage?: string;
-  type?: string;
-  from?: string;
-  to?: string;
-  direction: 'forward' | 'backward';
-  limit: number;
-  cursor?: string | undefined;
-}
-
-export const timelineQuery = (uid: string, reason: string, f: TimelineFilters) =>
+/**
+ * The page of the timeline an address names, in the timeline's order with its number and pager (see
+ * timeline-address.ts). Turned round in the fetch, not in `select`: the page kept on screen while the next
+ * loads (`keepPreviousData`) stays the one it was read for.
+ */
+export const timelinePageQuery = (uid: string, reason: string, address: TimelineAddress, size: number) =>
   queryOptions({
-    queryKey: ['audit', uid, reason, 'timeline', f] as const,
-    queryFn: ({ signal }) => api.get<TimelineResponse>(`${base(uid)}/timeline`, { query: { reason, ...f }, signal }),
+    queryKey: ['audit', uid, reason, 'timeline', address, size] as const,
+    queryFn: async ({ signal }) =>
+      timelinePageOf(address, await api.get<TimelineResponse>(`${base(uid)}/timeline`, { query: { reason, ...timelineReadOf(address, size) }, signal }), size),
     retry: false,
     staleTime: Infinity,
     placeholderData: keepPreviousData,

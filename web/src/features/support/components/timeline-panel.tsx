@@ -8,7 +8,7 @@ import { Button } from '@/components/ui/button.tsx';
 import { SelectInput, TextInput } from '@/components/ui/form-field.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
-import { timelineQuery, type TimelineFilters } from '../api/audit-api.ts';
+import { timelinePageQuery } from '../api/audit-api.ts';
 import { emptyTimelineFilters, timelineAddressOf, withTimelineAddress, type TimelineAddress, type TimelineFilterState } from '../utils/timeline-address.ts';
 import { sameParameters } from '../utils/view-address.ts';
 import { EventDiff } from './event-diff.tsx';
@@ -16,28 +16,18 @@ import { eventLabels, eventTones, eventTypes, shortId, utc } from './labels.ts';
 
 const PAGE = 50;
 
-function toFilters(d: TimelineFilterState, cursor: string | undefined): TimelineFilters {
-  return {
-    direction: d.direction,
-    limit: PAGE,
-    cursor,
-    ...(d.trade.trim() ? { trade: d.trade.trim() } : {}),
-    ...(d.lineage.trim() ? { lineage: d.lineage.trim() } : {}),
-    ...(d.type ? { type: d.type } : {}),
-    ...(d.from ? { from: d.from } : {}),
-    ...(d.to ? { to: d.to } : {}),
-  };
-}
-
 /**
- * Every event of the user in log order, keyset-paged (a cursor per page, so a page deep in a heavy
- * user's 250,000 events costs what the first does). Each row opens its diff in place, or the as-of view
- * right after it. The applied filters and the page live in the address: each change is a step Back
- * undoes, and a reload or a shared link shows the same page (QA: a reload went back to page 1).
+ * Every event of the user in log order, keyset-paged (a page is read from a position, so a page deep in a
+ * heavy user's 250,000 events costs what the first does). Each row opens its diff in place, or the as-of
+ * view right after it. The applied filters and the page live in the address: each change is a step Back
+ * undoes, and a reload or a shared link shows the same page (QA: a reload went back to page 1). The page is
+ * one position, whatever its number: Previous reads back from the page's first event (QA 74: an address
+ * with a cursor per page turned grew past what the server accepts).
  */
 export function TimelinePanel({ uid, reason, onAsOf }: { uid: string; reason: string; onAsOf: (e: TimelineEntry) => void }) {
   const [params, setParams] = useSearchParams();
-  const { filters: applied, cursors } = timelineAddressOf(params);
+  const address = timelineAddressOf(params);
+  const applied = address.filters;
   const appliedKey = JSON.stringify(applied);
   // What the timeline could not read from the address leaves it in the route, with the rest of the address.
   const [draft, setDraft] = useState<TimelineFilterState>(applied);
@@ -49,7 +39,7 @@ export function TimelinePanel({ uid, reason, onAsOf }: { uid: string; reason: st
     setDraft(applied);
   }
   const [open, setOpen] = useState<string | null>(null);
-  const page = useQuery(timelineQuery(uid, reason, toFilters(applied, cursors.at(-1))));
+  const page = useQuery(timelinePageQuery(uid, reason, address, PAGE));
   // The same address again (Apply with nothing changed) is no step for Back to go over.
   const go = (next: TimelineAddress) => {
     const to = withTimelineAddress(params, next);
@@ -61,14 +51,14 @@ export function TimelinePanel({ uid, reason, onAsOf }: { uid: string; reason: st
   const apply = (e: FormEvent) => {
     e.preventDefault();
     if (rangeError) return;
-    go({ filters: draft, cursors: [] });
+    go({ filters: draft, page: null });
     setOpen(null);
   };
-  const clear = () => go({ filters: emptyTimelineFilters, cursors: [] });
+  const clear = () => go({ filters: emptyTimelineFilters, page: null });
   const set = (k: keyof TimelineFilterState) => (e: { target: { value: string } }) => setDraft((d) => ({ ...d, [k]: e.target.value }));
-  const pageNo = cursors.length + 1;
-  const noPrevious = cursors.length === 0 || page.isPlaceholderData;
-  const noNext = !page.data?.next_cursor || page.isPlaceholderData;
+  // While another page or filter loads, the page shown is the last one: its pager is not this page's.
+  const previous = page.isPlaceholderData ? null : (page.data?.previous ?? null);
+  const next = page.isPlaceholderData ? null : (page.data?.next ?? null);
 
   return (
     <section className="card audit-panel" aria-label="Timeline">
@@ -127,7 +117,7 @@ export function TimelinePanel({ uid, reason, onAsOf }: { uid: string; reason: st
         <>
           <div className="audit-page-info">
             <span>
-              <strong>{page.data.total.toLocaleString('en-US')}</strong> events match · page {pageNo} of {Math.max(1, Math.ceil(page.data.total / PAGE)).toLocaleString('en-US')}
+              <strong>{page.data.total.toLocaleString('en-US')}</strong> events match · page {page.data.number} of {page.data.pages.toLocaleString('en-US')}
             </span>
             {page.isFetching && <Spinner size="sm" label="" />}
           </div>
@@ -169,7 +159,7 @@ export function TimelinePanel({ uid, reason, onAsOf }: { uid: string; reason: st
                         <div>{e.sentence}</div>
                         <div className="audit-trades">
                           {e.trades.map((t) => (
-                            <button key={t} type="button" className="audit-trade-chip" title={`Filter by trade ${t}`} onClick={() => go({ filters: { ...applied, trade: t }, cursors: [] })}>
+                            <button key={t} type="button" className="audit-trade-chip" title={`Filter by trade ${t}`} onClick={() => go({ filters: { ...applied, trade: t }, page: null })}>
                               {shortId(t)}
                             </button>
                           ))}
@@ -209,13 +199,13 @@ export function TimelinePanel({ uid, reason, onAsOf }: { uid: string; reason: st
             </table>
           </div>
           <div className="audit-pager">
-            {/* While another page or filter loads, the rows shown are the last ones: their cursor is not this page's.
+            {/* While another page or filter loads, the rows shown are the last ones: their positions are not this page's.
                 aria-disabled, not disabled: a focused button made disabled drops keyboard focus to <body>, and
                 Enter on Next page left the next Tab on the footer (QA). A click while unavailable does nothing. */}
-            <Button size="sm" variant="secondary" aria-disabled={noPrevious || undefined} onClick={() => !noPrevious && go({ filters: applied, cursors: cursors.slice(0, -1) })}>
+            <Button size="sm" variant="secondary" aria-disabled={!previous || undefined} onClick={() => previous && go(previous)}>
               Previous page
             </Button>
-            <Button size="sm" variant="secondary" aria-disabled={noNext || undefined} onClick={() => !noNext && page.data?.next_cursor && go({ filters: applied, cursors: [...cursors, page.data.next_cursor] })}>
+            <Button size="sm" variant="secondary" aria-disabled={!next || undefined} onClick={() => next && go(next)}>
               Next page
             </Button>
           </div>

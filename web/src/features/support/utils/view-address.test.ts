@@ -34,7 +34,7 @@ describe("the audit screen's as-of view in the address", () => {
   });
 
   it("keeps the timeline's parameters, and the timeline keeps the view's: the same names mean other things", () => {
-    const timeline = { filters: { ...emptyTimelineFilters, trade: 'T-timeline', from: '2026-02-02', to: '2026-02-27' }, cursors: [P1] };
+    const timeline = { filters: { ...emptyTimelineFilters, trade: 'T-timeline', from: '2026-02-02', to: '2026-02-27' }, page: { side: 'after' as const, position: P1 } };
     const both = withAsOfTarget(withTimelineAddress(params('tab=as-of'), timeline), { date: '2026-02-20', trade: 'T-as-of' });
     expect(both.toString()).toBe(`tab=as-of&trade=T-timeline&from=2026-02-02&to=2026-02-27&cursor=${P1}&asof_date=2026-02-20&asof_trade=T-as-of`);
     expect(timelineAddressOf(both)).toEqual(timeline);

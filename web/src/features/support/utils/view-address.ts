@@ -81,7 +81,7 @@ export function withAsOfTarget(params: URLSearchParams, target: AsOfTarget | nul
 
 /**
  * Whether two addresses hold the same parameters, whatever the order of their keys (each part of the
- * screen writes its own keys at the end); a repeated key's values keep their order (the timeline's cursors).
+ * screen writes its own keys at the end); a repeated key's values keep their order (the cursors of a timeline link written before QA 74).
  */
 export function sameParameters(a: URLSearchParams, b: URLSearchParams): boolean {
   const byKey = (p: URLSearchParams) => [...p].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
