@@ -79,6 +79,58 @@ function TradeTable({ title, items, total }: { title: string; items: TradeListIt
   );
 }
 
+/** Deepest indentation a branch of a roll tree gets (QA 74: a 60-roll chain made a phone's page 698 px wide). */
+export const MAX_TREE_INDENT = 3;
+
+/**
+ * Where each node of a roll tree is drawn (nodes in walk order, each after its parent): a node's only
+ * child (the next roll, or a remainder) stays at its indentation, so a chain reads down one column; the
+ * children of a node with two or more are one level further in, up to `MAX_TREE_INDENT`. The tree's own
+ * `depth` is the lineage depth, unbounded.
+ */
+export function rollTreeLayout(nodes: readonly { uid: string; parent: string | null }[]): { indent: number; hang: 'root' | 'chain' | 'branch' }[] {
+  const childCount = new Map<string, number>();
+  for (const n of nodes) if (n.parent !== null) childCount.set(n.parent, (childCount.get(n.parent) ?? 0) + 1);
+  const indentOf = new Map<string, number>();
+  return nodes.map((n) => {
+    const parentIndent = n.parent === null ? undefined : indentOf.get(n.parent);
+    const hang = n.parent === null || parentIndent === undefined ? 'root' : (childCount.get(n.parent) ?? 0) > 1 ? 'branch' : 'chain';
+    const indent = parentIndent === undefined ? 0 : hang === 'branch' ? Math.min(parentIndent + 1, MAX_TREE_INDENT) : parentIndent;
+    indentOf.set(n.uid, indent);
+    return { indent, hang };
+  });
+}
+
+// ↳ a branch's child; ↓ the only successor of the node above.
+const arms = { root: null, chain: '↓ ', branch: '↳ ' } as const;
+
+function RollTreeNodes({ nodes }: { nodes: AsOfResponse['roll_trees'][number]['nodes'] }) {
+  const layout = rollTreeLayout(nodes);
+  return (
+    <ol>
+      {nodes.map((n, i) => {
+        const { indent, hang } = layout[i] ?? { indent: 0, hang: 'root' };
+        const arm = arms[hang];
+        return (
+          <li key={n.uid} data-indent={indent} style={{ paddingLeft: `${indent * 20}px` }}>
+            {arm && (
+              <span className="audit-tree-arm" aria-hidden="true">
+                {arm}
+              </span>
+            )}
+            <code className="audit-mono">{shortId(n.uid)}</code> {n.contract_size} × {n.strike_prices.join('/')} exp {n.expiration_date} ·{' '}
+            {n.split ? <Badge tone="warning">Split</Badge> : <Badge tone={n.status === 1 ? 'primary' : n.status === 3 ? 'info' : 'success'}>{statusNames[n.status]}</Badge>}{' '}
+            <span className="muted">
+              open {money(n.premium_at_open)}
+              {n.premium_at_close !== null && ` · close ${money(n.premium_at_close)}`}
+            </span>
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
 function Trees({ view }: { view: AsOfResponse }) {
   return (
     <div className="audit-trees">
@@ -90,19 +142,7 @@ function Trees({ view }: { view: AsOfResponse }) {
             <div className="audit-tree-head">
               <strong>{tree.ticker}</strong> <span className="muted">lineage {shortId(tree.lineage_id)}</span>
             </div>
-            <ol>
-              {tree.nodes.map((n) => (
-                <li key={n.uid} style={{ paddingLeft: `${n.depth * 20}px` }}>
-                  {n.depth > 0 && <span className="audit-tree-arm" aria-hidden="true">↳ </span>}
-                  <code className="audit-mono">{shortId(n.uid)}</code> {n.contract_size} × {n.strike_prices.join('/')} exp {n.expiration_date} ·{' '}
-                  {n.split ? <Badge tone="warning">Split</Badge> : <Badge tone={n.status === 1 ? 'primary' : n.status === 3 ? 'info' : 'success'}>{statusNames[n.status]}</Badge>}{' '}
-                  <span className="muted">
-                    open {money(n.premium_at_open)}
-                    {n.premium_at_close !== null && ` · close ${money(n.premium_at_close)}`}
-                  </span>
-                </li>
-              ))}
-            </ol>
+            <RollTreeNodes nodes={tree.nodes} />
           </div>
         ))}
       </section>

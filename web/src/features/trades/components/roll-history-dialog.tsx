@@ -115,21 +115,59 @@ const nodeKey = (n: Node) => (n.kind === 'trade' ? n.item.uid : n.kind === 'spli
 
 const contracts = (n: number) => `${n} ${n === 1 ? 'contract' : 'contracts'}`;
 
-function TreeNode({ node, current, depth }: { node: Node; current: string; depth: number }) {
+/**
+ * Deepest indentation a branch gets (QA 74). A position rolled 60 times nested 60 levels deep and its
+ * cards shrank to nothing; now a chain stays at one indentation and only a real branch indents, at most
+ * this many levels, so a card keeps about 240 px even in a 390 px phone's dialog.
+ */
+export const MAX_ROLL_INDENT = 3;
+
+/**
+ * How a node hangs from its parent: rolled from a trade (the chain goes on, numbered), a part of a
+ * position cut by a partial close or roll, or a leg of a split trade.
+ */
+type Link = 'root' | 'roll' | 'part' | 'leg';
+const linkOf = (parent: Node): Link => (parent.kind === 'trade' ? 'roll' : parent.kind === 'position' ? 'part' : 'leg');
+
+/**
+ * One node. The DOM keeps each roll inside the trade it was rolled from (aria-level is the lineage depth
+ * a screen reader announces), but the indentation is drawn apart from the nesting: a node's only child
+ * (the next roll of a chain) is drawn below it at the same indentation, and the children of a node with
+ * two or more (a position's parts, a split's legs) one level further in, up to `MAX_ROLL_INDENT`.
+ */
+function TreeNode({ node, current, depth, indent, roll, link }: { node: Node; current: string; depth: number; indent: number; roll: number; link: Link }) {
+  const branches = node.children.length > 1;
+  const childIndent = branches ? Math.min(indent + 1, MAX_ROLL_INDENT) : indent;
   const children = node.children.length > 0 && (
-    <ul role="group">
-      {node.children.map((c) => (
-        <TreeNode key={nodeKey(c)} node={c} current={current} depth={depth + 1} />
-      ))}
+    <ul role="group" className={!branches ? 'roll-chain' : childIndent > indent ? 'roll-branch' : 'roll-capped'}>
+      {node.children.map((c) => {
+        const childLink = linkOf(node);
+        return <TreeNode key={nodeKey(c)} node={c} current={current} depth={depth + 1} indent={childIndent} roll={childLink === 'roll' ? roll + 1 : roll} link={childLink} />;
+      })}
     </ul>
   );
+  // The connector above a rolled-to card (its number is in the card's head, read when scrolled to it).
+  const rolledTo = link === 'roll' && (
+    <div className="roll-link">
+      <span className="roll-link-arrow" aria-hidden="true">
+        ↓
+      </span>
+      Rolled to
+    </div>
+  );
+  const rollNumber = link === 'roll' && <span className="roll-number">Roll {roll}</span>;
+  const common = { role: 'treeitem', 'aria-level': depth, 'data-indent': indent, 'data-roll': roll } as const;
   if (node.kind === 'position') {
     const { entered } = node;
     return (
-      <li role="treeitem" aria-expanded aria-level={depth} data-testid="roll-position">
+      <li {...common} aria-expanded data-testid="roll-position">
+        {rolledTo}
         <div className="roll-node roll-node-position">
           <div className="roll-node-head">
-            <strong>{formatStrikes(entered.strike_prices)}</strong>
+            <span className="roll-node-title">
+              <strong>{formatStrikes(entered.strike_prices)}</strong>
+              {rollNumber}
+            </span>
             <span className="roll-status roll-status-entered">As entered</span>
           </div>
           <div className="roll-node-body">
@@ -147,10 +185,14 @@ function TreeNode({ node, current, depth }: { node: Node; current: string; depth
   if (node.kind === 'split') {
     const { split } = node;
     return (
-      <li role="treeitem" aria-expanded aria-level={depth} data-testid="roll-split">
+      <li {...common} aria-expanded data-testid="roll-split">
+        {rolledTo}
         <div className="roll-node roll-node-position">
           <div className="roll-node-head">
-            <strong>{formatStrikes(split.strike_prices)}</strong>
+            <span className="roll-node-title">
+              <strong>{formatStrikes(split.strike_prices)}</strong>
+              {rollNumber}
+            </span>
             <span className="roll-status roll-status-entered">Split</span>
           </div>
           <div className="roll-node-body">
@@ -167,10 +209,14 @@ function TreeNode({ node, current, depth }: { node: Node; current: string; depth
   }
   const { item } = node;
   return (
-    <li role="treeitem" aria-expanded={node.children.length > 0 ? true : undefined} aria-level={depth} aria-current={item.uid === current ? 'true' : undefined} data-testid="roll-trade">
+    <li {...common} aria-expanded={node.children.length > 0 ? true : undefined} aria-current={item.uid === current ? 'true' : undefined} data-testid="roll-trade">
+      {rolledTo}
       <div className={`roll-node${item.uid === current ? ' roll-node-current' : ''}`}>
         <div className="roll-node-head">
-          <strong>{formatStrikes(item.strike_prices)}</strong>
+          <span className="roll-node-title">
+            <strong>{formatStrikes(item.strike_prices)}</strong>
+            {rollNumber}
+          </span>
           <span className={`roll-status roll-status-${item.status}`}>{statusLabel(item.status)}</span>
         </div>
         <div className="roll-node-body">
@@ -184,6 +230,17 @@ function TreeNode({ node, current, depth }: { node: Node; current: string; depth
       </div>
       {children}
     </li>
+  );
+}
+
+/** The lineage's tree as drawn in the dialog; `current` is the trade the dialog was opened for. */
+export function RollTreeView({ tree, current }: { tree: readonly Node[]; current: string }) {
+  return (
+    <ul className="roll-tree" role="tree" aria-label="Roll history">
+      {tree.map((n) => (
+        <TreeNode key={nodeKey(n)} node={n} current={current} depth={1} indent={0} roll={0} link="root" />
+      ))}
+    </ul>
   );
 }
 
@@ -207,11 +264,7 @@ export function RollHistoryDialog({ trade, onClose }: { trade: TradeListItem; on
       ) : tree.length === 0 ? (
         <EmptyState title="No roll history data available" />
       ) : (
-        <ul className="roll-tree" role="tree" aria-label="Roll history">
-          {tree.map((n) => (
-            <TreeNode key={nodeKey(n)} node={n} current={trade.uid} depth={1} />
-          ))}
-        </ul>
+        <RollTreeView tree={tree} current={trade.uid} />
       )}
     </Modal>
   );
