@@ -450,6 +450,32 @@ describe('part 1 faults found by a new user (issue 14)', () => {
     expect(new URL(page.url()).pathname).toBe('/faq');
   });
 
+  it('a tab left open across an upgrade is told a new version runs, and reloads into it (QA 73: old figures until Refresh, "500" for a new version)', async () => {
+    await page.goto('/trades/open');
+    await page.getByText(/Showing \d+ out of \d+ Trades/).waitFor();
+    // The gateway names the build it serves: this page's own entry script, so nothing is said.
+    const own = await page.evaluate(() => /\/(index-[^/]+\.js)$/.exec(document.querySelector<HTMLScriptElement>('script[type="module"][src*="/assets/index-"]')!.getAttribute('src')!)![1]);
+    const served = (await fetch(`${server.baseUrl}/api/v1/health`)).headers.get('x-oj-console');
+    expect(served).toBe(own);
+    const banner = page.getByRole('status').filter({ hasText: 'A new version of Options Journal is running.' });
+    expect(await banner.count()).toBe(0);
+    // The journal is upgraded while the tab stays open: its next answers name another build.
+    const api = (u: URL) => u.pathname.startsWith('/api/v1/');
+    await page.route(api, async (route) => {
+      const res = await route.fetch();
+      await route.fulfill({ response: res, headers: { ...res.headers(), 'x-oj-console': 'index-Upgraded1.js' } });
+    });
+    try {
+      await page.getByRole('button', { name: 'Refresh' }).first().click();
+      await banner.waitFor();
+    } finally {
+      await page.unroute(api);
+    }
+    await banner.getByRole('button', { name: 'Reload to use it' }).click();
+    await page.getByText(/Showing \d+ out of \d+ Trades/).waitFor();
+    expect(await banner.count()).toBe(0);
+  });
+
   it('a journal that could not load tries again by itself once the connection returns', async () => {
     const accounts = (u: URL) => u.pathname.startsWith('/api/v1/accounts');
     await page.route(accounts, (route) => route.abort('internetdisconnected'));

@@ -14,7 +14,7 @@ import { registerInputHygiene } from './plugins/input-hygiene.ts';
 import { registerClosingRefusal, registerLoadShedding } from './plugins/load-shedding.ts';
 import { registerObservability } from './plugins/observability.ts';
 import { registerSecurityHeaders } from './plugins/security-headers.ts';
-import { registerWebConsole } from './plugins/web-console.ts';
+import { CONSOLE_BUILD_HEADER, consoleBuildOf, registerWebConsole } from './plugins/web-console.ts';
 import { healthRoutes } from './health-routes.ts';
 import { authPlugin } from '../identity/auth-plugin.ts';
 import { identityRoutes } from '../identity/routes.ts';
@@ -96,8 +96,11 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorate('deps', deps);
+  const consoleBuild = options.serveWeb ? consoleBuildOf() : null;
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    const build = consoleBuild?.();
+    if (build) reply.header(CONSOLE_BUILD_HEADER, build);
   });
 
   // 1. External plugins.
@@ -123,7 +126,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
       },
     },
   });
-  await app.register(cors, { origin: deps.config.WEB_ORIGIN, credentials: true });
+  await app.register(cors, { origin: deps.config.WEB_ORIGIN, credentials: true, exposedHeaders: [CONSOLE_BUILD_HEADER] });
   await app.register(cookie);
   // Global limit off; auth routes opt in with `config.rateLimit`. Several gateway processes count in one
   // Redis, or each would allow the limit again; if Redis is down, requests pass unlimited rather than fail

@@ -1,5 +1,6 @@
 import { Suspense, useEffect } from 'react';
 import { Outlet, useLocation, useNavigation } from 'react-router';
+import { NewVersionBanner } from '@/components/ui/new-version-banner.tsx';
 import { OfflineBanner } from '@/components/ui/offline-banner.tsx';
 import { FullScreenSpinner } from '@/components/ui/spinner.tsx';
 
@@ -14,6 +15,7 @@ export function RootLayout() {
     <>
       {navigation.state === 'loading' && <div className="route-progress" role="progressbar" aria-label="Loading page" />}
       <OfflineBanner />
+      <NewVersionBanner />
       <Suspense fallback={<FullScreenSpinner />}>
         <Outlet />
       </Suspense>

@@ -24,7 +24,8 @@ export function RouteErrorBoundary() {
   // A new deployment replaces the hashed chunks; a stale tab fails to import them. Reloading fixes it.
   return (
     <ErrorPage
-      code="500"
+      // A new version is no server error (QA 73: a big "500" above "A new version is available").
+      code={chunkFailed ? 'Update' : '500'}
       title={chunkFailed ? 'A new version is available' : 'Something went wrong'}
       message={chunkFailed ? 'Reload the page to get the latest version of the console.' : 'An unexpected error occurred. Please try again, or go back home.'}
       reload={chunkFailed}

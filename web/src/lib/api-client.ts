@@ -6,6 +6,7 @@
  */
 import { SUBSCRIPTION_RENEW_RESOLUTION } from '@oj/contracts/subscriptions';
 import { tokenExpiry } from './jwt.ts';
+import { CONSOLE_BUILD_HEADER, noteServedBuild } from './console-build.ts';
 
 export const API_BASE = '/api/v1';
 
@@ -110,13 +111,16 @@ async function send(path: string, options: RequestOptions, token: string | null)
   const timeout = options.timeoutMs ? AbortSignal.timeout(options.timeoutMs) : undefined;
   const signal = options.signal && timeout ? AbortSignal.any([options.signal, timeout]) : (options.signal ?? timeout);
   try {
-    return await fetch(buildUrl(path, options.query), {
+    const res = await fetch(buildUrl(path, options.query), {
       method: options.method ?? 'GET',
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
       credentials: 'include',
       signal,
     });
+    // The console build the gateway serves now: another than this tab's after an upgrade (console-build.ts).
+    noteServedBuild(res.headers.get(CONSOLE_BUILD_HEADER));
+    return res;
   } catch (error) {
     if (error instanceof DOMException && error.name === 'AbortError' && options.signal?.aborted) throw error;
     throw new ApiError(0, 'Network error. Please try again.');

@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { registerWebConsole } from './web-console.ts';
+import { consoleBuildOf, registerWebConsole } from './web-console.ts';
 
 let app: FastifyInstance;
 let root: string;
@@ -60,5 +60,23 @@ describe('the console served by the gateway', () => {
     // A path longer than the router takes a parameter of reaches this route; cut short as elsewhere (QA: 5,000 characters echoed).
     const long = await app.inject({ url: `/api/v1/trades/${'a'.repeat(5000)}/roll-history` });
     expect([long.statusCode, long.json().message]).toEqual([404, `Route GET /api/v1/trades/${'a'.repeat(105)}… not found.`]);
+  });
+});
+
+describe('the console build the gateway names (x-oj-console)', () => {
+  it("names index.html's entry script, the one built later once it is published, and nothing without a build", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oj-console-build-'));
+    try {
+      const build = consoleBuildOf(dir);
+      expect(build()).toBeNull();
+      writeFileSync(join(dir, 'index.html'), '<!doctype html><script type="module" crossorigin src="/assets/index-Js2OhMe1.js"></script>');
+      await new Promise((r) => setTimeout(r, 1100)); // read again at most once a second
+      expect(build()).toBe('index-Js2OhMe1.js');
+      writeFileSync(join(dir, 'index.html'), '<!doctype html><script type="module" crossorigin src="/assets/index-Qx9.js"></script>');
+      await new Promise((r) => setTimeout(r, 1100));
+      expect(build()).toBe('index-Qx9.js');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,13 +1,42 @@
 import type { FastifyInstance } from 'fastify';
 import { errorBodyOf } from '@oj/contracts/common';
 import fastifyStatic from '@fastify/static';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { API_PREFIX } from '../api-prefix.ts';
 import { routeNotFoundMessage } from './error-handler.ts';
 
 export const WEB_DIST = fileURLToPath(new URL('../../../../web/dist/', import.meta.url));
+
+/** The header naming the console build this gateway serves (its entry script's hashed name). */
+export const CONSOLE_BUILD_HEADER = 'x-oj-console';
+
+/**
+ * The console build served from `root`: its index.html's entry script (`index-3f2a9c.js`, named by the
+ * hash of what it contains), or null when none is built. Read again when index.html changes (a build
+ * published while the gateway runs), at most once a second. A tab compares it with its own entry script
+ * and, when they differ, offers to reload into the build now served (QA 73: a tab left open across an
+ * upgrade kept showing the old release's figures and code).
+ */
+export function consoleBuildOf(root: string = WEB_DIST): () => string | null {
+  let cached: { checkedAt: number; mtimeMs: number; build: string | null } | null = null;
+  return () => {
+    const now = Date.now();
+    if (cached && now - cached.checkedAt < 1000) return cached.build;
+    try {
+      const file = join(root, 'index.html');
+      const { mtimeMs } = statSync(file);
+      if (cached?.mtimeMs !== mtimeMs) {
+        const entry = /<script[^>]*type="module"[^>]*src="[^"]*\/(index-[^"/]+\.js)"/.exec(readFileSync(file, 'utf8'));
+        cached = { checkedAt: now, mtimeMs, build: entry?.[1] ?? null };
+      } else cached.checkedAt = now;
+    } catch {
+      cached = { checkedAt: now, mtimeMs: -1, build: null };
+    }
+    return cached.build;
+  };
+}
 
 /**
  * Serves the built console from the gateway's port. A path with a file name (`/assets/index-3f2a.js`,
