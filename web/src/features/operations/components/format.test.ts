@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { dateTime, duration, figureSentence, idleBuild, position } from './format.ts';
+import { dateTime, duration, figureSentence, idleBuild, laneState, position } from './format.ts';
 
 describe('operations formatting', () => {
+  it("says a lane's state: its lag, caught up, or, with nothing behind, that nobody works it or it is stuck (QA 75: 'caught up' beside 'No projector works this lane')", () => {
+    expect(laneState({ behind: 0, capped: false, seconds: 0, errorAttempts: null })).toEqual({ text: 'caught up', ok: true });
+    expect(laneState({ behind: 1234, capped: false, seconds: 2.25, errorAttempts: null })).toEqual({ text: '1,234 behind · 2.3s', ok: false });
+    expect(laneState({ behind: 0, capped: true, seconds: 0, errorAttempts: null })).toEqual({ text: '0+ behind · 0.0s', ok: false });
+    expect(laneState({ behind: null, capped: false, seconds: 0, errorAttempts: null })).toEqual({ text: 'lag unknown', ok: false });
+    expect(laneState({ behind: 0, capped: false, seconds: 0, errorAttempts: 0 })).toEqual({ text: 'not worked', ok: false });
+    expect(laneState({ behind: 0, capped: false, seconds: 0, errorAttempts: 7 })).toEqual({ text: 'stuck', ok: false });
+  });
+
   it('writes an action\'s time in UTC and says so, whatever the browser\'s zone (QA: local time, no zone)', () => {
     expect(dateTime('2026-12-05T10:51:49.178Z')).toBe('Dec 5, 10:51:49 UTC');
     expect(dateTime('2026-07-01T00:05:09Z')).toBe('Jul 1, 00:05:09 UTC');

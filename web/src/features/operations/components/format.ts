@@ -2,6 +2,18 @@ import type { FigureDelta, ProjectionsStatusResponse, RebuildState } from '@oj/c
 
 export const int = (n: number) => Math.round(n).toLocaleString('en-US');
 
+/**
+ * A lane's state in a word or two: its lag, or, with nothing behind, whether it is caught up. A lane nobody
+ * works (an error of 0 attempts) or one stuck is neither (QA 75: green "caught up" above the red "No
+ * projector works this lane"). `behind` null: the lag is not measured (version skew).
+ */
+export function laneState(lane: { behind: number | null; capped: boolean; seconds: number; errorAttempts: number | null }): { text: string; ok: boolean } {
+  if (lane.behind === null) return { text: 'lag unknown', ok: false };
+  if (lane.behind > 0 || lane.capped) return { text: `${int(lane.behind)}${lane.capped ? '+' : ''} behind · ${lane.seconds.toFixed(1)}s`, ok: false };
+  if (lane.errorAttempts !== null) return { text: lane.errorAttempts > 0 ? 'stuck' : 'not worked', ok: false };
+  return { text: 'caught up', ok: true };
+}
+
 export function duration(seconds: number | null): string {
   if (seconds === null || !Number.isFinite(seconds)) return '—';
   if (seconds < 1) return '<1s';

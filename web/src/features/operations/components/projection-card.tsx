@@ -11,7 +11,7 @@ import { ApiError, errorMessage } from '@/lib/api-client.ts';
 import type { UpsertRebuild } from '../api/use-operations-stream.ts';
 import { useAbandon, useRebuild, useRetire, useRollback, useSwitch } from '../api/operations-api.ts';
 import { DiffPanel } from './diff-panel.tsx';
-import { idleBuild, int, position, timeAgo } from './format.ts';
+import { idleBuild, int, laneState, position, timeAgo } from './format.ts';
 import { LagChart } from './lag-chart.tsx';
 import { RebuildProgress } from './rebuild-progress.tsx';
 import { useSendOnce } from './use-send-once.ts';
@@ -347,12 +347,13 @@ export function ProjectionCard({ projection, live, onRebuildStarted }: { project
             const lagging = behind > 0 || l.capped || unknown;
             const seconds = now?.behindSeconds ?? l.behindSeconds;
             const error = live?.laneErrors.find((e) => e.lane === l.lane);
+            const state = laneState({ behind: unknown ? null : behind, capped: l.capped, seconds, errorAttempts: error ? error.attempts : null });
             return (
               <div key={l.lane} className={`ops-lane${lagging ? ' is-behind' : ''}${error ? ' is-stuck' : ''}`} data-testid={`lane-${l.lane}`}>
                 <div className="ops-lane-head">
                   <strong>Lane {l.lane}</strong>
-                  <span className={lagging ? 'ops-lag-behind' : 'ops-lag-ok'} title={projection.lagUnknown}>
-                    {unknown ? 'lag unknown' : lagging ? `${int(behind)}${l.capped ? '+' : ''} behind · ${seconds.toFixed(1)}s` : 'caught up'}
+                  <span className={state.ok ? 'ops-lag-ok' : 'ops-lag-behind'} title={projection.lagUnknown}>
+                    {state.text}
                   </span>
                 </div>
                 <LagChart samples={samples} projection={name} lane={l.lane} />
