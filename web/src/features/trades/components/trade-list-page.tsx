@@ -21,7 +21,8 @@ import { openTradeColumns } from './open-trade-columns.tsx';
 import type { TradeAction, TradeListSlots, TradeTableMeta } from './trade-actions.ts';
 import { TradeDialogHost } from './trade-dialog-host.tsx';
 import { TradeFilterHeader } from './trade-filter-header.tsx';
-import { filterStateOf, filtersOf, paramsOf, withKnownChoices, withoutDateRange, type FilterState } from '../utils/filter-state.ts';
+import { droppedRangeOf, filterStateOf, filtersOf, paramsOf, withKnownChoices, withoutDateRange, type FilterState } from '../utils/filter-state.ts';
+import { dateRangePresets } from '../utils/date-range.ts';
 import './trades.css';
 
 export interface TradeListPageProps extends TradeListSlots {
@@ -84,10 +85,20 @@ export function TradeListPage({ kind, title, description, renderTradeShare }: Tr
   // An account or strategy the trader does not have (a stale or someone else's link) is dropped, not sent,
   // and the address says what is shown.
   const filterState = useMemo(() => withKnownChoices(asked, accounts.data, strategies.data), [asked, accounts.data, strategies.data]);
+  // A date range the rules refuse is shown as the default: the address says what is shown, and the page why.
+  const dropped = useMemo(() => droppedRangeOf(new URLSearchParams(search), today), [search, today]);
+  const [droppedNote, setDroppedNote] = useState<string | null>(null);
   useEffect(() => {
-    if (filterState !== asked) setParams(paramsOf(filterState), { replace: true });
-  }, [filterState, asked, setParams]);
-  const setFilterState = useCallback((next: FilterState) => setParams(paramsOf(next)), [setParams]);
+    if (dropped) setDroppedNote(dropped);
+    if (filterState !== asked || dropped) setParams(paramsOf(filterState), { replace: true });
+  }, [filterState, asked, dropped, setParams]);
+  const setFilterState = useCallback(
+    (next: FilterState) => {
+      setDroppedNote(null);
+      setParams(paramsOf(next));
+    },
+    [setParams],
+  );
   const [action, setAction] = useState<TradeAction | null>(null);
   const tableRef = useRef<HTMLDivElement>(null);
   // A dialog returns focus to the row that opened it; when that row left the list (closed, rolled,
@@ -160,6 +171,13 @@ export function TradeListPage({ kind, title, description, renderTradeShare }: Tr
           <Button variant="secondary" size="sm" onClick={refresh} loading={refreshing}>
             Try again
           </Button>
+        </Alert>
+      )}
+      {droppedNote && (
+        <Alert tone="info" title="The link's date range was not used.">
+          <p>
+            {droppedNote} Showing {dateRangePresets.find((p) => p.value === filterState.preset)?.label ?? 'the default range'}.
+          </p>
         </Alert>
       )}
       {hiddenOpen > 0 && (

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { filterStateOf, filtersOf, initialFilterState, paramsOf, withKnownChoices, withoutDateRange, type FilterState } from './filter-state.ts';
+import { droppedRangeOf, filterStateOf, filtersOf, initialFilterState, paramsOf, withKnownChoices, withoutDateRange, type FilterState } from './filter-state.ts';
 
 const TODAY = '2026-11-27';
 const read = (search: string) => filterStateOf(new URLSearchParams(search), TODAY);
@@ -56,5 +56,17 @@ describe('an account or strategy in the address', () => {
   it('is kept, as the same state, when it is known or the lists are not loaded yet', () => {
     expect(withKnownChoices(state, [{ uid: ACCOUNT }], [{ uid: STRATEGY }])).toBe(state);
     expect(withKnownChoices(state, undefined, undefined)).toBe(state);
+  });
+});
+
+describe('a date range in the address that is not used', () => {
+  it('says why a range it shows as the default was dropped, and nothing for one it uses (QA 74: silently the Year list)', () => {
+    const dropped = (search: string) => droppedRangeOf(new URLSearchParams(search), TODAY);
+    expect(dropped('')).toBeNull();
+    expect(dropped('range=last30')).toBeNull();
+    expect(dropped(`range=custom&sd=${TODAY}&ed=${TODAY}`)).toBeNull();
+    expect(dropped('range=custom&sd=2021-12-06&ed=2026-11-20')).toBe('Date range cannot exceed one year.');
+    expect(read('range=custom&sd=2021-12-06&ed=2026-11-20').preset).toBe(initialFilterState.preset);
+    expect(dropped('range=fortnight')).toBe('"fortnight" is not one of the date ranges.');
   });
 });

@@ -60,6 +60,22 @@ export function filterStateOf(params: URLSearchParams, today: string): FilterSta
   return state;
 }
 
+/**
+ * Why the address's date range is not the one shown (`filterStateOf` reads it as the default), or null
+ * when it is used or there is none (QA 74: a five-year custom range in a link showed the Year list while
+ * the address kept the range, and nothing said so).
+ */
+export function droppedRangeOf(params: URLSearchParams, today: string): string | null {
+  const range = params.get('range');
+  if (range === null) return null;
+  if (range === 'custom') {
+    const issues = dateRangeIssues(params.get('sd') ?? '', params.get('ed') ?? '', today);
+    const issue = issues.sd ?? issues.ed;
+    return issue ? (issue.endsWith('.') ? issue : `${issue}.`) : null;
+  }
+  return PRESETS.has(range) ? null : `"${range}" is not one of the date ranges.`;
+}
+
 /** The address parameters of a filter state: only what differs from the default. */
 export function paramsOf(state: FilterState): Record<string, string> {
   const p: Record<string, string> = {};
