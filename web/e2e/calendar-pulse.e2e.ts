@@ -168,12 +168,15 @@ describe('income calendar', () => {
 
   it("reads a month before the premium data's window (1 January two years back) from that month's own records (QA 74: shown empty)", async () => {
     // December three years back: the trader's records of it are set here (the API refuses trades dated more
-    // than two years back, so a journal kept that long is seeded as the month's answer): the 3rd +120.50
-    // (green), the 10th -40 (red), the 17th even with a trade (yellow); by hand: net premium 80.50, 3 active days.
+    // than two years back, so a journal kept that long is seeded as the month's answer): its 1st weekday
+    // +120.50 (green), its 6th -40 (red), its 11th even with a trade (yellow); by hand: net premium 80.50,
+    // 3 active days.
     const year = Number(today.slice(0, 4)) - 3;
     const month = `${year}-12`;
-    const url = `**/api/v1/metrics/daily-income?month=${month}`;
-    const days = { [`${month}-03`]: { np: 120.5, otc: 1, ctc: 0 }, [`${month}-10`]: { np: -40, otc: 0, ctc: 1 }, [`${month}-17`]: { np: 0, otc: 1, ctc: 1 } };
+    const weekdays = Array.from({ length: 31 }, (_, i) => `${month}-${String(i + 1).padStart(2, '0')}`).filter((d) => !isWeekend(d));
+    const [green, red, even] = [weekdays[0]!, weekdays[5]!, weekdays[10]!];
+    const days: Record<string, { np: number; otc: number; ctc: number }> = { [green]: { np: 120.5, otc: 1, ctc: 0 }, [red]: { np: -40, otc: 0, ctc: 1 }, [even]: { np: 0, otc: 1, ctc: 1 } };
+    const url = (u: URL) => u.pathname === '/api/v1/metrics/daily-income' && u.searchParams.get('month') === month;
     await page.route(url, async (route) => {
       const real = await (await route.fetch()).json();
       for (const d of real.daily_income) Object.assign(d, days[d.income_date] ?? {});
@@ -182,10 +185,10 @@ describe('income calendar', () => {
     try {
       await page.goto(`/calendar/income?month=${month}`);
       await page.getByTestId('month-premium').getByText(usd(80.5), { exact: true }).waitFor();
-      expect(await cell(`${month}-03`).getAttribute('data-tone')).toBe('positive');
-      expect(await cell(`${month}-10`).getAttribute('data-tone')).toBe('negative');
-      expect(await cell(`${month}-17`).getAttribute('data-tone')).toBe('even');
-      expect(await cell(`${month}-04`).getAttribute('data-tone')).toBe('none');
+      expect(await cell(green).getAttribute('data-tone')).toBe('positive');
+      expect(await cell(red).getAttribute('data-tone')).toBe('negative');
+      expect(await cell(even).getAttribute('data-tone')).toBe('even');
+      expect(await cell(weekdays[1]!).getAttribute('data-tone')).toBe('none');
       expect((await page.locator('.cal-totals dd').allInnerTexts())[1]).toBe('3');
     } finally {
       await page.unroute(url);

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { commandLineError } from '@oj/infra/command-line';
 import { createCliRuntime } from '../../platform/runtime.ts';
+import { tradeMessages } from '@oj/contracts/trades';
 import { seedJournals } from './generate.ts';
 
 /**
@@ -65,8 +66,15 @@ try {
   );
   process.stderr.write('\n');
   process.stdout.write(
-    `${JSON.stringify({ users: report.users.map((u) => ({ email: u.email, password: u.password })), commands: report.commands, refused: report.refused, seconds: (Date.now() - started) / 1000 }, null, 2)}\n`,
+    `${JSON.stringify({ users: report.users.map((u) => ({ email: u.email, password: u.password })), commands: report.commands, refused: report.refused, refusedBecause: report.refusedBecause, seconds: (Date.now() - started) / 1000 }, null, 2)}\n`,
   );
+  // Each command's key is the seed, the trader and the step: seeded before with another --today, the same
+  // keys name other trades (QA 74: every one refused, with no word why).
+  if (report.refusedBecause[tradeMessages.idempotencyReuse]) {
+    process.stderr.write(
+      `${report.refusedBecause[tradeMessages.idempotencyReuse]} commands were refused: these traders were seeded before with --seed ${seed} and another --today, and keep that journal. Use another --seed for another set of traders.\n`,
+    );
+  }
 } finally {
   await runtime.close();
 }

@@ -42,6 +42,8 @@ export interface SeedReport {
   users: Array<{ userId: string; email: string; password: string }>;
   commands: Record<string, number>;
   refused: number;
+  /** Why, by the refusal's message (QA 74: "refused: 5" and exit 0, no reason). */
+  refusedBecause: Record<string, number>;
 }
 
 export const SEED_PASSWORD = 'Seed1!trader';
@@ -109,7 +111,7 @@ export async function seedJournals(deps: SeedDeps, options: SeedOptions): Promis
   const clock = new FixedClock(newYorkDate(now) === today && now < midday ? now : midday);
   const ctx: JournalContext = { db: deps.db, eventStore: deps.eventStore, clock };
   const identity = { db: deps.db, clock, config: deps.config };
-  const report: SeedReport = { users: [], commands: {}, refused: 0 };
+  const report: SeedReport = { users: [], commands: {}, refused: 0, refusedBecause: {} };
   const earliest = addDays(minusYears(today, 2), 1);
   let done = 0;
   const total = options.users * options.tradesPerUser;
@@ -133,6 +135,7 @@ export async function seedJournals(deps: SeedDeps, options: SeedOptions): Promis
       } catch (error) {
         if (error instanceof AppError) {
           report.refused++;
+          report.refusedBecause[error.message] = (report.refusedBecause[error.message] ?? 0) + 1;
           return null;
         }
         throw error;

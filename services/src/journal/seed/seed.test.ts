@@ -112,6 +112,12 @@ describe('seed', () => {
     await seedJournals({ db: a.database.db, eventStore: a.eventStore, config }, a.options);
     const again = await a.eventStore.readAll({ streamPrefixes: [journalStreamPrefix], limit: 100_000 });
     expect(again).toHaveLength(a.events.length);
+    // Another day with the same seed: the same keys name other trades, and the refusals say so (QA 74:
+    // "refused: 5", no reason), still appending nothing.
+    const other = await seedJournals({ db: a.database.db, eventStore: a.eventStore, config }, { ...a.options, tradesPerUser: 3, today: '2026-02-02' });
+    expect(other.refused).toBeGreaterThan(0);
+    expect(other.refusedBecause).toEqual({ 'This Idempotency-Key was already used for a different request.': other.refused });
+    expect(await a.eventStore.readAll({ streamPrefixes: [journalStreamPrefix], limit: 100_000 })).toHaveLength(a.events.length);
   });
 });
 
