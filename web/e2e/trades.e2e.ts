@@ -848,6 +848,13 @@ describe("a trader's day", () => {
     await showing(1, 1).waitFor();
     await row('MSFT').waitFor();
     await page.waitForURL((u) => u.search === '?ticker=MSFT');
+    // The page says why the link's range was not used (QA 74: a five-year custom range showed Year silently).
+    const dropped = page.getByRole('status').filter({ hasText: "The link's date range was not used." });
+    await dropped.waitFor();
+    expect(await dropped.innerText()).toContain('"bogus" is not one of the date ranges. Showing Year.');
+    await page.goto('/trades/open?range=custom&sd=2021-12-06&ed=2026-11-20');
+    await page.waitForURL((u) => u.search === '');
+    await dropped.getByText('Date range cannot exceed one year. Showing Year.').waitFor();
   });
 
   it('loads more', async () => {
