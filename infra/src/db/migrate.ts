@@ -38,22 +38,20 @@ export class OlderDatabaseError extends ConfigError {
   }
 }
 
-/** What each applied migration allows the releases before it: read by those releases, written by every one. */
-const notesMigration: MigrationSet = {
-  '202612060900_migration_notes': {
-    olderReleasesMayRun: true,
-    async up(db: Kysely<any>) {
-      await db.schema
-        .createTable('migration_notes')
-        .addColumn('name', 'text', (c) => c.primaryKey())
-        .addColumn('older_releases_may_run', 'boolean', (c) => c.notNull())
-        .execute();
-    },
-    async down(db: Kysely<any>) {
-      await db.schema.dropTable('migration_notes').execute();
-    },
-  },
-};
+/**
+ * What each applied migration allows the releases before it: read by those releases, written by every
+ * one. Created beside the migrations, not as one: a migration of its own would be one more that the
+ * releases before it do not have, and would make the upgrade to the release that brought it one-way.
+ */
+async function ensureNotesTable(db: Kysely<any>): Promise<void> {
+  try {
+    await sql`create table if not exists migration_notes (name text primary key, older_releases_may_run boolean not null)`.execute(db);
+  } catch (error) {
+    // Two processes starting at once: the other one created it (PostgreSQL's catalog race on IF NOT EXISTS).
+    const code = (error as { code?: string }).code;
+    if (code !== '23505' && code !== '42P07') throw error;
+  }
+}
 
 export interface MigrateOptions {
   /**
@@ -84,7 +82,7 @@ export interface MigrateOptions {
  */
 export async function migrateToLatest(db: Kysely<any>, sets: MigrationSet[], options: MigrateOptions = {}): Promise<string[]> {
   const all: Record<string, ModuleMigration> = {};
-  for (const set of [notesMigration, ...sets]) {
+  for (const set of sets) {
     for (const [name, migration] of Object.entries(set)) {
       if (all[name]) throw new Error(`Two migrations are named ${name}`);
       all[name] = migration;
@@ -120,6 +118,7 @@ export async function migrateToLatest(db: Kysely<any>, sets: MigrationSet[], opt
     if (missing) throw new NewerDatabaseError([missing[1]!]);
     throw error instanceof Error ? error : new Error(String(error));
   }
+  await ensureNotesTable(db);
   await noteMigrations(db, all);
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
