@@ -133,6 +133,14 @@ export function paginated<T extends z.ZodTypeAny>(item: T) {
   });
 }
 
+/**
+ * The console build a gateway serves, named in the header of every answer: its entry script's hashed
+ * file name. The gateway reads it from index.html, a tab from its own page (web/src/lib/console-build.ts).
+ */
+export const CONSOLE_BUILD_HEADER = 'x-oj-console';
+/** The entry script's name (`index-Js2OhMe1.js`) in a script's `src`, or null for any other script. */
+export const consoleBuildOfSrc = (src: string): string | null => /\/assets\/(index-[^/"]+\.js)$/.exec(src)?.[1] ?? null;
+
 export const healthResponse = z.object({ status: z.literal('ok'), uptime_s: z.number() });
 export const readyResponse = z.object({
   status: z.enum(['ready', 'degraded']),

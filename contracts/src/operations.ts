@@ -213,8 +213,14 @@ export function takeStreamEvents(text: string): { events: StreamEvent[]; rest: s
  * message once there is an event to catch up; the console offers no switch or rollback it would refuse.
  */
 export function catchUpRefusal(name: string, version: number, builtBy: number, code: number | null): string | null {
-  if (code === null || builtBy === code) return null;
-  return `${name} v${version} was built by ${codeVersionLabel(builtBy)} and the code runs ${codeVersionLabel(code)}: it cannot catch up. Rebuild instead.`;
+  const why = cannotCatchUp(name, version, builtBy, code);
+  return why && `${why} Rebuild instead.`;
+}
+
+/** Why the running code cannot catch version `version` up (built by other code), or null when it can (or who built it is not known). */
+function cannotCatchUp(name: string, version: number, builtBy: number | null, code: number | null): string | null {
+  if (code === null || builtBy === null || builtBy === code) return null;
+  return `${name} v${version} was built by ${codeVersionLabel(builtBy)} and the code runs ${codeVersionLabel(code)}: it cannot catch up.`;
 }
 
 /**
@@ -222,10 +228,10 @@ export function catchUpRefusal(name: string, version: number, builtBy: number, c
  * the running one (an older release's projector took a newer release's rebuild, QA 75), abandon it and
  * rebuild, as its switch would be refused. The CLI's status and the console say the same.
  */
-export function builtVersionAdvice(name: string, version: number, builtBy: number, code: number | null): { otherCode: boolean; text: string } {
-  const refusal = catchUpRefusal(name, version, builtBy, code);
-  return refusal
-    ? { otherCode: true, text: `${refusal.replace(/ Rebuild instead\.$/, '')} Abandon it (\`abandon ${name} --version ${version}\`), then rebuild with this release.` }
+export function builtVersionAdvice(name: string, version: number, builtBy: number | null, code: number | null): { otherCode: boolean; text: string } {
+  const why = cannotCatchUp(name, version, builtBy, code);
+  return why
+    ? { otherCode: true, text: `${why} Abandon it (\`abandon ${name} --version ${version}\`), then rebuild with this release.` }
     : { otherCode: false, text: `compare with \`diff ${name}\`, then \`switch ${name} ${version}\`` };
 }
 

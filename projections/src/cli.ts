@@ -240,10 +240,10 @@ async function main(argv: string[]): Promise<number> {
       // it by its own formulas (QA 75): say so, instead of leaving a version this release cannot switch to.
       let other = false;
       for (const r of values.user ? [] : results) {
-        const builtBy = (await readRegistry(deps.database.db, r.projection)).find((v) => v.version === r.version)?.codeVersion;
+        const builtBy = (await readRegistry(deps.database.db, r.projection)).find((v) => v.version === r.version)?.codeVersion ?? null;
         const code = allProjections.find((p) => p.name === r.projection)?.version ?? null;
-        const advice = builtBy === undefined ? null : builtVersionAdvice(r.projection, r.version, builtBy, code);
-        if (advice?.otherCode) {
+        const advice = builtVersionAdvice(r.projection, r.version, builtBy, code);
+        if (advice.otherCode) {
           process.stderr.write(`A projector of another release ran this rebuild: ${advice.text}\n`);
           other = true;
         }

@@ -123,16 +123,17 @@ export async function migrateToLatest(db: Kysely<any>, sets: MigrationSet[], opt
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
+const tableExists = async (db: Kysely<any>, table: string): Promise<boolean> =>
+  (await sql<{ present: boolean }>`select to_regclass(${table}) is not null as present`.execute(db)).rows[0]?.present === true;
+
 async function appliedMigrations(db: Kysely<any>): Promise<string[]> {
-  const { rows } = await sql<{ present: boolean }>`select to_regclass('kysely_migration') is not null as present`.execute(db);
-  if (!rows[0]?.present) return [];
+  if (!(await tableExists(db, 'kysely_migration'))) return [];
   const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
   return applied.rows.map((r) => r.name);
 }
 
 async function olderReleasesMayRun(db: Kysely<any>, names: string[]): Promise<Set<string>> {
-  const { rows } = await sql<{ present: boolean }>`select to_regclass('migration_notes') is not null as present`.execute(db);
-  if (!rows[0]?.present) return new Set();
+  if (!(await tableExists(db, 'migration_notes'))) return new Set();
   const notes = await sql<{ name: string }>`select name from migration_notes where older_releases_may_run and name = any(${names}::text[])`.execute(db);
   return new Set(notes.rows.map((r) => r.name));
 }

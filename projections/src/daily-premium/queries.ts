@@ -138,8 +138,9 @@ export async function monthDaysJson(db: Kysely<any>, tables: TradeReadTables, us
   const start = `${month}-01`;
   const end = addDays(firstOfMonthBefore(start, -1), -1);
   const last = end < today ? end : today;
-  const rows = start <= last ? await windowDays(db, sql.table(tables.daily_premium), userId, start, last) : [];
-  return `{"month":"${month}","daily_income":${start <= last ? dailyIncomeJson(rows, start, last) : '[]'}}`;
+  if (start > last) return `{"month":"${month}","daily_income":[]}`;
+  const rows = await windowDays(db, sql.table(tables.daily_premium), userId, start, last);
+  return `{"month":"${month}","daily_income":${dailyIncomeJson(rows, start, last)}}`;
 }
 
 /** The window's dates with their weekend flag, made once per window (a day's answers share it). */

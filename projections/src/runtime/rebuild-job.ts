@@ -134,7 +134,8 @@ export function startRebuildWorker(options: RebuildWorkerOptions): RebuildWorker
     REBUILD_QUEUE,
     async (job: Job<RebuildJobData, RebuildResult[]>, token?: string) => {
       const { target, userId, batchSize, segmentEvents } = job.data;
-      const other = otherCodeOfJob(job.data, options.deps.projections, target === 'all' ? options.deps.projections.map((p) => p.name) : [target]);
+      const names = target === 'all' ? options.deps.projections.map((p) => p.name) : [target];
+      const other = otherCodeOfJob(job.data, options.deps.projections, names);
       if (other) {
         // Left for a projector running the code that asked (a rolling upgrade has both for a while).
         const left = (job.data.leftByOtherCode ?? 0) + 1;
@@ -148,7 +149,6 @@ export function startRebuildWorker(options: RebuildWorkerOptions): RebuildWorker
       }
       log.info({ job: job.id, target, userId }, 'rebuild started');
       try {
-        const names = target === 'all' ? options.deps.projections.map((p) => p.name) : [target];
         // Projections of an `all` job finished before a stop: the job resumes after them, so a stop
         // never rebuilds (and switches) a finished projection a second time.
         const results: RebuildResult[] = [...(job.data.finished ?? [])];

@@ -103,8 +103,10 @@ export function formatStatus(status: ProjectionsStatusResponse): string {
     for (const r of p.rebuilds.filter((r) => !r.finishedAt)) {
       // A complete build of `rebuild --no-switch` waits for the operator, not for a resume (QA).
       // Built by another release's code (QA 75: an older projector took the job): no switch to advise.
-      const builtBy = p.versions.find((v) => v.version === r.version)?.codeVersion ?? p.codeVersion;
-      if (r.builtAt) out.push(`  v${r.version} built, not switched: ${builtVersionAdvice(p.name, r.version, builtBy ?? 0, p.codeVersion).text}`);
+      if (r.builtAt) {
+        const builtBy = p.versions.find((v) => v.version === r.version)?.codeVersion ?? null;
+        out.push(`  v${r.version} built, not switched: ${builtVersionAdvice(p.name, r.version, builtBy, p.codeVersion).text}`);
+      }
       // The total is the log's length when it started; events written since are folded too (QA: "5736/5709").
       else out.push(`  rebuild of v${r.version} in progress/stopped at ${r.checkpoint}: ${r.eventsDone}/${r.eventsTotal === null ? '?' : Math.max(r.eventsDone, r.eventsTotal)} events (resume: rebuild ${p.name})`);
     }

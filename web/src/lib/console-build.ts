@@ -1,4 +1,5 @@
 import { useSyncExternalStore } from 'react';
+import { consoleBuildOfSrc } from '@oj/contracts/common';
 
 /**
  * Which console build this tab runs, against the one the gateway serves now (the `x-oj-console` header of
@@ -7,12 +8,12 @@ import { useSyncExternalStore } from 'react';
  * "500"): the tab then offers to reload (NewVersionBanner). A development server's scripts are not hashed
  * entry files, so there it never differs.
  */
-export const CONSOLE_BUILD_HEADER = 'x-oj-console';
+export { CONSOLE_BUILD_HEADER } from '@oj/contracts/common';
 
 /** The entry script's name in `doc` (`index-Js2OhMe1.js`), or null (a development server). */
 export function ownConsoleBuild(doc: Document = document): string | null {
   const src = doc.querySelector<HTMLScriptElement>('script[type="module"][src*="/assets/index-"]')?.getAttribute('src');
-  return src ? (/\/(index-[^/]+\.js)$/.exec(src)?.[1] ?? null) : null;
+  return src ? consoleBuildOfSrc(src) : null;
 }
 
 let own: string | null | undefined;

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { errorBodyOf } from '@oj/contracts/common';
+import { consoleBuildOfSrc, errorBodyOf } from '@oj/contracts/common';
 import fastifyStatic from '@fastify/static';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,9 +8,6 @@ import { API_PREFIX } from '../api-prefix.ts';
 import { routeNotFoundMessage } from './error-handler.ts';
 
 export const WEB_DIST = fileURLToPath(new URL('../../../../web/dist/', import.meta.url));
-
-/** The header naming the console build this gateway serves (its entry script's hashed name). */
-export const CONSOLE_BUILD_HEADER = 'x-oj-console';
 
 /**
  * The console build served from `root`: its index.html's entry script (`index-3f2a9c.js`, named by the
@@ -28,8 +25,8 @@ export function consoleBuildOf(root: string = WEB_DIST): () => string | null {
       const file = join(root, 'index.html');
       const { mtimeMs } = statSync(file);
       if (cached?.mtimeMs !== mtimeMs) {
-        const entry = /<script[^>]*type="module"[^>]*src="[^"]*\/(index-[^"/]+\.js)"/.exec(readFileSync(file, 'utf8'));
-        cached = { checkedAt: now, mtimeMs, build: entry?.[1] ?? null };
+        const src = /<script[^>]*type="module"[^>]*src="([^"]*)"/.exec(readFileSync(file, 'utf8'))?.[1];
+        cached = { checkedAt: now, mtimeMs, build: src ? consoleBuildOfSrc(src) : null };
       } else cached.checkedAt = now;
     } catch {
       cached = { checkedAt: now, mtimeMs: -1, build: null };
