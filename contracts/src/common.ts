@@ -141,9 +141,52 @@ export const CONSOLE_BUILD_HEADER = 'x-oj-console';
 /** The entry script's name (`index-Js2OhMe1.js`) in a script's `src`, or null for any other script. */
 export const consoleBuildOfSrc = (src: string): string | null => /\/assets\/(index-[^/"]+\.js)$/.exec(src)?.[1] ?? null;
 
+/**
+ * What a journal still does after it starts before its read models answer for the whole log: the
+ * projector that runs in the process (embedded mode) rebuilds read models whose formulas changed with
+ * the release, then brings them up to the log's head. Until then every API answer but health and
+ * readiness is a 503 with `STARTUP_RESOLUTION` and this progress as its detail (the console shows it),
+ * never figures from read models that are behind or built by other formulas.
+ */
+export const startupProgress = z.object({
+  phase: z.enum(['preparing', 'rebuilding', 'catching-up']),
+  /** The read model being rebuilt (`rebuilding`). */
+  projection: z.string().optional(),
+  /** Events done of `total` in this phase (`total` null: not counted). */
+  done: z.number().int(),
+  total: z.number().int().nullable(),
+  /** The last attempt failed (the server's log says why) and the projector tries again. */
+  retrying: z.boolean(),
+});
+export type StartupProgress = z.infer<typeof startupProgress>;
+export const STARTUP_RESOLUTION = 'Options Journal answers once it is up to date; try again in a moment.';
+
+/** The share of the phase done in whole percent (99 at most until it is over), or null while not counted. */
+export function startupPercent(p: StartupProgress): number | null {
+  if (p.total === null || p.phase === 'preparing') return null;
+  if (p.total === 0) return 100;
+  return Math.min(99, Math.floor((p.done * 100) / p.total));
+}
+
+/** The 503's message while the journal starts: what it does, and how far it got. */
+export function startupMessage(p: StartupProgress): string {
+  const count = (n: number) => n.toLocaleString('en-US');
+  const percent = startupPercent(p);
+  const progress = percent === null || !p.total ? '' : `: ${percent}% (${count(p.done)} of ${count(p.total)} events)`;
+  const doing =
+    p.phase === 'preparing'
+      ? 'Options Journal is starting'
+      : p.phase === 'rebuilding'
+        ? `Options Journal is recomputing its figures for this release${progress}`
+        : `Options Journal is bringing its figures up to date with your records${progress}`;
+  return `${doing}.${p.retrying ? ' The last attempt failed and it is trying again; the server log says why.' : ''}`;
+}
+
 export const healthResponse = z.object({ status: z.literal('ok'), uptime_s: z.number() });
 export const readyResponse = z.object({
-  status: z.enum(['ready', 'degraded']),
+  status: z.enum(['ready', 'degraded', 'starting']),
+  /** While `starting`: what the start still does (see `startupProgress`). */
+  startup: startupProgress.optional(),
   dependencies: z.record(z.string(), z.object({ up: z.boolean(), detail: z.string().optional() })),
   down: z.array(z.string()),
 });

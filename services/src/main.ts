@@ -12,7 +12,9 @@ import { closeOnSignals } from './platform/shutdown.ts';
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const runtime: Runtime = await createRuntime(config);
-  await startBackgroundWorkers(runtime, { projector: true, mail: true });
+  // Listening before the projector starts: the console loads and says how far the start got while the
+  // projector rebuilds or catches up its read models; the API answers 503 until they are up to date.
+  runtime.deps.startup?.hold();
   const app = await buildApp(runtime.deps, { serveWeb: true, sharedEventLoop: true });
   closeOnSignals({
     logger: runtime.deps.logger,
@@ -26,11 +28,16 @@ async function main(): Promise<void> {
   await app.listen({ host: config.HOST, port: config.PORT }).catch((error: unknown) => {
     throw listenError(error, config.HOST, config.PORT, 'PORT');
   });
+  await startBackgroundWorkers(runtime, { projector: true, mail: true });
   const url = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${(app.server.address() as { port: number }).port}`;
   // PUBLIC_URL is the address users and mailed links use; behind a proxy it differs from the bound one.
   app.log.info(
     { mode: config.mode, dataDir: config.DATA_DIR, publicUrl: config.PUBLIC_URL },
     `Options Journal is listening on ${url}, public at ${config.PUBLIC_URL} (console at ${url}/, API at ${url}/api/v1, docs at ${url}/api/v1/docs)`,
+  );
+  const since = performance.now();
+  void runtime.deps.startup?.opened.then(() =>
+    app.log.info({ seconds: Math.round(performance.now() - since) / 1000 }, 'the read models are up to date: the API answers'),
   );
 }
 

@@ -3,6 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DESKTOP, PHONE, launchBrowser, newContext, screenshotAt } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
 import { createTrader, signIn, type Trader } from './support/trader.ts';
+import type { StartupProgress } from '@oj/contracts/common';
 
 /**
  * A self-hosted installation (no STRIPE_SECRET_KEY, as `npm start` runs by default) in Chromium: every
@@ -70,4 +71,34 @@ describe('a self-hosted installation', () => {
     await screenshotAt(page, 'subscription-self-hosted', DESKTOP);
     await screenshotAt(page, 'subscription-self-hosted', PHONE);
   });
+
+  /**
+   * After an upgrade whose formulas changed (or a journal restored while stopped) the journal listens at
+   * once and rebuilds or catches up its read models before its API answers (services/src/platform/
+   * startup-gate.ts). Before, the port stayed closed meanwhile (QA 73). The tab neither fails nor signs
+   * out: it says how far the start got and carries on by itself.
+   */
+  it('waits for the journal to start with its progress on screen, then carries on where it was', async () => {
+    const gate = server.runtime.deps.startup!;
+    let progress: StartupProgress = { phase: 'rebuilding', projection: 'trades', done: 4000, total: 10000, retrying: false };
+    let finish: () => void = () => undefined;
+    gate.follow(() => progress, new Promise<void>((resolve) => (finish = resolve)));
+    try {
+      await page.goto('/trades/open');
+      const screen = page.getByRole('dialog', { name: 'Getting your journal ready' });
+      await screen.waitFor();
+      await screen.getByText('Options Journal is recomputing its figures for this release: 40% (4,000 of 10,000 events).').waitFor();
+      expect(await screen.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('40');
+      await screenshotAt(page, 'startup-progress', DESKTOP);
+      await screenshotAt(page, 'startup-progress', PHONE);
+      progress = { phase: 'catching-up', done: 45, total: 50, retrying: false };
+      await screen.getByText('Options Journal is bringing its figures up to date with your records: 90% (45 of 50 events).').waitFor();
+    } finally {
+      finish();
+    }
+    await page.getByRole('dialog', { name: 'Getting your journal ready' }).waitFor({ state: 'detached' });
+    await page.getByRole('heading', { name: 'Open Trades' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/trades/open');
+  });
 });
+

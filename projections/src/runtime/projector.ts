@@ -13,6 +13,7 @@ import { LOCK_DISPATCHER, LOCK_REBUILD, tryLock, type SessionLock } from './lock
 import { fromWire, laneOf, maxPosition, minPosition, toWire, type WireEvent } from './lanes.ts';
 import { projectorMetrics } from './metrics.ts';
 import { settleAll } from '@oj/infra/settle';
+import type { StartupProgress } from '@oj/contracts/common';
 import { claimTerm, DispatcherFencedError, issueVersion, lanesHandedOut, readCheckpoints, readDispatcher, readLag, readRegistry, recordDispatch, runnable, writeLaneCheckpoints, type LaneLag } from './registry.ts';
 import { rebuild, RebuildLockedError } from './rebuild.ts';
 import { relane } from './relane.ts';
@@ -99,6 +100,15 @@ export interface ProjectorHandle {
   lag(): Promise<LaneLag[]>;
   /** Whether this process holds the dispatcher lock. */
   isLeader(): boolean;
+  /**
+   * What the start still does before the read models answer for the whole log: building the read models
+   * this code has none of (`autoBuild`), then reading the log up to its head as it was then; null
+   * since. In process the events read are applied too; with BullMQ they are handed to the lanes. A
+   * process that is not elected dispatcher is done at once (another process dispatches).
+   */
+  startup(): StartupProgress | null;
+  /** Settles once `startup()` is null (rejects if the projector stops before). */
+  readonly startedUp: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -209,6 +219,14 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
 
   let stopped = false;
   let stopping: Promise<void> | undefined;
+  let startup: StartupProgress | null = { phase: 'preparing', done: 0, total: null, retrying: false };
+  const startedUp = {} as { promise: Promise<void>; resolve: () => void; reject: (err: Error) => void };
+  startedUp.promise = new Promise<void>((resolve, reject) => Object.assign(startedUp, { resolve, reject }));
+  startedUp.promise.catch(() => undefined);
+  const startedUpNow = () => {
+    startup = null;
+    startedUp.resolve();
+  };
   let leader: SessionLock | null = null;
   let seen: LogPosition = START;
   let wake: (() => void) | null = null;
@@ -505,7 +523,13 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       }
       log.info({ projection: projection.name }, 'building read model');
       await rebuild({ database, eventStore, projections, lanes }, projection.name, {
-        onProgress: (p) => p.phase !== 'building' || log.info(p, 'rebuild progress'),
+        // On PGlite the rebuild runs on the thread that answers requests (the console's start-up screen
+        // among them), which get a turn between reads and segments: smaller ones keep it answering.
+        ...(database.kind === 'pglite' ? { batchSize: 2000, segmentEvents: 2000 } : {}),
+        onProgress: (p) => {
+          if (startup) startup = { phase: 'rebuilding', projection: projection.name, done: p.eventsDone, total: p.eventsTotal, retrying: false };
+          log.info(p, 'rebuild progress');
+        },
       });
     }
   };
@@ -627,6 +651,8 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     while (!stopped) {
       leader = await tryLock(database, LOCK_DISPATCHER, 'main');
       if (leader) break;
+      // Another process dispatches: this one's start has nothing to bring up to date.
+      if (startup) startedUpNow();
       await idle(options.electionMs ?? 2000);
     }
     if (stopped || !leader) return;
@@ -645,11 +671,13 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
         }
         // E.g. an operator's rebuild of a new read model holds its lock: wait for it to switch.
         log.error({ err }, 'could not prepare the read models; retrying');
+        if (startup) startup = { ...startup, retrying: true };
         await idle(5000);
         if (stopped) return;
       }
     }
     let state = await readDispatcher(db);
+    if (startup) startup = { phase: 'catching-up', done: 0, total: eventStore.countAfter ? await eventStore.countAfter(state.checkpoint, streamPrefixes) : null, retrying: false };
     const watcher = watchAppends();
     let quick = QUICK_MS;
     // Lanes the last read handed batches to: while one of them has not started its batch, wait.
@@ -703,6 +731,10 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
               const end = list.at(-1)!.position;
               if (transport === 'in-process') {
                 await applyTimed({ lane, prev, events: list });
+                // PGlite runs every statement on this thread and answers in microtasks: without a turn
+                // of the event loop here, a catch-up of a long log (a journal's first start after a
+                // seed or a restore) held every request, the console's files too, until it ended.
+                if (database.kind === 'pglite') await new Promise<void>((resolve) => setImmediate(resolve));
               } else {
                 // Deterministic, `:`-free id: a re-dispatch of the same batch after a crash is deduplicated.
                 adds.push(queueFor(lane).add('batch', laneJob(lane, prev, list), { jobId: `l${lane}-${positionToString(list[0]!.position)}-${positionToString(end)}` }));
@@ -714,8 +746,11 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
             handedTo = [...dispatched.keys()];
             for (const [lane, p] of dispatched) state.lastDispatched.set(lane, p);
             state.checkpoint = last.position;
+            if (startup) startup = { ...startup, done: startup.done + events.length, retrying: false };
           }
           if (events.length < readBatch) {
+            // The read reached the head: in process, everything before it is applied.
+            if (startup) startedUpNow();
             await recoverLostBatches(state.lastDispatched);
             seen = maxPosition(seen, maxPosition(head ?? START, state.checkpoint));
             if (transport === 'in-process') settle();
@@ -737,6 +772,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
             break;
           }
           log.error({ err }, 'dispatch failed; retrying from the checkpoint');
+          if (startup) startup = { ...startup, retrying: true };
           state = await readDispatcher(db).catch(() => state);
           await idle(1000);
         }
@@ -821,6 +857,8 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   // first batches (`keepConnectionsOpen`), and the first events after a quiet spell would wait for them.
   // Taken once nothing of the start can fail any more (undone by `shutdown`).
   const letConnectionsClose = keepConnectionsOpen(database, 2 + (connection && options.work !== false ? (workLanes?.length ?? lanes) : 0));
+  // Without a dispatcher this process's start has nothing to bring up to date (`startup`).
+  if (options.dispatch === false) startedUpNow();
   const loop = options.dispatch === false ? Promise.resolve() : superviseDispatch();
   loop.catch((err) => log.error({ err }, 'dispatcher stopped'));
 
@@ -851,6 +889,8 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   return {
     transport,
     isLeader: () => leader?.held() ?? false,
+    startup: () => startup,
+    startedUp: startedUp.promise,
     async waitFor(target, timeoutMs = 10_000) {
       const goal = target === 'head' ? await eventStore.head() : target;
       if (!goal) return;
@@ -890,6 +930,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
 
   async function shutdown() {
     stopped = true;
+    if (startup) startedUp.reject(new Error('the projector stopped before its read models were up to date'));
     letConnectionsClose();
     clearInterval(sweeper);
     // Bounded: with Redis down, a sweep's command waits for a reconnection that may not come.

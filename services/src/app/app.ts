@@ -11,7 +11,7 @@ import type { AppDeps } from './deps.ts';
 import { AppError } from './errors.ts';
 import { registerErrorHandler } from './plugins/error-handler.ts';
 import { registerInputHygiene } from './plugins/input-hygiene.ts';
-import { registerClosingRefusal, registerLoadShedding } from './plugins/load-shedding.ts';
+import { registerClosingRefusal, registerLoadShedding, registerStartupRefusal } from './plugins/load-shedding.ts';
 import { registerObservability } from './plugins/observability.ts';
 import { registerSecurityHeaders } from './plugins/security-headers.ts';
 import { consoleBuildOf, registerWebConsole } from './plugins/web-console.ts';
@@ -149,6 +149,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   registerInputHygiene(app);
   registerObservability(app);
   registerClosingRefusal(app);
+  registerStartupRefusal(app);
   registerLoadShedding(app, {
     maxEventLoopDelayMs: deps.config.GATEWAY_MAX_EVENT_LOOP_DELAY_MS ?? (options.sharedEventLoop ? 0 : 500),
     maxInFlight: deps.config.GATEWAY_MAX_IN_FLIGHT,

@@ -5,6 +5,7 @@ import type { EventStore, LogPosition } from '@oj/infra/eventstore/port';
 import type { Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import type { Projection } from '@oj/projections/runtime/projection';
+import type { StartupGate } from '../platform/startup-gate.ts';
 
 /** A dependency `/ready` reports on. */
 export interface ReadinessCheck {
@@ -43,6 +44,8 @@ export interface AppDeps {
    * of them); unset: in the process's memory.
    */
   rateLimitRedis?: import('ioredis').Redis;
+  /** Held while the projector in this process brings its read models up to date at start (embedded mode); unset or open: the API answers. */
+  startup?: StartupGate;
   /** The read models the operations console works on (default: the catalogue, `allProjections`; tests pass their own). */
   projections?: readonly Projection[];
 }

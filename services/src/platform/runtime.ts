@@ -8,6 +8,7 @@ import { createLogger } from '@oj/infra/logger';
 import { observeLiveHeap } from '@oj/infra/live-heap';
 import { claimDataDir } from '@oj/projections/runtime/data-dir-lock';
 import type { AppDeps, ReadinessCheck } from '../app/deps.ts';
+import { StartupGate } from './startup-gate.ts';
 import { migrate } from './migrations.ts';
 
 /** Long-running work beside the HTTP server: the projector, the mail outbox worker. */
@@ -58,7 +59,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; da
     { name: database.kind === 'pglite' ? 'pglite' : 'postgres', check: async () => void (await sql`select 1`.execute(database.db)) },
     { name: eventStore.kind === 'eventstoredb' ? 'eventstoredb' : 'event-store', check: async () => void (await eventStore.head()) },
   ];
-  const deps: AppDeps = { config, database, eventStore, clock: options.clock ?? systemClock, logger, metrics, readiness };
+  const deps: AppDeps = { config, database, eventStore, clock: options.clock ?? systemClock, logger, metrics, readiness, startup: new StartupGate() };
   const workers: BackgroundWorker[] = [];
   return {
     deps,

@@ -50,6 +50,9 @@ const starters: WorkerStarter[] = [
       const projector = await startProjector({ config, database, eventStore, logger, metrics, projections: allProjections });
       // Commands in this process can answer once their own events are visible in the read models.
       runtime.deps.waitForProjections = (timeoutMs, position) => projector.waitFor(position ?? 'head', timeoutMs);
+      // In process, this process's API waits for the read models to answer for the whole log (startup-gate.ts).
+      if (projector.transport === 'in-process') runtime.deps.startup?.follow(() => projector.startup(), projector.startedUp);
+      else runtime.deps.startup?.open();
       return {
         name: 'projector',
         async stop() {

@@ -44,7 +44,8 @@ async function startApp(): Promise<void> {
     stdio: 'ignore',
   });
   for (let i = 0; i < 600; i++) {
-    if (await fetch(`${base()}/health`).then((r) => r.ok, () => false)) return;
+    // Ready, not only alive: the API answers once the read models are up to date (startup-gate.ts).
+    if (await fetch(`${base()}/ready`).then((r) => r.ok, () => false)) return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('the embedded product did not start');

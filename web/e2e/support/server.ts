@@ -81,6 +81,8 @@ export async function startServer(options: StartOptions = {}): Promise<E2eServer
   await startBackgroundWorkers(runtime, { projector: true, mail: true });
   const app = await buildApp(runtime.deps, { serveWeb: true, logger: false });
   await app.listen({ host: '127.0.0.1', port });
+  // As `npm start`: the API answers once the in-process projector's start is done (startup-gate.ts).
+  await runtime.deps.startup?.opened;
 
   const mailDir = join(dataDir, 'mail');
   const mails = (): Mail[] => {

@@ -3,8 +3,9 @@ import { Outlet, useLocation, useNavigation } from 'react-router';
 import { NewVersionBanner } from '@/components/ui/new-version-banner.tsx';
 import { OfflineBanner } from '@/components/ui/offline-banner.tsx';
 import { FullScreenSpinner } from '@/components/ui/spinner.tsx';
+import { StartupScreen } from '@/components/ui/startup-screen.tsx';
 
-/** The root of every page: scroll to top on each route change, a thin bar while a lazy page loads, a word when offline. */
+/** The root of every page: scroll to top on each route change, a thin bar while a lazy page loads, a word when offline, the journal's start-up progress. */
 export function RootLayout() {
   const { pathname } = useLocation();
   const navigation = useNavigation();
@@ -16,6 +17,7 @@ export function RootLayout() {
       {navigation.state === 'loading' && <div className="route-progress" role="progressbar" aria-label="Loading page" />}
       <OfflineBanner />
       <NewVersionBanner />
+      <StartupScreen />
       <Suspense fallback={<FullScreenSpinner />}>
         <Outlet />
       </Suspense>

@@ -7,6 +7,8 @@
 import { SUBSCRIPTION_RENEW_RESOLUTION } from '@oj/contracts/subscriptions';
 import { tokenExpiry } from './jwt.ts';
 import { CONSOLE_BUILD_HEADER, noteServedBuild } from './console-build.ts';
+import { startupProgressOf, waitUntilStarted } from './startup.ts';
+import { STARTUP_RESOLUTION, type StartupProgress } from '@oj/contracts/common';
 
 export const API_BASE = '/api/v1';
 
@@ -127,6 +129,29 @@ async function send(path: string, options: RequestOptions, token: string | null)
   }
 }
 
+/** What the journal's start still does, from its readiness (null: it answers, or it is down for another reason). */
+async function startupNow(): Promise<StartupProgress | null> {
+  const res = await fetch(buildUrl('/ready'), { headers: { Accept: 'application/json' } });
+  const body = (await parseBody(res)) as { status?: unknown; startup?: unknown } | undefined;
+  return body?.status === 'starting' ? startupProgressOf(body.startup) : null;
+}
+
+/**
+ * `send`, but a request the journal refused because it is still starting (lib/startup.ts) waits until it
+ * answers and goes out again: it was refused before any route ran, so nothing was written.
+ */
+async function sendWhenStarted(path: string, options: RequestOptions, token: string | null): Promise<Response> {
+  for (;;) {
+    const res = await send(path, options, token);
+    if (res.status !== 503) return res;
+    const body = (await parseBody(res.clone())) as { resolution?: unknown; detail?: unknown } | undefined;
+    const startup = body?.resolution === STARTUP_RESOLUTION ? startupProgressOf(body.detail) : null;
+    if (!startup) return res;
+    await waitUntilStarted(startup, startupNow);
+    options.signal?.throwIfAborted();
+  }
+}
+
 let refreshing: Promise<string | null> | null = null;
 
 /**
@@ -139,7 +164,7 @@ export function refreshAccessToken(staleToken: string | null): Promise<string | 
   const run = async (): Promise<string | null> => {
     const current = bridge.getAccessToken();
     if (current && current !== staleToken) return current;
-    const res = await send('/users/refresh_token', { method: 'POST', auth: false }, null).catch(() => null);
+    const res = await sendWhenStarted('/users/refresh_token', { method: 'POST', auth: false }, null).catch(() => null);
     if (!res || !res.ok) return null;
     const body = (await parseBody(res)) as { access_token?: unknown } | undefined;
     const token = typeof body?.access_token === 'string' ? body.access_token : null;
@@ -169,14 +194,14 @@ export async function apiRequest<T>(path: string, options: RequestOptions = {}):
     // path below ends the session as before.
     if (expiry !== null && expiry - EXPIRY_MARGIN_MS <= Date.now()) token = (await refreshAccessToken(token)) ?? token;
   }
-  let res = await send(path, options, token);
+  let res = await sendWhenStarted(path, options, token);
   if (res.status === 401 && useAuth) {
     const fresh = await refreshAccessToken(token);
     if (!fresh) {
       bridge.onSessionExpired();
       throw toApiError(401, await parseBody(res));
     }
-    res = await send(path, options, fresh);
+    res = await sendWhenStarted(path, options, fresh);
     if (res.status === 401) {
       bridge.onSessionExpired();
       throw toApiError(401, await parseBody(res));

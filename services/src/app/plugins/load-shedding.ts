@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errorBodyOf } from '@oj/contracts/common';
+import { errorBodyOf, STARTUP_RESOLUTION, startupMessage } from '@oj/contracts/common';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Counter } from 'prom-client';
 import { API_PREFIX } from '../api-prefix.ts';
@@ -40,6 +40,26 @@ export function registerClosingRefusal(app: FastifyInstance): void {
 
 /** Always answered: an operator reads these to see the overload, and a load balancer to route around it. */
 const exempt = new Set([`${API_PREFIX}/health`, `${API_PREFIX}/ready`, '/metrics']);
+
+/** An API request the refusals below apply to: not the console's files, not the exempt routes (by the route the router matched: it ignores a trailing slash and the query string; a request that matches no route is never exempt). */
+const refusable = (request: FastifyRequest) => {
+  const route = request.routeOptions.url;
+  return request.url.startsWith(`${API_PREFIX}/`) && !(route !== undefined && exempt.has(route));
+};
+
+/**
+ * While the process's start-up gate is held (platform/startup-gate.ts: the in-process projector
+ * rebuilds or catches up its read models), API requests are refused before any route runs: 503,
+ * Retry-After, what the start does and how far it got (the console shows it). Nothing is read from read
+ * models that are behind, and nothing is written. The console's files, health and readiness answer.
+ */
+export function registerStartupRefusal(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request, reply) => {
+    const progress = app.deps.startup?.current();
+    if (!progress || !refusable(request)) return;
+    return reply.status(503).header('retry-after', '2').send(errorBodyOf(startupMessage(progress), { detail: progress, resolution: STARTUP_RESOLUTION }));
+  });
+}
 
 /**
  * Load shedding: past its capacity the gateway refuses new API requests at once with 503 and
@@ -97,11 +117,8 @@ export function registerLoadShedding(app: FastifyInstance, options: LoadShedding
   };
 
   app.addHook('onRequest', async (request, reply) => {
-    // onRequest runs after routing: the exemption goes by the route the request reached, as the router
-    // matched it (it ignores a trailing slash and the query string), not by how the URL was written. A
-    // request that matches no route has no route url and is never exempt.
-    const route = request.routeOptions.url;
-    if (!request.url.startsWith(`${API_PREFIX}/`) || (route !== undefined && exempt.has(route))) return;
+    // onRequest runs after routing: the exemption goes by the route the request reached (`refusable`).
+    if (!refusable(request)) return;
     if (overWindows >= 2) return refuse(request, reply, 'event_loop_delay');
     if (maxInFlight > 0 && inFlight >= maxInFlight) return refuse(request, reply, 'in_flight');
     if (shedding) {

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STARTUP_RESOLUTION, type StartupProgress } from '@oj/contracts/common';
+import { API_PREFIX } from '../app/api-prefix.ts';
+import type { ProjectorHandle } from '@oj/projections/runtime/projector';
+import { createTestApp, signInAs, startTestProjector, type TestApp } from '../identity/testing.ts';
+import { StartupGate } from './startup-gate.ts';
+
+/**
+ * The API while the projector in the process brings the read models up to date at start (embedded
+ * mode): every request but health and readiness is refused before any route runs, with what the start
+ * does and how far it got, and nothing is written; once the start is done, everything answers.
+ */
+describe('the start-up gate', () => {
+  let t: TestApp;
+  let authorization: string;
+  let projector: ProjectorHandle;
+  beforeAll(async () => {
+    t = await createTestApp({ label: 'startup_gate' });
+    projector = await startTestProjector(t, t.deps.eventStore);
+    ({ authorization } = await signInAs(t));
+    await projector.startedUp;
+  });
+  afterAll(async () => {
+    await projector?.stop();
+    await t?.close();
+  });
+
+  const call = (method: 'GET' | 'POST', url: string, payload?: object) =>
+    t.app.inject({ method, url: `${API_PREFIX}${url}`, headers: { authorization }, ...(payload ? { payload } : {}) });
+
+  it('refuses reads and commands with the progress, writes nothing, and answers once the start is done', async () => {
+    let progress: StartupProgress = { phase: 'rebuilding', projection: 'trades', done: 1500, total: 21679, retrying: false };
+    let finish: () => void = () => undefined;
+    const gate = new StartupGate();
+    t.deps.startup = gate;
+    gate.follow(() => progress, new Promise<void>((resolve) => (finish = resolve)));
+
+    const list = await call('GET', '/trades/status/open');
+    expect(list.statusCode).toBe(503);
+    expect(list.headers['retry-after']).toBe('2');
+    expect(list.json()).toEqual({
+      message: 'Options Journal is recomputing its figures for this release: 6% (1,500 of 21,679 events).',
+      detail: progress,
+      resolution: STARTUP_RESOLUTION,
+    });
+
+    // A command is refused before its route runs: no event is appended.
+    const head = await t.deps.eventStore.head();
+    const add = await call('POST', '/accounts', { name: 'Main', description: '', is_default: true });
+    expect(add.statusCode).toBe(503);
+    expect(await t.deps.eventStore.head()).toEqual(head);
+    // Without a session too (sign-in waits like everything else), and before the route's own checks.
+    expect((await t.app.inject({ method: 'POST', url: `${API_PREFIX}/users/login`, payload: {} })).statusCode).toBe(503);
+
+    progress = { phase: 'catching-up', done: 400, total: 1000, retrying: true };
+    const again = await call('GET', '/trades/status/open');
+    expect(again.json().message).toBe(
+      'Options Journal is bringing its figures up to date with your records: 40% (400 of 1,000 events). The last attempt failed and it is trying again; the server log says why.',
+    );
+
+    // Health and readiness answer: readiness says it is starting, and how far.
+    expect((await call('GET', '/health')).statusCode).toBe(200);
+    const ready = await call('GET', '/ready');
+    expect(ready.statusCode).toBe(503);
+    expect(ready.json()).toMatchObject({ status: 'starting', startup: progress });
+
+    finish();
+    await gate.opened;
+    expect((await call('GET', '/trades/status/open')).statusCode).toBe(200);
+    expect((await call('GET', '/ready')).statusCode).toBe(200);
+    expect(gate.current()).toBeNull();
+  });
+
+  it('says "starting" without a count while the projector has not begun', async () => {
+    const gate = new StartupGate();
+    t.deps.startup = gate;
+    gate.hold();
+    const res = await call('GET', '/trades/status/open');
+    expect(res.statusCode).toBe(503);
+    expect(res.json().message).toBe('Options Journal is starting.');
+    gate.open();
+    await gate.opened;
+    expect((await call('GET', '/trades/status/open')).statusCode).toBe(200);
+  });
+});
