@@ -125,6 +125,46 @@ describe('DropdownMenu', () => {
     expect(screen.queryByRole('menu')).toBeNull();
   });
 
+  it('Tab and Shift+Tab close the menu and move on from its button, as if the menu were not there', async () => {
+    const onSelect = vi.fn();
+    const user = userEvent.setup();
+    render(
+      <MemoryRouter>
+        <button type="button">Before</button>
+        <DropdownMenu trigger="⋯" label="Actions for AAPL" items={[{ label: 'View Detail', onSelect }, { label: 'Edit' }]} />
+        <button type="button">After</button>
+      </MemoryRouter>,
+    );
+    trigger().focus();
+    await user.keyboard('{Enter}');
+    await user.keyboard('{ArrowDown}');
+    expect(focused()).toBe('Edit');
+    // The menu is in a portal at the end of <body>: the Tab goes on from its button, not from the portal.
+    await user.keyboard('{Tab}');
+    expect(screen.queryByRole('menu')).toBeNull();
+    expect(trigger().getAttribute('aria-expanded')).toBe('false');
+    expect(focused()).toBe('After');
+    // Radix returns focus to the button once the menu has unmounted: the Tab's target keeps it.
+    await new Promise((r) => setTimeout(r, 20));
+    expect(focused()).toBe('After');
+
+    trigger().focus();
+    await user.keyboard('{Enter}');
+    expect(focused()).toBe('View Detail');
+    await user.keyboard('{Shift>}{Tab}{/Shift}');
+    expect(screen.queryByRole('menu')).toBeNull();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(focused()).toBe('Before');
+    expect(onSelect).not.toHaveBeenCalled();
+
+    // Escape still closes the menu and gives focus back to its button.
+    trigger().focus();
+    await user.keyboard('{Enter}');
+    await user.keyboard('{Escape}');
+    expect(screen.queryByRole('menu')).toBeNull();
+    await waitFor(() => expect(document.activeElement).toBe(trigger()));
+  });
+
   it('draws the menu in a portal at the end of the page, outside any scrolling container', async () => {
     const user = userEvent.setup();
     renderMenu([{ label: 'View Detail' }], { align: 'start' });

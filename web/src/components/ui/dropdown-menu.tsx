@@ -1,4 +1,4 @@
-import { useRef, type ReactNode } from 'react';
+import { useRef, useState, type ReactNode } from 'react';
 import * as Menu from '@radix-ui/react-dropdown-menu';
 import { Link } from 'react-router';
 import './dropdown-menu.css';
@@ -32,7 +32,8 @@ const EDGE = 8;
 
 /**
  * A menu button on Radix DropdownMenu: Enter/Space/ArrowDown open, arrows, Home/End and typeahead move,
- * Escape closes and returns focus to the button. The menu is drawn in a portal and kept inside the
+ * Escape closes and returns focus to the button, Tab and Shift+Tab close it and move on from the button
+ * (the WAI-ARIA menu button pattern). The menu is drawn in a portal and kept inside the
  * window (flipped above the button when there is no room below): a scrolling container such as the
  * trade table would otherwise clip it.
  *
@@ -43,10 +44,13 @@ export function DropdownMenu({ trigger, label, items, align = 'end', header, tri
   // An action runs once the menu has closed and focus is back on the button: a dialog it opens then
   // takes focus from the button and returns it there (the menu item it was chosen from is gone).
   const pending = useRef<(() => void) | null>(null);
+  const [open, setOpen] = useState(false);
+  // Closed by Tab: focus is where the Tab took it, and Radix must not pull it back to the button.
+  const tabbedOut = useRef(false);
 
   return (
     <div className="dropdown">
-      <Menu.Root modal={false}>
+      <Menu.Root modal={false} open={open} onOpenChange={setOpen}>
         <Menu.Trigger ref={triggerRef} className={triggerClassName ?? 'btn btn-secondary btn-md'} aria-label={label} disabled={disabled}>
           {trigger}
         </Menu.Trigger>
@@ -58,7 +62,22 @@ export function DropdownMenu({ trigger, label, items, align = 'end', header, tri
             loop
             sideOffset={6}
             collisionPadding={EDGE}
+            onKeyDownCapture={(e) => {
+              if (e.key !== 'Tab') return;
+              // Radix cancels Tab inside a menu. The menu sits in a portal at the end of <body>, so the
+              // browser's own Tab must start from the button to land next to it: focus the button, and
+              // keep the key from Radix's handler (capture phase) without cancelling it.
+              e.stopPropagation();
+              tabbedOut.current = true;
+              triggerRef.current?.focus();
+              setOpen(false);
+            }}
             onCloseAutoFocus={(e) => {
+              if (tabbedOut.current) {
+                tabbedOut.current = false;
+                e.preventDefault();
+                return;
+              }
               const action = pending.current;
               pending.current = null;
               if (!action) return;
