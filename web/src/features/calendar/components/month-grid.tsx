@@ -67,12 +67,16 @@ export function MonthGrid({ month, byDate, today, onOpenDay, onViewTrades }: Mon
                   )}
                 </button>
                 {counted && (
+                  // The button is the thumb's target and the badge is drawn inside it: a target drawn past a
+                  // button's edge (a pseudo-element) is not one every browser and audit counts.
                   <button type="button" className="cal-day-trades" aria-label={`${trades} ${trades === 1 ? 'trade' : 'trades'} on ${formatLongDate(date)}`} onClick={() => onViewTrades(date)}>
-                    <span className="cal-day-trades-long">
-                      {trades} {trades === 1 ? 'trade' : 'trades'}
-                    </span>
-                    <span className="cal-day-trades-short" aria-hidden="true">
-                      {trades}
+                    <span className="cal-day-trades-badge">
+                      <span className="cal-day-trades-long">
+                        {trades} {trades === 1 ? 'trade' : 'trades'}
+                      </span>
+                      <span className="cal-day-trades-short" aria-hidden="true">
+                        {trades}
+                      </span>
                     </span>
                   </button>
                 )}
