@@ -166,8 +166,10 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
   };
 
   const submit = () => {
+    // The summary's attempt: it shows the close fields' errors and the form-level message (showFormError).
+    close.setAttempted(true);
     if (!valid) {
-      setMessage({ tone: 'danger', text: 'There are errors in the form.' });
+      setMessage(null);
       focusFirstInvalid();
       return;
     }
@@ -179,9 +181,8 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
       });
       return;
     }
-    close.setAttempted(true);
     if (!closeValid) {
-      setMessage({ tone: 'danger', text: 'There are errors in the form.' });
+      setMessage(null);
       focusFirstInvalid();
       return;
     }
@@ -210,8 +211,12 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
   const ce = (k: string) => close.shown(closeErrors, k);
   const groupStrategies = strategies.filter((s) => s.strategy_group === v.strategyType);
   const locked = close.values.choice !== 'close';
-  // Next stays disabled while the form is invalid, so the form-level message shows as soon as a field's does.
-  const showFormError = step === 0 && !message && Object.keys(errors).some((k) => e(k) !== undefined);
+  // Derived from the fields, not kept as state, so it leaves with the last error however that goes (QA:
+  // Expire Worthless cleared the close fields' errors, the banner stayed until the next Submit). Next stays
+  // disabled while the form is invalid, so on step 0 it shows as soon as a field's error does; on step 1,
+  // once Submit was pressed.
+  const showFormError =
+    !message && (step === 0 ? Object.keys(errors).some((k) => e(k) !== undefined) : close.attempted && (!valid || (mode === 'closed' && !closeValid)));
 
   // Every trade belongs to a trade account: without one there is nothing to choose (QA: an empty
   // Account list, and no word on why; the New Record menu already says so).
