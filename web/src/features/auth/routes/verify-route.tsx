@@ -20,7 +20,10 @@ export function VerifyRoute() {
   const session = useSession();
   const navigate = useNavigate();
   const [verifiedHere] = useState(() => session.isVerified);
-  const verify = useVerifyEmail(token);
+  // Signed in and already verified when the page opened: the route goes home, and the single-use token
+  // (most likely already used) is never sent (QA: a used link logged a 400 before the redirect).
+  const goHome = verifiedHere && session.isSignedIn;
+  const verify = useVerifyEmail(goHome ? null : token);
   const [askEmail, setAskEmail] = useState(false);
 
   const state: 'loading' | 'success' | 'failed' = !token ? 'failed' : verify.isPending ? 'loading' : verify.isSuccess ? 'success' : 'failed';
@@ -30,7 +33,7 @@ export function VerifyRoute() {
     if (state === 'success' && session.isSignedIn && !session.isVerified) void refreshAccessToken(session.accessToken);
   }, [state, session.isSignedIn, session.isVerified, session.accessToken]);
 
-  if (verifiedHere && session.isSignedIn) return <Navigate to="/" replace />;
+  if (goHome) return <Navigate to="/" replace />;
 
   return (
     <AuthLayout title={state === 'loading' ? 'Verifying your e-mail' : state === 'success' ? VERIFY_SUCCESS_MESSAGE : 'Verification Failed'}>
