@@ -132,4 +132,29 @@ describe('a projector in process, reporting its start', () => {
     expect(handle.startup()).toMatchObject({ phase: 'catching-up', total: 40 });
     await stopping;
   }, 60_000);
+
+  it('stopped during its start-up rebuild: stops after the batch in hand, keeps the live version, and the next start finishes it', async () => {
+    const live = (await liveRow(database.db, 'startup_counts'))!;
+    const v3 = countingProjection({ name: 'startup_counts', version: 3 });
+    let entered: () => void = () => undefined;
+    const inBatch = new Promise<void>((resolve) => (entered = resolve));
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // The rebuild's batch waits in its apply until the projector was told to stop (SIGTERM).
+    const held: Projection = { ...v3, apply: async (ctx, events) => (entered(), await released, v3.apply(ctx, events)) };
+    const p = await start(held);
+    await inBatch;
+    const stopping = p.stop();
+    release();
+    await stopping;
+    await expect(p.startedUp).rejects.toThrow(/stopped before/);
+    // QA 78: it ran on through finishing and switching to the shutdown deadline. The live version stays.
+    expect((await liveRow(database.db, 'startup_counts'))!.version).toBe(live.version);
+    const again = await start(v3);
+    await again.startedUp;
+    expect((await liveRow(database.db, 'startup_counts'))!.codeVersion).toBe(3);
+    expect(await counts('startup_counts')).toEqual(expectedCounts(await wholeLog()));
+    await again.stop();
+  }, 60_000);
 });
+

@@ -51,7 +51,8 @@ export function fromJobProgress(p: RebuildJobProgress): RebuildProgress {
   return { projection: p.projection, version: p.version, phase: p.phase, eventsDone: p.done, eventsTotal: p.total, rate: p.rate, etaSeconds: p.etaSeconds };
 }
 
-class RebuildStoppingError extends Error {
+/** Thrown from a rebuild's progress callback when its process stops: the rebuild resumes from its checkpoint next time. */
+export class RebuildStoppingError extends Error {
   constructor() {
     super('The projector is stopping: the rebuild resumes from its checkpoint in the next one');
     this.name = 'RebuildStoppingError';

@@ -52,6 +52,10 @@ describe('the start-up gate', () => {
     // Without a session too (sign-in waits like everything else), and before the route's own checks.
     expect((await t.app.inject({ method: 'POST', url: `${API_PREFIX}/users/login`, payload: {} })).statusCode).toBe(503);
 
+    // Every event read, the rebuild's last steps (not "99%", QA 78).
+    progress = { phase: 'rebuilding', projection: 'trades', done: 21679, total: 21679, retrying: false };
+    expect((await call('GET', '/trades/status/open')).json().message).toBe('Options Journal is recomputing its figures for this release: all 21,679 events read, finishing.');
+
     progress = { phase: 'catching-up', done: 400, total: 1000, retrying: true };
     const again = await call('GET', '/trades/status/open');
     expect(again.json().message).toBe(
@@ -82,4 +86,19 @@ describe('the start-up gate', () => {
     await gate.opened;
     expect((await call('GET', '/trades/status/open')).statusCode).toBe(200);
   });
+
+  it('stays held when the projector stops before it was done: the process is ending, and nothing may say the read models are up to date', async () => {
+    const gate = new StartupGate();
+    t.deps.startup = gate;
+    let stop: (err: Error) => void = () => undefined;
+    gate.follow(() => ({ phase: 'catching-up', done: 1, total: 2, retrying: false }), new Promise<void>((_, reject) => (stop = reject)));
+    stop(new Error('the projector stopped before its read models were up to date'));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(gate.current()).not.toBeNull();
+    expect((await call('GET', '/trades/status/open')).statusCode).toBe(503);
+    const opened = await Promise.race([gate.opened.then(() => 'opened'), new Promise((r) => setTimeout(() => r('held'), 50))]);
+    expect(opened).toBe('held');
+    gate.open();
+  });
 });
+

@@ -26,13 +26,17 @@ export class StartupGate {
     this.#opened = new Promise<void>((resolve) => (this.#open = resolve));
   }
 
-  /** Held while `progress` says what the start does, until `done` settles (it rejects when the projector stops first: the process is ending). */
+  /**
+   * Held while `progress` says what the start does, until `done` resolves. It rejects when the projector
+   * stops first: the process is ending, and the gate stays held (QA 78: opened then, the log said the read
+   * models were up to date after "shutting down").
+   */
   follow(progress: () => StartupProgress | null, done: Promise<void>): void {
     this.hold();
     this.#progress = progress;
     void done.then(
       () => this.open(),
-      () => this.open(),
+      () => undefined,
     );
   }
 

@@ -31,7 +31,12 @@ describe('the journal starting', () => {
       asked.push(url.replace(/^.*\/api\/v1/, ''));
       return url.endsWith('/ready') ? ready.clone() : trades.clone();
     });
-    render(<StartupScreen />);
+    // The console's page is #root; the screen is drawn beside it and makes it inert while shown (QA 78:
+    // Tab reached the sign-in form behind).
+    const root = document.body.appendChild(Object.assign(document.createElement('div'), { id: 'root' }));
+    const behind = root.appendChild(Object.assign(document.createElement('button'), { textContent: 'Sign in' }));
+    behind.focus();
+    render(<StartupScreen />, { container: root.appendChild(document.createElement('div')) });
     const answer = api.get<{ items: number[] }>('/trades/status/open', { auth: false });
 
     // The refusal's own progress first: 2,000 of 8,000 is 25%.
@@ -39,6 +44,9 @@ describe('the journal starting', () => {
     expect(screen.getByRole('dialog', { name: 'Getting your journal ready' })).toBeTruthy();
     expect(screen.getByRole('status').textContent).toBe('Options Journal is recomputing its figures for this release: 25% (2,000 of 8,000 events).');
     expect(screen.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('25');
+    expect(root.hasAttribute('inert')).toBe(true);
+    expect(root.contains(screen.getByRole('dialog'))).toBe(false);
+    expect(document.activeElement?.className).toBe('startup-card');
 
     // Then readiness, asked every second: 30 of 40 is 75%.
     await act(async () => vi.advanceTimersByTimeAsync(STARTUP_POLL_MS));
@@ -51,6 +59,9 @@ describe('the journal starting', () => {
     await act(async () => vi.advanceTimersByTimeAsync(STARTUP_POLL_MS));
     await expect(answer).resolves.toEqual({ items: [1, 2] });
     expect(screen.queryByRole('dialog')).toBeNull();
+    expect(root.hasAttribute('inert')).toBe(false);
+    expect(document.activeElement).toBe(behind);
+    root.remove();
     expect(asked).toEqual(['/trades/status/open', '/ready', '/ready', '/trades/status/open']);
   });
 

@@ -1,4 +1,5 @@
 import { useEffect, useRef } from 'react';
+import { createPortal } from 'react-dom';
 import { startupMessage, startupPercent } from '@oj/contracts/common';
 import { Logo } from '@/components/logo.tsx';
 import { useStartupProgress } from '@/lib/startup.ts';
@@ -13,16 +14,23 @@ export function StartupScreen() {
   const progress = useStartupProgress();
   const card = useRef<HTMLDivElement>(null);
   const shown = progress !== null;
-  // Keyboard and screen-reader users are taken to it (the page behind waits); back where they were after.
+  // Keyboard and screen-reader users are taken to it, and the page behind (#root; this screen is drawn
+  // beside it) is inert while it waits: QA 78 tabbed into the blurred sign-in form behind. Back where
+  // they were after.
   useEffect(() => {
     if (!shown) return;
     const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    const page = document.getElementById('root');
+    page?.setAttribute('inert', '');
     card.current?.focus();
-    return () => before?.focus();
+    return () => {
+      page?.removeAttribute('inert');
+      before?.focus();
+    };
   }, [shown]);
   if (!progress) return null;
   const percent = startupPercent(progress);
-  return (
+  return createPortal(
     <div className="startup-screen" role="dialog" aria-modal="true" aria-labelledby="startup-title" aria-describedby="startup-message">
       <div className="startup-card" ref={card} tabIndex={-1}>
         <Logo />
@@ -40,9 +48,11 @@ export function StartupScreen() {
           </div>
         )}
         <p className="startup-note">
-          This happens once after an upgrade or a restore. Your records are safe, and this page carries on by itself when the journal is ready.
+          This happens when the journal starts after an upgrade, a restore or an import of records. Your records are safe, and this page carries on by itself when the
+          journal is ready.
         </p>
       </div>
-    </div>
+    </div>,
+    document.body,
   );
 }
