@@ -131,7 +131,7 @@ async function send(path: string, options: RequestOptions, token: string | null)
 
 /** What the journal's start still does, from its readiness (null: it answers, or it is down for another reason). */
 async function startupNow(): Promise<StartupProgress | null> {
-  const res = await fetch(buildUrl('/ready'), { headers: { Accept: 'application/json' } });
+  const res = await send('/ready', { auth: false }, null);
   const body = (await parseBody(res)) as { status?: unknown; startup?: unknown } | undefined;
   return body?.status === 'starting' ? startupProgressOf(body.startup) : null;
 }
