@@ -47,9 +47,11 @@ async function ensureNotesTable(db: Kysely<any>): Promise<void> {
   try {
     await sql`create table if not exists migration_notes (name text primary key, older_releases_may_run boolean not null)`.execute(db);
   } catch (error) {
-    // Two processes starting at once: the other one created it (PostgreSQL's catalog race on IF NOT EXISTS).
+    // Two processes starting at once: the other one created it (PostgreSQL's catalog race on IF NOT EXISTS:
+    // a unique violation, "relation already exists", or "type … already exists", 42710, which CI saw when
+    // two gateway processes started on a new database and one died of it).
     const code = (error as { code?: string }).code;
-    if (code !== '23505' && code !== '42P07') throw error;
+    if (code !== '23505' && code !== '42P07' && code !== '42710') throw error;
   }
 }
 
