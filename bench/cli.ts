@@ -9,6 +9,7 @@ const benches: Record<string, () => Promise<{ main(argv: string[]): Promise<void
   processes: () => import('./processes.ts'),
   soak: () => import('./soak.ts'),
   audit: () => import('./audit.ts'),
+  startup: () => import('./startup.ts'),
 };
 
 const [name, ...rest] = process.argv.slice(2);
