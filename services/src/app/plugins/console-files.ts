@@ -57,6 +57,7 @@ export interface ConsoleFile {
 export class ConsoleFiles {
   private readonly root: string;
   private readonly files = new Map<string, ConsoleFile>();
+  private readonly compressing = new WeakMap<ConsoleFile, Promise<void>>();
 
   constructor(root: string) {
     this.root = resolve(root);
@@ -86,8 +87,6 @@ export class ConsoleFiles {
   compressed(file: ConsoleFile): Promise<void> {
     return this.compressing.get(file) ?? Promise.resolve();
   }
-
-  private readonly compressing = new WeakMap<ConsoleFile, Promise<void>>();
 
   private read(full: string, stamp: string): ConsoleFile | null {
     let body: Buffer;
