@@ -35,12 +35,13 @@ export type ContentEncoding = 'br' | 'gzip';
 
 /** One file of the console as it is sent: its bytes, and their brotli and gzip forms once made. */
 export interface ConsoleFile {
-  readonly path: string;
   readonly type: string;
   readonly etag: string;
   readonly body: Buffer;
   readonly compressible: boolean;
   encoded: Partial<Record<ContentEncoding, Buffer>>;
+  /** Settles once `encoded` is filled (at once for a file not worth compressing; a failure leaves it empty). */
+  readonly compressed: Promise<void>;
   /** Size and mtime at reading: a file rewritten in place (a build published while it runs) is read again. */
   readonly stamp: string;
 }
@@ -57,7 +58,6 @@ export interface ConsoleFile {
 export class ConsoleFiles {
   private readonly root: string;
   private readonly files = new Map<string, ConsoleFile>();
-  private readonly compressing = new WeakMap<ConsoleFile, Promise<void>>();
 
   constructor(root: string) {
     this.root = resolve(root);
@@ -83,11 +83,6 @@ export class ConsoleFiles {
     return this.read(full, stamp);
   }
 
-  /** Resolves once `file`'s compressed forms are made (at once for a file not worth compressing). */
-  compressed(file: ConsoleFile): Promise<void> {
-    return this.compressing.get(file) ?? Promise.resolve();
-  }
-
   private read(full: string, stamp: string): ConsoleFile | null {
     let body: Buffer;
     try {
@@ -97,34 +92,30 @@ export class ConsoleFiles {
       return null;
     }
     const ext = extname(full).toLowerCase();
+    const compressible = COMPRESSIBLE.has(ext) && body.length >= MIN_COMPRESSED_SIZE;
+    const encoded: ConsoleFile['encoded'] = {};
+    const keep = (encoding: ContentEncoding) => (out: Buffer) => {
+      if (out.length < body.length) encoded[encoding] = out;
+    };
     const file: ConsoleFile = {
-      path: full,
       type: TYPES[ext] ?? 'application/octet-stream',
       etag: `W/"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
       body,
-      compressible: COMPRESSIBLE.has(ext) && body.length >= MIN_COMPRESSED_SIZE,
-      encoded: {},
+      compressible,
+      encoded,
+      compressed: compressible
+        ? Promise.all([
+            brotli(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length } }).then(keep('br')),
+            gzipped(body, { level: 6 }).then(keep('gzip')),
+          ]).then(
+            () => undefined,
+            () => undefined, // sent as it is
+          )
+        : Promise.resolve(),
       stamp,
     };
     this.files.set(full, file);
-    if (file.compressible) {
-      const size = { [zlib.BROTLI_PARAM_SIZE_HINT]: body.length };
-      this.compressing.set(
-        file,
-        Promise.all([
-          brotli(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5, ...size } }).then((out) => this.keep(file, 'br', out)),
-          gzipped(body, { level: 6 }).then((out) => this.keep(file, 'gzip', out)),
-        ]).then(
-          () => undefined,
-          () => undefined, // sent as it is
-        ),
-      );
-    }
     return file;
-  }
-
-  private keep(file: ConsoleFile, encoding: ContentEncoding, out: Buffer): void {
-    if (out.length < file.body.length) file.encoded[encoding] = out;
   }
 
   private resolve(urlPath: string): string {

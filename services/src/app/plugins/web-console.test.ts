@@ -75,7 +75,7 @@ describe('the console sent from memory', () => {
     writeFileSync(join(root, 'assets', 'chunk-cccc.js'), script);
     writeFileSync(join(root, 'assets', 'shot-dddd.jpg'), picture);
     const file = files!.get('/assets/chunk-cccc.js')!;
-    await files!.compressed(file);
+    await file.compressed;
 
     const chrome = await app.inject({ url: '/assets/chunk-cccc.js', headers: { 'accept-encoding': 'gzip, deflate, br, zstd' } });
     expect([chrome.statusCode, chrome.headers['content-encoding'], chrome.headers.vary]).toEqual([200, 'br', 'accept-encoding']);
