@@ -2,13 +2,13 @@ import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, openSync, closeSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { findBrowser } from '@oj/infra/testing/preflight';
+import { freePort, REPO_ROOT, spawnService, stopChild } from '@oj/infra/testing/processes';
 import { median } from './commands.ts';
 
 /**
- * `npm run bench -- startup [--data DIR] [--users N] [--trades M] [--runs R] [--pace-ms P]` (after
+ * `npm run bench -- startup [--data DIR] [--users N] [--trades M] [--runs R] [--pace-ms P] [--port N]` (after
  * `npm run build:web`)
  *
  * The embedded default's start on a journal its projector has not read yet (a seed or a restore made
@@ -20,14 +20,13 @@ import { median } from './commands.ts';
  * or one seeded into a temporary folder (`npm run seed -- --users 6 --trades 4000` by default: about
  * 58,000 events, 4 minutes here). Prints a JSON report.
  */
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const log = (...a: unknown[]) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...a);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const r0 = (x: number) => Math.round(x);
 
 function run(args: string[], env: Record<string, string>, logFile: string): Promise<void> {
   const out = openSync(logFile, 'w');
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', out, out] });
+  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', out, out] });
   return new Promise((resolve, reject) => {
     child.on('exit', (code) => {
       closeSync(out);
@@ -43,7 +42,7 @@ export async function main(argv: string[]): Promise<void> {
     return i >= 0 ? argv[i + 1] : undefined;
   };
   const runs = Number(get('runs') ?? 3);
-  const port = Number(get('port') ?? 3987);
+  const port = Number(get('port') ?? (await freePort()));
   const pace = Number(get('pace-ms') ?? 5000);
   const work = mkdtempSync(join(tmpdir(), 'oj-bench-startup-'));
   const executablePath = findBrowser();
@@ -86,7 +85,7 @@ export async function main(argv: string[]): Promise<void> {
       cpSync(data, dir, { recursive: true });
       const out = openSync(join(work, `server-${i}.log`), 'w');
       const spawned = performance.now();
-      const server = spawn(process.execPath, ['services/src/main.ts'], { cwd: ROOT, env: { ...process.env, PORT: String(port), DATA_DIR: dir }, stdio: ['ignore', out, out] });
+      const server = spawnService('main', { ...process.env, PORT: String(port), DATA_DIR: dir }, ['ignore', out, out]);
       try {
         let first = await ready();
         while (first.status === 0) {
@@ -111,8 +110,7 @@ export async function main(argv: string[]): Promise<void> {
         log(JSON.stringify(result));
         results.push(result);
       } finally {
-        server.kill('SIGTERM');
-        await new Promise((r) => server.once('exit', r));
+        await stopChild(server);
         closeSync(out);
         rmSync(dir, { recursive: true, force: true });
       }
