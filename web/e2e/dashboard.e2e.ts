@@ -264,8 +264,13 @@ function recordCanvasTexts(): void {
 
 /** The texts of the first chart canvas inside `container`, with the canvas's own size and whether it lies inside the container's box. */
 async function chartTexts(page: Page, container: string): Promise<{ width: number; height: number; insideContainer: boolean; texts: DrawnText[] }> {
+  // A chart is drawn once it comes into view (web/src/components/charts/chart.tsx); one drawn only now
+  // gets its entry animation's time.
+  const undrawn = await page.locator(container).first().locator('.oj-chart[data-pending]').count();
+  await page.locator(container).first().scrollIntoViewIfNeeded();
   const canvas = page.locator(container).locator('canvas').first();
   await canvas.waitFor();
+  if (undrawn) await page.waitForTimeout(1000);
   return canvas.evaluate((c: HTMLCanvasElement, sel) => {
     const box = c.getBoundingClientRect();
     const outer = c.closest(sel)!.getBoundingClientRect();
@@ -556,9 +561,29 @@ describe('dashboard', () => {
     await context.addInitScript(recordCanvasTexts);
     for (const size of [{ width: 1280, height: 800 }, PHONE]) {
       await page.setViewportSize(size);
+      await page.evaluate(() => window.scrollTo(0, 0)); // a reload keeps the page where it was
       await page.reload();
       await page.getByTestId('quadrant-today-value').waitFor();
       await page.waitForTimeout(1000); // the charts' entry animation
+      if (size.width === 1280) {
+        // Charts are drawn as they come near the viewport: those of the first screen are, those far below
+        // it not before they are scrolled to (a third of a second of drawing that kept the page from input).
+        const boxes = await page.locator('.oj-chart:not(.oj-chart--state)').evaluateAll((els) =>
+          els.map((e, i) => ({ i, top: e.getBoundingClientRect().top, pending: e.hasAttribute('data-pending'), drawn: Boolean(e.querySelector('canvas')) })),
+        );
+        // Drawn: the first screen and what lies within 300 px below it (the chart.tsx margin).
+        const near = boxes.filter((b) => b.top < size.height + 250);
+        const farBelow = boxes.filter((b) => b.top > size.height + 600);
+        expect(near.length, JSON.stringify(boxes)).toBeGreaterThan(3);
+        expect(near.filter((b) => !b.drawn || b.pending)).toEqual([]);
+        expect(farBelow.length).toBeGreaterThan(0);
+        expect(farBelow.filter((b) => b.drawn || !b.pending)).toEqual([]);
+        const last = page.locator('.oj-chart:not(.oj-chart--state)').nth(farBelow.at(-1)!.i);
+        await last.scrollIntoViewIfNeeded();
+        await last.locator('canvas').waitFor();
+        expect(await last.getAttribute('data-pending')).toBe(null);
+        await page.evaluate(() => window.scrollTo(0, 0));
+      }
       for (const widget of ['income-by-month', 'daily-premium', 'open-close', 'premium-income']) {
         const chart = await chartTexts(page, `[data-widget="${widget}"]`);
         expect(chart.insideContainer, `${widget} at ${size.width}`).toBe(true);
@@ -754,6 +779,7 @@ describe('dashboard', () => {
         .getByRole('img', { name: `Trade flow from strategy to disposition: ${flows.map((f) => `${f.source} to ${f.target} ${f.n}`).join('; ')}`, exact: true })
         .waitFor();
       const nodes = new Map([...countBy(closed, (s) => STRATEGY_NAMES[s.strategy]!), ...countBy(closed, dispositionOf)].map(([k, xs]) => [k, xs.length]));
+      await page.locator('[data-widget="trade-flow"]').scrollIntoViewIfNeeded(); // drawn once in view
       await page.waitForTimeout(1000); // the Sankey's entry animation
       const chart = await chartTexts(page, '[data-widget="trade-flow"]');
       const labels = chart.texts.filter((t) => nodes.has(t.text));
@@ -990,8 +1016,8 @@ describe('dashboard', () => {
       await page.setViewportSize(size);
       await page.reload();
       const widget = page.locator('[data-widget="ticker-heat-map"]');
+      await widget.scrollIntoViewIfNeeded(); // drawn once in view
       await widget.locator('canvas').first().waitFor();
-      await widget.scrollIntoViewIfNeeded();
       await page.waitForTimeout(1500); // the treemap's entry animation, then its labels
       const texts = await checkHeatMapLabels(page, '[data-widget="ticker-heat-map"]', m, `widget at ${size.width}`);
       // The big tile (24 SPY puts) shows its ticker and its amount.

@@ -30,6 +30,27 @@ export async function newContext(browser: Browser, baseURL: string, viewport: { 
   return context;
 }
 
+/**
+ * Charts are drawn once they come near the viewport (web/src/components/charts/chart.tsx): before a whole
+ * page is captured, scroll through it as a reader would so each is drawn, let them finish their entry
+ * animation, and come back where the page was.
+ */
+async function drawChartsBelowTheFold(page: Page): Promise<void> {
+  const scrolled = await page.evaluate(async () => {
+    if (!document.querySelector('.oj-chart[data-pending]')) return false;
+    const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const [x, y] = [window.scrollX, window.scrollY];
+    for (let top = 0; top < document.documentElement.scrollHeight; top += window.innerHeight / 2) {
+      window.scrollTo(0, top);
+      await frames();
+    }
+    for (let i = 0; i < 200 && document.querySelector('.oj-chart[data-pending]'); i++) await new Promise((r) => setTimeout(r, 10));
+    window.scrollTo(x, y);
+    return true;
+  });
+  if (scrolled) await page.waitForTimeout(1000); // the entry animation of the charts drawn now
+}
+
 /** A screenshot of the current page at one width (the viewport is resized and restored). */
 export async function screenshotAt(page: Page, name: string, size: { width: number; height: number }, options: { fullPage?: boolean } = {}): Promise<string> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
@@ -39,7 +60,9 @@ export async function screenshotAt(page: Page, name: string, size: { width: numb
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   await page.waitForTimeout(350);
   const path = `${SCREENSHOT_DIR}${name}-${size.width}.png`;
-  await page.screenshot({ path, fullPage: options.fullPage ?? true, animations: 'disabled' });
+  const fullPage = options.fullPage ?? true;
+  if (fullPage) await drawChartsBelowTheFold(page);
+  await page.screenshot({ path, fullPage, animations: 'disabled' });
   // On a phone the page never scrolls sideways (a wide table scrolls inside its own box).
   const overflow = size.width < 600 ? await sidewaysOverflow(page) : [];
   if (before && (before.width !== size.width || before.height !== size.height)) await page.setViewportSize(before);
