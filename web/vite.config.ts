@@ -20,5 +20,10 @@ export default defineConfig({
     emptyOutDir: true,
     sourcemap: false,
     chunkSizeWarningLimit: 800,
+    // A page's lazy chunks come from the browser's cache one request at a time: 112 chunks, most under 2 KB,
+    // kept the dashboard waiting half a second on two cores for files it had cached (docs/performance.md).
+    // Chunks without side effects under 20 KB are merged into one loaded in the same conditions (50 chunks),
+    // so a route's code may sit in a chunk named after another route (web/e2e/bundle-budget.e2e.ts).
+    rollupOptions: { output: { experimentalMinChunkSize: 20_000 } },
   },
 });
