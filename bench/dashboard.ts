@@ -6,7 +6,7 @@ import { findBrowser } from '@oj/infra/testing/preflight';
 import { startServer } from '../web/e2e/support/server.ts';
 
 /**
- * `npm run bench -- dashboard [--events N] [--runs R]` (build the console first: `npm run build:web`)
+ * `npm run bench -- dashboard [--events N] [--runs R] [--trace FILE]` (build the console first: `npm run build:web`)
  *
  * The dashboard's time to interactive for a heavy user, in headless Chromium against the real product
  * in this process (gateway serving web/dist, projector, PostgreSQL at DATABASE_URL):
@@ -16,7 +16,8 @@ import { startServer } from '../web/e2e/support/server.ts';
  * 2. Chromium signs in, then loads /dashboard R times (a fresh page each time, caches warm as a returning
  *    trader's are): content = navigation to the Income Quadrant's figures on screen; interactive =
  *    navigation to the first input handled (a click on the Performance M / YTD switch reflected).
- * Prints a JSON report; the issue's budget is interactive within 1.5 s.
+ * Prints a JSON report; the issue's budget is interactive within 1.5 s. `--trace FILE` also writes a Chromium
+ * trace of one more load, not counted (open it in DevTools' Performance panel).
  */
 const r0 = (x: number) => Math.round(x);
 const quantile = (xs: number[], q: number) => {
@@ -38,6 +39,7 @@ export async function main(argv: string[]): Promise<void> {
   };
   const events = Number(get('events') ?? 230_000);
   const runs = Number(get('runs') ?? 7);
+  const trace = get('trace');
   const server = await startServer();
   const executablePath = findBrowser();
   if (!executablePath) throw new Error('No Chromium found (CHROMIUM_PATH, or chromium on PATH).');
@@ -106,18 +108,28 @@ export async function main(argv: string[]): Promise<void> {
     const interactive: number[] = [];
     const premiumMs: number[] = [];
     let bytes = 0;
-    for (let i = 0; i < runs; i++) {
+    // With --trace, one more load after the measured ones, traced (tracing slows it: not counted).
+    for (let i = 0; i < runs + (trace ? 1 : 0); i++) {
+      const traced = i === runs;
       const p = await context.newPage();
+      if (traced) await browser.startTracing(p, { path: trace, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink.user_timing', 'loading', 'toplevel', 'input', 'benchmark', 'rail'] });
       const t0 = performance.now();
       const response = p.waitForResponse((r) => r.url().endsWith('/api/v1/metrics/premium-data'), { timeout: 60_000 });
       await p.goto('/dashboard');
       await p.getByTestId('quadrant-today-value').waitFor({ timeout: 60_000 });
-      content.push(performance.now() - t0);
+      const contentMs = performance.now() - t0;
       const m = p.getByRole('radiogroup', { name: 'Performance timeframe' }).getByRole('radio', { name: i % 2 ? 'YTD' : 'M' });
       await m.click();
       await p.waitForFunction((el) => el?.getAttribute('aria-checked') === 'true', await m.elementHandle(), { timeout: 60_000 });
-      interactive.push(performance.now() - t0);
+      const interactiveMs = performance.now() - t0;
       const res = await response;
+      if (traced) {
+        await browser.stopTracing();
+        await p.close();
+        break;
+      }
+      content.push(contentMs);
+      interactive.push(interactiveMs);
       bytes = Number((await res.headerValue('content-length')) ?? (await res.body()).length);
       premiumMs.push(await p.evaluate(() => {
         const e = performance.getEntriesByType('resource').find((r) => r.name.endsWith('/api/v1/metrics/premium-data')) as { responseEnd: number; requestStart: number } | undefined;
