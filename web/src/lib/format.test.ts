@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { formatCompact, formatDate, formatDateTime, formatLongDate, formatMoneyShort, formatMoneyTick, formatMoneyWhole, formatStrikes, todayInNewYork } from './format.ts';
+import { formatCompact, formatDate, formatDateTime, formatLongDate, formatMoneyShort, formatMoneyTick, formatMoneyWhole, formatStrikes, formatUtc, todayInNewYork } from './format.ts';
 
 describe('format', () => {
   it('writes strikes to the cent on every screen (QA: upcoming expirations showed "$100.123456789")', () => {
@@ -89,6 +89,19 @@ describe('format', () => {
       // The spy does see a construction (the check above can fail).
       new Intl.DateTimeFormat('en-US');
       expect(built).toHaveBeenCalledTimes(1);
+    });
+
+    it('formatUtc: the chart labels of a date in UTC, one formatter per set of options (QA: 730 built for one dashboard chart)', () => {
+      const at = new Date('2027-01-08T00:00:00Z');
+      expect(formatUtc(at, { month: 'short', day: 'numeric' })).toBe('Jan 8');
+      expect(formatUtc(at, { weekday: 'short' })).toBe('Fri');
+      expect(formatUtc(at, { month: 'long', year: 'numeric' })).toBe('January 2027');
+      // UTC whatever the options say: a business date at UTC midnight stays on its day.
+      expect(formatUtc(at, { month: 'short', day: 'numeric', timeZone: 'America/New_York' })).toBe('Jan 8');
+      const built = vi.spyOn(Intl, 'DateTimeFormat');
+      for (let i = 0; i < 300; i++) formatUtc(new Date(Date.UTC(2026, 0, 1 + i)), { month: 'short', day: 'numeric' });
+      expect(built).not.toHaveBeenCalled();
+      expect(formatUtc(new Date('2026-12-31T00:00:00Z'), { month: 'short', day: 'numeric' })).toBe('Dec 31');
     });
   });
 });

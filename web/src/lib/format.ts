@@ -97,6 +97,14 @@ function cachedFormat(key: string, make: () => Intl.DateTimeFormat): Intl.DateTi
 /** A business date (parsed as UTC midnight) with a short or long month name. */
 const dateFormat = (month: 'short' | 'long') =>
   cachedFormat(`date|${month}`, () => new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month, day: '2-digit', year: 'numeric' }));
+/**
+ * A UTC instant (a business date parsed as UTC midnight) in en-US with `options` ("Jan 8", "Mon", "November
+ * 2026"), from a formatter built once per set of options: a chart of two years of days labelled its 730
+ * dates with 730 new formatters, 70 ms of a heavy dashboard's first render.
+ */
+export function formatUtc(at: Date, options: Intl.DateTimeFormatOptions): string {
+  return cachedFormat(`utc|${JSON.stringify(options)}`, () => new Intl.DateTimeFormat('en-US', { ...options, timeZone: 'UTC' })).format(at);
+}
 /** A timestamp with its time of day, in `timeZone`. */
 const dateTimeFormat = (timeZone: string) =>
   cachedFormat(`datetime|${timeZone}`, () => new Intl.DateTimeFormat('en-US', { timeZone, month: 'short', day: '2-digit', year: 'numeric', hour: 'numeric', minute: '2-digit' }));

@@ -8,12 +8,12 @@ import { Icon } from '@/components/ui/icons.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
 import { daysBetween } from '@oj/contracts/business-date';
-import { formatDate, formatMoney, formatStrikes, todayInNewYork } from '@/lib/format.ts';
+import { formatDate, formatMoney, formatStrikes, formatUtc, todayInNewYork } from '@/lib/format.ts';
 import { useUpcomingExpirations } from '../api/get-upcoming-expirations.ts';
 import { CalendarTabs } from '../components/calendar-tabs.tsx';
 import '../calendar.css';
 
-const part = (date: string, o: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', ...o }).format(new Date(`${date}T00:00:00Z`));
+const part = (date: string, o: Intl.DateTimeFormatOptions) => formatUtc(new Date(`${date}T00:00:00Z`), o);
 
 function inDays(n: number): string {
   return n === 0 ? 'Today' : n === 1 ? 'Tomorrow' : `In ${n} days`;

@@ -1,4 +1,5 @@
 import { addDays, isWeekend, minusYears, parseIsoDate } from '@oj/contracts/business-date';
+import { formatUtc } from '@/lib/format.ts';
 import type { DashboardDay } from '../api/get-dashboard-data.ts';
 
 /**
@@ -110,12 +111,12 @@ export function gaugeRange(kind: 'delta' | 'percent' | 'widening' | 'hold', valu
 /** 'YYYY-MM' -> "Jan '26". */
 export function monthLabel(month: string): string {
   const [y, m] = month.split('-').map(Number) as [number, number];
-  return `${new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'short' }).format(new Date(Date.UTC(y, m - 1, 1)))} '${String(y).slice(2)}`;
+  return `${formatUtc(new Date(Date.UTC(y, m - 1, 1)), { month: 'short' })} '${String(y).slice(2)}`;
 }
 
 /** 'YYYY-MM-DD' -> 'Mon 5' style short day label. */
 export function shortDay(d: string): string {
-  return new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'short', day: 'numeric' }).format(dateOf(d));
+  return formatUtc(dateOf(d), { month: 'short', day: 'numeric' });
 }
 /**
  * A chart's day labels: "Jan 8" while every day is in one year, "Jan 8 '27" once they span years (QA: the
@@ -127,7 +128,7 @@ export function shortDays(dates: readonly string[]): string[] {
 }
 
 export function weekdayName(d: string): string {
-  return new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', weekday: 'short' }).format(dateOf(d));
+  return formatUtc(dateOf(d), { weekday: 'short' });
 }
 
 /** A month of Income By Month with something in it (a premium, or a trade opened or closed): the chart and its share card say "No Data" when no month has. */

@@ -1,6 +1,6 @@
 import { Chart } from '@/components/charts/chart.tsx';
 import { categoryAxisEndRoom } from '@/components/charts/chart-theme.ts';
-import { formatMoney, formatMoneyTick } from '@/lib/format.ts';
+import { formatMoney, formatMoneyTick, formatUtc } from '@/lib/format.ts';
 import { bestMonth } from '../utils/best-month.ts';
 import { cardChartBase } from '../utils/card-theme.ts';
 import { ShareModal } from './share-modal.tsx';
@@ -15,7 +15,7 @@ export interface PremiumByMonthShareProps {
 
 const short = (month: string) => {
   const [y, m] = month.split('-').map(Number) as [number, number];
-  return new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'short' }).format(new Date(Date.UTC(y, m - 1, 1))) + ` '${String(y).slice(2)}`;
+  return `${formatUtc(new Date(Date.UTC(y, m - 1, 1)), { month: 'short' })} '${String(y).slice(2)}`;
 };
 
 /** Share card of Income By Month (last 12 months, part 2 §2). */

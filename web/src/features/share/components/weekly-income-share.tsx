@@ -1,4 +1,4 @@
-import { formatDate, formatMoney, formatMoneyShort } from '@/lib/format.ts';
+import { formatDate, formatMoney, formatMoneyShort, formatUtc } from '@/lib/format.ts';
 import { ShareModal } from './share-modal.tsx';
 import { CardHeader, CardStat, toneOf } from './card-parts.tsx';
 
@@ -9,7 +9,7 @@ export interface WeeklyIncomeShareProps {
   days: { date: string; premium: number; active: boolean }[];
 }
 
-const weekday = (d: string) => new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', weekday: 'short' }).format(new Date(`${d}T00:00:00Z`));
+const weekday = (d: string) => formatUtc(new Date(`${d}T00:00:00Z`), { weekday: 'short' });
 const dayNum = (d: string) => Number(d.slice(8));
 
 /** Share card of the dashboard's weekly strip; Share is disabled by the spec (part 2 §2), Download works. */
