@@ -1,3 +1,4 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { sql } from 'kysely';
 import { generateJournal } from './journal-generator.ts';
@@ -18,6 +19,13 @@ import { startServer } from '../web/e2e/support/server.ts';
  *    navigation to the first input handled (a click on the Performance M / YTD switch reflected).
  * Prints a JSON report; the issue's budget is interactive within 1.5 s. `--trace FILE` also writes a Chromium
  * trace of one more load, not counted (open it in DevTools' Performance panel).
+ *
+ * `--versus FILE` compares two console builds on the same journal and machine: FILE is another build's
+ * index.html, copied aside after its `npm run build:web` (a build's assets stay in web/dist for an hour,
+ * so build it, copy its index.html, then build the one to compare). The loads alternate between that build
+ * and the current one (R loads each, the served index.html swapped before each load and restored at the
+ * end), and the report adds the other build's figures, the ratio of the p50s and how many of the pairs
+ * the current build won: run-to-run noise on a shared two-core machine is larger than most differences.
  */
 const r0 = (x: number) => Math.round(x);
 const quantile = (xs: number[], q: number) => {
@@ -40,6 +48,14 @@ export async function main(argv: string[]): Promise<void> {
   const events = Number(get('events') ?? 230_000);
   const runs = Number(get('runs') ?? 7);
   const trace = get('trace');
+  const versus = get('versus');
+  const indexHtml = new URL('../web/dist/index.html', import.meta.url);
+  const builds = versus ? { current: readFileSync(indexHtml), other: readFileSync(versus) } : null;
+  const serve = (html: Buffer) => {
+    const staged = new URL(`../web/dist/.index.html.bench-${process.pid}`, import.meta.url);
+    writeFileSync(staged, html);
+    renameSync(staged, indexHtml);
+  };
   const server = await startServer();
   const executablePath = findBrowser();
   if (!executablePath) throw new Error('No Chromium found (CHROMIUM_PATH, or chromium on PATH).');
@@ -107,12 +123,17 @@ export async function main(argv: string[]): Promise<void> {
     const content: number[] = [];
     const interactive: number[] = [];
     const premiumMs: number[] = [];
+    const other = { content: [] as number[], interactive: [] as number[] };
     let bytes = 0;
-    // With --trace, one more load after the measured ones, traced (tracing slows it: not counted).
-    for (let i = 0; i < runs + (trace ? 1 : 0); i++) {
-      const traced = i === runs;
+    // With --versus, the other build's load before each of the current one's; with --trace, one more load
+    // after the measured ones, traced (tracing slows it: not counted).
+    const loads = runs * (builds ? 2 : 1);
+    for (let i = 0; i < loads + (trace ? 1 : 0); i++) {
+      const traced = i === loads;
+      const ofOther = builds !== null && !traced && i % 2 === 0;
+      if (builds) serve(ofOther ? builds.other : builds.current);
       const p = await context.newPage();
-      if (traced) await browser.startTracing(p, { path: trace, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink.user_timing', 'loading', 'toplevel', 'input', 'benchmark', 'rail'] });
+      if (traced) await browser.startTracing(p, { path: trace, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink.user_timing', 'loading', 'toplevel', 'input', 'benchmark', 'rail', 'disabled-by-default-v8.cpu_profiler'] });
       const t0 = performance.now();
       const response = p.waitForResponse((r) => r.url().endsWith('/api/v1/metrics/premium-data'), { timeout: 60_000 });
       await p.goto('/dashboard');
@@ -127,6 +148,12 @@ export async function main(argv: string[]): Promise<void> {
         await browser.stopTracing();
         await p.close();
         break;
+      }
+      if (ofOther) {
+        other.content.push(contentMs);
+        other.interactive.push(interactiveMs);
+        await p.close();
+        continue;
       }
       content.push(contentMs);
       interactive.push(interactiveMs);
@@ -146,10 +173,21 @@ export async function main(argv: string[]): Promise<void> {
       premiumDataRequestMs: stats(premiumMs),
       contentMs: stats(content),
       interactiveMs: { ...stats(interactive), budget: 1500 },
+      ...(builds && {
+        versus: {
+          build: versus,
+          contentMs: stats(other.content),
+          interactiveMs: stats(other.interactive),
+          contentRatio: Math.round((quantile(content, 0.5) / quantile(other.content, 0.5)) * 100) / 100,
+          interactiveRatio: Math.round((quantile(interactive, 0.5) / quantile(other.interactive, 0.5)) * 100) / 100,
+          pairsWonByCurrent: interactive.filter((x, k) => x < other.interactive[k]!).length,
+        },
+      }),
     };
     console.log(JSON.stringify(report, null, 2));
     await context.close();
   } finally {
+    if (builds) serve(builds.current);
     await browser.close();
     await server.close();
   }
