@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { formatCompact, formatDate, formatDateTime, formatLongDate, formatMoneyShort, formatMoneyTick, formatMoneyWhole, formatStrikes, formatUtc, todayInNewYork } from './format.ts';
+import { formatCompact, formatDate, formatDateTime, formatLongDate, formatMoneyShort, formatMoneyTick, formatMoneyWhole, formatMonthShort, formatStrikes, formatUtc, formatWeekday, todayInNewYork } from './format.ts';
 
 describe('format', () => {
   it('writes strikes to the cent on every screen (QA: upcoming expirations showed "$100.123456789")', () => {
@@ -102,6 +102,12 @@ describe('format', () => {
       for (let i = 0; i < 300; i++) formatUtc(new Date(Date.UTC(2026, 0, 1 + i)), { month: 'short', day: 'numeric' });
       expect(built).not.toHaveBeenCalled();
       expect(formatUtc(new Date('2026-12-31T00:00:00Z'), { month: 'short', day: 'numeric' })).toBe('Dec 31');
+    });
+
+    it("formatMonthShort and formatWeekday: the dashboard's and its share cards' labels", () => {
+      expect(['2026-01', '2026-12', '1999-07'].map(formatMonthShort)).toEqual(["Jan '26", "Dec '26", "Jul '99"]);
+      // 7 December 2026 is a Monday; the weekday is the business date's, whatever the machine's zone.
+      expect(['2026-12-07', '2026-12-11', '2026-12-13'].map(formatWeekday)).toEqual(['Mon', 'Fri', 'Sun']);
     });
   });
 });

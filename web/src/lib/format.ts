@@ -105,6 +105,18 @@ const dateFormat = (month: 'short' | 'long') =>
 export function formatUtc(at: Date, options: Intl.DateTimeFormatOptions): string {
   return cachedFormat(`utc|${JSON.stringify(options)}`, () => new Intl.DateTimeFormat('en-US', { ...options, timeZone: 'UTC' })).format(at);
 }
+/**
+ * 'YYYY-MM' -> "Jan '26": the month labels of the dashboard's charts and of their share cards (one function,
+ * so a card reads as the widget it shares).
+ */
+export function formatMonthShort(month: string): string {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  return `${formatUtc(new Date(Date.UTC(y, m - 1, 1)), { month: 'short' })} '${String(y).slice(2)}`;
+}
+/** A business date 'YYYY-MM-DD' -> its weekday, "Mon" (the weekly strip and its share card). */
+export function formatWeekday(date: string): string {
+  return formatUtc(parseIsoDate(date) ?? new Date(Number.NaN), { weekday: 'short' });
+}
 /** A timestamp with its time of day, in `timeZone`. */
 const dateTimeFormat = (timeZone: string) =>
   cachedFormat(`datetime|${timeZone}`, () => new Intl.DateTimeFormat('en-US', { timeZone, month: 'short', day: '2-digit', year: 'numeric', hour: 'numeric', minute: '2-digit' }));

@@ -5,9 +5,9 @@ import type { SwitchPeriod } from '@oj/contracts/trade-views';
 import { Chart } from '@/components/charts/chart.tsx';
 import { categoryAxisEndRoom, useChartColors } from '@/components/charts/chart-theme.ts';
 import { Spinner } from '@/components/ui/spinner.tsx';
-import { formatDate, formatMoney, formatMoneyShort, formatMoneyTick } from '@/lib/format.ts';
+import { formatDate, formatMoney, formatMoneyShort, formatMoneyTick, formatMonthShort, formatWeekday } from '@/lib/format.ts';
 import type { DashboardData } from '../api/get-dashboard-data.ts';
-import { currentWeek, dayTone, firstWithData, lastActiveDays, monthHasActivity, monthLabel, shortDay, shortDays, weekdayName } from '../utils/dashboard-math.ts';
+import { currentWeek, dayTone, firstWithData, lastActiveDays, monthHasActivity, shortDay, shortDays } from '../utils/dashboard-math.ts';
 import { Segmented, ShareButton, SWITCH_LABELS, SWITCH_OPTIONS, Widget } from './widget.tsx';
 
 const strategyName = (su: string) => strategyByUid(su)?.name ?? su;
@@ -105,11 +105,11 @@ export function WeeklyStrip({ data, onOpenDay, onShare }: { data: DashboardData;
                 onClick={() => onOpenDay(d)}
                 // Named as it reads ("Mon 30: $250.00"), the full date in brackets after it: a name holding the
                 // visible text in its order is one a voice command can say.
-                aria-label={`${weekdayName(d)} ${Number(d.slice(8))}: ${tone === 'none' ? 'no trades' : tone === 'even' ? 'Even' : formatMoneyShort(np)}${future ? ', future' : ''} (${formatDate(d)})`}
+                aria-label={`${formatWeekday(d)} ${Number(d.slice(8))}: ${tone === 'none' ? 'no trades' : tone === 'even' ? 'Even' : formatMoneyShort(np)}${future ? ', future' : ''} (${formatDate(d)})`}
                 data-testid={`week-day-${d}`}
               >
                 {/* The spaces between the stacked parts keep "Mon 30" two words for anything reading the text. */}
-                <span className="dash-day-name">{weekdayName(d)}</span>{' '}
+                <span className="dash-day-name">{formatWeekday(d)}</span>{' '}
                 <span className="dash-day-date">{Number(d.slice(8))}</span>{' '}
                 <span className="dash-day-np">{tone === 'none' ? '—' : tone === 'even' ? 'Even' : formatMoneyShort(np)}</span>
               </button>
@@ -125,7 +125,7 @@ export function WeeklyStrip({ data, onOpenDay, onShare }: { data: DashboardData;
 export function IncomeByMonth({ data, onShare }: { data: DashboardData; onShare?: () => void }) {
   const c = useChartColors();
   const months = data.monthly_income;
-  const labels = months.map((m) => monthLabel(m.month));
+  const labels = months.map((m) => formatMonthShort(m.month));
   const option = {
     grid: { left: 4, right: categoryAxisEndRoom(labels), top: 12, bottom: 4, containLabel: true },
     tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: (v: number) => formatMoney(v) },
@@ -152,7 +152,7 @@ export function IncomeByMonth({ data, onShare }: { data: DashboardData; onShare?
     <Widget id="income-by-month" title="Income By Month" subtitle="Last 12 months" actions={<ShareButton label="Share Income By Month" onShare={onShare} />}>
       <Chart
         label="Premium by month, last 12 months"
-        values={months.map((m) => `${monthLabel(m.month)} ${formatMoney(m.np)}`)}
+        values={months.map((m) => `${formatMonthShort(m.month)} ${formatMoney(m.np)}`)}
         option={option}
         height={220}
         empty={!months.some(monthHasActivity)}

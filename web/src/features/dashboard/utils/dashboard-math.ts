@@ -108,12 +108,6 @@ export function gaugeRange(kind: 'delta' | 'percent' | 'widening' | 'hold', valu
   }
 }
 
-/** 'YYYY-MM' -> "Jan '26". */
-export function monthLabel(month: string): string {
-  const [y, m] = month.split('-').map(Number) as [number, number];
-  return `${formatUtc(new Date(Date.UTC(y, m - 1, 1)), { month: 'short' })} '${String(y).slice(2)}`;
-}
-
 /** 'YYYY-MM-DD' -> 'Mon 5' style short day label. */
 export function shortDay(d: string): string {
   return formatUtc(dateOf(d), { month: 'short', day: 'numeric' });
@@ -125,10 +119,6 @@ export function shortDay(d: string): string {
 export function shortDays(dates: readonly string[]): string[] {
   const spansYears = new Set(dates.map((d) => d.slice(0, 4))).size > 1;
   return dates.map((d) => (spansYears ? `${shortDay(d)} '${d.slice(2, 4)}` : shortDay(d)));
-}
-
-export function weekdayName(d: string): string {
-  return formatUtc(dateOf(d), { weekday: 'short' });
 }
 
 /** A month of Income By Month with something in it (a premium, or a trade opened or closed): the chart and its share card say "No Data" when no month has. */

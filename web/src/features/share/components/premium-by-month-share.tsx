@@ -1,6 +1,6 @@
 import { Chart } from '@/components/charts/chart.tsx';
 import { categoryAxisEndRoom } from '@/components/charts/chart-theme.ts';
-import { formatMoney, formatMoneyTick, formatUtc } from '@/lib/format.ts';
+import { formatMoney, formatMoneyTick, formatMonthShort } from '@/lib/format.ts';
 import { bestMonth } from '../utils/best-month.ts';
 import { cardChartBase } from '../utils/card-theme.ts';
 import { ShareModal } from './share-modal.tsx';
@@ -13,29 +13,24 @@ export interface PremiumByMonthShareProps {
   months: { month: string; premium: number; active: boolean }[];
 }
 
-const short = (month: string) => {
-  const [y, m] = month.split('-').map(Number) as [number, number];
-  return `${formatUtc(new Date(Date.UTC(y, m - 1, 1)), { month: 'short' })} '${String(y).slice(2)}`;
-};
-
 /** Share card of Income By Month (last 12 months, part 2 §2). */
 export function PremiumByMonthShareModal({ open, onClose, months }: PremiumByMonthShareProps) {
   const total = months.reduce((s, m) => s + m.premium, 0);
-  const labels = months.map((m) => short(m.month));
+  const labels = months.map((m) => formatMonthShort(m.month));
   const best = bestMonth(months);
-  const text = `${formatMoney(total)} in option premium over the last ${months.length} months${best ? `, best month ${short(best.month)} (${formatMoney(best.premium)})` : ''}. #options #optionsincome`;
+  const text = `${formatMoney(total)} in option premium over the last ${months.length} months${best ? `, best month ${formatMonthShort(best.month)} (${formatMoney(best.premium)})` : ''}. #options #optionsincome`;
   return (
     <ShareModal open={open} onClose={onClose} title="Share Premium Income by Month" shareText={text} shareError="Failed to share monthly income." fileName="premium-income-by-month.png">
       {(c) => (
         <>
-          <CardHeader colors={c} title="Premium Income by Month" subtitle={months.length ? `${short(months[0]!.month)} – ${short(months.at(-1)!.month)}` : undefined} />
+          <CardHeader colors={c} title="Premium Income by Month" subtitle={months.length ? `${formatMonthShort(months[0]!.month)} – ${formatMonthShort(months.at(-1)!.month)}` : undefined} />
           <div className="share-grid share-grid-2">
             <CardStat colors={c} label="Total" value={formatMoney(total)} tone={toneOf(total)} />
-            <CardStat colors={c} label="Best month" value={best ? formatMoney(best.premium) : 'No income yet'} compact={!best} hint={best ? short(best.month) : undefined} />
+            <CardStat colors={c} label="Best month" value={best ? formatMoney(best.premium) : 'No income yet'} compact={!best} hint={best ? formatMonthShort(best.month) : undefined} />
           </div>
           <Chart
             label="Premium income by month"
-            values={months.map((m) => `${short(m.month)} ${formatMoney(m.premium)}`)}
+            values={months.map((m) => `${formatMonthShort(m.month)} ${formatMoney(m.premium)}`)}
             height={230}
             // "No Data" as the dashboard's chart says it (QA: an empty $0 to $1 axis for a journal without trades).
             empty={!months.some((m) => m.active)}

@@ -1,4 +1,4 @@
-import { formatDate, formatMoney, formatMoneyShort, formatUtc } from '@/lib/format.ts';
+import { formatDate, formatMoney, formatMoneyShort, formatWeekday } from '@/lib/format.ts';
 import { ShareModal } from './share-modal.tsx';
 import { CardHeader, CardStat, toneOf } from './card-parts.tsx';
 
@@ -9,7 +9,6 @@ export interface WeeklyIncomeShareProps {
   days: { date: string; premium: number; active: boolean }[];
 }
 
-const weekday = (d: string) => formatUtc(new Date(`${d}T00:00:00Z`), { weekday: 'short' });
 const dayNum = (d: string) => Number(d.slice(8));
 
 /** Share card of the dashboard's weekly strip; Share is disabled by the spec (part 2 §2), Download works. */
@@ -27,7 +26,7 @@ export function WeeklyIncomeShareModal({ open, onClose, days }: WeeklyIncomeShar
               const color = tone === 'positive' ? c.positive : tone === 'negative' ? c.negative : tone === 'even' ? c.even : 'transparent';
               return (
                 <div key={d.date} className="share-week-day" style={{ borderColor: tone ? color : c.border, background: tone ? `${color}22` : c.surface }}>
-                  <span style={{ color: c.muted }}>{weekday(d.date)}</span>
+                  <span style={{ color: c.muted }}>{formatWeekday(d.date)}</span>
                   <strong>{dayNum(d.date)}</strong>
                   <span style={{ color: tone ? color : c.muted }}>{!d.active ? '—' : tone === 'even' ? 'Even' : formatMoneyShort(d.premium)}</span>
                 </div>
