@@ -74,7 +74,8 @@ export interface RebuildWorkerOptions {
   lockWaitMs?: number;
   /**
    * A job asked for by other read-model code is put back for this long (ms, default 1 s) for a projector
-   * running that code, at most `otherCodeAttempts` times (default 30), then failed saying so.
+   * running that code, at most `otherCodeAttempts` times (default 30), then failed saying so. The
+   * projector that put it back asks for no job until half a second after that delay.
    */
   otherCodeDelayMs?: number;
   otherCodeAttempts?: number;
@@ -98,6 +99,14 @@ export function codeVersionsOf(projections: readonly Projection[]): Record<strin
 }
 
 const LOCK_RETRY_MS = 250;
+/** How long past a job's delay a projector that left it for other code keeps from asking for it. */
+const STAND_ASIDE_MARGIN_MS = 500;
+
+/** Waits `ms`, or less once `stopped()` turns true (checked every 50 ms), so a stop is not held up. */
+async function standAside(ms: number, stopped: () => boolean): Promise<void> {
+  const until = Date.now() + ms;
+  while (!stopped() && Date.now() < until) await new Promise((r) => setTimeout(r, Math.min(50, until - Date.now())));
+}
 
 /**
  * The BullMQ options of every rebuild worker. They must be the same in every process working the
@@ -144,8 +153,14 @@ export function startRebuildWorker(options: RebuildWorkerOptions): RebuildWorker
           throw new UnrecoverableError(`${other}, and no projector running that code took it: run the rebuild with --here from that release, or again once its projectors run.`);
         }
         log.warn({ job: job.id, target, left }, `${other}: left for a projector running that code`);
+        const delayMs = options.otherCodeDelayMs ?? 1000;
         await job.updateData({ ...job.data, leftByOtherCode: left });
-        await job.moveToDelayed(Date.now() + (options.otherCodeDelayMs ?? 1000), token);
+        await job.moveToDelayed(Date.now() + delayMs, token);
+        // Step aside past the delay: a worker that has just left a job is the first to ask for it again
+        // when the delay ends (it knows the time to the millisecond), and would take it back from a
+        // projector running the asking code time after time (seen: 20 of 30 turns). Busy here, it asks
+        // for nothing, so that projector takes the job; with none, this one takes it again afterwards.
+        await standAside(delayMs + STAND_ASIDE_MARGIN_MS, () => stopping);
         throw new DelayedError();
       }
       log.info({ job: job.id, target, userId }, 'rebuild started');
