@@ -2,11 +2,24 @@ import { defineConfig } from 'vitest/config';
 import { srcAlias } from './web/vite.config.ts';
 
 /**
+ * A PostgreSQL cluster of the browser tests' own (`.ci/run` makes one). With it they run beside the
+ * server tests, in another pool (Vitest runs its pools at the same time); without it, after them. They
+ * must not share a cluster while both run: a snapshot's xmin spans the cluster, so a transaction open
+ * in one test's database holds back the newest events of every other database, and server tests that
+ * read the log at once after appending would see part of it.
+ */
+const e2eCluster = process.env.E2E_DATABASE_URL;
+
+/**
  * One runner for the whole repo. Server-side tests run against real PostgreSQL and Redis (see the
  * global setup); browser tests drive Debian's Chromium through playwright-core against a real server.
+ * Server files run one at a time, for the reason above (a cluster of their own for each would be the
+ * way to run more).
  */
 export default defineConfig({
   test: {
+    // Server and console unit files share the forks pool: one file at a time, whatever the cores.
+    poolOptions: { forks: { maxForks: 1, minForks: 1 } },
     projects: [
       {
         test: {
@@ -33,8 +46,9 @@ export default defineConfig({
           include: ['web/e2e/**/*.e2e.ts'],
           environment: 'node',
           globalSetup: ['infra/src/testing/global-setup.ts'],
-          pool: 'forks',
-          poolOptions: { forks: { singleFork: true } },
+          ...(e2eCluster
+            ? { pool: 'threads' as const, poolOptions: { threads: { singleThread: true } }, env: { DATABASE_URL: e2eCluster } }
+            : { pool: 'forks' as const, poolOptions: { forks: { singleFork: true } } }),
           testTimeout: 120_000,
           hookTimeout: 180_000,
         },
