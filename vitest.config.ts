@@ -8,7 +8,19 @@ import { srcAlias } from './web/vite.config.ts';
  * in one test's database holds back the newest events of every other database, and server tests that
  * read the log at once after appending would see part of it.
  */
-const e2eCluster = process.env.E2E_DATABASE_URL;
+const e2eCluster = ownCluster(process.env.E2E_DATABASE_URL, process.env.DATABASE_URL ?? 'postgres://127.0.0.1:5432/postgres');
+
+/** `e2e` when it names another server than `main` (another host or port), else undefined, saying why. */
+function ownCluster(e2e: string | undefined, main: string): string | undefined {
+  if (!e2e) return undefined;
+  const server = (url: string) => {
+    const u = new URL(url);
+    return `${u.hostname === 'localhost' ? '127.0.0.1' : u.hostname}:${u.port || '5432'}`;
+  };
+  if (server(e2e) !== server(main)) return e2e;
+  console.warn(`E2E_DATABASE_URL names the server tests' PostgreSQL (${server(main)}): the browser tests run after the server tests.`);
+  return undefined;
+}
 
 /**
  * One runner for the whole repo. Server-side tests run against real PostgreSQL and Redis (see the
