@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { formatCompact, formatDate, formatDateTime, formatLongDate, formatMoneyShort, formatMoneyTick, formatMoneyWhole, formatMonthShort, formatStrikes, formatUtc, formatWeekday, todayInNewYork } from './format.ts';
+import { formatBusinessDate, formatCompact, formatDate, formatDateTime, formatLongDate, formatMoneyShort, formatMoneyTick, formatMoneyWhole, formatMonthShort, formatStrikes, formatUtc, formatWeekday, todayInNewYork } from './format.ts';
 
 describe('format', () => {
   it('writes strikes to the cent on every screen (QA: upcoming expirations showed "$100.123456789")', () => {
@@ -108,6 +108,11 @@ describe('format', () => {
       expect(['2026-01', '2026-12', '1999-07'].map(formatMonthShort)).toEqual(["Jan '26", "Dec '26", "Jul '99"]);
       // 7 December 2026 is a Monday; the weekday is the business date's, whatever the machine's zone.
       expect(['2026-12-07', '2026-12-11', '2026-12-13'].map(formatWeekday)).toEqual(['Mon', 'Fri', 'Sun']);
+    });
+
+    it('formatBusinessDate: a business date with the given parts (the calendar title, the chart day labels)', () => {
+      expect(formatBusinessDate('2026-11-01', { month: 'long', year: 'numeric' })).toBe('November 2026');
+      expect(formatBusinessDate('2027-01-08', { month: 'short', day: 'numeric' })).toBe('Jan 8');
     });
   });
 });

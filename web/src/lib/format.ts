@@ -105,17 +105,20 @@ const dateFormat = (month: 'short' | 'long') =>
 export function formatUtc(at: Date, options: Intl.DateTimeFormatOptions): string {
   return cachedFormat(`utc|${JSON.stringify(options)}`, () => new Intl.DateTimeFormat('en-US', { ...options, timeZone: 'UTC' })).format(at);
 }
+/** A business date 'YYYY-MM-DD' with `options`, as `formatUtc` ("Jan 8", "Mon", "November 2026"). */
+export function formatBusinessDate(date: string, options: Intl.DateTimeFormatOptions): string {
+  return formatUtc(parseIsoDate(date) ?? new Date(Number.NaN), options);
+}
 /**
  * 'YYYY-MM' -> "Jan '26": the month labels of the dashboard's charts and of their share cards (one function,
  * so a card reads as the widget it shares).
  */
 export function formatMonthShort(month: string): string {
-  const [y, m] = month.split('-').map(Number) as [number, number];
-  return `${formatUtc(new Date(Date.UTC(y, m - 1, 1)), { month: 'short' })} '${String(y).slice(2)}`;
+  return `${formatBusinessDate(`${month}-01`, { month: 'short' })} '${month.slice(2, 4)}`;
 }
 /** A business date 'YYYY-MM-DD' -> its weekday, "Mon" (the weekly strip and its share card). */
 export function formatWeekday(date: string): string {
-  return formatUtc(parseIsoDate(date) ?? new Date(Number.NaN), { weekday: 'short' });
+  return formatBusinessDate(date, { weekday: 'short' });
 }
 /** A timestamp with its time of day, in `timeZone`. */
 const dateTimeFormat = (timeZone: string) =>

@@ -1,6 +1,6 @@
 import type { DailyIncome } from '@oj/contracts/trade-views';
 import { addDays, isWeekend } from '@oj/contracts/business-date';
-import { formatMoneyWhole, formatUtc } from '@/lib/format.ts';
+import { formatBusinessDate, formatMoneyWhole } from '@/lib/format.ts';
 
 /** 'YYYY-MM' of a 'YYYY-MM-DD'. */
 export const monthOf = (date: string): string => date.slice(0, 7);
@@ -34,8 +34,7 @@ export function daysInMonth(month: string): number {
 
 /** 'November 2026'. */
 export function monthLabel(month: string): string {
-  const [y, m] = month.split('-').map(Number) as [number, number];
-  return formatUtc(new Date(Date.UTC(y, m - 1, 1)), { month: 'long', year: 'numeric' });
+  return formatBusinessDate(`${month}-01`, { month: 'long', year: 'numeric' });
 }
 
 /** Every date of the month, in order. */

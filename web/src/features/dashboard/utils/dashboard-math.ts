@@ -1,5 +1,5 @@
 import { addDays, isWeekend, minusYears, parseIsoDate } from '@oj/contracts/business-date';
-import { formatUtc } from '@/lib/format.ts';
+import { formatBusinessDate } from '@/lib/format.ts';
 import type { DashboardDay } from '../api/get-dashboard-data.ts';
 
 /**
@@ -110,7 +110,7 @@ export function gaugeRange(kind: 'delta' | 'percent' | 'widening' | 'hold', valu
 
 /** 'YYYY-MM-DD' -> 'Mon 5' style short day label. */
 export function shortDay(d: string): string {
-  return formatUtc(dateOf(d), { month: 'short', day: 'numeric' });
+  return formatBusinessDate(d, { month: 'short', day: 'numeric' });
 }
 /**
  * A chart's day labels: "Jan 8" while every day is in one year, "Jan 8 '27" once they span years (QA: the
