@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { addDays, isWeekend } from '@oj/contracts/business-date';
+import { addDays, isWeekend, newYorkDate } from '@oj/contracts/business-date';
 import { businessToday } from './support/business-day.ts';
 import { DESKTOP, PHONE, SCREENSHOT_DIR, launchBrowser, newContext, screenshotAt, screenshots } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
@@ -81,6 +81,13 @@ function businessDates(): { lastWeekday: string; weekdayWithin: (minDays: number
     return d;
   };
   return { lastWeekday, weekdayWithin, weekdayOnOrBefore, today };
+}
+
+/** The instant New York's `date` begins (its midnight is 05:00 UTC in winter, 04:00 in summer). */
+function newYorkMidnight(date: string): number {
+  const at = [5, 4].map((h) => Date.parse(`${date}T0${h}:00:00Z`)).find((t) => newYorkDate(new Date(t)) === date && newYorkDate(new Date(t - 1)) !== date);
+  if (at === undefined) throw new Error(`no New York midnight found for ${date}`);
+  return at;
 }
 
 let server: E2eServer;
@@ -760,6 +767,67 @@ describe("a trader's day", () => {
     await saturday.getByRole('heading', { name: 'Add Open Trade', level: 1 }).waitFor();
     expect(await saturday.getByLabel('Open Date').inputValue()).toBe('2026-11-27');
     await onSaturday.close();
+  });
+
+  it('an open page turns to the new day at New York midnight, without a reload (a console left open overnight kept counting from yesterday)', async () => {
+    // A put opened a week back that expires 2 to 5 days from today, on the Expiring Soon list.
+    const days = [2, 3, 4, 5].find((d) => !isWeekend(addDays(today, d)))!;
+    const nite = await json<{ uid: string }>(
+      await fetch(`${server.baseUrl}/api/v1/trades/add-trade`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${trader.accessToken}` },
+        body: JSON.stringify({
+          trade_data: {
+            ticker: 'NITE',
+            account_uid: trader.accounts[0]!.uid,
+            strategy_uid: 'cash-secured-put',
+            strike_prices: [40],
+            trade_open_date: weekdayOnOrBefore(addDays(today, -7)),
+            expiration_date: addDays(today, days),
+            contract_size: 1,
+            premium_at_open: 80,
+            net_fee_to_open: 0.65,
+            net_delta: 0.2,
+            stock_price_at_open: 42,
+            notes: '',
+          },
+          tag_data: [],
+        }),
+      }),
+    );
+    await untilList('open', (b) => b.items.some((t) => t.ticker === 'NITE'));
+    // The browser's clock 20 s before today began in New York: yesterday, as far as the page knows.
+    const overnight = await newContext(browser, server.baseUrl);
+    try {
+      await overnight.addCookies(await context.cookies());
+      await overnight.addInitScript((stored: [string, string][]) => {
+        for (const [k, v] of stored) localStorage.setItem(k, v);
+      }, await page.evaluate(() => Object.entries(localStorage)));
+      await overnight.clock.install({ time: newYorkMidnight(today) - 20_000 });
+      const night = await overnight.newPage();
+      await night.goto('/trades/expiring-soon');
+      const expiry = night.locator('tr[data-ticker="NITE"] .tc-expiry');
+      await expiry.waitFor();
+      expect(await expiry.innerText()).toBe(`${days + 1} Days`);
+      await night.evaluate(() => ((window as unknown as { __noReload: boolean }).__noReload = true));
+      // Held 5 s before midnight, then on to 1 s after it: a list's answer goes stale 30 s after it came
+      // (and renders the list again), so nothing else than the day's turn renders the page in between.
+      await overnight.clock.pauseAt(newYorkMidnight(today) - 5_000);
+      expect(await expiry.innerText()).toBe(`${days + 1} Days`);
+      await overnight.clock.runFor(6_000);
+      await expect.poll(() => expiry.innerText(), { timeout: 5_000 }).toBe(`${days} Days`);
+      expect(await night.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload === true)).toBe(true);
+    } finally {
+      await overnight.close();
+      // The journey's later steps count the trader's trades: this one goes again.
+      await json(
+        await fetch(`${server.baseUrl}/api/v1/trades/${nite.uid}`, {
+          method: 'DELETE',
+          headers: { authorization: `Bearer ${trader.accessToken}`, 'idempotency-key': `e2e-midnight-${nite.uid}` },
+        }),
+      );
+      await untilList('open', (b) => !b.items.some((t) => t.ticker === 'NITE'));
+    }
   });
 
   it('filters by ticker and by account, with the date checks', async () => {

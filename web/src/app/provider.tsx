@@ -3,6 +3,7 @@ import { useEffect, useState, type ReactNode } from 'react';
 import { ApiError } from '@/lib/api-client.ts';
 import { ToastProvider } from '@/components/ui/toast.tsx';
 import { installSession, sessionStore } from '@/features/auth/session-store.ts';
+import { subscribeBusinessDay } from '@/lib/business-day.ts';
 import { refreshOnOtherTabsWrites } from '@/features/trades/api/other-tabs.ts';
 
 installSession();
@@ -44,9 +45,19 @@ export function refetchOnAccessChange(queryClient: QueryClient): () => void {
   return () => void unsubscribe();
 }
 
+/**
+ * At New York midnight every figure of "today" moves: the expiring bell and list, the dashboard's Today and
+ * week, the pulse's 1D, the calendar's today. All queries are refetched then (the active ones at once), so
+ * a console left open overnight shows the new day without a reload.
+ */
+export function refetchOnNewBusinessDay(queryClient: QueryClient): () => void {
+  return subscribeBusinessDay(() => void queryClient.invalidateQueries());
+}
+
 export function AppProvider({ children }: { children: ReactNode }) {
   const [queryClient] = useState(createQueryClient);
   useEffect(() => refetchOnAccessChange(queryClient), [queryClient]);
+  useEffect(() => refetchOnNewBusinessDay(queryClient), [queryClient]);
   useEffect(() => refreshOnOtherTabsWrites(queryClient), [queryClient]);
   return (
     <QueryClientProvider client={queryClient}>

@@ -3,7 +3,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { checkOpenDate } from '@oj/contracts/trades';
 import { Button } from '@/components/ui/button.tsx';
 import { Icon } from '@/components/ui/icons.tsx';
-import { todayInNewYork } from '@/lib/format.ts';
+import { useBusinessToday } from '@/lib/business-day.ts';
 import { useAccounts } from '@/features/accounts/api/get-accounts.ts';
 import { useSession } from '@/features/auth/hooks/use-session.ts';
 import { calendarKeys } from '@/features/calendar/api/get-premium-data.ts';
@@ -27,7 +27,8 @@ function CalendarDay({ date, view, onClose }: { date: string; view: DayView; onC
   const session = useSession();
   const accounts = useAccounts();
   const queryClient = useQueryClient();
-  const canAdd = session.subscriptionActive && (accounts.data?.length ?? 0) > 0 && checkOpenDate(date, todayInNewYork()) === null;
+  const today = useBusinessToday();
+  const canAdd = session.subscriptionActive && (accounts.data?.length ?? 0) > 0 && checkOpenDate(date, today) === null;
   const [adding, setAdding] = useState(view === 'add' && canAdd);
   if (adding) {
     return (

@@ -8,7 +8,8 @@ import { Icon } from '@/components/ui/icons.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
 import { daysBetween } from '@oj/contracts/business-date';
-import { formatDate, formatMoney, formatStrikes, formatUtc, todayInNewYork } from '@/lib/format.ts';
+import { formatDate, formatMoney, formatStrikes, formatUtc } from '@/lib/format.ts';
+import { useBusinessToday } from '@/lib/business-day.ts';
 import { useUpcomingExpirations } from '../api/get-upcoming-expirations.ts';
 import { CalendarTabs } from '../components/calendar-tabs.tsx';
 import '../calendar.css';
@@ -24,7 +25,7 @@ function inDays(n: number): string {
  * are their expirations, so this lists the open trades by expiration date for the next 60 days.
  */
 export function EventsRoute() {
-  const today = todayInNewYork();
+  const today = useBusinessToday();
   const upcoming = useUpcomingExpirations();
   const days = upcoming.data?.days ?? [];
   return (

@@ -5,7 +5,8 @@ import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { Icon } from '@/components/ui/icons.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
-import { formatMoney, formatPercent, todayInNewYork } from '@/lib/format.ts';
+import { formatMoney, formatPercent } from '@/lib/format.ts';
+import { useBusinessToday } from '@/lib/business-day.ts';
 import { premiumWindowStart } from '@oj/contracts/trade-views';
 import { useMonthDays, usePremiumData } from '../api/get-premium-data.ts';
 import { MonthGrid } from '../components/month-grid.tsx';
@@ -37,7 +38,7 @@ const UNKNOWN = '—';
  * kept in the address (?month=YYYY-MM) so a reload or a shared link shows the same month.
  */
 export function IncomeCalendarRoute({ renderDay, renderSummary }: IncomeCalendarRouteProps) {
-  const today = todayInNewYork();
+  const today = useBusinessToday();
   const [params, setParams] = useSearchParams();
   const asked = params.get('month');
   const month = askedMonth(asked) ?? monthOf(today);

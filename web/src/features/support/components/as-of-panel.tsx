@@ -8,7 +8,7 @@ import { Button } from '@/components/ui/button.tsx';
 import { SelectInput, TextInput } from '@/components/ui/form-field.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
-import { todayInNewYork } from '@/lib/format.ts';
+import { useBusinessToday } from '@/lib/business-day.ts';
 import { asOfQuery, type AsOfTarget } from '../api/audit-api.ts';
 import { money, shortId, statusNames, strategyName, utc } from './labels.ts';
 import { StoredStateNote } from './stored-state-note.tsx';
@@ -192,6 +192,7 @@ export function AsOfPanel({
   /** The view's region, focusable by script: "As of" on a timeline row moves keyboard focus here. */
   regionRef?: Ref<HTMLElement>;
 }) {
+  const today = useBusinessToday();
   const [date, setDate] = useState(target?.date ?? '');
   const [trade, setTrade] = useState(target?.trade ?? '');
   const [shown, setShown] = useState({ date: target?.date, trade: target?.trade });
@@ -215,7 +216,7 @@ export function AsOfPanel({
         <form onSubmit={show} className="audit-asof-form">
           <label>
             <span>End of New York date</span>
-            <TextInput type="date" value={date} max={todayInNewYork()} onChange={(e) => setDate(e.target.value)} />
+            <TextInput type="date" value={date} max={today} onChange={(e) => setDate(e.target.value)} />
           </label>
           <label>
             <span>Formulas version</span>

@@ -7,7 +7,8 @@ import { EmptyState } from '@/components/ui/empty-state.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { Stepper } from '@/components/ui/stepper.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
-import { formatDate, formatMoney, todayInNewYork } from '@/lib/format.ts';
+import { formatDate, formatMoney } from '@/lib/format.ts';
+import { useBusinessToday } from '@/lib/business-day.ts';
 import { useAddClosedTrade } from '../api/add-closed-trade.ts';
 import type { TradeData } from '@oj/contracts/trades';
 import { useAddTrade } from '../api/add-trade.ts';
@@ -63,7 +64,7 @@ const emptyClose = (): CloseValues => ({ choice: 'close', contractSize: '', clos
  * options): part 1 §2, §4 "Add-trade dialog", §5 "Add trade" and "Add closed trade form".
  */
 export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
-  const today = todayInNewYork();
+  const today = useBusinessToday();
   const accounts = useTradeAccounts();
   const strategies = useStrategies().data ?? strategyCatalogue;
   const defaultAccount = accounts.data?.find((a) => a.default_account)?.uid ?? accounts.data?.[0]?.uid ?? '';

@@ -7,7 +7,8 @@ import { Button } from '@/components/ui/button.tsx';
 import { Modal } from '@/components/ui/modal.tsx';
 import { Stepper } from '@/components/ui/stepper.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
-import { formatDate, formatMoney, todayInNewYork } from '@/lib/format.ts';
+import { formatDate, formatMoney } from '@/lib/format.ts';
+import { useBusinessToday } from '@/lib/business-day.ts';
 import { useCloseTrade, type CloseRoute } from '../api/close-trade.ts';
 import {
   closeChoiceLabel,
@@ -47,7 +48,7 @@ const successText: Record<CloseChoice, string> = {
 
 /** Close Trade: close details with the profit/loss preview, then confirmation (part 1 §4 "Close options", §5 "Close trade"). */
 export function CloseTradeDialog({ trade, onClose }: { trade: TradeListItem; onClose: () => void }) {
-  const today = todayInNewYork();
+  const today = useBusinessToday();
   const strategy = strategyByUid(trade.su);
   const expired = trade.ed < today;
   const initial = useCallback(

@@ -6,7 +6,8 @@ import { Button } from '@/components/ui/button.tsx';
 import { Modal } from '@/components/ui/modal.tsx';
 import { Stepper } from '@/components/ui/stepper.tsx';
 import { ApiError, errorMessage } from '@/lib/api-client.ts';
-import { formatDate, formatMoney, todayInNewYork } from '@/lib/format.ts';
+import { formatDate, formatMoney } from '@/lib/format.ts';
+import { useBusinessToday } from '@/lib/business-day.ts';
 import { useTradeAccounts } from '../api/get-trade-accounts.ts';
 import { shownTerms, structureLock, type TradeExpectations, type UpdateTradeRequest } from '@oj/contracts/trades';
 import { useUpdateTrade } from '../api/update-trade.ts';
@@ -66,7 +67,7 @@ export function expectedOf(t: TradeListItem, changes: UpdateTradeRequest): Trade
 
 /** Edit Trade: the form, then original and edited side by side with the changes marked (part 1 §4 "Edit dialog", §5 "Edit trade"). */
 export function EditTradeDialog({ trade, onClose }: { trade: TradeListItem; onClose: () => void }) {
-  const today = todayInNewYork();
+  const today = useBusinessToday();
   const strategy = strategyByUid(trade.su);
   const usesCostBasis = strategy?.uses_cost_basis ?? false;
   const accounts = useTradeAccounts();

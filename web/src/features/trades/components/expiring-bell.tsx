@@ -2,7 +2,8 @@ import { useId, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { daysBetween } from '@oj/contracts/business-date';
 import { strategyByUid } from '@oj/contracts/strategies';
-import { formatDate, todayInNewYork } from '@/lib/format.ts';
+import { formatDate } from '@/lib/format.ts';
+import { useBusinessToday } from '@/lib/business-day.ts';
 import { useSession } from '@/features/auth/hooks/use-session.ts';
 import { useDismiss } from '@/lib/use-dismiss.ts';
 import { BELL_SIZE, useExpiringSummary } from '../api/get-expiring-trades.ts';
@@ -23,7 +24,7 @@ export function ExpiringBell() {
   const rootRef = useRef<HTMLDivElement>(null);
   const buttonRef = useRef<HTMLButtonElement>(null);
   const panelId = useId();
-  const today = todayInNewYork();
+  const today = useBusinessToday();
   const items = (query.data?.items ?? []).slice(0, BELL_SIZE);
   const total = query.data?.total ?? 0;
 

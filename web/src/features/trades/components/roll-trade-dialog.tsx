@@ -7,7 +7,8 @@ import { Button } from '@/components/ui/button.tsx';
 import { Modal } from '@/components/ui/modal.tsx';
 import { Stepper } from '@/components/ui/stepper.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
-import { formatDate, formatMoney, todayInNewYork } from '@/lib/format.ts';
+import { formatDate, formatMoney } from '@/lib/format.ts';
+import { useBusinessToday } from '@/lib/business-day.ts';
 import { useRollTrade } from '../api/roll-trade.ts';
 import {
   PREMIUM_HINT_BELOW,
@@ -36,7 +37,7 @@ const REQUIRED = ['closeDate', 'transaction', 'premiumToClose', 'fee', 'newExpir
 
 /** Roll Trade: slide 1 closes the trade and opens its successor, slide 2 reviews (part 1 §2, §4 "Roll wizard", §5 "Roll form"). */
 export function RollTradeDialog({ trade, onClose }: { trade: TradeListItem; onClose: () => void }) {
-  const today = todayInNewYork();
+  const today = useBusinessToday();
   const strategy = strategyByUid(trade.su);
   const usesCostBasis = strategy?.uses_cost_basis ?? false;
   const initial = useCallback(

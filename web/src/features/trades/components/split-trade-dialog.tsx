@@ -8,7 +8,8 @@ import { Button } from '@/components/ui/button.tsx';
 import { Modal } from '@/components/ui/modal.tsx';
 import { Stepper } from '@/components/ui/stepper.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
-import { formatDate, formatMoney, todayInNewYork } from '@/lib/format.ts';
+import { formatDate, formatMoney } from '@/lib/format.ts';
+import { useBusinessToday } from '@/lib/business-day.ts';
 import { useSplitTrade } from '../api/split-trade.ts';
 import {
   closeChoiceLabel,
@@ -38,7 +39,7 @@ const legName = (strategy: Strategy, i: number, sp: readonly number[]) => {
  * summary (part 1 §4 "Split dialog", §5 "Split"). Irreversible: one leg is closed, the other continues.
  */
 export function SplitTradeDialog({ trade, onClose }: { trade: TradeListItem; onClose: () => void }) {
-  const today = todayInNewYork();
+  const today = useBusinessToday();
   const strategy = strategyByUid(trade.su);
   const [step, setStep] = useState(0);
   const [legPremiums, setLegPremiums] = useState<string[]>(['', '']);

@@ -7,7 +7,8 @@ import { Button } from '@/components/ui/button.tsx';
 import { Icon } from '@/components/ui/icons.tsx';
 import { Modal } from '@/components/ui/modal.tsx';
 import { useTabs, type TabItem } from '@/components/ui/tabs.tsx';
-import { formatDate, formatDateTime, formatMoney, formatPercent, todayInNewYork } from '@/lib/format.ts';
+import { formatDate, formatDateTime, formatMoney, formatPercent } from '@/lib/format.ts';
+import { useBusinessToday } from '@/lib/business-day.ts';
 import { useTradeAccounts } from '../api/get-trade-accounts.ts';
 import { expiryDisplay, holdingPeriod } from '../utils/expiry.ts';
 import { closeActionLabel, closedStatusLabel, formatStrikes, openActionLabel, statusLabel, transactionLabel, trimNumber } from '../utils/trade-labels.ts';
@@ -37,7 +38,7 @@ const detailTabs: readonly TabItem<DetailTab>[] = [
  * here, with focus on Share.
  */
 export function TradeDetailDialog({ trade, onClose, renderShare }: { trade: TradeListItem; onClose: () => void; renderShare?: RenderTradeShare }) {
-  const today = todayInNewYork();
+  const today = useBusinessToday();
   const strategy = strategyByUid(trade.su);
   const accounts = useTradeAccounts();
   const account = accounts.data?.find((a) => a.uid === trade.au)?.name ?? '—';

@@ -4,7 +4,7 @@ import type { Strategy } from '@oj/contracts/strategies';
 import { dateRangeIssues } from '@oj/contracts/trade-views';
 import { Button } from '@/components/ui/button.tsx';
 import { SelectInput, TextInput } from '@/components/ui/form-field.tsx';
-import { todayInNewYork } from '@/lib/format.ts';
+import { useBusinessToday } from '@/lib/business-day.ts';
 import { dateRangePresets, type DateRangePreset } from '../utils/date-range.ts';
 import { initialFilterState, type FilterState } from '../utils/filter-state.ts';
 import { FilterIcon, RefreshIcon, SearchIcon } from './icons.tsx';
@@ -40,7 +40,7 @@ export function TradeFilterHeader({ value, onChange, onRefresh, refreshing, acco
     }
   }
   const panelId = useId();
-  const today = todayInNewYork();
+  const today = useBusinessToday();
   const customErrors = dateRangeIssues(sd, ed, today);
   // Apply is enabled once both dates are filled; the range rules are checked when it is pressed.
   const customFilled = Boolean(sd && ed);

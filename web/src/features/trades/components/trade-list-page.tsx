@@ -9,7 +9,7 @@ import { Button } from '@/components/ui/button.tsx';
 import { EmptyState } from '@/components/ui/empty-state.tsx';
 import { LoadingOverlay } from '@/components/ui/loading-overlay.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
-import { todayInNewYork } from '@/lib/format.ts';
+import { useBusinessToday } from '@/lib/business-day.ts';
 import { useItemsPerPage } from '@/lib/settings.ts';
 import { useStrategies } from '../api/get-strategies.ts';
 import { useTradesByStatus } from '../api/get-trades-by-status.ts';
@@ -78,7 +78,7 @@ export function TradeListPage({ kind, title, description, renderTradeShare }: Tr
   // shared link shows the same list.
   const [params, setParams] = useSearchParams();
   const search = params.toString();
-  const today = todayInNewYork();
+  const today = useBusinessToday();
   const accounts = useTradeAccounts();
   const strategies = useStrategies();
   const asked = useMemo(() => filterStateOf(new URLSearchParams(search), today), [search, today]);
