@@ -274,6 +274,34 @@ describe('session', () => {
     await card.getByText('Password updated successfully!').waitFor({ state: 'detached', timeout: 6000 });
   });
 
+  it("gives focus to the new page's content after signing in and after signing out (QA: it fell to the body, and Tab started again from the top)", async () => {
+    const ctx = await newContext(browser, server.baseUrl);
+    try {
+      const p = await ctx.newPage();
+      const focus = () => p.evaluate(() => ({ id: document.activeElement?.id ?? '', main: document.activeElement?.closest('main')?.className ?? null, tag: document.activeElement?.tagName }));
+      await p.goto('/signin');
+      await p.getByLabel('Email').fill(email);
+      await p.getByLabel('Password', { exact: true }).fill('Straddle#2026');
+      await p.getByLabel('Password', { exact: true }).press('Enter');
+      await p.waitForURL('**/dashboard');
+      await expect.poll(focus).toMatchObject({ id: 'main', tag: 'MAIN' });
+      // The next Tab goes on into the dashboard, not back to the sidebar at the top.
+      await p.keyboard.press('Tab');
+      expect((await focus()).main).toContain('app-content');
+
+      // From the keyboard, as a keyboard user would: the user menu's Logout.
+      await p.getByRole('button', { name: 'User menu' }).press('Enter');
+      await p.getByRole('menuitem', { name: 'Logout' }).press('Enter');
+      await p.waitForURL('**/signin');
+      await p.getByRole('button', { name: 'Sign in' }).waitFor();
+      await expect.poll(focus).toMatchObject({ main: 'auth-main', tag: 'MAIN' });
+      await p.keyboard.press('Tab');
+      expect((await focus()).main).toBe('auth-main');
+    } finally {
+      await ctx.close();
+    }
+  });
+
   it('signs out a page restored from the back-forward cache', async () => {
     const bfBrowser = await launchBrowser({ backForwardCache: true });
     try {

@@ -4,6 +4,7 @@ import { useAccounts } from '@/features/accounts/api/get-accounts.ts';
 import { useStrategies } from '@/features/strategies/api/get-strategies.ts';
 import { useSession } from '@/features/auth/hooks/use-session.ts';
 import { errorMessage } from '@/lib/api-client.ts';
+import { useLostFocus } from '@/lib/use-lost-focus.ts';
 import { Button } from '@/components/ui/button.tsx';
 import { FullScreenSpinner } from '@/components/ui/spinner.tsx';
 import { SubscriptionExpired } from '@/components/subscription-expired.tsx';
@@ -31,6 +32,10 @@ export function AppShell() {
   const session = useSession();
   const accounts = useAccounts();
   const strategies = useStrategies();
+  // Signed in, or signed out of another page: focus goes to the page's content, not the document's top.
+  const mainRef = useRef<HTMLElement>(null);
+  const ready = !accounts.isPending && !strategies.isPending && !accounts.isError && !strategies.isError;
+  useLostFocus(mainRef, `${pathname}|${ready}`);
 
   // Small screens: the open drawer is a modal navigation (QA: Tab went on to the controls under it). Focus
   // moves to its first link, Tab stays in it (sidebar.tsx), the page behind is inert, and Escape, the scrim
@@ -107,7 +112,7 @@ export function AppShell() {
       <div className="app-main" inert={mobileOpen}>
         <TopBar onOpenMobileNav={() => setMobileOpen(true)} mobileNavOpen={mobileOpen} menuButtonRef={menuButtonRef} settingsVisible={settingsVisible} onToggleSettings={() => setSettingsVisible((v) => !v)} />
         {settingsVisible && <SettingsPanel onClose={() => setSettingsVisible(false)} contracted={contracted} onContractedChange={setContracted} />}
-        <main id="main" className="app-content" tabIndex={-1}>
+        <main id="main" className="app-content" tabIndex={-1} ref={mainRef}>
           {locked ? <SubscriptionExpired /> : <Outlet />}
         </main>
         <Footer />

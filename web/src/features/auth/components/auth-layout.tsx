@@ -1,10 +1,14 @@
-import type { ReactNode } from 'react';
+import { useRef, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { Logo } from '@/components/logo.tsx';
+import { useLostFocus } from '@/lib/use-lost-focus.ts';
 import '../auth.css';
 
 /** The public card layout of sign-up, sign-in, verification and reset pages. */
 export function AuthLayout({ title, subtitle, children, footer }: { title: string; subtitle?: ReactNode; children: ReactNode; footer?: ReactNode }) {
+  // Signed out, or sent here by a link: focus goes to the card's page, not the document's top.
+  const mainRef = useRef<HTMLElement>(null);
+  useLostFocus(mainRef, title);
   return (
     <div className="auth-page">
       <aside className="auth-aside" aria-hidden="true">
@@ -22,7 +26,7 @@ export function AuthLayout({ title, subtitle, children, footer }: { title: strin
         </div>
         <p className="auth-aside-note">Record-keeping and education only, not financial advice.</p>
       </aside>
-      <main className="auth-main">
+      <main className="auth-main" tabIndex={-1} ref={mainRef}>
         <div className="auth-card">
           <Link to="/" className="auth-card-brand" aria-label="Options Journal home">
             <Logo />
