@@ -352,6 +352,10 @@ describe("a trader's day", () => {
       const note = (await row('AAPL').getByRole('button', { name: 'Notes: Wheel entry' }).boundingBox())!;
       expect([note.width, note.height].every((n) => n >= 32), JSON.stringify(note)).toBe(true);
       expect((await row('AAPL').getByTitle('Trades of this date').boundingBox())!.height).toBeGreaterThanOrEqual(32);
+      // The breadcrumb's and the footer's links too (QA: 15 to 20 px tall on a phone).
+      const targets = [page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'Dashboard' }), ...(await page.getByRole('navigation', { name: 'Footer' }).locator('a, button').all())];
+      expect(targets.length).toBe(6);
+      for (const target of targets) expect((await target.boundingBox())!.height, (await target.textContent()) ?? '').toBeGreaterThanOrEqual(32);
     } finally {
       // Whatever happened above, the next steps run at the desktop width they were written for.
       await page.setViewportSize(DESKTOP);
