@@ -617,4 +617,72 @@ describe('part 1 faults found by a new user (issue 14)', () => {
     await d.waitFor({ state: 'hidden' });
     expect(pageErrors).toEqual([]);
   });
+  it('a session that runs out while a trade is entered gives the trade back after signing in again, says why, and saves it once (QA: the input was lost)', async () => {
+    const lapsing = await createTrader();
+    const ctx = await newContext(browser, server.baseUrl);
+    try {
+      const p = await ctx.newPage();
+      p.on('pageerror', (e) => pageErrors.push(String(e)));
+      const signInAs = async () => {
+        await p.getByLabel('Email').fill(lapsing.email);
+        await p.getByLabel('Password', { exact: true }).fill(lapsing.password);
+        await p.getByRole('button', { name: 'Sign in' }).click();
+      };
+      await p.goto('/signin');
+      await signInAs();
+      await p.waitForURL('**/dashboard');
+      await p.goto('/trades/add');
+      const form = p.locator('.trade-wizard');
+      await form.getByLabel('Account').selectOption({ label: 'Schwab Income' });
+      await form.getByLabel('Strategy Type').selectOption('One-leg');
+      await form.getByLabel(/^Strategy(?! Type)/).selectOption({ label: 'Cash-Secured Put' });
+      await form.getByLabel('Ticker').fill('LAPSE');
+      await form.getByLabel(/Stock Price|Cost Basis/).fill('61.5');
+      await form.getByLabel('Open Date').fill(back(1));
+      await form.getByLabel('Expiration Date').fill(expiry);
+      await form.getByLabel(/^Strike 1/).fill('58');
+      await form.getByLabel('Delta (net)').fill('0.22');
+      await form.getByLabel('Contracts').fill('2');
+      await form.getByLabel(/Net Premium/).fill('145');
+      await form.getByLabel('Net Fee').fill('1.3');
+      await form.getByLabel('Notes').fill('typed before the session ran out');
+      await form.getByRole('button', { name: 'Next' }).click();
+      await form.getByText('Summary').first().waitFor();
+      // The session runs out on the server (its refresh cookie is gone) while the summary shows.
+      await ctx.clearCookies();
+      await p.evaluate(() => localStorage.setItem('oj.session.token', 'x.y.z'));
+      await form.getByRole('button', { name: 'Submit' }).click();
+      await p.waitForURL('**/signin?next=**');
+      await signInAs();
+      await p.waitForURL('**/trades/add');
+      const restored = p.getByRole('status').filter({ hasText: 'Your session ended while you were entering this trade' });
+      await restored.waitFor();
+      expect(await form.getByLabel('Ticker').inputValue()).toBe('LAPSE');
+      expect(await form.getByLabel(/^Strike 1/).inputValue()).toBe('58');
+      expect(await form.getByLabel('Contracts').inputValue()).toBe('2');
+      expect(await form.getByLabel(/Net Premium/).inputValue()).toBe('145');
+      expect(await form.getByLabel('Notes').inputValue()).toBe('typed before the session ran out');
+      await screenshots(p, 'add-trade-restored-after-session-end');
+      await form.getByRole('button', { name: 'Next' }).click();
+      await form.getByRole('button', { name: 'Submit' }).click();
+      await form.getByText('Trade Uploaded successfully').waitFor();
+      for (let tries = 0; ; tries++) {
+        const open = await json<{ items: { ticker: string; cs: number; pao: number }[] }>(await api('/trades/status/open?page=1&size=10', {}, lapsing.accessToken));
+        if (open.items.length > 0) {
+          expect(open.items.map((t) => [t.ticker, t.cs, t.pao])).toEqual([['LAPSE', 2, 145]]);
+          break;
+        }
+        if (tries > 100) throw new Error('the restored trade never reached the open list');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      // Given back once: opened again, the form is empty.
+      await p.reload();
+      await form.getByLabel('Ticker').waitFor();
+      expect(await form.getByLabel('Ticker').inputValue()).toBe('');
+      expect(await restored.count()).toBe(0);
+    } finally {
+      await ctx.close();
+    }
+    expect(pageErrors).toEqual([]);
+  });
 });

@@ -1,6 +1,7 @@
 import { roleName, staffRoles, type RoleName, type SessionUser } from '@oj/contracts/users';
 import { apiRequest, configureApiClient, refreshAccessToken } from '@/lib/api-client.ts';
 import { jwtPayload } from '@/lib/jwt.ts';
+import { forgetSessionDrafts, saveDraftsForSessionEnd } from '@/lib/session-drafts.ts';
 
 export type { SessionUser };
 
@@ -155,6 +156,7 @@ export async function logout(): Promise<void> {
   } catch (error) {
     console.warn('logout call failed', error);
   }
+  forgetSessionDrafts();
   sessionStore.clear();
 }
 
@@ -232,6 +234,8 @@ export function installSession(): void {
       } catch {
         // storage unavailable: the sign-in page just shows no notice
       }
+      // What the trader was typing is kept for their next sign-in on this tab (lib/session-drafts.ts).
+      saveDraftsForSessionEnd(state.user?.user_uid);
       endSession({ broadcast: true, returnHere: true });
     },
     onSubscriptionRefused: (token) => {

@@ -9,6 +9,8 @@ import { Stepper } from '@/components/ui/stepper.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
 import { formatDate, formatMoney } from '@/lib/format.ts';
 import { useBusinessToday } from '@/lib/business-day.ts';
+import { dropSessionDraft, keepOnSessionEnd, peekSessionDraft, restoreShape } from '@/lib/session-drafts.ts';
+import { useSession } from '@/features/auth/hooks/use-session.ts';
 import { useAddClosedTrade } from '../api/add-closed-trade.ts';
 import type { TradeData } from '@oj/contracts/trades';
 import { useAddTrade } from '../api/add-trade.ts';
@@ -72,7 +74,7 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
   const form = useTradeForm<AddTradeValues>(initial);
   const close = useTradeForm<CloseValues>(emptyClose);
   const [step, setStep] = useState(0);
-  const [message, setMessage] = useState<{ tone: 'success' | 'danger'; text: string } | null>(null);
+  const [message, setMessage] = useState<{ tone: 'success' | 'danger' | 'info'; text: string } | null>(null);
   const addOpen = useAddTrade();
   const addClosed = useAddClosedTrade();
   const busy = addOpen.isPending || addClosed.isPending;
@@ -80,6 +82,7 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
   const firstRef = useRef<HTMLDivElement>(null);
 
   const { values: v, set } = form;
+  useKeptOnSessionEnd(mode, form, close, setMessage);
   // Focus moves into the form when the dialog opens (the chunk may arrive after the dialog took focus).
   useEffect(() => {
     firstRef.current?.querySelector<HTMLElement>('select, input')?.focus();
@@ -420,3 +423,45 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
     </WizardForm>
   );
 }
+
+const RESTORED = 'Your session ended while you were entering this trade, so it was not saved. What you had entered is back: check it, then submit.';
+
+/**
+ * The wizard's input survives a session that runs out (lib/session-drafts.ts): while it is open, what was
+ * typed (both steps' fields) is what to keep; opened again by the same user after signing in, it starts
+ * from that, on the first step, and says why.
+ */
+function useKeptOnSessionEnd(
+  mode: AddTradeWizardProps['mode'],
+  form: ReturnType<typeof useTradeForm<AddTradeValues>>,
+  close: ReturnType<typeof useTradeForm<CloseValues>>,
+  setMessage: (m: { tone: 'info'; text: string }) => void,
+): void {
+  const key = `add-trade:${mode}`;
+  const userId = useSession().user?.user_uid;
+  const latest = useRef({ form, close });
+  latest.current = { form, close };
+  useEffect(
+    () =>
+      keepOnSessionEnd(key, () => {
+        const { form: f, close: c } = latest.current;
+        // Nothing typed (a preselected account is not input): nothing to give back.
+        if (Object.keys(f.touched).length === 0 && Object.keys(c.touched).length === 0) return undefined;
+        return { values: f.values, close: c.values };
+      }),
+    [key],
+  );
+  const { setValues: setFormValues, touch } = form;
+  const { setValues: setCloseValues } = close;
+  useEffect(() => {
+    const kept = peekSessionDraft(key, userId) as { values?: unknown; close?: unknown } | undefined;
+    if (!kept) return;
+    dropSessionDraft(key);
+    setFormValues((base) => restoreShape(base, kept.values));
+    setCloseValues((base) => restoreShape(base, kept.close));
+    // Touched again, so it is kept again if the session runs out once more before it is saved.
+    touch('restored');
+    setMessage({ tone: 'info', text: RESTORED });
+  }, [key, userId, setFormValues, setCloseValues, touch, setMessage]);
+}
+
