@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it } from 'vitest';
-import { DRAFT_MAX_AGE_MS, dropSessionDraft, forgetSessionDrafts, keepOnSessionEnd, peekSessionDraft, restoreShape, saveDraftsForSessionEnd } from './session-drafts.ts';
+import { DRAFT_MAX_AGE_MS, dropSessionDraft, forgetSessionDrafts, keepOnSessionEnd, keepSessionDraftsOnlyFor, peekSessionDraft, restoreShape, saveDraftsForSessionEnd } from './session-drafts.ts';
 
 const stops: Array<() => void> = [];
 afterEach(() => {
@@ -28,6 +28,15 @@ describe('input kept when a session runs out', () => {
     saveDraftsForSessionEnd('u-1', 1_000);
     expect(peekSessionDraft('add-trade:open', 'u-2', 2_000)).toBeUndefined();
     expect(peekSessionDraft('add-trade:open', 'u-1', 2_000)).toBeUndefined();
+  });
+
+  it('drops what was kept for another user as soon as somebody else signs in on the tab, unread', () => {
+    keep('add-trade:open', { values: { ticker: 'SPY' } });
+    saveDraftsForSessionEnd('u-1', 1_000);
+    keepSessionDraftsOnlyFor('u-1');
+    expect(sessionStorage.length).toBe(1);
+    keepSessionDraftsOnlyFor('u-2');
+    expect(sessionStorage.length).toBe(0);
   });
 
   it('offers nothing after an hour, nor after a sign-out, nor without a user', () => {

@@ -71,6 +71,12 @@ export function peekSessionDraft(key: string, userId: string | null | undefined,
   return stored.drafts[key];
 }
 
+/** `userId` signed in on this tab: input kept for anybody else is dropped unread. */
+export function keepSessionDraftsOnlyFor(userId: string): void {
+  const stored = read();
+  if (stored && stored.userId !== userId) forgetSessionDrafts();
+}
+
 /** The form `key` has its input back: it is not offered again. */
 export function dropSessionDraft(key: string): void {
   const stored = read();

@@ -1,7 +1,7 @@
 import { roleName, staffRoles, type RoleName, type SessionUser } from '@oj/contracts/users';
 import { apiRequest, configureApiClient, refreshAccessToken } from '@/lib/api-client.ts';
 import { jwtPayload } from '@/lib/jwt.ts';
-import { forgetSessionDrafts, saveDraftsForSessionEnd } from '@/lib/session-drafts.ts';
+import { forgetSessionDrafts, keepSessionDraftsOnlyFor, saveDraftsForSessionEnd } from '@/lib/session-drafts.ts';
 
 export type { SessionUser };
 
@@ -117,6 +117,7 @@ export const sessionStore = {
   },
   /** After a successful login. */
   signIn(user: SessionUser, accessToken: string): void {
+    keepSessionDraftsOnlyFor(user.user_uid);
     writeStorage(USER_KEY, JSON.stringify(user));
     writeStorage(TOKEN_KEY, accessToken);
     emit(build(user, accessToken));
