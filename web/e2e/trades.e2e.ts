@@ -800,22 +800,23 @@ describe("a trader's day", () => {
       }),
     );
     await untilList('open', (b) => b.items.some((t) => t.ticker === 'NITE'));
-    // The browser's clock 20 s before today began in New York: yesterday, as far as the page knows.
+    // The browser's clock a minute before today began in New York: yesterday, as far as the page knows.
     const overnight = await newContext(browser, server.baseUrl);
     try {
       await overnight.addCookies(await context.cookies());
       await overnight.addInitScript((stored: [string, string][]) => {
         for (const [k, v] of stored) localStorage.setItem(k, v);
       }, await page.evaluate(() => Object.entries(localStorage)));
-      await overnight.clock.install({ time: newYorkMidnight(today) - 20_000 });
+      await overnight.clock.install({ time: newYorkMidnight(today) - 60_000 });
       const night = await overnight.newPage();
       await night.goto('/trades/expiring-soon');
       const expiry = night.locator('tr[data-ticker="NITE"] .tc-expiry');
       await expiry.waitFor();
       expect(await expiry.innerText()).toBe(`${days + 1} Days`);
       await night.evaluate(() => ((window as unknown as { __noReload: boolean }).__noReload = true));
-      // Held 5 s before midnight, then on to 1 s after it: a list's answer goes stale 30 s after it came
-      // (and renders the list again), so nothing else than the day's turn renders the page in between.
+      // On to 5 s before midnight and held there, then on to 1 s after it. A list's answer goes stale 30 s
+      // after it came and renders the list again: that happens before the hold, so from there on nothing
+      // but the day's turn renders the page.
       await overnight.clock.pauseAt(newYorkMidnight(today) - 5_000);
       expect(await expiry.innerText()).toBe(`${days + 1} Days`);
       await overnight.clock.runFor(6_000);
