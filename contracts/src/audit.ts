@@ -293,7 +293,8 @@ export type ExportFormat = z.infer<typeof exportQuery>['format'];
 /** The export's SHA-256 (hex) is answered in this header and recorded in the access log. */
 export const EXPORT_DIGEST_HEADER = 'x-export-sha256';
 
-export const accessView = z.enum(['overview', 'timeline', 'as-of', 'diff', 'verify', 'export']);
+/** What a read looked at: the audit's views, and `profile`, an Admin's user lookup (`GET /admin/users/{email}`). */
+export const accessView = z.enum(['overview', 'timeline', 'as-of', 'diff', 'verify', 'export', 'profile']);
 export type AccessView = z.infer<typeof accessView>;
 
 export const accessLogEntry = z.object({

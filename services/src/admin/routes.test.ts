@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
 import { authMessages } from '../identity/auth-plugin.ts';
+import { ADMIN_LOOKUP_REASON } from './routes.ts';
 import { runAdminCli } from '../identity/cli.ts';
 import { runAuditCli } from '../audit/cli.ts';
 
@@ -41,6 +42,31 @@ describe('admin user lookup', () => {
     // Signed up at 21:00 in New York, 02:00 the next day in UTC: the New York date (QA).
     await sql`update users set created_at = '2026-03-03T02:00:00Z' where uid = ${user.userId}`.execute(t.db.db);
     expect((await lookup(user.email, admin.authorization)).json().user_since).toBe('2026-03-02');
+  });
+
+  it("is in the looked-up user's access log (who, when, why, what), before the answer; a refused lookup and an Admin's own are not", async () => {
+    const admin = await signInAs(t, { role: 'Admin', name: 'Ada Admin' });
+    const user = await signInAs(t, { name: 'Logged Target' });
+    const other = await signInAs(t, { name: 'Bystander' });
+    const access = async (s: { authorization: string }) => {
+      const res = await t.app.inject({ method: 'GET', url: '/api/v1/users/journal-access', headers: { authorization: s.authorization } });
+      expect(res.statusCode).toBe(200);
+      return res.json().items as Array<{ by: string; role: string; reason: string; view: string; detail: string; at: string }>;
+    };
+    expect(await access(user)).toEqual([]);
+    expect((await lookup(user.email, admin.authorization)).statusCode).toBe(200);
+    const items = await access(user);
+    expect(items).toEqual([{ at: expect.any(String), by: 'Ada Admin', role: 'Admin', reason: ADMIN_LOOKUP_REASON, view: 'profile', detail: 'looked up by e-mail' }]);
+    // Nobody else's log, not for a refused lookup (404: nothing was shown), not for the Admin's own profile.
+    expect(await access(other)).toEqual([]);
+    expect((await lookup('nobody.at.all@example.com', admin.authorization)).statusCode).toBe(404);
+    expect((await lookup(admin.email, admin.authorization)).statusCode).toBe(200);
+    expect(await access(admin)).toEqual([]);
+    expect(await access(user)).toHaveLength(1);
+    // The Admins' whole access log names the lookup with its target.
+    const log = await t.app.inject({ method: 'GET', url: `/api/v1/audit/access-log?user=${user.userId}`, headers: { authorization: admin.authorization } });
+    expect(log.statusCode).toBe(200);
+    expect(log.json().items).toMatchObject([{ target_uid: user.userId, target_email: user.email, view: 'profile', reason: ADMIN_LOOKUP_REASON, support: { name: 'Ada Admin', role: 'Admin' } }]);
   });
 
   it('answers 404 for an unknown e-mail and 422 for a blank one', async () => {

@@ -4,6 +4,12 @@ import { errorBody } from '@oj/contracts/common';
 import { adminUser, adminUserParams } from '@oj/contracts/users';
 import { AppError } from '../app/errors.ts';
 import { findUserByEmail } from '../identity/users.ts';
+import { principalOf } from '../app/principal.ts';
+import { recordAccess } from '../audit/access-log.ts';
+import { auditUserOf } from '../audit/queries.ts';
+
+/** The reason an Admin's user lookup is logged under: the screen asks for none (part 2, admin user lookup). */
+export const ADMIN_LOOKUP_REASON = 'Admin user lookup';
 
 export const adminMessages = { userNotFound: 'User not found.' } as const;
 
@@ -18,6 +24,13 @@ export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const user = await findUserByEmail(db, request.params.email);
       if (!user) throw new AppError('not_found', adminMessages.userNotFound);
+      // A read of another user's profile is in their access log, as staff reads of their history are
+      // (docs/audit.md): the trader sees who looked. Recorded before the answer leaves; an Admin looking
+      // themselves up is not logged.
+      const principal = principalOf(request);
+      if (user.uid !== principal.userId) {
+        await recordAccess(app.deps, { principal, target: auditUserOf(user), reason: ADMIN_LOOKUP_REASON, view: 'profile', detail: 'looked up by e-mail', requestId: request.id });
+      }
       return {
         name: user.name,
         uid: user.uid,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Kysely } from 'kysely';
-import type { AccessLogEntry, AccessLogResponse, AccessView, AuditUser, JournalAccessResponse } from '@oj/contracts/audit';
+import { accessView, type AccessLogEntry, type AccessLogResponse, type AccessView, type AuditUser, type JournalAccessResponse } from '@oj/contracts/audit';
 import { roleName } from '@oj/contracts/users';
 import { uuidv7 } from '@oj/infra/ids';
 import { businessDateOf, type Clock } from '@oj/infra/clock';
@@ -22,7 +22,7 @@ const accessData = z.object({
   support: z.object({ uid: z.string(), name: z.string(), email: z.string(), role: roleName }),
   target: z.object({ uid: z.string(), email: z.string() }),
   reason: z.string(),
-  view: z.enum(['overview', 'timeline', 'as-of', 'diff', 'verify', 'export']),
+  view: accessView,
   detail: z.string(),
   digest: z.string().nullable(),
 });

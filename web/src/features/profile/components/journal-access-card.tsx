@@ -1,16 +1,18 @@
+import type { AccessView } from '@oj/contracts/audit';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Badge } from '@/components/ui/badge.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
 import { formatDateTime } from '@/lib/format.ts';
 import { useJournalAccess } from '../api/get-journal-access.ts';
 
-const viewText: Record<string, string> = {
+const viewText: Record<AccessView, string> = {
   overview: 'opened your history',
   timeline: 'read your timeline',
   'as-of': 'looked at your journal as of a past point',
   diff: 'looked at what one change did',
   verify: 'checked your figures against your history',
   export: 'exported your history',
+  profile: 'looked up your profile',
 };
 
 /**
@@ -20,7 +22,7 @@ const viewText: Record<string, string> = {
  */
 export function JournalAccessCard() {
   const access = useJournalAccess();
-  const visits: Array<{ at: string; by: string; role: string; reason: string; views: string[]; reads: number }> = [];
+  const visits: Array<{ at: string; by: string; role: string; reason: string; views: AccessView[]; reads: number }> = [];
   for (const a of access.data?.items ?? []) {
     const last = visits.at(-1);
     if (last && last.by === a.by && last.reason === a.reason) {
@@ -47,7 +49,7 @@ export function JournalAccessCard() {
               </div>
               <div>Reason: “{v.reason}”</div>
               <div className="muted">
-                {v.views.map((x) => viewText[x] ?? x).join(', ')}
+                {v.views.map((x) => viewText[x]).join(', ')}
                 {v.reads > 1 ? ` (${v.reads} reads)` : ''}
               </div>
             </li>
