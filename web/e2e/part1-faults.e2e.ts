@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page, Route } from 'playwright-core';
 import { addDays, isWeekend } from '@oj/contracts/business-date';
 import { businessToday } from './support/business-day.ts';
 import { SCREENSHOT_DIR, launchBrowser, newContext, screenshots } from './support/browser.ts';
@@ -112,6 +112,21 @@ async function untilOpenTotal(total: number) {
 }
 
 const dialog = (name: string | RegExp) => page.getByRole('dialog', { name });
+
+/** Fills the add-trade form's first step with a one-leg Cash-Secured Put expiring on `expiry`. */
+async function fillCashSecuredPut(form: Locator, t: { ticker: string; price: string; open: string; strike: string; delta: string; contracts: string; premium: string; fee: string }) {
+  await form.getByLabel('Strategy Type').selectOption('One-leg');
+  await form.getByLabel(/^Strategy(?! Type)/).selectOption({ label: 'Cash-Secured Put' });
+  await form.getByLabel('Ticker').fill(t.ticker);
+  await form.getByLabel(/Stock Price|Cost Basis/).fill(t.price);
+  await form.getByLabel('Open Date').fill(t.open);
+  await form.getByLabel('Expiration Date').fill(expiry);
+  await form.getByLabel(/^Strike 1/).fill(t.strike);
+  await form.getByLabel('Delta (net)').fill(t.delta);
+  await form.getByLabel('Contracts').fill(t.contracts);
+  await form.getByLabel(/Net Premium/).fill(t.premium);
+  await form.getByLabel('Net Fee').fill(t.fee);
+}
 const row = (ticker: string) => page.locator(`tr[data-ticker="${ticker}"]`);
 const showing = (n: number, m: number) => page.getByText(`Showing ${n} out of ${m} Trades`);
 const count = () => page.locator('.trade-list-count').innerText();
@@ -157,17 +172,7 @@ describe('part 1 faults found by a new user (issue 14)', () => {
     await page.getByRole('button', { name: /New Record/ }).click();
     await page.getByRole('menuitem', { name: 'Open Trade' }).click();
     const d = dialog('Add Open Trade');
-    await d.getByLabel('Strategy Type').selectOption('One-leg');
-    await d.getByLabel(/^Strategy(?! Type)/).selectOption({ label: 'Cash-Secured Put' });
-    await d.getByLabel('Ticker').fill('OLD');
-    await d.getByLabel(/Stock Price|Cost Basis/).fill('55');
-    await d.getByLabel('Open Date').fill(back(20));
-    await d.getByLabel('Expiration Date').fill(expiry);
-    await d.getByLabel(/^Strike 1/).fill('50');
-    await d.getByLabel('Delta (net)').fill('0.2');
-    await d.getByLabel('Contracts').fill('1');
-    await d.getByLabel(/Net Premium/).fill('110');
-    await d.getByLabel('Net Fee').fill('0.65');
+    await fillCashSecuredPut(d, { ticker: 'OLD', price: '55', open: back(20), strike: '50', delta: '0.2', contracts: '1', premium: '110', fee: '0.65' });
     await d.getByRole('button', { name: 'Next' }).click();
     await d.getByRole('button', { name: 'Submit' }).click();
     await d.getByText('Trade Uploaded successfully').waitFor();
@@ -634,17 +639,7 @@ describe('part 1 faults found by a new user (issue 14)', () => {
       await p.goto('/trades/add');
       const form = p.locator('.trade-wizard');
       await form.getByLabel('Account').selectOption({ label: 'Schwab Income' });
-      await form.getByLabel('Strategy Type').selectOption('One-leg');
-      await form.getByLabel(/^Strategy(?! Type)/).selectOption({ label: 'Cash-Secured Put' });
-      await form.getByLabel('Ticker').fill('LAPSE');
-      await form.getByLabel(/Stock Price|Cost Basis/).fill('61.5');
-      await form.getByLabel('Open Date').fill(back(1));
-      await form.getByLabel('Expiration Date').fill(expiry);
-      await form.getByLabel(/^Strike 1/).fill('58');
-      await form.getByLabel('Delta (net)').fill('0.22');
-      await form.getByLabel('Contracts').fill('2');
-      await form.getByLabel(/Net Premium/).fill('145');
-      await form.getByLabel('Net Fee').fill('1.3');
+      await fillCashSecuredPut(form, { ticker: 'LAPSE', price: '61.5', open: back(1), strike: '58', delta: '0.22', contracts: '2', premium: '145', fee: '1.3' });
       await form.getByLabel('Notes').fill('typed before the session ran out');
       await form.getByRole('button', { name: 'Next' }).click();
       await form.getByText('Summary').first().waitFor();
