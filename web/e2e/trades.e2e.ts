@@ -192,8 +192,18 @@ async function overlaps(a: Locator, b: Locator): Promise<boolean> {
 }
 
 /** A mark on the window that a page load would wipe: the steps between set and check ran without one. */
-const markWindow = () => page.evaluate(() => ((window as unknown as { __noReload: boolean }).__noReload = true));
-const stillSameWindow = async () => expect(await page.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload === true)).toBe(true);
+const markWindow = (p: Page = page) => p.evaluate(() => ((window as unknown as { __noReload: boolean }).__noReload = true));
+const stillSameWindow = async (p: Page = page) => expect(await p.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload === true)).toBe(true);
+
+/** A context of its own, signed in as the trader (a clock is a whole context's, not one page's). */
+async function signedInContext(): Promise<BrowserContext> {
+  const own = await newContext(browser, server.baseUrl);
+  await own.addCookies(await context.cookies());
+  await own.addInitScript((stored: [string, string][]) => {
+    for (const [k, v] of stored) localStorage.setItem(k, v);
+  }, await page.evaluate(() => Object.entries(localStorage)));
+  return own;
+}
 
 async function openNewTrade(): Promise<Locator> {
   await page.getByRole('button', { name: /New Record/ }).click();
@@ -759,11 +769,7 @@ describe("a trader's day", () => {
 
   it('on a Saturday the add-trade form starts on the Friday before, so its Open Date is valid (QA: Next stayed disabled with no message)', async () => {
     // A context of its own, signed in as the trader: a clock is the whole context's, not one page's.
-    const onSaturday = await newContext(browser, server.baseUrl);
-    await onSaturday.addCookies(await context.cookies());
-    await onSaturday.addInitScript((stored: [string, string][]) => {
-      for (const [k, v] of stored) localStorage.setItem(k, v);
-    }, await page.evaluate(() => Object.entries(localStorage)));
+    const onSaturday = await signedInContext();
     // Saturday 28 November 2026, 10:00 in New York.
     await onSaturday.clock.setFixedTime(new Date('2026-11-28T15:00:00Z'));
     const saturday = await onSaturday.newPage();
@@ -801,19 +807,15 @@ describe("a trader's day", () => {
     );
     await untilList('open', (b) => b.items.some((t) => t.ticker === 'NITE'));
     // The browser's clock a minute before today began in New York: yesterday, as far as the page knows.
-    const overnight = await newContext(browser, server.baseUrl);
+    const overnight = await signedInContext();
     try {
-      await overnight.addCookies(await context.cookies());
-      await overnight.addInitScript((stored: [string, string][]) => {
-        for (const [k, v] of stored) localStorage.setItem(k, v);
-      }, await page.evaluate(() => Object.entries(localStorage)));
       await overnight.clock.install({ time: newYorkMidnight(today) - 60_000 });
       const night = await overnight.newPage();
       await night.goto('/trades/expiring-soon');
       const expiry = night.locator('tr[data-ticker="NITE"] .tc-expiry');
       await expiry.waitFor();
       expect(await expiry.innerText()).toBe(`${days + 1} Days`);
-      await night.evaluate(() => ((window as unknown as { __noReload: boolean }).__noReload = true));
+      await markWindow(night);
       // On to 5 s before midnight and held there, then on to 1 s after it. A list's answer goes stale 30 s
       // after it came and renders the list again: that happens before the hold, so from there on nothing
       // but the day's turn renders the page.
@@ -821,7 +823,7 @@ describe("a trader's day", () => {
       expect(await expiry.innerText()).toBe(`${days + 1} Days`);
       await overnight.clock.runFor(6_000);
       await expect.poll(() => expiry.innerText(), { timeout: 5_000 }).toBe(`${days} Days`);
-      expect(await night.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload === true)).toBe(true);
+      await stillSameWindow(night);
     } finally {
       await overnight.close();
       // The journey's later steps count the trader's trades: this one goes again.

@@ -21,7 +21,8 @@ const clock = new Intl.DateTimeFormat('en-US', { timeZone: BUSINESS_TIME_ZONE, h
 
 /** Milliseconds from `now` to the next New York midnight by New York's wall clock (at least 1). */
 export function msUntilNewYorkMidnight(now: Date): number {
-  const part = (type: string) => Number(clock.formatToParts(now).find((p) => p.type === type)?.value ?? 0);
+  const parts = clock.formatToParts(now);
+  const part = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
   const sinceMidnight = ((part('hour') * 60 + part('minute')) * 60 + part('second')) * 1000 + now.getMilliseconds();
   return Math.max(1, 86_400_000 - sinceMidnight);
 }
