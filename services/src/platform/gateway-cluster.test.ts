@@ -2,6 +2,7 @@ import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, spawnService } from '@oj/infra/testing/processes';
 import { Redis } from 'ioredis';
@@ -19,6 +20,12 @@ let child: ChildProcess;
 let port: number;
 let dataDir: string;
 const prefix = `oj-cluster-${process.pid}`;
+/**
+ * The processes that have said `gateway listening on …` (their pid, from the JSON log line). A process
+ * that exists has not necessarily listened yet: kill the only one that has, and the primary closes the
+ * shared port until another listens (CI on a slow machine: ECONNREFUSED, the test killed that one).
+ */
+const listening = new Set<number>();
 
 const workerPids = (): number[] => {
   try {
@@ -56,15 +63,26 @@ beforeAll(async () => {
       PORT: String(port),
       DATA_DIR: dataDir,
       JWT_SECRET: 'cluster-test-secret-cluster-test-secret-0123',
-      LOG_LEVEL: 'error',
+      LOG_LEVEL: 'info',
       GATEWAY_PROCESSES: '2',
       RATE_LIMIT_AUTH_PER_MINUTE: '4',
     },
-    ['ignore', 'ignore', 'inherit'],
+    ['ignore', 'pipe', 'inherit'],
   );
-  await until('two gateway processes answering', async () => {
-    const ok = await get('/api/v1/health').then((r) => r.ok, () => false);
-    return ok && workerPids().length === 2 ? true : undefined;
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    const entry = (() => {
+      try {
+        return JSON.parse(line) as { pid?: number; msg?: string };
+      } catch {
+        return {};
+      }
+    })();
+    if (entry.pid !== undefined && entry.msg?.startsWith('gateway listening on')) listening.add(entry.pid);
+  });
+  await until('two gateway processes listening and answering', async () => {
+    const pids = workerPids();
+    if (pids.length !== 2 || !pids.every((pid) => listening.has(pid))) return undefined;
+    return (await get('/api/v1/health').then((r) => r.ok, () => false)) ? true : undefined;
   });
 }, 90_000);
 
@@ -123,10 +141,11 @@ describe('two gateway processes behind one port', () => {
     // once the primary has seen it die, every request is served by the survivor.
     await until('the primary to see the death', () => (workerPids().includes(victim!) ? undefined : true));
     for (let i = 0; i < 10; i++) expect((await get('/api/v1/health')).status).toBe(200);
-    const pids = await until('a replacement process', () => {
+    const pids = await until('a replacement process, listening', () => {
       const now = workerPids();
-      return now.length === 2 && !now.includes(victim!) ? now : undefined;
+      return now.length === 2 && !now.includes(victim!) && now.every((pid) => listening.has(pid)) ? now : undefined;
     });
     expect(pids).toContain(survivor);
+    for (let i = 0; i < 10; i++) expect((await get('/api/v1/health')).status).toBe(200);
   }, 120_000);
 });
