@@ -1129,8 +1129,20 @@ describe('Enter in the trade dialogs', () => {
     expect(await listed(status, ticker)).toHaveLength(n);
   }
   const currentStep = (d: Locator) => d.locator('[aria-current="step"] .stepper-label');
+  /** A summary step has focus on what it is about to commit. */
+  async function expectReviewFocused(d: Locator) {
+    await expect.poll(() => d.locator('[data-review]').first().evaluate((el) => el === document.activeElement)).toBe(true);
+  }
+  /** Presses Tab until `target` has focus, as a keyboard user would; a few presses at most. */
+  async function tabTo(target: Locator) {
+    for (let i = 0; i < 4; i++) {
+      await page.keyboard.press('Tab');
+      if (await target.evaluate((el) => el === document.activeElement)) return;
+    }
+    throw new Error('four presses of Tab did not reach the button');
+  }
 
-  it('Enter in a field of the add-trade wizard goes to the summary, and Enter there submits once', async () => {
+  it('Enter in a field of the add-trade wizard goes to the summary, where Enter sends nothing; Tab to Submit and Enter submits once', async () => {
     await openList('/trades/open', 'Open Trades');
     const d = await openNewTrade();
     await fillTrade(d, {
@@ -1155,8 +1167,16 @@ describe('Enter in the trade dialogs', () => {
     await d.getByLabel('Net Fee').press('Enter');
     await d.getByRole('button', { name: 'Submit' }).waitFor();
     expect(await currentStep(d).textContent()).toBe('Summary');
-    // Focus did not fall out of the dialog with the field: it is on Submit, and Enter twice in a row sends one trade.
-    expect(await d.getByRole('button', { name: 'Submit' }).evaluate((el) => el === document.activeElement)).toBe(true);
+    // Focus did not fall out of the dialog with the field, nor onto Submit: it is on the summary, where Enter
+    // (the second of a double press) sends nothing. Submitting is a Tab to the button and Enter; Enter twice
+    // there still sends one trade.
+    await expectReviewFocused(d);
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(500);
+    expect(await currentStep(d).textContent()).toBe('Summary');
+    expect(await listed('open', 'ENTR')).toEqual([]);
+    await tabTo(d.getByRole('button', { name: 'Submit' }));
     await page.keyboard.press('Enter');
     await page.keyboard.press('Enter');
     await d.getByText('Trade Uploaded successfully').waitFor();
@@ -1166,7 +1186,7 @@ describe('Enter in the trade dialogs', () => {
     expect(await row('ENTR').count()).toBe(1);
   });
 
-  it("clears the close dialog's banner once the errors are fixed, and Enter in Close Fee closes the trade once", async () => {
+  it("clears the close dialog's banner once the errors are fixed; Enter twice in Close Fee or on Next stops at the summary, Tab to Close Trade and Enter closes it once", async () => {
     await openList('/trades/open', 'Open Trades');
     await row('ENTR').getByRole('button', { name: 'Close ENTR' }).click();
     const d = dialog('Close Trade');
@@ -1190,7 +1210,23 @@ describe('Enter in the trade dialogs', () => {
     await d.getByRole('button', { name: 'Close Trade' }).waitFor();
     expect(await currentStep(d).textContent()).toBe('Confirm');
     await screenshots(page, 'trade-close-enter-confirm', { fullPage: false });
-    expect(await d.getByRole('button', { name: 'Close Trade' }).evaluate((el) => el === document.activeElement)).toBe(true);
+    // Enter twice in Close Fee does not close the trade (QA 72: it did, unseen, and a close cannot be undone).
+    await expectReviewFocused(d);
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(500);
+    expect(await currentStep(d).textContent()).toBe('Confirm');
+    expect(await listed('closed', 'ENTR')).toEqual([]);
+    // Nor does Enter twice on Next: the button React keeps becomes Close Trade, but focus has left it.
+    await d.getByRole('button', { name: 'Back' }).click();
+    await d.getByRole('button', { name: 'Next' }).focus();
+    await page.keyboard.press('Enter');
+    await d.getByRole('button', { name: 'Close Trade' }).waitFor();
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(500);
+    expect(await currentStep(d).textContent()).toBe('Confirm');
+    await expectReviewFocused(d);
+    expect(await listed('closed', 'ENTR')).toEqual([]);
+    await tabTo(d.getByRole('button', { name: 'Close Trade' }));
     await page.keyboard.press('Enter');
     await page.keyboard.press('Enter');
     await dialog('Closed').getByText('Trade successfully closed').waitFor();
@@ -1289,7 +1325,8 @@ describe('Enter in the trade dialogs', () => {
       await d.getByLabel('New Fee').press('Enter');
       await d.getByRole('button', { name: 'Submit' }).waitFor();
       const submit = d.getByRole('button', { name: 'Submit' });
-      expect(await submit.evaluate((el) => el === document.activeElement)).toBe(true);
+      await expectReviewFocused(d);
+      await tabTo(submit);
       const box = await submit.boundingBox();
       if (!box) throw new Error('Submit has no box');
       await page.keyboard.press('Enter');

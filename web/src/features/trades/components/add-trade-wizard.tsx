@@ -339,6 +339,7 @@ export function AddTradeWizard({ mode, initialDate }: AddTradeWizardProps) {
       {step === 1 && (
         <div className="wizard-summary">
           <Summary
+            review
             rows={[
               ['Account', accounts.data?.find((a) => a.uid === v.account)?.name ?? '—'],
               ['Strategy', strategy?.name ?? '—'],

@@ -165,6 +165,7 @@ export function CloseTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
           ) : (
             <>
               <Summary
+                review
                 rows={[
                   ['Close Action', closeChoiceLabel(v.choice)],
                   ['Contracts', `${closed} of ${trade.cs}`],

@@ -13,7 +13,7 @@ import { shownTerms, structureLock, type TradeExpectations, type UpdateTradeRequ
 import { useUpdateTrade } from '../api/update-trade.ts';
 import { PREMIUM_HINT_BELOW, parseNum, premiumHint, validateEdit, type EditValues } from '../utils/trade-rules.ts';
 import { formatStrikes, openActionLabel, transactionLabel } from '../utils/trade-labels.ts';
-import { InputField, NotesField, NumberField, ReadOnlyField, SelectField, useTradeForm } from './form-controls.tsx';
+import { InputField, NotesField, NumberField, ReadOnlyField, SelectField, reviewTarget, useTradeForm } from './form-controls.tsx';
 import { SuccessPanel } from './success-panel.tsx';
 import { TradeHeader } from './trade-header.tsx';
 import { useOneSubmission } from '@/lib/use-one-submission.ts';
@@ -195,7 +195,7 @@ export function EditTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
               )}
             </div>
           ) : (
-            <div className="compare-wrap">
+            <div className="compare-wrap" {...reviewTarget()}>
               <table className="compare-table">
                 <caption className="visually-hidden">Original and edited values</caption>
                 <thead>

@@ -23,7 +23,7 @@ import {
 } from '../utils/trade-rules.ts';
 import { formatStrikes, transactionLabel } from '../utils/trade-labels.ts';
 import { ProfitLoss } from './close-trade-dialog.tsx';
-import { InputField, NotesField, NumberField, ReadOnlyField, SelectField, Summary, transactionOptions, focusFirstInvalid, formBanner, useTradeForm } from './form-controls.tsx';
+import { InputField, NotesField, NumberField, ReadOnlyField, SelectField, Summary, reviewTarget, transactionOptions, focusFirstInvalid, formBanner, useTradeForm } from './form-controls.tsx';
 import { SuccessPanel } from './success-panel.tsx';
 import { TradeHeader } from './trade-header.tsx';
 import { useOneSubmission } from '@/lib/use-one-submission.ts';
@@ -235,7 +235,7 @@ export function RollTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
             </fieldset>
           </div>
         ) : (
-          <div className="roll-columns">
+          <div className="roll-columns" {...reviewTarget()}>
             <section className="roll-side">
               <h3>Close ({rollType})</h3>
               <Summary

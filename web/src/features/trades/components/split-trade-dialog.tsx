@@ -206,6 +206,7 @@ export function SplitTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
           {step === 2 && (
             <>
               <Summary
+                review
                 rows={[
                   ['Closing', legName(strategy, closeLeg, trade.sp)],
                   ['Close Action', closeChoiceLabel(cv.choice)],

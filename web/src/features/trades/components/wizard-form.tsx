@@ -10,20 +10,27 @@ import { useLayoutEffect, useRef, type ReactNode } from 'react';
 export function WizardForm({ step, onSubmit, className, children }: { step: number; onSubmit: () => void; className?: string; children: ReactNode }) {
   const formRef = useRef<HTMLFormElement>(null);
   const firstRender = useRef(true);
-  // Enter in a field that the next step does not have leaves focus nowhere (the field is gone): move it
-  // to the new step's first field, or to its primary button on a summary, so Tab and Enter go on from
-  // there. A pressed button stays focused (React keeps the element), so mouse and Tab users see no change.
+  // Enter in a field that the next step does not have leaves focus nowhere (the field is gone): move it to
+  // the new step's first field, so Tab and Enter go on from there. A pressed button stays focused (React
+  // keeps the element), so mouse and Tab users see no change.
+  // A summary is different: focus goes to what is about to be committed (the element marked `data-review`),
+  // never to the button that commits it, wherever focus was. Enter pressed twice in a field, or twice on
+  // Next (the same element becomes Close Trade), used to commit an action that cannot be undone without a
+  // look at it (QA 72); now the second Enter lands on the summary, which a screen reader reads out, and the
+  // commit is a deliberate Tab to the button and Enter (or a click).
   useLayoutEffect(() => {
     if (firstRender.current) {
       firstRender.current = false;
       return;
     }
     const form = formRef.current;
-    if (!form || form.contains(document.activeElement)) return;
-    const target =
-      form.querySelector<HTMLElement>('.form-grid :is(input, select, textarea):not([disabled]), .roll-columns :is(input, select, textarea):not([disabled])') ??
-      form.querySelector<HTMLElement>('button[type="submit"]:not([disabled])');
-    target?.focus();
+    if (!form) return;
+    const field = form.querySelector<HTMLElement>('.form-grid :is(input, select, textarea):not([disabled]), .roll-columns :is(input, select, textarea):not([disabled])');
+    if (!field) {
+      form.querySelector<HTMLElement>('[data-review]')?.focus();
+      return;
+    }
+    if (!form.contains(document.activeElement)) field.focus();
   }, [step]);
   return (
     <form
