@@ -680,4 +680,96 @@ describe('part 1 faults found by a new user (issue 14)', () => {
     }
     expect(pageErrors).toEqual([]);
   });
+
+  it('a session that runs out on a close reopens the Close Trade form after signing in, with what was typed, and closes the trade once; an edit reopened on a trade changed meanwhile is refused (QA: the input was lost)', async () => {
+    const lapsing = await createTrader();
+    const add = async (ticker: string) =>
+      json<{ uid: string }>(await api('/trades/add-trade', { method: 'POST', body: JSON.stringify(csp(ticker, back(3), { account_uid: lapsing.account, premium_at_open: 200 })) }, lapsing.accessToken));
+    await add('KEEPC');
+    const edited = await add('KEEPE');
+    const ctx = await newContext(browser, server.baseUrl);
+    try {
+      const p = await ctx.newPage();
+      p.on('pageerror', (e) => pageErrors.push(String(e)));
+      const signInAs = async () => {
+        await p.getByLabel('Email').fill(lapsing.email);
+        await p.getByLabel('Password', { exact: true }).fill(lapsing.password);
+        await p.getByRole('button', { name: 'Sign in' }).click();
+      };
+      /** The session runs out on the server (its refresh cookie is gone) while a form is open. */
+      const lapse = async () => {
+        await ctx.clearCookies();
+        await p.evaluate(() => localStorage.setItem('oj.session.token', 'x.y.z'));
+      };
+      await p.goto('/signin');
+      await signInAs();
+      await p.waitForURL('**/dashboard');
+      await p.goto('/trades/open');
+      await p.locator('tr[data-ticker="KEEPC"]').getByRole('button', { name: 'Close KEEPC' }).click();
+      let d = p.getByRole('dialog', { name: 'Close Trade' });
+      await d.getByLabel('Transaction').selectOption({ label: 'Debit' });
+      await d.getByLabel(/Premium to Close/).fill('40');
+      await d.getByLabel('Close Fee').fill('0.7');
+      await d.getByRole('button', { name: 'Next' }).click();
+      await lapse();
+      await d.getByRole('button', { name: 'Close Trade' }).click();
+      await p.waitForURL('**/signin?next=**');
+      await signInAs();
+      await p.waitForURL('**/trades/open');
+      // The form opens again by itself, on the same trade, on its first step, saying why.
+      d = p.getByRole('dialog', { name: 'Close Trade' });
+      const restored = d.getByRole('status').filter({ hasText: 'Your session ended before this was recorded, so nothing was saved.' });
+      await restored.waitFor();
+      await d.getByText('KEEPC').first().waitFor();
+      expect(await d.getByLabel('Transaction').evaluate((el) => (el as HTMLSelectElement).selectedOptions[0]?.textContent)).toBe('Debit');
+      expect(await d.getByLabel(/Premium to Close/).inputValue()).toBe('40');
+      expect(await d.getByLabel('Close Fee').inputValue()).toBe('0.7');
+      // 200 opened, 40 paid to close.
+      await d.locator('.pl-preview').getByText('$160.00').waitFor();
+      await screenshots(p, 'close-trade-restored-after-session-end', { fullPage: false });
+      await d.getByRole('button', { name: 'Next' }).click();
+      await d.getByRole('button', { name: 'Close Trade' }).click();
+      await p.getByRole('dialog', { name: 'Closed' }).getByText('Trade successfully closed').waitFor();
+      await p.getByRole('dialog', { name: 'Closed' }).getByRole('button', { name: 'OK' }).click();
+      for (let tries = 0; ; tries++) {
+        const closed = await json<{ items: { ticker: string }[] }>(await api('/trades/status/closed?page=1&size=10', {}, lapsing.accessToken));
+        if (closed.items.length > 0) {
+          expect(closed.items.map((t) => t.ticker)).toEqual(['KEEPC']);
+          break;
+        }
+        if (tries > 100) throw new Error('the restored close never reached the closed list');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      // Given back once: a reload opens no form.
+      await p.reload();
+      await p.getByText(/Showing \d+ out of \d+ Trades/).waitFor();
+      expect(await p.getByRole('dialog').count()).toBe(0);
+
+      // An edit typed, the session runs out, and the trade is edited elsewhere before the sign-in.
+      await p.locator('tr[data-ticker="KEEPE"]').getByRole('button', { name: 'Actions for KEEPE' }).click();
+      await p.getByRole('menuitem', { name: 'Edit' }).click();
+      d = p.getByRole('dialog', { name: 'Edit Trade' });
+      await d.getByLabel(/^Fee/).fill('0.9');
+      await d.getByRole('button', { name: 'Next' }).click();
+      await lapse();
+      const elsewhere = await api(`/trades/update/${edited.uid}`, { method: 'PATCH', body: JSON.stringify({ net_fee_to_open: 0.8 }) }, lapsing.accessToken);
+      expect(elsewhere.status).toBe(200);
+      await d.getByRole('button', { name: 'Update Trade' }).click();
+      await p.waitForURL('**/signin?next=**');
+      await signInAs();
+      await p.waitForURL('**/trades/open');
+      d = p.getByRole('dialog', { name: 'Edit Trade' });
+      await d.getByRole('status').filter({ hasText: 'Your session ended before this was recorded' }).waitFor();
+      expect(await d.getByLabel(/^Fee/).inputValue()).toBe('0.9');
+      await d.getByRole('button', { name: 'Next' }).click();
+      await d.getByRole('button', { name: 'Update Trade' }).click();
+      // Reopened on the trade as the trader saw it: the change made meanwhile is not overwritten unseen.
+      await d.getByText('This trade was changed elsewhere since you opened it (Fee). Nothing was saved: close this form and edit the trade again.').waitFor();
+      const open = await json<{ items: { ticker: string; nfto: number }[] }>(await api('/trades/status/open?page=1&size=10&ticker=KEEPE', {}, lapsing.accessToken));
+      expect(open.items.map((t) => [t.ticker, t.nfto])).toEqual([['KEEPE', 0.8]]);
+    } finally {
+      await ctx.close();
+    }
+    expect(pageErrors).toEqual([]);
+  });
 });

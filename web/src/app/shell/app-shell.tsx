@@ -1,10 +1,12 @@
-import { useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { Outlet, useLocation, useMatches } from 'react-router';
 import { useAccounts } from '@/features/accounts/api/get-accounts.ts';
 import { useStrategies } from '@/features/strategies/api/get-strategies.ts';
 import { useSession } from '@/features/auth/hooks/use-session.ts';
 import { errorMessage } from '@/lib/api-client.ts';
 import { useLostFocus } from '@/lib/use-lost-focus.ts';
+import { peekSessionDraft } from '@/lib/session-drafts.ts';
+import { KEPT_TRADE_ACTION } from '@/features/trades/utils/kept-trade-action-key.ts';
 import { Button } from '@/components/ui/button.tsx';
 import { FullScreenSpinner } from '@/components/ui/spinner.tsx';
 import { SubscriptionExpired } from '@/components/subscription-expired.tsx';
@@ -13,6 +15,9 @@ import { SettingsPanel } from './settings-panel.tsx';
 import { MOBILE_NAV_QUERY, Sidebar } from './sidebar.tsx';
 import { TopBar } from './top-bar.tsx';
 import { usePersistentFlag } from './use-persistent-flag.ts';
+
+// Loaded only when a close, roll, split or edit form was open as the session ran out (see below).
+const KeptTradeActionHost = lazy(async () => ({ default: (await import('@/features/trades/components/kept-trade-action-host.tsx')).KeptTradeActionHost }));
 
 export interface RouteHandle {
   /** The page is replaced by the "subscription expired" screen when the subscription is not active. */
@@ -36,6 +41,8 @@ export function AppShell() {
   const mainRef = useRef<HTMLElement>(null);
   const ready = !accounts.isPending && !strategies.isPending && !accounts.isError && !strategies.isError;
   useLostFocus(mainRef, `${pathname}|${ready}`);
+  // A one-trade form open when the session ran out is opened again, with its input, after this sign-in.
+  const [keptAction] = useState(() => peekSessionDraft(KEPT_TRADE_ACTION, session.user?.user_uid) !== undefined);
 
   // Small screens: the open drawer is a modal navigation (QA: Tab went on to the controls under it). Focus
   // moves to its first link, Tab stays in it (sidebar.tsx), the page behind is inert, and Escape, the scrim
@@ -115,6 +122,11 @@ export function AppShell() {
         <main id="main" className="app-content" tabIndex={-1} ref={mainRef}>
           {locked ? <SubscriptionExpired /> : <Outlet />}
         </main>
+        {keptAction && !locked && (
+          <Suspense fallback={null}>
+            <KeptTradeActionHost />
+          </Suspense>
+        )}
         <Footer />
       </div>
     </div>

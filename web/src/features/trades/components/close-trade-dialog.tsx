@@ -3,6 +3,8 @@ import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { strategyByUid } from '@oj/contracts/strategies';
 import { confirmedTerms, latestCloseDate } from '@oj/contracts/trades';
 import { Alert } from '@/components/ui/alert.tsx';
+import { RESTORED_TRADE_ACTION, useKeptTradeAction } from '../hooks/use-kept-trade-action.ts';
+import { restoreShape } from '@/lib/session-drafts.ts';
 import { Button } from '@/components/ui/button.tsx';
 import { Modal } from '@/components/ui/modal.tsx';
 import { Stepper } from '@/components/ui/stepper.tsx';
@@ -59,6 +61,15 @@ export function CloseTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
   const [step, setStep] = useState(0);
   const [submitError, setSubmitError] = useState<string | null>(null);
   const [done, setDone] = useState<CloseChoice | null>(null);
+  const restored = useKeptTradeAction(
+    'close',
+    trade,
+    () => (Object.keys(form.touched).length > 0 || form.values.choice !== 'close' ? { values: form.values } : undefined),
+    (saved) => {
+      form.setValues((base) => restoreShape(base, saved.values));
+      form.touch('restored');
+    },
+  );
   const mutation = useCloseTrade();
   const once = useOneSubmission();
   const v = form.values;
@@ -132,6 +143,7 @@ export function CloseTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
         <WizardForm className="trade-wizard" step={step} onSubmit={step === 0 ? next : submit}>
           <TradeHeader trade={trade} today={today} />
           <Stepper steps={['Close Details', 'Confirm']} current={step} />
+          {restored && <Alert tone="info">{RESTORED_TRADE_ACTION}</Alert>}
           {formError && <Alert tone="danger">{formError}</Alert>}
           {step === 0 ? (
             <div className="form-grid">

@@ -4,6 +4,8 @@ import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { strategyByUid, type Strategy } from '@oj/contracts/strategies';
 import { confirmedTerms, latestCloseDate } from '@oj/contracts/trades';
 import { Alert } from '@/components/ui/alert.tsx';
+import { RESTORED_TRADE_ACTION, useKeptTradeAction } from '../hooks/use-kept-trade-action.ts';
+import { restoreShape } from '@/lib/session-drafts.ts';
 import { Button } from '@/components/ui/button.tsx';
 import { Modal } from '@/components/ui/modal.tsx';
 import { Stepper } from '@/components/ui/stepper.tsx';
@@ -50,6 +52,20 @@ export function SplitTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
   const [submitError, setSubmitError] = useState<string | null>(null);
   const [done, setDone] = useState<{ closed: number; open: number } | null>(null);
   const closeForm = useTradeForm<SplitCloseValues>(() => ({ choice: 'close', closeDate: defaultCloseDate(trade.ed, today), transaction: '', premium: '', fee: '' }));
+  const restored = useKeptTradeAction(
+    'split',
+    trade,
+    () => (premTouched.some(Boolean) || closeLeg !== 0 || Object.keys(closeForm.touched).length > 0 ? { premiums: legPremiums, closeLeg, close: closeForm.values } : undefined),
+    (saved) => {
+      const premiums = restoreShape({ list: ['', ''] }, { list: saved.premiums }).list;
+      if (premiums.length === 2) {
+        setLegPremiums(premiums);
+        setPremTouched([true, true]);
+      }
+      if (saved.closeLeg === 0 || saved.closeLeg === 1) setCloseLeg(saved.closeLeg);
+      closeForm.setValues((base) => restoreShape(base, saved.close));
+    },
+  );
   const mutation = useSplitTrade();
   const once = useOneSubmission();
 
@@ -144,6 +160,7 @@ export function SplitTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
         <WizardForm className="trade-wizard" step={step} onSubmit={step < 2 ? goNext : submit}>
           <TradeHeader trade={trade} today={today} />
           <Stepper steps={['Leg Premiums', 'Close a Leg', 'Confirm']} current={step} />
+          {restored && <Alert tone="info">{RESTORED_TRADE_ACTION}</Alert>}
           {formError && <Alert tone="danger">{formError}</Alert>}
           {step === 0 && (
             <div className="form-grid">
