@@ -1226,6 +1226,15 @@ describe('Enter in the trade dialogs', () => {
     expect(await currentStep(d).textContent()).toBe('Confirm');
     await expectReviewFocused(d);
     expect(await listed('closed', 'ENTR')).toEqual([]);
+    // Back from the keyboard lands in the form, not on Cancel (the element Back becomes), where a second
+    // Enter closed the dialog with what was typed.
+    await tabTo(d.getByRole('button', { name: 'Back' }));
+    await page.keyboard.press('Enter');
+    await expect.poll(() => currentStep(d).textContent()).toBe('Close Details');
+    expect(await d.getByLabel('Close Action').evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await d.getByLabel(/Premium to Close/).inputValue()).toBe('100');
+    await d.getByLabel('Close Fee').press('Enter');
+    await expectReviewFocused(d);
     await tabTo(d.getByRole('button', { name: 'Close Trade' }));
     await page.keyboard.press('Enter');
     await page.keyboard.press('Enter');

@@ -55,13 +55,13 @@ describe('WizardForm', () => {
     expect(document.activeElement).toBe(document.querySelector('dl[data-review]'));
   });
 
-  it('on a step of fields, puts focus back on the first field when it was lost, and leaves a pressed button alone', () => {
+  it('on a step of fields, puts focus on the first field when it was lost, or when a button was pressed from the keyboard (Back would be Cancel)', () => {
     function FieldsThenFields() {
       const [step, setStep] = useState(0);
       return (
         <WizardForm step={step} onSubmit={() => setStep((s) => s + 1)}>
           <div className="form-grid">{step === 0 ? <input key="a" aria-label="First" /> : <input key="b" aria-label="Second" />}</div>
-          <button type="submit">Next</button>
+          <button type="submit">{step === 0 ? 'Next' : 'Cancel'}</button>
         </WizardForm>
       );
     }
@@ -69,9 +69,11 @@ describe('WizardForm', () => {
     screen.getByLabelText('First').focus();
     fireEvent.submit(form());
     expect(document.activeElement).toBe(screen.getByLabelText('Second'));
-    const next = screen.getByRole('button', { name: 'Next' });
-    next.focus();
+    // jsdom counts every focus as :focus-visible, as Chromium does for a keyboard's (a click's stays on the
+    // button: the browser test in trades.e2e.ts).
+    const button = screen.getByRole('button', { name: 'Cancel' });
+    button.focus();
     fireEvent.submit(form());
-    expect(document.activeElement).toBe(next);
+    expect(document.activeElement).toBe(screen.getByLabelText('Second'));
   });
 });

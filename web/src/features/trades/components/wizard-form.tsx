@@ -11,8 +11,10 @@ export function WizardForm({ step, onSubmit, className, children }: { step: numb
   const formRef = useRef<HTMLFormElement>(null);
   const firstRender = useRef(true);
   // Enter in a field that the next step does not have leaves focus nowhere (the field is gone): move it to
-  // the new step's first field, so Tab and Enter go on from there. A pressed button stays focused (React
-  // keeps the element), so mouse and Tab users see no change.
+  // the new step's first field, so Tab and Enter go on from there. So does a button pressed from the
+  // keyboard (it shows its focus ring, :focus-visible): React keeps the element, and Back pressed twice
+  // was Cancel the second time, closing the form with what was typed. A button clicked with the mouse keeps
+  // its focus, so mouse and touch users see no change (nor a phone keyboard popping up).
   // A summary is different: focus goes to what is about to be committed (the element marked `data-review`),
   // never to the button that commits it, wherever focus was. Enter pressed twice in a field, or twice on
   // Next (the same element becomes Close Trade), used to commit an action that cannot be undone without a
@@ -30,7 +32,8 @@ export function WizardForm({ step, onSubmit, className, children }: { step: numb
       form.querySelector<HTMLElement>('[data-review]')?.focus();
       return;
     }
-    if (!form.contains(document.activeElement)) field.focus();
+    const active = document.activeElement;
+    if (!form.contains(active) || (active instanceof HTMLButtonElement && active.matches(':focus-visible'))) field.focus();
   }, [step]);
   return (
     <form
