@@ -159,6 +159,29 @@ afterAll(async () => {
   await server?.close();
 });
 
+/**
+ * A browser of `who`'s own, signed in. `signInAgain` fills the sign-in form as `who`; `lapse` ends the
+ * session on the server (its refresh cookie is gone) while the page still holds a token.
+ */
+async function ownSignedInBrowser(who: Trader) {
+  const ctx = await newContext(browser, server.baseUrl);
+  const p = await ctx.newPage();
+  p.on('pageerror', (e) => pageErrors.push(String(e)));
+  const signInAgain = async () => {
+    await p.getByLabel('Email').fill(who.email);
+    await p.getByLabel('Password', { exact: true }).fill(who.password);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+  };
+  const lapse = async () => {
+    await ctx.clearCookies();
+    await p.evaluate(() => localStorage.setItem('oj.session.token', 'x.y.z'));
+  };
+  await p.goto('/signin');
+  await signInAgain();
+  await p.waitForURL('**/dashboard');
+  return { ctx, p, signInAgain, lapse };
+}
+
 async function openList(path: string) {
   await page.goto(path);
   await page.getByText(/Showing \d+ out of \d+ Trades/).waitFor();
@@ -624,18 +647,8 @@ describe('part 1 faults found by a new user (issue 14)', () => {
   });
   it('a session that runs out while a trade is entered gives the trade back after signing in again, says why, and saves it once (QA: the input was lost)', async () => {
     const lapsing = await createTrader();
-    const ctx = await newContext(browser, server.baseUrl);
+    const { ctx, p, signInAgain, lapse } = await ownSignedInBrowser(lapsing);
     try {
-      const p = await ctx.newPage();
-      p.on('pageerror', (e) => pageErrors.push(String(e)));
-      const signInAs = async () => {
-        await p.getByLabel('Email').fill(lapsing.email);
-        await p.getByLabel('Password', { exact: true }).fill(lapsing.password);
-        await p.getByRole('button', { name: 'Sign in' }).click();
-      };
-      await p.goto('/signin');
-      await signInAs();
-      await p.waitForURL('**/dashboard');
       await p.goto('/trades/add');
       const form = p.locator('.trade-wizard');
       await form.getByLabel('Account').selectOption({ label: 'Schwab Income' });
@@ -643,12 +656,11 @@ describe('part 1 faults found by a new user (issue 14)', () => {
       await form.getByLabel('Notes').fill('typed before the session ran out');
       await form.getByRole('button', { name: 'Next' }).click();
       await form.getByText('Summary').first().waitFor();
-      // The session runs out on the server (its refresh cookie is gone) while the summary shows.
-      await ctx.clearCookies();
-      await p.evaluate(() => localStorage.setItem('oj.session.token', 'x.y.z'));
+      // The session runs out while the summary shows.
+      await lapse();
       await form.getByRole('button', { name: 'Submit' }).click();
       await p.waitForURL('**/signin?next=**');
-      await signInAs();
+      await signInAgain();
       await p.waitForURL('**/trades/add');
       const restored = p.getByRole('status').filter({ hasText: 'Your session ended while you were entering this trade' });
       await restored.waitFor();
@@ -687,23 +699,8 @@ describe('part 1 faults found by a new user (issue 14)', () => {
       json<{ uid: string }>(await api('/trades/add-trade', { method: 'POST', body: JSON.stringify(csp(ticker, back(3), { account_uid: lapsing.account, premium_at_open: 200 })) }, lapsing.accessToken));
     await add('KEEPC');
     const edited = await add('KEEPE');
-    const ctx = await newContext(browser, server.baseUrl);
+    const { ctx, p, signInAgain, lapse } = await ownSignedInBrowser(lapsing);
     try {
-      const p = await ctx.newPage();
-      p.on('pageerror', (e) => pageErrors.push(String(e)));
-      const signInAs = async () => {
-        await p.getByLabel('Email').fill(lapsing.email);
-        await p.getByLabel('Password', { exact: true }).fill(lapsing.password);
-        await p.getByRole('button', { name: 'Sign in' }).click();
-      };
-      /** The session runs out on the server (its refresh cookie is gone) while a form is open. */
-      const lapse = async () => {
-        await ctx.clearCookies();
-        await p.evaluate(() => localStorage.setItem('oj.session.token', 'x.y.z'));
-      };
-      await p.goto('/signin');
-      await signInAs();
-      await p.waitForURL('**/dashboard');
       await p.goto('/trades/open');
       await p.locator('tr[data-ticker="KEEPC"]').getByRole('button', { name: 'Close KEEPC' }).click();
       let d = p.getByRole('dialog', { name: 'Close Trade' });
@@ -714,7 +711,7 @@ describe('part 1 faults found by a new user (issue 14)', () => {
       await lapse();
       await d.getByRole('button', { name: 'Close Trade' }).click();
       await p.waitForURL('**/signin?next=**');
-      await signInAs();
+      await signInAgain();
       await p.waitForURL('**/trades/open');
       // The form opens again by itself, on the same trade, on its first step, saying why.
       d = p.getByRole('dialog', { name: 'Close Trade' });
@@ -756,7 +753,7 @@ describe('part 1 faults found by a new user (issue 14)', () => {
       expect(elsewhere.status).toBe(200);
       await d.getByRole('button', { name: 'Update Trade' }).click();
       await p.waitForURL('**/signin?next=**');
-      await signInAs();
+      await signInAgain();
       await p.waitForURL('**/trades/open');
       d = p.getByRole('dialog', { name: 'Edit Trade' });
       await d.getByRole('status').filter({ hasText: 'Your session ended before this was recorded' }).waitFor();

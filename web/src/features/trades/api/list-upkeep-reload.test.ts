@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { applyChanges, belongsTo, compareFor, flattenPages, matchesFilters, type TradeChange, type TradePages } from './list-upkeep.ts';
 import type { TradeListFilters, TradeListKind } from './trade-keys.ts';
+import { tradeListItemFixture } from '@/test/trade-list-item.ts';
 
 /**
  * Issue 14 (part 1 faults): after a command the patched list must show what a reload shows. The
@@ -16,45 +17,7 @@ let seq = 0;
 const trade = (over: Partial<TradeListItem>): TradeListItem => {
   seq += 1;
   const uid = over.uid ?? `t${String(seq).padStart(3, '0')}`;
-  return {
-    uid,
-    lid: uid,
-    ticker: 'AAPL',
-    sp: [150],
-    c: 15000,
-    tod: '2026-11-02',
-    tcd: null,
-    ed: '2026-12-18',
-    status: 1,
-    pao: 120,
-    pac: null,
-    npc: null,
-    nd: 0.3,
-    cs: 3,
-    notes: '',
-    tags: [],
-    ot: 1,
-    ct: null,
-    su: 'cash-secured-put',
-    au: 'acc-1',
-    auid: null,
-    spo: 155,
-    cb: null,
-    lv: null,
-    rf: null,
-    pf: null,
-    up: '2026-11-02T15:00:00Z',
-    nfto: 0.65,
-    nftc: null,
-    ror: null,
-    aroc: null,
-    cg: null,
-    do: 20,
-    dis: null,
-    rh: false,
-    created_at: '2026-11-02T15:00:00Z',
-    ...over,
-  };
+  return tradeListItemFixture(uid, { cs: 3, ...over });
 };
 
 type Server = Map<string, TradeListItem>;

@@ -1,46 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
+import { tradeListItemFixture } from '@/test/trade-list-item.ts';
 import { applyChange, applyChanges, flattenPages, matchesFilters, type TradePage, type TradePages } from './list-upkeep.ts';
 
-const trade = (uid: string, over: Partial<TradeListItem> = {}): TradeListItem => ({
-  uid,
-  lid: uid,
-  ticker: 'AAPL',
-  sp: [150],
-  c: 15000,
-  tod: '2026-11-02',
-  tcd: null,
-  ed: '2026-12-18',
-  status: 1,
-  pao: 120,
-  pac: null,
-  npc: null,
-  nd: 0.3,
-  cs: 1,
-  notes: '',
-  tags: [],
-  ot: 1,
-  ct: null,
-  su: 'cash-secured-put',
-  au: 'acc-1',
-  auid: null,
-  spo: 155,
-  cb: null,
-  lv: null,
-  rf: null,
-  pf: null,
-  up: '2026-11-02T15:00:00Z',
-  nfto: 0.65,
-  nftc: null,
-  ror: null,
-  aroc: null,
-  cg: null,
-  do: 20,
-  dis: null,
-  rh: false,
-  created_at: '2026-11-02T15:00:00Z',
-  ...over,
-});
+const trade = tradeListItemFixture;
 
 const pages = (items: TradeListItem[][], total: number, size = 2): TradePages => ({
   pageParams: items.map((_, i) => i + 1),

@@ -3,8 +3,7 @@ import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { strategyByUid } from '@oj/contracts/strategies';
 import { confirmedTerms, latestCloseDate } from '@oj/contracts/trades';
 import { Alert } from '@/components/ui/alert.tsx';
-import { RESTORED_TRADE_ACTION, useKeptTradeAction } from '../hooks/use-kept-trade-action.ts';
-import { restoreShape } from '@/lib/session-drafts.ts';
+import { RESTORED_TRADE_ACTION, useKeptTradeForm } from '../hooks/use-kept-trade-action.ts';
 import { Button } from '@/components/ui/button.tsx';
 import { Modal } from '@/components/ui/modal.tsx';
 import { Stepper } from '@/components/ui/stepper.tsx';
@@ -61,15 +60,7 @@ export function CloseTradeDialog({ trade, onClose }: { trade: TradeListItem; onC
   const [step, setStep] = useState(0);
   const [submitError, setSubmitError] = useState<string | null>(null);
   const [done, setDone] = useState<CloseChoice | null>(null);
-  const restored = useKeptTradeAction(
-    'close',
-    trade,
-    () => (Object.keys(form.touched).length > 0 || form.values.choice !== 'close' ? { values: form.values } : undefined),
-    (saved) => {
-      form.setValues((base) => restoreShape(base, saved.values));
-      form.touch('restored');
-    },
-  );
+  const restored = useKeptTradeForm('close', trade, form, Object.keys(form.touched).length > 0 || form.values.choice !== 'close');
   const mutation = useCloseTrade();
   const once = useOneSubmission();
   const v = form.values;

@@ -2,8 +2,7 @@ import { useCallback, useState, type ReactNode } from 'react';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { strategyByUid } from '@oj/contracts/strategies';
 import { Alert } from '@/components/ui/alert.tsx';
-import { RESTORED_TRADE_ACTION, useKeptTradeAction } from '../hooks/use-kept-trade-action.ts';
-import { restoreShape } from '@/lib/session-drafts.ts';
+import { RESTORED_TRADE_ACTION, useKeptTradeForm } from '../hooks/use-kept-trade-action.ts';
 import { Button } from '@/components/ui/button.tsx';
 import { Modal } from '@/components/ui/modal.tsx';
 import { Stepper } from '@/components/ui/stepper.tsx';
@@ -75,15 +74,7 @@ export function EditTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
   const accounts = useTradeAccounts();
   const initial = useCallback(() => valuesOf(trade, usesCostBasis), [trade, usesCostBasis]);
   const form = useTradeForm<EditValues>(initial);
-  const restored = useKeptTradeAction(
-    'edit',
-    trade,
-    () => (Object.keys(form.touched).length > 0 ? { values: form.values } : undefined),
-    (saved) => {
-      form.setValues((base) => restoreShape(base, saved.values));
-      form.touch('restored');
-    },
-  );
+  const restored = useKeptTradeForm('edit', trade, form);
   const [step, setStep] = useState(0);
   const [done, setDone] = useState(false);
   const mutation = useUpdateTrade();

@@ -3,8 +3,7 @@ import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { strategyByUid } from '@oj/contracts/strategies';
 import { confirmedTerms, latestCloseDate } from '@oj/contracts/trades';
 import { Alert } from '@/components/ui/alert.tsx';
-import { RESTORED_TRADE_ACTION, useKeptTradeAction } from '../hooks/use-kept-trade-action.ts';
-import { restoreShape } from '@/lib/session-drafts.ts';
+import { RESTORED_TRADE_ACTION, useKeptTradeForm } from '../hooks/use-kept-trade-action.ts';
 import { Button } from '@/components/ui/button.tsx';
 import { Modal } from '@/components/ui/modal.tsx';
 import { Stepper } from '@/components/ui/stepper.tsx';
@@ -61,15 +60,7 @@ export function RollTradeDialog({ trade, onClose }: { trade: TradeListItem; onCl
     [trade, today, usesCostBasis],
   );
   const form = useTradeForm<RollValues>(initial);
-  const restored = useKeptTradeAction(
-    'roll',
-    trade,
-    () => (Object.keys(form.touched).length > 0 ? { values: form.values } : undefined),
-    (saved) => {
-      form.setValues((base) => restoreShape(base, saved.values));
-      form.touch('restored');
-    },
-  );
+  const restored = useKeptTradeForm('roll', trade, form);
   const [slide, setSlide] = useState(0);
   // Only the server's refusal is kept as state: the validation message follows the fields, so it goes
   // away as soon as every field is right again.

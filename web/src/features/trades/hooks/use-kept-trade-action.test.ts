@@ -1,48 +1,11 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TradeListItem } from '@oj/contracts/trade-list-item';
+import { tradeListItemFixture } from '@/test/trade-list-item.ts';
 import { forgetSessionDrafts, keepOnSessionEnd, saveDraftsForSessionEnd } from '@/lib/session-drafts.ts';
 import { KEPT_TRADE_ACTION } from '../utils/kept-trade-action-key.ts';
 import { keptTradeAction } from './use-kept-trade-action.ts';
 
-const trade: TradeListItem = {
-  uid: 't1',
-  lid: 't1',
-  ticker: 'KEEP',
-  sp: [50],
-  c: 5000,
-  tod: '2026-12-01',
-  tcd: null,
-  ed: '2027-01-15',
-  status: 1,
-  pao: 200,
-  pac: null,
-  npc: null,
-  nd: 0.2,
-  cs: 1,
-  notes: '',
-  tags: [],
-  ot: 1,
-  ct: null,
-  su: 'cash-secured-put',
-  au: 'a1',
-  auid: null,
-  spo: 55,
-  cb: null,
-  lv: null,
-  rf: null,
-  pf: null,
-  up: '2026-12-01T15:00:00Z',
-  nfto: 0.65,
-  nftc: null,
-  ror: null,
-  aroc: null,
-  cg: null,
-  do: 6,
-  dis: null,
-  rh: false,
-  created_at: '2026-12-01T15:00:00Z',
-};
+const trade = tradeListItemFixture('t1', { ticker: 'KEEP' });
 
 /** What a one-trade form keeps as the session of `userId` runs out. */
 function lapseWith(userId: string, kept: unknown) {

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { tradeListItem, type TradeListItem } from '@oj/contracts/trade-list-item';
 import { useSession } from '@/features/auth/hooks/use-session.ts';
-import { dropSessionDraft, keepOnSessionEnd, peekSessionDraft } from '@/lib/session-drafts.ts';
+import { dropSessionDraft, keepOnSessionEnd, peekSessionDraft, restoreShape } from '@/lib/session-drafts.ts';
 import { KEPT_TRADE_ACTION } from '../utils/kept-trade-action-key.ts';
 
 /** The one-trade forms whose input outlives a session that runs out. */
@@ -51,4 +51,29 @@ export function useKeptTradeAction(type: KeptTradeActionType, trade: TradeListIt
     setRestored(true);
   }, [type, trade.uid, userId]);
   return restored;
+}
+
+/** A dialog's one form (useTradeForm's), as far as keeping it goes. */
+interface KeptForm<V extends object> {
+  values: V;
+  touched: Record<string, boolean>;
+  setValues: (update: (base: V) => V) => void;
+  touch: (key: string) => void;
+}
+
+/**
+ * useKeptTradeAction for a dialog whose input is one form: its values are kept once something was typed
+ * (`typed`, by default a touched field), and come back read as the form's own shape, touched again so
+ * they are kept again should the session run out once more before they are recorded.
+ */
+export function useKeptTradeForm<V extends object>(type: KeptTradeActionType, trade: TradeListItem, form: KeptForm<V>, typed = Object.keys(form.touched).length > 0): boolean {
+  return useKeptTradeAction(
+    type,
+    trade,
+    () => (typed ? { values: form.values } : undefined),
+    (saved) => {
+      form.setValues((base) => restoreShape(base, saved.values));
+      form.touch('restored');
+    },
+  );
 }
