@@ -576,6 +576,8 @@ describe("a trader's day", () => {
     await screenshots(page, 'trade-split-close', { fullPage: false });
     await s.getByRole('button', { name: 'Next' }).click();
     await s.getByText('Splitting cannot be undone', { exact: false }).waitFor();
+    // The confirmation's focus is on what the split records (the summary), not on the button that records it.
+    await expect.poll(() => s.locator('[data-review]').evaluate((el) => el === document.activeElement)).toBe(true);
     await screenshots(page, 'trade-split-confirm', { fullPage: false });
     await s.getByRole('button', { name: 'Split Trade' }).click();
     const done = dialog('Trade Split Successfully');
@@ -1256,6 +1258,7 @@ describe('Enter in the trade dialogs', () => {
     await d.getByLabel(/^Fee/).press('Enter');
     await d.getByRole('button', { name: 'Update Trade' }).waitFor();
     expect(await currentStep(d).textContent()).toBe('Compare');
+    await expectReviewFocused(d);
     await d.getByRole('button', { name: 'Close', exact: true }).click();
     await d.waitFor({ state: 'detached' });
   });
