@@ -376,6 +376,13 @@ describe("a trader's day", () => {
     await bell.getByText('Expired | Near Expiration').waitFor();
     await bell.getByText('AAPL').waitFor();
     await screenshots(page, 'bell', { fullPage: false });
+    // An entry opens the expiring list at its ticker (where its Close and Roll are), and the bell closes.
+    await bell.getByRole('link', { name: /^AAPL/ }).click();
+    await page.waitForURL('**/trades/expiring-soon?ticker=AAPL');
+    await row('AAPL').waitFor();
+    expect(await page.getByLabel('Search by ticker').inputValue()).toBe('AAPL');
+    expect(await page.locator('.bell-panel').count()).toBe(0);
+    await page.getByRole('button', { name: /Expiring trades/ }).click();
     await bell.getByRole('link', { name: 'View all' }).click();
     await page.waitForURL('**/trades/expiring-soon');
     await row('AAPL').waitFor();

@@ -13,8 +13,9 @@ import './bell.css';
 import { TickerLogo } from '@/components/ticker-logo.tsx';
 
 /**
- * The top bar's bell: at most five expired or nearly expiring trades, soonest first, with a link to
- * the whole list (part 1 §2 "Shell"). A disclosure: Escape or a click outside closes it.
+ * The top bar's bell: at most five expired or nearly expiring trades, soonest first, each a link to the
+ * expiring list at its ticker, and a link to the whole list (part 1 §2 "Shell"). A disclosure: Escape or a
+ * click outside closes it.
  */
 export function ExpiringBell() {
   const [open, setOpen] = useState(false);
@@ -66,18 +67,21 @@ export function ExpiringBell() {
             <ul className="bell-list">
               {items.map((t) => {
                 const { text, tone } = expiryDisplay(daysBetween(today, t.ed));
+                // Each entry opens the expiring list at its ticker, where the trade's Close and Roll are.
                 return (
-                  <li key={t.uid} className="bell-item">
-                    <div className="ticker-with-logo">
-                      <TickerLogo ticker={t.ticker} size={22} />
-                      <span>
-                        <strong>{t.ticker}</strong> <span className="muted">{strategyByUid(t.su)?.name ?? ''}</span>
-                      </span>
-                    </div>
-                    <div className="bell-item-meta">
-                      <span>{formatDate(t.ed)}</span>
-                      <span className={`tc-expiry tc-${tone}`}>{text}</span>
-                    </div>
+                  <li key={t.uid}>
+                    <Link className="bell-item" to={`/trades/expiring-soon?${new URLSearchParams({ ticker: t.ticker })}`} onClick={() => setOpen(false)}>
+                      <div className="ticker-with-logo">
+                        <TickerLogo ticker={t.ticker} size={22} />
+                        <span>
+                          <strong>{t.ticker}</strong> <span className="muted">{strategyByUid(t.su)?.name ?? ''}</span>
+                        </span>
+                      </div>
+                      <div className="bell-item-meta">
+                        <span>{formatDate(t.ed)}</span>
+                        <span className={`tc-expiry tc-${tone}`}>{text}</span>
+                      </div>
+                    </Link>
                   </li>
                 );
               })}
