@@ -236,6 +236,10 @@ describe('FAQ', () => {
     for (const text of await questions.allTextContents()) expect(text.length).toBeGreaterThan(0);
     await page.getByRole('button', { name: /Is there a free trial/ }).click();
     await page.getByText('30-day free trial').waitFor();
+    // What the trade forms do from the keyboard, and after a session ends, is answered too.
+    await page.getByRole('searchbox', { name: 'Search the FAQ' }).fill('keyboard');
+    await page.getByRole('button', { name: /Can I use the journal from the keyboard/ }).click();
+    await page.getByText('pressing Enter twice by accident records nothing').waitFor();
     await page.getByRole('searchbox', { name: 'Search the FAQ' }).fill('zzzqqq nothing');
     await page.getByText('No results found. Try a different search term.').waitFor();
     await page.getByRole('searchbox', { name: 'Search the FAQ' }).fill('');

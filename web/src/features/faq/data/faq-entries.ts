@@ -218,6 +218,13 @@ export const faqEntries: FaqEntry[] = [
     category: 'Technical',
     question: 'Why was I signed out?',
     answer:
-      '<p>Signing out in one tab signs out every tab of the same browser. A session also ends when its sign-in is older than the server allows (30 days by default), or when the password is reset with a reset link, which signs out every device. Sign in again: your data is untouched.</p>',
+      '<p>Signing out in one tab signs out every tab of the same browser. A session also ends when its sign-in is older than the server allows (30 days by default), or when the password is reset with a reset link, which signs out every device. Sign in again: your data is untouched.</p><p>If the session ends while you are adding, closing, rolling, splitting or editing a trade, nothing is recorded. Sign in again in the same tab within the hour and the form comes back with what you had typed, for you to check and confirm again. If the trade was changed on another device meanwhile, the journal says what changed instead of recording over it.</p>',
+  },
+  {
+    id: 'keyboard',
+    category: 'Technical',
+    question: 'Can I use the journal from the keyboard?',
+    answer:
+      '<p>Yes. Tab moves between fields and buttons, and Escape closes a dialog. In a trade form, Enter in a field moves to the next step. On the last step the summary of what will be recorded has the focus, so pressing Enter twice by accident records nothing: press Tab to reach the button (Submit, Close Trade, Split Trade or Update Trade), then Enter. From a summary, Back takes you to the first field of the form.</p>',
   },
 ];
