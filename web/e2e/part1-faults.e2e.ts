@@ -499,6 +499,18 @@ describe('part 1 faults found by a new user (issue 14)', () => {
     } finally {
       await page.unroute(api);
     }
+    // Offline as well: both banners are read, neither lies over the other (QA 71: one hid the other).
+    const offline = page.getByRole('status').filter({ hasText: 'You are offline.' });
+    await context.setOffline(true);
+    try {
+      await offline.waitFor();
+      const [a, b] = [(await banner.boundingBox())!, (await offline.boundingBox())!];
+      expect(a.y + a.height <= b.y || b.y + b.height <= a.y, JSON.stringify({ a, b })).toBe(true);
+      await screenshots(page, 'banners-offline-and-new-version', { fullPage: false });
+    } finally {
+      await context.setOffline(false);
+    }
+    await offline.waitFor({ state: 'detached' });
     await banner.getByRole('button', { name: 'Reload to use it' }).click();
     await page.getByText(/Showing \d+ out of \d+ Trades/).waitFor();
     expect(await banner.count()).toBe(0);

@@ -15,8 +15,10 @@ export function RootLayout() {
   return (
     <>
       {navigation.state === 'loading' && <div className="route-progress" role="progressbar" aria-label="Loading page" />}
-      <OfflineBanner />
-      <NewVersionBanner />
+      <div className="banner-stack">
+        <OfflineBanner />
+        <NewVersionBanner />
+      </div>
       <StartupScreen />
       <Suspense fallback={<FullScreenSpinner />}>
         <Outlet />
