@@ -379,8 +379,11 @@ describe("a trader's day", () => {
     // An entry opens the expiring list at its ticker (where its Close and Roll are), and the bell closes.
     await bell.getByRole('link', { name: /^AAPL/ }).click();
     await page.waitForURL('**/trades/expiring-soon?ticker=AAPL');
+    // The address changes first; the Open page stays on screen (with its own AAPL row) until the Expiring
+    // page is ready to show (a transition): CI found Open's row, its search box empty.
+    await page.getByRole('heading', { name: 'Expiring Trades' }).waitFor();
     await row('AAPL').waitFor();
-    expect(await page.getByLabel('Search by ticker').inputValue()).toBe('AAPL');
+    await expect.poll(() => page.getByLabel('Search by ticker').inputValue(), { timeout: 10_000 }).toBe('AAPL');
     expect(await page.locator('.bell-panel').count()).toBe(0);
     await page.getByRole('button', { name: /Expiring trades/ }).click();
     await bell.getByRole('link', { name: 'View all' }).click();
