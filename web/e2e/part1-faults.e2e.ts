@@ -634,6 +634,8 @@ describe('part 1 faults found by a new user (issue 14)', () => {
 
   it('a close confirmed on a form opened before an edit elsewhere is refused and says why; nothing is closed, and the list shows the trade as it is (QA: a confirmed $200.00 profit was recorded as a -$70.00 loss)', async () => {
     const added = await post<{ uid: string }>('/trades/add-trade', csp('CSTALE', back(2), { premium_at_open: 300, contract_size: 1 }));
+    // In the read model before the page asks (CI: a page that loaded first showed no such row for good).
+    await until('/trades/status/open?page=1&size=5&ticker=CSTALE', (b) => b.total === 1);
     await page.goto('/trades/open?ticker=CSTALE');
     const r = row('CSTALE');
     await r.getByText('$300.00').waitFor();
