@@ -364,12 +364,12 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
     const timeline = panel('Timeline');
     // The last test's Clear may still be settling: fields typed before it lands are set back to the cleared
     // address (CI: Apply then showed all 50 rows for good). Typed again, and applied, until they hold.
-    const from = timeline.getByRole('textbox').nth(1);
+    const lineage = timeline.getByRole('textbox').nth(1);
     await poll(async () => {
       if ((await timeline.locator('.audit-table-wrap').getAttribute('aria-busy')) !== 'false') return -1;
-      if ((await from.inputValue()) !== spy.opened) {
+      if ((await lineage.inputValue()) !== spy.opened) {
         await timeline.getByRole('textbox').first().fill('');
-        await from.fill(spy.opened);
+        await lineage.fill(spy.opened);
         await timeline.getByRole('button', { name: 'Apply' }).click();
       }
       return timeline.locator('tbody tr[data-event-type]').count();

@@ -195,6 +195,11 @@ async function overlaps(a: Locator, b: Locator): Promise<boolean> {
 const markWindow = (p: Page = page) => p.evaluate(() => ((window as unknown as { __noReload: boolean }).__noReload = true));
 const stillSameWindow = async (p: Page = page) => expect(await p.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload === true)).toBe(true);
 
+/** A trade form's summary step has focus on what it is about to record (WizardForm), not on its button. */
+async function expectReviewFocused(d: Locator) {
+  await expect.poll(() => d.locator('[data-review]').first().evaluate((el) => el === document.activeElement)).toBe(true);
+}
+
 /** A context of its own, signed in as the trader (a clock is a whole context's, not one page's). */
 async function signedInContext(): Promise<BrowserContext> {
   const own = await newContext(browser, server.baseUrl);
@@ -587,7 +592,7 @@ describe("a trader's day", () => {
     await s.getByRole('button', { name: 'Next' }).click();
     await s.getByText('Splitting cannot be undone', { exact: false }).waitFor();
     // The confirmation's focus is on what the split records (the summary), not on the button that records it.
-    await expect.poll(() => s.locator('[data-review]').evaluate((el) => el === document.activeElement)).toBe(true);
+    await expectReviewFocused(s);
     await screenshots(page, 'trade-split-confirm', { fullPage: false });
     await s.getByRole('button', { name: 'Split Trade' }).click();
     const done = dialog('Trade Split Successfully');
@@ -1141,10 +1146,6 @@ describe('Enter in the trade dialogs', () => {
     expect(await listed(status, ticker)).toHaveLength(n);
   }
   const currentStep = (d: Locator) => d.locator('[aria-current="step"] .stepper-label');
-  /** A summary step has focus on what it is about to commit. */
-  async function expectReviewFocused(d: Locator) {
-    await expect.poll(() => d.locator('[data-review]').first().evaluate((el) => el === document.activeElement)).toBe(true);
-  }
   /** Presses Tab until `target` has focus, as a keyboard user would; a few presses at most. */
   async function tabTo(target: Locator) {
     for (let i = 0; i < 4; i++) {

@@ -141,13 +141,12 @@ export function ReadOnlyField({ label, value }: { label: ReactNode; value: React
   );
 }
 
-/** Label/value rows for summaries and the detail panels. */
 /** Marks the element a wizard's summary step focuses (WizardForm): out of the Tab order, focusable by script. */
 export const reviewTarget = (review = true) => (review ? { 'data-review': '', tabIndex: -1 } : {});
 
 /**
- * Label and value pairs. `review`: this is what a wizard's summary step is about to commit, so the step
- * gives it focus (see WizardForm), instead of the button that commits it.
+ * Label/value rows for summaries and the detail panels. `review`: this is what a wizard's summary step is
+ * about to commit, so the step gives it focus (see WizardForm), instead of the button that commits it.
  */
 export function Summary({ rows, className, review = false }: { rows: readonly (readonly [ReactNode, ReactNode] | null | false)[]; className?: string; review?: boolean }) {
   return (

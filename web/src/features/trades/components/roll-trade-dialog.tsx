@@ -3,13 +3,13 @@ import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { strategyByUid } from '@oj/contracts/strategies';
 import { confirmedTerms, latestCloseDate } from '@oj/contracts/trades';
 import { Alert } from '@/components/ui/alert.tsx';
-import { RESTORED_TRADE_ACTION, useKeptTradeForm } from '../hooks/use-kept-trade-action.ts';
 import { Button } from '@/components/ui/button.tsx';
 import { Modal } from '@/components/ui/modal.tsx';
 import { Stepper } from '@/components/ui/stepper.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
 import { formatDate, formatMoney } from '@/lib/format.ts';
 import { useBusinessToday } from '@/lib/business-day.ts';
+import { RESTORED_TRADE_ACTION, useKeptTradeForm } from '../hooks/use-kept-trade-action.ts';
 import { useRollTrade } from '../api/roll-trade.ts';
 import {
   PREMIUM_HINT_BELOW,

@@ -5,8 +5,8 @@ import { dropSessionDraft, keepOnSessionEnd, peekSessionDraft, restoreShape } fr
 import { KEPT_TRADE_ACTION } from '../utils/kept-trade-action-key.ts';
 
 /** The one-trade forms whose input outlives a session that runs out. */
-export type KeptTradeActionType = 'close' | 'roll' | 'split' | 'edit';
-const TYPES: readonly unknown[] = ['close', 'roll', 'split', 'edit'] satisfies KeptTradeActionType[];
+const TYPES = ['close', 'roll', 'split', 'edit'] as const;
+export type KeptTradeActionType = (typeof TYPES)[number];
 
 export const RESTORED_TRADE_ACTION = 'Your session ended before this was recorded, so nothing was saved. What you had entered is back: check it, then confirm it again.';
 
@@ -20,7 +20,7 @@ export function keptTradeAction(userId: string | null | undefined): { type: Kept
   const kept = peekSessionDraft(KEPT_TRADE_ACTION, userId);
   if (!kept || typeof kept !== 'object') return undefined;
   const { type, trade } = kept as { type?: unknown; trade?: unknown };
-  if (!TYPES.includes(type)) return undefined;
+  if (!(TYPES as readonly unknown[]).includes(type)) return undefined;
   const parsed = tradeListItem.safeParse(trade);
   return parsed.success ? { type: type as KeptTradeActionType, trade: parsed.data } : undefined;
 }
