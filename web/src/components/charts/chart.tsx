@@ -1,9 +1,9 @@
-import ReactEChartsCore from 'echarts-for-react/lib/core';
 import { useContext, useEffect, useRef, useState, type CSSProperties } from 'react';
 import { CHART_THEME_NAME, echarts } from './echarts.ts';
 import { baseOption, useChartColors } from './chart-theme.ts';
 import { ChartPixelRatio } from './chart-pixel-ratio.ts';
 import { enqueueDraw } from './draw-queue.ts';
+import { EChartsBox } from './echarts-box.tsx';
 import './chart.css';
 
 export interface ChartProps {
@@ -65,7 +65,7 @@ export function Chart({ option, height = 260, loading = false, empty = false, em
       data-pending={turn ? undefined : ''}
     >
       {turn && (
-        <ReactEChartsCore
+        <EChartsBox
           echarts={echarts}
           theme={CHART_THEME_NAME}
           option={{ ...baseOption(colors), ...option }}
