@@ -59,6 +59,7 @@ export async function screenshotAt(page: Page, name: string, size: { width: numb
   // Let layout settle after the resize (media queries, the sidebar's transition) before capturing.
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   await page.waitForTimeout(350);
+  await chartsFollowWidth(page);
   const path = `${SCREENSHOT_DIR}${name}-${size.width}.png`;
   const fullPage = options.fullPage ?? true;
   if (fullPage) await drawChartsBelowTheFold(page);
@@ -68,6 +69,25 @@ export async function screenshotAt(page: Page, name: string, size: { width: numb
   if (before && (before.width !== size.width || before.height !== size.height)) await page.setViewportSize(before);
   if (overflow.length) throw new Error(`${name} at ${size.width} px scrolls sideways; sticking out: ${overflow.join('; ')}`);
   return path;
+}
+
+/**
+ * A drawn chart follows its box's new width a frame after the layout (web/src/components/charts/echarts-box.tsx)
+ * and redraws, one chart after another, which on a loaded machine can take longer than the wait above. Wait,
+ * up to 5 s, until every chart's canvas fits its box; one that never does is then the overflow it causes.
+ */
+async function chartsFollowWidth(page: Page): Promise<void> {
+  await page
+    .waitForFunction(
+      () =>
+        Array.from(document.querySelectorAll('.oj-chart')).every((box) => {
+          const canvas = box.querySelector('canvas');
+          return !canvas || Math.round(canvas.getBoundingClientRect().width) <= Math.round(box.getBoundingClientRect().width);
+        }),
+      undefined,
+      { timeout: 5_000, polling: 50 },
+    )
+    .catch(() => undefined);
 }
 
 /** The innermost elements that stick out past the viewport's right edge, when the page scrolls sideways. */
