@@ -72,7 +72,7 @@ export async function screenshotAt(page: Page, name: string, size: { width: numb
 }
 
 /**
- * A drawn chart follows its box's new width a frame after the layout (web/src/components/charts/echarts-box.tsx)
+ * A drawn chart follows its box's new width a frame after the layout (web/src/components/charts/resizing-chart.tsx)
  * and redraws, one chart after another, which on a loaded machine can take longer than the wait above. Wait,
  * up to 5 s, until every chart's canvas fits its box; one that never does is then the overflow it causes.
  */

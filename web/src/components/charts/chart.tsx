@@ -3,7 +3,7 @@ import { CHART_THEME_NAME, echarts } from './echarts.ts';
 import { baseOption, useChartColors } from './chart-theme.ts';
 import { ChartPixelRatio } from './chart-pixel-ratio.ts';
 import { enqueueDraw } from './draw-queue.ts';
-import { EChartsBox } from './echarts-box.tsx';
+import { ResizingChart } from './resizing-chart.tsx';
 import './chart.css';
 
 export interface ChartProps {
@@ -65,7 +65,7 @@ export function Chart({ option, height = 260, loading = false, empty = false, em
       data-pending={turn ? undefined : ''}
     >
       {turn && (
-        <EChartsBox
+        <ResizingChart
           echarts={echarts}
           theme={CHART_THEME_NAME}
           option={{ ...baseOption(colors), ...option }}

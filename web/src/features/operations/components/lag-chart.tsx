@@ -4,7 +4,7 @@ import { GridComponent, TooltipComponent } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
 import type { LagSample } from '@oj/contracts/operations';
 import { useChartColors, type ChartColors } from '@/components/charts/chart-theme.ts';
-import { EChartsBox } from '@/components/charts/echarts-box.tsx';
+import { ResizingChart } from '@/components/charts/resizing-chart.tsx';
 
 // Only what this small chart draws: a line on a time axis with a tooltip.
 echarts.use([LineChart, GridComponent, TooltipComponent, CanvasRenderer]);
@@ -65,7 +65,7 @@ export function LagChart({ samples, projection, lane, height = 64 }: { samples: 
   const option = lagChartOption(samples, projection, lane, colors, Date.now());
   return (
     <div className="ops-lag-chart" role="img" aria-label={`Lane ${lane} of ${projection}: events behind over the last 15 minutes`} style={{ height }}>
-      <EChartsBox echarts={echarts} option={option} notMerge lazyUpdate style={{ height: '100%', width: '100%' }} opts={{ renderer: 'canvas' }} />
+      <ResizingChart echarts={echarts} option={option} notMerge lazyUpdate style={{ height: '100%', width: '100%' }} opts={{ renderer: 'canvas' }} />
     </div>
   );
 }

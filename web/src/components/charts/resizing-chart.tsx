@@ -11,7 +11,7 @@ import { useEffect, useRef } from 'react';
  * element resizes the instance, a frame later, whenever its size is not the element's; the library's own
  * sensor is off.
  */
-export function EChartsBox(props: Omit<EChartsReactProps, 'autoResize'>) {
+export function ResizingChart(props: Omit<EChartsReactProps, 'autoResize'>) {
   const chart = useRef<ReactEChartsCore>(null);
   useEffect(() => {
     const element = chart.current?.ele;
