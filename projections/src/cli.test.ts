@@ -97,7 +97,11 @@ describe('projections CLI on the embedded PGlite (no DATABASE_URL, no REDIS_URL)
     const env = { DATA_DIR: dataDir, PROJECTOR_LANES: '2' };
     // The first command migrates the fresh data directory; then the small journal goes into its store
     // (this process holds the directory only while it appends, as `npm start` would).
-    expect((await projections(['status'], env)).code).toBe(0);
+    const first = await projections(['status'], env);
+    expect(first.code).toBe(0);
+    // It says so: a mistyped DATA_DIR would otherwise read as a journal with nothing built (QA).
+    expect(first.stderr).toContain(`DATA_DIR ${dataDir} held no journal: a new, empty one was started there.`);
+    expect((await projections(['status'], env)).stderr).not.toContain('held no journal');
     const claim = claimDataDir(dataDir);
     const db = await openDatabase({ dataDir: `${dataDir}/pg` });
     try {

@@ -1,5 +1,5 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ConfigError, unusableDataDir } from '@oj/infra/config';
 
 /** The claim: the holder's pid, in the data directory. */
@@ -39,6 +39,21 @@ export function dataDirHolder(dataDir: string): number | null {
   } catch {
     return null;
   }
+}
+
+/** Whether `dataDir` holds an embedded journal: its database folder, before anything opens (or creates) it. */
+export function holdsJournal(dataDir: string): boolean {
+  return existsSync(join(dataDir, 'pg', 'PG_VERSION'));
+}
+
+/**
+ * What a command-line tool says once it has opened a data directory that held no journal: opening one
+ * starts a new, empty journal there, which is right before a first `npm start` (an admin created, a journal
+ * seeded) and a mistyped DATA_DIR otherwise, whose answers (no versions, no such user) would read as the
+ * real journal's (QA: a status of nothing, "not a Support or Admin user").
+ */
+export function newJournalNotice(dataDir: string): string {
+  return `DATA_DIR ${resolve(dataDir)} held no journal: a new, empty one was started there. If your journal is elsewhere, set DATA_DIR to the directory \`npm start\` uses.`;
 }
 
 /** Claims `dataDir` for this process; throws DataDirBusyError when a live process holds it. */

@@ -1,5 +1,9 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runAuditCli } from './cli.ts';
 
 describe('npm run audit, its command line', () => {
   it('prints its usage for --help, -h and help, and one line with the usage for an unknown option, never a stack trace (QA)', () => {
@@ -17,4 +21,27 @@ describe('npm run audit, its command line', () => {
       expect([bogus.status, bogus.stdout, bogus.stderr], args.join(' ')).toEqual([2, '', `Unknown option '--bogus'\n${help.stdout}`]);
     }
   });
+});
+
+describe('npm run audit on a data directory without a journal', () => {
+  it('says it started a new, empty journal there before it answers (QA: a mistyped DATA_DIR read as "not a Support or Admin user")', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'oj-audit-cli-'));
+    const typo = join(dataDir, 'journal-typo');
+    try {
+      const errors: string[] = [];
+      const out = { log: () => undefined, error: (m: string) => errors.push(m) } as unknown as Console;
+      const env = { DATA_DIR: typo, LOG_LEVEL: 'silent', NODE_ENV: 'test' };
+      expect(await runAuditCli(['find', 'dana', '--as', 'support@example.com'], env, out)).toBe(1);
+      expect(errors).toEqual([
+        `DATA_DIR ${typo} held no journal: a new, empty one was started there. If your journal is elsewhere, set DATA_DIR to the directory \`npm start\` uses.`,
+        'support@example.com is not a Support or Admin user.',
+      ]);
+      // Now it holds one: nothing more is said about it.
+      errors.length = 0;
+      expect(await runAuditCli(['find', 'dana', '--as', 'support@example.com'], env, out)).toBe(1);
+      expect(errors).toEqual(['support@example.com is not a Support or Admin user.']);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

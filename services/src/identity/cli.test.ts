@@ -52,7 +52,9 @@ describe('npm run admin -- grant-role', () => {
       expect(await runAdminCli(['grant-role', '--email', 'Boss@Example.com', '--role', 'Operator'], env, out)).toBe(0);
       expect(await runAdminCli(['grant-role', '--email', 'boss@example.com', '--role', 'Operator'], env, out)).toBe(0);
       expect(await runAdminCli(['grant-role', '--email', 'nobody@example.com', '--role', 'Support'], env, out)).toBe(1);
+      // The first command found no journal in the new directory and says it started one; the others do not.
       expect(lines).toEqual([
+        `error: DATA_DIR ${dataDir} held no journal: a new, empty one was started there. If your journal is elsewhere, set DATA_DIR to the directory \`npm start\` uses.`,
         'Created Admin boss@example.com.',
         'Boss@Example.com is now Operator (was Admin: a user has one role).',
         'boss@example.com is already Operator.',

@@ -6,7 +6,7 @@ import { openDatabase, type Database } from '@oj/infra/db/database';
 import { createEventStore } from '@oj/infra/eventstore/create';
 import { createLogger } from '@oj/infra/logger';
 import { observeLiveHeap } from '@oj/infra/live-heap';
-import { claimDataDir } from '@oj/projections/runtime/data-dir-lock';
+import { claimDataDir, holdsJournal, newJournalNotice } from '@oj/projections/runtime/data-dir-lock';
 import type { AppDeps, ReadinessCheck } from '../app/deps.ts';
 import { StartupGate } from './startup-gate.ts';
 import { migrate } from './migrations.ts';
@@ -104,16 +104,21 @@ function databaseUrlError(error: unknown, url: string): ConfigError | undefined 
 /**
  * A command-line tool's runtime from the environment, or null when it cannot start for a reason the user
  * can fix (a ConfigError): a setting that does not parse, a data directory another process holds or this
- * one cannot write or open, a database of an older release (unless `migrate`) or a newer one. That reason is handed to `refuse` as one line (not a stack trace); anything
- * else is thrown.
+ * one cannot write or open, a database of an older release (unless `migrate`) or a newer one. That reason
+ * is handed to `tell` as one line (not a stack trace); anything else is thrown. A data directory that held
+ * no journal is said to `tell` too, once the new one is open (newJournalNotice).
  */
-export async function createCliRuntime(env: Record<string, string | undefined>, refuse: (message: string) => void, options: { migrate?: boolean } = {}): Promise<Runtime | null> {
+export async function createCliRuntime(env: Record<string, string | undefined>, tell: (message: string) => void, options: { migrate?: boolean } = {}): Promise<Runtime | null> {
   try {
+    const config = loadConfig(env);
+    const started = !config.DATABASE_URL && !holdsJournal(config.DATA_DIR);
     // A tool upgrades a database an older release migrated only when asked (`--migrate`): OlderDatabaseError.
-    return await createRuntime(loadConfig(env), { pendingMigrations: options.migrate ? 'apply' : 'refuse' });
+    const runtime = await createRuntime(config, { pendingMigrations: options.migrate ? 'apply' : 'refuse' });
+    if (started) tell(newJournalNotice(config.DATA_DIR));
+    return runtime;
   } catch (error) {
     if (error instanceof ConfigError) {
-      refuse(error.message);
+      tell(error.message);
       return null;
     }
     throw error;
