@@ -99,7 +99,7 @@ describe('projections CLI on the embedded PGlite (no DATABASE_URL, no REDIS_URL)
     // (this process holds the directory only while it appends, as `npm start` would).
     const first = await projections(['status'], env);
     expect(first.code).toBe(0);
-    // It says so: a mistyped DATA_DIR would otherwise read as a journal with nothing built (QA).
+    // It says so: a mistyped DATA_DIR would otherwise read as a journal with nothing built.
     expect(first.stderr).toContain(`DATA_DIR ${dataDir} held no journal: a new, empty one was started there.`);
     expect((await projections(['status'], env)).stderr).not.toContain('held no journal');
     const claim = claimDataDir(dataDir);

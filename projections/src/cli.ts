@@ -5,7 +5,7 @@ import { openDatabase, type Database } from '@oj/infra/db/database';
 import { createEventStore } from '@oj/infra/eventstore/create';
 import type { EventStore } from '@oj/infra/eventstore/port';
 import { allProjections } from './catalogue.ts';
-import { claimDataDir, holdsJournal, newJournalNotice } from './runtime/data-dir-lock.ts';
+import { claimDataDir, newJournalNotice, startsNewJournal } from './runtime/data-dir-lock.ts';
 import { builtVersionAdvice, describeRowChanges, type RebuildState } from '@oj/contracts/operations';
 import { abandon, diff, eventsAfterVersion, rebuild, retire, rollback, switchVersion, versionToCompare, type RebuildProgress, type RuntimeDeps } from './runtime/rebuild.ts';
 import { formatStatus, projectionsStatus } from './runtime/status.ts';
@@ -57,7 +57,7 @@ function progressBar(): { update(p: RebuildProgress): void; done(): void } {
 }
 
 async function open(config: Config, migrateOlder: boolean): Promise<{ deps: RuntimeDeps; close(): Promise<void> }> {
-  const started = !config.DATABASE_URL && !holdsJournal(config.DATA_DIR);
+  const started = startsNewJournal(config);
   const claim = config.DATABASE_URL ? null : claimDataDir(config.DATA_DIR);
   let database: Database | undefined;
   let eventStore: EventStore | undefined;

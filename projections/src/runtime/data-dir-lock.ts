@@ -41,16 +41,19 @@ export function dataDirHolder(dataDir: string): number | null {
   }
 }
 
-/** Whether `dataDir` holds an embedded journal: its database folder, before anything opens (or creates) it. */
-export function holdsJournal(dataDir: string): boolean {
-  return existsSync(join(dataDir, 'pg', 'PG_VERSION'));
+/**
+ * Whether opening this configuration's store starts a new journal: embedded (no DATABASE_URL) and no
+ * database folder in DATA_DIR yet. Asked before anything opens (or creates) it.
+ */
+export function startsNewJournal(config: { DATABASE_URL?: string | undefined; DATA_DIR: string }): boolean {
+  return !config.DATABASE_URL && !existsSync(join(config.DATA_DIR, 'pg', 'PG_VERSION'));
 }
 
 /**
  * What a command-line tool says once it has opened a data directory that held no journal: opening one
  * starts a new, empty journal there, which is right before a first `npm start` (an admin created, a journal
  * seeded) and a mistyped DATA_DIR otherwise, whose answers (no versions, no such user) would read as the
- * real journal's (QA: a status of nothing, "not a Support or Admin user").
+ * real journal's (a status with nothing built, "not a Support or Admin user").
  */
 export function newJournalNotice(dataDir: string): string {
   return `DATA_DIR ${resolve(dataDir)} held no journal: a new, empty one was started there. If your journal is elsewhere, set DATA_DIR to the directory \`npm start\` uses.`;

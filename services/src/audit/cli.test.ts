@@ -24,7 +24,7 @@ describe('npm run audit, its command line', () => {
 });
 
 describe('npm run audit on a data directory without a journal', () => {
-  it('says it started a new, empty journal there before it answers (QA: a mistyped DATA_DIR read as "not a Support or Admin user")', async () => {
+  it('says it started a new, empty journal there before it answers: a mistyped DATA_DIR is not read as "not a Support or Admin user" alone', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'oj-audit-cli-'));
     const typo = join(dataDir, 'journal-typo');
     try {

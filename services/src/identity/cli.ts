@@ -3,7 +3,7 @@ import { commandLineError } from '@oj/infra/command-line';
 import { ConfigError, loadConfig, type Config } from '@oj/infra/config';
 import { systemClock } from '@oj/infra/clock';
 import { openDatabase, type Database } from '@oj/infra/db/database';
-import { claimDataDir, holdsJournal, newJournalNotice } from '@oj/projections/runtime/data-dir-lock';
+import { claimDataDir, newJournalNotice, startsNewJournal } from '@oj/projections/runtime/data-dir-lock';
 import { passwordMessages, roleName, SIGNUP_PASSWORD_MIN, signupRequest, unmetPasswordRules } from '@oj/contracts/users';
 import { migrate } from '../platform/migrations.ts';
 import { AppError } from '../app/errors.ts';
@@ -72,7 +72,7 @@ export async function runAdminCli(argv: string[], env: Record<string, string | u
   // seen by it and can corrupt it (QA: "Created Admin" here, 401 at sign-in until the server restarted).
   let claim: { release(): void } | null = null;
   let database: Database;
-  const started = !config.DATABASE_URL && !holdsJournal(config.DATA_DIR);
+  const started = startsNewJournal(config);
   try {
     claim = config.DATABASE_URL ? null : claimDataDir(config.DATA_DIR);
     database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : `${config.DATA_DIR}/pg`, preparedStatements: config.DATABASE_PREPARED_STATEMENTS });

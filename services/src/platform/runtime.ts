@@ -6,7 +6,7 @@ import { openDatabase, type Database } from '@oj/infra/db/database';
 import { createEventStore } from '@oj/infra/eventstore/create';
 import { createLogger } from '@oj/infra/logger';
 import { observeLiveHeap } from '@oj/infra/live-heap';
-import { claimDataDir, holdsJournal, newJournalNotice } from '@oj/projections/runtime/data-dir-lock';
+import { claimDataDir, newJournalNotice, startsNewJournal } from '@oj/projections/runtime/data-dir-lock';
 import type { AppDeps, ReadinessCheck } from '../app/deps.ts';
 import { StartupGate } from './startup-gate.ts';
 import { migrate } from './migrations.ts';
@@ -111,7 +111,7 @@ function databaseUrlError(error: unknown, url: string): ConfigError | undefined 
 export async function createCliRuntime(env: Record<string, string | undefined>, tell: (message: string) => void, options: { migrate?: boolean } = {}): Promise<Runtime | null> {
   try {
     const config = loadConfig(env);
-    const started = !config.DATABASE_URL && !holdsJournal(config.DATA_DIR);
+    const started = startsNewJournal(config);
     // A tool upgrades a database an older release migrated only when asked (`--migrate`): OlderDatabaseError.
     const runtime = await createRuntime(config, { pendingMigrations: options.migrate ? 'apply' : 'refuse' });
     if (started) tell(newJournalNotice(config.DATA_DIR));
