@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { addDays, isWeekend } from '@oj/contracts/business-date';
 import { businessToday } from './support/business-day.ts';
-import { DESKTOP, SCREENSHOT_DIR, launchBrowser, newContext, screenshotAt } from './support/browser.ts';
+import { DESKTOP, SCREENSHOT_DIR, chartWidths, launchBrowser, newContext, screenshotAt } from './support/browser.ts';
 import { decodePng, sharpSteps } from './support/png.ts';
 import { startServer, type E2eServer } from './support/server.ts';
 import { SEED_FEE, seedJournal, seedTrade, type Seed } from './support/seed-trades.ts';
@@ -626,14 +626,7 @@ describe('dashboard', () => {
       await own.getByTestId('quadrant-today-value').waitFor();
       await own.locator('[data-widget="premium-income"] canvas').waitFor();
       await own.setViewportSize(PHONE);
-      const unfit = () =>
-        own.locator('.oj-chart:not(.oj-chart--state)').evaluateAll((boxes) =>
-          boxes.flatMap((box) => {
-            const canvas = box.querySelector('canvas');
-            const [c, b] = [canvas?.getBoundingClientRect().width ?? 0, box.getBoundingClientRect().width].map(Math.round);
-            return canvas && c !== b ? [`${box.closest('[data-widget]')?.getAttribute('data-widget')}: canvas ${c} px in a ${b} px box`] : [];
-          }),
-        );
+      const unfit = async () => (await chartWidths(own)).filter((w) => w.canvas !== w.box).map((w) => `${w.chart}: canvas ${w.canvas} px in a ${w.box} px box`);
       // Past the stretched window: what the library's sensor would have done, it has done.
       await own.waitForTimeout(4000);
       expect(await unfit()).toEqual([]);

@@ -71,23 +71,27 @@ export async function screenshotAt(page: Page, name: string, size: { width: numb
   return path;
 }
 
+/** Each drawn chart's canvas width and its box's, in whole pixels, named by the widget it is in. */
+export async function chartWidths(page: Page): Promise<Array<{ chart: string; canvas: number; box: number }>> {
+  return page.locator('.oj-chart').evaluateAll((boxes) =>
+    boxes.flatMap((box) => {
+      const canvas = box.querySelector('canvas');
+      if (!canvas) return [];
+      const [c, b] = [canvas.getBoundingClientRect().width, box.getBoundingClientRect().width].map(Math.round) as [number, number];
+      return [{ chart: box.closest('[data-widget]')?.getAttribute('data-widget') ?? 'a chart', canvas: c, box: b }];
+    }),
+  );
+}
+
 /**
  * A drawn chart follows its box's new width a frame after the layout (web/src/components/charts/resizing-chart.tsx)
  * and redraws, one chart after another, which on a loaded machine can take longer than the wait above. Wait,
  * up to 5 s, until every chart's canvas fits its box; one that never does is then the overflow it causes.
  */
 async function chartsFollowWidth(page: Page): Promise<void> {
-  await page
-    .waitForFunction(
-      () =>
-        Array.from(document.querySelectorAll('.oj-chart')).every((box) => {
-          const canvas = box.querySelector('canvas');
-          return !canvas || Math.round(canvas.getBoundingClientRect().width) <= Math.round(box.getBoundingClientRect().width);
-        }),
-      undefined,
-      { timeout: 5_000, polling: 50 },
-    )
-    .catch(() => undefined);
+  for (const until = Date.now() + 5_000; Date.now() < until; await page.waitForTimeout(50)) {
+    if ((await chartWidths(page)).every((w) => w.canvas <= w.box)) return;
+  }
 }
 
 /** The innermost elements that stick out past the viewport's right edge, when the page scrolls sideways. */
