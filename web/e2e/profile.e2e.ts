@@ -220,6 +220,76 @@ describe('contact', () => {
   });
 });
 
+describe('a session that runs out', () => {
+  it("keeps a contact message and profile changes typed as it ran out: back after the sign-in, said why, sent once (QA: the input was lost)", async () => {
+    const ctx = identityContext(server.runtime.deps);
+    const password = 'Lapsing#2024a';
+    const email = `lee.lapse.${Date.now()}@example.com`;
+    const userId = await createUser(ctx, { name: 'Lee Lapse', email, password, verified: true, agreedToTerms: true });
+    const own = await newContext(browser, server.baseUrl);
+    const p = await own.newPage();
+    const errors: string[] = [];
+    p.on('pageerror', (e) => errors.push(String(e)));
+    // The session ends on the server (no refresh cookie) while the page still holds a token.
+    const lapse = async () => {
+      await own.clearCookies();
+      await p.evaluate(() => localStorage.setItem('oj.session.token', 'x.y.z'));
+    };
+    const signInAgain = async (path: string) => {
+      await p.waitForURL('**/signin?next=**');
+      await p.getByLabel('Email').fill(email);
+      await p.getByLabel('Password', { exact: true }).fill(password);
+      await p.getByRole('button', { name: 'Sign in' }).click();
+      await p.waitForURL(`**${path}`);
+    };
+    const db = server.runtime.deps.database.db;
+    try {
+      await signIn(p, email, password);
+
+      await p.goto('/contact');
+      const contact = p.getByRole('form', { name: 'Contact form' });
+      const written = 'A roll I recorded on 3 March shows the old strike in the history.\nCan you look at it?';
+      await contact.getByLabel('Subject').fill('Roll history after the lapse');
+      await p.getByLabel('Message').fill(written);
+      await lapse();
+      await contact.getByRole('button', { name: 'Submit' }).click();
+      await signInAgain('/contact');
+      await p.getByRole('status').filter({ hasText: 'Your session ended before this message was sent, so nothing was sent.' }).waitFor();
+      expect(await contact.getByLabel('Subject').inputValue()).toBe('Roll history after the lapse');
+      expect(await p.getByLabel('Message').inputValue()).toBe(written);
+      await screenshotAt(p, 'issue14-contact-restored-after-session-end', DESKTOP);
+      await contact.getByRole('button', { name: 'Submit' }).click();
+      await p.getByText('Form submitted successfully!').waitFor();
+      const sent = await db.selectFrom('contact_messages').select(['subject', 'message']).where('user_uid', '=', userId).execute();
+      expect(sent).toEqual([{ subject: 'Roll history after the lapse', message: written }]);
+
+      await p.goto('/profile');
+      const profile = p.getByRole('form', { name: 'Profile form' });
+      await profile.locator('input[name="name"]').fill('Lee Lapsed');
+      await profile.locator('input[name="website"]').fill('lee.example');
+      await lapse();
+      await profile.getByRole('button', { name: 'Update' }).click();
+      await signInAgain('/profile');
+      await p.getByRole('status').filter({ hasText: 'Your session ended before your profile was updated, so nothing was saved.' }).waitFor();
+      expect(await profile.locator('input[name="name"]').inputValue()).toBe('Lee Lapsed');
+      expect(await profile.locator('input[name="website"]').inputValue()).toBe('lee.example');
+      expect(await db.selectFrom('users').select(['name', 'website']).where('uid', '=', userId).executeTakeFirstOrThrow()).toEqual({ name: 'Lee Lapse', website: null });
+      await profile.getByRole('button', { name: 'Update' }).click();
+      await p.getByText('Profile updated successfully!').waitFor();
+      expect(await db.selectFrom('users').select(['name', 'website']).where('uid', '=', userId).executeTakeFirstOrThrow()).toEqual({ name: 'Lee Lapsed', website: 'lee.example' });
+
+      // Given back once: shown again, both forms start from what is saved.
+      await p.goto('/contact');
+      await contact.getByLabel('Subject').waitFor();
+      expect(await contact.getByLabel('Subject').inputValue()).toBe('');
+      expect(await p.getByText('Your session ended').count()).toBe(0);
+    } finally {
+      await own.close();
+    }
+    expect(errors).toEqual([]);
+  });
+});
+
 describe('FAQ', () => {
   it('searches, filters by category, keeps one entry open and renders answers safely with a link to Contact', async () => {
     await page.goto('/faq');

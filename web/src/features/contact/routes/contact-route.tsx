@@ -7,15 +7,30 @@ import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { FormField, TextArea, TextInput } from '@/components/ui/form-field.tsx';
 import { useOneSubmission } from '@/lib/use-one-submission.ts';
+import { restoreShape } from '@/lib/session-drafts.ts';
+import { useKeptInput } from '@/features/auth/hooks/use-kept-input.ts';
 import { useSendContactMessage } from '../api/send-contact-message.ts';
 import '../components/contact.css';
+
+const CONTACT_RESTORED = 'Your session ended before this message was sent, so nothing was sent. What you had written is back: check it, then submit.';
 
 /** Contact Us (part 2 §2, §5, §8): Subject and Message, both required. */
 export function ContactRoute() {
   const [subject, setSubject] = useState('');
   const [message, setMessage] = useState('');
-  const [result, setResult] = useState<{ tone: 'success' | 'danger'; text: string } | null>(null);
+  const [result, setResult] = useState<{ tone: 'success' | 'danger' | 'info'; text: string } | null>(null);
   const send = useSendContactMessage();
+  // A message written while the session runs out (a submit refused, the sign-in page) is not lost.
+  useKeptInput(
+    'contact',
+    () => (subject === '' && message === '' ? undefined : { subject, message }),
+    (kept) => {
+      const back = restoreShape({ subject: '', message: '' }, kept);
+      setSubject(back.subject);
+      setMessage(back.message);
+      setResult({ tone: 'info', text: CONTACT_RESTORED });
+    },
+  );
 
   const once = useOneSubmission();
   const onSubmit = (e: FormEvent) => {

@@ -13,6 +13,8 @@ import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { FormField, TextInput } from '@/components/ui/form-field.tsx';
 import { useOneSubmission } from '@/lib/use-one-submission.ts';
+import { restoreShape } from '@/lib/session-drafts.ts';
+import { useKeptInput } from '@/features/auth/hooks/use-kept-input.ts';
 import { useUpdateProfile } from '../api/update-profile.ts';
 import { maskEmail } from '../utils/mask-email.ts';
 import { useClearAfter } from '../hooks/use-clear-after.ts';
@@ -38,12 +40,14 @@ export function changedFields(saved: Values, values: Values): UpdateProfileReque
 
 const PROFILE_SUCCESS_MS = 3000;
 
+const PROFILE_RESTORED = 'Your session ended before your profile was updated, so nothing was saved. What you had entered is back: check it, then update.';
+
 /** Profile form: name, username and website; e-mail read-only. Update only when changed and valid; Reset restores. */
 export function ProfileForm({ user }: { user: CurrentUser }) {
   const saved = savedValues(user);
   const [values, setValues] = useState<Values>(saved);
   const [serverErrors, setServerErrors] = useState<Partial<Record<ProfileField, string>>>({});
-  const [message, setMessage] = useState<{ tone: 'success' | 'danger'; text: string } | null>(null);
+  const [message, setMessage] = useState<{ tone: 'success' | 'danger' | 'info'; text: string } | null>(null);
   const update = useUpdateProfile();
 
   // A success goes away after 3 seconds, as the password card's does; an error stays until the next change
@@ -55,6 +59,16 @@ export function ProfileForm({ user }: { user: CurrentUser }) {
   useEffect(() => {
     setValues(savedValues(user));
   }, [savedKey]);
+  // Changes typed as the session runs out come back after the sign-in (after the effect above, which
+  // starts the form from the saved profile), still to be checked and sent.
+  useKeptInput(
+    'profile',
+    () => (Object.keys(changedFields(saved, values)).length === 0 ? undefined : values),
+    (kept) => {
+      setValues(restoreShape(saved, kept));
+      setMessage({ tone: 'info', text: PROFILE_RESTORED });
+    },
+  );
 
   const errors = Object.fromEntries((Object.keys(problemsOf) as ProfileField[]).map((f) => [f, problemsOf[f](values[f])[0] ?? serverErrors[f] ?? null])) as Record<ProfileField, string | null>;
   const changes = changedFields(saved, values);

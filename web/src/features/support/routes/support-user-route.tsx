@@ -10,6 +10,8 @@ import { FormField, TextArea } from '@/components/ui/form-field.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { useTabs, type TabItem } from '@/components/ui/tabs.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
+import { restoreShape } from '@/lib/session-drafts.ts';
+import { useKeptInput } from '@/features/auth/hooks/use-kept-input.ts';
 import { RoleGate } from '@/features/auth/components/role-gate.tsx';
 import { overviewQuery, type AsOfTarget } from '../api/audit-api.ts';
 import { AsOfPanel } from '../components/as-of-panel.tsx';
@@ -34,8 +36,14 @@ const tabs: readonly TabItem<AuditTab>[] = [
  * reason"), it starts from the current reason, and Cancel or Escape keeps it (QA: the reason was
  * forgotten at once, with no way back).
  */
-function ReasonGate({ onReason, current = null, onCancel }: { onReason: (r: string) => void; current?: string | null; onCancel?: () => void }) {
+function ReasonGate({ uid, onReason, current = null, onCancel }: { uid: string; onReason: (r: string) => void; current?: string | null; onCancel?: () => void }) {
   const [text, setText] = useState(current ?? '');
+  // A reason typed as the session runs out is here again after the sign-in, not to be typed twice.
+  const restored = useKeptInput(
+    `audit-reason:${uid}`,
+    () => (text.trim() === '' || text === current ? undefined : { text }),
+    (kept) => setText(restoreShape({ text: '' }, kept).text),
+  );
   const [touched, setTouched] = useState(false);
   const parsed = auditReason.safeParse(text);
   const submit = (e: FormEvent) => {
@@ -54,6 +62,7 @@ function ReasonGate({ onReason, current = null, onCancel }: { onReason: (r: stri
       <p className="muted">
         The reason is recorded with every read, together with your name and the request id. The trader sees it under “Access to your journal” on their profile.
       </p>
+      {restored && <Alert tone="info">Your session ended while you were typing this reason. What you had typed is back: check it, then submit it.</Alert>}
       <form onSubmit={submit}>
         <FormField label="Reason" required error={touched && !parsed.success ? (parsed.error.issues[0]?.message ?? null) : null} hint="For example a ticket number and what it is about.">
           {({ id, describedBy, invalid }) => (
@@ -145,6 +154,7 @@ function SupportUser() {
       <>
         <PageHeader title="Audit replay" breadcrumb={crumbs} />
         <ReasonGate
+          uid={uid}
           current={changing ? reason : null}
           onCancel={
             changing

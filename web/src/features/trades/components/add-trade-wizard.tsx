@@ -9,8 +9,8 @@ import { Stepper } from '@/components/ui/stepper.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
 import { formatDate, formatMoney } from '@/lib/format.ts';
 import { useBusinessToday } from '@/lib/business-day.ts';
-import { dropSessionDraft, keepOnSessionEnd, peekSessionDraft, restoreShape } from '@/lib/session-drafts.ts';
-import { useSession } from '@/features/auth/hooks/use-session.ts';
+import { restoreShape } from '@/lib/session-drafts.ts';
+import { useKeptInput } from '@/features/auth/hooks/use-kept-input.ts';
 import { useAddClosedTrade } from '../api/add-closed-trade.ts';
 import type { TradeData } from '@oj/contracts/trades';
 import { useAddTrade } from '../api/add-trade.ts';
@@ -438,31 +438,18 @@ function useKeptOnSessionEnd(
   close: ReturnType<typeof useTradeForm<CloseValues>>,
   setMessage: (m: { tone: 'info'; text: string }) => void,
 ): void {
-  const key = `add-trade:${mode}`;
-  const userId = useSession().user?.user_uid;
-  const latest = useRef({ form, close });
-  latest.current = { form, close };
-  useEffect(
-    () =>
-      keepOnSessionEnd(key, () => {
-        const { form: f, close: c } = latest.current;
-        // Nothing typed (a preselected account is not input): nothing to give back.
-        if (Object.keys(f.touched).length === 0 && Object.keys(c.touched).length === 0) return undefined;
-        return { values: f.values, close: c.values };
-      }),
-    [key],
+  useKeptInput(
+    `add-trade:${mode}`,
+    // Nothing typed (a preselected account is not input): nothing to give back.
+    () => (Object.keys(form.touched).length === 0 && Object.keys(close.touched).length === 0 ? undefined : { values: form.values, close: close.values }),
+    (kept) => {
+      const { values, close: closeValues } = (kept ?? {}) as { values?: unknown; close?: unknown };
+      form.setValues((base) => restoreShape(base, values));
+      close.setValues((base) => restoreShape(base, closeValues));
+      // Touched again, so it is kept again if the session runs out once more before it is saved.
+      form.touch('restored');
+      setMessage({ tone: 'info', text: RESTORED });
+    },
   );
-  const { setValues: setFormValues, touch } = form;
-  const { setValues: setCloseValues } = close;
-  useEffect(() => {
-    const kept = peekSessionDraft(key, userId) as { values?: unknown; close?: unknown } | undefined;
-    if (!kept) return;
-    dropSessionDraft(key);
-    setFormValues((base) => restoreShape(base, kept.values));
-    setCloseValues((base) => restoreShape(base, kept.close));
-    // Touched again, so it is kept again if the session runs out once more before it is saved.
-    touch('restored');
-    setMessage({ tone: 'info', text: RESTORED });
-  }, [key, userId, setFormValues, setCloseValues, touch, setMessage]);
 }
 
