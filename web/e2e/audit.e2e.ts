@@ -668,4 +668,42 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
       await adminContext.close();
     }
   });
+  it("a session that runs out in another tab keeps the reason being typed here, and brings it back after the sign-in (QA: the tab went to sign-in as on a sign-out, the reason lost)", async () => {
+    const own = await newContext(browser, server.baseUrl);
+    own.setDefaultTimeout(60_000);
+    const first = await own.newPage();
+    try {
+      first.on('pageerror', (e) => pageErrors.push(String(e)));
+      await signIn(first, SUPPORT.email, SUPPORT.password);
+      const second = await own.newPage();
+      second.on('pageerror', (e) => pageErrors.push(String(e)));
+      await second.goto(`/support/users/${trader.userId}`);
+      const typed = 'Ticket 5120: a split the trader cannot find';
+      await second.getByRole('textbox', { name: /^Reason/ }).fill(typed);
+      // The session ends on the server (no refresh cookie) while both tabs hold a token it refuses (its claims
+      // as they were, its signature not: the tabs still show what they showed); the first tab finds it out
+      // as it sends a message.
+      await first.goto('/contact');
+      await first.getByLabel('Subject').fill('Audit question');
+      await first.getByLabel('Message').fill('Sent as the session ran out.');
+      await own.clearCookies();
+      await first.evaluate(() => localStorage.setItem('oj.session.token', `${localStorage.getItem('oj.session.token')!.split('.').slice(0, 2).join('.')}.refused`));
+      await first.getByRole('button', { name: 'Submit' }).click();
+      // Both tabs end it as a session that ran out: each comes back to its page after the sign-in.
+      await first.waitForURL('**/signin?next=%2Fcontact');
+      await second.waitForURL(`**/signin?next=${encodeURIComponent(`/support/users/${trader.userId}`)}`);
+      await second.getByText('Failed to refresh token.').waitFor();
+      await second.getByLabel('Email').fill(SUPPORT.email);
+      await second.getByLabel('Password', { exact: true }).fill(SUPPORT.password);
+      await second.getByRole('button', { name: 'Sign in' }).click();
+      await second.waitForURL(`**/support/users/${trader.userId}`);
+      await second.getByRole('status').filter({ hasText: 'Your session ended while you were typing this reason.' }).waitFor();
+      expect(await second.getByRole('textbox', { name: /^Reason/ }).inputValue()).toBe(typed);
+      await second.getByRole('button', { name: 'Open history' }).click();
+      await second.getByRole('region', { name: 'User' }).waitFor();
+    } finally {
+      await own.close();
+    }
+    expect(pageErrors).toEqual([]);
+  });
 });

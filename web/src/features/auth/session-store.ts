@@ -102,11 +102,26 @@ function emit(next: SessionState): void {
   for (const l of listeners) l();
 }
 
-/** Removes the stored session; `broadcast` also tells the other tabs to sign out (the logout marker). */
-function forgetStoredSession(broadcast: boolean): void {
+/**
+ * The logout marker's value for a session that ran out (its refresh failed), not a sign-out: the other
+ * tabs end theirs as this one does, keeping what was typed and their page for the next sign-in.
+ */
+const EXPIRED_MARKER = 'expired';
+
+/** Whether a logout marker's value says the session ran out (rather than a sign-out). */
+function markerSaysExpired(value: string | null): boolean {
+  return value?.startsWith(`${EXPIRED_MARKER}:`) === true;
+}
+
+/**
+ * Removes the stored session; `broadcast` also tells the other tabs to end theirs (the logout marker),
+ * as a sign-out or, `expired`, as a session that ran out. The marker goes first: each tab ends its
+ * session on it while its forms are still on screen, before the user's removal re-renders anything.
+ */
+function forgetStoredSession(broadcast: boolean, expired = false): void {
+  if (broadcast) writeStorage(LOGOUT_MARKER_KEY, expired ? `${EXPIRED_MARKER}:${Date.now()}` : String(Date.now()));
   writeStorage(USER_KEY, null);
   writeStorage(TOKEN_KEY, null);
-  if (broadcast) writeStorage(LOGOUT_MARKER_KEY, String(Date.now()));
 }
 
 export const sessionStore = {
@@ -197,7 +212,7 @@ function endSession(options: { broadcast: boolean; returnHere?: boolean }): void
   }
   if (ending) return;
   ending = true;
-  forgetStoredSession(options.broadcast);
+  forgetStoredSession(options.broadcast, options.returnHere === true);
   // A session that ran out (not a sign-out) comes back where it was after signing in again (part 1: the
   // sign-in page remembers the page the user came from): a full navigation carries no router state, so
   // the page goes in the URL, where the guest-only guard reads it.
@@ -217,6 +232,23 @@ export function returnPathOf(search: string): string | null {
   return `${url.pathname}${url.search}${url.hash}`;
 }
 
+/**
+ * The session could not be refreshed (here, or in another tab: `broadcast` false). The sign-in page says
+ * why (part 1 §8: "Failed to refresh token."), what was typed is kept for the same user's next sign-in
+ * on this tab (lib/session-drafts.ts), and the sign-in comes back to this page.
+ */
+function sessionRanOut(broadcast: boolean): void {
+  // Told by another tab while signed out here (the sign-in page): nothing to end.
+  if (ending || (!broadcast && !state.user)) return;
+  try {
+    sessionStorage.setItem(SESSION_ENDED_KEY, '1');
+  } catch {
+    // storage unavailable: the sign-in page just shows no notice
+  }
+  saveDraftsForSessionEnd(state.user?.user_uid);
+  endSession({ broadcast, returnHere: true });
+}
+
 let installed = false;
 /** The token a subscription refusal last refreshed (see `onSubscriptionRefused`). */
 let subscriptionRefreshedFor: string | null = null;
@@ -228,17 +260,7 @@ export function installSession(): void {
   configureApiClient({
     getAccessToken: () => readStorage(TOKEN_KEY) ?? state.accessToken,
     setAccessToken: (token) => sessionStore.setAccessToken(token),
-    onSessionExpired: () => {
-      // The sign-in page says why the user landed there (part 1 §8: "Failed to refresh token.").
-      try {
-        sessionStorage.setItem(SESSION_ENDED_KEY, '1');
-      } catch {
-        // storage unavailable: the sign-in page just shows no notice
-      }
-      // What the trader was typing is kept for their next sign-in on this tab (lib/session-drafts.ts).
-      saveDraftsForSessionEnd(state.user?.user_uid);
-      endSession({ broadcast: true, returnHere: true });
-    },
+    onSessionExpired: () => sessionRanOut(true),
     onSubscriptionRefused: (token) => {
       // The server found no active plan while this session's token still says active (QA: a renewal that
       // failed mid-session left the lists with an error banner and New Record enabled for up to 15
@@ -251,10 +273,16 @@ export function installSession(): void {
   });
   window.addEventListener('storage', (event) => {
     if (event.key === LOGOUT_MARKER_KEY && event.newValue) {
-      // Another tab logged out: end this tab's session too (the server call is idempotent).
-      void apiRequest('/users/logout', { method: 'POST', auth: false }).catch(() => undefined);
-      endSession({ broadcast: false });
-    } else if (event.key === USER_KEY || event.key === TOKEN_KEY) {
+      if (markerSaysExpired(event.newValue)) {
+        // Another tab found the session ran out: it has for this tab too (QA: this tab went to the
+        // sign-in page as on a sign-out, and what was typed in it was lost).
+        sessionRanOut(false);
+      } else {
+        // Another tab logged out: end this tab's session too (the server call is idempotent).
+        void apiRequest('/users/logout', { method: 'POST', auth: false }).catch(() => undefined);
+        endSession({ broadcast: false });
+      }
+    } else if ((event.key === USER_KEY || event.key === TOKEN_KEY) && !ending) {
       sessionStore.reload();
     }
   });
