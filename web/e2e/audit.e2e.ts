@@ -668,7 +668,7 @@ describe('audit replay in the browser', { timeout: 180_000 }, () => {
       await adminContext.close();
     }
   });
-  it("a session that runs out in another tab keeps the reason being typed here, and brings it back after the sign-in (QA: the tab went to sign-in as on a sign-out, the reason lost)", async () => {
+  it("a session that runs out in another tab keeps the reason being typed here, and brings it back after the sign-in (before, the tab went to sign-in as on a sign-out, the reason lost)", async () => {
     const own = await newContext(browser, server.baseUrl);
     own.setDefaultTimeout(60_000);
     const first = await own.newPage();

@@ -221,7 +221,7 @@ describe('contact', () => {
 });
 
 describe('a session that runs out', () => {
-  it("keeps a contact message and profile changes typed as it ran out: back after the sign-in, said why, sent once (QA: the input was lost)", async () => {
+  it("keeps a contact message and profile changes typed as it ran out: back after the sign-in, said why, sent once (the input was lost before)", async () => {
     const ctx = identityContext(server.runtime.deps);
     const password = 'Lapsing#2024a';
     const email = `lee.lapse.${Date.now()}@example.com`;

@@ -274,7 +274,7 @@ export function installSession(): void {
   window.addEventListener('storage', (event) => {
     if (event.key === LOGOUT_MARKER_KEY && event.newValue) {
       if (markerSaysExpired(event.newValue)) {
-        // Another tab found the session ran out: it has for this tab too (QA: this tab went to the
+        // Another tab found the session ran out: it has for this tab too (before, this tab went to the
         // sign-in page as on a sign-out, and what was typed in it was lost).
         sessionRanOut(false);
       } else {
