@@ -36,7 +36,7 @@ closeOnSignals({
  */
 async function serveEndpoints(port: number): Promise<ProjectorEndpoints> {
   return orExitForConfigError(() =>
-    serveProjectorEndpoints({ host: config.HOST, port, metrics: runtime.deps.metrics, readiness: runtime.deps.readiness }).catch((error: unknown) => {
+    serveProjectorEndpoints({ host: config.HOST, port, metrics: runtime.deps.metrics, readiness: runtime.deps.readiness, metricsToken: config.METRICS_TOKEN }).catch((error: unknown) => {
       throw listenError(error, config.HOST, port, 'PROJECTOR_METRICS_PORT');
     }),
   );

@@ -9,6 +9,7 @@ import { systemClock } from '@oj/infra/clock';
 import { PostgresEventStore } from '@oj/infra/eventstore/postgres';
 import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
 import { migrate } from '../platform/migrations.ts';
+import { METRICS_MESSAGES } from '../platform/metrics-access.ts';
 import { buildApp } from './app.ts';
 
 /**
@@ -82,6 +83,51 @@ describe('gateway observability', () => {
     const res = await app.inject({ method: 'GET', url: '/metrics' });
     expect(res.statusCode).toBe(200);
     expect(res.body).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/health",status="200"\} [1-9]/);
+  });
+
+  it('answers /metrics to this host only without METRICS_TOKEN: another peer gets 403, whatever X-Forwarded-For says', async () => {
+    for (const remoteAddress of ['127.0.0.1', '::1', '::ffff:127.0.0.1']) {
+      expect((await app.inject({ method: 'GET', url: '/metrics', remoteAddress })).statusCode, remoteAddress).toBe(200);
+    }
+    for (const [remoteAddress, headers] of [['203.0.113.7', {}], ['10.0.0.5', { 'x-forwarded-for': '127.0.0.1' }], ['::ffff:192.0.2.1', {}]] as const) {
+      const res = await app.inject({ method: 'GET', url: '/metrics', remoteAddress, headers });
+      expect(res.statusCode, remoteAddress).toBe(403);
+      expect(res.json()).toMatchObject({ message: METRICS_MESSAGES.hostOnly });
+      expect(res.body).not.toContain('http_request_duration_seconds');
+    }
+  });
+
+  it('answers /metrics with METRICS_TOKEN to its bearer only, from anywhere: without it or with another, 401 and a challenge', async () => {
+    const token = 'metrics-scraper-token-2026';
+    const guarded = await buildApp({
+      config: loadConfig({ NODE_ENV: 'test', DATA_DIR: '/tmp/oj-observability-unused', DATABASE_URL: db.url, JWT_SECRET: 'x'.repeat(40), METRICS_TOKEN: token }),
+      database: db,
+      eventStore: new PostgresEventStore(db),
+      clock: systemClock,
+      logger: pino({ level: 'silent' }),
+      metrics: new Registry(),
+      readiness: [],
+    });
+    try {
+      for (const [remoteAddress, authorization] of [['127.0.0.1', undefined], ['203.0.113.7', 'Bearer not-the-token'], ['203.0.113.7', `Basic ${token}`], ['203.0.113.7', `Bearer ${token}x`]] as const) {
+        const res = await guarded.inject({ method: 'GET', url: '/metrics', remoteAddress, headers: authorization ? { authorization } : {} });
+        expect(res.statusCode, `${remoteAddress} ${authorization}`).toBe(401);
+        expect(res.headers['www-authenticate']).toBe('Bearer realm="metrics"');
+        expect(res.json()).toMatchObject({ message: METRICS_MESSAGES.token });
+      }
+      const res = await guarded.inject({ method: 'GET', url: '/metrics', remoteAddress: '203.0.113.7', headers: { authorization: `Bearer ${token}` } });
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toContain('http_request_duration_seconds');
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  it('refuses a METRICS_TOKEN too short to be a secret, or with spaces, at start-up', () => {
+    const base = { NODE_ENV: 'test', DATA_DIR: '/tmp/oj-observability-unused', JWT_SECRET: 'x'.repeat(40) };
+    expect(() => loadConfig({ ...base, METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN/);
+    expect(() => loadConfig({ ...base, METRICS_TOKEN: 'a token with spaces in it' })).toThrow(/METRICS_TOKEN/);
+    expect(loadConfig({ ...base, METRICS_TOKEN: '' }).METRICS_TOKEN).toBeUndefined();
   });
 
   it('answers readiness 503 naming the dependency that is down', async () => {

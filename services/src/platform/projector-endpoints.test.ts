@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { Counter, Registry } from 'prom-client';
@@ -13,6 +13,7 @@ import { deleteRedisPrefix } from '@oj/infra/testing/redis';
 import { createTestDatabase, type TestDatabase } from '@oj/infra/testing/postgres';
 import { smallJournal } from '@oj/projections/trades/testing';
 import { serveProjectorEndpoints, type ProjectorEndpoints } from './projector-endpoints.ts';
+import { METRICS_CHALLENGE, METRICS_MESSAGES } from './metrics-access.ts';
 
 /** The sum of a counter's samples whose labels include `labels` (Prometheus text format). */
 function sumOf(text: string, name: string, labels: string): number {
@@ -74,6 +75,39 @@ describe('the projector process endpoints', () => {
     const head = await fetch(`${base}/metrics`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(await head.text()).toBe('');
+  });
+
+  it('answer /metrics with a metrics token to its bearer only (401 and a challenge otherwise); liveness and readiness as before', async () => {
+    const token = 'projector-scrape-token-2026';
+    const registry = new Registry();
+    new Counter({ name: 'oj_test_batches_total', help: 'batches', labelNames: ['lane'], registers: [registry] }).inc({ lane: '1' }, 3);
+    endpoints = await serveProjectorEndpoints({ host: '127.0.0.1', port: 0, metrics: registry, readiness: [], metricsToken: token });
+    const base = `http://127.0.0.1:${endpoints.port}`;
+    for (const authorization of [undefined, 'Bearer wrong-token-of-some-length', `bearer ${token}x`]) {
+      const res = await fetch(`${base}/metrics`, { headers: authorization ? { authorization } : {} });
+      expect(res.status, String(authorization)).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe(METRICS_CHALLENGE);
+      expect(await res.json()).toEqual({ error: 'Unauthorized', message: METRICS_MESSAGES.token });
+    }
+    const res = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    expect(sumOf(await res.text(), 'oj_test_batches_total', 'lane="1"')).toBe(3);
+    expect((await fetch(`${base}/api/v1/health`)).status).toBe(200);
+  });
+
+  it('answer /metrics without a token to this host only: a peer on another address gets 403', async (context) => {
+    // This machine's own non-loopback address: a peer that is not 127.0.0.1 without leaving the host.
+    const external = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+    if (!external) {
+      console.warn('!! projector /metrics host-only check SKIPPED: this machine has no non-loopback IPv4 address');
+      return context.skip();
+    }
+    endpoints = await serveProjectorEndpoints({ host: '0.0.0.0', port: 0, metrics: new Registry(), readiness: [] });
+    const refused = await fetch(`http://${external}:${endpoints.port}/metrics`, { headers: { 'x-forwarded-for': '127.0.0.1' } });
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toEqual({ error: 'Forbidden', message: METRICS_MESSAGES.hostOnly });
+    expect((await fetch(`http://127.0.0.1:${endpoints.port}/metrics`)).status).toBe(200);
+    expect((await fetch(`http://${external}:${endpoints.port}/api/v1/health`)).status).toBe(200);
   });
 
   it('refuse to start on a port already taken, with the reason', async () => {

@@ -5,6 +5,7 @@ import type { Registry } from 'prom-client';
 import { API_PREFIX } from '../app/api-prefix.ts';
 import type { ReadinessCheck } from '../app/deps.ts';
 import { checkReadiness, liveness } from './readiness.ts';
+import { METRICS_CHALLENGE, metricsRefusal } from './metrics-access.ts';
 
 export interface ProjectorEndpoints {
   /** The port it listens on (the one asked for, or the one the OS chose for 0). */
@@ -15,12 +16,13 @@ export interface ProjectorEndpoints {
 /**
  * What a projector process answers over HTTP when `PROJECTOR_METRICS_PORT` is set: its own Prometheus
  * metrics at `/metrics` (lane batches, failures, `oj_projector_lane_stuck`, its memory: the process
- * records them, and only it can answer them) and, on the gateway's paths, liveness
+ * records them, and only it can answer them; to this host only, or with `metricsToken` to its bearer:
+ * metrics-access.ts) and, on the gateway's paths, liveness
  * (`/api/v1/health`) and readiness (`/api/v1/ready`: the checks it is given; `npm run projector` gives
  * PostgreSQL, the event store and, with BullMQ lanes, Redis) for a
  * supervisor's health check. Nothing else: no API, no console. GET and HEAD only.
  */
-export async function serveProjectorEndpoints(options: { host: string; port: number; metrics: Registry; readiness: readonly ReadinessCheck[] }): Promise<ProjectorEndpoints> {
+export async function serveProjectorEndpoints(options: { host: string; port: number; metrics: Registry; readiness: readonly ReadinessCheck[]; metricsToken?: string | undefined }): Promise<ProjectorEndpoints> {
   const { metrics, readiness } = options;
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
@@ -35,8 +37,14 @@ export async function serveProjectorEndpoints(options: { host: string; port: num
     }
     const answer = async () => {
       switch (path) {
-        case '/metrics':
+        case '/metrics': {
+          const refusal = metricsRefusal(request.socket.remoteAddress, request.headers.authorization, options.metricsToken);
+          if (refusal) {
+            if (refusal.status === 401) response.setHeader('www-authenticate', METRICS_CHALLENGE);
+            return json(refusal.status, { error: refusal.status === 401 ? 'Unauthorized' : 'Forbidden', message: refusal.message });
+          }
           return send(200, metrics.contentType, await metrics.metrics());
+        }
         case `${API_PREFIX}/health`:
           return json(200, liveness());
         case `${API_PREFIX}/ready`: {

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram } from 'prom-client';
+import { errorBodyOf } from '@oj/contracts/common';
+import { METRICS_CHALLENGE, metricsRefusal } from '../../platform/metrics-access.ts';
 
 /**
  * Prometheus metrics: HTTP latency by route, command results by command and outcome. Projection lag
@@ -18,7 +20,13 @@ export function registerObservability(app: FastifyInstance): void {
     const route = request.routeOptions.url ?? 'unmatched';
     httpDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    // The socket's own peer, not request.ip: X-Forwarded-For is the client's to write.
+    const refusal = metricsRefusal(request.raw.socket.remoteAddress, request.headers.authorization, app.deps.config.METRICS_TOKEN);
+    if (refusal) {
+      if (refusal.status === 401) reply.header('www-authenticate', METRICS_CHALLENGE);
+      return reply.status(refusal.status).send(errorBodyOf(refusal.message));
+    }
     reply.header('content-type', registry.contentType);
     return registry.metrics();
   });
