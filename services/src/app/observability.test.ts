@@ -85,11 +85,12 @@ describe('gateway observability', () => {
     expect(res.body).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/health",status="200"\} [1-9]/);
   });
 
-  it('answers /metrics to this host only without METRICS_TOKEN: another peer gets 403, whatever X-Forwarded-For says', async () => {
+  it('answers /metrics to this host only without METRICS_TOKEN: another peer gets 403, whatever X-Forwarded-For says, and so does a proxy on this host', async () => {
     for (const remoteAddress of ['127.0.0.1', '::1', '::ffff:127.0.0.1']) {
       expect((await app.inject({ method: 'GET', url: '/metrics', remoteAddress })).statusCode, remoteAddress).toBe(200);
     }
-    for (const [remoteAddress, headers] of [['203.0.113.7', {}], ['10.0.0.5', { 'x-forwarded-for': '127.0.0.1' }], ['::ffff:192.0.2.1', {}]] as const) {
+    // The last two: a reverse proxy on this host, forwarding for a client elsewhere.
+    for (const [remoteAddress, headers] of [['203.0.113.7', {}], ['10.0.0.5', { 'x-forwarded-for': '127.0.0.1' }], ['::ffff:192.0.2.1', {}], ['127.0.0.1', { 'x-forwarded-for': '203.0.113.7' }], ['::1', { forwarded: 'for=203.0.113.7' }]] as const) {
       const res = await app.inject({ method: 'GET', url: '/metrics', remoteAddress, headers });
       expect(res.statusCode, remoteAddress).toBe(403);
       expect(res.json()).toMatchObject({ message: METRICS_MESSAGES.hostOnly });

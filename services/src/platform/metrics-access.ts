@@ -26,16 +26,30 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
+/** What of a request decides whether `/metrics` may be answered. */
+export interface MetricsRequest {
+  /** The connection's own peer address (never X-Forwarded-For, which a client writes). */
+  peerAddress: string | undefined;
+  authorization: string | undefined;
+  /** Whether the request carries `Forwarded` or `X-Forwarded-For`: it came through a proxy. */
+  forwarded: boolean;
+}
+
 /**
- * Whether `/metrics` (the gateway's, a projector's) may be answered, from the connection's own peer
- * address (never X-Forwarded-For, which a client writes) and the Authorization header. Without
- * METRICS_TOKEN, to this host only: request volumes, latencies and lag by lane are a deployment's
- * business, not the internet's. With it, to a request carrying it as a bearer token, wherever from.
+ * Whether `/metrics` (the gateway's, a projector's) may be answered. Without METRICS_TOKEN, to this host
+ * only: a loopback peer that no proxy forwarded (a reverse proxy on the same host is a loopback peer for
+ * every client it forwards). Request volumes, latencies and lag by lane are a deployment's business, not
+ * the internet's. With the token, to a request carrying it as a bearer token, wherever from.
  */
-export function metricsRefusal(peerAddress: string | undefined, authorization: string | undefined, token: string | undefined): MetricsRefusal | null {
-  if (token === undefined) return isLoopbackAddress(peerAddress) ? null : { status: 403, message: METRICS_MESSAGES.hostOnly };
+export function metricsRefusal({ peerAddress, authorization, forwarded }: MetricsRequest, token: string | undefined): MetricsRefusal | null {
+  if (token === undefined) return isLoopbackAddress(peerAddress) && !forwarded ? null : { status: 403, message: METRICS_MESSAGES.hostOnly };
   const given = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '')?.[1];
   return given !== undefined && sameSecret(given, token) ? null : { status: 401, message: METRICS_MESSAGES.token };
+}
+
+/** Whether request headers say a proxy forwarded the request (`Forwarded`, `X-Forwarded-For`). */
+export function isForwarded(headers: Record<string, string | string[] | undefined>): boolean {
+  return headers.forwarded !== undefined || headers['x-forwarded-for'] !== undefined;
 }
 
 /** The WWW-Authenticate challenge of a 401 from `/metrics`. */

@@ -5,7 +5,7 @@ import type { Registry } from 'prom-client';
 import { API_PREFIX } from '../app/api-prefix.ts';
 import type { ReadinessCheck } from '../app/deps.ts';
 import { checkReadiness, liveness } from './readiness.ts';
-import { METRICS_CHALLENGE, metricsRefusal } from './metrics-access.ts';
+import { METRICS_CHALLENGE, isForwarded, metricsRefusal } from './metrics-access.ts';
 
 export interface ProjectorEndpoints {
   /** The port it listens on (the one asked for, or the one the OS chose for 0). */
@@ -38,7 +38,7 @@ export async function serveProjectorEndpoints(options: { host: string; port: num
     const answer = async () => {
       switch (path) {
         case '/metrics': {
-          const refusal = metricsRefusal(request.socket.remoteAddress, request.headers.authorization, options.metricsToken);
+          const refusal = metricsRefusal({ peerAddress: request.socket.remoteAddress, authorization: request.headers.authorization, forwarded: isForwarded(request.headers) }, options.metricsToken);
           if (refusal) {
             if (refusal.status === 401) response.setHeader('www-authenticate', METRICS_CHALLENGE);
             return json(refusal.status, { error: refusal.status === 401 ? 'Unauthorized' : 'Forbidden', message: refusal.message });

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram } from 'prom-client';
 import { errorBodyOf } from '@oj/contracts/common';
-import { METRICS_CHALLENGE, metricsRefusal } from '../../platform/metrics-access.ts';
+import { METRICS_CHALLENGE, isForwarded, metricsRefusal } from '../../platform/metrics-access.ts';
 
 /**
  * Prometheus metrics: HTTP latency by route, command results by command and outcome. Projection lag
@@ -22,7 +22,10 @@ export function registerObservability(app: FastifyInstance): void {
   });
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     // The socket's own peer, not request.ip: X-Forwarded-For is the client's to write.
-    const refusal = metricsRefusal(request.raw.socket.remoteAddress, request.headers.authorization, app.deps.config.METRICS_TOKEN);
+    const refusal = metricsRefusal(
+      { peerAddress: request.raw.socket.remoteAddress, authorization: request.headers.authorization, forwarded: isForwarded(request.headers) },
+      app.deps.config.METRICS_TOKEN,
+    );
     if (refusal) {
       if (refusal.status === 401) reply.header('www-authenticate', METRICS_CHALLENGE);
       return reply.status(refusal.status).send(errorBodyOf(refusal.message));
