@@ -72,16 +72,16 @@ const configSchema = z.object({
       return [...new Set(parts.map(Number))].sort((x, y) => x - y);
     }),
   /**
+   * Bearer token for `/metrics`, the gateway's and each projector's (services/src/platform/metrics-access.ts).
+   * Unset: metrics are answered to this host only (a loopback peer no proxy forwarded); set: to a request that sends
+   * `Authorization: Bearer <token>`, from anywhere, and to no other.
+   */
+  METRICS_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16, 'must be at least 16 characters').regex(/^\S+$/, 'must not contain spaces').optional()),
+  /**
    * `npm run projector` only: the port its own `/metrics` (lane batches, failures, stuck lanes, memory),
    * `/api/v1/health` and `/api/v1/ready` are answered on, at HOST; unset or empty: none (0: a port the OS
    * chooses, logged).
    */
-  /**
-   * Bearer token for `/metrics`, the gateway's and each projector's (services/src/platform/metrics-access.ts).
-   * Unset: metrics are answered to this host only (a loopback peer); set: to a request that sends
-   * `Authorization: Bearer <token>`, from anywhere, and to no other.
-   */
-  METRICS_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16, 'must be at least 16 characters').regex(/^\S+$/, 'must not contain spaces').optional()),
   PROJECTOR_METRICS_PORT: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(0).max(65535).optional()),
   /**
    * How long SIGINT/SIGTERM may take to close the process (services/src/platform/shutdown.ts); past it the

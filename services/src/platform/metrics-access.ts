@@ -1,9 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 
-/** Why `/metrics` was not answered: the status and the one line the scraper's operator reads. */
+/** Why `/metrics` was not answered: the status, its headers (a 401's challenge) and the one line the scraper's operator reads. */
 export interface MetricsRefusal {
   status: 401 | 403;
+  headers: Record<string, string>;
   message: string;
 }
 
@@ -11,6 +13,9 @@ export const METRICS_MESSAGES = {
   hostOnly: 'Metrics are answered to this host only. To scrape them from elsewhere, set METRICS_TOKEN and send Authorization: Bearer <token>.',
   token: 'Metrics need Authorization: Bearer <METRICS_TOKEN>.',
 } as const;
+
+/** The WWW-Authenticate challenge of a 401 from `/metrics`. */
+export const METRICS_CHALLENGE = 'Bearer realm="metrics"';
 
 /** A loopback peer: 127.0.0.0/8, ::1, or an IPv4 loopback address mapped into IPv6. */
 export function isLoopbackAddress(address: string | undefined): boolean {
@@ -26,31 +31,23 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-/** What of a request decides whether `/metrics` may be answered. */
-export interface MetricsRequest {
-  /** The connection's own peer address (never X-Forwarded-For, which a client writes). */
-  peerAddress: string | undefined;
-  authorization: string | undefined;
-  /** Whether the request carries `Forwarded` or `X-Forwarded-For`: it came through a proxy. */
-  forwarded: boolean;
-}
-
 /**
- * Whether `/metrics` (the gateway's, a projector's) may be answered. Without METRICS_TOKEN, to this host
- * only: a loopback peer that no proxy forwarded (a reverse proxy on the same host is a loopback peer for
- * every client it forwards). Request volumes, latencies and lag by lane are a deployment's business, not
- * the internet's. With the token, to a request carrying it as a bearer token, wherever from.
+ * Whether `/metrics` (the gateway's, a projector's) may be answered to `request` (Node's, as both servers
+ * have it): read from the connection's own peer address, never from X-Forwarded-For, which a client
+ * writes. Without METRICS_TOKEN, to this host only: a loopback peer that no proxy forwarded (a reverse
+ * proxy on the same host is a loopback peer for every client it forwards). Request volumes, latencies
+ * and lag by lane are a deployment's business, not the internet's. With the token, to a request carrying
+ * it as a bearer token, wherever from.
  */
-export function metricsRefusal({ peerAddress, authorization, forwarded }: MetricsRequest, token: string | undefined): MetricsRefusal | null {
-  if (token === undefined) return isLoopbackAddress(peerAddress) && !forwarded ? null : { status: 403, message: METRICS_MESSAGES.hostOnly };
-  const given = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '')?.[1];
-  return given !== undefined && sameSecret(given, token) ? null : { status: 401, message: METRICS_MESSAGES.token };
+export function metricsRefusal(request: Pick<IncomingMessage, 'socket' | 'headers'>, token: string | undefined): MetricsRefusal | null {
+  if (token === undefined) {
+    return isLoopbackAddress(request.socket.remoteAddress) && !isForwarded(request.headers) ? null : { status: 403, headers: {}, message: METRICS_MESSAGES.hostOnly };
+  }
+  const given = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.authorization ?? '')?.[1];
+  return given !== undefined && sameSecret(given, token) ? null : { status: 401, headers: { 'www-authenticate': METRICS_CHALLENGE }, message: METRICS_MESSAGES.token };
 }
 
 /** Whether request headers say a proxy forwarded the request (`Forwarded`, `X-Forwarded-For`). */
 export function isForwarded(headers: Record<string, string | string[] | undefined>): boolean {
   return headers.forwarded !== undefined || headers['x-forwarded-for'] !== undefined;
 }
-
-/** The WWW-Authenticate challenge of a 401 from `/metrics`. */
-export const METRICS_CHALLENGE = 'Bearer realm="metrics"';

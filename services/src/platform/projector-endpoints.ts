@@ -5,7 +5,7 @@ import type { Registry } from 'prom-client';
 import { API_PREFIX } from '../app/api-prefix.ts';
 import type { ReadinessCheck } from '../app/deps.ts';
 import { checkReadiness, liveness } from './readiness.ts';
-import { METRICS_CHALLENGE, isForwarded, metricsRefusal } from './metrics-access.ts';
+import { metricsRefusal } from './metrics-access.ts';
 
 export interface ProjectorEndpoints {
   /** The port it listens on (the one asked for, or the one the OS chose for 0). */
@@ -38,9 +38,9 @@ export async function serveProjectorEndpoints(options: { host: string; port: num
     const answer = async () => {
       switch (path) {
         case '/metrics': {
-          const refusal = metricsRefusal({ peerAddress: request.socket.remoteAddress, authorization: request.headers.authorization, forwarded: isForwarded(request.headers) }, options.metricsToken);
+          const refusal = metricsRefusal(request, options.metricsToken);
           if (refusal) {
-            if (refusal.status === 401) response.setHeader('www-authenticate', METRICS_CHALLENGE);
+            for (const [name, value] of Object.entries(refusal.headers)) response.setHeader(name, value);
             return json(refusal.status, { error: refusal.status === 401 ? 'Unauthorized' : 'Forbidden', message: refusal.message });
           }
           return send(200, metrics.contentType, await metrics.metrics());

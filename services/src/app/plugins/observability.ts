@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram } from 'prom-client';
 import { errorBodyOf } from '@oj/contracts/common';
-import { METRICS_CHALLENGE, isForwarded, metricsRefusal } from '../../platform/metrics-access.ts';
+import { metricsRefusal } from '../../platform/metrics-access.ts';
 
 /**
  * Prometheus metrics: HTTP latency by route, command results by command and outcome. Projection lag
@@ -21,15 +21,9 @@ export function registerObservability(app: FastifyInstance): void {
     httpDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-    // The socket's own peer, not request.ip: X-Forwarded-For is the client's to write.
-    const refusal = metricsRefusal(
-      { peerAddress: request.raw.socket.remoteAddress, authorization: request.headers.authorization, forwarded: isForwarded(request.headers) },
-      app.deps.config.METRICS_TOKEN,
-    );
-    if (refusal) {
-      if (refusal.status === 401) reply.header('www-authenticate', METRICS_CHALLENGE);
-      return reply.status(refusal.status).send(errorBodyOf(refusal.message));
-    }
+    // Node's request: the socket's own peer, not request.ip (X-Forwarded-For is the client's to write).
+    const refusal = metricsRefusal(request.raw, app.deps.config.METRICS_TOKEN);
+    if (refusal) return reply.status(refusal.status).headers(refusal.headers).send(errorBodyOf(refusal.message));
     reply.header('content-type', registry.contentType);
     return registry.metrics();
   });
