@@ -1,7 +1,6 @@
-import { useEffect, useRef, useState } from 'react';
 import { tradeListItem, type TradeListItem } from '@oj/contracts/trade-list-item';
-import { useSession } from '@/features/auth/hooks/use-session.ts';
-import { dropSessionDraft, keepOnSessionEnd, peekSessionDraft, restoreShape } from '@/lib/session-drafts.ts';
+import { useKeptInput } from '@/features/auth/hooks/use-kept-input.ts';
+import { peekSessionDraft, restoreShape } from '@/lib/session-drafts.ts';
 import { KEPT_TRADE_ACTION } from '../utils/kept-trade-action-key.ts';
 
 /** The one-trade forms whose input outlives a session that runs out. */
@@ -31,26 +30,22 @@ export function keptTradeAction(userId: string | null | undefined): { type: Kept
  * after the sign-in), `restore` gets that back, once, and the hook answers true so the dialog says why.
  */
 export function useKeptTradeAction(type: KeptTradeActionType, trade: TradeListItem, snapshot: () => Record<string, unknown> | undefined, restore: (saved: Record<string, unknown>) => void): boolean {
-  const userId = useSession().user?.user_uid;
-  const latest = useRef({ snapshot, restore });
-  latest.current = { snapshot, restore };
-  const [restored, setRestored] = useState(false);
-  useEffect(
-    () =>
-      keepOnSessionEnd(KEPT_TRADE_ACTION, () => {
-        const state = latest.current.snapshot();
-        return state === undefined ? undefined : { type, trade, state };
-      }),
-    [type, trade],
+  return useKeptInput(
+    KEPT_TRADE_ACTION,
+    () => {
+      const state = snapshot();
+      return state === undefined ? undefined : { type, trade, state };
+    },
+    (kept) => {
+      const { state } = kept as { state?: unknown };
+      if (state && typeof state === 'object') restore(state as Record<string, unknown>);
+    },
+    // Each dialog is keyed by its trade (TradeDialogHost): what was kept for another form or trade stays.
+    (kept) => {
+      const { type: keptType, trade: keptTrade } = (kept ?? {}) as { type?: unknown; trade?: { uid?: unknown } };
+      return keptType === type && keptTrade?.uid === trade.uid;
+    },
   );
-  useEffect(() => {
-    const kept = peekSessionDraft(KEPT_TRADE_ACTION, userId) as { type?: unknown; trade?: { uid?: unknown }; state?: unknown } | undefined;
-    if (!kept || kept.type !== type || kept.trade?.uid !== trade.uid) return;
-    dropSessionDraft(KEPT_TRADE_ACTION);
-    if (kept.state && typeof kept.state === 'object') latest.current.restore(kept.state as Record<string, unknown>);
-    setRestored(true);
-  }, [type, trade.uid, userId]);
-  return restored;
 }
 
 /** A dialog's one form (useTradeForm's), as far as keeping it goes. */
