@@ -31,19 +31,31 @@ export function TimelinePanel({ uid, reason, onAsOf }: { uid: string; reason: st
   const appliedKey = JSON.stringify(applied);
   // What the timeline could not read from the address leaves it in the route, with the rest of the address.
   const [draft, setDraft] = useState<TimelineFilterState>(applied);
-  // The form follows the address when the applied filters change there (Back, a trade chip, Clear);
-  // a page change keeps what is typed but not applied yet.
-  const [draftOf, setDraftOf] = useState(appliedKey);
-  if (draftOf !== appliedKey) {
-    setDraftOf(appliedKey);
-    setDraft(applied);
+  // The form follows the address when the applied filters change there (Back, a trade chip); a page change
+  // keeps what is typed but not applied yet. Apply and Clear show their filters at once (`go`): the address
+  // they asked for is not followed again when it arrives, a moment later, so what is typed in that moment
+  // stays (the fields were set back to what was applied).
+  const [seenKey, setSeenKey] = useState(appliedKey);
+  const [askedKey, setAskedKey] = useState<string | null>(null);
+  if (seenKey !== appliedKey) {
+    setSeenKey(appliedKey);
+    setAskedKey(null);
+    if (askedKey !== appliedKey) setDraft(applied);
   }
   const [open, setOpen] = useState<string | null>(null);
   const page = useQuery(timelinePageQuery(uid, reason, address, PAGE));
-  // The same address again (Apply with nothing changed) is no step for Back to go over.
+  // The same address again (Apply with nothing changed) is no step for Back to go over. New filters are
+  // shown in the form at once, as the address will read them; a page turned leaves the form as typed.
   const go = (next: TimelineAddress) => {
     const to = withTimelineAddress(params, next);
-    if (!sameParameters(to, params)) setParams(to);
+    const asked = timelineAddressOf(to).filters;
+    const key = JSON.stringify(asked);
+    if (sameParameters(to, params)) return;
+    if (key !== appliedKey) {
+      setDraft(asked);
+      setAskedKey(key);
+    }
+    setParams(to);
   };
 
   // The server refuses a From after the To (422): said beside the dates, and not sent.
