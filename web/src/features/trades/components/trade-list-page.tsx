@@ -1,6 +1,6 @@
-import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { getCoreRowModel, useReactTable, flexRender, type ColumnDef, type Row } from '@tanstack/react-table';
+import { getCoreRowModel, useReactTable, flexRender, type ColumnDef } from '@tanstack/react-table';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { strategyCatalogue } from '@oj/contracts/strategies';
 import { PageHeader } from '@/components/layout/page-header.tsx';
@@ -20,9 +20,11 @@ import { closedTradeColumns } from './closed-trade-columns.tsx';
 import { openTradeColumns } from './open-trade-columns.tsx';
 import type { TradeAction, TradeListSlots, TradeTableMeta } from './trade-actions.ts';
 import { TradeDialogHost } from './trade-dialog-host.tsx';
+import { TradeTableBody, type TradeTableBodyHandle } from './trade-table-body.tsx';
 import { TradeFilterHeader } from './trade-filter-header.tsx';
 import { droppedRangeOf, filterStateOf, filtersOf, paramsOf, withKnownChoices, withoutDateRange, type FilterState } from '../utils/filter-state.ts';
 import { dateRangePresets } from '../utils/date-range.ts';
+import { isWindowed } from '../utils/list-window.ts';
 import './trades.css';
 
 export interface TradeListPageProps extends TradeListSlots {
@@ -32,33 +34,6 @@ export interface TradeListPageProps extends TradeListSlots {
 }
 
 const columnsOf = (kind: TradeListKind) => (kind === 'open' || kind === 'expiring' ? openTradeColumns : closedTradeColumns) as ColumnDef<TradeListItem>[];
-
-interface TradeRowProps {
-  row: Row<TradeListItem>;
-  /** Not read here (the cells read the table's meta and columns): compared, so a change redraws the row. */
-  meta: TradeTableMeta;
-  columns: ColumnDef<TradeListItem>[];
-}
-
-/**
- * One row of a list. What it draws depends only on its trade, the table's meta and the columns, so a row
- * is drawn again only when one of them changes: the table makes new Row objects for every row whenever
- * the list grows, and each Load More redrew every row loaded so far (QA: 2 to 4 s a click after 300 rows).
- */
-export const TradeRow = memo(
-  function TradeRow({ row }: TradeRowProps) {
-    return (
-      <tr data-uid={row.original.uid} data-ticker={row.original.ticker}>
-        {row.getVisibleCells().map((cell) => (
-          <td key={cell.id} className={`td-${cell.column.id}`} data-label={typeof cell.column.columnDef.header === 'string' ? cell.column.columnDef.header : undefined}>
-            {flexRender(cell.column.columnDef.cell, cell.getContext())}
-          </td>
-        ))}
-      </tr>
-    );
-  },
-  (a, b) => a.row.original === b.row.original && a.meta === b.meta && a.columns === b.columns,
-);
 
 /**
  * How many open positions the Open list's date range leaves out (0 on the other lists, and without a
@@ -115,14 +90,18 @@ export function TradeListPage({ kind, title, description, renderTradeShare }: Tr
   const hiddenOpen = useOpenOutsideRange(kind, filters, list.isPlaceholderData ? undefined : list.data?.pages[0]?.total);
   // Load More hands focus to the first row it loaded (its first control): the button goes with the last
   // page, and focus went with it to <body> (QA, keyboard pass); before that, the next Tab skipped the new rows.
+  // A windowed list (trade-table-body.tsx) draws the row first if it is out of the window.
   const firstNewRow = useRef<number | null>(null);
+  const rows = useRef<TradeTableBodyHandle>(null);
   useEffect(() => {
     const index = firstNewRow.current;
-    if (index === null || list.items.length <= index) return;
+    const trade = index === null ? undefined : list.items[index];
+    if (index === null || !trade) return;
     firstNewRow.current = null;
-    const row = tableRef.current?.querySelectorAll('tbody tr')[index];
-    (row?.querySelector<HTMLElement>('a[href], button:not([disabled]), [tabindex]:not([tabindex="-1"])') ?? tableRef.current)?.focus();
-  }, [list.items.length]);
+    void rows.current?.rowOf(trade.uid, index).then((row) => {
+      (row?.querySelector<HTMLElement>('a[href], button:not([disabled]), [tabindex]:not([tabindex="-1"])') ?? tableRef.current)?.focus();
+    });
+  }, [list.items]);
   const loadMore = () => {
     firstNewRow.current = list.items.length;
     void list.fetchNextPage();
@@ -190,7 +169,11 @@ export function TradeListPage({ kind, title, description, renderTradeShare }: Tr
       )}
       <LoadingOverlay show={loading || searching} label="Loading trades">
         <div className="trade-table-wrap" ref={tableRef} tabIndex={0} role="region" aria-label={`${title} table`}>
-          <table className={`trade-table phone-cards trade-table-${kind === 'open' || kind === 'expiring' ? 'open' : 'closed'}`}>
+          <table
+            className={`trade-table phone-cards trade-table-${kind === 'open' || kind === 'expiring' ? 'open' : 'closed'}`}
+            // Windowed, the rows not drawn still count: a screen reader says "row 812 of 3,001".
+            aria-rowcount={isWindowed(list.items.length) ? list.items.length + 1 : undefined}
+          >
             <thead>
               {table.getHeaderGroups().map((hg) => (
                 <tr key={hg.id}>
@@ -202,11 +185,7 @@ export function TradeListPage({ kind, title, description, renderTradeShare }: Tr
                 </tr>
               ))}
             </thead>
-            <tbody>
-              {table.getRowModel().rows.map((row) => (
-                <TradeRow key={row.id} row={row} meta={meta} columns={columns} />
-              ))}
-            </tbody>
+            <TradeTableBody rows={table.getRowModel().rows} meta={meta} columns={columns} ref={rows} />
           </table>
           {!loading && !list.isError && list.items.length === 0 && <EmptyState title="No trade data available" />}
         </div>

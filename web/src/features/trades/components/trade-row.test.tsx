@@ -5,7 +5,7 @@ import { render } from '@testing-library/react';
 import { createColumnHelper, getCoreRowModel, useReactTable, type ColumnDef } from '@tanstack/react-table';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import type { TradeTableMeta } from './trade-actions.ts';
-import { TradeRow } from './trade-list-page.tsx';
+import { TradeRow } from './trade-table-body.tsx';
 
 // Only the fields the rows read here; the cells count how often each trade is drawn.
 const trade = (i: number) => ({ uid: `t${i}`, ticker: `T${i}` }) as TradeListItem;
