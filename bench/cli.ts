@@ -6,6 +6,7 @@ const benches: Record<string, () => Promise<{ main(argv: string[]): Promise<void
   projections: () => import('./projections.ts'),
   commands: () => import('./commands.ts'),
   dashboard: () => import('./dashboard.ts'),
+  'trade-list': () => import('./trade-list.ts'),
   processes: () => import('./processes.ts'),
   soak: () => import('./soak.ts'),
   audit: () => import('./audit.ts'),

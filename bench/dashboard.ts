@@ -1,10 +1,9 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { sql } from 'kysely';
-import { generateJournal } from './journal-generator.ts';
 import { chromium } from 'playwright-core';
 import { findBrowser } from '@oj/infra/testing/preflight';
 import { startServer } from '../web/e2e/support/server.ts';
+import { seedHeavyTrader } from './heavy-journal.ts';
 
 /**
  * `npm run bench -- dashboard [--events N] [--runs R] [--trace FILE]` (build the console first: `npm run build:web`)
@@ -32,13 +31,6 @@ const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] ?? NaN;
 };
-const log = (...a: unknown[]) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...a);
-
-async function json<T>(res: Response): Promise<T> {
-  const body = (await res.json()) as T;
-  if (!res.ok) throw new Error(`${res.status}: ${JSON.stringify(body)}`);
-  return body;
-}
 
 export async function main(argv: string[]): Promise<void> {
   const get = (name: string) => {
@@ -62,49 +54,9 @@ export async function main(argv: string[]): Promise<void> {
   // Headless Chromium as the browser tests run it (web/e2e/support/browser.ts, which needs the DOM types).
   const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'] });
   try {
-    const email = `heavy.${Date.now()}@example.com`;
-    const password = 'Wheel#2024a';
-    const api = (path: string, init: RequestInit = {}) => fetch(`${server.baseUrl}/api/v1${path}`, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
-    await json(await api('/users/signup', { method: 'POST', body: JSON.stringify({ name: 'Heavy Trader', email, password, agreed_to_terms: true }) }));
-    const link = await server.waitForLink('/users/account-verify', { to: email });
-    await json(await api(`/users/verify/${new URL(link).searchParams.get('token')}`));
-    const login = await json<{ access_token: string; user: { uid: string } }>(await api('/users/login', { method: 'POST', body: JSON.stringify({ email, password }) }));
-
     // The heavy user owns the same share of lineages as in the projections bench (67,500 of 1,000,000
     // events' worth, about 96,000 trades); everyone else's trades are spread over 200 other users.
-    log(`writing ${events} events (heavy user ${login.user.uid})`);
-    const db = server.runtime.deps.database.db;
-    let batch: unknown[] = [];
-    const flush = async () => {
-      if (!batch.length) return;
-      await sql`insert into events (stream_id, revision, event_id, type, schema_version, data, metadata)
-        select stream_id, revision, event_id, type, schema_version, data, metadata
-        from jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) as x(stream_id text, revision int, event_id uuid, type text, schema_version int, data jsonb, metadata jsonb)`.execute(db);
-      batch = [];
-    };
-    for (const g of generateJournal({ totalEvents: events, users: 200, heavyUserLineages: 67_500, heavyUserId: login.user.uid })) {
-      batch.push({ stream_id: g.streamId, revision: g.revision, event_id: g.event.id, type: g.event.type, schema_version: g.event.schemaVersion, data: g.event.data, metadata: g.event.metadata });
-      if (batch.length >= 5000) await flush();
-    }
-    await flush();
-    await sql`select pg_notify('events', '')`.execute(db).catch(() => undefined);
-
-    log('waiting for the projector');
-    const started = performance.now();
-    // Done when the lanes together have applied every trade event of the log.
-    for (;;) {
-      const { rows } = await sql<{ applied: number; total: number }>`
-        select (select coalesce(sum(events_applied), 0)::bigint from projection_checkpoints where projection = 'trades') as applied,
-               (select count(*)::bigint from events where stream_id like 'trade-%') as total`.execute(db);
-      const { applied, total } = rows[0]!;
-      if (Number(applied) >= Number(total)) break;
-      if (performance.now() - started > 1_800_000) throw new Error('the projector did not finish in 30 minutes');
-      await new Promise((r) => setTimeout(r, 2000));
-    }
-    let trades = 0;
-    const count = await sql<{ n: number }>`select count(*)::int as n from ${sql.table((await sql<{ tables: { trades: string } }>`select tables from projection_registry where status = 'live'`.execute(db)).rows[0]!.tables.trades)} where user_id = ${login.user.uid}`.execute(db);
-    trades = count.rows[0]?.n ?? 0;
-    log(`projected: ${trades} trades of the heavy user in ${r0((performance.now() - started) / 1000)} s`);
+    const { email, password, trades } = await seedHeavyTrader(server, { events, heavyUserLineages: 67_500 });
 
     const context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1366, height: 900 }, locale: 'en-US', timezoneId: 'America/New_York' });
     // A shared, loaded machine: generous waits (the figures are measured, not the waits).
