@@ -1,7 +1,5 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { chromium } from 'playwright-core';
-import { findBrowser } from '@oj/infra/testing/preflight';
+import { consoleBuilds, launchBenchBrowser } from './console-builds.ts';
 import { startServer } from '../web/e2e/support/server.ts';
 import { seedHeavyTrader } from './heavy-journal.ts';
 
@@ -41,18 +39,9 @@ export async function main(argv: string[]): Promise<void> {
   const runs = Number(get('runs') ?? 7);
   const trace = get('trace');
   const versus = get('versus');
-  const indexHtml = new URL('../web/dist/index.html', import.meta.url);
-  const builds = versus ? { current: readFileSync(indexHtml), other: readFileSync(versus) } : null;
-  const serve = (html: Buffer) => {
-    const staged = new URL(`../web/dist/.index.html.bench-${process.pid}`, import.meta.url);
-    writeFileSync(staged, html);
-    renameSync(staged, indexHtml);
-  };
+  const builds = consoleBuilds(versus);
   const server = await startServer();
-  const executablePath = findBrowser();
-  if (!executablePath) throw new Error('No Chromium found (CHROMIUM_PATH, or chromium on PATH).');
-  // Headless Chromium as the browser tests run it (web/e2e/support/browser.ts, which needs the DOM types).
-  const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'] });
+  const browser = await launchBenchBrowser();
   try {
     // The heavy user owns the same share of lineages as in the projections bench (67,500 of 1,000,000
     // events' worth, about 96,000 trades); everyone else's trades are spread over 200 other users.
@@ -83,7 +72,7 @@ export async function main(argv: string[]): Promise<void> {
     for (let i = 0; i < loads + (trace ? 1 : 0); i++) {
       const traced = i === loads;
       const ofOther = builds !== null && !traced && i % 2 === 0;
-      if (builds) serve(ofOther ? builds.other : builds.current);
+      builds?.serve(ofOther ? 'other' : 'current');
       const p = await context.newPage();
       if (traced) await browser.startTracing(p, { path: trace, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink.user_timing', 'loading', 'toplevel', 'input', 'benchmark', 'rail', 'disabled-by-default-v8.cpu_profiler'] });
       const t0 = performance.now();
@@ -139,7 +128,7 @@ export async function main(argv: string[]): Promise<void> {
     console.log(JSON.stringify(report, null, 2));
     await context.close();
   } finally {
-    if (builds) serve(builds.current);
+    builds?.restore();
     await browser.close();
     await server.close();
   }

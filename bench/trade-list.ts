@@ -1,7 +1,6 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { chromium, type Page } from 'playwright-core';
-import { findBrowser } from '@oj/infra/testing/preflight';
+import type { Page } from 'playwright-core';
+import { consoleBuilds, launchBenchBrowser } from './console-builds.ts';
 import { startServer } from '../web/e2e/support/server.ts';
 import { seedHeavyTrader } from './heavy-journal.ts';
 
@@ -80,17 +79,9 @@ export async function main(argv: string[]): Promise<void> {
   const runs = Number(get('runs') ?? 3);
   const events = Number(get('events') ?? 60_000);
   const versus = get('versus');
-  const indexHtml = new URL('../web/dist/index.html', import.meta.url);
-  const builds = versus ? { current: readFileSync(indexHtml), other: readFileSync(versus) } : null;
-  const serve = (html: Buffer) => {
-    const staged = new URL(`../web/dist/.index.html.bench-${process.pid}`, import.meta.url);
-    writeFileSync(staged, html);
-    renameSync(staged, indexHtml);
-  };
+  const builds = consoleBuilds(versus);
   const server = await startServer();
-  const executablePath = findBrowser();
-  if (!executablePath) throw new Error('No Chromium found (CHROMIUM_PATH, or chromium on PATH).');
-  const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage', '--enable-precise-memory-info', '--js-flags=--expose-gc'] });
+  const browser = await launchBenchBrowser(['--enable-precise-memory-info', '--js-flags=--expose-gc']);
   try {
     // About 25,000 of the journal's trades are the heavy trader's, most of them closed.
     const trader = await seedHeavyTrader(server, { events, heavyUserLineages: Math.round(events * 0.3) });
@@ -108,7 +99,7 @@ export async function main(argv: string[]): Promise<void> {
     const other: Run[] = [];
     for (let i = 0; i < runs * (builds ? 2 : 1); i++) {
       const ofOther = builds !== null && i % 2 === 0;
-      if (builds) serve(ofOther ? builds.other : builds.current);
+      builds?.serve(ofOther ? 'other' : 'current');
       const run = await loadMoreRun(page, rows);
       (ofOther ? other : current).push(run);
       log(`${ofOther ? 'other' : 'current'} run: median click ${r0(median(run.byThousand.flat()))} ms, ${run.domNodes} DOM nodes`);
@@ -144,7 +135,7 @@ export async function main(argv: string[]): Promise<void> {
     console.log(JSON.stringify(report, null, 2));
     await context.close();
   } finally {
-    if (builds) serve(builds.current);
+    builds?.restore();
     await browser.close();
     await server.close();
   }

@@ -3,6 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { addDays, isWeekend } from '@oj/contracts/business-date';
 import { DESKTOP, launchBrowser, newContext, PHONE, screenshots } from './support/browser.ts';
 import { businessToday } from './support/business-day.ts';
+import { seedTrade } from './support/seed-trades.ts';
 import { startServer, type E2eServer } from './support/server.ts';
 import { createTrader, signIn, type Trader } from './support/trader.ts';
 import { WINDOWED_FROM } from '../src/features/trades/utils/list-window.ts';
@@ -38,33 +39,8 @@ beforeAll(async () => {
   const today = businessToday();
   const days = weekdaysBack(today, 140);
   const expiry = addDays(today, 60);
-  // Trade i is opened on days[i / 4]: the Open list (newest first) shows T0 first and T559 last.
-  const add = async (i: number) => {
-    const res = await fetch(`${server.baseUrl}/api/v1/trades/add-trade`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${trader.token}` },
-      body: JSON.stringify({
-        trade_data: {
-          ticker: `T${i}`,
-          account_uid: trader.account,
-          strategy_uid: 'cash-secured-put',
-          strike_prices: [50],
-          trade_open_date: days[Math.floor(i / 4)],
-          expiration_date: expiry,
-          contract_size: 1,
-          premium_at_open: 100,
-          net_fee_to_open: 0.65,
-          open_transaction: 1,
-          net_delta: 0.2,
-          stock_price_at_open: 55,
-          cost_basis: null,
-          notes: '',
-        },
-        tag_data: [],
-      }),
-    });
-    expect(res.status, await res.clone().text()).toBe(201);
-  };
+  // Trade i is opened on days[i / 4]: the Open list (newest first) shows T0 to T3 first, T556 to T559 last.
+  const add = (i: number) => seedTrade(server, trader, { ticker: `T${i}`, strategy: 'cash-secured-put', ot: 1, tod: days[Math.floor(i / 4)]!, pao: 100 }, { expiry });
   // Four at a time; the order within a day does not matter here.
   for (let i = 0; i < TRADES; i += 4) await Promise.all([0, 1, 2, 3].filter((k) => i + k < TRADES).map((k) => add(i + k)));
   for (let i = 0; ; i++) {
