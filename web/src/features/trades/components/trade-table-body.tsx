@@ -109,19 +109,6 @@ function WindowedRows({
     const top = (body.current?.getBoundingClientRect().top ?? 0) + window.scrollY;
     if (Math.abs(top - margin) >= 1) setMargin(top);
   });
-  // A column's width follows the widest cell drawn: held at the widest yet, so the columns do not shift
-  // as rows come and go while the trader scrolls. Let go when the list is short again.
-  useLayoutEffect(() => {
-    const heads = body.current?.parentElement?.querySelectorAll<HTMLTableCellElement>(':scope > thead th') ?? [];
-    for (const th of heads) {
-      const width = th.getBoundingClientRect().width;
-      if (width > (parseFloat(th.style.minWidth) || 0) + 0.5) th.style.minWidth = `${width}px`;
-    }
-  });
-  useLayoutEffect(() => {
-    const table = body.current?.parentElement;
-    return () => table?.querySelectorAll<HTMLTableCellElement>(':scope > thead th').forEach((th) => th.style.removeProperty('min-width'));
-  }, [body]);
   // The height last measured is the estimate for the rows not drawn yet.
   const estimate = useRef(58);
   const v = useWindowVirtualizer<HTMLTableRowElement>({
