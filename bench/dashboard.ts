@@ -2,6 +2,7 @@ import { cpus, totalmem } from 'node:os';
 import { consoleBuilds, launchBenchBrowser } from './console-builds.ts';
 import { startServer } from '../web/e2e/support/server.ts';
 import { seedHeavyTrader } from './heavy-journal.ts';
+import { optionsOf } from './options.ts';
 
 /**
  * `npm run bench -- dashboard [--events N] [--runs R] [--trace FILE]` (build the console first: `npm run build:web`)
@@ -31,10 +32,7 @@ const quantile = (xs: number[], q: number) => {
 };
 
 export async function main(argv: string[]): Promise<void> {
-  const get = (name: string) => {
-    const i = argv.indexOf(`--${name}`);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
+  const get = optionsOf(argv);
   const events = Number(get('events') ?? 230_000);
   const runs = Number(get('runs') ?? 7);
   const trace = get('trace');

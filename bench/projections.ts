@@ -28,6 +28,7 @@ import { machineCpu } from './machine-cpu.ts';
 import { postgresCpu } from './postgres-cpu.ts';
 import { startLiveProjector, type LiveProjector, type ProjectorProcessMessage, type ProjectorProcessSetup } from './live-projector.ts';
 import { nodeOptionsOf, REPO_ROOT } from '@oj/infra/testing/processes';
+import { optionsOf } from './options.ts';
 
 /**
  * `npm run bench -- projections [--events N] [--rate R] [--live-seconds S] [--live-runs K] [--high-rate R] [--high-seconds S]
@@ -84,10 +85,7 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const get = (name: string) => {
-    const i = argv.indexOf(`--${name}`);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
+  const get = optionsOf(argv);
   return {
     events: Number(get('events') ?? 1_000_000),
     liveSeconds: Number(get('live-seconds') ?? 30),

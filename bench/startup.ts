@@ -6,6 +6,7 @@ import { chromium } from 'playwright-core';
 import { findBrowser } from '@oj/infra/testing/preflight';
 import { freePort, REPO_ROOT, spawnService, stopChild } from '@oj/infra/testing/processes';
 import { median } from './commands.ts';
+import { optionsOf } from './options.ts';
 
 /**
  * `npm run bench -- startup [--data DIR] [--users N] [--trades M] [--runs R] [--pace-ms P] [--port N]` (after
@@ -37,10 +38,7 @@ function run(args: string[], env: Record<string, string>, logFile: string): Prom
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const get = (name: string) => {
-    const i = argv.indexOf(`--${name}`);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
+  const get = optionsOf(argv);
   const runs = Number(get('runs') ?? 3);
   const port = Number(get('port') ?? (await freePort()));
   const pace = Number(get('pace-ms') ?? 5000);

@@ -2,7 +2,9 @@ import { cpus, totalmem } from 'node:os';
 import type { Page } from 'playwright-core';
 import { consoleBuilds, launchBenchBrowser } from './console-builds.ts';
 import { startServer } from '../web/e2e/support/server.ts';
+import { signIn } from '../web/e2e/support/trader.ts';
 import { seedHeavyTrader } from './heavy-journal.ts';
+import { optionsOf } from './options.ts';
 
 /**
  * `npm run bench -- trade-list [--rows N] [--runs R] [--events E] [--versus FILE]` (build the console first:
@@ -71,10 +73,7 @@ async function loadMoreRun(page: Page, rows: number): Promise<Run> {
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const get = (name: string) => {
-    const i = argv.indexOf(`--${name}`);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
+  const get = optionsOf(argv);
   const rows = Number(get('rows') ?? 3000);
   const runs = Number(get('runs') ?? 3);
   const events = Number(get('events') ?? 60_000);
@@ -88,11 +87,7 @@ export async function main(argv: string[]): Promise<void> {
     const context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1366, height: 900 }, locale: 'en-US', timezoneId: 'America/New_York' });
     context.setDefaultTimeout(60_000);
     const page = await context.newPage();
-    await page.goto('/signin');
-    await page.getByLabel('Email').fill(trader.email);
-    await page.getByLabel('Password', { exact: true }).fill(trader.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL('**/dashboard');
+    await signIn(page, trader);
     await page.evaluate(() => localStorage.setItem('ItemsPerPage', '50'));
 
     const current: Run[] = [];
