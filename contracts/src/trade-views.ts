@@ -231,6 +231,9 @@ export const dailyIncome = z.object({
   tnpc: z.record(z.string(), z.object({ npc: z.number(), count: z.number(), iw: z.number(), pr: z.number(), cg: z.number(), hp: z.number(), cs: z.number() })),
 });
 export type DailyIncome = z.infer<typeof dailyIncome>;
+/** A day's record without its maps: what `GET /metrics/premium-data?days=sums` answers per day. */
+export const dailyIncomeSums = dailyIncome.omit({ tickers: true, ct: true, sg: true, dg: true, snpc: true, tnpc: true });
+export type DailyIncomeSums = z.infer<typeof dailyIncomeSums>;
 export const yearlyIncome = z.object({
   year: z.number().int(),
   /** Premium collected that year (the sum of the days' np). */
@@ -363,6 +366,20 @@ export const premiumDataResponse = z.object({
   open_trades: openTradesSnapshot,
 });
 export type PremiumDataResponse = z.infer<typeof premiumDataResponse>;
+
+/**
+ * `GET /metrics/premium-data?days=sums`: the same answer with each day's sums only. The dashboard draws
+ * every breakdown from the server's aggregates and never reads a day's maps, which are most of a heavy
+ * journal's answer (1.6 MB of 1.7 at 97,000 trades); the calendar, which shows them, asks for `full`.
+ */
+export const PREMIUM_DATA_DAYS = ['full', 'sums'] as const;
+export type PremiumDataDays = (typeof PREMIUM_DATA_DAYS)[number];
+export const PREMIUM_DATA_DAYS_MESSAGE = 'days must be full or sums.';
+export const premiumDataQuery = z.object({
+  days: z.enum(PREMIUM_DATA_DAYS, { error: PREMIUM_DATA_DAYS_MESSAGE }).default('full').describe('full: each day with its maps (the default); sums: each day without them.'),
+});
+export const premiumDataSumsResponse = premiumDataResponse.omit({ daily_income: true }).extend({ daily_income: z.array(dailyIncomeSums) });
+export type PremiumDataSumsResponse = z.infer<typeof premiumDataSumsResponse>;
 
 /** Pulse timeframes: DAY 1, WEEK 2 (from Monday), MONTH 3 (30 days), QUARTER 4 (90 days), YEAR 5 (year to date). */
 export const pulseTimeframe = z.coerce.number({ error: PULSE_INVALID }).int({ error: PULSE_INVALID }).min(1, { error: PULSE_INVALID }).max(5, { error: PULSE_INVALID });

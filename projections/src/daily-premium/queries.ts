@@ -10,6 +10,7 @@ import {
   type PeriodBreakdown,
   type PeriodSummary,
   type PeriodTotals,
+  type PremiumDataDays,
   type PremiumDataResponse,
   premiumWindowStart,
   type SwitchPeriod,
@@ -103,7 +104,7 @@ const MAP_KEYS = mapFields.map((f) => `,"${f}":`);
  * total of np over that range (computed here, not stored: a back-dated trade changes one stored day,
  * not every later one).
  */
-function dailyIncomeJson(rows: readonly RawDay[], start: string, today: string): string {
+function dailyIncomeJson(rows: readonly RawDay[], start: string, today: string, maps = true): string {
   // One string appended to (V8 flattens it once, when it is written out), not a list of pieces and
   // of each day's fields joined: a heavy user's two years are 1.6 MB of JSON.
   let out = '[';
@@ -114,7 +115,7 @@ function dailyIncomeJson(rows: readonly RawDay[], start: string, today: string):
     const r = rows[i]?.income_date === d ? rows[i++]! : null;
     if (!r) {
       if (!weekend) {
-        out += `${sep}{"id":"${d}","income_date":"${d}",${ZERO_SUMS},"net_premium_so_far":${round2(run)},${EMPTY_MAPS}}`;
+        out += `${sep}{"id":"${d}","income_date":"${d}",${ZERO_SUMS},"net_premium_so_far":${round2(run)}${maps ? `,${EMPTY_MAPS}` : ''}}`;
         sep = ',';
       }
       continue;
@@ -123,7 +124,7 @@ function dailyIncomeJson(rows: readonly RawDay[], start: string, today: string):
     out += `${sep}{"id":"${d}","income_date":"${d}"`;
     for (let k = 0; k < sumFields.length; k++) out += SUM_KEYS[k]! + r[sumFields[k]!];
     out += `,"net_premium_so_far":${round2(run)}`;
-    for (let k = 0; k < mapFields.length; k++) out += MAP_KEYS[k]! + r[mapFields[k]!];
+    if (maps) for (let k = 0; k < mapFields.length; k++) out += MAP_KEYS[k]! + r[mapFields[k]!];
     out += '}';
     sep = ',';
   }
@@ -267,9 +268,10 @@ function breakdownsOf(userId: string, rows: readonly RawDay[], periods: Record<D
  * are SQL aggregates; the maps are summed from the window's rows (one read); the open trades come from
  * the partial index of open trades. Every query is scoped to `userId`; they run in parallel on the pool.
  * The days' maps are answered as stored, so the answer is built as text (shaped by
- * `premiumDataResponse`; the route tests parse every answer with it).
+ * `premiumDataResponse`; the route tests parse every answer with it). With `days: 'sums'` each day is
+ * written without its maps (`premiumDataSumsResponse`): the breakdowns are still summed from them.
  */
-export async function premiumDataJson(db: Kysely<any>, tables: TradeReadTables, userId: string, today: string): Promise<string> {
+export async function premiumDataJson(db: Kysely<any>, tables: TradeReadTables, userId: string, today: string, days: PremiumDataDays = 'full'): Promise<string> {
   const D = sql.table(tables.daily_premium);
   const T = sql.table(tables.trades);
   const start = premiumWindowStart(today);
@@ -370,7 +372,7 @@ export async function premiumDataJson(db: Kysely<any>, tables: TradeReadTables, 
     monthly_income: months.rows.map((m) => ({ ...m, np: round2(m.np), npc: round2(m.npc), nf: round2(m.nf) })),
     open_trades,
   };
-  return `{"daily_income":${dailyIncomeJson(rows, start, today)},${JSON.stringify(rest).slice(1)}`;
+  return `{"daily_income":${dailyIncomeJson(rows, start, today, days === 'full')},${JSON.stringify(rest).slice(1)}`;
 }
 
 /** The premium data without `daily_income`. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { premiumDataResponse } from '@oj/contracts/trade-views';
+import { premiumDataResponse, premiumDataSumsResponse } from '@oj/contracts/trade-views';
 import { physicalTables } from '@oj/projections/runtime/projection';
 import { premiumDataJson } from '@oj/projections/daily-premium/queries';
 import { tradesProjection } from '@oj/projections/trades/projection';
@@ -276,6 +276,45 @@ describe('GET /metrics/premium-data for the dashboard', () => {
     } finally {
       await embedded.close();
     }
+  });
+
+  it('answers each day without its maps when asked for ?days=sums, every other figure as the full answer', async () => {
+    const full = (await get('/metrics/premium-data')).json();
+    const r = await get('/metrics/premium-data?days=sums');
+    expect(r.statusCode).toBe(200);
+    expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
+    const sums = r.json();
+    // Exactly the contract's shape, not a day with a map left over.
+    expect(premiumDataSumsResponse.strict().parse(sums)).toEqual(sums);
+    // The full answer's days with the six maps taken off by hand, in the same order and with the same sums.
+    const mapKeys = new Set(['tickers', 'ct', 'sg', 'dg', 'snpc', 'tnpc']);
+    const withoutMaps = full.daily_income.map((d: Record<string, unknown>) => Object.fromEntries(Object.entries(d).filter(([k]) => !mapKeys.has(k))));
+    expect(sums.daily_income).toEqual(withoutMaps);
+    expect(Object.keys(sums.daily_income[0]).sort()).toEqual(
+      ['id', 'income_date', 'net_premium_so_far', 'np', 'nf', 'nd', 'nep', 'otc', 'ctc', 'iw', 'npc', 'cpt', 'cg', 'hp', 'pr', 'ttf', 'incap', 'wdc'].sort(),
+    );
+    // 12 January's day: E closed for 120 (its maps are in the full answer only).
+    expect(full.daily_income.find((d: { id: string }) => d.id === '2026-01-12').tickers).not.toEqual({});
+    expect(sums.daily_income.find((d: { id: string }) => d.id === '2026-01-12')).toMatchObject({ np: 120, net_premium_so_far: 1650 });
+    // The breakdowns are still summed from the stored maps: everything but the days is the full answer.
+    const { daily_income: _d1, ...fullRest } = full;
+    const { daily_income: _d2, ...sumsRest } = sums;
+    expect(sumsRest).toEqual(fullRest);
+    expect(sumsRest.breakdowns.y.tickers.length).toBeGreaterThan(0);
+    // ?days=full is the default's answer.
+    expect((await get('/metrics/premium-data?days=full')).body).toBe((await get('/metrics/premium-data')).body);
+  });
+
+  it.each(['days=', 'days=maps', 'days=SUMS', 'days=sums%00', 'days=sums&days=full'])('refuses ?%s with 422 and what days may be', async (query) => {
+    const r = await get(`/metrics/premium-data?${query}`);
+    expect([r.statusCode, r.json().message]).toEqual([422, 'days must be full or sums.']);
+  });
+
+  it("answers ?days=sums with the user's own days only", async () => {
+    const other = premiumDataSumsResponse.parse((await get('/metrics/premium-data?days=sums', otherAuth)).json());
+    // X: the other user's one trade, 999 opened on 8 January; none of this user's 2,260.
+    expect(other.daily_income.filter((d) => d.np !== 0).map((d) => [d.id, d.np, d.otc])).toEqual([['2026-01-08', 999, 1]]);
+    expect(other.daily_income.at(-1)!.net_premium_so_far).toBe(999);
   });
 
   it('needs a verified user', async () => {

@@ -354,6 +354,7 @@ describe('scoping', () => {
     const day = (await get('/trades/trade-by-date/2026-01-08', otherAuth)).json();
     expect(day.map((t: TradeOfDay) => [t.uid, t.section, t.pao])).toEqual([['X', 'open', 999]]);
     expect((await get('/metrics/premium-data', otherAuth)).json().daily_income.filter((d: { otc: number }) => d.otc > 0)).toHaveLength(1);
+    expect((await get('/metrics/premium-data?days=sums', otherAuth)).json().daily_income.filter((d: { otc: number; np: number }) => d.otc > 0).map((d: { np: number }) => d.np)).toEqual([999]);
     expect((await get('/trades/tt/AAPL?timeframe=5', otherAuth)).json()).toMatchObject({ premium: 999, closed_trades: [] });
   });
 
@@ -369,14 +370,14 @@ describe('scoping', () => {
       const r = await get(path, lapsed.authorization);
       expect([path, r.statusCode, r.json().message]).toEqual([path, 403, 'Your subscription has expired, please renew']);
     }
-    for (const path of ['/metrics/premium-data', '/trades/trade-by-date/2026-01-08', '/trades/upcoming-expirations']) {
+    for (const path of ['/metrics/premium-data', '/metrics/premium-data?days=sums', '/trades/trade-by-date/2026-01-08', '/trades/upcoming-expirations']) {
       expect([path, (await get(path, lapsed.authorization)).statusCode]).toEqual([path, 200]);
     }
     await setEnd('2026-03-01T00:00:00Z');
     for (const path of locked.slice(0, 5)) expect([path, (await get(path, lapsed.authorization)).statusCode]).toEqual([path, 200]);
   });
 
-  it.each(['/trades/status/open', '/trades/expiring', '/trades/A/roll-history', '/trades/B/ancestor', '/trades/trade-by-date/2026-01-08', '/metrics/premium-data', '/trades/tt/AAPL?timeframe=1'])(
+  it.each(['/trades/status/open', '/trades/expiring', '/trades/A/roll-history', '/trades/B/ancestor', '/trades/trade-by-date/2026-01-08', '/metrics/premium-data', '/metrics/premium-data?days=sums', '/trades/tt/AAPL?timeframe=1'])(
     '%s needs a verified user',
     async (path) => {
       expect((await t.app.inject({ method: 'GET', url: api(path) })).statusCode).toBe(401);

@@ -8,7 +8,9 @@ import {
   dailyIncomeMonthResponse,
   type DailyIncomeMonthResponse,
   expiringListQuery,
+  premiumDataQuery,
   premiumDataResponse,
+  premiumDataSumsResponse,
   type PremiumDataResponse,
   pulseParams,
   pulseQuery,
@@ -67,8 +69,11 @@ export const tradeViewRoutes: FastifyPluginAsyncZod = async (app) => {
 
   // The body is JSON text already (Fastify sends a string with a JSON content type as is): the schema
   // documents it, and the route tests check every answer against it.
-  app.get('/metrics/premium-data', { ...guard, schema: { tags, security, response: { 200: premiumDataResponse, ...errors } } }, async (request, reply) =>
-    reply.type('application/json; charset=utf-8').send((await premiumDataOf(ctx, principalOf(request).userId)) as unknown as PremiumDataResponse),
+  app.get(
+    '/metrics/premium-data',
+    { ...guard, schema: { tags, security, querystring: premiumDataQuery, response: { 200: premiumDataResponse.or(premiumDataSumsResponse), ...errors } } },
+    async (request, reply) =>
+      reply.type('application/json; charset=utf-8').send((await premiumDataOf(ctx, principalOf(request).userId, request.query.days)) as unknown as PremiumDataResponse),
   );
 
   app.get(

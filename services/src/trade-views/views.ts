@@ -12,6 +12,7 @@ import {
   type TradeListQuery,
   type TradeListResponse,
   type TradeListStatus,
+  type PremiumDataDays,
   type TradesByDateResponse,
   type UpcomingExpirationsResponse,
 } from '@oj/contracts/trade-views';
@@ -90,8 +91,8 @@ export async function tradesOfDate(ctx: TradeViewsContext, userId: string, date:
 }
 
 /** The premium data as JSON text (see `premiumDataJson`: two years of maps are not parsed and re-serialised here). */
-export async function premiumDataOf(ctx: TradeViewsContext, userId: string): Promise<string> {
-  return premiumDataJson(ctx.db, await tables(ctx.db), userId, businessDateOf(ctx.clock));
+export async function premiumDataOf(ctx: TradeViewsContext, userId: string, days: PremiumDataDays = 'full'): Promise<string> {
+  return premiumDataJson(ctx.db, await tables(ctx.db), userId, businessDateOf(ctx.clock), days);
 }
 
 /** One month's daily records as JSON text (`monthDaysJson`): the calendar's months before the premium data's window. */
