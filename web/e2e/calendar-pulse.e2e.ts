@@ -111,6 +111,8 @@ afterAll(async () => {
 const money = (v: number) => `${v < 0 ? '-' : ''}$${Math.abs(v).toFixed(2)}`;
 /** The console's full money format ($1,234.56), for figures not abbreviated. */
 const usd = (v: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(v);
+/** The premium data request, whatever its query (`page.route` and `page.unroute` take the same function). */
+const premiumData = (url: URL) => url.pathname === '/api/v1/metrics/premium-data';
 const cell = (date: string) => page.locator(`.cal-day[data-date="${date}"]`);
 /** A date as the calendar's labels write it ("November 23, 2026"), computed here, not read from the page. */
 const longDate = (iso: string) => new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'long', day: '2-digit', year: 'numeric' }).format(new Date(`${iso}T00:00:00Z`));
@@ -123,7 +125,12 @@ describe('income calendar', () => {
     expect([d1, d2, d3, d4, d5].map((d) => flows.get(d) ?? null)).toEqual([650, -100, 0, null, 70]);
     const expected = { [d1]: ['positive', money(650)], [d2]: ['negative', money(-100)], [d3]: ['even', 'Even'], [d4]: ['none', ''], [d5]: ['positive', money(70)] };
     for (const month of new Set([d1, d5].map((d) => d.slice(0, 7)))) {
+      const answered = page.waitForResponse((r) => premiumData(new URL(r.url())));
       await page.goto(`/calendar/income?month=${month}`);
+      // Asked without the days' maps, which the calendar never reads.
+      const response = await answered;
+      expect(new URL(response.url()).searchParams.get('days')).toBe('sums');
+      expect(((await response.json()) as { daily_income: Record<string, unknown>[] }).daily_income.filter((d) => 'tickers' in d || 'tnpc' in d)).toEqual([]);
       await page.getByRole('heading', { name: 'Income', exact: true }).waitFor();
       await page.locator('.cal-day[data-tone]:not([data-tone="none"])').first().waitFor();
       for (const [date, [tone, text]] of Object.entries(expected)) {
@@ -142,7 +149,7 @@ describe('income calendar', () => {
     const month = d1.slice(0, 7);
     // By hand: the seeded cash flows of d1's month, up to today.
     const total = [...flowsByDate(SEEDS)].filter(([d]) => d.startsWith(month) && d <= today).reduce((a, [, v]) => a + v, 0);
-    await page.route('**/api/v1/metrics/premium-data', (route) => route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ message: 'boom' }) }));
+    await page.route(premiumData, (route) => route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ message: 'boom' }) }));
     await page.goto(`/calendar/income?month=${month}`);
     // The spec's text (part 2 §8), as the dashboard says it, not the server's.
     const alert = page.getByRole('alert').filter({ hasText: 'Failed to fetch premium data' });
@@ -150,7 +157,7 @@ describe('income calendar', () => {
     // A failed load is not an empty month: no $0.00, no 0 active days.
     expect(await page.getByTestId('month-premium').innerText()).toBe('—');
     expect(await page.locator('.cal-totals dd').allInnerTexts()).toEqual(['—', '—', '—']);
-    await page.unroute('**/api/v1/metrics/premium-data');
+    await page.unroute(premiumData);
     await alert.getByRole('button', { name: 'Try again' }).click();
     await page.getByTestId('month-premium').getByText(usd(total), { exact: true }).waitFor();
     expect(await alert.count()).toBe(0);

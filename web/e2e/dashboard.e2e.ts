@@ -66,6 +66,8 @@ interface Trade extends Seed {
   costBasis?: number;
   ed?: string;
 }
+/** The premium data request, whatever its query (`page.route` and `page.unroute` take the same function). */
+const premiumData = (url: URL) => url.pathname === '/api/v1/metrics/premium-data';
 /** Whether `d` is an ISO date of the year `y`. */
 const inYear = (d: string, y: number) => d.startsWith(`${y}-`);
 const weekdayOnOrAfter = (d: string) => {
@@ -822,6 +824,19 @@ describe('dashboard', () => {
     }
   });
 
+  it("asks for the premium data without the days' maps, which it never draws", async () => {
+    const answered = page.waitForResponse((r) => premiumData(new URL(r.url())));
+    await page.reload();
+    const response = await answered;
+    expect(new URL(response.url()).searchParams.get('days')).toBe('sums');
+    const body = (await response.json()) as { daily_income: Record<string, unknown>[]; breakdowns: { y: { tickers: unknown[] } } };
+    expect(body.daily_income.length).toBeGreaterThan(0);
+    expect(body.daily_income.filter((d) => ['tickers', 'ct', 'sg', 'dg', 'snpc', 'tnpc'].some((k) => k in d))).toEqual([]);
+    // The heat map's tiles still come, summed by the server from those maps.
+    expect(body.breakdowns.y.tickers.length).toBeGreaterThan(0);
+    await page.getByTestId('quadrant-today-value').waitFor();
+  });
+
   it('lays Open Trades out without overlaps or cut names, at 1280 px and on a phone', async () => {
     // QA at 1280 px: "$550.00" ran into the wrapped "EXPIRING ≤ 7D", and the names read "Cash…", "Lon…".
     const open = SEEDS.filter((s) => !s.close);
@@ -934,7 +949,7 @@ describe('dashboard', () => {
   it('shows a loader until the premium data is in, and the spec text when it cannot be fetched', async () => {
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
-    await page.route('**/api/v1/metrics/premium-data', async (route) => {
+    await page.route(premiumData, async (route) => {
       await held;
       await route.continue();
     });
@@ -942,13 +957,13 @@ describe('dashboard', () => {
     await page.getByText('Loading premium data…').waitFor();
     release();
     await page.getByTestId('quadrant-today-value').waitFor();
-    await page.unroute('**/api/v1/metrics/premium-data');
+    await page.unroute(premiumData);
     // A server failure (retried, as every query is) ends on the spec's message with a way to try again.
-    await page.route('**/api/v1/metrics/premium-data', (route) => route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ message: 'boom' }) }));
+    await page.route(premiumData, (route) => route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ message: 'boom' }) }));
     await page.reload();
     await page.getByText('Failed to fetch premium data').waitFor({ timeout: 20_000 });
     await page.getByRole('button', { name: 'Try again' }).waitFor();
-    await page.unroute('**/api/v1/metrics/premium-data');
+    await page.unroute(premiumData);
     await page.getByRole('button', { name: 'Try again' }).click();
     await page.getByTestId('quadrant-today-value').waitFor();
   });

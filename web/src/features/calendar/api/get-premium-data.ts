@@ -1,10 +1,13 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { dailyIncomeMonthResponse, premiumDataResponse, type DailyIncomeMonthResponse, type PremiumDataResponse } from '@oj/contracts/trade-views';
+import { dailyIncomeMonthResponse, premiumDataSumsResponse, type DailyIncomeMonthResponse, type PremiumDataSumsResponse } from '@oj/contracts/trade-views';
 import { api } from '@/lib/api-client.ts';
 
-/** GET /metrics/premium-data: the daily premium records the calendar colours its days with. */
-export async function getPremiumData(signal?: AbortSignal): Promise<PremiumDataResponse> {
-  return premiumDataResponse.parse(await api.get<unknown>('/metrics/premium-data', { signal }));
+/**
+ * GET /metrics/premium-data?days=sums: the daily premium records the calendar colours its days with and
+ * sums for the Trade Summary, without the days' maps it never reads (most of a heavy journal's answer).
+ */
+export async function getPremiumData(signal?: AbortSignal): Promise<PremiumDataSumsResponse> {
+  return premiumDataSumsResponse.parse(await api.get<unknown>('/metrics/premium-data?days=sums', { signal }));
 }
 
 /** GET /metrics/daily-income: one month's daily records, for a month before the premium data's window. */

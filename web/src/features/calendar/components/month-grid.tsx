@@ -1,4 +1,4 @@
-import type { DailyIncome } from '@oj/contracts/trade-views';
+import type { DailyIncomeSums } from '@oj/contracts/trade-views';
 import { formatLongDate, formatMoneyShort } from '@/lib/format.ts';
 import { dayAmountShort, dayTone, monthLabel, monthWeeks } from '../utils/month.ts';
 
@@ -7,7 +7,7 @@ const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
 export interface MonthGridProps {
   month: string;
-  byDate: Map<string, DailyIncome>;
+  byDate: Map<string, DailyIncomeSums>;
   /** Today in New York: later days cannot be opened (part 2 §2). */
   today: string;
   /** A click on the day (part 2 §2: the add-trade form for that date). */

@@ -1,4 +1,4 @@
-import type { DailyIncome } from '@oj/contracts/trade-views';
+import type { DailyIncomeSums } from '@oj/contracts/trade-views';
 import { addDays, isWeekend } from '@oj/contracts/business-date';
 import { formatBusinessDate, formatMoneyWhole } from '@/lib/format.ts';
 
@@ -64,13 +64,13 @@ export type DayTone = 'positive' | 'negative' | 'even' | 'none';
  * were opened or closed and it nets to 0 ("Even"), no colour without activity. The premium data answers
  * every weekday (the running total needs them), so a record alone is not activity: its counts are.
  */
-export function dayTone(r: DailyIncome | undefined): DayTone {
+export function dayTone(r: DailyIncomeSums | undefined): DayTone {
   if (!r || r.otc + r.ctc === 0) return 'none';
   const np = Math.round(r.np * 100) / 100;
   return np > 0 ? 'positive' : np < 0 ? 'negative' : 'even';
 }
 
-export function recordsByDate(records: readonly DailyIncome[]): Map<string, DailyIncome> {
+export function recordsByDate(records: readonly DailyIncomeSums[]): Map<string, DailyIncomeSums> {
   return new Map(records.map((r) => [r.income_date, r]));
 }
 
@@ -103,7 +103,7 @@ const r2 = (x: number) => Math.round(x * 100) / 100;
  * The Trade Summary's month statistics (part 2 §2 "Monthly stats", docs/formulas.md "Aggregates"):
  * sums of the month's daily premium records, ratios at the end, rounded once.
  */
-export function monthStats(month: string, byDate: Map<string, DailyIncome>, today: string): MonthStats {
+export function monthStats(month: string, byDate: Map<string, DailyIncomeSums>, today: string): MonthStats {
   const t = { np: 0, npc: 0, nf: 0, otc: 0, ctc: 0, iw: 0, ttf: 0, incap: 0, wdc: 0 };
   let activeDays = 0;
   let best: MonthStats['bestDay'] = null;

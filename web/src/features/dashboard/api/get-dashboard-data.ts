@@ -1,21 +1,22 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
-import { dailyIncome, premiumDataResponse } from '@oj/contracts/trade-views';
+import { dailyIncomeSums, premiumDataSumsResponse } from '@oj/contracts/trade-views';
 import { api } from '@/lib/api-client.ts';
 
 /**
- * The dashboard reads the premium data without the days' maps (every M / YTD / Y breakdown comes
- * aggregated by the server): parsing a heavy user's 1.5 MB of per-day maps would only be thrown away.
- * Unknown keys are stripped by zod without being validated.
+ * The dashboard asks for the premium data without the days' maps (`?days=sums`): every M / YTD / Y
+ * breakdown comes aggregated by the server, and a heavy journal's per-day maps are 1.6 MB of its 1.7 MB
+ * answer, to be sent, parsed and thrown away. Of a day it validates the fields it draws; zod strips the
+ * other sums without validating them.
  */
-const dashboardDay = dailyIncome.pick({ id: true, income_date: true, np: true, nf: true, otc: true, ctc: true, iw: true, npc: true, net_premium_so_far: true });
-export const dashboardData = premiumDataResponse.omit({ daily_income: true }).extend({ daily_income: z.array(dashboardDay) });
+const dashboardDay = dailyIncomeSums.pick({ id: true, income_date: true, np: true, nf: true, otc: true, ctc: true, iw: true, npc: true, net_premium_so_far: true });
+export const dashboardData = premiumDataSumsResponse.omit({ daily_income: true }).extend({ daily_income: z.array(dashboardDay) });
 export type DashboardData = z.infer<typeof dashboardData>;
 export type DashboardDay = z.infer<typeof dashboardDay>;
 
-/** GET /metrics/premium-data: every figure of the dashboard in one answer. */
+/** GET /metrics/premium-data?days=sums: every figure of the dashboard in one answer. */
 export async function getDashboardData(signal?: AbortSignal): Promise<DashboardData> {
-  return dashboardData.parse(await api.get<unknown>('/metrics/premium-data', { signal }));
+  return dashboardData.parse(await api.get<unknown>('/metrics/premium-data?days=sums', { signal }));
 }
 
 export const dashboardKeys = { premium: ['dashboard', 'premium-data'] as const };
