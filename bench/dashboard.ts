@@ -5,7 +5,8 @@ import { seedHeavyTrader } from './heavy-journal.ts';
 import { optionsOf } from './options.ts';
 
 /**
- * `npm run bench -- dashboard [--events N] [--runs R] [--trace FILE]` (build the console first: `npm run build:web`)
+ * `npm run bench -- dashboard [--events N] [--runs R] [--trace FILE] [--versus FILE] [--network fast-4g|slow-4g]`
+ * (build the console first: `npm run build:web`)
  *
  * The dashboard's time to interactive for a heavy user, in headless Chromium against the real product
  * in this process (gateway serving web/dist, projector, PostgreSQL at DATABASE_URL):
@@ -16,7 +17,9 @@ import { optionsOf } from './options.ts';
  *    trader's are): content = navigation to the Income Quadrant's figures on screen; interactive =
  *    navigation to the first input handled (a click on the Performance M / YTD switch reflected).
  * Prints a JSON report; the issue's budget is interactive within 1.5 s. `--trace FILE` also writes a Chromium
- * trace of one more load, not counted (open it in DevTools' Performance panel).
+ * trace of one more load, not counted (open it in DevTools' Performance panel). `--network fast-4g` or
+ * `slow-4g` loads each page through Chrome DevTools' throttling preset of that name (a phone away from
+ * Wi-Fi): the console's files come from the warm cache, the API's answers over the slower link.
  *
  * `--versus FILE` compares two console builds on the same journal and machine: FILE is another build's
  * index.html, copied aside after its `npm run build:web` (a build's assets stay in web/dist for an hour,
@@ -25,6 +28,12 @@ import { optionsOf } from './options.ts';
  * end), and the report adds the other build's figures, the ratio of the p50s and how many of the pairs
  * the current build won: run-to-run noise on a shared two-core machine is larger than most differences.
  */
+const PREMIUM_DATA_PATH = '/api/v1/metrics/premium-data';
+/** `--network`: Chrome DevTools' throttling presets of those names (latency in ms, throughput in bytes/s). */
+const NETWORKS: Record<string, { latency: number; downloadThroughput: number; uploadThroughput: number }> = {
+  'fast-4g': { latency: 165, downloadThroughput: (9_000 * 1000) / 8, uploadThroughput: (1_500 * 1000) / 8 },
+  'slow-4g': { latency: 562.5, downloadThroughput: (1_474.56 * 1000) / 8, uploadThroughput: (675 * 1000) / 8 },
+};
 const r0 = (x: number) => Math.round(x);
 const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -37,6 +46,9 @@ export async function main(argv: string[]): Promise<void> {
   const runs = Number(get('runs') ?? 7);
   const trace = get('trace');
   const versus = get('versus');
+  const network = get('network');
+  const conditions = network === undefined ? null : NETWORKS[network];
+  if (conditions === undefined) throw new Error(`--network takes ${Object.keys(NETWORKS).join(' or ')}, not ${network}`);
   const builds = consoleBuilds(versus);
   const server = await startServer();
   const browser = await launchBenchBrowser();
@@ -62,7 +74,7 @@ export async function main(argv: string[]): Promise<void> {
     const content: number[] = [];
     const interactive: number[] = [];
     const premiumMs: number[] = [];
-    const other = { content: [] as number[], interactive: [] as number[] };
+    const other = { content: [] as number[], interactive: [] as number[], premiumMs: [] as number[], bytes: 0 };
     let bytes = 0;
     // With --versus, the other build's load before each of the current one's; with --trace, one more load
     // after the measured ones, traced (tracing slows it: not counted).
@@ -72,9 +84,16 @@ export async function main(argv: string[]): Promise<void> {
       const ofOther = builds !== null && !traced && i % 2 === 0;
       builds?.serve(ofOther ? 'other' : 'current');
       const p = await context.newPage();
+      if (conditions) {
+        // A phone's network for this page's requests (the console's files still come from the warm cache).
+        const cdp = await context.newCDPSession(p);
+        await cdp.send('Network.enable');
+        await cdp.send('Network.emulateNetworkConditions', { offline: false, ...conditions });
+      }
       if (traced) await browser.startTracing(p, { path: trace, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink.user_timing', 'loading', 'toplevel', 'input', 'benchmark', 'rail', 'disabled-by-default-v8.cpu_profiler'] });
       const t0 = performance.now();
-      const response = p.waitForResponse((r) => r.url().endsWith('/api/v1/metrics/premium-data'), { timeout: 60_000 });
+      // Whatever its query: this build asks for `?days=sums`, builds before it for the full answer.
+      const response = p.waitForResponse((r) => new URL(r.url()).pathname === PREMIUM_DATA_PATH, { timeout: 60_000 });
       await p.goto('/dashboard');
       await p.getByTestId('quadrant-today-value').waitFor({ timeout: 60_000 });
       const contentMs = performance.now() - t0;
@@ -88,26 +107,30 @@ export async function main(argv: string[]): Promise<void> {
         await p.close();
         break;
       }
+      const answerBytes = Number((await res.headerValue('content-length')) ?? (await res.body()).length);
+      const requestMs = await p.evaluate((path) => {
+        const e = performance.getEntriesByType('resource').find((r) => new URL(r.name).pathname === path) as { responseEnd: number; requestStart: number } | undefined;
+        return e ? e.responseEnd - e.requestStart : NaN;
+      }, PREMIUM_DATA_PATH);
+      await p.close();
       if (ofOther) {
         other.content.push(contentMs);
         other.interactive.push(interactiveMs);
-        await p.close();
+        other.premiumMs.push(requestMs);
+        other.bytes = answerBytes;
         continue;
       }
       content.push(contentMs);
       interactive.push(interactiveMs);
-      bytes = Number((await res.headerValue('content-length')) ?? (await res.body()).length);
-      premiumMs.push(await p.evaluate(() => {
-        const e = performance.getEntriesByType('resource').find((r) => r.name.endsWith('/api/v1/metrics/premium-data')) as { responseEnd: number; requestStart: number } | undefined;
-        return e ? e.responseEnd - e.requestStart : NaN;
-      }));
-      await p.close();
+      premiumMs.push(requestMs);
+      bytes = answerBytes;
     }
     const stats = (xs: number[]) => ({ p50: r0(quantile(xs, 0.5)), max: r0(Math.max(...xs)) });
     const report = {
       machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
       heavyUserTrades: trades,
       runs,
+      network: network ?? 'none (loopback)',
       premiumDataResponseKb: Math.round(bytes / 1024),
       premiumDataRequestMs: stats(premiumMs),
       contentMs: stats(content),
@@ -115,6 +138,8 @@ export async function main(argv: string[]): Promise<void> {
       ...(builds && {
         versus: {
           build: versus,
+          premiumDataResponseKb: Math.round(other.bytes / 1024),
+          premiumDataRequestMs: stats(other.premiumMs),
           contentMs: stats(other.content),
           interactiveMs: stats(other.interactive),
           contentRatio: Math.round((quantile(content, 0.5) / quantile(other.content, 0.5)) * 100) / 100,
