@@ -875,6 +875,38 @@ describe('dashboard', () => {
     await page.setViewportSize(DESKTOP);
   });
 
+  it('shows a trade added from the New Record menu without a reload', async () => {
+    // QA: the trade commands refreshed the lists and a query key no screen used, so the dashboard kept its
+    // figures until it was left and seen again.
+    await page.goto('/dashboard');
+    await page.getByTestId('quadrant-today-value').waitFor();
+    const lifetime = premiumBetween(`${year - 2}-01-01`, today);
+    expect(await text('lifetime-premium')).toBe(usd(lifetime));
+    await page.evaluate(() => ((window as unknown as { __noReload: boolean }).__noReload = true));
+    await page.getByRole('button', { name: /New Record/ }).click();
+    await page.getByRole('menuitem', { name: 'Open Trade' }).click();
+    const d = page.getByRole('dialog', { name: 'Add Open Trade' });
+    await d.getByLabel('Strategy Type').selectOption('One-leg');
+    await d.getByLabel(/^Strategy(?! Type)/).selectOption({ label: 'Cash-Secured Put' });
+    await d.getByLabel('Ticker').fill('ORCL');
+    await d.getByLabel(/Stock Price|Cost Basis/).fill('140');
+    await d.getByLabel('Open Date').fill(t0);
+    await d.getByLabel('Expiration Date').fill(expiry);
+    await d.getByLabel(/^Strike 1/).fill('130');
+    await d.getByLabel('Delta (net)').fill('0.25');
+    await d.getByLabel('Contracts').fill('1');
+    await d.getByLabel(/Net Premium/).fill('123.45');
+    await d.getByLabel('Net Fee').fill('0.65');
+    await d.getByRole('button', { name: 'Next' }).click();
+    await d.getByText('Summary').first().waitFor();
+    await d.getByRole('button', { name: 'Submit' }).click();
+    await d.getByText('Trade Uploaded successfully').waitFor();
+    await d.getByRole('button', { name: 'Close', exact: true }).click();
+    // By hand: a put sold for 123.45 is a credit, so the lifetime premium grows by it (fees are not premium).
+    await expect.poll(() => text('lifetime-premium'), { timeout: 20_000 }).toBe(usd(lifetime + 123.45));
+    expect(await page.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload === true)).toBe(true);
+  });
+
   it('renders an empty journal with its empty states', async () => {
     // A fresh browser for the second trader (the first one's session stays signed in).
     await context.close();

@@ -1,6 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { dailyIncomeMonthResponse, premiumDataSumsResponse, type DailyIncomeMonthResponse, type PremiumDataSumsResponse } from '@oj/contracts/trade-views';
 import { api } from '@/lib/api-client.ts';
+import { journalFiguresKey } from '@/lib/query-keys.ts';
 
 /**
  * GET /metrics/premium-data?days=sums: the daily premium records the calendar colours its days with and
@@ -16,9 +17,9 @@ export async function getMonthDays(month: string, signal?: AbortSignal): Promise
 }
 
 export const calendarKeys = {
-  premium: ['calendar', 'premium-data'] as const,
-  month: (month: string) => ['calendar', 'daily-income', month] as const,
-  upcoming: ['calendar', 'upcoming-expirations'] as const,
+  premium: [...journalFiguresKey, 'calendar', 'premium-data'] as const,
+  month: (month: string) => [...journalFiguresKey, 'calendar', 'daily-income', month] as const,
+  upcoming: [...journalFiguresKey, 'calendar', 'upcoming-expirations'] as const,
 };
 
 // Stale at once: a trade added from the day dialog must show in the colours when the page is seen again.

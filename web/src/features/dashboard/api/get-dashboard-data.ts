@@ -2,6 +2,7 @@ import { queryOptions, useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
 import { dailyIncomeSums, premiumDataSumsResponse } from '@oj/contracts/trade-views';
 import { api } from '@/lib/api-client.ts';
+import { journalFiguresKey } from '@/lib/query-keys.ts';
 
 /**
  * The dashboard asks for the premium data without the days' maps (`?days=sums`): every M / YTD / Y
@@ -19,7 +20,7 @@ export async function getDashboardData(signal?: AbortSignal): Promise<DashboardD
   return dashboardData.parse(await api.get<unknown>('/metrics/premium-data?days=sums', { signal }));
 }
 
-export const dashboardKeys = { premium: ['dashboard', 'premium-data'] as const };
+export const dashboardKeys = { premium: [...journalFiguresKey, 'dashboard', 'premium-data'] as const };
 
 // Stale at once: a trade added elsewhere must show when the dashboard is seen again.
 export const dashboardDataQueryOptions = () => queryOptions({ queryKey: dashboardKeys.premium, queryFn: ({ signal }) => getDashboardData(signal), staleTime: 0 });

@@ -1,13 +1,14 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { pulseResponse, type PulseResponse } from '@oj/contracts/trade-views';
 import { ApiError, api } from '@/lib/api-client.ts';
+import { journalFiguresKey } from '@/lib/query-keys.ts';
 
 /** GET /trades/tt/{ticker}?timeframe=n (part 2 §7): n is DAY 1, WEEK 2, MONTH 3, QUARTER 4, YEAR 5. */
 export async function getPulse(ticker: string, timeframe: number, signal?: AbortSignal): Promise<PulseResponse> {
   return pulseResponse.parse(await api.get<unknown>(`/trades/tt/${encodeURIComponent(ticker)}`, { query: { timeframe }, signal }));
 }
 
-export const pulseKeys = { one: (ticker: string, timeframe: number) => ['pulse', ticker, timeframe] as const };
+export const pulseKeys = { one: (ticker: string, timeframe: number) => [...journalFiguresKey, 'pulse', ticker, timeframe] as const, none: [...journalFiguresKey, 'pulse', 'none'] as const };
 
 /** The spec's two texts (part 2 §8): the server refused the ticker or timeframe, or anything else. */
 export function pulseErrorText(error: unknown): string {
@@ -19,7 +20,7 @@ export const isRefusal = (error: unknown): boolean => error instanceof ApiError 
 
 export function usePulse(request: { ticker: string; timeframe: number } | null) {
   return useQuery({
-    queryKey: request ? pulseKeys.one(request.ticker, request.timeframe) : ['pulse', 'none'],
+    queryKey: request ? pulseKeys.one(request.ticker, request.timeframe) : pulseKeys.none,
     queryFn: ({ signal }) => getPulse(request!.ticker, request!.timeframe, signal),
     enabled: request !== null,
     staleTime: 30_000,

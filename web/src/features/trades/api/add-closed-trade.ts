@@ -4,6 +4,7 @@ import { addClosedTradeResponse, type AddClosedTradeRequest } from '@oj/contract
 import { api } from '@/lib/api-client.ts';
 import { applyTradeChanges } from './apply-trade-changes.ts';
 import { sendOnce } from './mutation-support.ts';
+import { journalFiguresKey } from '@/lib/query-keys.ts';
 
 /** POST /trades/add-closed-trade: answers closed_trade. */
 export async function addClosedTrade(input: AddClosedTradeRequest, idempotencyKey: string): Promise<TradeListItem> {
@@ -14,6 +15,6 @@ export const useAddClosedTrade = () => {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (input: AddClosedTradeRequest) => sendOnce('add-closed-trade', input, (key) => addClosedTrade(input, key)),
-    onSuccess: (trade) => applyTradeChanges(queryClient, [{ type: 'upsert', trade }], [['metrics']]),
+    onSuccess: (trade) => applyTradeChanges(queryClient, [{ type: 'upsert', trade }], [journalFiguresKey]),
   });
 };

@@ -4,6 +4,7 @@ import type { AddTradeRequest } from '@oj/contracts/trades';
 import { api } from '@/lib/api-client.ts';
 import { applyTradeChanges } from './apply-trade-changes.ts';
 import { sendOnce } from './mutation-support.ts';
+import { journalFiguresKey } from '@/lib/query-keys.ts';
 
 /** POST /trades/add-trade: answers the new trade. */
 export async function addTrade(input: AddTradeRequest, idempotencyKey: string): Promise<TradeListItem> {
@@ -14,6 +15,6 @@ export const useAddTrade = () => {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (input: AddTradeRequest) => sendOnce('add-trade', input, (key) => addTrade(input, key)),
-    onSuccess: (trade) => applyTradeChanges(queryClient, [{ type: 'upsert', trade }], [['metrics']]),
+    onSuccess: (trade) => applyTradeChanges(queryClient, [{ type: 'upsert', trade }], [journalFiguresKey]),
   });
 };

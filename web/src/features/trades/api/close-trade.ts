@@ -5,6 +5,7 @@ import { api } from '@/lib/api-client.ts';
 import { applyTradeChanges } from './apply-trade-changes.ts';
 import type { TradeChange } from './list-upkeep.ts';
 import { refreshListsAfterRefusal, sendOnce } from './mutation-support.ts';
+import { journalFiguresKey } from '@/lib/query-keys.ts';
 
 /** close, expire-worthless, or the in-the-money outcome's path (assigned, called-away, exercised). */
 export type CloseRoute = 'close' | 'expire-worthless' | 'assigned' | 'called-away' | 'exercised';
@@ -35,7 +36,7 @@ export const useCloseTrade = () => {
       if (closed.uid !== input.uid && remaining?.uid !== input.uid) changes.push({ type: 'remove', uid: input.uid });
       if (remaining) changes.push({ type: 'upsert', trade: remaining });
       changes.push({ type: 'upsert', trade: closed });
-      applyTradeChanges(queryClient, changes, [['metrics']]);
+      applyTradeChanges(queryClient, changes, [journalFiguresKey]);
     },
     onError: (error) => refreshListsAfterRefusal(queryClient, error),
   });

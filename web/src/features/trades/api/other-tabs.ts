@@ -6,7 +6,16 @@ const CHANNEL = 'oj.journal.writes';
 
 interface WriteMessage {
   user: string;
+  /** The announcing tab: a channel hears the other channels of its own tab too, and that tab has refreshed already. */
+  tab?: string;
 }
+
+/**
+ * This tab's id (not `crypto.randomUUID`, which a console served over plain HTTP on a LAN address lacks).
+ * Without it, a tab's own announcement reached its own listener and marked every cached answer stale (the
+ * accounts, the strategies, the plan) after each of its writes, beside the refresh it had just made.
+ */
+const THIS_TAB = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
 
 function openChannel(): BroadcastChannel | null {
   return typeof BroadcastChannel === 'function' ? new BroadcastChannel(CHANNEL) : null;
@@ -22,7 +31,7 @@ export function announceJournalWrite(): void {
   if (!user) return;
   const channel = openChannel();
   if (!channel) return;
-  channel.postMessage({ user } satisfies WriteMessage);
+  channel.postMessage({ user, tab: THIS_TAB } satisfies WriteMessage);
   channel.close();
 }
 
@@ -37,7 +46,7 @@ export function refreshOnOtherTabsWrites(queryClient: QueryClient): () => void {
   if (!channel) return () => {};
   channel.onmessage = (event: MessageEvent<WriteMessage>) => {
     const me = sessionStore.getState().user?.user_uid;
-    if (me && event.data?.user === me) void queryClient.invalidateQueries();
+    if (me && event.data?.user === me && event.data.tab !== THIS_TAB) void queryClient.invalidateQueries();
   };
   return () => channel.close();
 }

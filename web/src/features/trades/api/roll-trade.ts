@@ -5,6 +5,7 @@ import { api } from '@/lib/api-client.ts';
 import { applyTradeChanges } from './apply-trade-changes.ts';
 import type { TradeChange } from './list-upkeep.ts';
 import { refreshListsAfterRefusal, sendOnce } from './mutation-support.ts';
+import { journalFiguresKey } from '@/lib/query-keys.ts';
 
 export interface RollTradeInput {
   uid: string;
@@ -33,7 +34,7 @@ export const useRollTrade = () => {
       changes.push({ type: 'upsert', trade: closed });
       if (remaining) changes.push({ type: 'upsert', trade: remaining });
       changes.push({ type: 'upsert', trade: next });
-      applyTradeChanges(queryClient, changes, [['metrics']]);
+      applyTradeChanges(queryClient, changes, [journalFiguresKey]);
     },
     onError: (error) => refreshListsAfterRefusal(queryClient, error),
   });

@@ -4,6 +4,7 @@ import { splitTradeResponse, type SplitTradeRequest } from '@oj/contracts/trades
 import { api } from '@/lib/api-client.ts';
 import { applyTradeChanges } from './apply-trade-changes.ts';
 import { refreshListsAfterRefusal, sendOnce } from './mutation-support.ts';
+import { journalFiguresKey } from '@/lib/query-keys.ts';
 
 export interface SplitTradeInput {
   uid: string;
@@ -28,7 +29,7 @@ export const useSplitTrade = () => {
           { type: 'upsert', trade: closed },
           { type: 'upsert', trade: open },
         ],
-        [['metrics']],
+        [journalFiguresKey],
       ),
     onError: (error) => refreshListsAfterRefusal(queryClient, error),
   });

@@ -4,6 +4,7 @@ import type { TradeExpectations, UpdateTradeRequest } from '@oj/contracts/trades
 import { api } from '@/lib/api-client.ts';
 import { applyTradeChanges } from './apply-trade-changes.ts';
 import { refreshListsAfterRefusal, sendOnce } from './mutation-support.ts';
+import { journalFiguresKey } from '@/lib/query-keys.ts';
 
 /**
  * PATCH /trades/update/{uid} with only the changed fields and what the form showed for them (`expected`):
@@ -24,7 +25,7 @@ export const useUpdateTrade = () => {
       sendOnce('update-trade', { uid, changes, expected }, (key) => updateTrade(uid, changes, expected, key)),
     onSuccess: (trade, { changes }) => {
       const aggregates = Object.keys(changes).some((k) => !LOCAL_ONLY.has(k));
-      applyTradeChanges(queryClient, [{ type: 'upsert', trade }], aggregates ? [['metrics']] : []);
+      applyTradeChanges(queryClient, [{ type: 'upsert', trade }], aggregates ? [journalFiguresKey] : []);
     },
     // Refused for what the trade is now (changed elsewhere, closed): the lists are read again, and the
     // trade's next edit starts from what it holds now.
