@@ -837,6 +837,36 @@ describe('dashboard', () => {
     await page.getByTestId('quadrant-today-value').waitFor();
   });
 
+  it('asks for the premium data beside the accounts and strategies the shell waits for, and once', async () => {
+    // The accounts' answer held: before the change the dashboard's request left only after it.
+    let releaseAccounts!: () => void;
+    const accountsHeld = new Promise<void>((r) => (releaseAccounts = r));
+    const accounts = (url: URL) => url.pathname.replace(/\/$/, '') === '/api/v1/accounts';
+    await page.route(accounts, async (route) => {
+      await accountsHeld;
+      await route.continue();
+    });
+    const asked: string[] = [];
+    const onRequest = (r: { url(): string }) => void (premiumData(new URL(r.url())) && asked.push(r.url()));
+    page.on('request', onRequest);
+    try {
+      const leaves = page.waitForRequest((r) => premiumData(new URL(r.url())), { timeout: 10_000 });
+      await page.reload();
+      await leaves;
+      await page.getByText('Loading your journal').waitFor();
+      releaseAccounts();
+      await page.getByTestId('quadrant-today-value').waitFor();
+      // The page did not ask again for what the shell had asked for as it opened.
+      await page.waitForTimeout(1_000);
+      expect(asked).toHaveLength(1);
+      expect(new URL(asked[0]!).searchParams.get('days')).toBe('sums');
+    } finally {
+      releaseAccounts();
+      page.off('request', onRequest);
+      await page.unroute(accounts);
+    }
+  });
+
   it('lays Open Trades out without overlaps or cut names, at 1280 px and on a phone', async () => {
     // QA at 1280 px: "$550.00" ran into the wrapped "EXPIRING ≤ 7D", and the names read "Cash…", "Lon…".
     const open = SEEDS.filter((s) => !s.close);

@@ -12,7 +12,13 @@ import { renderTradeShare } from './trade-share.tsx';
  * feature's trade card composed in (loaded when a trade is shared).
  */
 const privateRoutes: RouteObject[] = [
-  { path: 'dashboard', lazy: async () => ({ Component: (await import('./routes/dashboard-page.tsx')).DashboardPage }) },
+  {
+    path: 'dashboard',
+    lazy: async () => {
+      const page = await import('./routes/dashboard-page.tsx');
+      return { Component: page.DashboardPage, handle: page.dashboardHandle };
+    },
+  },
   {
     path: 'accounts',
     lazy: async () => ({ Component: (await import('@/features/accounts/routes/accounts-route.tsx')).AccountsRoute }),

@@ -1,8 +1,11 @@
 import { lazy, Suspense } from 'react';
+import type { QueryClient } from '@tanstack/react-query';
+import { dashboardDataQueryOptions } from '@/features/dashboard/api/get-dashboard-data.ts';
 import { DashboardRoute, type DashboardShare } from '@/features/dashboard/routes/dashboard-route.tsx';
 import { TradesByDateDialog } from '@/features/trades/components/trades-by-date-dialog.tsx';
 import { formatDate } from '@/lib/format.ts';
 import { monthHasActivity } from '@/features/dashboard/utils/dashboard-math.ts';
+import type { RouteHandle } from '../shell/app-shell.tsx';
 
 // Share cards load when one is opened, not with the dashboard.
 const IncomeQuadrantShareModal = lazy(async () => ({ default: (await import('@/features/share/components/income-quadrant-share.tsx')).IncomeQuadrantShareModal }));
@@ -41,3 +44,11 @@ export function DashboardPage() {
     />
   );
 }
+
+/**
+ * The route's handle: the shell asks for the premium data while it loads the accounts and strategies
+ * (before the page renders), instead of the page asking once they are in: a round trip less.
+ */
+export const dashboardHandle = {
+  prefetch: (queryClient: QueryClient) => void queryClient.prefetchQuery(dashboardDataQueryOptions()),
+} satisfies RouteHandle;

@@ -1,4 +1,5 @@
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { Outlet, useLocation, useMatches } from 'react-router';
 import { useAccounts } from '@/features/accounts/api/get-accounts.ts';
 import { useStrategies } from '@/features/strategies/api/get-strategies.ts';
@@ -22,6 +23,11 @@ const KeptTradeActionHost = lazy(async () => ({ default: (await import('@/featur
 export interface RouteHandle {
   /** The page is replaced by the "subscription expired" screen when the subscription is not active. */
   requiresActiveSubscription?: boolean;
+  /**
+   * Asks for the page's data when the shell opens with the page, beside the accounts and strategies the
+   * shell waits for before it renders any page (otherwise the page's own request waits a round trip).
+   */
+  prefetch?: (queryClient: QueryClient) => void;
 }
 
 /**
@@ -37,6 +43,16 @@ export function AppShell() {
   const session = useSession();
   const accounts = useAccounts();
   const strategies = useStrategies();
+  const queryClient = useQueryClient();
+  const waiting = accounts.isPending || strategies.isPending;
+  const [waitingAtOpen] = useState(waiting);
+  const locked = !session.subscriptionActive && matches.some((m) => (m.handle as RouteHandle | undefined)?.requiresActiveSubscription);
+  useEffect(() => {
+    // Once, for the page the shell opened with, while it waits: later pages render at once and ask for
+    // their own data; a locked page shows no data.
+    if (!waitingAtOpen || locked) return;
+    for (const m of matches) (m.handle as RouteHandle | undefined)?.prefetch?.(queryClient);
+  }, []);
   // Signed in, or signed out of another page: focus goes to the page's content, not the document's top.
   const mainRef = useRef<HTMLElement>(null);
   const ready = !accounts.isPending && !strategies.isPending && !accounts.isError && !strategies.isError;
@@ -87,7 +103,7 @@ export function AppShell() {
     return () => window.removeEventListener('online', retry);
   }, [failed, refetchAccounts, refetchStrategies]);
 
-  if (accounts.isPending || strategies.isPending) return <FullScreenSpinner label="Loading your journal" />;
+  if (waiting) return <FullScreenSpinner label="Loading your journal" />;
   if (failed) {
     const message = accounts.isError ? errorMessage(accounts.error, 'Failed to fetch account data.') : errorMessage(strategies.error, 'Failed to fetch strategies.');
     return (
@@ -108,7 +124,6 @@ export function AppShell() {
     );
   }
 
-  const locked = !session.subscriptionActive && matches.some((m) => (m.handle as RouteHandle | undefined)?.requiresActiveSubscription);
   return (
     <div className={`app-shell${contracted ? ' sidebar-contracted' : ''}`}>
       <a href="#main" className="skip-link" inert={mobileOpen}>

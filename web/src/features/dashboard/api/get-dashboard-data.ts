@@ -2,7 +2,7 @@ import { queryOptions, useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
 import { dailyIncomeSums, premiumDataSumsResponse } from '@oj/contracts/trade-views';
 import { api } from '@/lib/api-client.ts';
-import { journalFiguresKey } from '@/lib/query-keys.ts';
+import { freshForMount, journalFiguresKey } from '@/lib/query-keys.ts';
 
 /**
  * The dashboard asks for the premium data without the days' maps (`?days=sums`): every M / YTD / Y
@@ -22,7 +22,9 @@ export async function getDashboardData(signal?: AbortSignal): Promise<DashboardD
 
 export const dashboardKeys = { premium: [...journalFiguresKey, 'dashboard', 'premium-data'] as const };
 
-// Stale at once: a trade added elsewhere must show when the dashboard is seen again.
-export const dashboardDataQueryOptions = () => queryOptions({ queryKey: dashboardKeys.premium, queryFn: ({ signal }) => getDashboardData(signal), staleTime: 0 });
+// Stale at once: a trade added elsewhere must show when the dashboard is seen again; an answer the shell
+// asked for as the dashboard was being opened (the route's prefetch) is not asked for twice.
+export const dashboardDataQueryOptions = () =>
+  queryOptions({ queryKey: dashboardKeys.premium, queryFn: ({ signal }) => getDashboardData(signal), staleTime: 0, refetchOnMount: freshForMount });
 
 export const useDashboardData = () => useQuery(dashboardDataQueryOptions());
