@@ -6,6 +6,7 @@ import { addDays, isWeekend } from '@oj/contracts/business-date';
 import { businessToday } from './support/business-day.ts';
 import { DESKTOP, SCREENSHOT_DIR, launchBrowser, newContext, screenshotAt } from './support/browser.ts';
 import { decodePng } from './support/png.ts';
+import { dataAskedWhileShellWaits, premiumData } from './support/prefetch.ts';
 import { startServer, type E2eServer } from './support/server.ts';
 import { seedTrade, type Seed } from './support/seed-trades.ts';
 import { createTrader, json, signIn, type Trader } from './support/trader.ts';
@@ -111,8 +112,6 @@ afterAll(async () => {
 const money = (v: number) => `${v < 0 ? '-' : ''}$${Math.abs(v).toFixed(2)}`;
 /** The console's full money format ($1,234.56), for figures not abbreviated. */
 const usd = (v: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(v);
-/** The premium data request, whatever its query (`page.route` and `page.unroute` take the same function). */
-const premiumData = (url: URL) => url.pathname === '/api/v1/metrics/premium-data';
 const cell = (date: string) => page.locator(`.cal-day[data-date="${date}"]`);
 /** A date as the calendar's labels write it ("November 23, 2026"), computed here, not read from the page. */
 const longDate = (iso: string) => new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'long', day: '2-digit', year: 'numeric' }).format(new Date(`${iso}T00:00:00Z`));
@@ -143,6 +142,12 @@ describe('income calendar', () => {
     const tomorrow = addDays(today, 1);
     await page.goto(`/calendar/income?month=${tomorrow.slice(0, 7)}`);
     expect(await cell(tomorrow).isDisabled()).toBe(true);
+  });
+
+  it('asks for the premium data beside the accounts and strategies the shell waits for, and once', async () => {
+    const asked = await dataAskedWhileShellWaits(page, `/calendar/income?month=${d1.slice(0, 7)}`, premiumData, cell(d1).getByText(money(650)));
+    expect(asked).toHaveLength(1);
+    expect(new URL(asked[0]!).searchParams.get('days')).toBe('sums');
   });
 
   it("shows a month's figures as unknown until its records load, offers Try again, and Back steps back a month", async () => {

@@ -5,6 +5,7 @@ import { addDays, isWeekend } from '@oj/contracts/business-date';
 import { businessToday } from './support/business-day.ts';
 import { DESKTOP, SCREENSHOT_DIR, chartWidths, launchBrowser, newContext, screenshotAt } from './support/browser.ts';
 import { decodePng, sharpSteps } from './support/png.ts';
+import { dataAskedWhileShellWaits, premiumData } from './support/prefetch.ts';
 import { startServer, type E2eServer } from './support/server.ts';
 import { SEED_FEE, seedJournal, seedTrade, type Seed } from './support/seed-trades.ts';
 import { createTrader, json, signIn, type Trader } from './support/trader.ts';
@@ -66,8 +67,6 @@ interface Trade extends Seed {
   costBasis?: number;
   ed?: string;
 }
-/** The premium data request, whatever its query (`page.route` and `page.unroute` take the same function). */
-const premiumData = (url: URL) => url.pathname === '/api/v1/metrics/premium-data';
 /** Whether `d` is an ISO date of the year `y`. */
 const inYear = (d: string, y: number) => d.startsWith(`${y}-`);
 const weekdayOnOrAfter = (d: string) => {
@@ -838,33 +837,10 @@ describe('dashboard', () => {
   });
 
   it('asks for the premium data beside the accounts and strategies the shell waits for, and once', async () => {
-    // The accounts' answer held: before the change the dashboard's request left only after it.
-    let releaseAccounts!: () => void;
-    const accountsHeld = new Promise<void>((r) => (releaseAccounts = r));
-    const accounts = (url: URL) => url.pathname.replace(/\/$/, '') === '/api/v1/accounts';
-    await page.route(accounts, async (route) => {
-      await accountsHeld;
-      await route.continue();
-    });
-    const asked: string[] = [];
-    const onRequest = (r: { url(): string }) => void (premiumData(new URL(r.url())) && asked.push(r.url()));
-    page.on('request', onRequest);
-    try {
-      const leaves = page.waitForRequest((r) => premiumData(new URL(r.url())), { timeout: 10_000 });
-      await page.reload();
-      await leaves;
-      await page.getByText('Loading your journal').waitFor();
-      releaseAccounts();
-      await page.getByTestId('quadrant-today-value').waitFor();
-      // The page did not ask again for what the shell had asked for as it opened.
-      await page.waitForTimeout(1_000);
-      expect(asked).toHaveLength(1);
-      expect(new URL(asked[0]!).searchParams.get('days')).toBe('sums');
-    } finally {
-      releaseAccounts();
-      page.off('request', onRequest);
-      await page.unroute(accounts);
-    }
+    // Before the change the dashboard's request left only once the accounts were in.
+    const asked = await dataAskedWhileShellWaits(page, '/dashboard', premiumData, page.getByTestId('quadrant-today-value'));
+    expect(asked).toHaveLength(1);
+    expect(new URL(asked[0]!).searchParams.get('days')).toBe('sums');
   });
 
   it('lays Open Trades out without overlaps or cut names, at 1280 px and on a phone', async () => {

@@ -23,7 +23,13 @@ const privateRoutes: RouteObject[] = [
     path: 'accounts',
     lazy: async () => ({ Component: (await import('@/features/accounts/routes/accounts-route.tsx')).AccountsRoute }),
   },
-  { path: 'calendar/income', handle: { requiresActiveSubscription: true }, lazy: async () => ({ Component: (await import('./routes/income-calendar-page.tsx')).IncomeCalendarPage }) },
+  {
+    path: 'calendar/income',
+    lazy: async () => {
+      const page = await import('./routes/income-calendar-page.tsx');
+      return { Component: page.IncomeCalendarPage, handle: page.incomeCalendarHandle };
+    },
+  },
   {
     path: 'calendar/events',
     handle: { requiresActiveSubscription: true },

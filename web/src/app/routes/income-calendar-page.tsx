@@ -1,15 +1,16 @@
 import { lazy, Suspense, useState } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
+import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { checkOpenDate } from '@oj/contracts/trades';
 import { Button } from '@/components/ui/button.tsx';
 import { Icon } from '@/components/ui/icons.tsx';
 import { useBusinessToday } from '@/lib/business-day.ts';
 import { useAccounts } from '@/features/accounts/api/get-accounts.ts';
 import { useSession } from '@/features/auth/hooks/use-session.ts';
-import { calendarKeys } from '@/features/calendar/api/get-premium-data.ts';
+import { calendarKeys, premiumDataQueryOptions } from '@/features/calendar/api/get-premium-data.ts';
 import { IncomeCalendarRoute, type DayView } from '@/features/calendar/routes/income-calendar-route.tsx';
 import { AddOpenTradeDialog } from '@/features/trades/components/new-trade-dialogs.tsx';
 import { TradesByDateDialog } from '@/features/trades/components/trades-by-date-dialog.tsx';
+import type { RouteHandle } from '../shell/app-shell.tsx';
 
 // The Trade Summary card draws a chart: its code (ECharts) loads when it is opened, not with the month.
 const TradeSummaryShareModal = lazy(async () => ({ default: (await import('@/features/share/components/trade-summary-share.tsx')).TradeSummaryShareModal }));
@@ -70,3 +71,13 @@ export function IncomeCalendarPage() {
     />
   );
 }
+
+/**
+ * The route's handle: locked for a lapsed plan; the shell asks for the premium data (every month of the
+ * window colours from it, and the page reads it whatever the month) while it loads the accounts and
+ * strategies, instead of the page asking once they are in.
+ */
+export const incomeCalendarHandle = {
+  requiresActiveSubscription: true,
+  prefetch: (queryClient: QueryClient) => void queryClient.prefetchQuery(premiumDataQueryOptions()),
+} satisfies RouteHandle;

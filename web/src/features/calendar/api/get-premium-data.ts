@@ -1,7 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { dailyIncomeMonthResponse, premiumDataSumsResponse, type DailyIncomeMonthResponse, type PremiumDataSumsResponse } from '@oj/contracts/trade-views';
 import { api } from '@/lib/api-client.ts';
-import { journalFiguresKey } from '@/lib/query-keys.ts';
+import { freshForMount, journalFiguresKey } from '@/lib/query-keys.ts';
 
 /**
  * GET /metrics/premium-data?days=sums: the daily premium records the calendar colours its days with and
@@ -22,8 +22,10 @@ export const calendarKeys = {
   upcoming: [...journalFiguresKey, 'calendar', 'upcoming-expirations'] as const,
 };
 
-// Stale at once: a trade added from the day dialog must show in the colours when the page is seen again.
-export const premiumDataQueryOptions = () => queryOptions({ queryKey: calendarKeys.premium, queryFn: ({ signal }) => getPremiumData(signal), staleTime: 0 });
+// Stale at once: a trade added from the day dialog must show in the colours when the page is seen again;
+// an answer the shell asked for as the page was being opened (the route's prefetch) is not asked for twice.
+export const premiumDataQueryOptions = () =>
+  queryOptions({ queryKey: calendarKeys.premium, queryFn: ({ signal }) => getPremiumData(signal), staleTime: 0, refetchOnMount: freshForMount });
 
 export const usePremiumData = () => useQuery(premiumDataQueryOptions());
 
