@@ -216,13 +216,17 @@ export const periodTotals = z.object({
 export type PeriodTotals = z.infer<typeof periodTotals>;
 
 const countMap = z.record(z.string(), z.number());
-/** Daily premium record (part 2 §3). */
-export const dailyIncome = z.object({
+/** A daily premium record (part 2 §3) without its maps: what `GET /metrics/premium-data?days=sums` answers per day. */
+export const dailyIncomeSums = z.object({
   id: isoDate,
   income_date: isoDate,
   // A day's sums are those of a range of one day.
   ...periodTotals.shape,
   net_premium_so_far: z.number(),
+});
+export type DailyIncomeSums = z.infer<typeof dailyIncomeSums>;
+/** A daily premium record (part 2 §3) whole: its sums and its maps (per ticker, strategy and disposition). */
+export const dailyIncome = dailyIncomeSums.extend({
   tickers: countMap,
   ct: countMap,
   sg: countMap,
@@ -231,9 +235,6 @@ export const dailyIncome = z.object({
   tnpc: z.record(z.string(), z.object({ npc: z.number(), count: z.number(), iw: z.number(), pr: z.number(), cg: z.number(), hp: z.number(), cs: z.number() })),
 });
 export type DailyIncome = z.infer<typeof dailyIncome>;
-/** A day's record without its maps: what `GET /metrics/premium-data?days=sums` answers per day. */
-export const dailyIncomeSums = dailyIncome.omit({ tickers: true, ct: true, sg: true, dg: true, snpc: true, tnpc: true });
-export type DailyIncomeSums = z.infer<typeof dailyIncomeSums>;
 export const yearlyIncome = z.object({
   year: z.number().int(),
   /** Premium collected that year (the sum of the days' np). */
@@ -368,9 +369,10 @@ export const premiumDataResponse = z.object({
 export type PremiumDataResponse = z.infer<typeof premiumDataResponse>;
 
 /**
- * `GET /metrics/premium-data?days=sums`: the same answer with each day's sums only. The dashboard draws
- * every breakdown from the server's aggregates and never reads a day's maps, which are most of a heavy
- * journal's answer (1.6 MB of 1.7 at 97,000 trades); the calendar, which shows them, asks for `full`.
+ * `GET /metrics/premium-data?days=sums`: the same answer with each day's sums only. The console's screens
+ * (the dashboard draws every breakdown from the server's aggregates, the income calendar colours and sums
+ * days) never read a day's maps, which are most of a heavy journal's answer (1.6 MB of 1.7 at 97,000
+ * trades); `full`, the default, answers each day whole.
  */
 export const PREMIUM_DATA_DAYS = ['full', 'sums'] as const;
 export type PremiumDataDays = (typeof PREMIUM_DATA_DAYS)[number];

@@ -55,7 +55,7 @@ export function AppShell() {
   }, []);
   // Signed in, or signed out of another page: focus goes to the page's content, not the document's top.
   const mainRef = useRef<HTMLElement>(null);
-  const ready = !accounts.isPending && !strategies.isPending && !accounts.isError && !strategies.isError;
+  const ready = !waiting && !accounts.isError && !strategies.isError;
   useLostFocus(mainRef, `${pathname}|${ready}`);
   // A one-trade form open when the session ran out is opened again, with its input, after this sign-in.
   const [keptAction] = useState(() => peekSessionDraft(KEPT_TRADE_ACTION, session.user?.user_uid) !== undefined);
