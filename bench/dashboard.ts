@@ -74,8 +74,9 @@ export async function main(argv: string[]): Promise<void> {
     const content: number[] = [];
     const interactive: number[] = [];
     const premiumMs: number[] = [];
-    const other = { content: [] as number[], interactive: [] as number[], premiumMs: [] as number[], bytes: 0 };
+    const other = { content: [] as number[], interactive: [] as number[], premiumMs: [] as number[], bytes: 0, encoding: 'none' };
     let bytes = 0;
+    let encoding = 'none';
     // With --versus, the other build's load before each of the current one's; with --trace, one more load
     // after the measured ones, traced (tracing slows it: not counted).
     const loads = runs * (builds ? 2 : 1);
@@ -107,7 +108,9 @@ export async function main(argv: string[]): Promise<void> {
         await p.close();
         break;
       }
+      // As sent: compressed when the gateway compressed it.
       const answerBytes = Number((await res.headerValue('content-length')) ?? (await res.body()).length);
+      const answerEncoding = (await res.headerValue('content-encoding')) ?? 'none';
       const requestMs = await p.evaluate((path) => {
         const e = performance.getEntriesByType('resource').find((r) => new URL(r.name).pathname === path) as { responseEnd: number; requestStart: number } | undefined;
         return e ? e.responseEnd - e.requestStart : NaN;
@@ -118,12 +121,14 @@ export async function main(argv: string[]): Promise<void> {
         other.interactive.push(interactiveMs);
         other.premiumMs.push(requestMs);
         other.bytes = answerBytes;
+        other.encoding = answerEncoding;
         continue;
       }
       content.push(contentMs);
       interactive.push(interactiveMs);
       premiumMs.push(requestMs);
       bytes = answerBytes;
+      encoding = answerEncoding;
     }
     const stats = (xs: number[]) => ({ p50: r0(quantile(xs, 0.5)), max: r0(Math.max(...xs)) });
     const report = {
@@ -132,6 +137,7 @@ export async function main(argv: string[]): Promise<void> {
       runs,
       network: network ?? 'none (loopback)',
       premiumDataResponseKb: Math.round(bytes / 1024),
+      premiumDataEncoding: encoding,
       premiumDataRequestMs: stats(premiumMs),
       contentMs: stats(content),
       interactiveMs: { ...stats(interactive), budget: 1500 },
@@ -139,6 +145,7 @@ export async function main(argv: string[]): Promise<void> {
         versus: {
           build: versus,
           premiumDataResponseKb: Math.round(other.bytes / 1024),
+          premiumDataEncoding: other.encoding,
           premiumDataRequestMs: stats(other.premiumMs),
           contentMs: stats(other.content),
           interactiveMs: stats(other.interactive),

@@ -823,11 +823,14 @@ describe('dashboard', () => {
     }
   });
 
-  it("asks for the premium data without the days' maps, which it never draws", async () => {
+  it("asks for the premium data without the days' maps, which it never draws, and gets it compressed", async () => {
     const answered = page.waitForResponse((r) => premiumData(new URL(r.url())));
     await page.reload();
     const response = await answered;
     expect(new URL(response.url()).searchParams.get('days')).toBe('sums');
+    // Brotli, which Chromium offers: what the figures above were drawn from, decoded by the browser.
+    expect(await response.headerValue('content-encoding')).toBe('br');
+    expect(Number(await response.headerValue('content-length'))).toBeLessThan((await response.body()).length / 3);
     const body = (await response.json()) as { daily_income: Record<string, unknown>[]; breakdowns: { y: { tickers: unknown[] } } };
     expect(body.daily_income.length).toBeGreaterThan(0);
     expect(body.daily_income.filter((d) => ['tickers', 'ct', 'sg', 'dg', 'snpc', 'tnpc'].some((k) => k in d))).toEqual([]);

@@ -3,6 +3,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { extname, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
+import { chooseEncoding, type ContentEncoding } from './content-encoding.ts';
 
 const brotli = promisify(brotliCompress);
 const gzipped = promisify(gzip);
@@ -30,8 +31,6 @@ const TYPES: Record<string, string> = {
 /** Worth compressing: text. Pictures and fonts are compressed already. */
 const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.json', '.webmanifest', '.map', '.txt', '.svg', '.ico']);
 const MIN_COMPRESSED_SIZE = 1024;
-
-export type ContentEncoding = 'br' | 'gzip';
 
 /** One file of the console as it is sent: its bytes, and their brotli and gzip forms once made. */
 export interface ConsoleFile {
@@ -138,22 +137,9 @@ export class OutsideRootError extends Error {
   }
 }
 
-/**
- * The encoding to send a file in, from the request's Accept-Encoding: brotli, else gzip, else none. A
- * coding given `q=0` is refused by the browser and not chosen.
- */
-export function chooseEncoding(acceptEncoding: string | undefined, file: ConsoleFile): ContentEncoding | null {
-  if (!acceptEncoding || !file.compressible) return null;
-  const accepted = new Set<string>();
-  for (const part of acceptEncoding.split(',')) {
-    const [name, ...params] = part.trim().toLowerCase().split(';');
-    const q = params.map((p) => /^\s*q\s*=\s*([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
-    if (name && (q === undefined || Number(q) > 0)) accepted.add(name.trim());
-  }
-  for (const encoding of ['br', 'gzip'] as const) {
-    if (file.encoded[encoding] && accepted.has(encoding)) return encoding;
-  }
-  return null;
+/** The encoding to send a file in, from the request's Accept-Encoding: brotli, else gzip, else none. */
+export function encodingFor(acceptEncoding: string | undefined, file: ConsoleFile): ContentEncoding | null {
+  return file.compressible ? chooseEncoding(acceptEncoding, (encoding) => file.encoded[encoding] !== undefined) : null;
 }
 
 /** Whether an If-None-Match header names `etag` (weak comparison, as for a GET). */

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { API_PREFIX } from '../api-prefix.ts';
-import { chooseEncoding, ConsoleFiles, matchesEtag, OutsideRootError, type ConsoleFile } from './console-files.ts';
+import { ConsoleFiles, encodingFor, matchesEtag, OutsideRootError, type ConsoleFile } from './console-files.ts';
 import { routeNotFoundMessage } from './error-handler.ts';
 
 export const WEB_DIST = fileURLToPath(new URL('../../../../web/dist/', import.meta.url));
@@ -59,7 +59,7 @@ export async function registerWebConsole(app: FastifyInstance, root: string = WE
     reply.header('cache-control', cacheControl).header('etag', file.etag);
     if (file.compressible) reply.header('vary', 'accept-encoding');
     if (matchesEtag(request.headers['if-none-match'], file.etag)) return reply.status(304).send();
-    const encoding = chooseEncoding(request.headers['accept-encoding'], file);
+    const encoding = encodingFor(request.headers['accept-encoding'], file);
     reply.type(file.type);
     if (encoding) reply.header('content-encoding', encoding);
     return reply.send(encoding ? file.encoded[encoding] : file.body);

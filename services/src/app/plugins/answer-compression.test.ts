@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { smallJournal } from '@oj/projections/trades/testing';
+import { createTestApp, signInAs, type TestApp } from '../../identity/testing.ts';
+import { liveTradeViews } from '../../trade-views/testing.ts';
+import { MIN_COMPRESSED_ANSWER } from './answer-compression.ts';
+
+/**
+ * The API's JSON answers go compressed to a client that accepts it (answer-compression.ts): the premium
+ * data is two years of weekdays (about 190 KB for any journal), most of the dashboard's wait on a phone's
+ * network. What the client decodes is byte for byte the answer it would get uncompressed; a client that
+ * accepts nothing, a small answer and a HEAD get the plain bytes.
+ */
+let t: TestApp;
+let auth: string;
+let otherAuth: string;
+
+const get = (path: string, headers: Record<string, string> = {}, authorization = auth) =>
+  t.app.inject({ method: 'GET', url: `/api/v1${path}`, headers: { authorization, ...headers } });
+const CHROME = 'gzip, deflate, br, zstd';
+
+beforeAll(async () => {
+  // Monday 2 February 2026, 10:00 in New York.
+  t = await createTestApp({ label: 'answer_compression', now: '2026-02-02T15:00:00Z' });
+  const me = await signInAs(t);
+  const other = await signInAs(t);
+  auth = me.authorization;
+  otherAuth = other.authorization;
+  await liveTradeViews(t.db.db, smallJournal(me.userId, other.userId).events);
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+describe('compressed API answers', () => {
+  it('sends the premium data in brotli to a browser that takes it, decoding to the plain answer byte for byte', async () => {
+    const plain = await get('/metrics/premium-data');
+    expect(plain.statusCode).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.rawPayload.length).toBeGreaterThan(100_000);
+
+    const br = await get('/metrics/premium-data', { 'accept-encoding': CHROME });
+    expect([br.statusCode, br.headers['content-encoding'], br.headers['content-type']]).toEqual([200, 'br', 'application/json; charset=utf-8']);
+    expect(br.headers.vary).toContain('accept-encoding');
+    // The length said is of the bytes sent.
+    expect(Number(br.headers['content-length'])).toBe(br.rawPayload.length);
+    expect(br.rawPayload.length).toBeLessThan(plain.rawPayload.length / 4);
+    expect(brotliDecompressSync(br.rawPayload).toString()).toBe(plain.body);
+  });
+
+  it('sends gzip where brotli is not taken (plain HTTP on a LAN: a browser offers no brotli there), or refused with q=0', async () => {
+    const plain = await get('/metrics/premium-data?days=sums');
+    for (const accept of ['gzip, deflate', 'br;q=0, gzip', 'GZIP;q=0.5']) {
+      const r = await get('/metrics/premium-data?days=sums', { 'accept-encoding': accept });
+      expect([accept, r.headers['content-encoding']]).toEqual([accept, 'gzip']);
+      expect(gunzipSync(r.rawPayload).toString()).toBe(plain.body);
+    }
+  });
+
+  it('sends the plain bytes to a client that takes no coding this gateway makes, still saying the answer varies', async () => {
+    const plain = await get('/metrics/premium-data?days=sums');
+    for (const accept of ['identity', 'deflate', 'zstd', 'gzip;q=0, br;q=0', '*', '']) {
+      const r = await get('/metrics/premium-data?days=sums', { 'accept-encoding': accept });
+      expect([accept, r.headers['content-encoding']]).toEqual([accept, undefined]);
+      expect(r.body).toBe(plain.body);
+      expect(r.headers.vary).toContain('accept-encoding');
+    }
+  });
+
+  it('sends a small answer and an error as they are', async () => {
+    const me = await get('/users/current_user', { 'accept-encoding': CHROME });
+    expect(me.statusCode).toBe(200);
+    expect(me.rawPayload.length).toBeLessThan(MIN_COMPRESSED_ANSWER);
+    expect([me.headers['content-encoding'], me.headers.vary]).toEqual([undefined, undefined]);
+    expect(me.json()).toMatchObject({ email: expect.any(String) });
+
+    const refused = await get('/metrics/premium-data?days=some', { 'accept-encoding': CHROME });
+    expect([refused.statusCode, refused.headers['content-encoding']]).toEqual([422, undefined]);
+    expect(refused.json()).toMatchObject({ message: 'days must be full or sums.' });
+  });
+
+  it('answers a HEAD without a coding', async () => {
+    const head = await t.app.inject({ method: 'HEAD', url: '/api/v1/metrics/premium-data', headers: { authorization: auth, 'accept-encoding': CHROME } });
+    expect([head.statusCode, head.headers['content-encoding'], head.body]).toEqual([200, undefined, '']);
+  });
+
+  it('compresses another user’s answer as theirs: each decodes to what that user gets plain', async () => {
+    const mine = brotliDecompressSync((await get('/metrics/premium-data', { 'accept-encoding': CHROME })).rawPayload).toString();
+    const theirsPlain = (await get('/metrics/premium-data', {}, otherAuth)).body;
+    const theirs = brotliDecompressSync((await get('/metrics/premium-data', { 'accept-encoding': CHROME }, otherAuth)).rawPayload).toString();
+    expect(theirs).toBe(theirsPlain);
+    expect(theirs).not.toBe(mine);
+  });
+});
