@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { CONSOLE_BUILD_HEADER, REQUEST_BODY_MESSAGES, errorBodyOf } from '@oj/contracts/common';
 import type { AppDeps } from './deps.ts';
 import { AppError } from './errors.ts';
-import { registerAnswerCompression } from './plugins/answer-compression.ts';
+import { registerAnswerCompression, type AnswerCompressionOptions } from './plugins/answer-compression.ts';
 import { registerErrorHandler } from './plugins/error-handler.ts';
 import { registerInputHygiene } from './plugins/input-hygiene.ts';
 import { registerClosingRefusal, registerLoadShedding, registerStartupRefusal } from './plugins/load-shedding.ts';
@@ -42,6 +42,8 @@ export interface BuildAppOptions {
    * is set.
    */
   sharedEventLoop?: boolean;
+  /** How the API's answers are compressed: tests that check what is sent say the process is never too busy. */
+  answerCompression?: AnswerCompressionOptions;
 }
 
 /**
@@ -149,7 +151,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   registerErrorHandler(app);
   registerInputHygiene(app);
   registerObservability(app);
-  registerAnswerCompression(app);
+  registerAnswerCompression(app, options.answerCompression);
   registerClosingRefusal(app);
   registerStartupRefusal(app);
   registerLoadShedding(app, {

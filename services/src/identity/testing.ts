@@ -71,7 +71,7 @@ export async function createTestApp(
   // in-process projector, the test's own work. Its delay says nothing of the API's load, so load shedding
   // does not read it (a loaded CI machine answered 503 "busy" to an add-trade in routes.test.ts, and made
   // a rollback after a switch answer 503); a test of shedding sets GATEWAY_MAX_EVENT_LOOP_DELAY_MS.
-  const app = await buildApp(deps, { logger: options.logLevel !== undefined, sharedEventLoop: true });
+  const app = await buildApp(deps, { logger: options.logLevel !== undefined, sharedEventLoop: true, answerCompression: { busy: () => false } });
   await app.ready();
   return {
     app,

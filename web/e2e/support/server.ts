@@ -79,7 +79,9 @@ export async function startServer(options: StartOptions = {}): Promise<E2eServer
   else database = testDb = await createTestDatabase('e2e');
   const runtime = await createRuntime(config, { database });
   await startBackgroundWorkers(runtime, { projector: true, mail: true });
-  const app = await buildApp(runtime.deps, { serveWeb: true, logger: false });
+  // The browser tests check what is sent: compressed whenever the browser takes it (the busy rule has its
+  // own test in services/src/app/plugins/answer-compression.test.ts).
+  const app = await buildApp(runtime.deps, { serveWeb: true, logger: false, answerCompression: { busy: () => false } });
   await app.listen({ host: '127.0.0.1', port });
   // As `npm start`: the API answers once the in-process projector's start is done (startup-gate.ts).
   await runtime.deps.startup?.opened;

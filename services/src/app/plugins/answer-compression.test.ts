@@ -1,9 +1,11 @@
+import Fastify from 'fastify';
+import type { Counter } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { smallJournal } from '@oj/projections/trades/testing';
 import { createTestApp, signInAs, type TestApp } from '../../identity/testing.ts';
 import { liveTradeViews } from '../../trade-views/testing.ts';
-import { MIN_COMPRESSED_ANSWER } from './answer-compression.ts';
+import { eventLoopBusy, MIN_COMPRESSED_ANSWER, registerAnswerCompression } from './answer-compression.ts';
 
 /**
  * The API's JSON answers go compressed to a client that accepts it (answer-compression.ts): the premium
@@ -84,11 +86,63 @@ describe('compressed API answers', () => {
     expect([head.statusCode, head.headers['content-encoding'], head.body]).toEqual([200, undefined, '']);
   });
 
+  it('counts how the compressible answers went, for /metrics', async () => {
+    const counts = async () => {
+      const metric = t.deps.metrics.getSingleMetric('http_answers_compressible_total') as Counter | undefined;
+      const values = (await metric?.get())?.values ?? [];
+      return Object.fromEntries(values.map((v) => [String(v.labels.sent), v.value]));
+    };
+    const before = await counts();
+    await get('/metrics/premium-data?days=sums', { 'accept-encoding': CHROME });
+    await get('/metrics/premium-data?days=sums', { 'accept-encoding': 'gzip' });
+    await get('/metrics/premium-data?days=sums');
+    await get('/users/current_user', { 'accept-encoding': CHROME });
+    const after = await counts();
+    const delta = (k: string) => (after[k] ?? 0) - (before[k] ?? 0);
+    expect([delta('br'), delta('gzip'), delta('plain'), delta('busy')]).toEqual([1, 1, 1, 0]);
+  });
+
   it('compresses another user’s answer as theirs: each decodes to what that user gets plain', async () => {
     const mine = brotliDecompressSync((await get('/metrics/premium-data', { 'accept-encoding': CHROME })).rawPayload).toString();
     const theirsPlain = (await get('/metrics/premium-data', {}, otherAuth)).body;
     const theirs = brotliDecompressSync((await get('/metrics/premium-data', { 'accept-encoding': CHROME }, otherAuth)).rawPayload).toString();
     expect(theirs).toBe(theirsPlain);
     expect(theirs).not.toBe(mine);
+  });
+});
+
+describe('compression with no CPU to spare', () => {
+  it('sends the answers as they are while the process is busy, and compresses again once it is not', async () => {
+    let busy = true;
+    const app = Fastify();
+    registerAnswerCompression(app, { busy: () => busy });
+    const body = { days: Array.from({ length: 500 }, (_, i) => ({ id: i, np: i * 1.5 })) };
+    app.get('/x', async () => body);
+    const ask = () => app.inject({ url: '/x', headers: { 'accept-encoding': CHROME } });
+    const plain = await ask();
+    expect([plain.headers['content-encoding'], plain.headers.vary, plain.json()]).toEqual([undefined, 'accept-encoding', body]);
+    busy = false;
+    const compressed = await ask();
+    expect(compressed.headers['content-encoding']).toBe('br');
+    expect(JSON.parse(brotliDecompressSync(compressed.rawPayload).toString())).toEqual(body);
+    await app.close();
+  });
+
+  it('reads the event loop: busy after a window spent working, not after one spent waiting', async () => {
+    const loop = eventLoopBusy();
+    try {
+      await new Promise((r) => setTimeout(r, 1_100));
+      expect(loop.busy()).toBe(false);
+      // Two windows' worth of work with no turn of the loop but every 50 ms.
+      const until = performance.now() + 1_100;
+      while (performance.now() < until) {
+        const slice = performance.now() + 45;
+        while (performance.now() < slice);
+        await new Promise((r) => setImmediate(r));
+      }
+      expect(loop.busy()).toBe(true);
+    } finally {
+      loop.stop();
+    }
   });
 });
