@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { addDays, isWeekend, newYorkDate } from '@oj/contracts/business-date';
 import { businessToday } from './support/business-day.ts';
+import { dataAskedWhileShellWaits } from './support/prefetch.ts';
 import { DESKTOP, PHONE, SCREENSHOT_DIR, launchBrowser, newContext, screenshotAt, screenshots } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
 
@@ -1418,6 +1419,67 @@ describe('an open position opened more than a year ago', () => {
       await p.getByText('Showing 1 out of 1 Trades').waitFor();
       await p.waitForTimeout(500);
       expect(await p.getByText('outside this date range').count()).toBe(0);
+    } finally {
+      await ctx.close();
+    }
+  });
+});
+
+describe('a trade list opened from a link or a reload', () => {
+  it('asks for its first page beside the accounts the shell waits for, with the query the page makes, and once', async () => {
+    const linked = await createTrader(server, ['Link Account']);
+    const add = (ticker: string, openDate: string, expiry: string) =>
+      fetch(`${server.baseUrl}/api/v1/trades/add-trade`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${linked.accessToken}` },
+        body: JSON.stringify({
+          trade_data: {
+            ticker,
+            account_uid: linked.accounts[0]!.uid,
+            strategy_uid: 'cash-secured-put',
+            trade_open_date: openDate,
+            expiration_date: expiry,
+            strike_prices: [90],
+            contract_size: 1,
+            premium_at_open: 300,
+            net_fee_to_open: 0.65,
+            net_delta: 0.2,
+            stock_price_at_open: 100,
+          },
+          tag_data: [],
+        }),
+      });
+    for (const [ticker, expiry] of [['LINK', lastExpiry], ['SOON', nearExpiry]] as const) expect((await add(ticker, lastWeekday, expiry)).status).toBe(201);
+    const ctx = await newContext(browser, server.baseUrl);
+    const p = await ctx.newPage();
+    const list = (path: string, size: string) => (url: URL) => url.pathname === `/api/v1${path}` && url.searchParams.get('size') === size;
+    try {
+      await signIn(p, linked);
+      // Before the change each list's request left only once the accounts were in (a round trip later).
+      // The Open list: its page (the default 10 a page, the default Year range) and the count of open
+      // positions that range leaves out (a one-row page over all dates), each asked once.
+      const openAsked: string[] = [];
+      const outsideAsked: string[] = [];
+      const onRequest = (r: { url(): string }) => void (list('/trades/status/open', '1')(new URL(r.url())) && outsideAsked.push(r.url()));
+      p.on('request', onRequest);
+      openAsked.push(...(await dataAskedWhileShellWaits(p, '/trades/open', list('/trades/status/open', '10'), p.locator('tr[data-ticker="LINK"]'))));
+      p.off('request', onRequest);
+      expect(openAsked).toHaveLength(1);
+      const asked = new URL(openAsked[0]!).searchParams;
+      expect([asked.get('page'), asked.get('sd'), asked.get('ed'), asked.get('ticker')]).toEqual(['1', addDays(today, -365), today, null]);
+      expect(outsideAsked).toHaveLength(1);
+      expect(new URL(outsideAsked[0]!).searchParams.get('sd')).toBeNull();
+
+      // A search and a range from the address, and the page size the trader chose.
+      await p.evaluate(() => localStorage.setItem('ItemsPerPage', '25'));
+      const closedAsked = await dataAskedWhileShellWaits(p, '/trades/closed?ticker=LINK&range=last30', list('/trades/status/closed', '25'), p.getByText('No trade data available'));
+      expect(closedAsked).toHaveLength(1);
+      const closed = new URL(closedAsked[0]!).searchParams;
+      expect([closed.get('ticker'), closed.get('sd'), closed.get('ed')]).toEqual(['LINK', addDays(today, -30), today]);
+
+      // Expiring Soon: the page's request, not the bell's (5 a page), asked once.
+      const expiringAsked = await dataAskedWhileShellWaits(p, '/trades/expiring-soon', list('/trades/expiring', '25'), p.locator('tr[data-ticker="SOON"]'));
+      expect(expiringAsked).toHaveLength(1);
     } finally {
       await ctx.close();
     }

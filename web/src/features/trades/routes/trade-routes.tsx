@@ -1,5 +1,7 @@
 import type { ComponentType } from 'react';
 import type { RouteObject } from 'react-router';
+import type { QueryClient } from '@tanstack/react-query';
+import type { TradeListKind } from '../api/trade-keys.ts';
 import type { TradeListSlots } from '../components/trade-actions.ts';
 
 /**
@@ -9,15 +11,22 @@ import type { TradeListSlots } from '../components/trade-actions.ts';
  * passes in what the lists draw from other features (a trade's share card), since features do not
  * import each other.
  */
-const locked = { requiresActiveSubscription: true };
-
 export function tradeRoutes(slots: TradeListSlots = {}): RouteObject[] {
-  const list = (Page: ComponentType<TradeListSlots>) => ({ Component: () => <Page {...slots} /> });
+  // The handle comes with the page's code, so the first screen's chunk carries none of the list's query
+  // code: locked for a lapsed plan, and the shell asks for the list's first page as it opens with it
+  // (api/prefetch-trade-list.ts).
+  const list = (kind: TradeListKind, page: () => Promise<ComponentType<TradeListSlots>>) => async () => {
+    const [Page, { prefetchTradeList }] = await Promise.all([page(), import('../api/prefetch-trade-list.ts')]);
+    return {
+      Component: () => <Page {...slots} />,
+      handle: { requiresActiveSubscription: true, prefetch: (queryClient: QueryClient) => prefetchTradeList(queryClient, kind) },
+    };
+  };
   return [
-    { path: 'trades/open', handle: locked, lazy: async () => list((await import('./open-trades-route.tsx')).OpenTradesRoute) },
-    { path: 'trades/expiring-soon', handle: locked, lazy: async () => list((await import('./expiring-trades-route.tsx')).ExpiringTradesRoute) },
-    { path: 'trades/closed', handle: locked, lazy: async () => list((await import('./closed-trades-route.tsx')).ClosedTradesRoute) },
-    { path: 'trades/rolled', handle: locked, lazy: async () => list((await import('./rolled-trades-route.tsx')).RolledTradesRoute) },
+    { path: 'trades/open', lazy: list('open', async () => (await import('./open-trades-route.tsx')).OpenTradesRoute) },
+    { path: 'trades/expiring-soon', lazy: list('expiring', async () => (await import('./expiring-trades-route.tsx')).ExpiringTradesRoute) },
+    { path: 'trades/closed', lazy: list('closed', async () => (await import('./closed-trades-route.tsx')).ClosedTradesRoute) },
+    { path: 'trades/rolled', lazy: list('rolled', async () => (await import('./rolled-trades-route.tsx')).RolledTradesRoute) },
     { path: 'trades/add', lazy: async () => ({ Component: (await import('./add-trade-route.tsx')).AddTradeRoute }) },
   ];
 }
