@@ -1374,32 +1374,34 @@ describe('Enter in the trade dialogs', () => {
   });
 });
 
+/** A one-contract Cash-Secured Put added through the API in the trader's first account. */
+const addPut = (t: Trader, ticker: string, openDate: string, expiry: string) =>
+  fetch(`${server.baseUrl}/api/v1/trades/add-trade`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${t.accessToken}` },
+    body: JSON.stringify({
+      trade_data: {
+        ticker,
+        account_uid: t.accounts[0]!.uid,
+        strategy_uid: 'cash-secured-put',
+        trade_open_date: openDate,
+        expiration_date: expiry,
+        strike_prices: [90],
+        contract_size: 1,
+        premium_at_open: 300,
+        net_fee_to_open: 0.65,
+        net_delta: 0.2,
+        stock_price_at_open: 100,
+      },
+      tag_data: [],
+    }),
+  });
+
 describe('an open position opened more than a year ago', () => {
   it('the Open list says the Year range leaves it out, and All Dates lists it (QA: it was on no list at all)', async () => {
     const old = await createTrader(server, ['LEAPS Account']);
     const openedLongAgo = weekdayOnOrBefore(addDays(today, -425));
-    const add = (ticker: string, openDate: string) =>
-      fetch(`${server.baseUrl}/api/v1/trades/add-trade`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${old.accessToken}` },
-        body: JSON.stringify({
-          trade_data: {
-            ticker,
-            account_uid: old.accounts[0]!.uid,
-            strategy_uid: 'cash-secured-put',
-            trade_open_date: openDate,
-            expiration_date: lastExpiry,
-            strike_prices: [90],
-            contract_size: 1,
-            premium_at_open: 300,
-            net_fee_to_open: 0.65,
-            net_delta: 0.2,
-            stock_price_at_open: 100,
-          },
-          tag_data: [],
-        }),
-      });
-    for (const [ticker, date] of [['LONG', openedLongAgo], ['NEW', lastWeekday]] as const) expect((await add(ticker, date)).status).toBe(201);
+    for (const [ticker, date] of [['LONG', openedLongAgo], ['NEW', lastWeekday]] as const) expect((await addPut(old, ticker, date, lastExpiry)).status).toBe(201);
     const ctx = await newContext(browser, server.baseUrl);
     const p = await ctx.newPage();
     try {
@@ -1428,28 +1430,7 @@ describe('an open position opened more than a year ago', () => {
 describe('a trade list opened from a link or a reload', () => {
   it('asks for its first page beside the accounts the shell waits for, with the query the page makes, and once', async () => {
     const linked = await createTrader(server, ['Link Account']);
-    const add = (ticker: string, openDate: string, expiry: string) =>
-      fetch(`${server.baseUrl}/api/v1/trades/add-trade`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${linked.accessToken}` },
-        body: JSON.stringify({
-          trade_data: {
-            ticker,
-            account_uid: linked.accounts[0]!.uid,
-            strategy_uid: 'cash-secured-put',
-            trade_open_date: openDate,
-            expiration_date: expiry,
-            strike_prices: [90],
-            contract_size: 1,
-            premium_at_open: 300,
-            net_fee_to_open: 0.65,
-            net_delta: 0.2,
-            stock_price_at_open: 100,
-          },
-          tag_data: [],
-        }),
-      });
-    for (const [ticker, expiry] of [['LINK', lastExpiry], ['SOON', nearExpiry]] as const) expect((await add(ticker, lastWeekday, expiry)).status).toBe(201);
+    for (const [ticker, expiry] of [['LINK', lastExpiry], ['SOON', nearExpiry]] as const) expect((await addPut(linked, ticker, lastWeekday, expiry)).status).toBe(201);
     const ctx = await newContext(browser, server.baseUrl);
     const p = await ctx.newPage();
     const list = (path: string, size: string) => (url: URL) => url.pathname === `/api/v1${path}` && url.searchParams.get('size') === size;
