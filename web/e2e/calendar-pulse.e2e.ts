@@ -345,6 +345,13 @@ describe('events', () => {
     await screenshotAt(page, 'calendar-events', DESKTOP);
     await screenshotAt(page, 'calendar-events', PHONE);
   });
+
+  it('asks for the expirations beside the accounts and strategies the shell waits for, and once', async () => {
+    // Before the change the page's request left only once the accounts were in (a round trip later).
+    const upcoming = (url: URL) => url.pathname === '/api/v1/trades/upcoming-expirations';
+    const asked = await dataAskedWhileShellWaits(page, '/calendar/events', upcoming, page.locator(`.ev-day[data-date="${expiry}"]`));
+    expect(asked).toHaveLength(1);
+  });
 });
 
 describe('pulse', () => {

@@ -4,6 +4,7 @@ import { HydrateFallback, RootLayout } from './root-layout.tsx';
 import { GuestOnly, RequireSignedIn, RequireVerified } from './guards.tsx';
 import { RouteErrorBoundary } from './route-error.tsx';
 import { renderTradeShare } from './trade-share.tsx';
+import type { RouteHandle } from './shell/app-shell.tsx';
 
 /**
  * Every page is lazy-loaded so the first screen ships only the shell. Public pages sit at the top;
@@ -32,8 +33,10 @@ const privateRoutes: RouteObject[] = [
   },
   {
     path: 'calendar/events',
-    handle: { requiresActiveSubscription: true },
-    lazy: async () => ({ Component: (await import('@/features/calendar/routes/events-route.tsx')).EventsRoute }),
+    lazy: async () => {
+      const page = await import('@/features/calendar/routes/events-route.tsx');
+      return { Component: page.EventsRoute, handle: page.eventsHandle satisfies RouteHandle };
+    },
   },
   { path: 'pulse', handle: { requiresActiveSubscription: true }, lazy: async () => ({ Component: (await import('./routes/pulse-page.tsx')).PulsePage }) },
   { path: 'profile', lazy: async () => ({ Component: (await import('@/features/profile/routes/profile-route.tsx')).ProfileRoute }) },

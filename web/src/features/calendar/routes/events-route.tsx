@@ -10,7 +10,8 @@ import { errorMessage } from '@/lib/api-client.ts';
 import { daysBetween } from '@oj/contracts/business-date';
 import { formatDate, formatMoney, formatStrikes, formatUtc } from '@/lib/format.ts';
 import { useBusinessToday } from '@/lib/business-day.ts';
-import { useUpcomingExpirations } from '../api/get-upcoming-expirations.ts';
+import type { QueryClient } from '@tanstack/react-query';
+import { upcomingExpirationsQueryOptions, useUpcomingExpirations } from '../api/get-upcoming-expirations.ts';
 import { CalendarTabs } from '../components/calendar-tabs.tsx';
 import '../calendar.css';
 
@@ -93,3 +94,13 @@ export function EventsRoute() {
     </>
   );
 }
+
+/**
+ * The route's handle: locked for a lapsed plan; the shell asks for the expirations as it opens with the
+ * page (a link, a reload), beside the accounts and strategies it waits for, instead of the page asking a
+ * round trip later.
+ */
+export const eventsHandle = {
+  requiresActiveSubscription: true,
+  prefetch: (queryClient: QueryClient) => void queryClient.prefetchQuery(upcomingExpirationsQueryOptions()),
+};
