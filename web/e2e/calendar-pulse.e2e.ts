@@ -491,6 +491,14 @@ describe('pulse', () => {
     await page.waitForURL((u) => u.pathname === '/pulse' && u.search === '');
   });
 
+  it('on a pulse link, asks for that pulse beside the accounts and strategies the shell waits for, and once', async () => {
+    // Before the change the page's request left only once the accounts were in (a round trip later).
+    const tsla = (url: URL) => url.pathname === '/api/v1/trades/tt/TSLA';
+    const asked = await dataAskedWhileShellWaits(page, '/pulse?ticker=tsla&timeframe=5', tsla, page.getByTestId('pulse-premium').getByText(usd(flowOf('TSLA', ytdFrom)), { exact: true }));
+    expect(asked).toHaveLength(1);
+    expect(new URL(asked[0]!).searchParams.get('timeframe')).toBe('5');
+  });
+
   it('reads well in the dark theme', async () => {
     await page.evaluate(() => localStorage.setItem('oj.theme', 'dark'));
     await page.goto(`/calendar/income?month=${d1.slice(0, 7)}`);

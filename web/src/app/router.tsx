@@ -38,7 +38,13 @@ const privateRoutes: RouteObject[] = [
       return { Component: page.EventsRoute, handle: page.eventsHandle satisfies RouteHandle };
     },
   },
-  { path: 'pulse', handle: { requiresActiveSubscription: true }, lazy: async () => ({ Component: (await import('./routes/pulse-page.tsx')).PulsePage }) },
+  {
+    path: 'pulse',
+    lazy: async () => {
+      const page = await import('./routes/pulse-page.tsx');
+      return { Component: page.PulsePage, handle: page.pulseHandle satisfies RouteHandle };
+    },
+  },
   { path: 'profile', lazy: async () => ({ Component: (await import('@/features/profile/routes/profile-route.tsx')).ProfileRoute }) },
   { path: 'subscription', lazy: async () => ({ Component: (await import('@/features/subscription/routes/subscription-route.tsx')).SubscriptionRoute }) },
   {

@@ -5,3 +5,6 @@ import { renderTradeShare } from '../trade-share.tsx';
 export function PulsePage() {
   return <PulseRoute renderTradeShare={renderTradeShare} />;
 }
+
+/** The route's handle: the pulse feature's (the subscription lock, and the prefetch of a pulse link). */
+export { pulseHandle } from '@/features/pulse/routes/pulse-route.tsx';

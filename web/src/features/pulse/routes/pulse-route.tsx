@@ -8,7 +8,8 @@ import { Button } from '@/components/ui/button.tsx';
 import { Icon } from '@/components/ui/icons.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { formatDate, formatMoney, formatPercent } from '@/lib/format.ts';
-import { isRefusal, pulseErrorText, usePulse } from '../api/get-pulse.ts';
+import type { QueryClient } from '@tanstack/react-query';
+import { isRefusal, pulseErrorText, pulseQueryOptions, usePulse } from '../api/get-pulse.ts';
 import { PulseDonut } from '../components/pulse-donut.tsx';
 import { PulseGauge, winRateColor } from '../components/pulse-gauge.tsx';
 import { ClosedTradesTable, OpenTradesTable } from '../components/pulse-trade-tables.tsx';
@@ -136,7 +137,7 @@ export function PulseRoute({ renderTradeShare }: PulseRouteProps = {}) {
 }
 
 /** The ticker in the address, and its timeframe when both are valid (then it is fetched at once). */
-function fromAddress(params: URLSearchParams): { ticker: string; timeframe: number | null } {
+export function fromAddress(params: URLSearchParams): { ticker: string; timeframe: number | null } {
   const ticker = params.get('ticker')?.toUpperCase().trim() ?? '';
   const timeframe = Number(params.get('timeframe'));
   return { ticker, timeframe: tickerError(ticker, true) || !TIMEFRAMES.some((t) => t.code === timeframe) ? null : timeframe };
@@ -234,3 +235,16 @@ function PulseResults({ ticker, view: v, onShare }: { ticker: string; view: Puls
     </div>
   );
 }
+
+/**
+ * The route's handle: locked for a lapsed plan; on a pulse link or reload with a valid ticker and
+ * timeframe (`?ticker=AAPL&timeframe=5`), the shell asks for that pulse as it opens, beside the accounts
+ * and strategies it waits for, with the page's own query, so the page finds it asked already.
+ */
+export const pulseHandle = {
+  requiresActiveSubscription: true,
+  prefetch: (queryClient: QueryClient) => {
+    const { ticker, timeframe } = fromAddress(new URLSearchParams(window.location.search));
+    if (timeframe !== null) void queryClient.prefetchQuery(pulseQueryOptions(ticker, timeframe));
+  },
+};
