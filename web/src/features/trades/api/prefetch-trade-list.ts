@@ -1,7 +1,7 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { todayInNewYork } from '@/lib/format.ts';
 import { getItemsPerPage } from '@/lib/settings.ts';
-import { droppedRangeOf, filtersOf, filterStateOf, withoutDateRange } from '../utils/filter-state.ts';
+import { droppedRangeOf, filtersOf, filterStateOf, hasDateRange, OUTSIDE_RANGE_PAGE_SIZE, withoutDateRange } from '../utils/filter-state.ts';
 import { getExpiringTradesQueryOptions } from './get-expiring-trades.ts';
 import { getTradesByStatusQueryOptions } from './get-trades-by-status.ts';
 import type { TradeListKind } from './trade-keys.ts';
@@ -28,7 +28,7 @@ export function prefetchTradeList(queryClient: QueryClient, kind: TradeListKind,
   void queryClient.prefetchInfiniteQuery(getTradesByStatusQueryOptions(kind, filters, size));
   // The Open list also counts the open positions its date range leaves out: the same search over all
   // dates, on a one-row page (trade-list-page.tsx, useOpenOutsideRange).
-  if (kind === 'open' && (filters.sd !== undefined || filters.ed !== undefined)) {
-    void queryClient.prefetchInfiniteQuery(getTradesByStatusQueryOptions('open', withoutDateRange(filters), 1));
+  if (kind === 'open' && hasDateRange(filters)) {
+    void queryClient.prefetchInfiniteQuery(getTradesByStatusQueryOptions('open', withoutDateRange(filters), OUTSIDE_RANGE_PAGE_SIZE));
   }
 }

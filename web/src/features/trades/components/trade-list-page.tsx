@@ -22,7 +22,7 @@ import type { TradeAction, TradeListSlots, TradeTableMeta } from './trade-action
 import { TradeDialogHost } from './trade-dialog-host.tsx';
 import { TradeTableBody, type TradeTableBodyHandle } from './trade-table-body.tsx';
 import { TradeFilterHeader } from './trade-filter-header.tsx';
-import { droppedRangeOf, filterStateOf, filtersOf, paramsOf, withKnownChoices, withoutDateRange, type FilterState } from '../utils/filter-state.ts';
+import { droppedRangeOf, filterStateOf, filtersOf, hasDateRange, OUTSIDE_RANGE_PAGE_SIZE, paramsOf, withKnownChoices, withoutDateRange, type FilterState } from '../utils/filter-state.ts';
 import { dateRangePresets } from '../utils/date-range.ts';
 import { isWindowed } from '../utils/list-window.ts';
 import './trades.css';
@@ -41,8 +41,8 @@ const columnsOf = (kind: TradeListKind) => (kind === 'open' || kind === 'expirin
  * with the default Year a position opened 13 months ago was on no list at all (QA), though it is live risk.
  */
 function useOpenOutsideRange(kind: TradeListKind, filters: ReturnType<typeof filtersOf>, shown: number | undefined): number {
-  const ranged = kind === 'open' && (filters.sd !== undefined || filters.ed !== undefined);
-  const all = useTradesByStatus('open', useMemo(() => withoutDateRange(filters), [filters]), 1, ranged);
+  const ranged = kind === 'open' && hasDateRange(filters);
+  const all = useTradesByStatus('open', useMemo(() => withoutDateRange(filters), [filters]), OUTSIDE_RANGE_PAGE_SIZE, ranged);
   const total = all.isPlaceholderData ? undefined : all.data?.pages[0]?.total;
   return ranged && total !== undefined && shown !== undefined ? Math.max(0, total - shown) : 0;
 }

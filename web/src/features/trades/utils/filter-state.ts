@@ -16,6 +16,12 @@ export interface FilterState {
 
 export const initialFilterState: FilterState = { ticker: '', preset: DEFAULT_DATE_RANGE, customSd: '', customEd: '', au: '', su: '' };
 
+/** Whether a search has a date range: the Open list then also counts the open positions it leaves out. */
+export const hasDateRange = (filters: TradeListFilters): boolean => filters.sd !== undefined || filters.ed !== undefined;
+
+/** That count is the total of the same search over all dates, asked for as a page of this many rows. */
+export const OUTSIDE_RANGE_PAGE_SIZE = 1;
+
 /** The same search over all dates: what a date range leaves out is the difference of the two totals. */
 export function withoutDateRange(filters: TradeListFilters): TradeListFilters {
   const { sd: _sd, ed: _ed, ...rest } = filters;
