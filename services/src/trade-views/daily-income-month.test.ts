@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dailyIncomeMonthResponse } from '@oj/contracts/trade-views';
-import { smallJournal } from '@oj/projections/trades/testing';
-import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
-import { liveTradeViews } from './testing.ts';
+import type { TestApp } from '../identity/testing.ts';
+import { smallJournalApp } from './testing.ts';
 
 /**
  * GET /metrics/daily-income?month=: a month of a journal kept for years, before the premium data's window
@@ -17,12 +16,10 @@ let otherAuth: string;
 const get = (path: string, authorization = auth) => t.app.inject({ method: 'GET', url: `/api/v1${path}`, headers: { authorization } });
 
 beforeAll(async () => {
-  t = await createTestApp({ label: 'daily_income_month', now: '2029-02-02T15:00:00Z' });
-  const me = await signInAs(t);
-  const other = await signInAs(t);
+  const { t: app, me, other } = await smallJournalApp('daily_income_month', '2029-02-02T15:00:00Z');
+  t = app;
   auth = me.authorization;
   otherAuth = other.authorization;
-  await liveTradeViews(t.db.db, smallJournal(me.userId, other.userId).events);
 });
 afterAll(async () => {
   await t?.close();

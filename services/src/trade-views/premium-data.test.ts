@@ -7,7 +7,7 @@ import { tradesProjection } from '@oj/projections/trades/projection';
 import { asTables } from '@oj/projections/trades/tables';
 import { smallJournal } from '@oj/projections/trades/testing';
 import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
-import { liveTradeViews } from './testing.ts';
+import { liveTradeViews, smallJournalApp } from './testing.ts';
 
 /**
  * GET /metrics/premium-data as the dashboard reads it: every weekday with the running total, the period
@@ -25,15 +25,13 @@ const get = (path: string, authorization = auth) => t.app.inject({ method: 'GET'
 
 beforeAll(async () => {
   // Monday 2 February 2026, 10:00 in New York.
-  t = await createTestApp({ label: 'premium_data', now: '2026-02-02T15:00:00Z' });
-  const me = await signInAs(t);
-  const other = await signInAs(t);
+  const { t: app, me, other } = await smallJournalApp('premium_data', '2026-02-02T15:00:00Z');
+  t = app;
   const empty = await signInAs(t);
   auth = me.authorization;
   otherAuth = other.authorization;
   emptyAuth = empty.authorization;
   emptyUser = empty.userId;
-  await liveTradeViews(t.db.db, smallJournal(me.userId, other.userId).events);
 });
 afterAll(async () => {
   await t?.close();

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { smallJournal } from '@oj/projections/trades/testing';
 import { tradeDaySummary, tradesByDateResponse, type TradeDaySection, type TradeOfDay } from '@oj/contracts/trade-views';
-import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
-import { liveTradeViews } from './testing.ts';
+import { signInAs, type TestApp } from '../identity/testing.ts';
+import { smallJournalApp } from './testing.ts';
 
 /**
  * The queries over the small journal of projections/src/trades/testing.ts, projected straight into
@@ -22,14 +21,12 @@ const inSection = (day: TradeOfDay[], section: TradeDaySection) => uids(day.filt
 
 beforeAll(async () => {
   // Monday 2 February 2026, 10:00 in New York.
-  t = await createTestApp({ label: 'trade_views', now: '2026-02-02T15:00:00Z' });
-  const me = await signInAs(t);
-  const other = await signInAs(t);
+  const { t: app, me, other } = await smallJournalApp('trade_views', '2026-02-02T15:00:00Z');
+  t = app;
   const unverified = await signInAs(t, { verified: false });
   auth = me.authorization;
   otherAuth = other.authorization;
   unverifiedAuth = unverified.authorization;
-  await liveTradeViews(t.db.db, smallJournal(me.userId, other.userId).events);
 });
 afterAll(async () => {
   await t?.close();

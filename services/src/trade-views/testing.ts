@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import type { StoredEvent } from '@oj/infra/eventstore/port';
 import { physicalTables } from '@oj/projections/runtime/projection';
 import { tradesProjection } from '@oj/projections/trades/projection';
+import { smallJournal } from '@oj/projections/trades/testing';
+import { createTestApp, signInAs, type TestApp } from '../identity/testing.ts';
 
 /**
  * The trade read models the views read, on a test app's database: the projection's current version
@@ -17,3 +19,16 @@ export async function liveTradeViews(db: Kysely<any>, events: readonly StoredEve
     .execute();
   await db.transaction().execute((trx) => tradesProjection.apply({ trx, tables, mode: 'live' }, events));
 }
+
+/**
+ * A test app at `now` whose first two signed-in users own the small journal's trades
+ * (projections/src/trades/testing.ts), made live: where the trade views' tests start.
+ */
+export async function smallJournalApp(label: string, now: string): Promise<{ t: TestApp; me: SignedIn; other: SignedIn }> {
+  const t = await createTestApp({ label, now });
+  const me = await signInAs(t);
+  const other = await signInAs(t);
+  await liveTradeViews(t.db.db, smallJournal(me.userId, other.userId).events);
+  return { t, me, other };
+}
+type SignedIn = Awaited<ReturnType<typeof signInAs>>;

@@ -2,9 +2,8 @@ import Fastify from 'fastify';
 import type { Counter } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { smallJournal } from '@oj/projections/trades/testing';
-import { createTestApp, signInAs, type TestApp } from '../../identity/testing.ts';
-import { liveTradeViews } from '../../trade-views/testing.ts';
+import type { TestApp } from '../../identity/testing.ts';
+import { smallJournalApp } from '../../trade-views/testing.ts';
 import { eventLoopBusy, MIN_COMPRESSED_ANSWER, registerAnswerCompression } from './answer-compression.ts';
 
 /**
@@ -23,12 +22,10 @@ const CHROME = 'gzip, deflate, br, zstd';
 
 beforeAll(async () => {
   // Monday 2 February 2026, 10:00 in New York.
-  t = await createTestApp({ label: 'answer_compression', now: '2026-02-02T15:00:00Z' });
-  const me = await signInAs(t);
-  const other = await signInAs(t);
+  const { t: app, me, other } = await smallJournalApp('answer_compression', '2026-02-02T15:00:00Z');
+  t = app;
   auth = me.authorization;
   otherAuth = other.authorization;
-  await liveTradeViews(t.db.db, smallJournal(me.userId, other.userId).events);
 });
 afterAll(async () => {
   await t?.close();
