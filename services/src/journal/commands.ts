@@ -15,7 +15,7 @@ import {
 import type { Clock } from '@oj/infra/clock';
 import { BoundedMap } from '@oj/infra/bounded-map';
 import { deterministicUuid, uuidv7 } from '@oj/infra/ids';
-import { WrongExpectedRevisionError, type EventStore, type NewEvent, type StoredEvent } from '@oj/infra/eventstore/port';
+import { WrongExpectedRevisionError, type EventStore, type LogPosition, type NewEvent, type StoredEvent } from '@oj/infra/eventstore/port';
 import { AppError } from '../app/errors.ts';
 import type { Principal } from '../app/principal.ts';
 import { findAccountOfUser, findDefaultAccountOfUser } from '../accounts/queries.ts';
@@ -34,6 +34,12 @@ export interface JournalContext {
   db: Kysely<any>;
   eventStore: EventStore;
   clock: Clock;
+  /**
+   * Resolves once the read models show the log up to `position`, or when they cannot be waited for
+   * (projections in another process, a time limit): a refusal waits on it (see `decideAndAppend`). Unset:
+   * no wait.
+   */
+  readModelsAt?: (position: LogPosition) => Promise<void>;
 }
 
 export interface CommandCaller {
@@ -144,6 +150,13 @@ async function decideAndAppend(ctx: JournalContext, caller: CommandCaller, reque
       events = decide(command, state, { today });
     } catch (error) {
       if (fromCache) continue;
+      // A refusal for what the trade is now (changed, closed or split on another device since the form
+      // opened) sends the console to its lists, read again to show the trade as it is; the change that
+      // made the refusal may not be projected yet, and a list read at once would show the trade as the
+      // form did, for good (CI: "$300.00" behind "changed elsewhere", the edit to $30 not listed). So the
+      // refusal is answered once the read models show the lineage as it was decided on.
+      const last = stored?.at(-1);
+      if (error instanceof AppError && last && ctx.readModelsAt) await ctx.readModelsAt(last.position);
       throw error;
     }
     if (events.length === 0) {

@@ -47,9 +47,19 @@ async function missingBodyIsEmpty(request: FastifyRequest): Promise<void> {
   if (request.body === undefined || request.body === null) request.body = {};
 }
 
+/** How long a refusal waits for the read models to show what it was decided on (commands.ts). */
+const REFUSAL_WAIT_MS = 2_000;
+
 /** The trade journal's commands (part 1 §7). Thin: request in, command out; the rules are in domain/. */
 export const journalRoutes: FastifyPluginAsyncZod = async (app) => {
-  const ctx: JournalContext = { db: app.deps.database.db, eventStore: app.deps.eventStore, clock: app.deps.clock };
+  const ctx: JournalContext = {
+    db: app.deps.database.db,
+    eventStore: app.deps.eventStore,
+    clock: app.deps.clock,
+    // Read at each refusal: the in-process projector sets it once it runs (embedded mode, `npm start`).
+    // A projector that lags further answers the refusal anyway (the console reads its lists again).
+    readModelsAt: (position) => app.deps.waitForProjections?.(REFUSAL_WAIT_MS, position).catch(() => undefined) ?? Promise.resolve(),
+  };
   const guard = { onRequest: app.requireVerifiedUser };
   const closeGuard = { ...guard, preValidation: missingBodyIsEmpty };
   const results = commandResultsCounter(app);

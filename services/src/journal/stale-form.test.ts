@@ -90,6 +90,8 @@ describe.each(adapters)('a form opened before an edit elsewhere, on %s', (adapte
     store = new PostgresEventStore(database, { upcast: upcastJournalEvent, pollIntervalMs: 50 });
     t = await createTestApp({ database, eventStore: store, now: '2026-03-02T15:00:00Z' });
     projector = await startTestProjector(t, store);
+    // As the in-process projector does (platform/workers.ts).
+    t.deps.waitForProjections = (ms, position) => projector.waitFor(position ?? 'head', ms);
     me = await signInAs(t);
     account = (await ok<{ uid: string }>('POST', '/accounts/add-account', { name: 'Main', broker: 'ibkr', ac_type: 1 })).uid;
   });
@@ -156,4 +158,52 @@ describe.each(adapters)('a form opened before an edit elsewhere, on %s', (adapte
       expect([row.ticker, r.statusCode], r.body).toEqual([row.ticker, 200]);
     }
   });
+
+  // Postgres only: PGlite is one connection, and the lock that holds the projector would hold the test.
+  it.runIf(adapter === 'postgres')(
+    'answers a refusal once the read models show the change it was refused for: the list the console reads next shows the trade as it is (CI: "$300.00" stayed behind "changed elsewhere")',
+    async () => {
+      const put = await add({ ticker: 'LAG' });
+      const shown = confirmedTerms(await rowOf(put));
+      // The projector is held: it cannot record where it is until the lock goes, so its writes stay unseen.
+      let release!: () => void;
+      const released = new Promise<void>((r) => (release = r));
+      let locked!: () => void;
+      const isLocked = new Promise<void>((r) => (locked = r));
+      const holder = t.db.db.transaction().execute(async (trx) => {
+        await sql`lock table projection_checkpoints in exclusive mode`.execute(trx);
+        locked();
+        await released;
+      });
+      await isLocked;
+      const listed = async () => (await ok<{ items: TradeListItem[] }>('GET', '/trades/status/open?page=1&size=5&ticker=LAG')).items.map((r) => r.pao);
+      let answeredAt = 0;
+      let releasedAt = 0;
+      try {
+        // Another device edits the premium; this form, opened on $300, confirms its close.
+        await ok('PATCH', `/trades/update/${put}`, { premium_at_open: 30, expected: { premium_at_open: 300 } });
+        const close = send('POST', `/trades/close/${put}`, { ...closing, contract_size: 3, expected: shown }).then((r) => {
+          answeredAt = performance.now();
+          return r;
+        });
+        await new Promise((r) => setTimeout(r, 500));
+        // The read models do not show the edit yet.
+        expect(await listed()).toEqual([300]);
+        releasedAt = performance.now();
+        release();
+        await holder;
+        const refused = await close;
+        expect([refused.statusCode, refused.json().message]).toEqual([
+          409,
+          'This trade was changed elsewhere since you opened it (Premium). Nothing was closed: close this form, look at the trade as it is now and try again.',
+        ]);
+      } finally {
+        release();
+        await holder;
+      }
+      // Answered only once the projector could go on, and the list read at once shows the edit.
+      expect(answeredAt).toBeGreaterThan(releasedAt);
+      expect(await listed()).toEqual([30]);
+    },
+  );
 });
