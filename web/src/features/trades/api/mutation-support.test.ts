@@ -1,7 +1,7 @@
 import { QueryClient } from '@tanstack/react-query';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ApiError } from '@/lib/api-client.ts';
-import { refreshListsAfterRefusal, sendOnce } from './mutation-support.ts';
+import { REREAD_AFTER_REFUSAL_MS, refreshListsAfterRefusal, sendOnce } from './mutation-support.ts';
 import { tradeKeys } from './trade-keys.ts';
 
 /** Sends through `sendOnce`, recording the key; `outcome` decides the answer. */
@@ -54,6 +54,22 @@ describe('refreshListsAfterRefusal', () => {
       const { client, stale } = listed();
       refreshListsAfterRefusal(client, new ApiError(status, 'This trade is already closed.'));
       expect([status, stale()]).toEqual([status, true]);
+    }
+  });
+
+  it('reads them once more a moment later, when the projectors run apart from the gateway and lag behind the refusal', () => {
+    vi.useFakeTimers();
+    try {
+      const { client, stale } = listed();
+      refreshListsAfterRefusal(client, new ApiError(409, 'This trade was changed elsewhere since you opened it (Premium).'));
+      // Read again at once: the answer (a projector behind) leaves the list fresh, and as it was.
+      client.setQueryData(tradeKeys.list('open', {}, 50), { pages: [], pageParams: [] });
+      vi.advanceTimersByTime(REREAD_AFTER_REFUSAL_MS - 1);
+      expect(stale()).toBe(false);
+      vi.advanceTimersByTime(1);
+      expect(stale()).toBe(true);
+    } finally {
+      vi.useRealTimers();
     }
   });
 

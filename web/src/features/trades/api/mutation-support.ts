@@ -33,12 +33,21 @@ export async function sendOnce<T>(command: string, contents: unknown, send: (ide
   }
 }
 
+/** When the lists are read a second time after a refusal (see refreshListsAfterRefusal). */
+export const REREAD_AFTER_REFUSAL_MS = 1_500;
+
 /**
  * A command refused for what the trade is now (changed, closed, split or deleted on another tab or
  * device since this one listed it: 404, 409, 422) leaves this tab's lists stale: they are read again, so
  * the row shows the trade as it is, or leaves (QA: after "This trade is already closed." the phone kept
  * listing it open until Refresh). A lost answer (no status, 5xx) says nothing of the trade: nothing to do.
+ * The gateway answers a refusal once the read models show what it was decided on when its projector runs
+ * beside it (`npm start`); where the projectors run in their own processes it cannot wait, so the lists
+ * are read once more a moment later, past the projectors' usual lag.
  */
 export function refreshListsAfterRefusal(queryClient: QueryClient, error: unknown): void {
-  if (answered(error)) void queryClient.invalidateQueries({ queryKey: tradeKeys.lists() });
+  if (!answered(error)) return;
+  const reread = () => void queryClient.invalidateQueries({ queryKey: tradeKeys.lists() });
+  reread();
+  setTimeout(reread, REREAD_AFTER_REFUSAL_MS);
 }
