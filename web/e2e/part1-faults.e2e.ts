@@ -92,9 +92,9 @@ const csp = (ticker: string, tod: string, over: Record<string, unknown> = {}) =>
 });
 
 /** Waits until the read models answer `path` as `ok` wants. */
-async function until(path: string, ok: (body: { total: number; items: { rf: string | null }[] }) => boolean) {
+async function until(path: string, ok: (body: { total: number; items: { uid: string; rf: string | null }[] }) => boolean) {
   for (let tries = 0; ; tries++) {
-    const body = await json<{ total: number; items: { rf: string | null }[] }>(await api(path, {}, trader.accessToken));
+    const body = await json<{ total: number; items: { uid: string; rf: string | null }[] }>(await api(path, {}, trader.accessToken));
     if (ok(body)) return;
     if (tries > 150) throw new Error(`${path}: ${JSON.stringify(body).slice(0, 300)}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -275,6 +275,8 @@ describe('part 1 faults found by a new user (issue 14)', () => {
     const opened = await post<{ uid: string }>('/trades/add-trade', csp('ROLL', back(8), { contract_size: 3, premium_at_open: 300, net_fee_to_open: 1.95 }));
     // 1 of the 3 contracts bought back: the rest (2) is a remainder trade that replaces it in Open.
     await post(`/trades/close/${opened.uid}`, { contract_size: 1, trade_close_date: back(4), premium_at_close: 40, net_fee_to_close: 0.65, close_transaction: 2 });
+    // The close projected, not only the add (both leave 13 open): the remainder listed in its place.
+    await until('/trades/status/open?ticker=ROLL', (b) => b.items.length === 1 && b.items[0]?.uid !== opened.uid);
     await untilOpenTotal(13);
     await openList('/trades/open');
     await row('ROLL').getByRole('button', { name: 'Roll ROLL' }).click();
@@ -348,6 +350,8 @@ describe('part 1 faults found by a new user (issue 14)', () => {
       trade_data: { closing_trade: { leg_index: 1, premium_at_open: 30, status: 2, trade_close_date: back(2), premium_at_close: 20, net_fee_to_close: 0.65, close_transaction: 1 }, opening_trade: { premium_at_open: 150 } },
       tag_data: [],
     });
+    // The split projected, not only the add (both leave 14 open): the open leg listed in the spread's place.
+    await until('/trades/status/open?ticker=SPY', (b) => b.items.length === 1 && b.items[0]?.uid !== spread.uid);
     await untilOpenTotal(14);
     await openList('/trades/open');
     // The spread is older than the first page's rows.
@@ -556,11 +560,13 @@ describe('part 1 faults found by a new user (issue 14)', () => {
       },
       tag_data: [],
     });
-    await post(`/trades/split-trade/${roll.new_trade_after_roll.uid}`, {
+    const splitAnswer = await post<{ open_trade: { uid: string } }>(`/trades/split-trade/${roll.new_trade_after_roll.uid}`, {
       trade_data: { closing_trade: { leg_index: 1, premium_at_open: 20, status: 2, trade_close_date: back(3), premium_at_close: 5, net_fee_to_close: 0.65, close_transaction: 1 }, opening_trade: { premium_at_open: 120 } },
       tag_data: [],
     });
-    await until('/trades/status/open?ticker=SPLT', (b) => b.items.length === 1);
+    // The split projected: its open leg listed, not the spread it was split from (CI: the list read before
+    // the split showed the spread, whose tree marks no trade as the one it was opened for).
+    await until('/trades/status/open?ticker=SPLT', (b) => b.items.length === 1 && b.items[0]?.uid === splitAnswer.open_trade.uid);
     await page.goto('/trades/open?ticker=SPLT');
     await row('SPLT').getByRole('button', { name: 'Actions for SPLT' }).click();
     await page.getByRole('menuitem', { name: 'Roll History' }).click();
