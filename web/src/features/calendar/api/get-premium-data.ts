@@ -1,7 +1,8 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { dailyIncomeMonthResponse, premiumDataSumsResponse, type DailyIncomeMonthResponse, type PremiumDataSumsResponse } from '@oj/contracts/trade-views';
 import { api } from '@/lib/api-client.ts';
-import { freshForMount, journalFiguresKey } from '@/lib/query-keys.ts';
+import { journalFiguresKey } from '@/lib/query-keys.ts';
+import { freshForMount } from '@/lib/prefetch-freshness.ts';
 
 /**
  * GET /metrics/premium-data?days=sums: the daily premium records the calendar colours its days with and

@@ -1,7 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { upcomingExpirationsResponse, type UpcomingExpirationsResponse } from '@oj/contracts/trade-views';
 import { api } from '@/lib/api-client.ts';
-import { freshForMount } from '@/lib/query-keys.ts';
+import { freshForMount } from '@/lib/prefetch-freshness.ts';
 import { calendarKeys } from './get-premium-data.ts';
 
 /** GET /trades/upcoming-expirations: open trades by expiration date, today to 60 days ahead. */

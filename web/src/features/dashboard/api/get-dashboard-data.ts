@@ -2,7 +2,8 @@ import { queryOptions, useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
 import { dailyIncomeSums, premiumDataSumsResponse } from '@oj/contracts/trade-views';
 import { api } from '@/lib/api-client.ts';
-import { freshForMount, journalFiguresKey } from '@/lib/query-keys.ts';
+import { journalFiguresKey } from '@/lib/query-keys.ts';
+import { freshForMount } from '@/lib/prefetch-freshness.ts';
 
 /**
  * The dashboard asks for the premium data without the days' maps (`?days=sums`): every M / YTD / Y
