@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { Counter } from 'prom-client';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import { chooseEncoding, varyOnEncoding, type ContentEncoding } from './content-encoding.ts';
+import { registeredCounter } from './observability.ts';
 
 const brotli = promisify(brotliCompress);
 const gzipped = promisify(gzip);
@@ -71,8 +71,7 @@ export function registerAnswerCompression(app: FastifyInstance, options: AnswerC
   // How the compressible answers went, for an operator weighing the CPU against the bytes (`/metrics`).
   const registry = app.hasDecorator('deps') ? app.deps.metrics : undefined;
   const sent = registry
-    ? ((registry.getSingleMetric('http_answers_compressible_total') as Counter<'sent'> | undefined) ??
-      new Counter({ name: 'http_answers_compressible_total', help: 'JSON answers of 1 KB or more, by how they were sent: br, gzip, plain (the client takes neither), busy (sent plain to spare the CPU)', labelNames: ['sent'], registers: [registry] }))
+    ? registeredCounter(registry, 'http_answers_compressible_total', 'JSON answers of 1 KB or more, by how they were sent: br, gzip, plain (the client takes neither), busy (sent plain to spare the CPU)', ['sent'])
     : undefined;
   app.addHook('onSend', async (request, reply, payload) => {
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBodyOf, STARTUP_RESOLUTION, startupMessage } from '@oj/contracts/common';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { Counter } from 'prom-client';
+import { registeredCounter } from './observability.ts';
 import { API_PREFIX } from '../api-prefix.ts';
 
 export interface LoadSheddingOptions {
@@ -102,9 +102,7 @@ export function registerLoadShedding(app: FastifyInstance, options: LoadShedding
     histogram?.disable();
   });
 
-  const shed =
-    (app.deps.metrics.getSingleMetric('http_requests_shed_total') as Counter<'reason'> | undefined) ??
-    new Counter({ name: 'http_requests_shed_total', help: 'API requests refused with 503 because the gateway was past its capacity, by reason', labelNames: ['reason'], registers: [app.deps.metrics] });
+  const shed = registeredCounter(app.deps.metrics, 'http_requests_shed_total', 'API requests refused with 503 because the gateway was past its capacity, by reason', ['reason']);
 
   let inFlight = 0;
   const counted = new WeakSet<FastifyRequest>();

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
 import { errorBodyOf } from '@oj/contracts/common';
 import { metricsRefusal } from '../../platform/metrics-access.ts';
 
@@ -29,14 +29,15 @@ export function registerObservability(app: FastifyInstance): void {
   });
 }
 
+/**
+ * The registry's counter of this name, made on first use: an app built twice on one registry (the tests,
+ * a gateway's restart in process) counts on in the same counter instead of failing to register it again.
+ */
+export function registeredCounter<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]): Counter<L> {
+  return (registry.getSingleMetric(name) as Counter<L> | undefined) ?? new Counter({ name, help, labelNames, registers: [registry] });
+}
+
 /** Counts command outcomes (`ok`, `rejected`, `conflict`, `error`) per command; used by the journal's handler. */
 export function commandResultsCounter(app: FastifyInstance): Counter<'command' | 'result'> {
-  const existing = app.deps.metrics.getSingleMetric('journal_command_results_total');
-  if (existing) return existing as Counter<'command' | 'result'>;
-  return new Counter({
-    name: 'journal_command_results_total',
-    help: 'Trade journal command results by command and outcome',
-    labelNames: ['command', 'result'],
-    registers: [app.deps.metrics],
-  });
+  return registeredCounter(app.deps.metrics, 'journal_command_results_total', 'Trade journal command results by command and outcome', ['command', 'result']);
 }
