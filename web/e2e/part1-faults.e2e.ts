@@ -91,10 +91,12 @@ const csp = (ticker: string, tod: string, over: Record<string, unknown> = {}) =>
   tag_data: [],
 });
 
+/** A trade list's answer, as much of it as the waits read. */
+type ListAnswer = { total: number; items: { uid: string; rf: string | null }[] };
 /** Waits until the read models answer `path` as `ok` wants. */
-async function until(path: string, ok: (body: { total: number; items: { uid: string; rf: string | null }[] }) => boolean) {
+async function until(path: string, ok: (body: ListAnswer) => boolean) {
   for (let tries = 0; ; tries++) {
-    const body = await json<{ total: number; items: { uid: string; rf: string | null }[] }>(await api(path, {}, trader.accessToken));
+    const body = await json<ListAnswer>(await api(path, {}, trader.accessToken));
     if (ok(body)) return;
     if (tries > 150) throw new Error(`${path}: ${JSON.stringify(body).slice(0, 300)}`);
     await new Promise((r) => setTimeout(r, 100));

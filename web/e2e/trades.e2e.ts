@@ -1439,11 +1439,10 @@ describe('a trade list opened from a link or a reload', () => {
       // Before the change each list's request left only once the accounts were in (a round trip later).
       // The Open list: its page (the default 10 a page, the default Year range) and the count of open
       // positions that range leaves out (a one-row page over all dates), each asked once.
-      const openAsked: string[] = [];
       const outsideAsked: string[] = [];
       const onRequest = (r: { url(): string }) => void (list('/trades/status/open', '1')(new URL(r.url())) && outsideAsked.push(r.url()));
       p.on('request', onRequest);
-      openAsked.push(...(await dataAskedWhileShellWaits(p, '/trades/open', list('/trades/status/open', '10'), p.locator('tr[data-ticker="LINK"]'))));
+      const openAsked = await dataAskedWhileShellWaits(p, '/trades/open', list('/trades/status/open', '10'), p.locator('tr[data-ticker="LINK"]'));
       p.off('request', onRequest);
       expect(openAsked).toHaveLength(1);
       const asked = new URL(openAsked[0]!).searchParams;
