@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { addDays, isWeekend } from '@oj/contracts/business-date';
 import { businessToday } from './support/business-day.ts';
-import { DESKTOP, SCREENSHOT_DIR, chartWidths, launchBrowser, newContext, screenshotAt } from './support/browser.ts';
+import { DESKTOP, SCREENSHOT_DIR, chartWidths, launchBrowser, newContext, screenshotAt, sidewaysOverflow } from './support/browser.ts';
 import { decodePng, sharpSteps } from './support/png.ts';
 import { dataAskedWhileShellWaits, premiumData } from './support/prefetch.ts';
 import { startServer, type E2eServer } from './support/server.ts';
@@ -636,6 +636,66 @@ describe('dashboard', () => {
     } finally {
       await own.close();
     }
+  });
+
+  it('prints every chart, those never scrolled to included, and the page without the shell around it', async () => {
+    // Printed (or saved as a PDF) before the trader scrolled down, the charts below the first screen came out
+    // as empty boxes: they are drawn as they come near the viewport, and printing lays the page out at once.
+    const own = await context.newPage();
+    const errors: string[] = [];
+    own.on('pageerror', (e) => errors.push(String(e)));
+    try {
+      await own.setViewportSize(DESKTOP);
+      await own.goto('/dashboard');
+      await own.getByTestId('quadrant-today-value').waitFor();
+      await own.locator('[data-widget="premium-income"] canvas').waitFor();
+      const charts = own.locator('.oj-chart:not(.oj-chart--state)');
+      const undrawn = await own.locator('.oj-chart[data-pending]').count();
+      expect(undrawn, 'charts below the first screen are not drawn before printing').toBeGreaterThan(2);
+      const total = await charts.count();
+      await own.evaluate(() => {
+        (window as unknown as { printed: number }).printed = 0;
+        window.addEventListener('beforeprint', () => (window as unknown as { printed: number }).printed++);
+      });
+      // Chromium's own printing (what Ctrl+P and "Save as PDF" run): `beforeprint`, then the paper's layout.
+      const pdf = await own.pdf({ format: 'A4' });
+      expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+      expect(await own.evaluate(() => (window as unknown as { printed: number }).printed)).toBe(1);
+      // Every chart's box held a drawn canvas when the page was laid out for paper.
+      const painted = await charts.evaluateAll((boxes) =>
+        boxes.map((box) => {
+          const name = box.closest('[data-widget]')?.getAttribute('data-widget') ?? box.getAttribute('aria-label') ?? 'a chart';
+          let pixels = 0;
+          for (const canvas of Array.from(box.querySelectorAll('canvas'))) {
+            const data = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data ?? [];
+            for (let i = 3; i < data.length; i += 4) if (data[i]) pixels++;
+          }
+          return { name, pixels };
+        }),
+      );
+      expect(painted.length).toBe(total);
+      expect(painted.filter((c) => c.pixels === 0).map((c) => c.name)).toEqual([]);
+      // Scrolled to after printing, a chart drawn for paper gives way to its own (clickable) instance.
+      const last = charts.last();
+      expect(await last.locator('.oj-chart__print').count()).toBe(1);
+      await last.scrollIntoViewIfNeeded();
+      await expect.poll(() => last.locator('.oj-chart__print').count()).toBe(0);
+      expect(await last.locator('canvas').count()).toBe(1);
+      // On paper (A4's width at the default margins): the page's content, no navigation or buttons around it.
+      await own.emulateMedia({ media: 'print' });
+      await own.setViewportSize({ width: 718, height: 1000 });
+      await own.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      await expect(own.getByRole('heading', { name: 'Dashboard', level: 1 }).isVisible()).resolves.toBe(true);
+      for (const shell of ['.sidebar', '.topbar', '.app-footer-links']) expect(await own.locator(shell).isVisible(), shell).toBe(false);
+      expect(await own.getByRole('button', { name: 'Refresh' }).isVisible()).toBe(false);
+      expect(await own.getByRole('button', { name: 'Share Income By Month' }).isVisible()).toBe(false);
+      expect(await sidewaysOverflow(own)).toEqual([]);
+      await own.waitForTimeout(1000); // the charts' entry animation, for the picture
+      await own.screenshot({ path: `${SCREENSHOT_DIR}dashboard-print-718.png`, fullPage: true });
+    } finally {
+      await own.close();
+    }
+    expect(errors).toEqual([]);
   });
 
   it("downloads the Premium Income by Month card with its chart at the image's scale, not a 1x canvas stretched", async () => {

@@ -1,4 +1,5 @@
-import { useContext, useEffect, useRef, useState, type CSSProperties } from 'react';
+import { useCallback, useContext, useEffect, useRef, useState, type CSSProperties, type RefObject } from 'react';
+import type { EChartsType } from 'echarts/core';
 import { CHART_THEME_NAME, echarts } from './echarts.ts';
 import { baseOption, useChartColors } from './chart-theme.ts';
 import { ChartPixelRatio } from './chart-pixel-ratio.ts';
@@ -40,6 +41,8 @@ export function Chart({ option, height = 260, loading = false, empty = false, em
   const seen = useSeen(drawable, leastPixelRatio === null);
   const [turn, setTurn] = useState(false);
   useEffect(() => (drawable && seen.seen && !turn ? enqueueDraw(() => setTurn(true)) : undefined), [drawable, seen.seen, turn]);
+  const fullOption = { ...baseOption(colors), ...option };
+  const printCopy = usePrintCopy(seen.ref, drawable, turn, fullOption);
   const box: CSSProperties = { height, ...style };
   if (loading) {
     return (
@@ -68,16 +71,62 @@ export function Chart({ option, height = 260, loading = false, empty = false, em
         <ResizingChart
           echarts={echarts}
           theme={CHART_THEME_NAME}
-          option={{ ...baseOption(colors), ...option }}
+          option={fullOption}
           notMerge
           lazyUpdate
           style={{ height: '100%', width: '100%' }}
           opts={leastPixelRatio === null ? { renderer: 'canvas' } : { renderer: 'canvas', devicePixelRatio: Math.max(leastPixelRatio, window.devicePixelRatio || 1) }}
           onEvents={onEvents ?? {}}
+          onChartReady={printCopy.dropAfterDraw}
         />
       )}
     </div>
   );
+}
+
+/**
+ * A chart not drawn yet when the page is printed (never scrolled near, or waiting for its turn) would print
+ * as an empty box: the browser lays the page out for paper right after `beforeprint`, and the chart's own
+ * drawing (echarts-for-react creates its instance in a later frame) comes too late. So on `beforeprint` such
+ * a chart is drawn at once, without its entry animation, by an ECharts instance of its own over the box: the
+ * print copy. It stays on screen after printing until the chart's own instance has drawn (its `onChartReady`
+ * and the frame after), so the box never goes blank in between. A chart already drawn prints as it is.
+ */
+function usePrintCopy(ref: RefObject<HTMLDivElement | null>, drawable: boolean, drawn: boolean, option: Record<string, unknown>) {
+  const latest = useRef(option);
+  latest.current = option;
+  const copy = useRef<{ instance: EChartsType; holder: HTMLDivElement } | null>(null);
+  const drop = useCallback(() => {
+    copy.current?.instance.dispose();
+    copy.current?.holder.remove();
+    copy.current = null;
+  }, []);
+  const waiting = drawable && !drawn;
+  useEffect(() => {
+    if (!waiting) return;
+    const draw = () => {
+      const box = ref.current;
+      if (!box || copy.current || !box.clientWidth || !box.clientHeight) return;
+      const holder = document.createElement('div');
+      holder.className = 'oj-chart__print';
+      box.append(holder);
+      const instance = echarts.init(holder, CHART_THEME_NAME, { renderer: 'canvas', width: box.clientWidth, height: box.clientHeight });
+      // Not lazy: drawn before this returns, so before the browser lays the page out for paper.
+      instance.setOption({ ...latest.current, animation: false });
+      copy.current = { instance, holder };
+    };
+    window.addEventListener('beforeprint', draw);
+    return () => window.removeEventListener('beforeprint', draw);
+  }, [ref, waiting]);
+  // New figures while the copy is shown (a refetch after printing) redraw it.
+  useEffect(() => {
+    copy.current?.instance.setOption({ ...option, animation: false }, { notMerge: true, lazyUpdate: true });
+  }, [option]);
+  // The box goes (the chart is loading or empty now) or the chart unmounts: so does the copy.
+  useEffect(() => drop, [drawable, drop]);
+  // The chart's own instance draws its first frame in the frame after it is ready (`lazyUpdate`).
+  const dropAfterDraw = useCallback(() => requestAnimationFrame(() => requestAnimationFrame(drop)), [drop]);
+  return { dropAfterDraw };
 }
 
 /** Drawn this far ahead of the viewport's edges, so a trader scrolling finds the chart there. */
