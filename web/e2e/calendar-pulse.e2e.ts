@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { addDays, isWeekend } from '@oj/contracts/business-date';
 import { businessToday } from './support/business-day.ts';
-import { DESKTOP, SCREENSHOT_DIR, launchBrowser, newContext, screenshotAt } from './support/browser.ts';
+import { DESKTOP, SCREENSHOT_DIR, launchBrowser, newContext, screenshotAt, sidewaysOverflow } from './support/browser.ts';
 import { decodePng } from './support/png.ts';
 import { dataAskedWhileShellWaits, premiumData } from './support/prefetch.ts';
 import { startServer, type E2eServer } from './support/server.ts';
@@ -409,6 +409,22 @@ describe('pulse', () => {
         expect(box.x + box.width, `${name}: ${await cell.innerText()}`).toBeLessThanOrEqual(frame.x + frame.width + 0.5);
       }
       expect(await region.locator('.pulse-table-wrap').evaluate((e) => e.scrollWidth - e.clientWidth)).toBe(0);
+    }
+    // On paper as wide as a phone (A4 at the default margins, 718 px) a table stays a table, without its
+    // Share buttons, and nothing runs off the sheet.
+    await page.emulateMedia({ media: 'print' });
+    await page.setViewportSize({ width: 718, height: 1000 });
+    try {
+      for (const name of ['Open trades', 'Closed trades']) {
+        const region = section(name);
+        if ((await region.locator('tbody tr').count()) === 0) continue;
+        expect(new Set(await region.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => getComputedStyle(tr).display))), name).toEqual(new Set(['table-row']));
+        expect(await region.locator('thead th').first().evaluate((th) => th.getBoundingClientRect().width), name).toBeGreaterThan(20);
+        expect(await region.getByRole('button', { name: /^Share / }).first().isVisible(), name).toBe(false);
+      }
+      expect(await sidewaysOverflow(page)).toEqual([]);
+    } finally {
+      await page.emulateMedia({ media: null });
     }
     await page.setViewportSize(DESKTOP);
   });

@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { addDays, isWeekend, newYorkDate } from '@oj/contracts/business-date';
 import { businessToday } from './support/business-day.ts';
 import { dataAskedWhileShellWaits } from './support/prefetch.ts';
-import { DESKTOP, PHONE, SCREENSHOT_DIR, launchBrowser, newContext, screenshotAt, screenshots } from './support/browser.ts';
+import { DESKTOP, PHONE, SCREENSHOT_DIR, launchBrowser, newContext, screenshotAt, screenshots, sidewaysOverflow } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
 
 /**
@@ -1103,6 +1103,42 @@ describe("a trader's day", () => {
     await detail.getByText('Closed trades are final: they cannot be edited or deleted.').waitFor();
     await screenshots(page, 'trade-detail-closed', { fullPage: false });
     await detail.getByRole('button', { name: 'Close', exact: true }).click();
+  });
+
+  it("prints a trade list as its table across the sheet, without the search, filters, rows' buttons and menus", async () => {
+    // On paper as wide as a phone (A4 at the default margins, 718 CSS px) the lists came out as phone cards,
+    // each with its Close and Roll buttons and a note's icon, under the search box and the sidebar.
+    for (const [path, title] of [['/trades/open', 'Open Trades'], ['/trades/closed', 'Closed Trades']] as const) {
+      await openList(path, title);
+      await page.emulateMedia({ media: 'print' });
+      await page.setViewportSize({ width: 718, height: 1000 });
+      try {
+        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+        const layout = await page.locator('.trade-table').evaluate((table) => ({
+          headers: Array.from(table.querySelectorAll('thead th')).filter((th) => th.getBoundingClientRect().width > 0).map((th) => (th.textContent ?? '').trim()),
+          rows: Array.from(table.querySelectorAll('tbody tr:not(.trade-row-spacer)')).map((tr) => getComputedStyle(tr).display),
+          seen: Array.from(table.querySelectorAll('button, [role="button"]'))
+            .filter((b) => b.getBoundingClientRect().width > 0 && !b.classList.contains('tc-link'))
+            .map((b) => b.getAttribute('aria-label') ?? b.textContent),
+        }));
+        expect(layout.headers.slice(0, 2), path).toEqual(['Ticker', 'Strikes']);
+        expect(layout.rows.length, path).toBeGreaterThan(0);
+        expect(new Set(layout.rows), path).toEqual(new Set(['table-row']));
+        expect(layout.seen, `${path}: buttons on paper`).toEqual([]);
+        // A note is printed under its strategy, where its icon could not be hovered (AAPL's, added above).
+        const notes = await page.locator('.trade-table .tc-stack[data-note]').evaluateAll((els) =>
+          els.map((e) => (getComputedStyle(e, '::after').display === 'none' ? '' : getComputedStyle(e, '::after').content)),
+        );
+        if (path === '/trades/open') expect(notes).toContain('"Wheel entry"');
+        for (const shell of ['.sidebar', '.topbar', '.trade-filters']) expect(await page.locator(shell).isVisible(), `${path}: ${shell}`).toBe(false);
+        await page.getByRole('heading', { name: title, level: 1 }).waitFor();
+        await page.screenshot({ path: `${SCREENSHOT_DIR}trades-print-${path.split('/').at(-1)}-718.png`, fullPage: true });
+        expect(await sidewaysOverflow(page), path).toEqual([]);
+      } finally {
+        await page.emulateMedia({ media: null });
+        await page.setViewportSize(DESKTOP);
+      }
+    }
   });
 
   it('loads no chart library and at most 250 KB of script (gzip) on a first visit to a trade page', async () => {

@@ -11,12 +11,16 @@ import type { TradeAction } from './trade-actions.ts';
 
 export const strategyName = (su: string): string => strategyByUid(su)?.name ?? su;
 
-/** Ticker over strategy, with the note as a tooltip on its icon (below it: above, it would cover the column header of the first rows). */
+/**
+ * Ticker over strategy, with the note as a tooltip on its icon (below it: above, it would cover the column
+ * header of the first rows); on paper, the note's text under the strategy instead of the icon.
+ */
 export function TickerCell({ trade }: { trade: TradeListItem }) {
   return (
     <div className="ticker-with-logo">
       <TickerLogo ticker={trade.ticker} />
-      <div className="tc-stack">
+      {/* On paper the note is printed under the strategy (trades.css), where its icon cannot be hovered. */}
+      <div className="tc-stack" data-note={trade.notes || undefined}>
         <span className="tc-ticker">
           {trade.ticker}
           {trade.notes && (
