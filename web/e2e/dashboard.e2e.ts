@@ -689,6 +689,8 @@ describe('dashboard', () => {
       for (const shell of ['.sidebar', '.topbar', '.app-footer-links']) expect(await own.locator(shell).isVisible(), shell).toBe(false);
       expect(await own.getByRole('button', { name: 'Refresh' }).isVisible()).toBe(false);
       expect(await own.getByRole('button', { name: 'Share Income By Month' }).isVisible()).toBe(false);
+      // The page's background prints with it (a dark theme's light text on white paper would not read).
+      expect(await own.evaluate(() => getComputedStyle(document.body).printColorAdjust)).toBe('exact');
       expect(await sidewaysOverflow(own)).toEqual([]);
       await own.waitForTimeout(1000); // the charts' entry animation, for the picture
       await own.screenshot({ path: `${SCREENSHOT_DIR}dashboard-print-718.png`, fullPage: true });
