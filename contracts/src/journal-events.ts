@@ -23,6 +23,16 @@ export type CloseAction = z.infer<typeof closeAction>;
 /** Trade status codes of the spec: 1 Open, 2 Closed, 3 Rolled, 4 Assigned, 5 Called Away, 6 Expired Worthless, 7 Exercised. */
 export const tradeStatus = { open: 1, closed: 2, rolled: 3, assigned: 4, calledAway: 5, expiredWorthless: 6, exercised: 7 } as const;
 export type TradeStatusCode = (typeof tradeStatus)[keyof typeof tradeStatus];
+/** Each status code's name, as the screens and the CSV export write it. */
+export const tradeStatusNames: Record<TradeStatusCode, string> = {
+  1: 'Open',
+  2: 'Closed',
+  3: 'Rolled',
+  4: 'Assigned',
+  5: 'Called Away',
+  6: 'Expired Worthless',
+  7: 'Exercised',
+};
 export const statusByCloseAction: Record<CloseAction, TradeStatusCode> = {
   close: 2,
   assigned: 4,

@@ -6,6 +6,7 @@ import { Icon } from '@/components/ui/icons.tsx';
 import { Modal } from '@/components/ui/modal.tsx';
 import { CARD_COLORS, type CardColors, type CardTheme } from '../utils/card-theme.ts';
 import { SHARE_IMAGE, openComposer } from '../utils/share-links.ts';
+import { saveFile } from '@/lib/save-file.ts';
 import '../share.css';
 
 export const IMAGE_ERROR = 'Failed to generate or download image.';
@@ -32,12 +33,7 @@ async function downloadPng(node: HTMLElement, fileName: string, background: stri
   // The card's own layout size, not its on-screen box: on a phone the card is shown scaled down to fit,
   // and the image must still be the card at scale 2.
   const url = await domToPng(node, { ...SHARE_IMAGE, width: node.offsetWidth, height: node.offsetHeight, backgroundColor: background });
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = fileName;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
+  saveFile(url, fileName);
 }
 
 /**

@@ -12,6 +12,7 @@ import {
 } from '@oj/contracts/audit';
 import { API_BASE, ApiError, api } from '@/lib/api-client.ts';
 import { sessionStore } from '@/features/auth/session-store.ts';
+import { saveFile } from '@/lib/save-file.ts';
 import { timelinePageOf, timelineReadOf, type TimelineAddress } from '../utils/timeline-address.ts';
 
 /**
@@ -105,14 +106,7 @@ export async function downloadExport(uid: string, reason: string, format: Export
   const blob = await res.blob();
   const filename = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? `export.${format}`;
   const digest = res.headers.get(EXPORT_DIGEST_HEADER) ?? '';
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = filename;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  saveFile(URL.createObjectURL(blob), filename);
   return { filename, digest, bytes: blob.size };
 }
 

@@ -1,7 +1,8 @@
 import { strategyByUid } from '@oj/contracts/strategies';
+import { tradeStatusNames } from '@oj/contracts/journal-events';
 
 /** Trade status codes of the spec. */
-export const statusNames: Record<number, string> = { 1: 'Open', 2: 'Closed', 3: 'Rolled', 4: 'Assigned', 5: 'Called Away', 6: 'Expired Worthless', 7: 'Exercised' };
+export const statusNames: Record<number, string> = tradeStatusNames;
 export const eventTypes = ['TradeOpened', 'TradeClosed', 'TradeRolled', 'TradeSplit', 'TradeEdited', 'TradeDeleted'] as const;
 export const eventLabels: Record<string, string> = {
   TradeOpened: 'Opened',

@@ -1,5 +1,6 @@
 import type { FieldChange, TradeChange } from '@oj/contracts/audit';
 import { tradeShortId } from '@oj/contracts/trades';
+import { tradeStatusNames } from '@oj/contracts/journal-events';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Badge } from '@/components/ui/badge.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
@@ -15,7 +16,7 @@ const fieldLabels: Record<string, string> = {
   stockPriceAtOpen: 'Stock price at open', costBasis: 'Cost basis', leapsValue: 'LEAPS value', notes: 'Notes', tags: 'Tags', status: 'Status', close: 'Close',
   rolledFrom: 'Rolled from', ancestorUid: 'Split from', partialOf: 'Remainder of', hasRollHistory: 'Has roll history',
 };
-const statusNames: Record<number, string> = { 1: 'Open', 2: 'Closed', 3: 'Rolled', 4: 'Assigned', 5: 'Called Away', 6: 'Expired Worthless', 7: 'Exercised' };
+const statusNames: Record<number, string> = tradeStatusNames;
 
 function show(field: string, v: unknown): string {
   if (v === null || v === undefined) return '—';

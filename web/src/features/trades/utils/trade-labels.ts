@@ -1,15 +1,7 @@
-import { tradeStatus } from '@oj/contracts/journal-events';
+import { tradeStatus, tradeStatusNames } from '@oj/contracts/journal-events';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 
-export const statusLabels: Record<number, string> = {
-  [tradeStatus.open]: 'Open',
-  [tradeStatus.closed]: 'Closed',
-  [tradeStatus.rolled]: 'Rolled',
-  [tradeStatus.assigned]: 'Assigned',
-  [tradeStatus.calledAway]: 'Called Away',
-  [tradeStatus.expiredWorthless]: 'Expired Worthless',
-  [tradeStatus.exercised]: 'Exercised',
-};
+export const statusLabels: Record<number, string> = tradeStatusNames;
 
 export const statusLabel = (status: number): string => statusLabels[status] ?? 'Unknown';
 
