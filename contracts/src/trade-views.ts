@@ -60,6 +60,8 @@ export const tradeFilters = z.object({
   ed: calendarDate.optional(),
 });
 
+export type TradeFilters = z.infer<typeof tradeFilters>;
+
 /** The range's rules need today, so the view checks them (`dateRangeIssues`). */
 export const tradeListQuery = paginationQuery.extend(tradeFilters.shape);
 export type TradeListQuery = z.infer<typeof tradeListQuery>;
@@ -73,6 +75,49 @@ export const tradeStatusParams = z.object({ status: tradeListStatus });
 
 export const tradeListResponse = paginated(tradeListItem);
 export type TradeListResponse = z.infer<typeof tradeListResponse>;
+
+/**
+ * A status list exported whole as CSV (`GET /trades/status/{status}/export`): the list's filters, no pages.
+ * Its columns, in order: premiums and fees as entered (totals for all contracts) beside their transaction,
+ * Net Premium signed as the lists show it (a loss negative), plain numbers a spreadsheet adds up, dates
+ * YYYY-MM-DD; an empty field is a figure the trade does not have (yet): an open trade's close.
+ */
+export const tradeExportQuery = tradeFilters;
+/** The file's name: the list and the day it was taken, with the filters' date range when there is one. */
+export function tradeExportFilename(status: TradeListStatus, today: string, range: { sd?: string | undefined; ed?: string | undefined }): string {
+  const span = range.sd && range.ed ? `-${range.sd}-to-${range.ed}` : '';
+  return `${status}-trades${span}-${today}.csv`;
+}
+export const TRADE_EXPORT_COLUMNS = [
+  'Ticker',
+  'Strategy',
+  'Account',
+  'Status',
+  'Disposition',
+  'Open Date',
+  'Expiration Date',
+  'Close Date',
+  'Strikes',
+  'Contracts',
+  'Open Transaction',
+  'Premium at Open',
+  'Fee to Open',
+  'Close Transaction',
+  'Premium at Close',
+  'Fee to Close',
+  'Net Premium',
+  'Collateral',
+  'ROR %',
+  'ARR %',
+  'Capital Gain',
+  'Days Held',
+  'Delta',
+  'Stock Price at Open',
+  'Cost Basis',
+  'Tags',
+  'Notes',
+  'Trade ID',
+] as const;
 
 // One rule for a trade's uid in a path, the commands' (they had each written their own; the views' took any text).
 export { tradeUidParams } from './trades.ts';

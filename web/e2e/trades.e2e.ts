@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { addDays, isWeekend, newYorkDate } from '@oj/contracts/business-date';
+import { TRADE_EXPORT_COLUMNS } from '@oj/contracts/trade-views';
+import { parseCsv } from '@oj/infra/testing/csv';
 import { businessToday } from './support/business-day.ts';
 import { dataAskedWhileShellWaits } from './support/prefetch.ts';
 import { DESKTOP, PHONE, SCREENSHOT_DIR, launchBrowser, newContext, screenshotAt, screenshots, sidewaysOverflow } from './support/browser.ts';
@@ -1139,6 +1142,40 @@ describe("a trader's day", () => {
         await page.setViewportSize(DESKTOP);
       }
     }
+  });
+
+  it('exports a list whole, with its search, as a CSV file a spreadsheet reads', async () => {
+    const download = async () => {
+      const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+      const text = readFileSync(await file.path(), 'utf8');
+      // UTF-8 with its byte-order mark (a spreadsheet then reads a note's accents as typed).
+      expect(text.charCodeAt(0)).toBe(0xfeff);
+      const [header, ...rows] = parseCsv(text.slice(1));
+      expect(header).toEqual([...TRADE_EXPORT_COLUMNS]);
+      return { name: file.suggestedFilename(), rows: rows.map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i]!]))) };
+    };
+    await openList('/trades/closed', 'Closed Trades');
+    const all = await download();
+    // Named by the list, the date range it has (the default Year, ending today) and the day.
+    expect(all.name).toMatch(new RegExp(`^closed-trades-\\d{4}-\\d{2}-\\d{2}-to-${today}-${today}\\.csv$`));
+    // The list's rows, all of them, in its order.
+    const shown = await page.locator('.trade-table tbody tr:not(.trade-row-spacer) .tc-ticker').allTextContents();
+    expect(all.rows.map((r) => r.Ticker)).toEqual(shown.map((t) => t.trim()));
+    await page.getByText('Saved as closed-trades-').waitFor();
+    // With a search: only its trades. NVDA as recorded above, its figures by hand: sold for 95 (fee 0.65),
+    // bought back for 20 (fee 0.65) the same day, before its expiry: net 75, collateral 130 x 100 = 13,000,
+    // ROR (75 - 1.30) / 13,000 = 0.567 %.
+    await page.getByLabel('Search by ticker').fill('nvda');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await showing(1, 1).waitFor();
+    const nvda = await download();
+    expect(nvda.rows).toHaveLength(1);
+    expect(nvda.rows[0]).toMatchObject({
+      Ticker: 'NVDA', Strategy: 'Cash-Secured Put', Account: 'Schwab Income', Status: 'Closed', Disposition: 'Early Exit', 'Open Date': lastWeekday, 'Expiration Date': laterExpiry,
+      'Close Date': lastWeekday, Strikes: '130', Contracts: '1', 'Open Transaction': 'Credit', 'Premium at Open': '95', 'Fee to Open': '0.65', 'Close Transaction': 'Debit',
+      'Premium at Close': '20', 'Fee to Close': '0.65', 'Net Premium': '75', Collateral: '13000', 'ROR %': '0.57', Delta: '0.15', 'Stock Price at Open': '140',
+    });
+    await openList('/trades/closed', 'Closed Trades');
   });
 
   it('loads no chart library and at most 250 KB of script (gzip) on a first visit to a trade page', async () => {

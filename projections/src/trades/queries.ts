@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { addDays } from '@oj/contracts/business-date';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
-import type { ExpiringListQuery, TradeListQuery, TradeListResponse, TradeDaySection, TradeListStatus, TradesByDateResponse } from '@oj/contracts/trade-views';
+import type { ExpiringListQuery, TradeFilters, TradeListQuery, TradeListResponse, TradeDaySection, TradeListStatus, TradesByDateResponse } from '@oj/contracts/trade-views';
 import { collateral, daysOpen, openSign, round2 } from '@oj/contracts/formulas';
 import type { SplitHistoryRow } from '../split-history/tables.ts';
 import { rowToListItem, type TradeListCode, type TradeRow } from './tables.ts';
@@ -53,11 +53,22 @@ async function page(
  * overlap.
  */
 export function listTrades(db: Kysely<any>, tables: TradeReadTables, userId: string, status: TradeListStatus, q: TradeListQuery, today: string): Promise<TradeListResponse> {
-  const where = sql`user_id = ${userId} and list = ${listCodes[status]} ${filterSql(q)}
-    ${q.sd ? sql`and sort_date >= ${q.sd}` : sql``} ${q.ed ? sql`and sort_date <= ${q.ed}` : sql``}`;
+  const where = statusListWhere(userId, status, q);
   const unfiltered = !q.ticker && !q.au && !q.su && !q.sd && !q.ed;
   const countOf = unfiltered ? sql<{ n: number }>`select coalesce((select n from ${sql.table(tables.trade_counts)} where user_id = ${userId} and list = ${listCodes[status]}), 0) as n` : null;
   return page(db, tables.trades, where, sql`sort_date desc, uid desc`, q, today, countOf);
+}
+
+/** A status list's rows: the user's, on that list, through its filters and date range (on the date it sorts by). */
+function statusListWhere(userId: string, status: TradeListStatus, q: TradeFilters): RawBuilder<unknown> {
+  return sql`user_id = ${userId} and list = ${listCodes[status]} ${filterSql(q)}
+    ${q.sd ? sql`and sort_date >= ${q.sd}` : sql``} ${q.ed ? sql`and sort_date <= ${q.ed}` : sql``}`;
+}
+
+/** Every row of a status list with its filters, in the list's order: what its pages hold, at once (the CSV export). */
+export async function allOfStatusList(db: Kysely<any>, tables: TradeReadTables, userId: string, status: TradeListStatus, q: TradeFilters, today: string): Promise<TradeListItem[]> {
+  const { rows } = await sql<TradeRow>`select * from ${sql.table(tables.trades)} where ${statusListWhere(userId, status, q)} order by sort_date desc, uid desc`.execute(db);
+  return rows.map((r) => rowToListItem(r, today));
 }
 
 /** Open trades expiring within the window or already expired, soonest first; `ed` bounds the open date. */

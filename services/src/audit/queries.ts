@@ -32,6 +32,7 @@ import { foldEvent, lineageOfStream, readUserRows, userRowKeys } from '@oj/proje
 import type { DailyPremiumRecord } from '@oj/projections/daily-premium/compute';
 import type { z } from 'zod';
 import type { Logger } from 'pino';
+import { csvText } from '../app/csv.ts';
 import { AppError } from '../app/errors.ts';
 import { findOwnLineage } from '../journal/commands.ts';
 import { findUserByEmail, findUserByUid, type UserRecord } from '../identity/users.ts';
@@ -649,12 +650,6 @@ async function eventsInFlight(ctx: AuditContext, userId: string, row: RegistryRo
   return n;
 }
 
-const csvField = (v: unknown): string => {
-  const s = v === null || v === undefined ? '' : String(v);
-  // Quote always; a leading =, +, - or @ would be a formula to a spreadsheet.
-  const safe = /^[=+\-@]/.test(s) ? `'${s}` : s;
-  return `"${safe.replace(/"/g, '""')}"`;
-};
 export const CSV_COLUMNS = ['position', 'recorded_at', 'business_date', 'actor_role', 'actor_id', 'command', 'request_id', 'idempotency_key', 'event_type', 'lineage_id', 'revision', 'event_id', 'trades', 'sentence'] as const;
 
 export interface ExportFile {
@@ -687,7 +682,7 @@ export async function exportHistory(ctx: AuditContext, userId: string, format: E
       const entry = timelineEntryOf(e, event, describeEvent(event, lineage.trades), lineage.lineageId);
       applyEvent(replay, e);
       const values = [entry.position, entry.recorded_at, entry.business_date, entry.actor.role, entry.actor.id, entry.command, entry.request_id, entry.idempotency_key, entry.type, entry.lineage_id, entry.revision, entry.event_id, entry.trades.join(' '), entry.sentence];
-      chunks.push(`${values.map(csvField).join(',')}\r\n`);
+      chunks.push(`${values.map(csvText).join(',')}\r\n`);
     }
   }
   const body = Buffer.from(chunks.join(''), 'utf8');

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tradeDaySummary, tradesByDateResponse, type TradeDaySection, type TradeOfDay } from '@oj/contracts/trade-views';
 import { signInAs, type TestApp } from '../identity/testing.ts';
+import { TRADE_EXPORT_COLUMNS } from '@oj/contracts/trade-views';
+import { parseCsv } from '@oj/infra/testing/csv';
 import { smallJournalApp } from './testing.ts';
 
 /**
@@ -362,7 +364,7 @@ describe('scoping', () => {
       await t.app.principals.settled();
     };
     await setEnd('2026-01-01T00:00:00Z');
-    const locked = ['/trades/status/open', '/trades/status/closed', '/trades/status/rolled', '/trades/expiring', '/trades/tt/AAPL?timeframe=5', '/trades/status/open?sd=bad'];
+    const locked = ['/trades/status/open', '/trades/status/closed', '/trades/status/rolled', '/trades/expiring', '/trades/tt/AAPL?timeframe=5', '/trades/status/closed/export', '/trades/status/open?sd=bad'];
     for (const path of locked) {
       const r = await get(path, lapsed.authorization);
       expect([path, r.statusCode, r.json().message]).toEqual([path, 403, 'Your subscription has expired, please renew']);
@@ -371,14 +373,71 @@ describe('scoping', () => {
       expect([path, (await get(path, lapsed.authorization)).statusCode]).toEqual([path, 200]);
     }
     await setEnd('2026-03-01T00:00:00Z');
-    for (const path of locked.slice(0, 5)) expect([path, (await get(path, lapsed.authorization)).statusCode]).toEqual([path, 200]);
+    for (const path of locked.slice(0, 6)) expect([path, (await get(path, lapsed.authorization)).statusCode]).toEqual([path, 200]);
   });
 
-  it.each(['/trades/status/open', '/trades/expiring', '/trades/A/roll-history', '/trades/B/ancestor', '/trades/trade-by-date/2026-01-08', '/metrics/premium-data', '/metrics/premium-data?days=sums', '/trades/tt/AAPL?timeframe=1'])(
+  it.each(['/trades/status/open', '/trades/status/closed/export', '/trades/expiring', '/trades/A/roll-history', '/trades/B/ancestor', '/trades/trade-by-date/2026-01-08', '/metrics/premium-data', '/metrics/premium-data?days=sums', '/trades/tt/AAPL?timeframe=1'])(
     '%s needs a verified user',
     async (path) => {
       expect((await t.app.inject({ method: 'GET', url: api(path) })).statusCode).toBe(401);
       expect((await get(path, unverifiedAuth)).statusCode).toBe(403);
     },
   );
+});
+
+describe('a status list as a CSV file', () => {
+  /** The export's records keyed by column, the header checked. */
+  const exported = async (path: string, authorization = auth) => {
+    const r = await get(path, authorization);
+    expect(r.statusCode, r.body).toBe(200);
+    const [header, ...rows] = parseCsv(r.body.replace(/^\uFEFF/, ''));
+    expect(header).toEqual([...TRADE_EXPORT_COLUMNS]);
+    return { r, rows: rows.map((row) => Object.fromEntries(header!.map((h, i) => [h, row[i]!]))) };
+  };
+
+  it('holds the whole closed list, in its order, with the figures worked out by hand', async () => {
+    const { r, rows } = await exported('/trades/status/closed/export');
+    expect(r.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(r.headers['content-disposition']).toBe('attachment; filename="closed-trades-2026-02-02.csv"');
+    expect(r.headers['cache-control']).toBe('no-store');
+    // Every closed trade, as the list orders them, whatever page of the list the console was on.
+    expect(rows.map((x) => x['Trade ID'])).toEqual(['A4', 'C', 'B2', 'D', 'B1', 'A']);
+    expect((await exported('/trades/status/closed/export?page=2&size=1')).rows.map((x) => x['Trade ID'])).toEqual(['A4', 'C', 'B2', 'D', 'B1', 'A']);
+    // A: 1 of 3 contracts sold for a third of 600 (200) and of the fee (1), bought back for 50 (fee 1) on
+    // 7 January: net 150, collateral 100 x 100 = 10,000, ROR 148 / 10,000 = 1.48 %, held 2 days.
+    expect(rows.find((x) => x['Trade ID'] === 'A')).toMatchObject({
+      Ticker: 'AAPL', Strategy: 'Cash-Secured Put', Account: 'acct-1', Status: 'Closed', Disposition: 'Early Exit', 'Open Date': '2026-01-05', 'Expiration Date': '2026-01-16',
+      'Close Date': '2026-01-07', Strikes: '100', Contracts: '1', 'Open Transaction': 'Credit', 'Premium at Open': '200', 'Fee to Open': '1', 'Close Transaction': 'Debit',
+      'Premium at Close': '50', 'Fee to Close': '1', 'Net Premium': '150', Collateral: '10000', 'ROR %': '1.48', 'ARR %': '270.1', 'Days Held': '2',
+    });
+    // B1, the split's long leg: bought for 50 (a debit), sold for 70: net 20.
+    expect(rows.find((x) => x['Trade ID'] === 'B1')).toMatchObject({ 'Open Transaction': 'Debit', 'Close Transaction': 'Credit', 'Premium at Open': '50', 'Premium at Close': '70', 'Net Premium': '20' });
+    // A4, 2 contracts of the 90 put sold for 250, expired worthless on 30 January: its status by name.
+    expect(rows.find((x) => x['Trade ID'] === 'A4')).toMatchObject({ Status: 'Expired Worthless', Disposition: 'Expired', 'Net Premium': '250', 'Close Transaction': 'Neutral' });
+  });
+
+  it("takes the list's filters and date rules, and names the range in the file", async () => {
+    const { rows } = await exported('/trades/status/open/export?ticker=AAPL&su=cash-secured-put&au=acct-1&sd=2026-01-20&ed=2026-01-20');
+    expect(rows.map((x) => x['Trade ID'])).toEqual(['F']);
+    const named = await get('/trades/status/closed/export?sd=2026-01-01&ed=2026-01-31');
+    expect(named.headers['content-disposition']).toBe('attachment; filename="closed-trades-2026-01-01-to-2026-01-31-2026-02-02.csv"');
+    // E carries its edited note.
+    expect((await exported('/trades/status/open/export')).rows.find((x) => x['Trade ID'] === 'E')).toMatchObject({ Notes: 'earnings', 'Premium at Open': '120' });
+    // The list's own answer to a half range, word for word.
+    const bad = await get('/trades/status/open/export?sd=2026-02-03');
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().detail).toEqual((await get('/trades/status/open?sd=2026-02-03')).json().detail);
+    expect((await get('/trades/status/nope/export')).statusCode).toBe(422);
+  });
+
+  it("holds only the caller's trades", async () => {
+    const mine = new Set(['A', 'A2', 'A3', 'A4', 'B1', 'B2', 'C', 'D', 'E', 'F']);
+    for (const status of ['open', 'closed', 'rolled']) {
+      const { rows } = await exported(`/trades/status/${status}/export`, otherAuth);
+      expect(rows.filter((x) => mine.has(x['Trade ID']!)), status).toEqual([]);
+      expect(rows.every((x) => x['Trade ID'] === 'X'), status).toBe(true);
+    }
+    expect((await exported('/trades/status/open/export', otherAuth)).rows.map((x) => x['Trade ID'])).toEqual(['X']);
+    expect((await exported('/trades/status/open/export')).rows.map((x) => x['Trade ID'])).toEqual(['F', 'E']);
+  });
 });

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorBody } from '@oj/contracts/common';
 import {
@@ -18,6 +19,7 @@ import {
   rollHistoryResponse,
   splitHistoryResponse,
   tradeByDateParams,
+  tradeExportQuery,
   tradeListQuery,
   tradeListResponse,
   tradeStatusParams,
@@ -28,7 +30,7 @@ import {
 import { AppError } from '../app/errors.ts';
 import { principalOf } from '../app/principal.ts';
 import { assertActiveSubscription } from '../identity/subscriptions.ts';
-import { ancestorOf, expiringList, monthDaysOf, premiumDataOf, pulseOf, rollHistoryOf, statusList, tradesOfDate, upcomingExpirationsOf, type TradeViewsContext } from './views.ts';
+import { ancestorOf, expiringList, monthDaysOf, premiumDataOf, pulseOf, rollHistoryOf, statusExport, statusList, tradesOfDate, upcomingExpirationsOf, type TradeViewsContext } from './views.ts';
 
 const errors = { 401: errorBody, 403: errorBody, 404: errorBody, 422: errorBody, 503: errorBody };
 const security = [{ bearer: [] }];
@@ -47,6 +49,23 @@ export const tradeViewRoutes: FastifyPluginAsyncZod = async (app) => {
     '/trades/status/:status',
     { ...subscribed, schema: { tags, security, params: tradeStatusParams, querystring: tradeListQuery, response: { 200: tradeListResponse, ...errors } } },
     async (request) => statusList(ctx, principalOf(request).userId, request.params.status, request.query),
+  );
+
+  // The list whole, with its filters, as a CSV file: for a spreadsheet, an accountant, a tax return.
+  app.get(
+    '/trades/status/:status/export',
+    {
+      ...subscribed,
+      schema: { tags, security, params: tradeStatusParams, querystring: tradeExportQuery, response: { 200: z.any().describe('The list as a CSV file (text/csv; charset=utf-8)'), ...errors } },
+    },
+    async (request, reply) => {
+      const file = await statusExport(ctx, principalOf(request).userId, request.params.status, request.query);
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${file.filename}"`)
+        .header('cache-control', 'no-store')
+        .send(file.body);
+    },
   );
 
   app.get('/trades/expiring', { ...subscribed, schema: { tags, security, querystring: expiringListQuery, response: { 200: tradeListResponse, ...errors } } }, async (request) =>

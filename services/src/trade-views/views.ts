@@ -5,10 +5,12 @@ import {
   DATE_FILTER_MESSAGES,
   TRADE_BY_DATE_MESSAGES,
   dateRangeIssues,
+  tradeExportFilename,
   type ExpiringListQuery,
   type PulseResponse,
   type RollHistoryResponse,
   type SplitHistoryResponse,
+  type TradeFilters,
   type TradeListQuery,
   type TradeListResponse,
   type TradeListStatus,
@@ -20,13 +22,15 @@ import { parseIsoDate } from '@oj/contracts/business-date';
 import { isoDate } from '@oj/contracts/common';
 import { ProjectionNotLiveError, liveTables } from '@oj/projections/runtime/registry';
 import { TRADES_PROJECTION } from '@oj/projections/trades/projection';
-import { listExpiring, listTrades, tradesByDate, type TradeReadTables } from '@oj/projections/trades/queries';
+import { allOfStatusList, listExpiring, listTrades, tradesByDate, type TradeReadTables } from '@oj/projections/trades/queries';
 import { rollHistory } from '@oj/projections/roll-history/queries';
 import { splitHistory } from '@oj/projections/split-history/queries';
 import { monthDaysJson, premiumDataJson } from '@oj/projections/daily-premium/queries';
 import { pulse } from '@oj/projections/pulse/queries';
 import { upcomingExpirations } from '@oj/projections/upcoming-expirations/queries';
 import { AppError, invalid } from '../app/errors.ts';
+import { listAccountsOfUser } from '../accounts/queries.ts';
+import { tradesCsv } from './export.ts';
 
 /**
  * The trade queries as the routes call them: resolve the live version's tables (per request, so a
@@ -64,6 +68,15 @@ export async function statusList(ctx: TradeViewsContext, userId: string, status:
   const today = businessDateOf(ctx.clock);
   checkDateRange(q, today);
   return listTrades(ctx.db, await tables(ctx.db), userId, status, q, today);
+}
+
+/** A status list whole, with its filters, as a CSV file (the same rules for the range as the list's). */
+export async function statusExport(ctx: TradeViewsContext, userId: string, status: TradeListStatus, q: TradeFilters): Promise<{ body: Buffer; filename: string; trades: number }> {
+  const today = businessDateOf(ctx.clock);
+  checkDateRange(q, today);
+  const [items, accounts] = await Promise.all([allOfStatusList(ctx.db, await tables(ctx.db), userId, status, q, today), listAccountsOfUser(ctx.db, userId)]);
+  const names = new Map(accounts.map((a) => [a.uid, a.name]));
+  return { body: tradesCsv(items, (uid) => names.get(uid) ?? uid), filename: tradeExportFilename(status, today, q), trades: items.length };
 }
 
 export async function expiringList(ctx: TradeViewsContext, userId: string, q: ExpiringListQuery): Promise<TradeListResponse> {

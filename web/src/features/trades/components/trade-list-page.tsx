@@ -7,14 +7,17 @@ import { PageHeader } from '@/components/layout/page-header.tsx';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { EmptyState } from '@/components/ui/empty-state.tsx';
+import { Icon } from '@/components/ui/icons.tsx';
 import { LoadingOverlay } from '@/components/ui/loading-overlay.tsx';
+import { useToast } from '@/components/ui/toast.tsx';
 import { errorMessage } from '@/lib/api-client.ts';
 import { useBusinessToday } from '@/lib/business-day.ts';
 import { useItemsPerPage } from '@/lib/settings.ts';
 import { useStrategies } from '../api/get-strategies.ts';
-import { useTradesByStatus } from '../api/get-trades-by-status.ts';
+import { useExportTrades } from '../api/export-trades.ts';
+import { useTradesByStatus, type TradeStatusList } from '../api/get-trades-by-status.ts';
 import { useTradeAccounts } from '../api/get-trade-accounts.ts';
-import type { TradeListKind } from '../api/trade-keys.ts';
+import type { TradeListFilters, TradeListKind } from '../api/trade-keys.ts';
 import { useTradeList } from '../hooks/use-trade-list.ts';
 import { closedTradeColumns } from './closed-trade-columns.tsx';
 import { openTradeColumns } from './open-trade-columns.tsx';
@@ -31,6 +34,25 @@ export interface TradeListPageProps extends TradeListSlots {
   kind: TradeListKind;
   title: string;
   description: string;
+}
+
+/**
+ * Export CSV: the list as the trader has it (search, filters, date range), every page of it, as a file for
+ * a spreadsheet or an accountant. The file's columns are in contracts (TRADE_EXPORT_COLUMNS).
+ */
+function ExportButton({ status, filters, today, disabled }: { status: TradeStatusList; filters: TradeListFilters; today: string; disabled: boolean }) {
+  const exporter = useExportTrades();
+  const toast = useToast();
+  const run = () =>
+    exporter.mutate(
+      { status, filters, today },
+      { onSuccess: (name) => toast.success('Exported', `Saved as ${name}.`), onError: (e) => toast.error('Error', errorMessage(e, 'Failed to export trades.')) },
+    );
+  return (
+    <Button variant="secondary" size="sm" icon={<Icon name="download" size={16} />} loading={exporter.isPending} disabled={disabled} onClick={run} title="Every trade of this list, with its search and filters, as a CSV file">
+      Export CSV
+    </Button>
+  );
 }
 
 const columnsOf = (kind: TradeListKind) => (kind === 'open' || kind === 'expiring' ? openTradeColumns : closedTradeColumns) as ColumnDef<TradeListItem>[];
@@ -136,6 +158,7 @@ export function TradeListPage({ kind, title, description, renderTradeShare }: Tr
         title={title}
         description={description}
         breadcrumb={[{ label: 'Dashboard', to: '/dashboard' }, { label: 'Trades' }, { label: title }]}
+        actions={kind === 'expiring' ? undefined : <ExportButton status={kind} filters={filters} today={today} disabled={loading || list.isError} />}
       />
       <TradeFilterHeader
         value={filterState}
