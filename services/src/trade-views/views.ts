@@ -71,12 +71,12 @@ export async function statusList(ctx: TradeViewsContext, userId: string, status:
 }
 
 /** A status list whole, with its filters, as a CSV file (the same rules for the range as the list's). */
-export async function statusExport(ctx: TradeViewsContext, userId: string, status: TradeListStatus, q: TradeFilters): Promise<{ body: Buffer; filename: string; trades: number }> {
+export async function statusExport(ctx: TradeViewsContext, userId: string, status: TradeListStatus, q: TradeFilters): Promise<{ body: Buffer; filename: string }> {
   const today = businessDateOf(ctx.clock);
   checkDateRange(q, today);
   const [items, accounts] = await Promise.all([allOfStatusList(ctx.db, await tables(ctx.db), userId, status, q, today), listAccountsOfUser(ctx.db, userId)]);
   const names = new Map(accounts.map((a) => [a.uid, a.name]));
-  return { body: tradesCsv(items, (uid) => names.get(uid) ?? uid), filename: tradeExportFilename(status, today, q), trades: items.length };
+  return { body: tradesCsv(items, (uid) => names.get(uid) ?? uid), filename: tradeExportFilename(status, today, q) };
 }
 
 export async function expiringList(ctx: TradeViewsContext, userId: string, q: ExpiringListQuery): Promise<TradeListResponse> {
