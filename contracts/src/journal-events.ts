@@ -33,6 +33,8 @@ export const tradeStatusNames: Record<TradeStatusCode, string> = {
   6: 'Expired Worthless',
   7: 'Exercised',
 };
+/** Each transaction code's name (open and close: 1 credit, 2 debit; a close also 3 neutral). */
+export const transactionNames: Record<number, string> = { 1: 'Credit', 2: 'Debit', 3: 'Neutral' };
 export const statusByCloseAction: Record<CloseAction, TradeStatusCode> = {
   close: 2,
   assigned: 4,

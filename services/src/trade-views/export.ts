@@ -1,10 +1,10 @@
-import { tradeStatusNames, type TradeStatusCode } from '@oj/contracts/journal-events';
+import { tradeStatusNames, transactionNames, type TradeStatusCode } from '@oj/contracts/journal-events';
 import { strategyByUid } from '@oj/contracts/strategies';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { TRADE_EXPORT_COLUMNS } from '@oj/contracts/trade-views';
 import { csvNumber, csvText } from '../app/csv.ts';
 
-const transaction = (t: number | null): string => (t === 1 ? 'Credit' : t === 2 ? 'Debit' : t === 3 ? 'Neutral' : '');
+const transaction = (t: number | null): string => (t === null ? undefined : transactionNames[t]) ?? '';
 
 /** One trade as a CSV record, in TRADE_EXPORT_COLUMNS' order. */
 function record(t: TradeListItem, accountName: (uid: string) => string): string {

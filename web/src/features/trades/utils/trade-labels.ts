@@ -1,4 +1,4 @@
-import { tradeStatus, tradeStatusNames } from '@oj/contracts/journal-events';
+import { tradeStatus, tradeStatusNames, transactionNames } from '@oj/contracts/journal-events';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 
 export const statusLabels: Record<number, string> = tradeStatusNames;
@@ -11,7 +11,7 @@ export const openActionLabel = (ot: number): 'STO' | 'BTO' => (ot === 2 ? 'BTO' 
 /** Close action: BTC for a debit close, STC for a credit close; neutral closes have none. */
 export const closeActionLabel = (ct: number | null): string => (ct === 2 ? 'BTC' : ct === 1 ? 'STC' : '');
 
-export const transactionLabel = (t: number | null): string => (t === 1 ? 'Credit' : t === 2 ? 'Debit' : t === 3 ? 'Neutral' : '—');
+export const transactionLabel = (t: number | null): string => (t === null ? undefined : transactionNames[t]) ?? '—';
 
 /**
  * A finished trade's status as the lists show it, with the close action for a plain close ("Closed (BTC)").
