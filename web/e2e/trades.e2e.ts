@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { addDays, isWeekend, newYorkDate } from '@oj/contracts/business-date';
 import { TRADE_EXPORT_COLUMNS } from '@oj/contracts/trade-views';
-import { parseCsv } from '@oj/infra/testing/csv';
+import { csvTable } from '@oj/infra/testing/csv';
 import { businessToday } from './support/business-day.ts';
 import { dataAskedWhileShellWaits } from './support/prefetch.ts';
 import { DESKTOP, PHONE, SCREENSHOT_DIR, launchBrowser, newContext, screenshotAt, screenshots, sidewaysOverflow } from './support/browser.ts';
@@ -1150,9 +1150,9 @@ describe("a trader's day", () => {
       const text = readFileSync(await file.path(), 'utf8');
       // UTF-8 with its byte-order mark (a spreadsheet then reads a note's accents as typed).
       expect(text.charCodeAt(0)).toBe(0xfeff);
-      const [header, ...rows] = parseCsv(text.slice(1));
+      const { header, rows } = csvTable(text.slice(1));
       expect(header).toEqual([...TRADE_EXPORT_COLUMNS]);
-      return { name: file.suggestedFilename(), rows: rows.map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i]!]))) };
+      return { name: file.suggestedFilename(), rows };
     };
     await openList('/trades/closed', 'Closed Trades');
     const all = await download();

@@ -28,3 +28,9 @@ export function parseCsv(text: string): string[][] {
   }
   return records;
 }
+
+/** A CSV file's header and its records keyed by the header's names. */
+export function csvTable(text: string): { header: string[]; rows: Record<string, string>[] } {
+  const [header = [], ...records] = parseCsv(text);
+  return { header, rows: records.map((r) => Object.fromEntries(header.map((h, i) => [h, r[i]!]))) };
+}

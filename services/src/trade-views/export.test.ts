@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { TradeListItem } from '@oj/contracts/trade-list-item';
 import { TRADE_EXPORT_COLUMNS, tradeExportFilename } from '@oj/contracts/trade-views';
 import { tradesCsv } from './export.ts';
-import { parseCsv } from '@oj/infra/testing/csv';
+import { csvTable } from '@oj/infra/testing/csv';
 
 
 const trade = (over: Partial<TradeListItem>): TradeListItem => ({
@@ -16,11 +16,10 @@ describe('tradesCsv', () => {
     const text = tradesCsv([trade({})], (uid) => (uid === 'acct-1' ? 'Schwab Income' : uid)).toString('utf8');
     expect(text.startsWith('\uFEFF')).toBe(true);
     expect(text.endsWith('\r\n')).toBe(true);
-    const [header, row, ...rest] = parseCsv(text.slice(1));
+    const { header, rows } = csvTable(text.slice(1));
     expect(header).toEqual([...TRADE_EXPORT_COLUMNS]);
-    expect(rest).toEqual([]);
-    const at = Object.fromEntries(header!.map((h, i) => [h, row![i]]));
-    expect(at).toMatchObject({
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
       Ticker: 'SPY', Strategy: 'Bull Put Spread', Account: 'Schwab Income', Status: 'Open', Disposition: '', 'Open Date': '2026-03-02', 'Expiration Date': '2026-03-20',
       'Close Date': '', Strikes: '400 / 395', Contracts: '1', 'Open Transaction': 'Credit', 'Premium at Open': '120', 'Fee to Open': '1.3', 'Close Transaction': '',
       'Premium at Close': '', 'Fee to Close': '', 'Net Premium': '', Collateral: '500', 'Days Held': '4', Delta: '0.25', 'Stock Price at Open': '510.5', 'Cost Basis': '', 'Trade ID': 'T1',
@@ -34,10 +33,9 @@ describe('tradesCsv', () => {
     const closed = trade({ status: 2, tcd: '2026-03-05', ot: 2, ct: 1, pac: 30, npc: -90, nftc: 1.3, ror: -18.5, aroc: -1125.42, dis: 'Early Exit', ticker: 'QQQ', su: 'long-put', sp: [480] });
     const hostile = trade({ uid: 'T2', notes: '=HYPERLINK("http://evil","click") and "quotes"', tags: ['+tag', '@me'] });
     const text = tradesCsv([closed, hostile], () => '-Margin').toString('utf8');
-    const [header, a, b] = parseCsv(text.slice(1));
-    const of = (row: string[]) => Object.fromEntries(header!.map((h, i) => [h, row[i]]));
-    expect(of(a!)).toMatchObject({ 'Open Transaction': 'Debit', 'Close Transaction': 'Credit', 'Net Premium': '-90', 'ROR %': '-18.5', 'ARR %': '-1125.42', Status: 'Closed', Disposition: 'Early Exit', Account: "'-Margin" });
-    expect(of(b!)).toMatchObject({ Notes: `'=HYPERLINK("http://evil","click") and "quotes"`, Tags: "'+tag; @me" });
+    const [a, b] = csvTable(text.slice(1)).rows;
+    expect(a).toMatchObject({ 'Open Transaction': 'Debit', 'Close Transaction': 'Credit', 'Net Premium': '-90', 'ROR %': '-18.5', 'ARR %': '-1125.42', Status: 'Closed', Disposition: 'Early Exit', Account: "'-Margin" });
+    expect(b).toMatchObject({ Notes: `'=HYPERLINK("http://evil","click") and "quotes"`, Tags: "'+tag; @me" });
     expect(text).toContain(`"'=HYPERLINK(""http://evil"",""click"") and ""quotes"""`);
   });
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tradeDaySummary, tradesByDateResponse, type TradeDaySection, type TradeOfDay } from '@oj/contracts/trade-views';
 import { signInAs, type TestApp } from '../identity/testing.ts';
 import { TRADE_EXPORT_COLUMNS } from '@oj/contracts/trade-views';
-import { parseCsv } from '@oj/infra/testing/csv';
+import { csvTable } from '@oj/infra/testing/csv';
 import { smallJournalApp } from './testing.ts';
 
 /**
@@ -390,9 +390,9 @@ describe('a status list as a CSV file', () => {
   const exported = async (path: string, authorization = auth) => {
     const r = await get(path, authorization);
     expect(r.statusCode, r.body).toBe(200);
-    const [header, ...rows] = parseCsv(r.body.replace(/^\uFEFF/, ''));
+    const { header, rows } = csvTable(r.body.replace(/^\uFEFF/, ''));
     expect(header).toEqual([...TRADE_EXPORT_COLUMNS]);
-    return { r, rows: rows.map((row) => Object.fromEntries(header!.map((h, i) => [h, row[i]!]))) };
+    return { r, rows };
   };
 
   it('holds the whole closed list, in its order, with the figures worked out by hand', async () => {
