@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { addDays, isWeekend } from '@oj/contracts/business-date';
 import { businessToday } from './support/business-day.ts';
-import { DESKTOP, SCREENSHOT_DIR, launchBrowser, newContext, screenshotAt, sidewaysOverflow } from './support/browser.ts';
+import { DESKTOP, SCREENSHOT_DIR, launchBrowser, layOutForPaper, newContext, screenshotAt, sidewaysOverflow } from './support/browser.ts';
 import { decodePng } from './support/png.ts';
 import { dataAskedWhileShellWaits, premiumData } from './support/prefetch.ts';
 import { startServer, type E2eServer } from './support/server.ts';
@@ -412,8 +412,7 @@ describe('pulse', () => {
     }
     // On paper as wide as a phone (A4 at the default margins, 718 px) a table stays a table, without its
     // Share buttons, and nothing runs off the sheet.
-    await page.emulateMedia({ media: 'print' });
-    await page.setViewportSize({ width: 718, height: 1000 });
+    await layOutForPaper(page);
     try {
       for (const name of ['Open trades', 'Closed trades']) {
         const region = section(name);

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { addDays, isWeekend } from '@oj/contracts/business-date';
 import { businessToday } from './support/business-day.ts';
-import { DESKTOP, SCREENSHOT_DIR, chartWidths, launchBrowser, newContext, screenshotAt, sidewaysOverflow } from './support/browser.ts';
+import { DESKTOP, SCREENSHOT_DIR, chartWidths, launchBrowser, layOutForPaper, newContext, screenshotAt, sidewaysOverflow } from './support/browser.ts';
 import { decodePng, sharpSteps } from './support/png.ts';
 import { dataAskedWhileShellWaits, premiumData } from './support/prefetch.ts';
 import { startServer, type E2eServer } from './support/server.ts';
@@ -682,9 +682,7 @@ describe('dashboard', () => {
       await expect.poll(() => last.locator('.oj-chart__print').count()).toBe(0);
       expect(await last.locator('canvas').count()).toBe(1);
       // On paper (A4's width at the default margins): the page's content, no navigation or buttons around it.
-      await own.emulateMedia({ media: 'print' });
-      await own.setViewportSize({ width: 718, height: 1000 });
-      await own.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      await layOutForPaper(own);
       await expect(own.getByRole('heading', { name: 'Dashboard', level: 1 }).isVisible()).resolves.toBe(true);
       for (const shell of ['.sidebar', '.topbar', '.app-footer-links']) expect(await own.locator(shell).isVisible(), shell).toBe(false);
       expect(await own.getByRole('button', { name: 'Refresh' }).isVisible()).toBe(false);

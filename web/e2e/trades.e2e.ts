@@ -7,7 +7,7 @@ import { TRADE_EXPORT_COLUMNS } from '@oj/contracts/trade-views';
 import { csvTable } from '@oj/infra/testing/csv';
 import { businessToday } from './support/business-day.ts';
 import { dataAskedWhileShellWaits } from './support/prefetch.ts';
-import { DESKTOP, PHONE, SCREENSHOT_DIR, launchBrowser, newContext, screenshotAt, screenshots, sidewaysOverflow } from './support/browser.ts';
+import { DESKTOP, PHONE, SCREENSHOT_DIR, launchBrowser, layOutForPaper, newContext, screenshotAt, screenshots, sidewaysOverflow } from './support/browser.ts';
 import { startServer, type E2eServer } from './support/server.ts';
 
 /**
@@ -1113,10 +1113,8 @@ describe("a trader's day", () => {
     // each with its Close and Roll buttons and a note's icon, under the search box and the sidebar.
     for (const [path, title] of [['/trades/open', 'Open Trades'], ['/trades/closed', 'Closed Trades']] as const) {
       await openList(path, title);
-      await page.emulateMedia({ media: 'print' });
-      await page.setViewportSize({ width: 718, height: 1000 });
+      await layOutForPaper(page);
       try {
-        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
         const layout = await page.locator('.trade-table').evaluate((table) => ({
           headers: Array.from(table.querySelectorAll('thead th')).filter((th) => th.getBoundingClientRect().width > 0).map((th) => (th.textContent ?? '').trim()),
           rows: Array.from(table.querySelectorAll('tbody tr:not(.trade-row-spacer)')).map((tr) => getComputedStyle(tr).display),

@@ -10,6 +10,8 @@ import { findBrowser } from '@oj/infra/testing/preflight';
  */
 export const DESKTOP = { width: 1366, height: 900 } as const;
 export const PHONE = { width: 375, height: 812 } as const;
+/** A sheet of A4 at Chromium's default print margins, in CSS px: as narrow as a phone. */
+export const PAPER = { width: 718, height: 1000 } as const;
 export const SCREENSHOT_DIR = fileURLToPath(new URL('../../../.artifacts/screenshots/', import.meta.url));
 
 /** `backForwardCache: true` keeps Chromium's back-forward cache on (playwright turns it off by default). */
@@ -137,4 +139,11 @@ export async function sidewaysOverflow(page: Page): Promise<string[]> {
 /** The same page at the desktop (1366x900) and phone (375x812) widths. */
 export async function screenshots(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<string[]> {
   return [await screenshotAt(page, name, DESKTOP, options), await screenshotAt(page, name, PHONE, options)];
+}
+
+/** The page laid out as for printing: print media at PAPER's width, once the layout has settled. */
+export async function layOutForPaper(page: Page): Promise<void> {
+  await page.emulateMedia({ media: 'print' });
+  await page.setViewportSize(PAPER);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 }
